@@ -1,0 +1,82 @@
+// Package apikey mints, checks and hashes API key strings.
+//
+// Format: "hsk_" + 32 base62 random characters (≈190 bits) + 6 base62 characters of CRC-32
+// over the random part, like GitHub's tokens, so secret scanners recognise a leaked key offline
+// and typos are rejected before any lookup. Only the SHA-256 of the whole key is stored.
+// It owns the format; it must not touch storage.
+package apikey
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"hash/crc32"
+	"math/big"
+	"strings"
+)
+
+// Prefix starts every key.
+const Prefix = "hsk_"
+
+const (
+	alphabet  = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	randLen   = 32
+	checkLen  = 6
+	keyLength = len(Prefix) + randLen + checkLen
+)
+
+// New returns a fresh random key.
+func New() (string, error) {
+	var b strings.Builder
+	b.Grow(keyLength)
+	b.WriteString(Prefix)
+	max := big.NewInt(int64(len(alphabet)))
+	body := make([]byte, randLen)
+	for i := range body {
+		n, err := rand.Int(rand.Reader, max)
+		if err != nil {
+			return "", err
+		}
+		body[i] = alphabet[n.Int64()]
+	}
+	b.Write(body)
+	b.WriteString(checksum(body))
+	return b.String(), nil
+}
+
+func checksum(body []byte) string {
+	c := uint64(crc32.ChecksumIEEE(body))
+	out := make([]byte, checkLen)
+	for i := checkLen - 1; i >= 0; i-- {
+		out[i] = alphabet[c%62]
+		c /= 62
+	}
+	return string(out)
+}
+
+// WellFormed reports whether s has the key format and a valid checksum.
+func WellFormed(s string) bool {
+	if len(s) != keyLength || !strings.HasPrefix(s, Prefix) {
+		return false
+	}
+	body := s[len(Prefix) : len(Prefix)+randLen]
+	for i := 0; i < len(body); i++ {
+		if strings.IndexByte(alphabet, body[i]) < 0 {
+			return false
+		}
+	}
+	return checksum([]byte(body)) == s[len(Prefix)+randLen:]
+}
+
+// Hash returns the SHA-256 digest stored for a key.
+func Hash(key string) []byte {
+	h := sha256.Sum256([]byte(key))
+	return h[:]
+}
+
+// Display returns the short, non-secret prefix shown in key listings (e.g. "hsk_AbCd…").
+func Display(key string) string {
+	if len(key) < len(Prefix)+4 {
+		return Prefix
+	}
+	return key[:len(Prefix)+4] + "…"
+}

@@ -1,0 +1,82 @@
+// Command hiringsignal is the service's one binary: serve, crawl, backfill, simulate, migrate,
+// dev (what `make run` calls), stores (private Postgres/ClickHouse for dev and tests) and accounts.
+//
+// main stays thin: parse flags, start the parts in order, wait for a signal, stop them in reverse.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+)
+
+type command struct {
+	summary string
+	run     func(ctx context.Context, log *slog.Logger, args []string) error
+}
+
+func commands() map[string]command {
+	return map[string]command{
+		"serve":    {"run the HTTP API", runServe},
+		"migrate":  {"apply the Postgres and ClickHouse migrations and exit", runMigrate},
+		"accounts": {"manage accounts: `accounts create --plan free|trial|starter|growth --email x@example.com`", runAccounts},
+		"stores":   {"start/stop the private Postgres and ClickHouse under ./.run: `stores up|down|status`", runStores},
+		"dev":      {"bring the whole stack up with demo data (what `make run` calls)", runDev},
+		"simulate": {"serve the simulated ATS/board world on loopback", runSimulate},
+		"crawl":    {"crawl every region each interval (or --once)", runCrawl},
+		"backfill": {"replay crawl cycles over a date range on the simulator's virtual clock", runBackfill},
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "Usage: hiringsignal <command> [flags]\n\nCommands:")
+	cmds := commands()
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(os.Stderr, "  %-9s %s\n", n, cmds[n].summary)
+	}
+	fmt.Fprintln(os.Stderr, "\nRun `hiringsignal <command> --help` for its flags and HS_* variables.")
+}
+
+func main() {
+	if len(os.Args) < 2 || os.Args[1] == "-h" || os.Args[1] == "--help" || os.Args[1] == "help" {
+		usage()
+		os.Exit(2)
+	}
+	cmd, ok := commands()[os.Args[1]]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "unknown command %q\n\n", os.Args[1])
+		usage()
+		os.Exit(2)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel()}))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := cmd.run(ctx, log, os.Args[2:]); err != nil {
+		if err == errHelp {
+			os.Exit(0)
+		}
+		log.Error("hiringsignal "+os.Args[1]+" failed", "err", err)
+		os.Exit(1)
+	}
+}
+
+func logLevel() slog.Level {
+	switch os.Getenv("HS_LOG_LEVEL") {
+	case "debug":
+		return slog.LevelDebug
+	case "warn":
+		return slog.LevelWarn
+	case "error":
+		return slog.LevelError
+	}
+	return slog.LevelInfo
+}

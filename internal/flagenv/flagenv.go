@@ -1,0 +1,116 @@
+// Package flagenv binds command-line flags to HS_* environment fallbacks.
+//
+// It owns the rule "flag beats environment beats default" and the --help text that lists every
+// flag with its variable. It must not hold configuration itself: each command owns its values.
+package flagenv
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Set is a flag.FlagSet whose flags fall back to environment variables.
+type Set struct {
+	*flag.FlagSet
+	errs []string
+}
+
+// New returns a Set for the command name; usage lists every flag with its HS_* variable.
+func New(name, summary string) *Set {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	s := &Set{FlagSet: fs}
+	fs.Usage = func() {
+		out := fs.Output()
+		fmt.Fprintf(out, "Usage: hiringsignal %s [flags]\n\n%s\n\nFlags (each falls back to the environment variable shown):\n", name, summary)
+		fs.PrintDefaults()
+	}
+	return s
+}
+
+func envName(flagName string) string {
+	return "HS_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+func (s *Set) envOr(name, def string) string {
+	if v, ok := os.LookupEnv(envName(name)); ok {
+		return v
+	}
+	return def
+}
+
+func (s *Set) usage(name, usage string) string {
+	return fmt.Sprintf("%s (env %s)", usage, envName(name))
+}
+
+// String defines a string flag with an HS_* fallback.
+func (s *Set) String(name, def, usage string) *string {
+	return s.FlagSet.String(name, s.envOr(name, def), s.usage(name, usage))
+}
+
+// Int defines an int flag with an HS_* fallback.
+func (s *Set) Int(name string, def int, usage string) *int {
+	v := def
+	if e := s.envOr(name, ""); e != "" {
+		n, err := strconv.Atoi(e)
+		if err != nil {
+			s.errs = append(s.errs, fmt.Sprintf("cannot parse %s=%q as an integer", envName(name), e))
+		} else {
+			v = n
+		}
+	}
+	return s.FlagSet.Int(name, v, s.usage(name, usage))
+}
+
+// Float defines a float flag with an HS_* fallback.
+func (s *Set) Float(name string, def float64, usage string) *float64 {
+	v := def
+	if e := s.envOr(name, ""); e != "" {
+		n, err := strconv.ParseFloat(e, 64)
+		if err != nil {
+			s.errs = append(s.errs, fmt.Sprintf("cannot parse %s=%q as a number", envName(name), e))
+		} else {
+			v = n
+		}
+	}
+	return s.FlagSet.Float64(name, v, s.usage(name, usage))
+}
+
+// Bool defines a bool flag with an HS_* fallback.
+func (s *Set) Bool(name string, def bool, usage string) *bool {
+	v := def
+	if e := s.envOr(name, ""); e != "" {
+		b, err := strconv.ParseBool(e)
+		if err != nil {
+			s.errs = append(s.errs, fmt.Sprintf("cannot parse %s=%q as a boolean", envName(name), e))
+		} else {
+			v = b
+		}
+	}
+	return s.FlagSet.Bool(name, v, s.usage(name, usage))
+}
+
+// Duration defines a duration flag with an HS_* fallback.
+func (s *Set) Duration(name string, def time.Duration, usage string) *time.Duration {
+	v := def
+	if e := s.envOr(name, ""); e != "" {
+		d, err := time.ParseDuration(e)
+		if err != nil {
+			s.errs = append(s.errs, fmt.Sprintf("cannot parse %s=%q as a duration (e.g. 3h, 30s)", envName(name), e))
+		} else {
+			v = d
+		}
+	}
+	return s.FlagSet.Duration(name, v, s.usage(name, usage))
+}
+
+// Parse parses args; bad environment values are reported as errors naming the variable.
+func (s *Set) Parse(args []string) error {
+	if len(s.errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(s.errs, "; "))
+	}
+	return s.FlagSet.Parse(args)
+}

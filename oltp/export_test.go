@@ -1,0 +1,19 @@
+package oltp
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/planehq/hiringsignal/migrate"
+)
+
+// ApplyForTest applies one ad-hoc migration the way Migrate applies embedded ones.
+func ApplyForTest(ctx context.Context, pool *pgxpool.Pool, version int, name, sql string) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	return applyOne(ctx, conn.Conn(), migrate.Migration{Version: version, Name: name, SQL: sql})
+}

@@ -1,0 +1,110 @@
+// Package oltp owns the Postgres side of the service: the connection pool, the embedded numbered
+// migrations and the account records (customers, accounts, API keys).
+//
+// Every query that reads customer data takes the caller's customer_id and filters on it; another
+// customer's id answers exactly like a missing one. It must not touch ClickHouse or HTTP.
+package oltp
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/planehq/hiringsignal/migrate"
+)
+
+//go:embed migrations/*.sql
+var migrationsFS embed.FS
+
+// Open returns a pool for url. It does not connect until first use, so a store that is down at
+// start does not stop the caller; Ping tells whether it answers.
+func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("cannot parse the Postgres URL (flag --postgres-url, env HS_POSTGRES_URL): %w", err)
+	}
+	if cfg.MaxConns < 8 {
+		cfg.MaxConns = 8
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cannot create the Postgres pool: %w", err)
+	}
+	return pool, nil
+}
+
+// Migrate applies every embedded migration not yet applied, each in its own transaction together
+// with its bookkeeping row, so a failed migration leaves nothing marked as applied. Concurrent
+// callers serialise on an advisory lock. Safe to run any number of times.
+func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
+	ms, err := migrate.Load(migrationsFS, "migrations")
+	if err != nil {
+		return err
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("cannot connect to Postgres to migrate: %w", err)
+	}
+	defer conn.Release()
+	h := fnv.New64a()
+	h.Write([]byte("hiringsignal-migrations"))
+	lockID := int64(h.Sum64() >> 1)
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", lockID); err != nil {
+		return fmt.Errorf("cannot take the migration lock: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", lockID) //nolint:errcheck
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		return fmt.Errorf("cannot create schema_migrations: %w", err)
+	}
+	for _, m := range ms {
+		var one int
+		err := conn.QueryRow(ctx, "SELECT 1 FROM schema_migrations WHERE version = $1", m.Version).Scan(&one)
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("cannot read schema_migrations: %w", err)
+		}
+		if err := applyOne(ctx, conn.Conn(), m); err != nil {
+			return err
+		}
+		if log != nil {
+			log.Info("postgres migration applied", "file", m.Name)
+		}
+	}
+	return nil
+}
+
+func applyOne(ctx context.Context, conn *pgx.Conn, m migrate.Migration) error {
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("cannot begin migration %s: %w", m.Name, err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck
+	if _, err := tx.Exec(ctx, m.SQL); err != nil {
+		return fmt.Errorf("postgres migration %s failed (nothing of it was applied): %w", m.Name, err)
+	}
+	if _, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", m.Version, m.Name); err != nil {
+		return fmt.Errorf("cannot record migration %s: %w", m.Name, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("cannot commit migration %s: %w", m.Name, err)
+	}
+	return nil
+}
+
+// AppliedVersions lists the applied migration versions, ascending.
+func AppliedVersions(ctx context.Context, pool *pgxpool.Pool) ([]int, error) {
+	rows, err := pool.Query(ctx, "SELECT version FROM schema_migrations ORDER BY version")
+	if err != nil {
+		return nil, fmt.Errorf("cannot list applied migrations: %w", err)
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[int])
+}

@@ -1,0 +1,81 @@
+// Package plans holds the price list of spec section 8: tiers, quotas, rate limits, caps and
+// bundles. It is the one place these numbers live; it must not read or write any store.
+package plans
+
+// Tier is one plan of spec 8.1.
+type Tier struct {
+	ID              string // tier_0..tier_3, or "enterprise" (tier_id null in pricing)
+	Name            string
+	Plan            string // free, trial, starter, growth, enterprise
+	MonthlyAmount   *float64
+	Sellable        bool
+	DailyQuota      *int // calls per rolling day; nil = unlimited
+	PerMinute       int  // calls per 60-second window; 0 = not listed
+	HardCapUnits    *int
+	SoftCapUnits    *int
+	Watches         int // live-watch allowance; 0 with HasBundle=false means no bundle
+	Fires           int // delivered changes per billing month
+	Credits         int
+	HasBundle       bool
+	GatedEndpoints  []string
+	FreshnessFloorS int // seconds a req must have been observed before a read serves it
+}
+
+func f(v float64) *float64 { return &v }
+func i(v int) *int         { return &v }
+
+var freeGated = []string{
+	"is-hiring", "open-reqs", "enrichment", "reqs/search", "jobs/search", "first-hire", "repost-pain",
+	"ats-migrations", "role-demand", "/v1/events", "POST /v1/watches", "connector/enrich",
+}
+
+func paidGated() []string {
+	return append(append([]string{}, freeGated...), "hiring-pulse", "pre-action-brief")
+}
+
+// All returns the tiers in price order. The slice is freshly built: callers may keep it.
+func All() []Tier {
+	return []Tier{
+		{ID: "tier_0", Name: "Free", Plan: "free", MonthlyAmount: f(0.0), DailyQuota: i(100), PerMinute: 20,
+			HardCapUnits: i(10000), SoftCapUnits: i(8000), Watches: 3, Fires: 50, Credits: 0, HasBundle: true,
+			GatedEndpoints: append([]string{}, freeGated...), FreshnessFloorS: 24 * 3600},
+		{ID: "tier_1", Name: "Trial", Plan: "trial", MonthlyAmount: f(0.01), DailyQuota: i(10000), PerMinute: 100,
+			HardCapUnits: i(10000), SoftCapUnits: i(8000), GatedEndpoints: paidGated(), FreshnessFloorS: 0},
+		{ID: "tier_2", Name: "Starter", Plan: "starter", MonthlyAmount: f(49.0), Sellable: true, DailyQuota: i(50000), PerMinute: 500,
+			HardCapUnits: i(25000), SoftCapUnits: i(20000), Watches: 5, Fires: 250, Credits: 1000, HasBundle: true,
+			GatedEndpoints: paidGated(), FreshnessFloorS: 0},
+		{ID: "tier_3", Name: "Growth", Plan: "growth", MonthlyAmount: f(199.0), Sellable: true, DailyQuota: i(200000), PerMinute: 2000,
+			HardCapUnits: i(100000), SoftCapUnits: i(80000), Watches: 25, Fires: 1500, Credits: 5000, HasBundle: true,
+			GatedEndpoints: paidGated(), FreshnessFloorS: 0},
+		{ID: "enterprise", Name: "Enterprise", Plan: "enterprise", GatedEndpoints: paidGated(), FreshnessFloorS: 0},
+	}
+}
+
+// ByPlan finds a tier by plan name (free, trial, starter, growth, enterprise).
+func ByPlan(plan string) (Tier, bool) {
+	for _, t := range All() {
+		if t.Plan == plan {
+			return t, true
+		}
+	}
+	return Tier{}, false
+}
+
+// ByID finds a tier by id (tier_0..tier_3, enterprise).
+func ByID(id string) (Tier, bool) {
+	for _, t := range All() {
+		if t.ID == id {
+			return t, true
+		}
+	}
+	return Tier{}, false
+}
+
+// KeylessPerMinute is the per-IP limit of calls without a key and of the demo key.
+const KeylessPerMinute = 60
+
+// WindowSeconds is the rate-limit window.
+const WindowSeconds = 60
+
+// SourcePricePerUnit is the USD price of one weighted unit (a sourced company row, weight 1).
+const SourcePricePerUnit = 0.1
