@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/planehq/hiringsignal/api"
@@ -10,11 +12,27 @@ import (
 )
 
 type serveFlags struct {
-	listen *string
+	listen            *string
+	demoKey           *string
+	meteringDir       *string
+	meteringQueue     *int
+	keyMaxInFlight    *int
+	baseURL           *string
+	siteURL           *string
+	trustForwardedFor *bool
 }
 
 func addServeFlags(fs *flagenv.Set) *serveFlags {
-	return &serveFlags{listen: fs.String("listen", "127.0.0.1:8080", "address the API listens on")}
+	return &serveFlags{
+		listen:            fs.String("listen", "127.0.0.1:8080", "address the API listens on"),
+		demoKey:           fs.String("demo-key", api.PublicDemoKey, "the shared public demo key (hsk_ format; bills nothing, per-IP limit); empty disables it"),
+		meteringDir:       fs.String("metering-dir", "", "write-ahead log of metering for this instance (default <run-dir>/metering; one per instance)"),
+		meteringQueue:     fs.Int("metering-queue", 8192, "metered calls waiting for the metering disk writer before calls block"),
+		keyMaxInFlight:    fs.Int("key-max-inflight", 256, "calls of one key in flight on this instance before 429 key_throttled"),
+		baseURL:           fs.String("base-url", "", "public base URL of the API (default: http:// + the request's Host)"),
+		siteURL:           fs.String("site-url", "", "site with /upgrade, /purchase and /signup pages (default: links into /v1/pricing)"),
+		trustForwardedFor: fs.Bool("trust-forwarded-for", false, "take the client IP from X-Forwarded-For (only behind a trusted proxy)"),
+	}
 }
 
 // startAPI opens the stores, starts the API and migrates in the background with retries, so a
@@ -24,10 +42,23 @@ func startAPI(ctx context.Context, log *slog.Logger, f *storeFlags, sf *serveFla
 	if err != nil {
 		return nil, nil, err
 	}
+	meteringDir := *sf.meteringDir
+	if meteringDir == "" {
+		meteringDir = filepath.Join(runDirDefault(), "metering")
+	}
 	migrated := make(chan struct{})
 	srv := api.New(api.Config{
-		Listen: *sf.listen,
-		Log:    log,
+		Listen:            *sf.listen,
+		Log:               log,
+		Pool:              s.pg,
+		ClickHouse:        s.ch,
+		DemoKey:           *sf.demoKey,
+		MeteringDir:       meteringDir,
+		MeteringQueue:     *sf.meteringQueue,
+		KeyMaxInFlight:    *sf.keyMaxInFlight,
+		BaseURL:           *sf.baseURL,
+		SiteURL:           *sf.siteURL,
+		TrustForwardedFor: *sf.trustForwardedFor,
 		Checks: []api.Check{
 			{Name: "postgres", Ping: s.pg.Ping},
 			{Name: "clickhouse", Ping: s.ch.Ping},
@@ -47,11 +78,23 @@ func startAPI(ctx context.Context, log *slog.Logger, f *storeFlags, sf *serveFla
 	}
 	go func() {
 		if err := f.migrateWithRetry(ctx, s, log); err == nil {
+			if err := srv.StoresReady(ctx); err != nil {
+				log.Error("cannot finish API setup (demo key, schema changelog)", "err", err)
+			}
 			close(migrated)
 			log.Info("stores ready")
 		}
 	}()
 	return srv, s, nil
+}
+
+// runDirDefault is where per-instance files live when --metering-dir is not given: HS_RUN_DIR
+// (the dev stack's --run-dir) or .run.
+func runDirDefault() string {
+	if d := os.Getenv("HS_RUN_DIR"); d != "" {
+		return d
+	}
+	return ".run"
 }
 
 type notMigrated struct{}

@@ -1,0 +1,122 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/planehq/hiringsignal/plans"
+)
+
+// Caller is who is calling, as the chain authenticated it.
+type Caller struct {
+	CustomerID string // empty for keyless calls
+	AccountID  int64
+	KeyID      int64
+	Tier       string // tier_0..tier_3 or enterprise
+	TierName   string
+	Scopes     []string
+	Demo       bool   // the shared public demo key: bills nothing, limited per IP, DemoPageLimit
+	Keyless    bool   // no key at all (only routes marked Keyless)
+	IP         string // client address used for per-IP limits
+}
+
+// Metered reports whether calls of this caller are metered and subject to quota and caps.
+func (c Caller) Metered() bool { return !c.Demo && !c.Keyless }
+
+// Plan is the caller's tier of the price list (the Free tier for keyless calls).
+func (c Caller) Plan() plans.Tier {
+	if t, ok := plans.ByID(c.Tier); ok {
+		return t
+	}
+	t, _ := plans.ByID("tier_0")
+	return t
+}
+
+// HandlerFunc serves one route after the chain admitted the call. It writes its answer with
+// c.JSON / c.NoContent or returns an *Error (NotFound, Invalid, ...). units is what the call
+// served in the route's meter class: rows for source_row routes, events for /v1/events, 1 for a
+// created watch; it is ignored for MeterCall and non-billable routes. Units are metered only when
+// the handler answered 200 or 201.
+type HandlerFunc func(c *Call) (units int, err error)
+
+// Call is one admitted request: the caller, the validated parameters and the body.
+type Call struct {
+	Ctx    *fasthttp.RequestCtx
+	Route  *Route
+	Caller Caller
+
+	srv         *Server
+	entry       *keyEntry
+	vals        map[string]any
+	body        json.RawMessage
+	function    string
+	forcedFresh bool
+}
+
+// Context is a context for store calls made by the handler, bounded by the server's timeout.
+func (c *Call) Context() context.Context { return c.Ctx }
+
+// Int returns a validated integer parameter (path or query); ok is false when absent without a default.
+func (c *Call) Int(name string) (v int64, ok bool) { v, ok = c.vals[name].(int64); return }
+
+// String returns a validated string parameter. A deprecated alias (role for q) is answered here
+// under the current name.
+func (c *Call) String(name string) (v string, ok bool) { v, ok = c.vals[name].(string); return }
+
+// Strings returns every value of a repeatable parameter.
+func (c *Call) Strings(name string) []string { v, _ := c.vals[name].([]string); return v }
+
+// Bool returns a validated boolean parameter.
+func (c *Call) Bool(name string) (v bool, ok bool) { v, ok = c.vals[name].(bool); return }
+
+// Time returns a validated date-time parameter.
+func (c *Call) Time(name string) (v time.Time, ok bool) { v, ok = c.vals[name].(time.Time); return }
+
+// Limit is the validated page size (the route's default when absent); already capped for the demo key.
+func (c *Call) Limit() int { v, _ := c.vals["limit"].(int64); return int(v) }
+
+// PageCap is the largest page the caller may ask for on a route whose maximum is max.
+func (c *Call) PageCap(max int) int { return PageCap(c.Caller, max) }
+
+// PageCap is the largest page caller may ask for on a route whose maximum is max: the demo key
+// gets at most DemoPageLimit rows.
+func PageCap(caller Caller, max int) int {
+	if caller.Demo && max > DemoPageLimit {
+		return DemoPageLimit
+	}
+	return max
+}
+
+// Decode unmarshals the request body (already checked against the route's Body) into dst.
+func (c *Call) Decode(dst any) error {
+	if len(c.body) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(c.body, dst); err != nil {
+		return Invalid(FieldError{Type: "model_type", Loc: Loc("body"), Msg: "Input does not match the body schema: " + err.Error(), Input: nil})
+	}
+	return nil
+}
+
+// SetFunction records the function (taxonomy id) the call concerned, for usage by_function.
+func (c *Call) SetFunction(fn string) { c.function = fn }
+
+// ForcedFresh marks the call as having forced a fresh read (max_age), counted in usage.
+func (c *Call) ForcedFresh() { c.forcedFresh = true }
+
+// JSON writes a JSON answer.
+func (c *Call) JSON(status int, v any) error {
+	writeJSON(c.Ctx, status, v)
+	return nil
+}
+
+// NoContent writes 204 with no body.
+func (c *Call) NoContent() error {
+	c.Ctx.SetStatusCode(fasthttp.StatusNoContent)
+	c.Ctx.Response.ResetBody()
+	c.Ctx.Response.Header.SetContentLength(0)
+	return nil
+}

@@ -1,0 +1,63 @@
+package api
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"github.com/planehq/hiringsignal/oltp"
+)
+
+// recordSchema hashes the generated OpenAPI document and, when it differs from the last recorded
+// one, records a changelog entry naming the endpoints whose operation changed (spec 9).
+func (s *Server) recordSchema(ctx context.Context) error {
+	doc, err := s.OpenAPI()
+	if err != nil {
+		return err
+	}
+	var parsed struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(doc, &parsed); err != nil {
+		return fmt.Errorf("cannot read the generated document: %w", err)
+	}
+	ops := map[string]string{}
+	for path, methods := range parsed.Paths {
+		for m, op := range methods {
+			h := sha256.Sum256(op)
+			ops[fmt.Sprintf("%s %s", upper(m), path)] = hex.EncodeToString(h[:])
+		}
+	}
+	sum := sha256.Sum256(doc)
+	ch, err := oltp.RecordSchema(ctx, s.pool, APIVersion, hex.EncodeToString(sum[:]), ops)
+	if err != nil {
+		return err
+	}
+	if ch != nil {
+		s.log.Info("schema change recorded", "id", ch.ID, "endpoints_changed", len(ch.EndpointsChanged))
+	}
+	return nil
+}
+
+func upper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'a' && c <= 'z' {
+			b[i] = c - 32
+		}
+	}
+	return string(b)
+}
+
+func (s *Server) changelog(c *Call) (int, error) {
+	changes, err := oltp.SchemaChanges(c.Ctx, s.pool, 100)
+	if err != nil {
+		return 0, Internal(err)
+	}
+	if changes == nil {
+		changes = []oltp.SchemaChange{}
+	}
+	return 0, c.JSON(200, map[string]any{"changes": changes})
+}

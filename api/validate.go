@@ -1,0 +1,273 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// validateParams checks the route's path, query and header parameters, applies defaults and the
+// demo page cap, and returns every problem at once (422, FastAPI shape).
+func (c *Call) validateParams() *Error {
+	c.vals = make(map[string]any, len(c.Route.Params))
+	var errs []FieldError
+	for i := range c.Route.Params {
+		p := &c.Route.Params[i]
+		var raw [][]byte
+		switch p.In {
+		case "path":
+			if v, ok := c.Ctx.UserValue(p.Name).(string); ok {
+				raw = [][]byte{[]byte(v)}
+			}
+		case "query":
+			raw = c.Ctx.QueryArgs().PeekMulti(p.Name)
+		case "header":
+			if v := c.Ctx.Request.Header.Peek(p.Name); len(v) > 0 {
+				raw = [][]byte{v}
+			}
+		}
+		name := p.Name
+		if p.AliasOf != "" {
+			if len(raw) == 0 {
+				continue
+			}
+			if len(c.Ctx.QueryArgs().PeekMulti(p.AliasOf)) > 0 {
+				errs = append(errs, ValueError(string(raw[0]), fmt.Sprintf("send %s or %s, not both (%s is the deprecated name of %s)", p.AliasOf, p.Name, p.Name, p.AliasOf), p.In, p.Name))
+				continue
+			}
+			name = p.AliasOf
+			c.Ctx.Response.Header.Set("Deprecation", "true")
+			if p.Sunset != "" {
+				if t, err := time.Parse("2006-01-02", p.Sunset); err == nil {
+					c.Ctx.Response.Header.Set("Sunset", t.UTC().Format(time.RFC1123))
+				}
+			}
+			c.Ctx.Response.Header.Set("Link", `</openapi.json>; rel="deprecation"`)
+		}
+		if len(raw) == 0 {
+			if p.Required {
+				errs = append(errs, Missing(p.In, p.Name))
+			} else if p.Default != nil {
+				c.vals[name] = c.defaultFor(p)
+			}
+			continue
+		}
+		if len(raw) > 1 && !p.Repeatable {
+			errs = append(errs, FieldError{Type: "value_error", Loc: Loc(p.In, p.Name), Msg: fmt.Sprintf("Value error, %s takes one value; it was sent %d times", p.Name, len(raw)),
+				Input: strs(raw), Ctx: map[string]any{"error": "repeated single-value parameter"}})
+			continue
+		}
+		if p.Repeatable {
+			vals := make([]string, 0, len(raw))
+			for j, r := range raw {
+				s := string(r)
+				if len(p.Enum) > 0 && !slices.Contains(p.Enum, s) {
+					errs = append(errs, EnumError(s, p.Enum, p.In, p.Name, j))
+					continue
+				}
+				vals = append(vals, s)
+			}
+			c.vals[name] = vals
+			continue
+		}
+		v, fe := c.parseOne(p, string(raw[0]))
+		if fe != nil {
+			errs = append(errs, *fe)
+			continue
+		}
+		c.vals[name] = v
+	}
+	if len(errs) > 0 {
+		return Invalid(errs...)
+	}
+	return nil
+}
+
+func strs(raw [][]byte) []string {
+	out := make([]string, len(raw))
+	for i, r := range raw {
+		out[i] = string(r)
+	}
+	return out
+}
+
+func (c *Call) maxFor(p *Param) *int64 {
+	if p.Name == "limit" && p.Max != nil && c.Caller.Demo {
+		m := int64(PageCap(c.Caller, int(*p.Max)))
+		return &m
+	}
+	return p.Max
+}
+
+func (c *Call) defaultFor(p *Param) any {
+	if d, ok := p.Default.(int64); ok {
+		if m := c.maxFor(p); m != nil && d > *m {
+			return *m
+		}
+	}
+	return p.Default
+}
+
+func (c *Call) parseOne(p *Param, s string) (any, *FieldError) {
+	loc := Loc(p.In, p.Name)
+	switch p.Type {
+	case "integer":
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return nil, &FieldError{Type: "int_parsing", Loc: loc, Msg: "Input should be a valid integer, unable to parse string as an integer", Input: s, Ctx: map[string]any{}}
+		}
+		if p.Min != nil && n < *p.Min {
+			return nil, &FieldError{Type: "greater_than_equal", Loc: loc, Msg: fmt.Sprintf("Input should be greater than or equal to %d", *p.Min), Input: s, Ctx: map[string]any{"ge": *p.Min}}
+		}
+		if m := c.maxFor(p); m != nil && n > *m {
+			return nil, &FieldError{Type: "less_than_equal", Loc: loc, Msg: fmt.Sprintf("Input should be less than or equal to %d", *m), Input: s, Ctx: map[string]any{"le": *m}}
+		}
+		return n, nil
+	case "boolean":
+		switch strings.ToLower(s) {
+		case "true", "1", "yes", "on", "t", "y":
+			return true, nil
+		case "false", "0", "no", "off", "f", "n":
+			return false, nil
+		}
+		return nil, &FieldError{Type: "bool_parsing", Loc: loc, Msg: "Input should be a valid boolean, unable to interpret input", Input: s, Ctx: map[string]any{}}
+	case "date-time":
+		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
+			if t, err := time.Parse(layout, s); err == nil {
+				return t.UTC(), nil
+			}
+		}
+		return nil, &FieldError{Type: "datetime_parsing", Loc: loc, Msg: "Input should be a valid datetime (ISO 8601, e.g. 2026-01-31T00:00:00Z)", Input: s, Ctx: map[string]any{}}
+	default:
+		if len(p.Enum) > 0 && !slices.Contains(p.Enum, s) {
+			fe := EnumError(s, p.Enum, p.In, p.Name)
+			return nil, &fe
+		}
+		return s, nil
+	}
+}
+
+// validateBody checks the JSON body against the route's Body: malformed JSON, a non-object,
+// missing required fields, refused or unknown fields and basic types are all 422.
+func (c *Call) validateBody() *Error {
+	b := c.Route.Body
+	raw := bytes.TrimSpace(c.Ctx.Request.Body())
+	if len(raw) == 0 {
+		if b.Required {
+			return Invalid(Missing("body"))
+		}
+		return nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		var any0 any
+		if json.Unmarshal(raw, &any0) == nil { // valid JSON, not an object
+			return Invalid(FieldError{Type: "model_attributes_type", Loc: Loc("body"), Msg: "Input should be a valid dictionary or object to extract fields from", Input: any0})
+		}
+		pos := int64(0)
+		if se, ok := err.(*json.SyntaxError); ok {
+			pos = se.Offset
+		}
+		return Invalid(FieldError{Type: "json_invalid", Loc: Loc("body", pos), Msg: "JSON decode error", Input: map[string]any{}, Ctx: map[string]any{"error": err.Error()}})
+	}
+	if obj == nil {
+		return Invalid(FieldError{Type: "model_attributes_type", Loc: Loc("body"), Msg: "Input should be a valid dictionary or object to extract fields from", Input: nil})
+	}
+	var errs []FieldError
+	known := map[string]*Field{}
+	for i := range b.Fields {
+		known[b.Fields[i].Name] = &b.Fields[i]
+	}
+	names := make([]string, 0, len(obj))
+	for k := range obj {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		f := known[k]
+		var in any
+		_ = json.Unmarshal(obj[k], &in)
+		if f == nil && !b.Open || f != nil && f.Forbidden {
+			fe := FieldError{Type: "extra_forbidden", Loc: Loc("body", k), Msg: "Extra inputs are not permitted", Input: in}
+			if f != nil && f.Forbidden {
+				fe.Msg = "Extra inputs are not permitted: " + f.Description
+			}
+			errs = append(errs, fe)
+			continue
+		}
+		if f == nil {
+			continue
+		}
+		errs = append(errs, checkType(f, in, Loc("body", k))...)
+	}
+	for i := range b.Fields {
+		if f := &b.Fields[i]; f.Required {
+			if _, ok := obj[f.Name]; !ok {
+				errs = append(errs, Missing("body", f.Name))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return Invalid(errs...)
+	}
+	c.body = raw
+	return nil
+}
+
+func checkType(f *Field, in any, loc []any) []FieldError {
+	bad := func(t, msg string) []FieldError {
+		return []FieldError{{Type: t, Loc: loc, Msg: msg, Input: in, Ctx: map[string]any{}}}
+	}
+	switch f.Type {
+	case "string":
+		s, ok := in.(string)
+		if !ok {
+			return bad("string_type", "Input should be a valid string")
+		}
+		if len(f.Enum) > 0 && !slices.Contains(f.Enum, s) {
+			return []FieldError{EnumError(s, f.Enum, loc...)}
+		}
+	case "integer":
+		n, ok := in.(float64)
+		if !ok || n != float64(int64(n)) {
+			return bad("int_type", "Input should be a valid integer")
+		}
+	case "number":
+		if _, ok := in.(float64); !ok {
+			return bad("float_type", "Input should be a valid number")
+		}
+	case "boolean":
+		if _, ok := in.(bool); !ok {
+			return bad("bool_type", "Input should be a valid boolean")
+		}
+	case "object":
+		if _, ok := in.(map[string]any); !ok {
+			return bad("dict_type", "Input should be a valid dictionary")
+		}
+	case "array":
+		items, ok := in.([]any)
+		if !ok {
+			return bad("list_type", "Input should be a valid list")
+		}
+		var errs []FieldError
+		for i, it := range items {
+			sub := append(append([]any{}, loc...), i)
+			if f.Items == "string" {
+				s, ok := it.(string)
+				if !ok {
+					errs = append(errs, FieldError{Type: "string_type", Loc: sub, Msg: "Input should be a valid string", Input: it, Ctx: map[string]any{}})
+					continue
+				}
+				if len(f.Enum) > 0 && !slices.Contains(f.Enum, s) {
+					errs = append(errs, EnumError(s, f.Enum, sub...))
+				}
+			}
+		}
+		return errs
+	}
+	return nil
+}

@@ -1,0 +1,289 @@
+package oltp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/planehq/hiringsignal/apikey"
+	"github.com/planehq/hiringsignal/plans"
+)
+
+// AuthChannel is the Postgres NOTIFY channel that tells every API instance to drop its cached
+// key and account records. It is sent in the same transaction as the change, so it arrives at
+// every listener once the change is committed.
+const AuthChannel = "hs_auth"
+
+// MaxActiveKeys bounds the active keys one customer may hold.
+const MaxActiveKeys = 50
+
+// ErrNotFound is returned for an id that does not exist or belongs to another customer; callers
+// must not be able to tell the two apart.
+var ErrNotFound = errors.New("not found")
+
+// ErrTooManyKeys is returned by IssueKey when the customer already holds MaxActiveKeys.
+var ErrTooManyKeys = fmt.Errorf("a customer may hold at most %d active keys: revoke one first", MaxActiveKeys)
+
+// KeyAuth is what authenticating a key yields: the key, its account and the account's plan.
+type KeyAuth struct {
+	KeyID          int64
+	AccountID      int64
+	CustomerID     string
+	Scopes         []string
+	IsDemo         bool
+	Revoked        bool
+	Surface        string
+	Tier           string
+	AccountStatus  string
+	Paused         bool
+	SoftCapUnits   *int64
+	HardCapUnits   *int64
+	CallsPerMinute *int64
+}
+
+// LookupKey finds the key whose SHA-256 is hash. found is false for an unknown hash.
+func LookupKey(ctx context.Context, pool *pgxpool.Pool, hash []byte) (k KeyAuth, found bool, err error) {
+	var revokedAt *time.Time
+	err = pool.QueryRow(ctx, `SELECT k.key_id, k.account_id, k.customer_id, k.scopes, k.is_demo, k.revoked_at,
+			k.acquisition_surface, a.tier, a.account_status, a.paused, a.soft_cap_units, a.hard_cap_units, a.calls_per_minute
+		FROM api_keys k JOIN accounts a ON a.account_id = k.account_id AND a.customer_id = k.customer_id
+		WHERE k.key_hash = $1`, hash).Scan(&k.KeyID, &k.AccountID, &k.CustomerID, &k.Scopes, &k.IsDemo, &revokedAt,
+		&k.Surface, &k.Tier, &k.AccountStatus, &k.Paused, &k.SoftCapUnits, &k.HardCapUnits, &k.CallsPerMinute)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return KeyAuth{}, false, nil
+	}
+	if err != nil {
+		return KeyAuth{}, false, fmt.Errorf("cannot look up the API key: %w", err)
+	}
+	k.Revoked = revokedAt != nil
+	return k, true, nil
+}
+
+// Key is one key record as listed to its customer; the key itself is never stored.
+type Key struct {
+	KeyID       int64      `json:"key_id"`
+	Display     string     `json:"display"`
+	Scopes      []string   `json:"scopes"`
+	Tier        string     `json:"tier"`
+	CreatedAt   time.Time  `json:"created_at"`
+	LastUsedAt  *time.Time `json:"last_used_at"`
+	RevokedAt   *time.Time `json:"revoked_at"`
+	ParentKeyID *int64     `json:"parent_key_id"`
+}
+
+// IssuedKey is a freshly minted key: the only time its secret value is returned.
+type IssuedKey struct {
+	Secret string `json:"key"`
+	Key
+}
+
+// ListKeys lists every key of customerID, active and revoked, ascending by key_id. last_used_at
+// is the latest metered event of the key in the usage ledger.
+func ListKeys(ctx context.Context, pool *pgxpool.Pool, customerID string) ([]Key, error) {
+	rows, err := pool.Query(ctx, `SELECT k.key_id, k.display, k.scopes, a.tier, k.created_at,
+			(SELECT max(u.occurred_at) FROM usage_events u WHERE u.key_id = k.key_id AND u.customer_id = k.customer_id),
+			k.revoked_at, k.parent_key_id
+		FROM api_keys k JOIN accounts a ON a.account_id = k.account_id
+		WHERE k.customer_id = $1 ORDER BY k.key_id`, customerID)
+	if err != nil {
+		return nil, fmt.Errorf("cannot list keys: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Key, error) {
+		var k Key
+		err := r.Scan(&k.KeyID, &k.Display, &k.Scopes, &k.Tier, &k.CreatedAt, &k.LastUsedAt, &k.RevokedAt, &k.ParentKeyID)
+		return k, err
+	})
+}
+
+// IssueKey mints a key on the parent key's account, customer and acquisition surface. The tier
+// is the account's; nothing of it comes from the request. notifyToken is sent on AuthChannel.
+func IssueKey(ctx context.Context, pool *pgxpool.Pool, parent KeyAuth, scopes []string) (IssuedKey, error) {
+	var out IssuedKey
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		// Serialise issuing per customer so the active-key bound holds under concurrency.
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('keys:' || $1))", parent.CustomerID); err != nil {
+			return fmt.Errorf("cannot lock the customer's keys: %w", err)
+		}
+		var n int
+		if err := tx.QueryRow(ctx, "SELECT count(*) FROM api_keys WHERE customer_id = $1 AND revoked_at IS NULL", parent.CustomerID).Scan(&n); err != nil {
+			return fmt.Errorf("cannot count active keys: %w", err)
+		}
+		if n >= MaxActiveKeys {
+			return ErrTooManyKeys
+		}
+		k, err := insertKey(ctx, tx, parent.AccountID, parent.CustomerID, scopes, parent.Surface, &parent.KeyID)
+		out = k
+		return err
+	})
+	return out, err
+}
+
+func insertKey(ctx context.Context, tx pgx.Tx, accountID int64, customerID string, scopes []string, surface string, parent *int64) (IssuedKey, error) {
+	key, err := apikey.New()
+	if err != nil {
+		return IssuedKey{}, fmt.Errorf("cannot mint a key: %w", err)
+	}
+	out := IssuedKey{Secret: key}
+	out.Display = apikey.Display(key)
+	out.Scopes = scopes
+	out.ParentKeyID = parent
+	err = tx.QueryRow(ctx, `INSERT INTO api_keys (account_id, customer_id, key_hash, display, scopes, parent_key_id, acquisition_surface)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
+		RETURNING key_id, created_at, (SELECT tier FROM accounts WHERE account_id = $1)`,
+		accountID, customerID, apikey.Hash(key), out.Display, scopes, parent, surface).Scan(&out.KeyID, &out.CreatedAt, &out.Tier)
+	if err != nil {
+		return IssuedKey{}, fmt.Errorf("cannot insert the key: %w", err)
+	}
+	return out, nil
+}
+
+func notifyAuth(ctx context.Context, tx pgx.Tx, token string) error {
+	if _, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", AuthChannel, token); err != nil {
+		return fmt.Errorf("cannot notify API instances: %w", err)
+	}
+	return nil
+}
+
+// RevokeKey revokes keyID of customerID (a no-op for an already revoked own key). Another
+// customer's id, a demo key and a missing id all give ErrNotFound.
+func RevokeKey(ctx context.Context, pool *pgxpool.Pool, customerID string, keyID int64, notifyToken string) error {
+	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
+			WHERE key_id = $1 AND customer_id = $2 AND NOT is_demo`, keyID, customerID)
+		if err != nil {
+			return fmt.Errorf("cannot revoke the key: %w", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return ErrNotFound
+		}
+		return notifyAuth(ctx, tx, notifyToken)
+	})
+}
+
+// RotateKey mints a replacement of keyID on the same account (same scopes unless scopes is
+// non-nil) and revokes keyID, in one transaction. A revoked, missing or foreign id is ErrNotFound.
+func RotateKey(ctx context.Context, pool *pgxpool.Pool, customerID string, keyID int64, scopes []string, notifyToken string) (IssuedKey, error) {
+	var out IssuedKey
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		var accountID int64
+		var oldScopes []string
+		var surface string
+		err := tx.QueryRow(ctx, `UPDATE api_keys SET revoked_at = now()
+			WHERE key_id = $1 AND customer_id = $2 AND revoked_at IS NULL AND NOT is_demo
+			RETURNING account_id, scopes, acquisition_surface`, keyID, customerID).Scan(&accountID, &oldScopes, &surface)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return fmt.Errorf("cannot revoke the rotated key: %w", err)
+		}
+		if scopes == nil {
+			scopes = oldScopes
+		}
+		out, err = insertKey(ctx, tx, accountID, customerID, scopes, surface, &keyID)
+		if err != nil {
+			return err
+		}
+		return notifyAuth(ctx, tx, notifyToken)
+	})
+	return out, err
+}
+
+// DemoCustomerID is the customer that owns the shared public demo key.
+const DemoCustomerID = "cus_demo"
+
+// UpsertDemoKey makes the key whose SHA-256 is hash the one active shared demo key: a free-tier
+// account of DemoCustomerID, read scope only. Any previous demo key is revoked. Safe to run on
+// every start of every instance.
+func UpsertDemoKey(ctx context.Context, pool *pgxpool.Pool, hash []byte, display string) (int64, error) {
+	var keyID int64
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('demo-key'))"); err != nil {
+			return fmt.Errorf("cannot lock the demo key: %w", err)
+		}
+		accountID, err := ensureCustomerAccount(ctx, tx, DemoCustomerID, "demo@hiringsignal.invalid", "tier_0")
+		if err != nil {
+			return err
+		}
+		var owner string
+		err = tx.QueryRow(ctx, "SELECT customer_id, key_id FROM api_keys WHERE key_hash = $1", hash).Scan(&owner, &keyID)
+		switch {
+		case err == nil && owner != DemoCustomerID:
+			return fmt.Errorf("the configured demo key is a customer's key: choose another --demo-key (HS_DEMO_KEY)")
+		case err == nil:
+			if _, err := tx.Exec(ctx, "UPDATE api_keys SET revoked_at = NULL, is_demo = true WHERE key_id = $1", keyID); err != nil {
+				return fmt.Errorf("cannot reactivate the demo key: %w", err)
+			}
+		case errors.Is(err, pgx.ErrNoRows):
+			if err := tx.QueryRow(ctx, `INSERT INTO api_keys (account_id, customer_id, key_hash, display, scopes, is_demo, acquisition_surface)
+				VALUES ($1, $2, $3, $4, '{read}', true, 'demo') RETURNING key_id`, accountID, DemoCustomerID, hash, display).Scan(&keyID); err != nil {
+				return fmt.Errorf("cannot insert the demo key: %w", err)
+			}
+		default:
+			return fmt.Errorf("cannot look up the demo key: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE api_keys SET revoked_at = now()
+			WHERE customer_id = $1 AND key_id <> $2 AND revoked_at IS NULL`, DemoCustomerID, keyID); err != nil {
+			return fmt.Errorf("cannot revoke the previous demo key: %w", err)
+		}
+		return notifyAuth(ctx, tx, "demo")
+	})
+	return keyID, err
+}
+
+func ensureCustomerAccount(ctx context.Context, tx pgx.Tx, customerID, email, tier string) (int64, error) {
+	if _, err := tx.Exec(ctx, "INSERT INTO customers (customer_id, contact_email) VALUES ($1, $2) ON CONFLICT DO NOTHING", customerID, email); err != nil {
+		return 0, fmt.Errorf("cannot insert customer %s: %w", customerID, err)
+	}
+	var accountID int64
+	err := tx.QueryRow(ctx, "SELECT account_id FROM accounts WHERE customer_id = $1 ORDER BY account_id LIMIT 1", customerID).Scan(&accountID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		t, ok := plans.ByID(tier)
+		if !ok {
+			return 0, fmt.Errorf("unknown tier %q", tier)
+		}
+		err = tx.QueryRow(ctx, `INSERT INTO accounts (customer_id, tier, soft_cap_units, hard_cap_units) VALUES ($1, $2, $3, $4)
+			RETURNING account_id`, customerID, tier, t.SoftCapUnits, t.HardCapUnits).Scan(&accountID)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("cannot ensure the account of %s: %w", customerID, err)
+	}
+	return accountID, nil
+}
+
+// DevCustomerID is the customer EnsureDevAccount creates.
+const DevCustomerID = "cus_dev"
+
+// EnsureDevAccount creates (once) the development customer on the growth plan and returns a
+// fresh key for it. Each call mints a new key and revokes the previous dev keys, so no plaintext
+// key ever needs storing; `hiringsignal dev` prints the returned key.
+func EnsureDevAccount(ctx context.Context, pool *pgxpool.Pool) (string, error) {
+	var key string
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('dev-account'))"); err != nil {
+			return fmt.Errorf("cannot lock the dev account: %w", err)
+		}
+		accountID, err := ensureCustomerAccount(ctx, tx, DevCustomerID, "dev@hiringsignal.invalid", "tier_3")
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE api_keys SET revoked_at = now()
+			WHERE customer_id = $1 AND acquisition_surface = 'dev' AND revoked_at IS NULL`, DevCustomerID); err != nil {
+			return fmt.Errorf("cannot revoke the previous dev key: %w", err)
+		}
+		k, err := insertKey(ctx, tx, accountID, DevCustomerID, DefaultScopes, "dev", nil)
+		if err != nil {
+			return err
+		}
+		key = k.Secret
+		return notifyAuth(ctx, tx, "dev")
+	})
+	if err != nil {
+		return "", fmt.Errorf("cannot ensure the dev account: %w", err)
+	}
+	return key, nil
+}
