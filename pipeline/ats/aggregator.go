@@ -1,0 +1,92 @@
+package ats
+
+import (
+	"errors"
+	"fmt"
+)
+
+// aggregator parses our aggregator feed (docs/crawl-contract.md):
+// GET {base}/aggregator/v1/feed?region={region}[&cursor=…]
+//
+//	{"jobs":[{"id":"agg-1","title":"…","company":{"name":"Acme Inc.","domain":"acme.com"},
+//	  "location":{"city":"Berlin","country":"Germany"},"url":"https://…","posted_at":"2026-01-05T00:00:00Z",
+//	  "source":"jobsnorth","salary":{"min":70000,"max":90000,"currency":"EUR","period":"year"}|null}],
+//	 "next_cursor":"…"}
+//
+// The next page is the same URL with cursor=<next_cursor> (an existing cursor is replaced);
+// an absent or empty next_cursor ends paging.
+type aggregator struct{}
+
+func (aggregator) Vendor() string { return "aggregator" }
+
+type aggResponse struct {
+	Jobs       *[]aggJob  `json:"jobs"`
+	NextCursor flexString `json:"next_cursor"`
+}
+
+type aggJob struct {
+	ID      flexString `json:"id"`
+	Title   string     `json:"title"`
+	Company struct {
+		Name   flexString `json:"name"`
+		Domain flexString `json:"domain"`
+	} `json:"company"`
+	Location struct {
+		City    flexString `json:"city"`
+		Country flexString `json:"country"`
+	} `json:"location"`
+	URL      flexString `json:"url"`
+	PostedAt flexTime   `json:"posted_at"`
+	Remote   flexBool   `json:"remote"`
+	Salary   *struct {
+		Min      flexNum    `json:"min"`
+		Max      flexNum    `json:"max"`
+		Currency flexString `json:"currency"`
+		Period   flexString `json:"period"`
+	} `json:"salary"`
+}
+
+func (aggregator) Parse(body []byte, pageURL string) (Page, error) {
+	var resp aggResponse
+	if err := decodeTop(body, '{', &resp, "jobs"); err != nil {
+		return Page{}, fmt.Errorf("aggregator: %w", err)
+	}
+	if resp.Jobs == nil {
+		return Page{}, errors.New("aggregator: no jobs array")
+	}
+	jobs := *resp.Jobs
+	page := Page{Postings: make([]Posting, 0, len(jobs))}
+	for i := range jobs {
+		j := &jobs[i]
+		id, title := clean(j.ID), clean(j.Title)
+		if id == "" || title == "" {
+			page.Malformed++
+			continue
+		}
+		city, country := clean(j.Location.City), clean(j.Location.Country)
+		p := Posting{
+			SourceID:      id,
+			Title:         j.Title,
+			CompanyName:   clean(j.Company.Name),
+			CompanyDomain: hostOf(string(j.Company.Domain)),
+			Location:      joinNonEmpty(", ", city, country),
+			City:          city,
+			Country:       country,
+			Remote:        bool(j.Remote),
+			URL:           clean(j.URL),
+			PostedAt:      j.PostedAt.T,
+		}
+		if s := j.Salary; s != nil {
+			p.Salary = makeSalary(s.Min, s.Max, string(s.Currency), string(s.Period))
+		}
+		page.Postings = append(page.Postings, p)
+	}
+	if cur := clean(resp.NextCursor); cur != "" {
+		if u := parseAbs(pageURL); u != nil {
+			if old, ok := queryValue(u.RawQuery, "cursor"); !ok || old != cur {
+				page.NextURL = withQuery(pageURL, "cursor", cur)
+			}
+		}
+	}
+	return page, nil
+}

@@ -1,0 +1,127 @@
+package ats
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ashby parses the Ashby public job posting API:
+// GET api.ashbyhq.com/posting-api/job-board/{name}?includeCompensation=true
+//
+//	{"apiVersion":"1","jobs":[{"id":"…","title":"Product Manager","location":"Houston, TX",
+//	  "department":"Product","team":"Growth","isListed":true,"isRemote":false,"workplaceType":"OnSite",
+//	  "publishedAt":"2021-04-30T16:21:55.393+00:00","employmentType":"FullTime",
+//	  "address":{"postalAddress":{"addressLocality":"Houston","addressRegion":"Texas","addressCountry":"USA"}},
+//	  "jobUrl":"https://jobs.ashbyhq.com/acme/…","applyUrl":"…",
+//	  "compensation":{"compensationTiers":[{"components":[{"compensationType":"Salary","interval":"1 YEAR",
+//	    "currencyCode":"USD","minValue":81000,"maxValue":87000}]}],"summaryComponents":[…]}}]}
+//
+// One page, no paging. Unlisted entries (isListed false) are skipped without being counted as
+// malformed. addressCountry may be a name or an alpha-3 code; it is passed on as published.
+type ashby struct{}
+
+func (ashby) Vendor() string { return "ashby" }
+
+type ashbyResponse struct {
+	Jobs *[]ashbyJob `json:"jobs"`
+}
+
+type ashbyJob struct {
+	ID            flexString `json:"id"`
+	Title         string     `json:"title"`
+	Location      flexString `json:"location"`
+	Department    flexString `json:"department"`
+	Team          flexString `json:"team"`
+	IsListed      optBool    `json:"isListed"`
+	IsRemote      flexBool   `json:"isRemote"`
+	WorkplaceType flexString `json:"workplaceType"`
+	PublishedAt   flexTime   `json:"publishedAt"`
+	JobURL        flexString `json:"jobUrl"`
+	ApplyURL      flexString `json:"applyUrl"`
+	Address       struct {
+		PostalAddress struct {
+			AddressLocality flexString `json:"addressLocality"`
+			AddressCountry  ldCountry  `json:"addressCountry"`
+		} `json:"postalAddress"`
+	} `json:"address"`
+	Compensation struct {
+		SummaryComponents []ashbyComponent `json:"summaryComponents"`
+		CompensationTiers []struct {
+			Components []ashbyComponent `json:"components"`
+		} `json:"compensationTiers"`
+	} `json:"compensation"`
+}
+
+type ashbyComponent struct {
+	CompensationType flexString `json:"compensationType"`
+	Interval         flexString `json:"interval"`
+	CurrencyCode     flexString `json:"currencyCode"`
+	MinValue         flexNum    `json:"minValue"`
+	MaxValue         flexNum    `json:"maxValue"`
+}
+
+func (ashby) Parse(body []byte, pageURL string) (Page, error) {
+	var resp ashbyResponse
+	if err := decodeTop(body, '{', &resp, "jobs"); err != nil {
+		return Page{}, fmt.Errorf("ashby: %w", err)
+	}
+	if resp.Jobs == nil {
+		return Page{}, errors.New("ashby: no jobs array")
+	}
+	jobs := *resp.Jobs
+	page := Page{Postings: make([]Posting, 0, len(jobs))}
+	for i := range jobs {
+		j := &jobs[i]
+		id, title := clean(j.ID), clean(j.Title)
+		if id == "" || title == "" {
+			page.Malformed++
+			continue
+		}
+		if j.IsListed.Set && !j.IsListed.V {
+			continue
+		}
+		addr := &j.Address.PostalAddress
+		p := Posting{
+			SourceID:   id,
+			Title:      j.Title,
+			Location:   clean(j.Location),
+			City:       clean(addr.AddressLocality),
+			Country:    string(addr.AddressCountry),
+			Remote:     bool(j.IsRemote) || strings.EqualFold(clean(j.WorkplaceType), "remote"),
+			Department: clean(j.Department),
+			URL:        clean(j.JobURL),
+			PostedAt:   j.PublishedAt.T,
+		}
+		if p.Department == "" {
+			p.Department = clean(j.Team)
+		}
+		if p.URL == "" {
+			p.URL = clean(j.ApplyURL)
+		}
+		p.Salary = ashbySalary(j.Compensation.SummaryComponents)
+		if p.Salary == nil {
+			for _, t := range j.Compensation.CompensationTiers {
+				if p.Salary = ashbySalary(t.Components); p.Salary != nil {
+					break
+				}
+			}
+		}
+		page.Postings = append(page.Postings, p)
+	}
+	return page, nil
+}
+
+// ashbySalary returns the first usable "Salary" component (equity, bonus and commission
+// components are ignored).
+func ashbySalary(cs []ashbyComponent) *Salary {
+	for _, c := range cs {
+		if !strings.EqualFold(clean(c.CompensationType), "salary") {
+			continue
+		}
+		if s := makeSalary(c.MinValue, c.MaxValue, string(c.CurrencyCode), string(c.Interval)); s != nil {
+			return s
+		}
+	}
+	return nil
+}

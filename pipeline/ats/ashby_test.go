@@ -1,0 +1,46 @@
+package ats
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const ashbyURL = "http://127.0.0.1:7070/ashby/posting-api/job-board/acme?includeCompensation=true"
+
+func TestAshbyParse(t *testing.T) {
+	page := mustParse(t, "ashby", fixture(t, "ashby_jobs.json"), ashbyURL)
+	require.Equal(t, 2, page.Malformed, "missing title, non-object; the unlisted job is skipped, not counted")
+	require.Empty(t, page.NextURL)
+	m := bySourceID(t, page)
+	require.Len(t, m, 3)
+	require.NotContains(t, m, "1a2b3c4d-0000-0000-0000-000000000004", "isListed=false is skipped")
+
+	require.Equal(t, Posting{
+		SourceID:   "0f3c2a8e-1b2d-4e5f-8a9b-0c1d2e3f4a5b",
+		Title:      "Product Manager",
+		Location:   "Houston, TX",
+		City:       "Houston",
+		Country:    "USA", // alpha-3 as published
+		Department: "Product",
+		URL:        "https://jobs.ashbyhq.com/acme/0f3c2a8e-1b2d-4e5f-8a9b-0c1d2e3f4a5b",
+		PostedAt:   ts("2021-04-30T16:21:55.393Z"),
+		Salary:     &Salary{Min: 81000, Max: 87000, Currency: "USD", Period: "year"}, // equity and bonus components ignored
+	}, m["0f3c2a8e-1b2d-4e5f-8a9b-0c1d2e3f4a5b"])
+
+	p := m["1a2b3c4d-0000-0000-0000-000000000002"]
+	require.True(t, p.Remote, "workplaceType Remote")
+	require.Equal(t, "Germany", p.Country, "country as a name")
+	require.Equal(t, &Salary{Min: 5000, Max: 6500, Currency: "EUR", Period: "month"}, p.Salary, "from summaryComponents")
+
+	p = m["1a2b3c4d-0000-0000-0000-000000000003"]
+	require.Empty(t, p.Country, "address null")
+	require.Equal(t, &Salary{Min: 21.5, Max: 0, Currency: "CAD", Period: "hour"}, p.Salary, "only one bound published")
+	require.Equal(t, ts("2026-01-06T03:00:00Z"), p.PostedAt)
+}
+
+func TestAshbyBadBodies(t *testing.T) {
+	for _, body := range []string{"", `{"apiVersion":"1"}`, `[]`, `{"apiVersion":"1","jobs":{}}`, `{"apiVersion":"1","jobs":[{"id":"x","title":"y"}`} {
+		parseErr(t, "ashby", []byte(body))
+	}
+}

@@ -1,0 +1,249 @@
+package ats
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The flex types below decode the polymorphic scalars real feeds send. Their UnmarshalJSON
+// methods never return an error: a value of an unexpected shape decodes to the zero value,
+// so one odd field never aborts decoding of the page (encoding/json stops at the first
+// error returned by an Unmarshaler).
+
+// flexString is a JSON string, or a number kept as its literal text (ids such as Greenhouse's
+// 4012345678 are never routed through float64). null, booleans, objects and arrays decode to "".
+type flexString string
+
+func (s *flexString) UnmarshalJSON(b []byte) error {
+	*s = ""
+	if len(b) == 0 {
+		return nil
+	}
+	switch c := b[0]; {
+	case c == '"':
+		if v, ok := jsonStringValue(b); ok {
+			*s = flexString(v)
+		}
+	case c == '-' || (c >= '0' && c <= '9'):
+		*s = flexString(b)
+	}
+	return nil
+}
+
+// jsonStringValue returns the value of a JSON string literal.
+func jsonStringValue(b []byte) (string, bool) {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return "", false
+	}
+	inner := b[1 : len(b)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner), true
+	}
+	var v string
+	if err := json.Unmarshal(b, &v); err != nil {
+		return "", false
+	}
+	return v, true
+}
+
+// flexNum is a JSON number or a numeric string ("85000", "85,000.50", " 12 "). OK is false
+// for null, blank strings, non-numeric text and non-finite values.
+type flexNum struct {
+	V  float64
+	OK bool
+}
+
+func (n *flexNum) UnmarshalJSON(b []byte) error {
+	*n = flexNum{}
+	if len(b) == 0 {
+		return nil
+	}
+	var text string
+	switch c := b[0]; {
+	case c == '"':
+		s, ok := jsonStringValue(b)
+		if !ok {
+			return nil
+		}
+		text = s
+	case c == '-' || (c >= '0' && c <= '9'):
+		text = string(b)
+	default:
+		return nil
+	}
+	n.V, n.OK = parseNumber(text)
+	return nil
+}
+
+// parseNumber parses a decimal number written by a human or a feed: surrounding spaces,
+// thousands separators (",", "_", inner spaces) are ignored. Non-finite results are rejected.
+func parseNumber(s string) (float64, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, false
+	}
+	if strings.ContainsAny(s, ",_ \u00a0") {
+		s = strings.Map(func(r rune) rune {
+			switch r {
+			case ',', '_', ' ', '\u00a0':
+				return -1
+			}
+			return r
+		}, s)
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
+}
+
+// flexTime is an RFC 3339 (or other supported style, see parseTime) string, or an epoch
+// number (milliseconds when large, as Lever sends, else seconds). Unparsable → zero time.
+type flexTime struct{ T time.Time }
+
+func (t *flexTime) UnmarshalJSON(b []byte) error {
+	t.T = time.Time{}
+	if len(b) == 0 {
+		return nil
+	}
+	switch c := b[0]; {
+	case c == '"':
+		if s, ok := jsonStringValue(b); ok {
+			t.T = parseTime(s)
+		}
+	case c == '-' || (c >= '0' && c <= '9'):
+		if f, err := strconv.ParseFloat(string(b), 64); err == nil {
+			t.T = epochTime(f)
+		}
+	}
+	return nil
+}
+
+// flexBool is true for JSON true, "true"/"yes"/"1" strings and non-zero numbers.
+type flexBool bool
+
+func (v *flexBool) UnmarshalJSON(b []byte) error {
+	*v = false
+	if len(b) == 0 {
+		return nil
+	}
+	switch c := b[0]; {
+	case c == 't':
+		*v = true
+	case c == '"':
+		s, _ := jsonStringValue(b)
+		switch strings.ToLower(strings.TrimSpace(s)) {
+		case "true", "yes", "1", "y":
+			*v = true
+		}
+	case c == '-' || (c >= '0' && c <= '9'):
+		f, err := strconv.ParseFloat(string(b), 64)
+		*v = flexBool(err == nil && f != 0)
+	}
+	return nil
+}
+
+// optBool records whether a boolean was present at all (Ashby isListed: absent means listed).
+type optBool struct {
+	Set, V bool
+}
+
+func (o *optBool) UnmarshalJSON(b []byte) error {
+	var v flexBool
+	_ = v.UnmarshalJSON(b)
+	*o = optBool{Set: len(b) > 0 && b[0] != 'n', V: bool(v)}
+	return nil
+}
+
+// trimJSON strips a UTF-8 byte order mark and surrounding whitespace.
+func trimJSON(body []byte) []byte {
+	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
+	return bytes.TrimSpace(body)
+}
+
+// decodeTop decodes a whole response body whose top level must start with root ('{' or '[').
+// Type mismatches inside records are tolerated (encoding/json zeroes the field, keeps
+// decoding, and reports only the first one); the per-record checks then decide whether a
+// record is usable. Syntax errors, a wrong top-level shape and a list field (listField, the
+// name of the records array in an object body) that is not an array are fatal.
+func decodeTop(body []byte, root byte, v any, listField string) error {
+	body = trimJSON(body)
+	if len(body) == 0 {
+		return errors.New("empty body")
+	}
+	if body[0] != root {
+		if root == '[' {
+			return errors.New("top level is not a JSON array")
+		}
+		return errors.New("top level is not a JSON object")
+	}
+	err := json.Unmarshal(body, v)
+	if err == nil {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		if listField != "" && te.Field == listField && te.Type != nil && te.Type.Kind() == reflect.Slice {
+			return fmt.Errorf("%q is a JSON %s, not an array", listField, te.Value)
+		}
+		return nil
+	}
+	return err
+}
+
+// isNull reports whether a raw JSON value is absent or null.
+func isNull(raw json.RawMessage) bool {
+	return len(raw) == 0 || (raw[0] == 'n')
+}
+
+// forEachRaw calls fn for raw itself, or for each element when raw is an array.
+func forEachRaw(raw json.RawMessage, fn func(json.RawMessage) bool) {
+	raw = bytes.TrimSpace(raw)
+	if isNull(raw) {
+		return
+	}
+	if raw[0] != '[' {
+		fn(raw)
+		return
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return
+	}
+	for _, it := range items {
+		if !fn(it) {
+			return
+		}
+	}
+}
+
+// firstRaw returns raw, or its first non-null element when raw is an array.
+func firstRaw(raw json.RawMessage) json.RawMessage {
+	var out json.RawMessage
+	forEachRaw(raw, func(r json.RawMessage) bool {
+		if isNull(r) {
+			return true
+		}
+		out = r
+		return false
+	})
+	return out
+}
+
+// rawString returns the string (or number text) held by raw, "" otherwise.
+func rawString(raw json.RawMessage) string {
+	var s flexString
+	_ = s.UnmarshalJSON(bytes.TrimSpace(raw))
+	return string(s)
+}
+
+// clean trims whitespace around a published value.
+func clean[S ~string](s S) string { return strings.TrimSpace(string(s)) }

@@ -1,0 +1,117 @@
+package ats
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// lever parses the Lever Postings API: GET api.lever.co/v0/postings/{site}?mode=json&skip=0&limit=100
+//
+//	[{"id":"5ac2…","text":"Senior Backend Engineer","hostedUrl":"https://jobs.lever.co/acme/5ac2…",
+//	  "applyUrl":"…/apply","createdAt":1718000000000,"country":"DE","workplaceType":"remote",
+//	  "categories":{"location":"Berlin","allLocations":["Berlin","Munich"],"team":"Platform",
+//	                "department":"Engineering","commitment":"Full-time"},
+//	  "salaryRange":{"currency":"EUR","interval":"per-year-salary","min":70000,"max":90000}}]
+//
+// The body is a bare array. Paging is skip/limit: a page as long as limit (from the page URL,
+// default 100) may be followed by another at skip+limit; a shorter page is the last.
+type lever struct{}
+
+func (lever) Vendor() string { return "lever" }
+
+const leverDefaultLimit = 100
+
+type leverPosting struct {
+	ID            flexString `json:"id"`
+	Text          string     `json:"text"`
+	HostedURL     flexString `json:"hostedUrl"`
+	ApplyURL      flexString `json:"applyUrl"`
+	CreatedAt     flexTime   `json:"createdAt"`
+	Country       flexString `json:"country"`
+	WorkplaceType flexString `json:"workplaceType"`
+	Categories    struct {
+		Location     flexString   `json:"location"`
+		AllLocations []flexString `json:"allLocations"`
+		Team         flexString   `json:"team"`
+		Department   flexString   `json:"department"`
+	} `json:"categories"`
+	SalaryRange *struct {
+		Currency flexString `json:"currency"`
+		Interval flexString `json:"interval"`
+		Min      flexNum    `json:"min"`
+		Max      flexNum    `json:"max"`
+	} `json:"salaryRange"`
+}
+
+func (lever) Parse(body []byte, pageURL string) (Page, error) {
+	var list []leverPosting
+	if err := decodeTop(body, '[', &list, ""); err != nil {
+		return Page{}, fmt.Errorf("lever: %w", err)
+	}
+	page := Page{Postings: make([]Posting, 0, len(list))}
+	for i := range list {
+		l := &list[i]
+		id, title := clean(l.ID), clean(l.Text)
+		if id == "" || title == "" {
+			page.Malformed++
+			continue
+		}
+		p := Posting{
+			SourceID:   id,
+			Title:      l.Text,
+			Location:   clean(l.Categories.Location),
+			Country:    clean(l.Country),
+			Remote:     strings.EqualFold(clean(l.WorkplaceType), "remote"),
+			Department: clean(l.Categories.Department),
+			URL:        clean(l.HostedURL),
+			PostedAt:   l.CreatedAt.T,
+		}
+		if p.Location == "" {
+			for _, loc := range l.Categories.AllLocations {
+				if s := clean(loc); s != "" {
+					p.Location = s
+					break
+				}
+			}
+		}
+		if p.Department == "" {
+			p.Department = clean(l.Categories.Team)
+		}
+		if p.URL == "" {
+			p.URL = clean(l.ApplyURL)
+		}
+		if sr := l.SalaryRange; sr != nil {
+			p.Salary = makeSalary(sr.Min, sr.Max, string(sr.Currency), string(sr.Interval))
+		}
+		page.Postings = append(page.Postings, p)
+	}
+	page.NextURL = leverNext(pageURL, len(list))
+	return page, nil
+}
+
+// leverNext returns the next skip/limit page URL when n (the records on this page, usable
+// or not) equals the page's limit.
+func leverNext(pageURL string, n int) string {
+	u := parseAbs(pageURL)
+	if u == nil || n == 0 {
+		return ""
+	}
+	limit := queryInt(u, "limit", leverDefaultLimit)
+	if limit == 0 {
+		limit = leverDefaultLimit
+	}
+	if n != limit {
+		return ""
+	}
+	skip := queryInt(u, "skip", 0)
+	if skip > math.MaxInt32-limit {
+		return ""
+	}
+	next := withQuery(pageURL, "skip", strconv.Itoa(skip+limit))
+	if _, ok := queryValue(u.RawQuery, "limit"); !ok && next != "" {
+		next = withQuery(next, "limit", strconv.Itoa(limit))
+	}
+	return next
+}

@@ -1,0 +1,156 @@
+package ats
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// personio parses the Personio XML feed: GET {tenant}.jobs.personio.de/xml?language=en
+//
+//	<workzag-jobs>
+//	  <position>
+//	    <id>1234567</id><subcompany>Acme GmbH</subcompany><office>Berlin</office>
+//	    <department>Engineering</department><recruitingCategory>…</recruitingCategory>
+//	    <name>Backend Engineer (m/w/d)</name><jobDescriptions>…</jobDescriptions>
+//	    <employmentType>permanent</employmentType><seniority>experienced</seniority>
+//	    <schedule>full-time</schedule><occupationCategory>…</occupationCategory>
+//	    <createdAt>2026-01-05T09:12:44+00:00</createdAt>
+//	  </position>
+//	</workzag-jobs>
+//
+// One page, no paging. The feed has no country, salary or url: those stay blank (the
+// pipeline takes the country from the company's HQ). office is a city; subcompany, when
+// present, is the CompanyName.
+type personio struct{}
+
+func (personio) Vendor() string { return "personio" }
+
+type personioPosition struct {
+	ID         string `xml:"id"`
+	Subcompany string `xml:"subcompany"`
+	Office     string `xml:"office"`
+	Department string `xml:"department"`
+	Name       string `xml:"name"`
+	CreatedAt  string `xml:"createdAt"`
+}
+
+func (personio) Parse(body []byte, pageURL string) (Page, error) {
+	d := xml.NewDecoder(bytes.NewReader(body))
+	d.Strict = false // real feeds carry stray '&' and HTML entities in descriptions
+	d.Entity = xml.HTMLEntity
+	d.CharsetReader = charsetReader
+	var page Page
+	depth, roots := 0, 0
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return Page{}, fmt.Errorf("personio: %w", err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if depth == 0 {
+				roots++
+				if roots > 1 {
+					return Page{}, errors.New("personio: more than one root element")
+				}
+			}
+			if depth > 0 && t.Name.Local == "position" {
+				var pos personioPosition
+				if err := d.DecodeElement(&pos, &t); err != nil {
+					return Page{}, fmt.Errorf("personio: %w", err)
+				}
+				if p, ok := pos.posting(); ok {
+					page.Postings = append(page.Postings, p)
+				} else {
+					page.Malformed++
+				}
+				continue
+			}
+			depth++
+		case xml.EndElement:
+			depth--
+		case xml.CharData:
+			if depth == 0 && len(bytes.TrimSpace(t)) > 0 {
+				return Page{}, errors.New("personio: text outside the root element")
+			}
+		}
+	}
+	if roots == 0 {
+		return Page{}, errors.New("personio: no root element")
+	}
+	if depth != 0 {
+		return Page{}, errors.New("personio: unexpected end of document")
+	}
+	return page, nil
+}
+
+func (pos *personioPosition) posting() (Posting, bool) {
+	id, title := strings.TrimSpace(pos.ID), strings.TrimSpace(pos.Name)
+	if id == "" || title == "" {
+		return Posting{}, false
+	}
+	office := strings.TrimSpace(pos.Office)
+	return Posting{
+		SourceID:    id,
+		Title:       title,
+		CompanyName: strings.TrimSpace(pos.Subcompany),
+		Location:    office,
+		City:        office,
+		Department:  strings.TrimSpace(pos.Department),
+		PostedAt:    parseTime(pos.CreatedAt),
+	}, true
+}
+
+// charsetReader lets encoding/xml read Latin-1 / Windows-1252 declared documents (the
+// Windows-1252 extras are mapped as Latin-1, close enough for titles) and passes any other
+// declared charset through as UTF-8 rather than failing the whole feed.
+func charsetReader(charset string, input io.Reader) (io.Reader, error) {
+	switch strings.ToLower(strings.TrimSpace(charset)) {
+	case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "windows-1252", "cp1252", "us-ascii", "ascii":
+		return &latin1Reader{r: bufio.NewReader(input)}, nil
+	}
+	return input, nil
+}
+
+type latin1Reader struct {
+	r   *bufio.Reader
+	buf [utf8.UTFMax]byte
+	n   int // pending bytes of buf not yet returned
+	off int
+}
+
+func (l *latin1Reader) Read(p []byte) (int, error) {
+	w := 0
+	for w < len(p) {
+		if l.off < l.n {
+			c := copy(p[w:], l.buf[l.off:l.n])
+			l.off += c
+			w += c
+			continue
+		}
+		b, err := l.r.ReadByte()
+		if err != nil {
+			if w > 0 {
+				return w, nil
+			}
+			return 0, err
+		}
+		if b < utf8.RuneSelf {
+			p[w] = b
+			w++
+			continue
+		}
+		l.n = utf8.EncodeRune(l.buf[:], rune(b))
+		l.off = 0
+	}
+	return w, nil
+}

@@ -1,0 +1,75 @@
+package ats
+
+import (
+	"sort"
+	"time"
+)
+
+// Posting is one job posting as published by a source (see docs/crawl-contract.md).
+type Posting struct {
+	SourceID      string // the posting's id in its source (unique within the source)
+	RequisitionID string // employer requisition id when the format has one (greenhouse requisition_id, smartrecruiters refNumber, workable code); "" otherwise
+	Title         string // raw title exactly as published
+	CompanyName   string // employer name when the feed carries it (boards, aggregator, smartrecruiters, recruitee, workable); "" otherwise
+	CompanyDomain string // employer website host when the feed carries it (jsonld sameAs, aggregator domain); "" otherwise
+	Location      string // free-text location as published
+	City          string
+	Country       string // as published: name, alpha-2 or alpha-3, any case; "" when absent
+	Remote        bool
+	Department    string
+	URL           string    // link to the real posting; "" when the format has none
+	PostedAt      time.Time // zero when absent or unparsable
+	Salary        *Salary   // nil when absent or blank
+}
+
+// Salary is a published pay range.
+type Salary struct {
+	Min, Max float64 // either may be 0 when only one bound is published
+	Currency string  // ISO 4217 as published (upper-cased)
+	Period   string  // "year", "month", "week", "day", "hour" (normalised from the format's wording)
+}
+
+// Page is the result of parsing one fetched page of a source.
+type Page struct {
+	Postings  []Posting
+	Malformed int    // records present but unusable (skipped, counted)
+	NextURL   string // "" when this was the last page
+}
+
+// Adapter parses one vendor's public feed format.
+type Adapter interface {
+	Vendor() string
+	// Parse parses one fetched page. pageURL is the URL the body came from (used to compute NextURL).
+	// It returns an error only when the body as a whole cannot be parsed (the source then counts as failed
+	// for this cycle); a bad record is counted in Malformed and skipped, never fatal.
+	Parse(body []byte, pageURL string) (Page, error)
+}
+
+// registry maps vendor names to their adapters. It is never written after initialisation.
+var registry = map[string]Adapter{
+	"greenhouse":      greenhouse{},
+	"lever":           lever{},
+	"ashby":           ashby{},
+	"workable":        workable{},
+	"smartrecruiters": smartRecruiters{},
+	"recruitee":       recruitee{},
+	"personio":        personio{},
+	"jsonld":          jsonLD{},
+	"aggregator":      aggregator{},
+}
+
+// For returns the adapter for a vendor name as used in the source directory.
+func For(vendor string) (Adapter, bool) {
+	a, ok := registry[vendor]
+	return a, ok
+}
+
+// Vendors lists the vendor names For knows, sorted.
+func Vendors() []string {
+	out := make([]string, 0, len(registry))
+	for v := range registry {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,93 @@
+package ats
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// recruitee parses the Recruitee careers-site offers API: GET {tenant}.recruitee.com/api/offers/
+//
+//	{"offers":[{"id":1234567,"slug":"backend-engineer","title":"Backend Engineer","status":"published",
+//	  "company_name":"Acme B.V.","department":"Engineering","location":"Amsterdam, Netherlands",
+//	  "city":"Amsterdam","country":"Netherlands","country_code":"NL","remote":false,"hybrid":true,"on_site":false,
+//	  "created_at":"2026-08-18 14:20:01 UTC","published_at":"2026-08-19 09:02:14 UTC",
+//	  "careers_url":"https://acme.recruitee.com/o/backend-engineer",
+//	  "salary":{"min":"50000","max":"65000","period":"year","currency":"EUR"}}]}
+//
+// One page, no paging. Offers whose status is not "published" are skipped without being
+// counted as malformed. Salary bounds are strings; a blank salary (all four fields null or
+// empty) means no salary.
+type recruitee struct{}
+
+func (recruitee) Vendor() string { return "recruitee" }
+
+type recruiteeResponse struct {
+	Offers *[]recruiteeOffer `json:"offers"`
+}
+
+type recruiteeOffer struct {
+	ID          flexString `json:"id"`
+	Title       string     `json:"title"`
+	Status      flexString `json:"status"`
+	CompanyName flexString `json:"company_name"`
+	Department  flexString `json:"department"`
+	Location    flexString `json:"location"`
+	City        flexString `json:"city"`
+	Country     flexString `json:"country"`
+	CountryCode flexString `json:"country_code"`
+	Remote      flexBool   `json:"remote"`
+	CreatedAt   flexTime   `json:"created_at"`
+	PublishedAt flexTime   `json:"published_at"`
+	CareersURL  flexString `json:"careers_url"`
+	URL         flexString `json:"url"`
+	Salary      *struct {
+		Min      flexNum    `json:"min"`
+		Max      flexNum    `json:"max"`
+		Period   flexString `json:"period"`
+		Currency flexString `json:"currency"`
+	} `json:"salary"`
+}
+
+func (recruitee) Parse(body []byte, pageURL string) (Page, error) {
+	var resp recruiteeResponse
+	if err := decodeTop(body, '{', &resp, "offers"); err != nil {
+		return Page{}, fmt.Errorf("recruitee: %w", err)
+	}
+	if resp.Offers == nil {
+		return Page{}, errors.New("recruitee: no offers array")
+	}
+	offers := *resp.Offers
+	page := Page{Postings: make([]Posting, 0, len(offers))}
+	for i := range offers {
+		o := &offers[i]
+		id, title := clean(o.ID), clean(o.Title)
+		if id == "" || title == "" {
+			page.Malformed++
+			continue
+		}
+		if st := clean(o.Status); st != "" && !strings.EqualFold(st, "published") {
+			continue
+		}
+		p := Posting{
+			SourceID:    id,
+			Title:       o.Title,
+			CompanyName: clean(o.CompanyName),
+			Location:    clean(o.Location),
+			City:        clean(o.City),
+			Country:     firstNonEmpty(clean(o.Country), clean(o.CountryCode)),
+			Remote:      bool(o.Remote),
+			Department:  clean(o.Department),
+			URL:         firstNonEmpty(clean(o.CareersURL), clean(o.URL)),
+			PostedAt:    firstTime(o.PublishedAt.T, o.CreatedAt.T),
+		}
+		if p.Location == "" {
+			p.Location = joinNonEmpty(", ", p.City, p.Country)
+		}
+		if s := o.Salary; s != nil {
+			p.Salary = makeSalary(s.Min, s.Max, string(s.Currency), string(s.Period))
+		}
+		page.Postings = append(page.Postings, p)
+	}
+	return page, nil
+}

@@ -1,0 +1,130 @@
+package ats
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// smartRecruiters parses the SmartRecruiters Posting API list:
+// GET api.smartrecruiters.com/v1/companies/{id}/postings?limit=100&offset=0
+//
+//	{"limit":100,"offset":0,"totalFound":2,"content":[{"id":"75551135","uuid":"…","name":"Director, Customer Engagement",
+//	  "refNumber":"REF12345","company":{"identifier":"acme","name":"Acme Inc"},"releasedDate":"2014-02-19T19:36:42.346Z",
+//	  "location":{"city":"San Francisco","region":"CA","country":"us","remote":true},
+//	  "department":{"id":"18554","label":"Marketing"},"function":{…},"typeOfEmployment":{…},
+//	  "experienceLevel":{…},"ref":"https://api.smartrecruiters.com/v1/companies/acme/postings/75551135"}]}
+//
+// Paging is offset/limit: the next page starts at offset+len(content) until that reaches
+// totalFound. The list API has no salary and no public posting link (ref is the API URL);
+// a compensation object {min,max,currency,period} and postingUrl/applyUrl are used when a
+// response carries them.
+type smartRecruiters struct{}
+
+func (smartRecruiters) Vendor() string { return "smartrecruiters" }
+
+type srResponse struct {
+	Limit      flexNum   `json:"limit"`
+	Offset     flexNum   `json:"offset"`
+	TotalFound flexNum   `json:"totalFound"`
+	Content    *[]srItem `json:"content"`
+}
+
+type srItem struct {
+	ID           flexString `json:"id"`
+	Name         string     `json:"name"`
+	RefNumber    flexString `json:"refNumber"`
+	ReleasedDate flexTime   `json:"releasedDate"`
+	PostingURL   flexString `json:"postingUrl"`
+	ApplyURL     flexString `json:"applyUrl"`
+	Company      struct {
+		Name flexString `json:"name"`
+	} `json:"company"`
+	Location struct {
+		City         flexString `json:"city"`
+		Region       flexString `json:"region"`
+		Country      flexString `json:"country"`
+		FullLocation flexString `json:"fullLocation"`
+		Remote       flexBool   `json:"remote"`
+	} `json:"location"`
+	Department struct {
+		Label flexString `json:"label"`
+	} `json:"department"`
+	Compensation *struct {
+		Min      flexNum    `json:"min"`
+		Max      flexNum    `json:"max"`
+		Currency flexString `json:"currency"`
+		Period   flexString `json:"period"`
+	} `json:"compensation"`
+}
+
+func (smartRecruiters) Parse(body []byte, pageURL string) (Page, error) {
+	var resp srResponse
+	if err := decodeTop(body, '{', &resp, "content"); err != nil {
+		return Page{}, fmt.Errorf("smartrecruiters: %w", err)
+	}
+	if resp.Content == nil {
+		return Page{}, errors.New("smartrecruiters: no content array")
+	}
+	items := *resp.Content
+	page := Page{Postings: make([]Posting, 0, len(items))}
+	for i := range items {
+		it := &items[i]
+		id, title := clean(it.ID), clean(it.Name)
+		if id == "" || title == "" {
+			page.Malformed++
+			continue
+		}
+		loc := &it.Location
+		city, region, country := clean(loc.City), clean(loc.Region), clean(loc.Country)
+		p := Posting{
+			SourceID:      id,
+			RequisitionID: clean(it.RefNumber),
+			Title:         it.Name,
+			CompanyName:   clean(it.Company.Name),
+			Location:      clean(loc.FullLocation),
+			City:          city,
+			Country:       country,
+			Remote:        bool(loc.Remote),
+			Department:    clean(it.Department.Label),
+			URL:           firstNonEmpty(clean(it.PostingURL), clean(it.ApplyURL)),
+			PostedAt:      it.ReleasedDate.T,
+		}
+		if p.Location == "" {
+			p.Location = joinNonEmpty(", ", city, region, country)
+		}
+		if c := it.Compensation; c != nil {
+			period := clean(c.Period)
+			if period == "" {
+				period = "year"
+			}
+			p.Salary = makeSalary(c.Min, c.Max, string(c.Currency), period)
+		}
+		page.Postings = append(page.Postings, p)
+	}
+	page.NextURL = srNext(pageURL, resp, len(items))
+	return page, nil
+}
+
+// srNext returns the URL of the page after this one, or "" when offset+n reaches totalFound
+// (or the page was empty, so paging cannot advance).
+func srNext(pageURL string, resp srResponse, n int) string {
+	u := parseAbs(pageURL)
+	if u == nil || n == 0 || !resp.TotalFound.OK {
+		return ""
+	}
+	offset := float64(queryInt(u, "offset", 0))
+	if resp.Offset.OK && resp.Offset.V >= 0 {
+		offset = math.Floor(resp.Offset.V)
+	}
+	next := offset + float64(n)
+	if next >= resp.TotalFound.V || next > math.MaxInt32 {
+		return ""
+	}
+	out := withQuery(pageURL, "offset", strconv.Itoa(int(next)))
+	if _, ok := queryValue(u.RawQuery, "limit"); !ok && out != "" && resp.Limit.OK && resp.Limit.V >= 1 && resp.Limit.V <= math.MaxInt32 {
+		out = withQuery(out, "limit", strconv.Itoa(int(resp.Limit.V)))
+	}
+	return out
+}

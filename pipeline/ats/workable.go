@@ -1,0 +1,128 @@
+package ats
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// workable parses the Workable widget API: GET apply.workable.com/api/v1/widget/accounts/{sub}
+//
+//	{"name":"Acme","description":"…","jobs":[{"title":"Sales Lead","shortcode":"9F1A2B3C4D","code":"REQ-17",
+//	  "employment_type":"Full-time","telecommuting":false,"department":"Sales",
+//	  "url":"https://apply.workable.com/j/9F1A2B3C4D","shortlink":"…","application_url":"…",
+//	  "published_on":"2026-01-12","created_at":"2026-01-10","country":"Germany","city":"Berlin",
+//	  "state":"Berlin","locations":[{"country":"Germany","countryCode":"DE","city":"Berlin","region":"Berlin"}]}]}
+//
+// One page, no paging. A job advertised in several locations appears once per location with
+// the same shortcode; each entry becomes its own Posting whose SourceID is
+// shortcode + "/" + country + "/" + city (as published), so entries stay distinct and stable.
+// The account name is the CompanyName of every posting; code is the RequisitionID.
+type workable struct{}
+
+func (workable) Vendor() string { return "workable" }
+
+type workableResponse struct {
+	Name flexString     `json:"name"`
+	Jobs *[]workableJob `json:"jobs"`
+}
+
+type workableLocation struct {
+	Country     flexString `json:"country"`
+	CountryCode flexString `json:"countryCode"`
+	City        flexString `json:"city"`
+	Region      flexString `json:"region"`
+}
+
+type workableJob struct {
+	Title          string             `json:"title"`
+	Shortcode      flexString         `json:"shortcode"`
+	Code           flexString         `json:"code"`
+	Telecommuting  flexBool           `json:"telecommuting"`
+	Remote         flexBool           `json:"remote"`
+	Workplace      flexString         `json:"workplace"`
+	Department     flexString         `json:"department"`
+	URL            flexString         `json:"url"`
+	Shortlink      flexString         `json:"shortlink"`
+	ApplicationURL flexString         `json:"application_url"`
+	PublishedOn    flexTime           `json:"published_on"`
+	CreatedAt      flexTime           `json:"created_at"`
+	Country        flexString         `json:"country"`
+	City           flexString         `json:"city"`
+	State          flexString         `json:"state"`
+	Locations      []workableLocation `json:"locations"`
+}
+
+func (workable) Parse(body []byte, pageURL string) (Page, error) {
+	var resp workableResponse
+	if err := decodeTop(body, '{', &resp, "jobs"); err != nil {
+		return Page{}, fmt.Errorf("workable: %w", err)
+	}
+	if resp.Jobs == nil {
+		return Page{}, errors.New("workable: no jobs array")
+	}
+	company := clean(resp.Name)
+	jobs := *resp.Jobs
+	page := Page{Postings: make([]Posting, 0, len(jobs))}
+	for i := range jobs {
+		j := &jobs[i]
+		code, title := clean(j.Shortcode), clean(j.Title)
+		if code == "" || title == "" {
+			page.Malformed++
+			continue
+		}
+		country, city, region := clean(j.Country), clean(j.City), clean(j.State)
+		if country == "" && city == "" && len(j.Locations) == 1 {
+			l := &j.Locations[0]
+			country, city, region = clean(l.Country), clean(l.City), clean(l.Region)
+			if country == "" {
+				country = clean(l.CountryCode)
+			}
+		}
+		p := Posting{
+			SourceID:      code,
+			RequisitionID: clean(j.Code),
+			Title:         j.Title,
+			CompanyName:   company,
+			Location:      joinNonEmpty(", ", city, region, country),
+			City:          city,
+			Country:       country,
+			Remote:        bool(j.Telecommuting) || bool(j.Remote) || strings.EqualFold(clean(j.Workplace), "remote"),
+			Department:    clean(j.Department),
+			URL:           firstNonEmpty(clean(j.URL), clean(j.Shortlink), clean(j.ApplicationURL)),
+			PostedAt:      firstTime(j.PublishedOn.T, j.CreatedAt.T),
+		}
+		if country != "" || city != "" {
+			p.SourceID = code + "/" + country + "/" + city
+		}
+		page.Postings = append(page.Postings, p)
+	}
+	return page, nil
+}
+
+// joinNonEmpty joins the non-empty parts with sep, dropping a part equal to the previous one
+// ("Berlin, Berlin, Germany" → "Berlin, Germany").
+func joinNonEmpty(sep string, parts ...string) string {
+	var b strings.Builder
+	prev := ""
+	for _, s := range parts {
+		if s == "" || strings.EqualFold(s, prev) {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(s)
+		prev = s
+	}
+	return b.String()
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
