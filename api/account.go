@@ -26,8 +26,8 @@ func (s *Server) pause(c *Call) (int, error)  { return s.setPaused(c, true) }
 func (s *Server) resume(c *Call) (int, error) { return s.setPaused(c, false) }
 
 func (s *Server) setPaused(c *Call, paused bool) (int, error) {
-	token, seen := s.auth.expect(c.Ctx)
-	st, err := oltp.SetPaused(c.Ctx, s.pool, c.Caller.CustomerID, c.Caller.AccountID, paused, token)
+	token, seen := s.auth.expect(c.Context())
+	st, err := oltp.SetPaused(c.Context(), s.pool, c.Caller.CustomerID, c.Caller.AccountID, paused, token)
 	if errors.Is(err, oltp.ErrNotFound) {
 		return 0, NotFound("Account not found")
 	}

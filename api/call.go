@@ -56,8 +56,9 @@ type Call struct {
 	forcedFresh bool
 }
 
-// Context is a context for store calls made by the handler, bounded by the server's timeout.
-func (c *Call) Context() context.Context { return c.Ctx }
+// Context is the context for store calls made by the handler: it ends when the server stops
+// (after in-flight calls finished). Do not use Ctx (the fasthttp request) as a context.
+func (c *Call) Context() context.Context { return c.srv.ctx }
 
 // Int returns a validated integer parameter (path or query); ok is false when absent without a default.
 func (c *Call) Int(name string) (v int64, ok bool) { v, ok = c.vals[name].(int64); return }

@@ -59,7 +59,7 @@ func (s *Server) run(c *Call, r *route) *Error {
 		c.Caller.Keyless = true
 		c.Caller.Tier = "tier_0"
 	default:
-		e, err := s.auth.lookup(c.Ctx, key)
+		e, err := s.auth.lookup(c.Context(), key)
 		if err != nil {
 			return Unavailable("Key verification", err)
 		}
@@ -97,7 +97,7 @@ func (s *Server) run(c *Call, r *route) *Error {
 
 	// 5. Rate limit: per key by plan, per IP for the demo key and keyless calls.
 	scope, limit := s.rateScope(c, entry)
-	d := s.limiter.take(c.Ctx, scope, limit, plans.WindowSeconds*time.Second, now)
+	d := s.limiter.take(c.Context(), scope, limit, plans.WindowSeconds*time.Second, now)
 	h := &c.Ctx.Response.Header
 	h.Set("RateLimit-Limit", strconv.FormatInt(d.limit, 10))
 	h.Set("RateLimit-Remaining", strconv.FormatInt(d.remaining, 10))

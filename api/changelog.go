@@ -52,7 +52,7 @@ func upper(s string) string {
 }
 
 func (s *Server) changelog(c *Call) (int, error) {
-	changes, err := oltp.SchemaChanges(c.Ctx, s.pool, 100)
+	changes, err := oltp.SchemaChanges(c.Context(), s.pool, 100)
 	if err != nil {
 		return 0, Internal(err)
 	}

@@ -67,22 +67,22 @@ func startOfMonth(t time.Time) time.Time {
 // dashboard: per-key quota use today (from the usage ledger), spend-cap status this billing
 // month, the upgrade prompt and expansion nudge, the free-tier allowance and blocked deliveries.
 func (s *Server) dashboard(c *Call) (int, error) {
-	if err := s.FlushUsage(c.Ctx); err != nil {
+	if err := s.FlushUsage(c.Context()); err != nil {
 		s.log.Warn("dashboard read before this instance's metering reached Postgres", "err", err)
 	}
 	now := s.now()
 	e := c.entry.auth
 	plan := c.Caller.Plan()
 	day, month := startOfDay(now), startOfMonth(now)
-	keys, err := oltp.ListKeys(c.Ctx, s.pool, c.Caller.CustomerID)
+	keys, err := oltp.ListKeys(c.Context(), s.pool, c.Caller.CustomerID)
 	if err != nil {
 		return 0, Internal(err)
 	}
-	calls, err := oltp.CallsSince(c.Ctx, s.pool, c.Caller.CustomerID, day)
+	calls, err := oltp.CallsSince(c.Context(), s.pool, c.Caller.CustomerID, day)
 	if err != nil {
 		return 0, Internal(err)
 	}
-	units, _, err := oltp.MonthUnits(c.Ctx, s.pool, c.Caller.AccountID)
+	units, _, err := oltp.MonthUnits(c.Context(), s.pool, c.Caller.AccountID)
 	if err != nil {
 		return 0, Internal(err)
 	}
@@ -136,17 +136,17 @@ func (s *Server) dashboard(c *Call) (int, error) {
 		l := s.links(c)
 		out.UpgradePrompt.UpgradeURL, out.UpgradePrompt.PurchaseURL = l.Upgrade, l.Purchase
 	}
-	wall, capped, err := s.push.BlockedDeliveries(c.Ctx, c.Caller.CustomerID, month)
+	wall, capped, err := s.push.BlockedDeliveries(c.Context(), c.Caller.CustomerID, month)
 	if err != nil {
 		return 0, Internal(err)
 	}
 	out.BlockedDeliveries["wall_blocked"], out.BlockedDeliveries["cap_blocked"] = wall, capped
 	if e.Tier == "tier_0" {
-		delivered, err := oltp.UnitsSince(c.Ctx, s.pool, c.Caller.CustomerID, oltp.MeterDeliveredChange, month)
+		delivered, err := oltp.UnitsSince(c.Context(), s.pool, c.Caller.CustomerID, oltp.MeterDeliveredChange, month)
 		if err != nil {
 			return 0, Internal(err)
 		}
-		watches, err := s.push.LiveWatches(c.Ctx, c.Caller.CustomerID)
+		watches, err := s.push.LiveWatches(c.Context(), c.Caller.CustomerID)
 		if err != nil {
 			return 0, Internal(err)
 		}

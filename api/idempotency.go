@@ -47,7 +47,7 @@ func (s *Server) idemBegin(c *Call) (key string, replayed bool, e *Error) {
 	hash := requestHash(c)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		state, stored, err := oltp.ClaimIdempotency(c.Ctx, s.pool, c.Caller.CustomerID, k, hash)
+		state, stored, err := oltp.ClaimIdempotency(c.Context(), s.pool, c.Caller.CustomerID, k, hash)
 		if err != nil {
 			return "", false, Unavailable("Idempotency store", err)
 		}
@@ -74,7 +74,7 @@ func (s *Server) idemBegin(c *Call) (key string, replayed bool, e *Error) {
 
 // idemEnd stores a successful answer, or releases the claim so a retry runs again.
 func (s *Server) idemEnd(c *Call, key string, success bool) {
-	ctx := c.Ctx
+	ctx := c.Context()
 	if success {
 		r := oltp.StoredResponse{Status: c.Ctx.Response.StatusCode(), ContentType: string(c.Ctx.Response.Header.ContentType()), Body: append([]byte(nil), c.Ctx.Response.Body()...)}
 		if err := oltp.CompleteIdempotency(ctx, s.pool, c.Caller.CustomerID, key, r); err != nil {

@@ -10,7 +10,7 @@ import (
 const detailKeyNotFound = "Key not found"
 
 func (s *Server) keysList(c *Call) (int, error) {
-	keys, err := oltp.ListKeys(c.Ctx, s.pool, c.Caller.CustomerID)
+	keys, err := oltp.ListKeys(c.Context(), s.pool, c.Caller.CustomerID)
 	if err != nil {
 		return 0, Internal(err)
 	}
@@ -71,7 +71,7 @@ func (s *Server) keysIssue(c *Call) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	k, err := oltp.IssueKey(c.Ctx, s.pool, c.entry.auth, scopes)
+	k, err := oltp.IssueKey(c.Context(), s.pool, c.entry.auth, scopes)
 	if errors.Is(err, oltp.ErrTooManyKeys) {
 		return 0, Invalid(ValueError(nil, err.Error(), "body"))
 	}
@@ -83,8 +83,8 @@ func (s *Server) keysIssue(c *Call) (int, error) {
 
 func (s *Server) keysRevoke(c *Call) (int, error) {
 	id, _ := c.Int("key_id")
-	token, seen := s.auth.expect(c.Ctx)
-	err := oltp.RevokeKey(c.Ctx, s.pool, c.Caller.CustomerID, id, token)
+	token, seen := s.auth.expect(c.Context())
+	err := oltp.RevokeKey(c.Context(), s.pool, c.Caller.CustomerID, id, token)
 	if errors.Is(err, oltp.ErrNotFound) {
 		s.auth.settle(token, nil)
 		return 0, NotFound(detailKeyNotFound)
@@ -110,8 +110,8 @@ func (s *Server) keysRotate(c *Call) (int, error) {
 		}
 		scopes = sc
 	}
-	token, seen := s.auth.expect(c.Ctx)
-	k, err := oltp.RotateKey(c.Ctx, s.pool, c.Caller.CustomerID, id, scopes, token)
+	token, seen := s.auth.expect(c.Context())
+	k, err := oltp.RotateKey(c.Context(), s.pool, c.Caller.CustomerID, id, scopes, token)
 	if errors.Is(err, oltp.ErrNotFound) {
 		s.auth.settle(token, nil)
 		return 0, NotFound(detailKeyNotFound)

@@ -19,7 +19,7 @@ func (s *Server) meter(c *Call, units int, now time.Time) error {
 	rec := oltp.UsageRecord{UnitID: hex.EncodeToString(b[:]), CustomerID: c.Caller.CustomerID, AccountID: c.Caller.AccountID, KeyID: c.Caller.KeyID,
 		Method: c.Route.Method, Route: c.Route.Path, MeterClass: string(c.Route.Meter), Function: c.function, Calls: 1, Units: int64(units),
 		ForcedFresh: c.forcedFresh, OccurredAt: now.UTC()}
-	if err := s.usage.Append(c.Ctx, rec); err != nil {
+	if err := s.usage.Append(c.Context(), rec); err != nil {
 		return err
 	}
 	s.caps.add(c.Caller.AccountID, int64(units))

@@ -66,7 +66,7 @@ func (s *Server) checkQuota(c *Call, now time.Time) (*decision, *Error) {
 	if plan.DailyQuota == nil {
 		return nil, nil
 	}
-	d := s.limiter.take(c.Ctx, quotaScope(c.Caller.KeyID), int64(*plan.DailyQuota), 24*time.Hour, now)
+	d := s.limiter.take(c.Context(), quotaScope(c.Caller.KeyID), int64(*plan.DailyQuota), 24*time.Hour, now)
 	if !d.ok {
 		return nil, s.paymentRequired(c, ReasonQuotaExceeded, quotaState{Limit: d.limit, Used: d.limit, Reset: rfc3339(d.resetAt)},
 			"the key's daily call quota is spent; it resets at quota.reset")
@@ -86,7 +86,7 @@ func (s *Server) checkSpendCap(c *Call, e *keyEntry, now time.Time) *Error {
 	if hard == nil {
 		return nil
 	}
-	used, err := s.caps.used(c.Ctx, c.Caller.AccountID, now)
+	used, err := s.caps.used(c.Context(), c.Caller.AccountID, now)
 	if err != nil {
 		s.log.Warn("cannot read the account's spend; serving the call", "account_id", c.Caller.AccountID, "err", err)
 		return nil

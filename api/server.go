@@ -77,6 +77,7 @@ type Server struct {
 	doc     atomic.Pointer[[]byte]
 	push    PushStats
 
+	ctx    context.Context // lives from New to Stop; request store calls use it
 	cancel context.CancelFunc
 	bg     sync.WaitGroup
 }
@@ -99,6 +100,7 @@ func New(cfg Config) *Server {
 		cfg.Push = noPushTables{}
 	}
 	s := &Server{cfg: cfg, log: cfg.Log, pool: cfg.Pool, router: router.New(), done: make(chan error, 1), routes: map[string]*route{}, push: cfg.Push}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.auth = newAuthCache(cfg.Pool, cfg.Log)
 	s.limiter = &limiter{store: oltp.RateWindows{Pool: cfg.Pool}, log: cfg.Log}
 	s.caps = newCapCache(cfg.Pool)
@@ -177,14 +179,12 @@ func (s *Server) Start() error {
 		return err
 	}
 	s.doc.Store(&doc)
-	ctx, cancel := context.WithCancel(context.Background())
-	s.cancel = cancel
+	ctx := s.ctx
 	if s.pool != nil {
 		u, err := oltp.OpenUsageLog(oltp.UsageLogConfig{Dir: s.cfg.MeteringDir, Pool: s.pool, Log: s.log,
 			QueueSize: s.cfg.MeteringQueue, FlushInterval: s.cfg.MeteringFlush})
 		if err != nil {
 			ln.Close()
-			cancel()
 			return err
 		}
 		s.usage = u
@@ -240,13 +240,12 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 // parts and writes out the metering log (what cannot reach Postgres stays on disk for the next start).
 func (s *Server) Stop(ctx context.Context) error {
 	if s.ln == nil {
+		s.cancel()
 		return nil
 	}
 	err := s.srv.ShutdownWithContext(ctx)
 	<-s.done
-	if s.cancel != nil {
-		s.cancel()
-	}
+	s.cancel()
 	s.bg.Wait()
 	if s.usage != nil {
 		if uerr := s.usage.Stop(ctx); uerr != nil && err == nil {

@@ -26,11 +26,11 @@ type usageResponse struct {
 
 func (s *Server) usageTotals(c *Call) (int, error) {
 	window, _ := c.Int("window")
-	if err := s.FlushUsage(c.Ctx); err != nil {
+	if err := s.FlushUsage(c.Context()); err != nil {
 		s.log.Warn("usage read before this instance's metering reached Postgres", "err", err)
 	}
 	since := s.now().Add(-time.Duration(window) * time.Hour).UTC()
-	keys, err := oltp.UsageByKey(c.Ctx, s.pool, c.Caller.CustomerID, since)
+	keys, err := oltp.UsageByKey(c.Context(), s.pool, c.Caller.CustomerID, since)
 	if err != nil {
 		return 0, Internal(err)
 	}

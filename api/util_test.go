@@ -1,5 +1,10 @@
 package api_test
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+)
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }

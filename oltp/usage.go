@@ -69,7 +69,7 @@ func UsageByKey(ctx context.Context, pool *pgxpool.Pool, customerID string, sinc
 			k.ByMeterClass[class] += units
 		}
 		if fn != "" {
-			k.ByFunction[fn] += units
+			k.ByFunction[fn] += calls
 		}
 	}
 	return out, rows.Err()
