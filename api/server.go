@@ -137,6 +137,7 @@ func New(cfg Config) *Server {
 		MaxRequestBodySize:    cfg.MaxBodyBytes,
 		NoDefaultServerHeader: true,
 		ErrorHandler:          serverErrorHandler(cfg.MaxBodyBytes),
+		Logger:                fasthttpLogger{cfg.Log},
 	}
 	return s
 }
@@ -307,3 +308,10 @@ func (s *Server) openapi(ctx *fasthttp.RequestCtx) {
 // AuthListening reports whether this instance receives key and account change notifications
 // (while it does not, every call reads Postgres).
 func (s *Server) AuthListening() bool { return s.auth.listening() }
+
+// fasthttpLogger sends fasthttp's connection-level messages to slog at debug level.
+type fasthttpLogger struct{ log *slog.Logger }
+
+func (l fasthttpLogger) Printf(format string, args ...any) {
+	l.log.Debug("fasthttp: " + fmt.Sprintf(format, args...))
+}
