@@ -4,16 +4,203 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
+
+	"github.com/planehq/hiringsignal/internal/flagenv"
+	"github.com/planehq/hiringsignal/pipeline"
 )
 
-func runSimulate(ctx context.Context, log *slog.Logger, args []string) error {
-	return fmt.Errorf("simulate: not built yet (issue 3)")
+type crawlFlags struct {
+	simURL                     *string
+	workers, perHost, attempts *int
+	timeout                    *time.Duration
+	epoch                      *string
+}
+
+func addCrawlFlags(fs *flagenv.Set) *crawlFlags {
+	return &crawlFlags{
+		simURL:   fs.String("sim-url", "http://127.0.0.1:7070", "base URL of the source directory and sources (the simulator on this machine)"),
+		workers:  fs.Int("fetch-workers", 32, "sources fetched at once"),
+		perHost:  fs.Int("fetch-per-host", 32, "requests in flight per host"),
+		attempts: fs.Int("fetch-attempts", 4, "attempts per page on 5xx, 429, timeouts"),
+		timeout:  fs.Duration("fetch-timeout", 10*time.Second, "timeout of one fetch attempt"),
+		epoch:    fs.String("epoch", "2026-01-05T00:00:00Z", "time of tick 0 of the crawl clock (one tick = one 3-hour cycle)"),
+	}
+}
+
+func (f *crawlFlags) config(log *slog.Logger) pipeline.Config {
+	return pipeline.Config{Log: log, Fetch: pipeline.FetchConfig{Workers: *f.workers, PerHost: *f.perHost, Attempts: *f.attempts, Timeout: *f.timeout}}
+}
+
+func (f *crawlFlags) tickOf(t time.Time) (int, error) {
+	epoch, err := time.Parse(time.RFC3339, *f.epoch)
+	if err != nil {
+		return 0, fmt.Errorf("cannot parse --epoch %q (RFC 3339, e.g. 2026-01-05T00:00:00Z): %w", *f.epoch, err)
+	}
+	return int(t.Sub(epoch) / (3 * time.Hour)), nil
+}
+
+func openCrawler(ctx context.Context, log *slog.Logger, f *storeFlags, cf *crawlFlags) (*pipeline.Crawler, *stores, error) {
+	s, err := f.open(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := f.migrateAll(ctx, s, log); err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	c, err := pipeline.NewCrawler(ctx, s.ch, cf.config(log))
+	if err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	return c, s, nil
 }
 
 func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
-	return fmt.Errorf("crawl: not built yet (issue 3)")
+	fs := flagenv.New("crawl", "Crawl every region of the source directory each --interval (one cycle per region), or once with --once.")
+	f := addStoreFlags(fs)
+	cf := addCrawlFlags(fs)
+	interval := fs.Duration("interval", 3*time.Hour, "time between crawls")
+	once := fs.Bool("once", false, "run one crawl of every region and exit")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	c, s, err := openCrawler(ctx, log, f, cf)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	for {
+		start := time.Now()
+		stats, err := c.RunTick(ctx, *cf.simURL, -1)
+		if err != nil {
+			log.Error("crawl failed; will retry next interval", "err", err)
+		} else {
+			logTick(log, stats, time.Since(start))
+		}
+		if *once {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(*interval):
+		}
+	}
+}
+
+func logTick(log *slog.Logger, stats []pipeline.CycleStats, took time.Duration) {
+	var postings, events, failed, live, skipped int
+	tick := uint32(0)
+	for _, s := range stats {
+		tick = s.Tick
+		postings += s.Postings
+		events += s.Events
+		failed += s.SourcesFailed
+		live += s.ReqsLive
+		if s.Skipped {
+			skipped++
+		}
+	}
+	log.Info("crawl done", "tick", tick, "regions", len(stats), "skipped", skipped, "postings", postings, "failed_sources", failed,
+		"live_reqs", live, "events", events, "took", took.Round(time.Millisecond))
 }
 
 func runBackfill(ctx context.Context, log *slog.Logger, args []string) error {
-	return fmt.Errorf("backfill: not built yet (issue 3)")
+	fs := flagenv.New("backfill", "Replay crawl cycles from --from to --to on the simulator's virtual clock, so first_seen, momentum and history are real. Committed cycles are skipped, so a rerun resumes.")
+	f := addStoreFlags(fs)
+	cf := addCrawlFlags(fs)
+	from := fs.String("from", "", "first day (YYYY-MM-DD or RFC 3339)")
+	to := fs.String("to", "", "last day, inclusive (YYYY-MM-DD or RFC 3339)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	t0, err := parseDay(*from, false)
+	if err != nil {
+		return fmt.Errorf("--from: %w", err)
+	}
+	t1, err := parseDay(*to, true)
+	if err != nil {
+		return fmt.Errorf("--to: %w", err)
+	}
+	if t1.Before(t0) {
+		return fmt.Errorf("--to %s is before --from %s", *to, *from)
+	}
+	first, err := cf.tickOf(t0)
+	if err != nil {
+		return err
+	}
+	last, err := cf.tickOf(t1)
+	if err != nil {
+		return err
+	}
+	if first < 0 {
+		return fmt.Errorf("--from %s is before the crawl epoch %s", *from, *cf.epoch)
+	}
+	c, s, err := openCrawler(ctx, log, f, cf)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return backfill(ctx, log, c, *cf.simURL, first, last)
 }
+
+func backfill(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, simURL string, first, last int) error {
+	total := last - first + 1
+	start := time.Now()
+	events := 0
+	lastLog := time.Time{}
+	for tick := first; tick <= last; tick++ {
+		if err := pipeline.PinSimTick(ctx, c.Fetcher().Client(), simURL, tick); err != nil {
+			return err
+		}
+		stats, err := c.RunTick(ctx, simURL, tick)
+		if err != nil {
+			return err
+		}
+		for _, s := range stats {
+			events += s.Events
+		}
+		done := tick - first + 1
+		if time.Since(lastLog) > 2*time.Second || done == total {
+			lastLog = time.Now()
+			el := time.Since(start)
+			eta := time.Duration(float64(el) / float64(done) * float64(total-done))
+			log.Info("backfill", "progress", progressBar(done, total), "tick", tick, "events", events, "elapsed", el.Round(time.Second), "eta", eta.Round(time.Second))
+		}
+	}
+	return nil
+}
+
+func progressBar(done, total int) string {
+	const width = 30
+	n := done * width / total
+	b := make([]byte, width)
+	for i := range b {
+		if i < n {
+			b[i] = '#'
+		} else {
+			b[i] = '.'
+		}
+	}
+	return fmt.Sprintf("[%s] %d/%d (%.1f%%)", b, done, total, 100*float64(done)/float64(total))
+}
+
+func parseDay(s string, endOfDay bool) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, fmt.Errorf("required (YYYY-MM-DD)")
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t.UTC(), nil
+	}
+	t, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("cannot parse %q: use YYYY-MM-DD or RFC 3339", s)
+	}
+	if endOfDay {
+		t = t.Add(24*time.Hour - time.Second)
+	}
+	return t, nil
+}
+

@@ -1,0 +1,430 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/sourcegraph/conc/pool"
+
+	"github.com/planehq/hiringsignal/pipeline/ats"
+)
+
+// CycleStats describes one cycle (one region at one tick).
+type CycleStats struct {
+	Region        string
+	Tick          uint32
+	CycleTime     time.Time
+	StartedAt     time.Time
+	Skipped       bool // already committed: nothing was done
+	Sources       int
+	SourcesOK     int
+	SourcesFailed int
+	Pages         int
+	Postings      int
+	Malformed     int
+	Unresolved    int
+	ReqsLive      int
+	Events        int
+	ByType        map[string]int
+	FailedSources []string // keys of the sources that failed this cycle, sorted
+	SeqFrom       uint64
+	SeqTo         uint64
+	Duration      time.Duration
+	CollectTook   time.Duration // fetch → dedup, shared by the regions of one pass
+	EmitTook      time.Duration
+}
+
+// pageMsg carries one parsed page from the fetch stage to the normalize stage.
+type pageMsg struct {
+	src      *Source
+	postings []ats.Posting
+}
+
+// Crawler runs cycles against one ClickHouse database. It holds the ledger state in memory;
+// cycles are serialised (event_seq is global), while each cycle's stages run concurrently.
+type Crawler struct {
+	ch      driver.Conn
+	fetch   *Fetcher
+	log     *slog.Logger
+	batch   int
+	workers int
+	onObs   func(sourceKey, sourceID, reqKey string)
+
+	mu    sync.Mutex // one cycle at a time
+	state *State
+}
+
+// Config configures a Crawler.
+type Config struct {
+	Fetch            FetchConfig
+	NormalizeWorkers int // default GOMAXPROCS
+	InsertBatch      int // rows per INSERT block (default 200,000)
+	// OnObservation, when set, is called (concurrently) for every posting resolved to a req: tests
+	// use it to score dedup against the simulator's ground truth.
+	OnObservation func(sourceKey, sourceID, reqKey string)
+	Log           *slog.Logger
+}
+
+// NewCrawler loads the committed ledger state and returns a crawler.
+func NewCrawler(ctx context.Context, ch driver.Conn, cfg Config) (*Crawler, error) {
+	st, err := LoadState(ctx, ch)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.NormalizeWorkers <= 0 {
+		cfg.NormalizeWorkers = runtime.GOMAXPROCS(0)
+	}
+	if cfg.InsertBatch <= 0 {
+		cfg.InsertBatch = 200_000
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	return &Crawler{ch: ch, fetch: NewFetcher(cfg.Fetch), log: cfg.Log, batch: cfg.InsertBatch, workers: cfg.NormalizeWorkers, onObs: cfg.OnObservation, state: st}, nil
+}
+
+// Fetcher exposes the crawler's HTTP side (for the directory).
+func (c *Crawler) Fetcher() *Fetcher { return c.fetch }
+
+// State returns the in-memory ledger state (read-only use, between cycles).
+func (c *Crawler) State() *State { return c.state }
+
+// Committed reports whether (region, tick) has been committed.
+func (c *Crawler) Committed(ctx context.Context, region string, tick uint32) (bool, error) {
+	var n uint64
+	if err := c.ch.QueryRow(ctx, "SELECT count() FROM cycles WHERE region = ? AND tick = ?", region, tick).Scan(&n); err != nil {
+		return false, fmt.Errorf("cannot check cycle %s/%d: %w", region, tick, err)
+	}
+	return n > 0, nil
+}
+
+// RunCycle crawls one region of dir. A cycle already committed is skipped.
+func (c *Crawler) RunCycle(ctx context.Context, dir *Directory, region string) (CycleStats, error) {
+	out, err := c.RunRegions(ctx, dir, []string{region})
+	if len(out) == 0 {
+		return CycleStats{Region: region, Tick: uint32(dir.Tick)}, err
+	}
+	return out[0], err
+}
+
+// RunRegions crawls the given regions of dir: one concurrent fetch → parse → normalize → dedup
+// pass over all their sources, then diff, emit and commit region by region. Regions already
+// committed at this tick are skipped.
+func (c *Crawler) RunRegions(ctx context.Context, dir *Directory, regions []string) ([]CycleStats, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	tick := uint32(dir.Tick)
+	cycleTime := dir.CycleTime.UTC()
+	started := time.Now().UTC()
+	stats := make(map[string]*CycleStats, len(regions))
+	var todo []string
+	for _, r := range regions {
+		st := &CycleStats{Region: r, Tick: tick, CycleTime: cycleTime, StartedAt: started, ByType: map[string]int{}}
+		stats[r] = st
+		done, err := c.Committed(ctx, r, tick)
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			st.Skipped = true
+			continue
+		}
+		todo = append(todo, r)
+	}
+	out := func() []CycleStats {
+		res := make([]CycleStats, 0, len(regions))
+		for _, r := range regions {
+			res = append(res, *stats[r])
+		}
+		return res
+	}
+	if len(todo) == 0 {
+		return out(), nil
+	}
+	want := map[string]bool{}
+	for _, r := range todo {
+		want[r] = true
+	}
+	var sources []*Source
+	for i := range dir.Sources {
+		if want[dir.Sources[i].Region] {
+			sources = append(sources, &dir.Sources[i])
+			stats[dir.Sources[i].Region].Sources++
+		}
+	}
+	res := newResolver(dir.Companies)
+	companyRegion := make(map[uint64]string, len(dir.Companies))
+	for _, co := range dir.Companies {
+		companyRegion[CompanyID(co.Domain)] = co.Region
+	}
+	tc := time.Now()
+	seenAll, status, err := c.collect(ctx, sources, res, stats)
+	if err != nil {
+		return out(), err
+	}
+	for _, st := range stats {
+		st.CollectTook = time.Since(tc)
+	}
+	for _, region := range todo {
+		st := stats[region]
+		seen := make(map[string]*reqAgg)
+		for k, a := range seenAll {
+			if companyRegion[a.best.companyID] == region {
+				seen[k] = a
+			}
+		}
+		events := diff(c.state, region, tick, cycleTime, seen, status, companyRegion)
+		w := &cycleWrite{events: events}
+		st.SeqFrom = c.state.nextSeq
+		for i := range w.events {
+			w.events[i].Seq = c.state.nextSeq + uint64(i)
+			st.ByType[w.events[i].Type]++
+		}
+		st.Events = len(events)
+		st.SeqTo = st.SeqFrom + uint64(len(events)) - 1
+		var regionSources []*Source
+		for _, s := range sources {
+			if s.Region == region {
+				regionSources = append(regionSources, s)
+			}
+		}
+		c.sightings(w, seen, tick, cycleTime, dir, region, regionSources, status)
+		_, st.ReqsLive = c.liveAfter(region, companyRegion, events)
+		w.stats = *st
+		te := time.Now()
+		if err := emit(ctx, c.ch, w, c.batch); err != nil {
+			return out(), fmt.Errorf("cycle %s/%d: %w", region, tick, err)
+		}
+		st.EmitTook = time.Since(te)
+		c.apply(w, seen)
+		st.Duration = time.Since(started)
+	}
+	return out(), nil
+}
+
+// collect runs the fetch → parse → normalize → dedup stages and returns the reqs seen and each
+// source's status.
+func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver, stats map[string]*CycleStats) (map[string]*reqAgg, map[string]sourceStatus, error) {
+	pages := make(chan pageMsg, 64)
+	obs := make(chan []observation, 64)
+	status := make(map[string]sourceStatus, len(sources))
+	var statusMu sync.Mutex
+	var countMu sync.Mutex // guards the counters in stats
+
+	// Stage 1: fetch + parse, one worker per source at a time (pages of a source are sequential).
+	fetchers := pool.New().WithMaxGoroutines(c.fetch.cfg.Workers)
+	go func() {
+		for _, src := range sources {
+			src := src
+			fetchers.Go(func() {
+				ok := c.fetchSource(ctx, src, pages, &countMu, stats[src.Region])
+				statusMu.Lock()
+				if ok {
+					status[src.Key] = sourceOK
+				} else {
+					status[src.Key] = sourceFailed
+				}
+				statusMu.Unlock()
+			})
+		}
+		fetchers.Wait()
+		close(pages)
+	}()
+
+	// Stage 2: normalize.
+	var nwg sync.WaitGroup
+	for i := 0; i < c.workers; i++ {
+		nwg.Add(1)
+		go func() {
+			defer nwg.Done()
+			for m := range pages {
+				out := make([]observation, 0, len(m.postings))
+				unresolved := 0
+				for i := range m.postings {
+					o, ok := res.observe(m.src, &m.postings[i])
+					if !ok {
+						unresolved++
+						continue
+					}
+					out = append(out, o)
+					if c.onObs != nil {
+						c.onObs(o.sourceKey, o.sourceID, o.reqKey)
+					}
+				}
+				countMu.Lock()
+				stats[m.src.Region].Postings += len(m.postings)
+				stats[m.src.Region].Unresolved += unresolved
+				countMu.Unlock()
+				obs <- out
+			}
+		}()
+	}
+	go func() { nwg.Wait(); close(obs) }()
+
+	// Stage 3: dedup (one goroutine owns the map).
+	d := newDeduper()
+	for batch := range obs {
+		for i := range batch {
+			d.add(&batch[i])
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("cycle cancelled: %w", err)
+	}
+	for _, src := range sources {
+		st := stats[src.Region]
+		if status[src.Key] == sourceOK {
+			st.SourcesOK++
+		} else {
+			st.SourcesFailed++
+			st.FailedSources = append(st.FailedSources, src.Key)
+		}
+	}
+	for _, st := range stats {
+		sort.Strings(st.FailedSources)
+	}
+	return d.reqs, status, nil
+}
+
+// fetchSource walks a source's pages; false when any page failed (the source is unknown).
+func (c *Crawler) fetchSource(ctx context.Context, src *Source, out chan<- pageMsg, mu *sync.Mutex, st *CycleStats) bool {
+	ad, ok := ats.For(src.Vendor)
+	if !ok {
+		c.log.Warn("no adapter for vendor; source skipped", "source", src.Key, "vendor", src.Vendor)
+		return false
+	}
+	url := src.URL
+	for n := 0; url != "" && n < 10_000; n++ {
+		page, err := c.fetch.fetchPage(ctx, ad, url)
+		if err != nil {
+			c.log.Debug("source failed this cycle", "source", src.Key, "url", url, "err", err)
+			return false
+		}
+		mu.Lock()
+		st.Pages++
+		st.Malformed += page.Malformed
+		mu.Unlock()
+		select {
+		case out <- pageMsg{src: src, postings: page.Postings}:
+		case <-ctx.Done():
+			return false
+		}
+		url = page.NextURL
+	}
+	return url == ""
+}
+
+// sightings adds new board sightings, changed companies and new ATS tenants to w.
+func (c *Crawler) sightings(w *cycleWrite, seen map[string]*reqAgg, tick uint32, cycleTime time.Time, dir *Directory, region string, sources []*Source, status map[string]sourceStatus) {
+	for key, a := range seen {
+		have := c.state.boardsSeen[key]
+		for b := range a.boards {
+			if !contains(have, b) {
+				st := "board"
+				if b == a.best.board && a.best.sourceType == "ats_tenant" {
+					st = "ats_tenant"
+				}
+				w.boards = append(w.boards, boardSighting{reqKey: key, companyID: a.best.companyID, board: b, sourceType: st, firstSeen: cycleTime})
+			}
+		}
+	}
+	vendor := map[uint64]string{}
+	for _, s := range sources {
+		if s.Kind != "ats_tenant" || s.CompanyDomain == "" {
+			continue
+		}
+		id := CompanyID(s.CompanyDomain)
+		vendor[id] = s.Vendor
+		if status[s.Key] != sourceOK {
+			continue
+		}
+		if _, ok := c.state.ats[atsKey(id, s.Vendor, s.Tenant)]; !ok {
+			w.ats = append(w.ats, atsSighting{companyID: id, vendor: s.Vendor, tenant: s.Tenant, firstSeen: cycleTime, tick: tick})
+		}
+	}
+	for _, co := range dir.Companies {
+		if co.Region != region {
+			continue
+		}
+		id := CompanyID(co.Domain)
+		row := companyRow{ID: id, Domain: co.Domain, Name: co.Name, NameKey: nameKey(co.Name), HQCountry: co.HQCountry, Region: co.Region,
+			Industry: co.Industry, Headcount: co.HeadcountBand, AgencyKind: co.AgencyKind, ATSVendor: vendor[id]}
+		if row.ATSVendor != "" {
+			row.Covered = 1
+		}
+		if prev, ok := c.state.companies[id]; !ok || prev != row {
+			w.companies = append(w.companies, row)
+		}
+	}
+}
+
+// liveAfter counts the region's live reqs once events are applied.
+func (c *Crawler) liveAfter(region string, companyRegion map[uint64]string, events []Event) (all, live int) {
+	changed := make(map[string]*Event, len(events))
+	for i := range events {
+		changed[events[i].ReqKey] = &events[i]
+	}
+	for k, e := range c.state.reqs {
+		if companyRegion[e.CompanyID] != region {
+			continue
+		}
+		if ne := changed[k]; ne != nil {
+			e = ne
+			delete(changed, k)
+		}
+		all++
+		if e.Live() {
+			live++
+		}
+	}
+	for _, e := range changed {
+		all++
+		if e.Live() {
+			live++
+		}
+	}
+	return all, live
+}
+
+// apply advances the in-memory state after a commit. Reqs seen without an event keep their last
+// event but take this cycle's sources, so the closing rule waits for the sources that carry them now.
+func (c *Crawler) apply(w *cycleWrite, seen map[string]*reqAgg) {
+	for i := range w.events {
+		e := w.events[i]
+		c.state.reqs[e.ReqKey] = &e
+	}
+	for key, a := range seen {
+		if e := c.state.reqs[key]; e != nil && e.Tick != w.stats.Tick {
+			cp := *e
+			cp.Sources = sortedKeys(a.sources)
+			c.state.reqs[key] = &cp
+		}
+	}
+	for _, b := range w.boards {
+		c.state.boardsSeen[b.reqKey] = append(c.state.boardsSeen[b.reqKey], b.board)
+	}
+	for _, co := range w.companies {
+		c.state.companies[co.ID] = co
+	}
+	for _, a := range w.ats {
+		c.state.ats[atsKey(a.companyID, a.vendor, a.tenant)] = struct{}{}
+	}
+	if n := len(w.events); n > 0 {
+		c.state.nextSeq = w.events[n-1].Seq + 1
+	}
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,98 @@
+package pipeline
+
+import (
+	"slices"
+	"sort"
+	"time"
+)
+
+// sourceStatus is what the fetch stage learned of each source this cycle.
+type sourceStatus int
+
+const (
+	sourceOK sourceStatus = iota + 1
+	sourceFailed
+)
+
+// diff compares this cycle's reqs of one region with the ledger state and returns the events,
+// sorted by company and req so a rerun assigns the same event_seq to the same change.
+func diff(st *State, region string, tick uint32, cycleTime time.Time, seen map[string]*reqAgg,
+	status map[string]sourceStatus, companyRegion map[uint64]string) []Event {
+	var out []Event
+	for key, a := range seen {
+		prev := st.reqs[key]
+		ev := eventFrom(a, region, tick, cycleTime)
+		switch {
+		case prev == nil:
+			ev.Type = Opened
+			ev.FirstSeen = cycleTime
+			if !a.best.postedAt.IsZero() && a.best.postedAt.Before(cycleTime) && a.best.postedAt.After(cycleTime.Add(-3*time.Hour)) {
+				ev.OccurredAt = a.best.postedAt.UTC().Truncate(time.Second)
+			}
+		case !prev.Live():
+			ev.Type = Reposted
+			ev.FirstSeen = prev.FirstSeen
+			ev.RepostCount = prev.RepostCount + 1
+		case tick >= prev.Tick+ReobserveEvery:
+			ev.Type = Reobserved
+			ev.FirstSeen = prev.FirstSeen
+			ev.RepostCount = prev.RepostCount
+		default:
+			continue
+		}
+		out = append(out, ev)
+	}
+	for key, prev := range st.reqs {
+		if !prev.Live() || seen[key] != nil || companyRegion[prev.CompanyID] != region {
+			continue
+		}
+		if !closable(prev, status) {
+			continue // a source that carried it failed: unknown, not closed
+		}
+		ev := *prev
+		ev.Type = Closed
+		ev.Tick = tick
+		ev.Region = region
+		ev.OccurredAt = cycleTime
+		ev.ObservedAt = cycleTime
+		out = append(out, ev)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].CompanyID != out[j].CompanyID {
+			return out[i].CompanyID < out[j].CompanyID
+		}
+		return out[i].ReqKey < out[j].ReqKey
+	})
+	return out
+}
+
+// closable: every source that last carried the req was read completely this cycle, or has left
+// the directory. A failed or cut-short source makes the req unknown.
+func closable(prev *Event, status map[string]sourceStatus) bool {
+	for _, s := range prev.Sources {
+		if status[s] == sourceFailed {
+			return false
+		}
+	}
+	return true
+}
+
+func eventFrom(a *reqAgg, region string, tick uint32, cycleTime time.Time) Event {
+	b := &a.best
+	ev := Event{
+		ReqKey: b.reqKey, CompanyID: b.companyID, Region: region, Tick: tick,
+		OccurredAt: cycleTime, ObservedAt: cycleTime,
+		RawTitle: b.rawTitle, Title: b.title, TitleKey: b.titleKey, Function: b.function,
+		Country: b.country, Location: b.location, SourceType: b.sourceType,
+		Boards: sortedKeys(a.boards), Sources: sortedKeys(a.sources),
+		Board: b.board, URL: b.url, RequisitionID: b.reqID,
+	}
+	if slices.Contains(ev.Boards, "") {
+		ev.Boards = slices.DeleteFunc(ev.Boards, func(s string) bool { return s == "" })
+	}
+	if s := a.salary; s != nil {
+		lo, hi := s.salLo, s.salHi
+		ev.SalMin, ev.SalMax, ev.SalDeclared = &lo, &hi, 1
+	}
+	return ev
+}

@@ -1,0 +1,245 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+
+	"github.com/planehq/hiringsignal/pipeline/ats"
+)
+
+// FetchConfig tunes the fetch stage.
+type FetchConfig struct {
+	Workers      int           // sources fetched at once (default 32)
+	PerHost      int           // requests in flight per host (default 32)
+	Timeout      time.Duration // per attempt (default 10s)
+	Attempts     int           // attempts per page for retryable failures (default 4)
+	Backoff      time.Duration // first retry delay, doubled each time (default 200ms)
+	MaxRetryWait time.Duration // cap on a Retry-After honoured (default 30s)
+	MaxBody      int64         // bytes per page (default 64 MiB)
+}
+
+func (c *FetchConfig) defaults() {
+	if c.Workers <= 0 {
+		c.Workers = 32
+	}
+	if c.PerHost <= 0 {
+		c.PerHost = 32
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 10 * time.Second
+	}
+	if c.Attempts <= 0 {
+		c.Attempts = 4
+	}
+	if c.Backoff <= 0 {
+		c.Backoff = 200 * time.Millisecond
+	}
+	if c.MaxRetryWait <= 0 {
+		c.MaxRetryWait = 30 * time.Second
+	}
+	if c.MaxBody <= 0 {
+		c.MaxBody = 64 << 20
+	}
+}
+
+// cachedPage is what a conditional request reuses on 304 Not Modified.
+type cachedPage struct {
+	etag string
+	page ats.Page
+}
+
+// Fetcher does HTTP for the crawl: per-host limits, timeouts, retries with backoff that honour
+// Retry-After, conditional requests (ETag) and gzip bodies.
+type Fetcher struct {
+	cfg    FetchConfig
+	client *http.Client
+
+	mu    sync.Mutex
+	hosts map[string]chan struct{}
+	cache map[string]cachedPage // page URL → last parsed page and its ETag
+}
+
+// NewFetcher builds a fetcher.
+func NewFetcher(cfg FetchConfig) *Fetcher {
+	cfg.defaults()
+	tr := &http.Transport{
+		Proxy:               nil,
+		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        cfg.PerHost * 4,
+		MaxIdleConnsPerHost: cfg.PerHost,
+		MaxConnsPerHost:     cfg.PerHost,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true, // we ask for gzip ourselves and decode with klauspost/compress
+	}
+	return &Fetcher{cfg: cfg, client: &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}, hosts: map[string]chan struct{}{}, cache: map[string]cachedPage{}}
+}
+
+// Client is the fetcher's HTTP client (for the directory).
+func (f *Fetcher) Client() *http.Client { return f.client }
+
+// CloseIdle releases idle connections.
+func (f *Fetcher) CloseIdle() { f.client.CloseIdleConnections() }
+
+func (f *Fetcher) hostSlot(host string) chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ch, ok := f.hosts[host]
+	if !ok {
+		ch = make(chan struct{}, f.cfg.PerHost)
+		f.hosts[host] = ch
+	}
+	return ch
+}
+
+// errPermanent marks a failure that retrying will not fix (4xx other than 429).
+type errPermanent struct{ status int }
+
+func (e errPermanent) Error() string { return fmt.Sprintf("status %d", e.status) }
+
+// retryable is a failure worth another attempt; wait is a server-requested delay (Retry-After).
+type retryable struct {
+	err  error
+	wait time.Duration
+}
+
+func (e retryable) Error() string { return e.err.Error() }
+
+// fetchPage fetches and parses one page, reusing the cached page on 304.
+func (f *Fetcher) fetchPage(ctx context.Context, ad ats.Adapter, pageURL string) (ats.Page, error) {
+	u, err := url.Parse(pageURL)
+	if err != nil {
+		return ats.Page{}, fmt.Errorf("bad page URL %q: %w", pageURL, err)
+	}
+	slot := f.hostSlot(u.Host)
+	backoff := f.cfg.Backoff
+	var lastErr error
+	timeouts := 0
+	for attempt := 1; attempt <= f.cfg.Attempts; attempt++ {
+		select {
+		case slot <- struct{}{}:
+		case <-ctx.Done():
+			return ats.Page{}, ctx.Err()
+		}
+		page, err := f.attempt(ctx, ad, pageURL)
+		<-slot
+		if err == nil {
+			return page, nil
+		}
+		lastErr = err
+		var perm errPermanent
+		if errors.As(err, &perm) || ctx.Err() != nil {
+			return ats.Page{}, err
+		}
+		wait := backoff
+		var r retryable
+		if errors.As(err, &r) {
+			if r.wait > 0 {
+				wait = min(r.wait, f.cfg.MaxRetryWait)
+			}
+			var ne net.Error
+			if errors.As(r.err, &ne) && ne.Timeout() {
+				timeouts++
+				if timeouts >= 2 { // a source slower than the timeout twice is down for this cycle
+					break
+				}
+			}
+		}
+		if attempt == f.cfg.Attempts {
+			break
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return ats.Page{}, ctx.Err()
+		}
+		backoff *= 2
+	}
+	return ats.Page{}, fmt.Errorf("gave up after retries: %w", lastErr)
+}
+
+func (f *Fetcher) attempt(ctx context.Context, ad ats.Adapter, pageURL string) (ats.Page, error) {
+	actx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(actx, http.MethodGet, pageURL, nil)
+	if err != nil {
+		return ats.Page{}, errPermanent{status: 0}
+	}
+	req.Header.Set("Accept-Encoding", "gzip")
+	req.Header.Set("User-Agent", "hiringsignal-crawler/0.1 (+https://hiringsignal.example/bot)")
+	f.mu.Lock()
+	cached, haveCache := f.cache[pageURL]
+	f.mu.Unlock()
+	if haveCache && cached.etag != "" {
+		req.Header.Set("If-None-Match", cached.etag)
+	}
+	resp, err := f.client.Do(req)
+	if err != nil {
+		return ats.Page{}, retryable{err: err}
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotModified && haveCache:
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return cached.page, nil
+	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		return ats.Page{}, retryable{err: fmt.Errorf("status %d", resp.StatusCode), wait: retryAfter(resp.Header.Get("Retry-After"))}
+	case resp.StatusCode != http.StatusOK:
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		return ats.Page{}, errPermanent{status: resp.StatusCode}
+	}
+	var r io.Reader = resp.Body
+	if resp.Header.Get("Content-Encoding") == "gzip" {
+		zr, err := gzip.NewReader(resp.Body)
+		if err != nil {
+			return ats.Page{}, retryable{err: fmt.Errorf("bad gzip body: %w", err)}
+		}
+		defer zr.Close()
+		r = zr
+	}
+	var buf bytes.Buffer
+	if _, err := io.Copy(&buf, io.LimitReader(r, f.cfg.MaxBody+1)); err != nil {
+		return ats.Page{}, retryable{err: fmt.Errorf("cannot read body: %w", err)}
+	}
+	if int64(buf.Len()) > f.cfg.MaxBody {
+		return ats.Page{}, errPermanent{status: http.StatusRequestEntityTooLarge}
+	}
+	page, err := ad.Parse(buf.Bytes(), pageURL)
+	if err != nil {
+		// Retried: a body cut short in transit parses on the next attempt; one malformed at the source
+		// fails every attempt and the source is unknown for this cycle.
+		return ats.Page{}, retryable{err: fmt.Errorf("cannot parse %s body: %w", ad.Vendor(), err)}
+	}
+	if etag := resp.Header.Get("ETag"); etag != "" {
+		f.mu.Lock()
+		f.cache[pageURL] = cachedPage{etag: etag, page: page}
+		f.mu.Unlock()
+	}
+	return page, nil
+}
+
+func retryAfter(v string) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return time.Until(t)
+	}
+	return 0
+}

@@ -1,0 +1,185 @@
+package pipeline
+
+import (
+	"strings"
+	"time"
+
+	"github.com/planehq/hiringsignal/pipeline/ats"
+	"github.com/planehq/hiringsignal/pipeline/normalize"
+)
+
+// observation is one normalized posting: the output of the normalize stage.
+type observation struct {
+	companyID  uint64
+	reqKey     string
+	titleKey   string
+	rawTitle   string
+	title      string
+	function   string
+	country    string
+	location   string
+	sourceKey  string
+	sourceID   string
+	board      string
+	sourceType string
+	url        string
+	reqID      string
+	postedAt   time.Time
+	salary     bool
+	salLo      float64
+	salHi      float64
+}
+
+// resolver maps postings to known companies and normalizes them. Read-only after construction.
+type resolver struct {
+	byDomain map[string]*companyInfo
+	byName   map[string]*companyInfo
+}
+
+type companyInfo struct {
+	id      uint64
+	company Company
+}
+
+func newResolver(companies []Company) *resolver {
+	r := &resolver{byDomain: make(map[string]*companyInfo, len(companies)), byName: make(map[string]*companyInfo, len(companies))}
+	for _, c := range companies {
+		ci := &companyInfo{id: CompanyID(c.Domain), company: c}
+		r.byDomain[normalize.DomainKey(c.Domain)] = ci
+		if k := normalize.CompanyKey(c.Name); k != "" {
+			if _, dup := r.byName[k]; !dup {
+				r.byName[k] = ci
+			}
+		}
+	}
+	return r
+}
+
+// company finds the employer of a posting: the tenant's company for ATS sources; for boards the
+// domain the posting names, else its name with legal suffixes dropped.
+func (r *resolver) company(src *Source, p *ats.Posting) *companyInfo {
+	if src.CompanyDomain != "" {
+		return r.byDomain[normalize.DomainKey(src.CompanyDomain)]
+	}
+	if p.CompanyDomain != "" {
+		if ci := r.byDomain[normalize.DomainKey(p.CompanyDomain)]; ci != nil {
+			return ci
+		}
+	}
+	if p.CompanyName != "" {
+		return r.byName[normalize.CompanyKey(p.CompanyName)]
+	}
+	return nil
+}
+
+// observe normalizes one posting; ok is false when the company cannot be resolved or the title
+// normalizes to nothing.
+func (r *resolver) observe(src *Source, p *ats.Posting) (observation, bool) {
+	ci := r.company(src, p)
+	if ci == nil {
+		return observation{}, false
+	}
+	tk := normalize.TitleKey(stripOwnPlace(p.Title, p.Location, p.City))
+	if tk == "" {
+		return observation{}, false
+	}
+	country := ""
+	if p.Country != "" {
+		country, _ = normalize.CountryName(p.Country)
+	}
+	if country == "" && p.Location != "" {
+		country, _ = normalize.CountryFromLocation(p.Location)
+	}
+	if country == "" && p.Location != "" {
+		country = countryFromCode(p.Location, ci.company.HQCountry)
+	}
+	if country == "" && src.Kind == "ats_tenant" {
+		// The employer's own feed without a country (Personio never has one; Greenhouse free text
+		// may not): its offices are in the employer's HQ country.
+		country, _ = normalize.CountryName(ci.company.HQCountry)
+	}
+	o := observation{
+		companyID:  ci.id,
+		titleKey:   tk,
+		rawTitle:   p.Title,
+		title:      normalize.CleanTitle(p.Title),
+		country:    country,
+		location:   strings.TrimSpace(p.Location),
+		sourceKey:  src.Key,
+		sourceID:   p.SourceID,
+		board:      src.BoardName(),
+		sourceType: src.SourceType(),
+		url:        p.URL,
+		reqID:      p.RequisitionID,
+		postedAt:   p.PostedAt,
+	}
+	if fn, ok := normalize.Classify(p.Title); ok {
+		o.function = fn
+	}
+	if p.Salary != nil {
+		if lo, hi, ok := normalize.YearlyUSD(p.Salary.Min, p.Salary.Max, p.Salary.Currency, p.Salary.Period); ok {
+			o.salary, o.salLo, o.salHi = true, lo, hi
+		}
+	}
+	o.reqKey = ReqKey(o.companyID, o.titleKey, o.country)
+	return o, true
+}
+
+func nameKey(name string) string { return normalize.CompanyKey(name) }
+
+// stripOwnPlace drops a trailing place segment (" - Berlin", ", Querétaro", " – Remote") from a
+// title when it names the posting's own location, so "Analyst, Cambridge" and "Analyst" collapse
+// even for cities no list knows. A gender tag after the place is kept for TitleKey to drop.
+func stripOwnPlace(title, location, city string) string {
+	core, tag := title, ""
+	if t := strings.TrimSpace(title); strings.HasSuffix(t, ")") {
+		if i := strings.LastIndex(t, " ("); i > 0 {
+			core, tag = t[:i], t[i:]
+		}
+	}
+	best := -1
+	bestLen := 0
+	for _, sep := range []string{" - ", " – ", " — ", ", ", " | ", " / "} {
+		if i := strings.LastIndex(core, sep); i > best {
+			best, bestLen = i, len(sep)
+		}
+	}
+	if best <= 0 {
+		return title
+	}
+	tail := strings.Join(normalize.Tokens(core[best+bestLen:]), " ")
+	if tail == "" {
+		return title
+	}
+	if tail == "remote" || tail == "hybrid" || tail == "onsite" || tail == "on site" {
+		return core[:best] + tag
+	}
+	for _, part := range strings.FieldsFunc(location+","+city, func(r rune) bool { return r == ',' || r == '-' || r == '–' || r == '/' || r == '|' }) {
+		if strings.Join(normalize.Tokens(part), " ") == tail {
+			return core[:best] + tag
+		}
+	}
+	return title
+}
+
+// usStates are the two-letter codes that, after a city, mean a US state rather than a country.
+var usStates = map[string]bool{"AL": true, "AK": true, "AZ": true, "AR": true, "CA": true, "CO": true, "CT": true, "DE": true, "FL": true,
+	"GA": true, "HI": true, "ID": true, "IL": true, "IN": true, "IA": true, "KS": true, "KY": true, "LA": true, "ME": true, "MD": true,
+	"MA": true, "MI": true, "MN": true, "MS": true, "MO": true, "MT": true, "NE": true, "NV": true, "NH": true, "NJ": true, "NM": true,
+	"NY": true, "NC": true, "ND": true, "OH": true, "OK": true, "OR": true, "PA": true, "RI": true, "SC": true, "SD": true, "TN": true,
+	"TX": true, "UT": true, "VT": true, "VA": true, "WA": true, "WV": true, "WI": true, "WY": true, "DC": true}
+
+// countryFromCode reads "City, CC" where CC is ambiguous (CO: Colombia or Colorado): a US state
+// for a US employer, else the country with that alpha-2 code.
+func countryFromCode(location, hqCountry string) string {
+	i := strings.LastIndexByte(location, ',')
+	code := strings.TrimSpace(location[i+1:])
+	if len(code) != 2 || code != strings.ToUpper(code) {
+		return ""
+	}
+	if usStates[code] && hqCountry == "United States" {
+		return "United States"
+	}
+	c, _ := normalize.CountryName(code)
+	return c
+}

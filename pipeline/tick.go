@@ -1,0 +1,49 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// RunTick crawls every region of the directory at tick (tick < 0: the source's current tick), one
+// region's cycle after another, and logs each cycle.
+func (c *Crawler) RunTick(ctx context.Context, baseURL string, tick int) ([]CycleStats, error) {
+	dir, err := FetchDirectory(ctx, c.fetch.Client(), baseURL, tick)
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.RunRegions(ctx, dir, dir.Regions)
+	if err != nil {
+		return out, err
+	}
+	for _, st := range out {
+		region := st.Region
+		if st.Skipped {
+			c.log.Debug("cycle already committed; skipped", "region", region, "tick", dir.Tick)
+			continue
+		}
+		c.log.Debug("cycle committed", "region", region, "tick", st.Tick, "cycle_time", st.CycleTime.Format(time.RFC3339),
+			"sources", st.Sources, "failed", st.SourcesFailed, "postings", st.Postings, "malformed", st.Malformed,
+			"unresolved", st.Unresolved, "live", st.ReqsLive, "events", st.Events, "took", st.Duration.Round(time.Millisecond))
+	}
+	return out, nil
+}
+
+// PinSimTick pins the simulator's virtual clock (backfills and tests replay ticks this way).
+func PinSimTick(ctx context.Context, client *http.Client, baseURL string, tick int) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, fmt.Sprintf("%s/_sim/tick?tick=%d", baseURL, tick), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("cannot pin the simulator clock at %s (is `hiringsignal simulate` running? flag --sim-url): %w", baseURL, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("cannot pin the simulator clock: status %d", resp.StatusCode)
+	}
+	return nil
+}

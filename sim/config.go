@@ -1,0 +1,52 @@
+package sim
+
+import "time"
+
+// Config configures a World. Zero values select the defaults noted on each field.
+type Config struct {
+	// Seed selects the world. Same seed and config, same bodies and truth.
+	Seed int64
+	// Companies is the number of companies (default 2000).
+	Companies int
+	// Epoch is the start of tick 0 (default 2026-01-05T00:00:00Z, a Monday).
+	Epoch time.Time
+	// BaseURL is the simulator's base address, e.g. "http://127.0.0.1:7070", used to build the
+	// source URLs of the directory and the absolute next-page links of the JSON-LD boards. When
+	// empty, directory URLs are relative paths and board links use the request's Host.
+	BaseURL string
+
+	// Fault probabilities, each in [0,1] per (source, tick); 0 disables. At most one fault hits a
+	// source in a tick (the draws are stacked in this order).
+	FaultServerError     float64 // first 1-2 attempts per (tick, page URL) answer 503
+	FaultRateLimit       float64 // first attempt per (tick, page URL) answers 429, Retry-After: 1
+	FaultSlow            float64 // every attempt sleeps SlowDelay first (source fails for the tick)
+	FaultMalformedRecord float64 // one junk entry injected beside the real ones
+	FaultMalformedBody   float64 // every attempt answers a truncated body (source fails)
+	FaultVanish          float64 // the source answers 404 for the tick (source fails)
+
+	// SlowDelay is how long a "slow" response sleeps (default 30s).
+	SlowDelay time.Duration
+}
+
+// DefaultEpoch returns the default start of tick 0: 2026-01-05T00:00:00Z, a Monday.
+func DefaultEpoch() time.Time { return time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC) }
+
+// TickDuration is the length of one crawl cycle.
+const TickDuration = 3 * time.Hour
+
+func (c Config) withDefaults() Config {
+	if c.Companies <= 0 {
+		c.Companies = 2000
+	}
+	if c.Epoch.IsZero() {
+		c.Epoch = DefaultEpoch()
+	}
+	c.Epoch = c.Epoch.UTC()
+	if c.SlowDelay <= 0 {
+		c.SlowDelay = 30 * time.Second
+	}
+	for len(c.BaseURL) > 0 && c.BaseURL[len(c.BaseURL)-1] == '/' {
+		c.BaseURL = c.BaseURL[:len(c.BaseURL)-1]
+	}
+	return c
+}

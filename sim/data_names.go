@@ -1,0 +1,115 @@
+package sim
+
+// Syllables for company core names. A core name is 2-3 syllables (capitalised) and never
+// repeats within a world, so two companies never share a name once legal suffixes are dropped.
+var nameSyllables = []string{
+	"ac", "al", "am", "an", "ar", "as", "av", "ax", "bel", "ber", "bri", "bro", "cal", "car", "cel",
+	"cor", "cra", "dal", "dar", "del", "dex", "dor", "dra", "el", "em", "en", "er", "ev", "fal", "fen",
+	"fer", "fin", "flo", "for", "gal", "gar", "gen", "glo", "gra", "hal", "har", "hel", "hol", "in",
+	"ion", "jar", "jo", "kai", "kel", "ken", "kes", "kin", "kor", "lan", "lar", "lex", "lin", "lo",
+	"lu", "lyn", "mar", "mel", "mer", "mi", "mo", "mon", "nal", "nav", "nex", "no", "nor", "nov",
+	"nu", "ob", "ol", "om", "on", "or", "os", "pal", "par", "pel", "per", "pix", "pol", "pra", "qua",
+	"ra", "ral", "ran", "rel", "ren", "rex", "ri", "ro", "ros", "ru", "sal", "san", "sel", "ser",
+	"sil", "sol", "sor", "sta", "sur", "syn", "tal", "tan", "tar", "tel", "ter", "tex", "thal", "tor",
+	"tra", "tri", "ul", "um", "un", "ur", "val", "van", "vel", "ven", "ver", "vex", "vi", "vol",
+	"vor", "wen", "wil", "win", "xa", "yar", "yel", "zan", "zel", "zen", "zor",
+}
+
+// Endings make cores read like brands ("Brightwell", "Novalink").
+var nameEndings = []string{
+	"", "", "", "", "", "a", "ia", "io", "is", "ix", "on", "um", "us", "ex", "link", "well", "wave",
+	"ware", "works", "ly", "era", "ora", "eon", "ium", "ant", "ent", "ity", "gate", "point", "stone",
+}
+
+// Descriptor words some brands carry as part of their name (never legal suffixes).
+var nameDescriptors = []string{
+	"Systems", "Analytics", "Robotics", "Labs", "Health", "Logistics", "Media", "Energy", "Foods",
+	"Studios", "Networks", "Mobility", "Bio", "Software", "Payments", "Security", "Learning", "Cloud",
+}
+
+var industries = []string{
+	"Software", "Financial Services", "Healthcare", "Retail", "Manufacturing", "Staffing and Recruiting",
+	"Internet Publishing", "Education", "Logistics and Supply Chain", "Telecommunications",
+	"Media and Entertainment", "Energy", "Biotechnology", "Consumer Goods", "Real Estate",
+	"Hospitality", "Automotive", "Insurance", "Professional Services", "Government Administration",
+}
+
+var industryWeights = []float64{
+	0.26, 0.10, 0.08, 0.06, 0.07, 0.0, 0.0, 0.04, 0.04, 0.03,
+	0.04, 0.03, 0.03, 0.04, 0.03, 0.03, 0.03, 0.03, 0.05, 0.01,
+}
+
+const (
+	indStaffing = 5
+	indInternet = 6
+)
+
+// Headcount bands: the ladder, its share of companies, and the mean live reqs of a company.
+var bandNames = [...]string{"1-10", "11-50", "51-200", "201-500", "501-1000", "1001-5000", "5001+", ""}
+var bandWeights = []float64{0.15, 0.25, 0.25, 0.12, 0.08, 0.07, 0.03, 0.05}
+var bandLiveReqs = [...]float64{3, 6, 9, 13, 18, 24, 34, 9}
+
+// Agency kinds.
+var agencyKinds = [...]string{"", "staffing_agency", "job_board", "unknown"}
+var agencyWeights = []float64{0.955, 0.03, 0.01, 0.005}
+
+// Vendors.
+const (
+	vNone = iota
+	vGreenhouse
+	vLever
+	vAshby
+	vWorkable
+	vSmartRecruiters
+	vRecruitee
+	vPersonio
+	vJSONLD
+	vAggregator
+	numVendors
+)
+
+var vendorNames = [numVendors]string{"", "greenhouse", "lever", "ashby", "workable", "smartrecruiters", "recruitee", "personio", "jsonld", "aggregator"}
+
+// atsVendorWeights per region (index vGreenhouse..vPersonio).
+var atsVendorWeights = [numRegions][]float64{
+	regNA:    {0.30, 0.20, 0.16, 0.12, 0.14, 0.04, 0.04},
+	regLatam: {0.18, 0.16, 0.08, 0.20, 0.22, 0.08, 0.08},
+	regUKI:   {0.22, 0.16, 0.14, 0.16, 0.12, 0.12, 0.08},
+	regDACH:  {0.12, 0.08, 0.08, 0.10, 0.14, 0.14, 0.34},
+	regEU:    {0.14, 0.10, 0.10, 0.16, 0.14, 0.22, 0.14},
+	regAPAC:  {0.22, 0.16, 0.12, 0.16, 0.22, 0.06, 0.06},
+	regMEA:   {0.16, 0.12, 0.08, 0.24, 0.24, 0.08, 0.08},
+}
+
+// boardDef is one JSON-LD job board.
+type boardDef struct {
+	name    string // source key suffix and board field
+	display string // name shown on the page and in identifiers
+	prefix  string // posting id prefix
+	host    string // host used in posting URLs
+	region  int
+}
+
+var boardDefs = []boardDef{
+	{"jobsnorth", "JobsNorth", "jn", "www.jobsnorth.example", regNA},
+	{"careerharbor", "CareerHarbor", "ch", "careerharbor.example", regNA},
+	{"empleosur", "EmpleoSur", "es", "www.empleosur.example", regLatam},
+	{"vagaspro", "VagasPro", "vp", "vagaspro.example", regLatam},
+	{"britjobs", "BritJobs", "bj", "www.britjobs.example", regUKI},
+	{"thamesworks", "ThamesWorks", "tw", "thamesworks.example", regUKI},
+	{"stellenwelt", "Stellenwelt", "sw", "www.stellenwelt.example", regDACH},
+	{"jobalpin", "JobAlpin", "ja", "jobalpin.example", regDACH},
+	{"eurotalent", "EuroTalent", "et", "www.eurotalent.example", regEU},
+	{"werkhub", "WerkHub", "wh", "werkhub.example", regEU},
+	{"pacifichire", "PacificHire", "ph", "www.pacifichire.example", regAPAC},
+	{"asiacareers", "AsiaCareers", "ac", "asiacareers.example", regAPAC},
+	{"gulfroles", "GulfRoles", "gr", "www.gulfroles.example", regMEA},
+	{"savannajobs", "SavannaJobs", "sj", "savannajobs.example", regMEA},
+}
+
+// aggregatorName is the aggregator's board name (one feed per region).
+const aggregatorName = "jobmesh"
+const aggregatorHost = "www.jobmesh.example"
+
+// Gender tags appended to board titles.
+var genderTags = []string{" (m/w/d)", " (m/f/d)", " (f/m/x)", " (all genders)"}

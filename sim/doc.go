@@ -1,0 +1,21 @@
+// Package sim is the crawl simulator: a deterministic, seeded, evolving world of employers, their
+// requisitions (reqs), ATS tenants, job boards and aggregator feeds, served over HTTP in the real
+// public formats (Greenhouse, Lever, Ashby, Workable, SmartRecruiters, Recruitee, Personio XML,
+// schema.org JobPosting JSON-LD pages and our aggregator feed), with injectable faults and an
+// exportable ground truth.
+//
+// What it owns: the world model (companies, coverage, ATS migrations, req lifecycles, surges,
+// reposts, cross-posting with variant titles), the vendor wire formats and their pagination,
+// conditional requests (ETag / If-None-Match) and gzip, the fault schedule, the source directory
+// and the ground truth (/_sim/directory, /_sim/truth, /_sim/tick, /_sim/healthz). The contract it
+// implements is docs/crawl-contract.md.
+//
+// Determinism: every fact about tick t is a pure function of (seed, company, slot, t), computed on
+// the fly from hashes; nothing is replayed. Static per-company data is computed once in New. The
+// only per-tick caches are the board/aggregator indexes (rebuilt lazily for the ticks being served)
+// and the per-(tick, URL) attempt counters used by transient faults.
+//
+// What it must not touch: it imports no other package of this project (the adapters in
+// pipeline/ats and this package agree only through the contract), keeps no package-level mutable
+// state, and never reaches outside the loopback world it serves.
+package sim

@@ -1,0 +1,532 @@
+package sim
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// formatWorld serves a world and pins tick 40.
+func formatWorld(t *testing.T) (*World, Directory) {
+	t.Helper()
+	w, ts := testWorld(t, Config{Seed: 21, Companies: 600})
+	pin(t, ts, 40)
+	return w, w.Directory(40)
+}
+
+func fetchOK(t *testing.T, u string) []byte {
+	t.Helper()
+	status, _, body := get(t, u)
+	require.Equal(t, http.StatusOK, status, "%s: %s", u, body)
+	return body
+}
+
+// eachSourceOf calls fn with the body of (up to n) sources of vendor.
+func eachSourceOf(t *testing.T, d Directory, vendor string, n int, fn func(Source, []byte)) {
+	t.Helper()
+	for _, s := range d.Sources {
+		if s.Vendor == vendor && n > 0 {
+			n--
+			fn(s, fetchOK(t, s.URL))
+		}
+	}
+	require.Zero(t, n, "not enough %s sources", vendor)
+}
+
+func TestGreenhouseFormat(t *testing.T) {
+	t.Parallel()
+	_, d := formatWorld(t)
+	eachSourceOf(t, d, "greenhouse", 10, func(s Source, body []byte) {
+		var resp struct {
+			Jobs []struct {
+				ID            int64   `json:"id"`
+				InternalJobID int64   `json:"internal_job_id"`
+				Title         string  `json:"title"`
+				UpdatedAt     string  `json:"updated_at"`
+				RequisitionID *string `json:"requisition_id"`
+				AbsoluteURL   string  `json:"absolute_url"`
+				Content       string  `json:"content"`
+				Location      struct {
+					Name string `json:"name"`
+				} `json:"location"`
+				Departments []struct {
+					ID   int64  `json:"id"`
+					Name string `json:"name"`
+				} `json:"departments"`
+				Offices []struct {
+					Name     string `json:"name"`
+					Location string `json:"location"`
+				} `json:"offices"`
+			} `json:"jobs"`
+			Meta struct {
+				Total *int `json:"total"`
+			} `json:"meta"`
+		}
+		require.NoError(t, json.Unmarshal(body, &resp))
+		require.NotNil(t, resp.Meta.Total)
+		require.Equal(t, len(resp.Jobs), *resp.Meta.Total)
+		for _, j := range resp.Jobs {
+			require.NotZero(t, j.ID)
+			require.NotEmpty(t, j.Title)
+			require.NotEmpty(t, j.Location.Name)
+			require.True(t, strings.HasPrefix(j.AbsoluteURL, "https://boards.greenhouse.io/"+s.Tenant+"/jobs/"))
+			require.True(t, strings.HasPrefix(j.Content, "&lt;p&gt;"), "content is entity-escaped HTML")
+			_, err := time.Parse(time.RFC3339, j.UpdatedAt)
+			require.NoError(t, err)
+			require.Len(t, j.Departments, 1)
+			require.Len(t, j.Offices, 1)
+		}
+	})
+	// Without content=true there is no content field.
+	s := sourceOfVendor(t, d, "greenhouse")
+	require.NotContains(t, string(fetchOK(t, strings.TrimSuffix(s.URL, "?content=true"))), `"content"`)
+}
+
+func TestLeverFormat(t *testing.T) {
+	t.Parallel()
+	_, d := formatWorld(t)
+	salaries := 0
+	eachSourceOf(t, d, "lever", 12, func(s Source, body []byte) {
+		var posts []struct {
+			ID         string `json:"id"`
+			Text       string `json:"text"`
+			Categories struct {
+				Commitment   string   `json:"commitment"`
+				Location     string   `json:"location"`
+				Team         string   `json:"team"`
+				AllLocations []string `json:"allLocations"`
+			} `json:"categories"`
+			Country       *string `json:"country"`
+			WorkplaceType string  `json:"workplaceType"`
+			CreatedAt     int64   `json:"createdAt"`
+			HostedURL     string  `json:"hostedUrl"`
+			ApplyURL      string  `json:"applyUrl"`
+			SalaryRange   *struct {
+				Currency string  `json:"currency"`
+				Interval string  `json:"interval"`
+				Min      float64 `json:"min"`
+				Max      float64 `json:"max"`
+			} `json:"salaryRange"`
+		}
+		require.NoError(t, json.Unmarshal(body, &posts))
+		for _, p := range posts {
+			require.Regexp(t, `^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`, p.ID)
+			require.NotEmpty(t, p.Text)
+			require.NotEmpty(t, p.Categories.Location)
+			require.Greater(t, p.CreatedAt, int64(1e12), "createdAt is epoch milliseconds")
+			if p.Country != nil {
+				require.Len(t, *p.Country, 2)
+			}
+			require.Contains(t, []string{"on-site", "remote", "hybrid"}, p.WorkplaceType)
+			require.Equal(t, "https://jobs.lever.co/"+s.Tenant+"/"+p.ID, p.HostedURL)
+			if p.SalaryRange != nil {
+				salaries++
+				require.Contains(t, []string{"per-year-salary", "per-month-salary", "per-hour-wage"}, p.SalaryRange.Interval)
+				require.Less(t, p.SalaryRange.Min, p.SalaryRange.Max)
+			}
+		}
+	})
+	require.Greater(t, salaries, 0)
+}
+
+func TestAshbyFormat(t *testing.T) {
+	t.Parallel()
+	_, d := formatWorld(t)
+	unlisted, comp := 0, 0
+	eachSourceOf(t, d, "ashby", 15, func(s Source, body []byte) {
+		var resp struct {
+			APIVersion string `json:"apiVersion"`
+			Jobs       []struct {
+				ID          string `json:"id"`
+				Title       string `json:"title"`
+				Department  string `json:"department"`
+				IsListed    *bool  `json:"isListed"`
+				IsRemote    *bool  `json:"isRemote"`
+				PublishedAt string `json:"publishedAt"`
+				JobURL      string `json:"jobUrl"`
+				Address     struct {
+					PostalAddress struct {
+						AddressCountry string `json:"addressCountry"`
+					} `json:"postalAddress"`
+				} `json:"address"`
+				Compensation *struct {
+					CompensationTiers []struct {
+						Components []struct {
+							CompensationType string  `json:"compensationType"`
+							Interval         string  `json:"interval"`
+							CurrencyCode     string  `json:"currencyCode"`
+							MinValue         float64 `json:"minValue"`
+							MaxValue         float64 `json:"maxValue"`
+						} `json:"components"`
+					} `json:"compensationTiers"`
+				} `json:"compensation"`
+			} `json:"jobs"`
+		}
+		require.NoError(t, json.Unmarshal(body, &resp))
+		require.Equal(t, "1", resp.APIVersion)
+		for _, j := range resp.Jobs {
+			require.NotEmpty(t, j.ID)
+			require.NotEmpty(t, j.Title)
+			require.NotNil(t, j.IsListed)
+			require.NotNil(t, j.IsRemote)
+			if !*j.IsListed {
+				unlisted++
+			}
+			_, err := time.Parse("2006-01-02T15:04:05.000-07:00", j.PublishedAt)
+			require.NoError(t, err)
+			require.NotEmpty(t, j.Address.PostalAddress.AddressCountry)
+			require.NotNil(t, j.Compensation, "includeCompensation=true")
+			for _, tier := range j.Compensation.CompensationTiers {
+				for _, c := range tier.Components {
+					comp++
+					require.Equal(t, "Salary", c.CompensationType)
+					require.Contains(t, []string{"1 YEAR", "1 MONTH", "1 HOUR"}, c.Interval)
+					require.Len(t, c.CurrencyCode, 3)
+				}
+			}
+		}
+	})
+	require.Greater(t, unlisted, 0, "some isListed=false jobs")
+	require.Greater(t, comp, 0)
+	status, _, _ := get(t, strings.Replace(sourceOfVendor(t, d, "ashby").URL, "/job-board/", "/job-board/nosuchboard", 1))
+	require.Equal(t, http.StatusNotFound, status)
+}
+
+func TestWorkableFormat(t *testing.T) {
+	t.Parallel()
+	_, d := formatWorld(t)
+	multi := 0
+	eachSourceOf(t, d, "workable", 20, func(s Source, body []byte) {
+		var resp struct {
+			Name string `json:"name"`
+			Jobs []struct {
+				Title          string `json:"title"`
+				Shortcode      string `json:"shortcode"`
+				Code           string `json:"code"`
+				EmploymentType string `json:"employment_type"`
+				URL            string `json:"url"`
+				PublishedOn    string `json:"published_on"`
+				CreatedAt      string `json:"created_at"`
+				Country        string `json:"country"`
+				City           string `json:"city"`
+				Locations      []struct {
+					Country     string `json:"country"`
+					CountryCode string `json:"countryCode"`
+					City        string `json:"city"`
+				} `json:"locations"`
+			} `json:"jobs"`
+		}
+		require.NoError(t, json.Unmarshal(body, &resp))
+		require.NotEmpty(t, resp.Name)
+		seen := map[string]int{}
+		for _, j := range resp.Jobs {
+			require.Regexp(t, `^[0-9A-F]{10}$`, j.Shortcode)
+			_, err := time.Parse("2006-01-02", j.PublishedOn)
+			require.NoError(t, err, "published_on is a date")
+			require.NotEmpty(t, j.Country)
+			require.Len(t, j.Locations, 1)
+			require.Equal(t, j.Country, j.Locations[0].Country)
+			require.Equal(t, "https://apply.workable.com/j/"+j.Shortcode, j.URL)
+			seen[j.Shortcode]++
+		}
+		for _, n := range seen {
+			if n > 1 {
+				multi++
+			}
+		}
+	})
+	require.Greater(t, multi, 0, "a multi-location job is one entry per location sharing the shortcode")
+}
+
+func TestSmartRecruitersFormat(t *testing.T) {
+	t.Parallel()
+	_, d := formatWorld(t)
+	eachSourceOf(t, d, "smartrecruiters", 10, func(s Source, body []byte) {
+		var resp struct {
+			Offset     *int `json:"offset"`
+			Limit      *int `json:"limit"`
+			TotalFound *int `json:"totalFound"`
+			Content    []struct {
+				ID        string `json:"id"`
+				Name      string `json:"name"`
+				UUID      string `json:"uuid"`
+				RefNumber string `json:"refNumber"`
+				Company   struct {
+					Identifier string `json:"identifier"`
+					Name       string `json:"name"`
+				} `json:"company"`
+				ReleasedDate string `json:"releasedDate"`
+				Location     struct {
+					City    string `json:"city"`
+					Country string `json:"country"`
+					Remote  *bool  `json:"remote"`
+				} `json:"location"`
+				Department struct {
+					Label string `json:"label"`
+				} `json:"department"`
+			} `json:"content"`
+		}
+		require.NoError(t, json.Unmarshal(body, &resp))
+		require.Equal(t, 0, *resp.Offset)
+		require.Equal(t, 100, *resp.Limit)
+		require.Equal(t, len(resp.Content), *resp.TotalFound)
+		for _, p := range resp.Content {
+			require.Regexp(t, `^\d{15}$`, p.ID)
+			require.NotEmpty(t, p.Name)
+			require.NotEmpty(t, p.RefNumber)
+			require.Equal(t, s.Tenant, p.Company.Identifier)
+			require.Regexp(t, `^[a-z]{2}$`, p.Location.Country, "lower-case alpha-2")
+			require.NotNil(t, p.Location.Remote)
+			_, err := time.Parse("2006-01-02T15:04:05.000Z", p.ReleasedDate)
+			require.NoError(t, err)
+		}
+	})
+}
+
+func TestRecruiteeFormat(t *testing.T) {
+	t.Parallel()
+	_, d := formatWorld(t)
+	statuses := map[string]int{}
+	blank, withSalary := 0, 0
+	eachSourceOf(t, d, "recruitee", 20, func(s Source, body []byte) {
+		var resp struct {
+			Offers []struct {
+				ID          int64   `json:"id"`
+				Slug        string  `json:"slug"`
+				Title       string  `json:"title"`
+				Status      string  `json:"status"`
+				CompanyName string  `json:"company_name"`
+				Location    string  `json:"location"`
+				Country     string  `json:"country"`
+				CountryCode string  `json:"country_code"`
+				Remote      *bool   `json:"remote"`
+				CreatedAt   string  `json:"created_at"`
+				PublishedAt *string `json:"published_at"`
+				CareersURL  string  `json:"careers_url"`
+				Salary      struct {
+					Min      *string `json:"min"`
+					Max      *string `json:"max"`
+					Period   *string `json:"period"`
+					Currency *string `json:"currency"`
+				} `json:"salary"`
+			} `json:"offers"`
+		}
+		require.NoError(t, json.Unmarshal(body, &resp))
+		for _, o := range resp.Offers {
+			statuses[o.Status]++
+			require.NotZero(t, o.ID)
+			require.NotEmpty(t, o.Title)
+			require.Len(t, o.CountryCode, 2)
+			_, err := time.Parse("2006-01-02 15:04:05 UTC", o.CreatedAt)
+			require.NoError(t, err)
+			if o.Status == "published" {
+				require.NotNil(t, o.PublishedAt)
+				_, err := time.Parse("2006-01-02 15:04:05 UTC", *o.PublishedAt)
+				require.NoError(t, err)
+			}
+			require.Equal(t, "https://"+s.Tenant+".recruitee.com/o/"+o.Slug, o.CareersURL)
+			if o.Salary.Min == nil || *o.Salary.Min == "" {
+				blank++
+				require.True(t, o.Salary.Max == nil || *o.Salary.Max == "")
+				require.True(t, o.Salary.Currency == nil || *o.Salary.Currency == "")
+			} else {
+				withSalary++
+				require.Contains(t, []string{"year", "month", "hour"}, *o.Salary.Period)
+			}
+		}
+	})
+	require.Greater(t, statuses["published"], 0)
+	require.Greater(t, statuses["draft"]+statuses["closed"], 0, "non-published offers are listed")
+	require.Greater(t, blank, 0)
+	require.Greater(t, withSalary, 0)
+}
+
+func TestPersonioFormat(t *testing.T) {
+	t.Parallel()
+	_, d := formatWorld(t)
+	eachSourceOf(t, d, "personio", 10, func(s Source, body []byte) {
+		require.True(t, strings.HasPrefix(string(body), `<?xml version="1.0" encoding="UTF-8"?>`))
+		var feed struct {
+			XMLName   xml.Name `xml:"workzag-jobs"`
+			Positions []struct {
+				ID              string `xml:"id"`
+				Subcompany      string `xml:"subcompany"`
+				Office          string `xml:"office"`
+				Department      string `xml:"department"`
+				Name            string `xml:"name"`
+				EmploymentType  string `xml:"employmentType"`
+				Seniority       string `xml:"seniority"`
+				Schedule        string `xml:"schedule"`
+				CreatedAt       string `xml:"createdAt"`
+				JobDescriptions struct {
+					Items []struct {
+						Name  string `xml:"name"`
+						Value string `xml:"value"`
+					} `xml:"jobDescription"`
+				} `xml:"jobDescriptions"`
+			} `xml:"position"`
+		}
+		require.NoError(t, xml.Unmarshal(body, &feed))
+		for _, p := range feed.Positions {
+			require.Regexp(t, `^\d+$`, p.ID)
+			require.NotEmpty(t, p.Name)
+			require.NotEmpty(t, p.Office)
+			_, err := time.Parse(time.RFC3339, p.CreatedAt)
+			require.NoError(t, err)
+			require.Len(t, p.JobDescriptions.Items, 1)
+			require.Contains(t, p.JobDescriptions.Items[0].Value, "<p>")
+		}
+		require.NotContains(t, string(body), "<country>")
+	})
+}
+
+func TestJSONLDFormat(t *testing.T) {
+	t.Parallel()
+	_, d := formatWorld(t)
+	var stringOrg, objCountry, arrayLoc, sameAs, orgs, remote, salary int
+	blocks := map[string]int{}
+	for _, s := range d.Sources {
+		if s.Kind != KindBoard {
+			continue
+		}
+		body := fetchOK(t, s.URL)
+		require.Contains(t, string(body), "<!DOCTYPE html>")
+		for _, m := range scriptRe.FindAllSubmatch(body, -1) {
+			switch {
+			case m[1][0] == '[':
+				blocks["array"]++
+			case strings.Contains(string(m[1][:60]), "@graph"):
+				blocks["graph"]++
+			default:
+				blocks["object"]++
+			}
+		}
+		for _, p := range jsonldPostings(t, body) {
+			require.Equal(t, "JobPosting", p["@type"])
+			require.NotEmpty(t, p["title"])
+			id := p["identifier"].(map[string]any)
+			require.True(t, strings.HasPrefix(id["value"].(string), ""))
+			_, err := time.Parse("2006-01-02", p["datePosted"].(string)[:10])
+			require.NoError(t, err)
+			switch org := p["hiringOrganization"].(type) {
+			case string:
+				stringOrg++
+			case map[string]any:
+				orgs++
+				require.NotEmpty(t, org["name"])
+				if sa, ok := org["sameAs"].(string); ok {
+					sameAs++
+					require.True(t, strings.HasPrefix(sa, "https://"))
+				}
+			}
+			var places []any
+			switch loc := p["jobLocation"].(type) {
+			case []any:
+				arrayLoc++
+				places = loc
+			case map[string]any:
+				places = []any{loc}
+			}
+			require.Len(t, places, 1)
+			addr := places[0].(map[string]any)["address"].(map[string]any)
+			if _, ok := addr["addressCountry"].(map[string]any); ok {
+				objCountry++
+			}
+			if p["jobLocationType"] == "TELECOMMUTE" {
+				remote++
+			}
+			if bs, ok := p["baseSalary"].(map[string]any); ok {
+				salary++
+				v := bs["value"].(map[string]any)
+				require.Contains(t, []any{"YEAR", "MONTH", "HOUR"}, v["unitText"])
+			}
+		}
+	}
+	require.Greater(t, stringOrg, 0)
+	require.Greater(t, objCountry, 0)
+	require.Greater(t, arrayLoc, 0)
+	require.Greater(t, remote, 0)
+	require.Greater(t, salary, 0)
+	require.InDelta(t, 0.7, float64(sameAs)/float64(orgs), 0.1)
+	require.Greater(t, blocks["array"], 0)
+	require.Greater(t, blocks["graph"], 0)
+	require.Greater(t, blocks["object"], 0)
+}
+
+func TestAggregatorFormat(t *testing.T) {
+	t.Parallel()
+	_, d := formatWorld(t)
+	for _, s := range d.Sources {
+		if s.Kind != KindAggregator {
+			continue
+		}
+		var resp struct {
+			Jobs []struct {
+				ID      string `json:"id"`
+				Title   string `json:"title"`
+				Company struct {
+					Name   string `json:"name"`
+					Domain string `json:"domain"`
+				} `json:"company"`
+				Location struct {
+					City    string `json:"city"`
+					Country string `json:"country"`
+				} `json:"location"`
+				URL      string          `json:"url"`
+				PostedAt string          `json:"posted_at"`
+				Source   string          `json:"source"`
+				Salary   json.RawMessage `json:"salary"`
+			} `json:"jobs"`
+			NextCursor *string `json:"next_cursor"`
+		}
+		require.NoError(t, json.Unmarshal(fetchOK(t, s.URL), &resp))
+		for _, j := range resp.Jobs {
+			require.NotEmpty(t, j.ID)
+			require.NotEmpty(t, j.Title)
+			require.NotEmpty(t, j.Company.Name)
+			require.NotEmpty(t, j.Company.Domain, "the aggregator always carries the domain")
+			require.NotEmpty(t, j.Location.Country)
+			require.NotEmpty(t, j.Source)
+			_, err := time.Parse(time.RFC3339, j.PostedAt)
+			require.NoError(t, err)
+			require.NotEmpty(t, j.Salary, "salary is an object or null")
+		}
+	}
+}
+
+// Board cross-posts spell titles and companies differently from the ATS and the directory.
+func TestCrossPostVariants(t *testing.T) {
+	t.Parallel()
+	w, _ := formatWorld(t)
+	tr := w.Truth(40)
+	variants, total := 0, 0
+	allowed := regexp.MustCompile(`^[\p{L}0-9 .,&/()\-–:'+]+$`)
+	for i := range w.companies {
+		c := &w.companies[i]
+		for s := 0; s < c.nSlots(); s++ {
+			g := w.genAt(c, s, 40)
+			if !g.live {
+				continue
+			}
+			for bi := 0; bi < 3; bi++ {
+				v := string(w.appendTitleVariant(nil, &g, h3(g.h, saltVariant, uint64(bi))))
+				total++
+				if v != w.titles[g.title].name {
+					variants++
+				}
+				require.Regexp(t, allowed, v)
+				name := string(appendCompanyVariant(nil, c, h3(g.h, saltVariant+1, uint64(bi))))
+				require.NotEqual(t, c.name, name, "boards never use the directory spelling")
+				require.Contains(t, strings.ToLower(name), strings.ToLower(c.core))
+			}
+		}
+	}
+	require.Greater(t, float64(variants)/float64(total), 0.8)
+	require.NotEmpty(t, tr.Reqs)
+}

@@ -1,0 +1,293 @@
+package sim
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// testClient does not ask for gzip (tests that want it set Accept-Encoding themselves).
+var testClient = &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 16}}
+
+// testWorld starts a world behind an httptest server; BaseURL is the server's URL.
+func testWorld(t *testing.T, cfg Config) (*World, *httptest.Server) {
+	t.Helper()
+	ts := httptest.NewUnstartedServer(nil)
+	cfg.BaseURL = "http://" + ts.Listener.Addr().String()
+	w := New(cfg)
+	ts.Config.Handler = w.Handler()
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return w, ts
+}
+
+// get fetches url and returns status, headers and body.
+func get(t *testing.T, u string, hdr ...string) (int, http.Header, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	require.NoError(t, err)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := testClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, resp.Header, body
+}
+
+func pin(t *testing.T, ts *httptest.Server, tick int) {
+	t.Helper()
+	resp, err := http.Post(ts.URL+"/_sim/tick?tick="+strconv.Itoa(tick), "application/json", nil)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+}
+
+func withQuery(u string, kv ...string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		panic(err)
+	}
+	q := p.Query()
+	for i := 0; i+1 < len(kv); i += 2 {
+		q.Set(kv[i], kv[i+1])
+	}
+	p.RawQuery = q.Encode()
+	return p.String()
+}
+
+var (
+	scriptRe = regexp.MustCompile(`(?s)<script type="application/ld\+json">(.*?)</script>`)
+	nextRe   = regexp.MustCompile(`<link rel="next" href="([^"]+)">`)
+)
+
+// jsonldPostings flattens the JobPosting objects of a board page (single objects, arrays and
+// @graph blocks).
+func jsonldPostings(t *testing.T, page []byte) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, m := range scriptRe.FindAllSubmatch(page, -1) {
+		var v any
+		require.NoError(t, json.Unmarshal(m[1], &v), "script block must be JSON: %s", m[1])
+		switch x := v.(type) {
+		case []any:
+			for _, e := range x {
+				out = append(out, e.(map[string]any))
+			}
+		case map[string]any:
+			if g, ok := x["@graph"].([]any); ok {
+				for _, e := range g {
+					out = append(out, e.(map[string]any))
+				}
+			} else {
+				out = append(out, x)
+			}
+		}
+	}
+	return out
+}
+
+// crawled is what a crawl of one source saw.
+type crawled struct {
+	ids   []string // source ids of the live postings, in body order (duplicates kept)
+	pages int
+	junk  int // entries that are not valid postings
+}
+
+// crawlSource reads every page of src as an adapter would: live postings only, junk entries
+// (wrong types, missing title) counted and skipped.
+func crawlSource(t *testing.T, src Source) crawled {
+	t.Helper()
+	var out crawled
+	fetch := func(u string) []byte {
+		status, _, body := get(t, u)
+		require.Equal(t, http.StatusOK, status, "GET %s: %s", u, body)
+		out.pages++
+		return body
+	}
+	entries := func(body []byte, key string) []map[string]any {
+		var env map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(body, &env), "body of %s", src.Key)
+		var raw []json.RawMessage
+		require.NoError(t, json.Unmarshal(env[key], &raw))
+		var res []map[string]any
+		for _, r := range raw {
+			var m map[string]any
+			json.Unmarshal(r, &m)
+			res = append(res, m)
+		}
+		return res
+	}
+	str := func(m map[string]any, k string) (string, bool) {
+		s, ok := m[k].(string)
+		return s, ok && s != ""
+	}
+	num := func(m map[string]any, k string) (string, bool) {
+		f, ok := m[k].(float64)
+		return strconv.FormatInt(int64(f), 10), ok
+	}
+	add := func(id string, ok bool, title any) {
+		if _, isStr := title.(string); !ok || !isStr {
+			out.junk++
+			return
+		}
+		out.ids = append(out.ids, id)
+	}
+	switch src.Vendor {
+	case "greenhouse":
+		for _, e := range entries(fetch(src.URL), "jobs") {
+			id, ok := num(e, "id")
+			add(id, ok, e["title"])
+		}
+	case "lever":
+		for skip := 0; ; skip += 100 {
+			var raw []json.RawMessage
+			require.NoError(t, json.Unmarshal(fetch(withQuery(src.URL, "skip", strconv.Itoa(skip), "limit", "100")), &raw))
+			for _, r := range raw {
+				var m map[string]any
+				json.Unmarshal(r, &m)
+				id, ok := str(m, "id")
+				add(id, ok, m["text"])
+			}
+			if len(raw) < 100 {
+				break
+			}
+		}
+	case "ashby":
+		for _, e := range entries(fetch(src.URL), "jobs") {
+			if listed, ok := e["isListed"].(bool); ok && !listed {
+				continue
+			}
+			id, ok := str(e, "id")
+			if _, isBool := e["isListed"].(bool); !isBool {
+				ok = false
+			}
+			add(id, ok, e["title"])
+		}
+	case "workable":
+		seen := map[string]bool{}
+		for _, e := range entries(fetch(src.URL), "jobs") {
+			id, ok := str(e, "shortcode")
+			if ok && seen[id] {
+				continue // another location of the same job
+			}
+			seen[id] = true
+			add(id, ok, e["title"])
+		}
+	case "smartrecruiters":
+		for offset := 0; ; {
+			body := fetch(withQuery(src.URL, "offset", strconv.Itoa(offset), "limit", "100"))
+			var env struct {
+				TotalFound int `json:"totalFound"`
+			}
+			require.NoError(t, json.Unmarshal(body, &env))
+			es := entries(body, "content")
+			for _, e := range es {
+				id, ok := str(e, "id")
+				add(id, ok, e["name"])
+			}
+			offset += len(es)
+			if len(es) == 0 || offset >= env.TotalFound {
+				break
+			}
+		}
+	case "recruitee":
+		for _, e := range entries(fetch(src.URL), "offers") {
+			if st, _ := e["status"].(string); st != "published" {
+				continue
+			}
+			id, ok := num(e, "id")
+			add(id, ok, e["title"])
+		}
+	case "personio":
+		var feed struct {
+			Positions []struct {
+				ID   string  `xml:"id"`
+				Name *string `xml:"name"`
+			} `xml:"position"`
+		}
+		require.NoError(t, xml.Unmarshal(fetch(src.URL), &feed))
+		for _, p := range feed.Positions {
+			_, err := strconv.Atoi(p.ID)
+			if err != nil || p.Name == nil {
+				out.junk++
+				continue
+			}
+			out.ids = append(out.ids, p.ID)
+		}
+	case "jsonld":
+		for u := src.URL; u != ""; {
+			body := fetch(u)
+			for _, p := range jsonldPostings(t, body) {
+				idv, _ := p["identifier"].(map[string]any)
+				id, ok := "", false
+				if idv != nil {
+					id, ok = str(idv, "value")
+				}
+				add(id, ok, p["title"])
+			}
+			u = ""
+			if m := nextRe.FindSubmatch(body); m != nil {
+				u = string(m[1])
+			}
+		}
+	case "aggregator":
+		for u := src.URL; u != ""; {
+			body := fetch(u)
+			for _, e := range entries(body, "jobs") {
+				id, ok := str(e, "id")
+				add(id, ok, e["title"])
+			}
+			var env struct {
+				Next string `json:"next_cursor"`
+			}
+			require.NoError(t, json.Unmarshal(body, &env))
+			u = ""
+			if env.Next != "" {
+				u = withQuery(src.URL, "cursor", env.Next)
+			}
+		}
+	default:
+		panic(fmt.Sprintf("vendor %q", src.Vendor))
+	}
+	return out
+}
+
+// sourceOfVendor returns the first directory source of the vendor.
+func sourceOfVendor(t *testing.T, d Directory, vendor string) Source {
+	t.Helper()
+	for _, s := range d.Sources {
+		if s.Vendor == vendor {
+			return s
+		}
+	}
+	t.Fatalf("no %s source", vendor)
+	return Source{}
+}
+
+// truthBySource groups the truth's postings by source key.
+func truthBySource(tr Truth) map[string][]string {
+	m := map[string][]string{}
+	for _, r := range tr.Reqs {
+		for _, p := range r.Postings {
+			m[p.SourceKey] = append(m[p.SourceKey], p.SourceID)
+		}
+	}
+	return m
+}
+
+func decode(t *testing.T, body []byte, v any) {
+	t.Helper()
+	require.NoError(t, json.Unmarshal(body, v), "%s", body)
+}

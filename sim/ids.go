@@ -1,0 +1,109 @@
+package sim
+
+import "strconv"
+
+// Posting ids. Every id is derived from (company, slot, generation, repost) through a bijective
+// mixer, so ids are unique within their source and change when a req is reposted (a repost is a
+// new posting of the same req), while requisition ids stay with the req.
+
+// packed identifies a posting of a company: slot, generation and repost counter.
+func packed(g *gen) uint32 {
+	return uint32(g.slot)<<20 | uint32(g.k&0x3FFF)<<6 | uint32(g.rep)
+}
+
+// atsID32 is the posting number of g on vendor v: unique within the tenant.
+func atsID32(c *company, v uint8, g *gen) uint32 {
+	return mix32(packed(g) ^ uint32(h2(c.key, uint64(v)+saltID)))
+}
+
+// internalID32 is stable across reposts (Greenhouse internal_job_id).
+func internalID32(c *company, g *gen) uint32 {
+	p := uint32(g.slot)<<20 | uint32(g.k&0x3FFF)<<6
+	return mix32(p ^ uint32(h2(c.key, saltID+100)))
+}
+
+// appendATSID appends the source id of g as vendor v serves it.
+func appendATSID(b []byte, c *company, v uint8, g *gen) []byte {
+	id := atsID32(c, v, g)
+	switch v {
+	case vGreenhouse:
+		return strconv.AppendInt(b, 4000000000+int64(id), 10)
+	case vLever, vAshby:
+		return appendUUID(b, id, c.key+uint64(v))
+	case vWorkable:
+		b = appendHexUpper(b, uint64(id), 8)
+		return appendHexUpper(b, c.key>>56, 2)
+	case vSmartRecruiters:
+		return strconv.AppendUint(b, 743999000000000+uint64(id), 10)
+	case vRecruitee, vPersonio:
+		return strconv.AppendInt(b, 1000000+int64(id), 10)
+	}
+	return b
+}
+
+// boardPostKey is unique per (company, slot, generation, repost) across the whole world.
+func boardPostKey(c *company, g *gen) uint64 {
+	return uint64(c.idx)<<32 | uint64(packed(g))
+}
+
+// appendBoardID appends the id of g's posting on board bi.
+func (w *World) appendBoardID(b []byte, bi int, c *company, g *gen) []byte {
+	b = append(b, boardDefs[bi].prefix...)
+	b = append(b, '-')
+	return strconv.AppendUint(b, mix64(boardPostKey(c, g)^h2(w.seed, uint64(bi)+saltID)), 36)
+}
+
+// appendAggID appends the id of g's posting on the aggregator.
+func (w *World) appendAggID(b []byte, c *company, g *gen) []byte {
+	b = append(b, "jm_"...)
+	return strconv.AppendUint(b, mix64(boardPostKey(c, g)^h2(w.seed, saltID+999)), 36)
+}
+
+// hasReqID reports whether c publishes requisition ids on formats that carry one.
+func hasReqID(c *company) bool { return c.key&0xF < 11 } // ~70%
+
+// appendReqID appends the employer requisition id of g (stable across reposts and migrations).
+func (w *World) appendReqID(b []byte, g *gen) []byte {
+	b = append(b, functionCode[w.titles[g.title].fn]...)
+	b = append(b, '-')
+	n := (uint64(g.k)%90000+10000)*1000 + uint64(g.slot)
+	return strconv.AppendUint(b, n, 10)
+}
+
+// sourceKey appends the directory key of vendor v's tenant of c.
+func appendSourceKey(b []byte, c *company, v uint8) []byte {
+	b = append(b, vendorNames[v]...)
+	b = append(b, ':')
+	return append(b, c.tenant(v)...)
+}
+
+// sourceURL builds the first-page URL of c's tenant on vendor v.
+func (w *World) tenantURL(c *company, v uint8) string {
+	t := c.tenant(v)
+	base := w.cfg.BaseURL
+	switch v {
+	case vGreenhouse:
+		return base + "/greenhouse/v1/boards/" + t + "/jobs?content=true"
+	case vLever:
+		return base + "/lever/v0/postings/" + t + "?mode=json&skip=0&limit=100"
+	case vAshby:
+		return base + "/ashby/posting-api/job-board/" + t + "?includeCompensation=true"
+	case vWorkable:
+		return base + "/workable/api/v1/widget/accounts/" + t
+	case vSmartRecruiters:
+		return base + "/smartrecruiters/v1/companies/" + t + "/postings?limit=100&offset=0"
+	case vRecruitee:
+		return base + "/recruitee/" + t + "/api/offers/"
+	case vPersonio:
+		return base + "/personio/" + t + "/xml?language=en"
+	}
+	return ""
+}
+
+func (w *World) boardURL(bi int) string {
+	return w.cfg.BaseURL + "/boards/" + boardDefs[bi].name + "/jobs?page=1"
+}
+
+func (w *World) aggregatorURL(region int) string {
+	return w.cfg.BaseURL + "/aggregator/v1/feed?region=" + regionNames[region]
+}

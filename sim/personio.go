@@ -1,0 +1,68 @@
+package sim
+
+// Personio XML feed: GET https://{tenant}.jobs.personio.de/xml?language=en
+// <workzag-jobs><position><id/><subcompany/><office/><department/><recruitingCategory/>
+// <name/><jobDescriptions/><employmentType/><seniority/><schedule/><yearsOfExperience/>
+// <occupation/><occupationCategory/><createdAt/></position>...</workzag-jobs>.
+// No country, salary or URL: <office> is a city and the country is the company's HQ country
+// (which is why every req of a Personio company is in its HQ country).
+
+const personioJunk = `<position><id>n/a</id><office></office><department/><employmentType>sometimes</employmentType><createdAt>sometime</createdAt></position>`
+
+var personioEmployment = [...]string{"permanent", "permanent", "freelance", "intern"}
+var personioSchedule = [...]string{"full-time", "part-time", "full-time", "full-time"}
+var personioSeniority = [...]string{"entry-level", "experienced", "experienced", "executive"}
+var personioYears = [...]string{"lt-1", "2-5", "5-7", "7+"}
+
+func (w *World) renderPersonio(b []byte, c *company, tick int, junk bool) []byte {
+	gens := w.liveGens(c, tick)
+	jp := junkAt(junk, len(gens))
+	var scratch [256]byte
+	b = append(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<workzag-jobs>\n"...)
+	for i := 0; i <= len(gens); i++ {
+		if i == jp {
+			b = append(b, "  "...)
+			b = append(b, personioJunk...)
+			b = append(b, '\n')
+		}
+		if i == len(gens) {
+			break
+		}
+		g := &gens[i]
+		t := &w.titles[g.title]
+		cd := &countries[g.country]
+		sen := w.seniorityOf(g.title)
+		b = append(b, "  <position>\n    <id>"...)
+		b = appendATSID(b, c, vPersonio, g)
+		b = append(b, "</id>\n    <subcompany>"...)
+		b = appendXML(b, c.name)
+		b = append(b, "</subcompany>\n    <office>"...)
+		b = appendXML(b, cd.cities[g.city])
+		b = append(b, "</office>\n    <department>"...)
+		b = appendXML(b, functionNames[t.fn])
+		b = append(b, "</department>\n    <recruitingCategory>"...)
+		b = appendXML(b, functionNames[t.fn])
+		b = append(b, "</recruitingCategory>\n    <name>"...)
+		b = appendXML(b, t.name)
+		b = append(b, "</name>\n    <jobDescriptions>\n      <jobDescription>\n        <name>Your mission</name>\n        <value><![CDATA["...)
+		b = w.appendDescription(b, c, g)
+		b = append(b, "]]></value>\n      </jobDescription>\n    </jobDescriptions>\n    <employmentType>"...)
+		b = append(b, personioEmployment[g.empType]...)
+		b = append(b, "</employmentType>\n    <seniority>"...)
+		b = append(b, personioSeniority[sen]...)
+		b = append(b, "</seniority>\n    <schedule>"...)
+		b = append(b, personioSchedule[g.empType]...)
+		b = append(b, "</schedule>\n    <yearsOfExperience>"...)
+		b = append(b, personioYears[sen]...)
+		b = append(b, "</yearsOfExperience>\n    <keywords>"...)
+		b = appendXML(b, string(appendLowerASCII(scratch[:0], functionNames[t.fn])))
+		b = append(b, "</keywords>\n    <occupation>"...)
+		b = appendSnake(b, functionNames[t.fn])
+		b = append(b, "</occupation>\n    <occupationCategory>"...)
+		b = appendSnake(b, functionNames[t.fn])
+		b = append(b, "</occupationCategory>\n    <createdAt>"...)
+		b = w.postedAt(g, vPersonio).In(w.zone(c.country)).AppendFormat(b, "2006-01-02T15:04:05-07:00")
+		b = append(b, "</createdAt>\n  </position>\n"...)
+	}
+	return append(b, "</workzag-jobs>\n"...)
+}

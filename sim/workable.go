@@ -1,0 +1,104 @@
+package sim
+
+import "time"
+
+// Workable widget API: GET /api/v1/widget/accounts/{subdomain}
+// {"name":..., "description":..., "jobs":[{title, shortcode, code, employment_type,
+// telecommuting, department, url, shortlink, application_url, published_on (date),
+// created_at (date), country (name), city, state, education, experience, function, industry,
+// locations[{country, countryCode, city, region, hidden}]}]}. A job with several locations is
+// listed once per location, every entry sharing the shortcode.
+
+const workableJunk = `{"title":null,"shortcode":12345,"code":[],"employment_type":false,"url":null,"published_on":"31/02/2026","country":{"name":"?"},"locations":"everywhere"}`
+
+var workableExperience = [...]string{"Entry level", "Mid-Senior level", "Mid-Senior level", "Executive"}
+
+func (w *World) renderWorkable(b []byte, c *company, tick int, junk bool) []byte {
+	gens := w.liveGens(c, tick)
+	jp := junkAt(junk, len(gens))
+	b = append(b, `{"name":`...)
+	b = appendStr(b, atsCompanyName(c))
+	b = append(b, `,"description":null,"jobs":[`...)
+	n := 0
+	var code [32]byte
+	for i := 0; i <= len(gens); i++ {
+		if i == jp {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, workableJunk...)
+			n++
+		}
+		if i == len(gens) {
+			break
+		}
+		g := &gens[i]
+		cd := &countries[g.country]
+		sc := appendATSID(code[:0], c, vWorkable, g)
+		cities := []uint8{g.city}
+		if len(cd.cities) > 1 && h2(g.h, 81)%10 == 0 {
+			// Multi-location job: a second city in the same country, listed as its own entry.
+			cities = append(cities, uint8((int(g.city)+1+int(h2(g.h, 82)%uint64(len(cd.cities)-1)))%len(cd.cities)))
+		}
+		for _, city := range cities {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			n++
+			b = w.appendWorkableJob(b, c, g, sc, city)
+		}
+	}
+	return append(b, "]}"...)
+}
+
+func (w *World) appendWorkableJob(b []byte, c *company, g *gen, shortcode []byte, city uint8) []byte {
+	t := &w.titles[g.title]
+	cd := &countries[g.country]
+	posted := w.postedAt(g, vWorkable).In(w.zone(g.country))
+	b = append(b, `{"title":`...)
+	b = appendStr(b, t.name)
+	b = append(b, `,"shortcode":"`...)
+	b = append(b, shortcode...)
+	b = append(b, `","code":"`...)
+	if c.key&0x30 != 0 { // ~75% of Workable accounts fill in the requisition code
+		b = w.appendReqID(b, g)
+	}
+	b = append(b, `","employment_type":`...)
+	b = appendStr(b, empTypeLabel[g.empType])
+	b = append(b, `,"telecommuting":`...)
+	b = appendBool(b, g.remote)
+	b = append(b, `,"department":`...)
+	b = appendStr(b, functionNames[t.fn])
+	b = append(b, `,"url":"https://apply.workable.com/j/`...)
+	b = append(b, shortcode...)
+	b = append(b, `","shortlink":"https://apply.workable.com/j/`...)
+	b = append(b, shortcode...)
+	b = append(b, `","application_url":"https://apply.workable.com/j/`...)
+	b = append(b, shortcode...)
+	b = append(b, `/apply","published_on":`...)
+	b = appendTime(b, posted, "2006-01-02")
+	b = append(b, `,"created_at":`...)
+	b = appendTime(b, posted.Add(-26*time.Hour), "2006-01-02")
+	b = append(b, `,"country":`...)
+	b = appendStr(b, cd.name)
+	b = append(b, `,"city":`...)
+	b = appendStr(b, cd.cities[city])
+	b = append(b, `,"state":"","education":"","experience":`...)
+	b = appendStr(b, workableExperience[w.seniorityOf(g.title)])
+	b = append(b, `,"function":`...)
+	b = appendStr(b, functionNames[t.fn])
+	b = append(b, `,"industry":`...)
+	if c.industry >= 0 {
+		b = appendStr(b, industries[c.industry])
+	} else {
+		b = append(b, `""`...)
+	}
+	b = append(b, `,"locations":[{"country":`...)
+	b = appendStr(b, cd.name)
+	b = append(b, `,"countryCode":`...)
+	b = appendStr(b, cd.a2)
+	b = append(b, `,"city":`...)
+	b = appendStr(b, cd.cities[city])
+	b = append(b, `,"region":"","hidden":false}]}`...)
+	return b
+}
