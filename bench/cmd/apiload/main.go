@@ -1,0 +1,213 @@
+// Command apiload is a bounded load run on loopback: authenticated, rate-limited GET /v1/whoami
+// on the real API server (Postgres-backed keys and limits) side by side with a trivial fasthttp
+// handler, in the same process and run, at the same connection count. It prints a Markdown table
+// for bench/README.md.
+//
+// The key is a growth-tier key whose account carries a contract override of calls_per_minute
+// (accounts.calls_per_minute) far above what the run can reach, so every call goes through the
+// real limiter (leases from Postgres, local spending) without being refused: the run measures
+// the chain, not 429s.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	neturl "net/url"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/valyala/fasthttp"
+
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/oltp"
+)
+
+type result struct {
+	name     string
+	requests int64
+	errors   int64
+	elapsed  time.Duration
+	lat      []time.Duration
+}
+
+func (r result) rps() float64 { return float64(r.requests) / r.elapsed.Seconds() }
+
+func (r result) pct(p float64) time.Duration {
+	if len(r.lat) == 0 {
+		return 0
+	}
+	return r.lat[min(len(r.lat)-1, int(float64(len(r.lat))*p))]
+}
+
+func load(name, url string, headers map[string]string, conns int, dur time.Duration, maxReq int64) result {
+	u, _ := neturl.Parse(url)
+	c := &fasthttp.HostClient{Addr: u.Host, MaxConns: conns, ReadTimeout: 5 * time.Second, WriteTimeout: 5 * time.Second}
+	var n, errs atomic.Int64
+	lats := make([][]time.Duration, conns)
+	deadline := time.Now().Add(dur)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := 0; w < conns; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			req, res := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+			defer fasthttp.ReleaseRequest(req)
+			defer fasthttp.ReleaseResponse(res)
+			req.SetRequestURI(url)
+			for k, v := range headers {
+				req.Header.Set(k, v)
+			}
+			for time.Now().Before(deadline) && n.Add(1) <= maxReq {
+				t0 := time.Now()
+				err := c.Do(req, res)
+				lats[w] = append(lats[w], time.Since(t0))
+				if err != nil || res.StatusCode() != 200 {
+					errs.Add(1)
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	r := result{name: name, elapsed: time.Since(start), errors: errs.Load()}
+	for _, l := range lats {
+		r.lat = append(r.lat, l...)
+	}
+	r.requests = int64(len(r.lat))
+	slices.Sort(r.lat)
+	return r
+}
+
+func main() {
+	pgURL := flag.String("postgres-url", envOr("HS_POSTGRES_URL", "postgres://postgres@127.0.0.1:55432/hiringsignal"), "Postgres server (a throwaway schema is created and dropped)")
+	conns := flag.Int("conns", 64, "concurrent connections")
+	dur := flag.Duration("duration", 10*time.Second, "duration of each measured run")
+	maxReq := flag.Int64("max-requests", 5_000_000, "upper bound on requests per run")
+	rounds := flag.Int("rounds", 2, "alternating rounds of trivial and API runs")
+	flag.Parse()
+	if err := run(*pgURL, *conns, *dur, *maxReq, *rounds); err != nil {
+		fmt.Fprintln(os.Stderr, "apiload:", err)
+		os.Exit(1)
+	}
+}
+
+func envOr(k, d string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return d
+}
+
+func run(pgURL string, conns int, dur time.Duration, maxReq int64, rounds int) error {
+	ctx := context.Background()
+	var b [5]byte
+	_, _ = rand.Read(b[:])
+	schema := "bench_" + hex.EncodeToString(b[:])
+	admin, err := pgx.Connect(ctx, pgURL)
+	if err != nil {
+		return fmt.Errorf("cannot reach Postgres at %s (run `bin/hiringsignal stores up` or pass --postgres-url): %w", pgURL, err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		return err
+	}
+	defer admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE") //nolint:errcheck
+	u, err := neturl.Parse(pgURL)
+	if err != nil {
+		return err
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	pool, err := oltp.Open(ctx, u.String())
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := oltp.Migrate(ctx, pool, nil); err != nil {
+		return err
+	}
+	acct, err := oltp.CreateAccount(ctx, pool, "growth", "bench@example.com")
+	if err != nil {
+		return err
+	}
+	perMinute := int64(1_000_000_000)
+	if err := oltp.SetCallsPerMinute(ctx, pool, acct.AccountID, &perMinute); err != nil {
+		return err
+	}
+
+	trivial := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) {
+		ctx.SetContentType("application/json")
+		ctx.SetBodyString(`{"ok":true}`)
+	}, NoDefaultServerHeader: true}
+	tln, err := listen()
+	if err != nil {
+		return err
+	}
+	go trivial.Serve(tln)    //nolint:errcheck
+	defer trivial.Shutdown() //nolint:errcheck
+
+	dir, err := os.MkdirTemp("", "apiload-metering")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Pool: pool, MeteringDir: dir})
+	if err := srv.Start(); err != nil {
+		return err
+	}
+	defer srv.Stop(context.Background()) //nolint:errcheck
+	if err := srv.StoresReady(ctx); err != nil {
+		return err
+	}
+	for i := 0; i < 100 && !srv.AuthListening(); i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	trivialURL := "http://" + tln.Addr().String() + "/"
+	apiURL := "http://" + srv.Addr() + "/v1/whoami"
+	hdr := map[string]string{"X-API-Key": acct.Key}
+	// Warm up both (connections, caches, first lease).
+	load("warmup", trivialURL, nil, conns, time.Second, maxReq)
+	load("warmup", apiURL, hdr, conns, time.Second, maxReq)
+
+	var all []result
+	for i := 0; i < rounds; i++ {
+		all = append(all, load("trivial fasthttp handler", trivialURL, nil, conns, dur, maxReq))
+		all = append(all, load("GET /v1/whoami (auth + rate limit)", apiURL, hdr, conns, dur, maxReq))
+	}
+	merge := func(name string) result {
+		var m result
+		m.name = name
+		for _, r := range all {
+			if r.name == name {
+				m.requests += r.requests
+				m.errors += r.errors
+				m.elapsed += r.elapsed
+				m.lat = append(m.lat, r.lat...)
+			}
+		}
+		slices.Sort(m.lat)
+		return m
+	}
+	t, a := merge("trivial fasthttp handler"), merge("GET /v1/whoami (auth + rate limit)")
+	fmt.Printf("%d connections, %d rounds of %s each, loopback, GOMAXPROCS=%d\n\n", conns, rounds, dur, runtimeProcs())
+	fmt.Println("| target | requests | errors | req/s | p50 | p99 |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|")
+	for _, r := range []result{t, a} {
+		fmt.Printf("| %s | %d | %d | %.0f | %s | %s |\n", r.name, r.requests, r.errors, r.rps(), r.pct(0.50).Round(time.Microsecond), r.pct(0.99).Round(time.Microsecond))
+	}
+	fmt.Printf("\nthroughput ratio (whoami / trivial): %.2f\n", a.rps()/t.rps())
+	var used int64
+	_ = pool.QueryRow(ctx, "SELECT COALESCE(sum(used),0) FROM rate_windows WHERE scope LIKE 'rk:%'").Scan(&used)
+	fmt.Printf("calls leased from the shared Postgres rate counter: %d (leases of up to 1000 calls)\n", used)
+	return nil
+}
