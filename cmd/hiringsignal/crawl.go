@@ -203,4 +203,3 @@ func parseDay(s string, endOfDay bool) (time.Time, error) {
 	}
 	return t, nil
 }
-

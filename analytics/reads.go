@@ -1,0 +1,246 @@
+package analytics
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+)
+
+// The reads below see only the committed ledger: events with event_seq at or below the
+// watermark (the highest seq_to of a committed cycle). Rows a crashed cycle left above it are
+// never served.
+
+// Watermark is the highest committed event_seq (0 before the first cycle) and the time of the
+// latest committed cycle.
+func Watermark(ctx context.Context, ch driver.Conn) (uint64, time.Time, error) {
+	var wm uint64
+	var at time.Time
+	if err := ch.QueryRow(ctx, "SELECT max(seq_to), max(cycle_time) FROM cycles").Scan(&wm, &at); err != nil {
+		return 0, time.Time{}, fmt.Errorf("cannot read the committed watermark: %w", err)
+	}
+	return wm, at, nil
+}
+
+// Req is the current state of one req: its latest committed event.
+type Req struct {
+	ReqKey        string
+	CompanyID     uint64
+	EventType     string // latest event: opened, reobserved, reposted (live) or closed
+	RawTitle      string
+	Title         string
+	Function      string
+	Country       string
+	Location      string
+	SourceType    string
+	Boards        []string // every board ever seen carrying it, first sighting order by name
+	Board         string   // the board of its latest observation (ATS first)
+	URL           string
+	FirstSeen     time.Time
+	LastEventAt   time.Time
+	SalaryMinUSD  *float64
+	SalaryMaxUSD  *float64
+	RepostCount   uint32
+	RequisitionID string
+}
+
+// Live reports whether the req is open.
+func (r *Req) Live() bool { return r.EventType != "closed" }
+
+// CurrentReqs streams every req's current state to fn (live and closed).
+func CurrentReqs(ctx context.Context, ch driver.Conn, wm uint64, fn func(*Req) error) error {
+	rows, err := ch.Query(ctx, `
+		SELECT e.req_key, e.company_id, e.event_type, e.raw_title, e.title, e.function, e.country, e.location,
+		       e.source_type, b.boards, e.board, e.url, e.first_seen, e.observed_at, e.salary_min_usd, e.salary_max_usd,
+		       e.repost_count, e.requisition_id
+		FROM (
+			SELECT req_key,
+			       argMax(company_id, event_seq) AS company_id, argMax(event_type, event_seq) AS event_type,
+			       argMax(raw_title, event_seq) AS raw_title, argMax(title, event_seq) AS title,
+			       argMax(function, event_seq) AS function, argMax(country, event_seq) AS country,
+			       argMax(location, event_seq) AS location, argMax(source_type, event_seq) AS source_type,
+			       argMax(board, event_seq) AS board, argMax(url, event_seq) AS url,
+			       argMax(first_seen, event_seq) AS first_seen, argMax(observed_at, event_seq) AS observed_at,
+			       argMax(salary_min_usd, event_seq) AS salary_min_usd, argMax(salary_max_usd, event_seq) AS salary_max_usd,
+			       argMax(repost_count, event_seq) AS repost_count, argMax(requisition_id, event_seq) AS requisition_id
+			FROM (SELECT * FROM events FINAL WHERE event_seq <= ?)
+			GROUP BY req_key
+		) AS e
+		LEFT JOIN (SELECT req_key, arraySort(groupUniqArray(board)) AS boards FROM req_boards GROUP BY req_key) AS b
+		USING req_key`, wm)
+	if err != nil {
+		return fmt.Errorf("cannot read current reqs: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r := &Req{}
+		if err := rows.Scan(&r.ReqKey, &r.CompanyID, &r.EventType, &r.RawTitle, &r.Title, &r.Function, &r.Country, &r.Location,
+			&r.SourceType, &r.Boards, &r.Board, &r.URL, &r.FirstSeen, &r.LastEventAt, &r.SalaryMinUSD, &r.SalaryMaxUSD,
+			&r.RepostCount, &r.RequisitionID); err != nil {
+			return fmt.Errorf("cannot scan a current req: %w", err)
+		}
+		if len(r.Boards) == 0 && r.Board != "" {
+			r.Boards = []string{r.Board}
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// Company is a company the crawl knows.
+type Company struct {
+	CompanyID     uint64
+	Domain        string
+	Name          string
+	NameKey       string
+	HQCountry     string
+	Region        string
+	Industry      string
+	HeadcountBand string
+	AgencyKind    string
+	ATSVendor     string
+	Covered       bool
+	UpdatedAt     time.Time
+}
+
+// Companies reads the latest version of every company.
+func Companies(ctx context.Context, ch driver.Conn) ([]Company, error) {
+	rows, err := ch.Query(ctx, `SELECT company_id, domain, name, name_key, hq_country, region, industry, headcount_band,
+		agency_kind, ats_vendor, covered, updated_at FROM companies FINAL ORDER BY company_id`)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read companies: %w", err)
+	}
+	defer rows.Close()
+	var out []Company
+	for rows.Next() {
+		var c Company
+		var covered uint8
+		if err := rows.Scan(&c.CompanyID, &c.Domain, &c.Name, &c.NameKey, &c.HQCountry, &c.Region, &c.Industry, &c.HeadcountBand,
+			&c.AgencyKind, &c.ATSVendor, &covered, &c.UpdatedAt); err != nil {
+			return nil, err
+		}
+		c.Covered = covered == 1
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// WeekCount is one weekly bucket (weeks start on Monday, UTC).
+type WeekCount struct {
+	Key         uint64 // company_id (momentum) or 0
+	Function    string // role-demand only
+	Country     string // role-demand only
+	BucketStart time.Time
+	Opened      uint64 // reqs first observed that week
+	Reposted    uint64 // reqs that came back that week
+	Closed      uint64
+}
+
+// Momentum is the weekly flow of each company's publications over its whole history: reqs first
+// observed (opened), reposted and closed per week, oldest first.
+func Momentum(ctx context.Context, ch driver.Conn, wm uint64) ([]WeekCount, error) {
+	rows, err := ch.Query(ctx, `
+		SELECT company_id, toMonday(observed_at) AS week,
+		       countIf(event_type = 'opened'), countIf(event_type = 'reposted'), countIf(event_type = 'closed')
+		FROM (SELECT company_id, observed_at, event_type FROM events FINAL WHERE event_seq <= ? AND event_type != 'reobserved')
+		GROUP BY company_id, week ORDER BY company_id, week`, wm)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read momentum: %w", err)
+	}
+	defer rows.Close()
+	var out []WeekCount
+	for rows.Next() {
+		var w WeekCount
+		if err := rows.Scan(&w.Key, &w.BucketStart, &w.Opened, &w.Reposted, &w.Closed); err != nil {
+			return nil, err
+		}
+		out = append(out, w)
+	}
+	return out, rows.Err()
+}
+
+// RoleDemand is the market-wide weekly series of reqs first observed per function and country.
+func RoleDemand(ctx context.Context, ch driver.Conn, wm uint64) ([]WeekCount, error) {
+	rows, err := ch.Query(ctx, `
+		SELECT function, country, toMonday(observed_at) AS week,
+		       countIf(event_type = 'opened'), countIf(event_type = 'reposted'), countIf(event_type = 'closed')
+		FROM (SELECT function, country, observed_at, event_type FROM events FINAL WHERE event_seq <= ? AND event_type != 'reobserved')
+		GROUP BY function, country, week ORDER BY function, country, week`, wm)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read role demand: %w", err)
+	}
+	defer rows.Close()
+	var out []WeekCount
+	for rows.Next() {
+		var w WeekCount
+		if err := rows.Scan(&w.Function, &w.Country, &w.BucketStart, &w.Opened, &w.Reposted, &w.Closed); err != nil {
+			return nil, err
+		}
+		out = append(out, w)
+	}
+	return out, rows.Err()
+}
+
+// FirstHire is the earliest req of a function at a company.
+type FirstHire struct {
+	CompanyID uint64
+	Function  string
+	FirstSeen time.Time
+	ReqKey    string
+	RawTitle  string
+	Board     string
+}
+
+// FirstHires returns, per company and function, the first req ever observed.
+func FirstHires(ctx context.Context, ch driver.Conn, wm uint64) ([]FirstHire, error) {
+	rows, err := ch.Query(ctx, `
+		SELECT company_id, function, min(first_seen), argMin(req_key, (first_seen, req_key)),
+		       argMin(raw_title, (first_seen, req_key)), argMin(board, (first_seen, req_key))
+		FROM (SELECT company_id, function, first_seen, req_key, raw_title, board FROM events FINAL
+		      WHERE event_seq <= ? AND event_type = 'opened' AND function != '')
+		GROUP BY company_id, function ORDER BY company_id, function`, wm)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read first hires: %w", err)
+	}
+	defer rows.Close()
+	var out []FirstHire
+	for rows.Next() {
+		var f FirstHire
+		if err := rows.Scan(&f.CompanyID, &f.Function, &f.FirstSeen, &f.ReqKey, &f.RawTitle, &f.Board); err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+// VendorSighting is the first time a company was seen on an ATS vendor.
+type VendorSighting struct {
+	CompanyID uint64
+	Vendor    string
+	Tenant    string
+	FirstSeen time.Time
+}
+
+// ATSHistory returns every company's ATS vendors in order of first sighting: consecutive entries
+// with different vendors are migrations.
+func ATSHistory(ctx context.Context, ch driver.Conn) ([]VendorSighting, error) {
+	rows, err := ch.Query(ctx, `SELECT company_id, vendor, tenant, min(first_seen) AS fs FROM ats_history
+		GROUP BY company_id, vendor, tenant ORDER BY company_id, fs, vendor`)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read ATS history: %w", err)
+	}
+	defer rows.Close()
+	var out []VendorSighting
+	for rows.Next() {
+		var v VendorSighting
+		if err := rows.Scan(&v.CompanyID, &v.Vendor, &v.Tenant, &v.FirstSeen); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
