@@ -33,7 +33,7 @@ func (s *Server) handler(r *route) fasthttp.RequestHandler {
 			}
 		}()
 		if e := s.run(c, r); e != nil {
-			if e.Status >= 500 {
+			if e.Status >= 500 && e.Status != 501 {
 				s.log.Error("request failed", "route", r.rt.Name, "status", e.Status, "err", e)
 			}
 			writeError(rc, e)
