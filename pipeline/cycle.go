@@ -163,6 +163,10 @@ func (c *Crawler) RunRegions(ctx context.Context, dir *Directory, regions []stri
 	for _, co := range dir.Companies {
 		companyRegion[CompanyID(co.Domain)] = co.Region
 	}
+	inDirectory := make(map[string]bool, len(dir.Sources))
+	for i := range dir.Sources {
+		inDirectory[dir.Sources[i].Key] = true
+	}
 	tc := time.Now()
 	seenAll, status, err := c.collect(ctx, sources, res, stats)
 	if err != nil {
@@ -179,7 +183,7 @@ func (c *Crawler) RunRegions(ctx context.Context, dir *Directory, regions []stri
 				seen[k] = a
 			}
 		}
-		events := diff(c.state, region, tick, cycleTime, seen, status, companyRegion)
+		events := diff(c.state, region, tick, cycleTime, seen, status, inDirectory, func(id uint64) bool { return companyRegion[id] == region })
 		w := &cycleWrite{events: events}
 		st.SeqFrom = c.state.nextSeq
 		for i := range w.events {
@@ -324,7 +328,7 @@ func (c *Crawler) fetchSource(ctx context.Context, src *Source, out chan<- pageM
 func (c *Crawler) sightings(w *cycleWrite, seen map[string]*reqAgg, tick uint32, cycleTime time.Time, dir *Directory, region string, sources []*Source, status map[string]sourceStatus) {
 	for key, a := range seen {
 		have := c.state.boardsSeen[key]
-		for b := range a.boards {
+		for _, b := range a.boards {
 			if !contains(have, b) {
 				st := "board"
 				if b == a.best.board && a.best.sourceType == "ats_tenant" {
@@ -402,7 +406,7 @@ func (c *Crawler) apply(w *cycleWrite, seen map[string]*reqAgg) {
 	for key, a := range seen {
 		if e := c.state.reqs[key]; e != nil && e.Tick != w.stats.Tick {
 			cp := *e
-			cp.Sources = sortedKeys(a.sources)
+			cp.Sources = sortedCopy(a.sources)
 			c.state.reqs[key] = &cp
 		}
 	}

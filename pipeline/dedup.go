@@ -8,8 +8,8 @@ import (
 type reqAgg struct {
 	best    observation
 	salary  *observation
-	boards  map[string]struct{}
-	sources map[string]struct{}
+	boards  []string // a req sits on a handful of boards: small sets as slices
+	sources []string
 }
 
 // better orders postings deterministically: ATS tenant first, then by source key and url, so the
@@ -37,7 +37,7 @@ func newDeduper() *deduper { return &deduper{reqs: map[string]*reqAgg{}} }
 func (d *deduper) add(o *observation) {
 	a, ok := d.reqs[o.reqKey]
 	if !ok {
-		a = &reqAgg{best: *o, boards: map[string]struct{}{}, sources: map[string]struct{}{}}
+		a = &reqAgg{best: *o}
 		d.reqs[o.reqKey] = a
 	} else if better(o, &a.best) {
 		a.best = *o
@@ -46,15 +46,16 @@ func (d *deduper) add(o *observation) {
 		c := *o
 		a.salary = &c
 	}
-	a.boards[o.board] = struct{}{}
-	a.sources[o.sourceKey] = struct{}{}
+	if !contains(a.boards, o.board) {
+		a.boards = append(a.boards, o.board)
+	}
+	if !contains(a.sources, o.sourceKey) {
+		a.sources = append(a.sources, o.sourceKey)
+	}
 }
 
-func sortedKeys(m map[string]struct{}) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
+func sortedCopy(xs []string) []string {
+	out := append([]string(nil), xs...)
 	sort.Strings(out)
 	return out
 }

@@ -17,7 +17,7 @@ const (
 // diff compares this cycle's reqs of one region with the ledger state and returns the events,
 // sorted by company and req so a rerun assigns the same event_seq to the same change.
 func diff(st *State, region string, tick uint32, cycleTime time.Time, seen map[string]*reqAgg,
-	status map[string]sourceStatus, companyRegion map[uint64]string) []Event {
+	status map[string]sourceStatus, inDirectory map[string]bool, inScope func(companyID uint64) bool) []Event {
 	var out []Event
 	for key, a := range seen {
 		prev := st.reqs[key]
@@ -43,10 +43,10 @@ func diff(st *State, region string, tick uint32, cycleTime time.Time, seen map[s
 		out = append(out, ev)
 	}
 	for key, prev := range st.reqs {
-		if !prev.Live() || seen[key] != nil || companyRegion[prev.CompanyID] != region {
+		if !prev.Live() || seen[key] != nil || !inScope(prev.CompanyID) {
 			continue
 		}
-		if !closable(prev, status) {
+		if !closable(prev, status, inDirectory) {
 			continue // a source that carried it failed: unknown, not closed
 		}
 		ev := *prev
@@ -67,10 +67,10 @@ func diff(st *State, region string, tick uint32, cycleTime time.Time, seen map[s
 }
 
 // closable: every source that last carried the req was read completely this cycle, or has left
-// the directory. A failed or cut-short source makes the req unknown.
-func closable(prev *Event, status map[string]sourceStatus) bool {
+// the directory. A failed, cut-short or unread source makes the req unknown.
+func closable(prev *Event, status map[string]sourceStatus, inDirectory map[string]bool) bool {
 	for _, s := range prev.Sources {
-		if status[s] == sourceFailed {
+		if status[s] != sourceOK && inDirectory[s] {
 			return false
 		}
 	}
@@ -84,7 +84,7 @@ func eventFrom(a *reqAgg, region string, tick uint32, cycleTime time.Time) Event
 		OccurredAt: cycleTime, ObservedAt: cycleTime,
 		RawTitle: b.rawTitle, Title: b.title, TitleKey: b.titleKey, Function: b.function,
 		Country: b.country, Location: b.location, SourceType: b.sourceType,
-		Boards: sortedKeys(a.boards), Sources: sortedKeys(a.sources),
+		Boards: sortedCopy(a.boards), Sources: sortedCopy(a.sources),
 		Board: b.board, URL: b.url, RequisitionID: b.reqID,
 	}
 	if slices.Contains(ev.Boards, "") {

@@ -128,3 +128,19 @@ type companyRow struct {
 	ATSVendor  string
 	Covered    uint8
 }
+
+// BusiestCompany is the company with the most live reqs (0 when there is none): a good example
+// for demo calls.
+func (s *State) BusiestCompany() uint64 {
+	n := map[uint64]int{}
+	var best uint64
+	for _, e := range s.reqs {
+		if e.Live() {
+			n[e.CompanyID]++
+			if n[e.CompanyID] > n[best] || (n[e.CompanyID] == n[best] && e.CompanyID < best) {
+				best = e.CompanyID
+			}
+		}
+	}
+	return best
+}

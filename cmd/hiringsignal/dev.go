@@ -9,13 +9,20 @@ import (
 
 	"github.com/planehq/hiringsignal/devstack"
 	"github.com/planehq/hiringsignal/internal/flagenv"
+	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/pipeline"
+	"github.com/planehq/hiringsignal/sim"
 )
 
 func runDev(ctx context.Context, log *slog.Logger, args []string) error {
-	fs := flagenv.New("dev", "Bring the whole stack up: private Postgres and ClickHouse under --run-dir (unless HS_POSTGRES_URL / HS_CLICKHOUSE_ADDR point elsewhere), migrations, the API. Ctrl-C stops what it started.")
+	fs := flagenv.New("dev", "Bring the whole stack up with demo data: private Postgres and ClickHouse under --run-dir (unless HS_POSTGRES_URL / HS_CLICKHOUSE_ADDR point elsewhere), migrations, the simulated world, a backfill of --backfill-days, the API, and a crawl every --interval. Ctrl-C stops what it started.")
 	f := addStoreFlags(fs)
 	sf := addServeFlags(fs)
 	kf := addStackFlags(fs)
+	cf := addCrawlFlags(fs)
+	simf := addSimFlags(fs)
+	days := fs.Int("backfill-days", 14, "days of history to backfill before serving (committed cycles are skipped on the next run)")
+	interval := fs.Duration("interval", 3*time.Hour, "time between crawls")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -23,8 +30,7 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	var started devstack.Started
 	if os.Getenv("HS_POSTGRES_URL") == "" || os.Getenv("HS_CLICKHOUSE_ADDR") == "" {
 		var err error
-		started, err = st.Up(ctx)
-		if err != nil {
+		if started, err = st.Up(ctx); err != nil {
 			return err
 		}
 		if os.Getenv("HS_POSTGRES_URL") == "" {
@@ -41,6 +47,28 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 			log.Error("cannot stop stores", "err", err)
 		}
 	}()
+
+	// The simulated world on loopback; the crawl reads it over HTTP like any source.
+	*simf.epoch = *cf.epoch
+	world, simSrv, simURL, err := simf.start(log)
+	if err != nil {
+		return err
+	}
+	defer simSrv.Close()
+	*cf.simURL = simURL
+
+	crawler, cs, err := openCrawler(ctx, log, f, cf)
+	if err != nil {
+		return err
+	}
+	defer cs.Close()
+	now := world.TickAt(time.Now())
+	from := max(0, now-*days*8)
+	log.Info("backfilling the demo history", "days", *days, "from_tick", from, "to_tick", now)
+	if err := backfill(ctx, log, crawler, simURL, from, now); err != nil {
+		return fmt.Errorf("cannot backfill the demo history: %w", err)
+	}
+
 	srv, s, err := startAPI(ctx, log, f, sf)
 	if err != nil {
 		return err
@@ -51,9 +79,54 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 		defer cancel()
 		_ = srv.Stop(sctx)
 	}()
-	base := "http://" + srv.Addr()
-	fmt.Printf("\nhiringsignal is up.\n  base URL:  %s/v1\n  health:    %s/healthz\n  readiness: %s/readyz\n\nCtrl-C stops everything this command started.\n\n", base, base, base)
+	key, err := oltp.EnsureDevAccount(ctx, s.pg)
+	if err != nil {
+		return fmt.Errorf("cannot create the dev account: %w", err)
+	}
+	printDemo("http://"+srv.Addr(), key, crawler.State().BusiestCompany())
+
+	go crawlLoop(ctx, log, crawler, world, simURL, *interval)
 	<-ctx.Done()
 	log.Info("shutting down")
 	return nil
+}
+
+// crawlLoop crawls the world at the wall clock's tick every interval.
+func crawlLoop(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, world *sim.World, simURL string, interval time.Duration) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(interval):
+		}
+		tick := world.TickAt(time.Now())
+		world.Pin(tick)
+		start := time.Now()
+		stats, err := c.RunTick(ctx, simURL, tick)
+		if err != nil {
+			log.Error("crawl failed; will retry next interval", "err", err)
+			continue
+		}
+		logTick(log, stats, time.Since(start))
+	}
+}
+
+func printDemo(base, key string, companyID uint64) {
+	fmt.Printf(`
+hiringsignal is up.
+  base URL:  %[1]s/v1
+  health:    %[1]s/healthz   readiness: %[1]s/readyz
+  OpenAPI:   %[1]s/openapi.json
+
+Your key (growth plan; shown once — a new one is minted on every start):
+  %[2]s
+
+Try:
+  curl -s -H 'X-API-Key: %[2]s' %[1]s/v1/whoami
+  curl -s -H 'X-API-Key: %[2]s' %[1]s/v1/companies/%[3]d/is-hiring
+  curl -s -H 'Authorization: Bearer %[2]s' '%[1]s/v1/reqs/search?q=engineer&limit=5'
+
+Ctrl-C stops everything this command started.
+
+`, base, key, companyID)
 }

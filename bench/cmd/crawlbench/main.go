@@ -1,0 +1,364 @@
+// Command crawlbench measures the crawl: a full cycle of every region of a large simulated world
+// (postings per second, peak RSS) side by side with plain decoding of the same pages in the same
+// run, then a backfill of a smaller world over many days. The simulator runs as a separate process
+// (bin/hiringsignal simulate) so the RSS measured is the crawler's own. See bench/README.md.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/klauspost/compress/gzip"
+
+	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/pipeline"
+)
+
+func main() {
+	companies := flag.Int("companies", 100000, "companies in the large world (a full cycle is measured on it)")
+	cycles := flag.Int("cycles", 2, "consecutive cycles on the large world (the first opens every req; later ones are steady state)")
+	backfillCompanies := flag.Int("backfill-companies", 2000, "companies in the backfill world")
+	backfillDays := flag.Int("backfill-days", 90, "days to backfill (8 cycles a day); 0 skips")
+	chAddr := flag.String("clickhouse-addr", envOr("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse native address (env HS_CLICKHOUSE_ADDR)")
+	bin := flag.String("bin", "bin/hiringsignal", "the hiringsignal binary (for the simulator process)")
+	workers := flag.Int("workers", 32, "fetch workers (also used by the plain-decode baseline)")
+	flag.Parse()
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	ctx := context.Background()
+	if err := run(ctx, log, *companies, *cycles, *backfillCompanies, *backfillDays, *chAddr, *bin, *workers); err != nil {
+		log.Error("crawlbench failed", "err", err)
+		os.Exit(1)
+	}
+}
+
+func envOr(k, d string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return d
+}
+
+func run(ctx context.Context, log *slog.Logger, companies, cycles, bfCompanies, bfDays int, chAddr, bin string, workers int) error {
+	const tick = 2000
+	simURL, stop, err := startSim(log, bin, companies, "127.0.0.1:7181")
+	if err != nil {
+		return err
+	}
+	defer stop()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers, DisableCompression: true}}
+	if err := pipeline.PinSimTick(ctx, client, simURL, tick); err != nil {
+		return err
+	}
+	dir, err := pipeline.FetchDirectory(ctx, client, simURL, tick)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("world: %d companies, %d sources, tick %d\n\n", companies, len(dir.Sources), tick)
+
+	// Baseline: the same pages over the same HTTP, decoded with encoding/json (xml for Personio)
+	// into generic values, no adapters, no pipeline.
+	base, err := plainDecode(ctx, client, dir, workers)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("plain decode:   %8d pages %9d postings %7.1fs %9.0f postings/s  (%.0f MB)\n", base.pages, base.postings, base.took.Seconds(),
+		float64(base.postings)/base.took.Seconds(), float64(base.bytes)/1e6)
+
+	ch, opts, err := freshDB(ctx, chAddr, "hs_bench_crawl")
+	if err != nil {
+		return err
+	}
+	defer ch.Close()
+	_ = opts
+	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Log: log, Fetch: pipeline.FetchConfig{Workers: workers, PerHost: workers}})
+	if err != nil {
+		return err
+	}
+	for i := 0; i < cycles; i++ {
+		t := tick + i
+		if err := pipeline.PinSimTick(ctx, client, simURL, t); err != nil {
+			return err
+		}
+		start := time.Now()
+		stats, err := c.RunTick(ctx, simURL, t)
+		if err != nil {
+			return err
+		}
+		took := time.Since(start)
+		var postings, events, failed int
+		for _, s := range stats {
+			postings += s.Postings
+			events += s.Events
+			failed += s.SourcesFailed
+		}
+		ps := float64(postings) / took.Seconds()
+		fmt.Printf("crawl cycle %d:  %8d postings %7.1fs %9.0f postings/s  ratio %.2f  events %d  failed sources %d  peak RSS %s\n",
+			i+1, postings, took.Seconds(), ps, ps/(float64(base.postings)/base.took.Seconds()), events, failed, peakRSS())
+	}
+	_, live := c.State().Reqs()
+	fmt.Printf("live reqs after the cycles: %d\n\n", live)
+	stop()
+
+	if bfDays <= 0 {
+		return nil
+	}
+	simURL, stop2, err := startSim(log, bin, bfCompanies, "127.0.0.1:7182")
+	if err != nil {
+		return err
+	}
+	defer stop2()
+	ch2, _, err := freshDB(ctx, chAddr, "hs_bench_backfill")
+	if err != nil {
+		return err
+	}
+	defer ch2.Close()
+	c2, err := pipeline.NewCrawler(ctx, ch2, pipeline.Config{Log: log, Fetch: pipeline.FetchConfig{Workers: workers, PerHost: workers}})
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	first := 2000 - bfDays*8
+	events, postings := 0, 0
+	for t := first; t < 2000; t++ {
+		if err := pipeline.PinSimTick(ctx, client, simURL, t); err != nil {
+			return err
+		}
+		stats, err := c2.RunTick(ctx, simURL, t)
+		if err != nil {
+			return err
+		}
+		for _, s := range stats {
+			events += s.Events
+			postings += s.Postings
+		}
+		if (t-first+1)%(8*10) == 0 {
+			log.Info("backfill", "days", (t-first+1)/8, "of", bfDays, "events", events, "elapsed", time.Since(start).Round(time.Second))
+		}
+	}
+	took := time.Since(start)
+	fmt.Printf("backfill: %d days (%d cycles x 7 regions) of %d companies in %.1fs (%.2fs per tick), %d postings, %d events, peak RSS %s\n",
+		bfDays, bfDays*8, bfCompanies, took.Seconds(), took.Seconds()/float64(bfDays*8), postings, events, peakRSS())
+	return nil
+}
+
+func startSim(log *slog.Logger, bin string, companies int, listen string) (string, func(), error) {
+	cmd := exec.Command(bin, "simulate", "--sim-companies", strconv.Itoa(companies), "--sim-listen", listen)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return "", nil, fmt.Errorf("cannot start the simulator (%s; run `make build` first): %w", bin, err)
+	}
+	url := "http://" + listen
+	var once sync.Once
+	stop := func() { once.Do(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }) }
+	for i := 0; i < 200; i++ {
+		if resp, err := http.Get(url + "/_sim/healthz"); err == nil {
+			resp.Body.Close()
+			return url, stop, nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	stop()
+	return "", nil, fmt.Errorf("the simulator did not come up on %s", listen)
+}
+
+func freshDB(ctx context.Context, addr, db string) (driver.Conn, analytics.Options, error) {
+	opts := analytics.Options{Addr: addr, Database: db}
+	admin, err := analytics.Open(analytics.Options{Addr: addr, Database: "default"})
+	if err != nil {
+		return nil, opts, err
+	}
+	if err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+db); err != nil {
+		return nil, opts, fmt.Errorf("cannot reach ClickHouse at %s (start it with `bin/hiringsignal stores up`): %w", addr, err)
+	}
+	admin.Close()
+	if err := analytics.EnsureDatabase(ctx, opts); err != nil {
+		return nil, opts, err
+	}
+	ch, err := analytics.Open(opts)
+	if err != nil {
+		return nil, opts, err
+	}
+	return ch, opts, analytics.Migrate(ctx, ch, opts, nil)
+}
+
+type baseline struct {
+	pages, postings int
+	bytes           int64
+	took            time.Duration
+}
+
+// plainDecode fetches every page of every source and decodes it generically.
+func plainDecode(ctx context.Context, client *http.Client, dir *pipeline.Directory, workers int) (baseline, error) {
+	var pages, postings, nbytes atomic.Int64
+	var firstErr atomic.Value
+	jobs := make(chan *pipeline.Source)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := 0; i < workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for src := range jobs {
+				url := src.URL
+				for url != "" {
+					body, err := get(ctx, client, url)
+					if err != nil {
+						firstErr.CompareAndSwap(nil, err)
+						break
+					}
+					n, next := decodeGeneric(src.Vendor, body, url)
+					pages.Add(1)
+					postings.Add(int64(n))
+					nbytes.Add(int64(len(body)))
+					url = next
+				}
+			}
+		}()
+	}
+	for i := range dir.Sources {
+		jobs <- &dir.Sources[i]
+	}
+	close(jobs)
+	wg.Wait()
+	if e := firstErr.Load(); e != nil {
+		return baseline{}, e.(error)
+	}
+	return baseline{pages: int(pages.Load()), postings: int(postings.Load()), bytes: nbytes.Load(), took: time.Since(start)}, nil
+}
+
+func get(ctx context.Context, client *http.Client, url string) ([]byte, error) {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var r io.Reader = resp.Body
+	if resp.Header.Get("Content-Encoding") == "gzip" {
+		zr, err := gzip.NewReader(resp.Body)
+		if err != nil {
+			return nil, err
+		}
+		r = zr
+	}
+	return io.ReadAll(r)
+}
+
+// decodeGeneric decodes a page into generic values and counts its postings the simplest way;
+// the next-page rule is the vendor's, so both runs read the same pages.
+func decodeGeneric(vendor string, body []byte, url string) (int, string) {
+	switch vendor {
+	case "personio":
+		var v struct {
+			Positions []struct {
+				ID string `xml:"id"`
+			} `xml:"position"`
+		}
+		_ = xml.Unmarshal(body, &v)
+		return len(v.Positions), ""
+	case "jsonld":
+		n := 0
+		rest := body
+		for {
+			i := bytes.Index(rest, []byte(`application/ld+json">`))
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(`application/ld+json">`):]
+			j := bytes.Index(rest, []byte("</script>"))
+			if j < 0 {
+				break
+			}
+			var v any
+			if json.Unmarshal(rest[:j], &v) == nil {
+				n++
+			}
+			rest = rest[j:]
+		}
+		next := ""
+		if i := bytes.Index(body, []byte(`rel="next" href="`)); i >= 0 {
+			s := body[i+len(`rel="next" href="`):]
+			next = string(s[:bytes.IndexByte(s, '"')])
+		}
+		return n, next
+	}
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return 0, ""
+	}
+	switch t := v.(type) {
+	case []any: // lever
+		if len(t) == 100 {
+			return len(t), bumpQuery(url, "skip", 100)
+		}
+		return len(t), ""
+	case map[string]any:
+		for _, k := range []string{"jobs", "offers", "content"} {
+			if arr, ok := t[k].([]any); ok {
+				next := ""
+				if k == "content" && len(arr) == 100 {
+					next = bumpQuery(url, "offset", 100)
+				}
+				if c, ok := t["next_cursor"].(string); ok && c != "" {
+					next = setQuery(url, "cursor", c)
+				}
+				return len(arr), next
+			}
+		}
+	}
+	return 0, ""
+}
+
+func bumpQuery(url, key string, by int) string {
+	i := strings.Index(url, key+"=")
+	if i < 0 {
+		return ""
+	}
+	j := i + len(key) + 1
+	k := j
+	for k < len(url) && url[k] >= '0' && url[k] <= '9' {
+		k++
+	}
+	n, _ := strconv.Atoi(url[j:k])
+	return url[:j] + strconv.Itoa(n+by) + url[k:]
+}
+
+func setQuery(url, key, val string) string {
+	if i := strings.Index(url, "&"+key+"="); i >= 0 {
+		return url[:i] + "&" + key + "=" + val
+	}
+	return url + "&" + key + "=" + val
+}
+
+func peakRSS() string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "?"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			f := strings.Fields(line)
+			kb, _ := strconv.Atoi(f[1])
+			return fmt.Sprintf("%.0f MiB", float64(kb)/1024)
+		}
+	}
+	_ = runtime.NumCPU
+	return "?"
+}

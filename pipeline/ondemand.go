@@ -1,0 +1,75 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// CompanyRegion is the cycles-table region of an on-demand crawl of one company.
+func CompanyRegion(companyID uint64) string { return fmt.Sprintf("company:%d", companyID) }
+
+// RunCompany crawls one company's own ATS tenants now, between scheduled cycles (the on-demand
+// crawl behind a `crawling` job). Boards are not re-read, so a req they alone carry is unknown,
+// never closed. Observation time is `now`; the cycle is committed under region
+// CompanyRegion(id) at the directory's tick, so it is idempotent like any cycle.
+func (c *Crawler) RunCompany(ctx context.Context, dir *Directory, domain string, now time.Time) (CycleStats, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	id := CompanyID(domain)
+	region := CompanyRegion(id)
+	tick := uint32(dir.Tick)
+	now = now.UTC().Truncate(time.Second)
+	st := &CycleStats{Region: region, Tick: tick, CycleTime: now, StartedAt: time.Now().UTC(), ByType: map[string]int{}}
+	var homeRegion string
+	known := false
+	for _, co := range dir.Companies {
+		if co.Domain == domain {
+			homeRegion, known = co.Region, true
+		}
+	}
+	if !known {
+		return *st, fmt.Errorf("company %s is not in the source directory", domain)
+	}
+	var sources []*Source
+	inDirectory := make(map[string]bool, len(dir.Sources))
+	for i := range dir.Sources {
+		s := &dir.Sources[i]
+		inDirectory[s.Key] = true
+		if s.Kind == "ats_tenant" && s.CompanyDomain == domain {
+			sources = append(sources, s)
+		}
+	}
+	st.Sources = len(sources)
+	stats := map[string]*CycleStats{}
+	for _, s := range sources {
+		stats[s.Region] = st
+	}
+	seen, status, err := c.collect(ctx, sources, newResolver(dir.Companies), stats)
+	if err != nil {
+		return *st, err
+	}
+	events := diff(c.state, homeRegion, tick, now, seen, status, inDirectory, func(cid uint64) bool { return cid == id })
+	w := &cycleWrite{events: events}
+	st.SeqFrom = c.state.nextSeq
+	for i := range w.events {
+		w.events[i].Seq = c.state.nextSeq + uint64(i)
+		st.ByType[w.events[i].Type]++
+	}
+	st.Events = len(events)
+	st.SeqTo = st.SeqFrom + uint64(len(events)) - 1
+	for k, a := range seen {
+		if have := c.state.boardsSeen[k]; len(have) == 0 {
+			for _, b := range a.boards {
+				w.boards = append(w.boards, boardSighting{reqKey: k, companyID: id, board: b, sourceType: "ats_tenant", firstSeen: now})
+			}
+		}
+	}
+	w.stats = *st
+	if err := emit(ctx, c.ch, w, c.batch); err != nil {
+		return *st, fmt.Errorf("on-demand crawl of %s: %w", domain, err)
+	}
+	c.apply(w, seen)
+	st.Duration = time.Since(st.StartedAt)
+	return *st, nil
+}

@@ -1,0 +1,56 @@
+package pipeline_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/planehq/hiringsignal/internal/storetest"
+	"github.com/planehq/hiringsignal/pipeline"
+)
+
+// TestRunCompanyCrawlsOnlyThatCompany: an on-demand crawl between cycles sees one company's
+// changes, emits events for it alone, and commits them under its own cycle.
+func TestRunCompanyCrawlsOnlyThatCompany(t *testing.T) {
+	ctx := context.Background()
+	world, base := simServer(t, faultyWorld(80))
+	ch, _ := storetest.ClickHouse(t, "pipeline_ondemand")
+	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Fetch: testFetch(), Log: quietLog()})
+	require.NoError(t, err)
+	const tick = 1000
+	world.Pin(tick)
+	_, err = c.RunTick(ctx, base, tick)
+	require.NoError(t, err)
+	before := readLedger(t, ch)
+
+	// Move the world on a week and crawl only one company that changed.
+	world.Pin(tick + 56)
+	dir, err := pipeline.FetchDirectory(ctx, c.Fetcher().Client(), base, tick+56)
+	require.NoError(t, err)
+	var domain string
+	for _, s := range dir.Sources {
+		if s.Kind == "ats_tenant" {
+			domain = s.CompanyDomain
+			break
+		}
+	}
+	require.NotEmpty(t, domain)
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	st, err := c.RunCompany(ctx, dir, domain, now)
+	require.NoError(t, err)
+	require.Equal(t, pipeline.CompanyRegion(pipeline.CompanyID(domain)), st.Region)
+	after := readLedger(t, ch)
+	require.Equal(t, before, after[:len(before)], "nothing earlier changes")
+	require.Equal(t, st.Events, len(after)-len(before))
+	require.Positive(t, st.Events, "a week later the company has news (at least reobserved)")
+	for _, r := range after[len(before):] {
+		var cid uint64
+		require.NoError(t, ch.QueryRow(ctx, "SELECT company_id FROM events WHERE event_seq = ?", r.seq).Scan(&cid))
+		require.Equal(t, pipeline.CompanyID(domain), cid, "an on-demand crawl touches its company only")
+	}
+	var at time.Time
+	require.NoError(t, ch.QueryRow(ctx, "SELECT max(cycle_time) FROM cycles WHERE region = ?", st.Region).Scan(&at))
+	require.Equal(t, now, at.UTC())
+}
