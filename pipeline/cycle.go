@@ -26,6 +26,7 @@ type CycleStats struct {
 	SourcesOK     int
 	SourcesFailed int
 	Pages         int
+	NotModified   int // pages answered 304 and replayed from the page cache
 	Postings      int
 	Malformed     int
 	Unresolved    int
@@ -40,10 +41,22 @@ type CycleStats struct {
 	EmitTook      time.Duration
 }
 
-// pageMsg carries one parsed page from the fetch stage to the normalize stage.
+// pageMsg carries one page from the fetch stage to the normalize stage: parsed postings, or an
+// unchanged page (304) whose sightings the normalize stage replays from the page cache.
 type pageMsg struct {
 	src      *Source
+	url      string
+	etag     string
+	next     string
 	postings []ats.Posting
+	cached   *cachedPage
+}
+
+// obsMsg carries a page's sightings to the dedup stage.
+type obsMsg struct {
+	src    *Source
+	full   []observation
+	cached []cachedObs
 }
 
 // Crawler runs cycles against one ClickHouse database. It holds the ledger state in memory;
@@ -58,13 +71,14 @@ type Crawler struct {
 
 	mu    sync.Mutex // one cycle at a time
 	state *State
+	pages *pageCache
 }
 
 // Config configures a Crawler.
 type Config struct {
 	Fetch            FetchConfig
 	NormalizeWorkers int // default GOMAXPROCS
-	InsertBatch      int // rows per INSERT block (default 200,000)
+	InsertBatch      int // rows per INSERT block (default 50,000)
 	// OnObservation, when set, is called (concurrently) for every posting resolved to a req: tests
 	// use it to score dedup against the simulator's ground truth.
 	OnObservation func(sourceKey, sourceID, reqKey string)
@@ -81,12 +95,12 @@ func NewCrawler(ctx context.Context, ch driver.Conn, cfg Config) (*Crawler, erro
 		cfg.NormalizeWorkers = runtime.GOMAXPROCS(0)
 	}
 	if cfg.InsertBatch <= 0 {
-		cfg.InsertBatch = 200_000
+		cfg.InsertBatch = 50_000
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Crawler{ch: ch, fetch: NewFetcher(cfg.Fetch), log: cfg.Log, batch: cfg.InsertBatch, workers: cfg.NormalizeWorkers, onObs: cfg.OnObservation, state: st}, nil
+	return &Crawler{ch: ch, fetch: NewFetcher(cfg.Fetch), log: cfg.Log, batch: cfg.InsertBatch, workers: cfg.NormalizeWorkers, onObs: cfg.OnObservation, state: st, pages: newPageCache()}, nil
 }
 
 // Fetcher exposes the crawler's HTTP side (for the directory).
@@ -216,7 +230,6 @@ func (c *Crawler) RunRegions(ctx context.Context, dir *Directory, regions []stri
 // source's status.
 func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver, stats map[string]*CycleStats) (map[string]*reqAgg, map[string]sourceStatus, error) {
 	pages := make(chan pageMsg, 64)
-	obs := make(chan []observation, 64)
 	status := make(map[string]sourceStatus, len(sources))
 	var statusMu sync.Mutex
 	var countMu sync.Mutex // guards the counters in stats
@@ -241,14 +254,23 @@ func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver,
 		close(pages)
 	}()
 
-	// Stage 2: normalize.
+	// Stage 2: normalize (and remember each page's sightings for a later 304).
+	obs := make(chan obsMsg, 64)
 	var nwg sync.WaitGroup
 	for i := 0; i < c.workers; i++ {
 		nwg.Add(1)
 		go func() {
 			defer nwg.Done()
 			for m := range pages {
+				if m.cached != nil {
+					countMu.Lock()
+					stats[m.src.Region].Postings += len(m.cached.obs)
+					countMu.Unlock()
+					obs <- obsMsg{src: m.src, cached: m.cached.obs}
+					continue
+				}
 				out := make([]observation, 0, len(m.postings))
+				keep := make([]cachedObs, 0, len(m.postings))
 				unresolved := 0
 				for i := range m.postings {
 					o, ok := res.observe(m.src, &m.postings[i])
@@ -257,25 +279,41 @@ func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver,
 						continue
 					}
 					out = append(out, o)
-					if c.onObs != nil {
-						c.onObs(o.sourceKey, o.sourceID, o.reqKey)
-					}
+					keep = append(keep, cachedObs{reqKey: o.reqKey, sourceID: o.sourceID})
+				}
+				if m.etag != "" {
+					c.pages.put(m.url, &cachedPage{etag: m.etag, next: m.next, obs: keep})
 				}
 				countMu.Lock()
 				stats[m.src.Region].Postings += len(m.postings)
 				stats[m.src.Region].Unresolved += unresolved
 				countMu.Unlock()
-				obs <- out
+				obs <- obsMsg{src: m.src, full: out}
 			}
 		}()
 	}
 	go func() { nwg.Wait(); close(obs) }()
 
-	// Stage 3: dedup (one goroutine owns the map).
+	// Stage 3: dedup (one goroutine owns the map; it reads the ledger state, which no one writes
+	// until the cycle commits).
 	d := newDeduper()
-	for batch := range obs {
-		for i := range batch {
-			d.add(&batch[i])
+	for m := range obs {
+		for i := range m.full {
+			d.add(&m.full[i])
+			if c.onObs != nil {
+				c.onObs(m.full[i].sourceKey, m.full[i].sourceID, m.full[i].reqKey)
+			}
+		}
+		for _, co := range m.cached {
+			ev := c.state.reqs[co.reqKey]
+			if ev == nil {
+				continue // cannot happen: an unchanged page carried reqs the state saw last cycle
+			}
+			o := obsFromEvent(ev, m.src, co.sourceID)
+			d.add(&o)
+			if c.onObs != nil {
+				c.onObs(o.sourceKey, o.sourceID, o.reqKey)
+			}
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -305,21 +343,34 @@ func (c *Crawler) fetchSource(ctx context.Context, src *Source, out chan<- pageM
 	}
 	url := src.URL
 	for n := 0; url != "" && n < 10_000; n++ {
-		page, err := c.fetch.fetchPage(ctx, ad, url)
+		etag := ""
+		cp := c.pages.get(url)
+		if cp != nil {
+			etag = cp.etag
+		}
+		res, err := c.fetch.fetchPage(ctx, ad, url, etag)
 		if err != nil {
 			c.log.Debug("source failed this cycle", "source", src.Key, "url", url, "err", err)
 			return false
 		}
+		msg := pageMsg{src: src, url: url, etag: res.etag, next: res.page.NextURL, postings: res.page.Postings}
+		if res.notModified {
+			msg = pageMsg{src: src, url: url, cached: cp}
+			msg.next = cp.next
+		}
 		mu.Lock()
 		st.Pages++
-		st.Malformed += page.Malformed
+		st.Malformed += res.page.Malformed
+		if res.notModified {
+			st.NotModified++
+		}
 		mu.Unlock()
 		select {
-		case out <- pageMsg{src: src, postings: page.Postings}:
+		case out <- msg:
 		case <-ctx.Done():
 			return false
 		}
-		url = page.NextURL
+		url = msg.next
 	}
 	return url == ""
 }

@@ -53,12 +53,6 @@ func (c *FetchConfig) defaults() {
 	}
 }
 
-// cachedPage is what a conditional request reuses on 304 Not Modified.
-type cachedPage struct {
-	etag string
-	page ats.Page
-}
-
 // Fetcher does HTTP for the crawl: per-host limits, timeouts, retries with backoff that honour
 // Retry-After, conditional requests (ETag) and gzip bodies.
 type Fetcher struct {
@@ -67,7 +61,13 @@ type Fetcher struct {
 
 	mu    sync.Mutex
 	hosts map[string]chan struct{}
-	cache map[string]cachedPage // page URL → last parsed page and its ETag
+}
+
+// fetched is one page's outcome: parsed, or unchanged since the ETag the caller sent.
+type fetched struct {
+	page        ats.Page
+	etag        string // the page's current ETag ("" when the source sends none)
+	notModified bool   // 304: page is empty; the caller replays what it kept for this URL
 }
 
 // NewFetcher builds a fetcher.
@@ -84,7 +84,7 @@ func NewFetcher(cfg FetchConfig) *Fetcher {
 	}
 	return &Fetcher{cfg: cfg, client: &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error {
 		return http.ErrUseLastResponse
-	}}, hosts: map[string]chan struct{}{}, cache: map[string]cachedPage{}}
+	}}, hosts: map[string]chan struct{}{}}
 }
 
 // Client is the fetcher's HTTP client (for the directory).
@@ -117,11 +117,12 @@ type retryable struct {
 
 func (e retryable) Error() string { return e.err.Error() }
 
-// fetchPage fetches and parses one page, reusing the cached page on 304.
-func (f *Fetcher) fetchPage(ctx context.Context, ad ats.Adapter, pageURL string) (ats.Page, error) {
+// fetchPage fetches and parses one page. With etag set it asks If-None-Match and reports a 304
+// as notModified.
+func (f *Fetcher) fetchPage(ctx context.Context, ad ats.Adapter, pageURL, etag string) (fetched, error) {
 	u, err := url.Parse(pageURL)
 	if err != nil {
-		return ats.Page{}, fmt.Errorf("bad page URL %q: %w", pageURL, err)
+		return fetched{}, fmt.Errorf("bad page URL %q: %w", pageURL, err)
 	}
 	slot := f.hostSlot(u.Host)
 	backoff := f.cfg.Backoff
@@ -131,17 +132,17 @@ func (f *Fetcher) fetchPage(ctx context.Context, ad ats.Adapter, pageURL string)
 		select {
 		case slot <- struct{}{}:
 		case <-ctx.Done():
-			return ats.Page{}, ctx.Err()
+			return fetched{}, ctx.Err()
 		}
-		page, err := f.attempt(ctx, ad, pageURL)
+		res, err := f.attempt(ctx, ad, pageURL, etag)
 		<-slot
 		if err == nil {
-			return page, nil
+			return res, nil
 		}
 		lastErr = err
 		var perm errPermanent
 		if errors.As(err, &perm) || ctx.Err() != nil {
-			return ats.Page{}, err
+			return fetched{}, err
 		}
 		wait := backoff
 		var r retryable
@@ -163,72 +164,64 @@ func (f *Fetcher) fetchPage(ctx context.Context, ad ats.Adapter, pageURL string)
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
-			return ats.Page{}, ctx.Err()
+			return fetched{}, ctx.Err()
 		}
 		backoff *= 2
 	}
-	return ats.Page{}, fmt.Errorf("gave up after retries: %w", lastErr)
+	return fetched{}, fmt.Errorf("gave up after retries: %w", lastErr)
 }
 
-func (f *Fetcher) attempt(ctx context.Context, ad ats.Adapter, pageURL string) (ats.Page, error) {
+func (f *Fetcher) attempt(ctx context.Context, ad ats.Adapter, pageURL, etag string) (fetched, error) {
 	actx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(actx, http.MethodGet, pageURL, nil)
 	if err != nil {
-		return ats.Page{}, errPermanent{status: 0}
+		return fetched{}, errPermanent{status: 0}
 	}
 	req.Header.Set("Accept-Encoding", "gzip")
 	req.Header.Set("User-Agent", "hiringsignal-crawler/0.1 (+https://hiringsignal.example/bot)")
-	f.mu.Lock()
-	cached, haveCache := f.cache[pageURL]
-	f.mu.Unlock()
-	if haveCache && cached.etag != "" {
-		req.Header.Set("If-None-Match", cached.etag)
+	if etag != "" {
+		req.Header.Set("If-None-Match", etag)
 	}
 	resp, err := f.client.Do(req)
 	if err != nil {
-		return ats.Page{}, retryable{err: err}
+		return fetched{}, retryable{err: err}
 	}
 	defer resp.Body.Close()
 	switch {
-	case resp.StatusCode == http.StatusNotModified && haveCache:
+	case resp.StatusCode == http.StatusNotModified && etag != "":
 		_, _ = io.Copy(io.Discard, resp.Body)
-		return cached.page, nil
+		return fetched{etag: etag, notModified: true}, nil
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-		return ats.Page{}, retryable{err: fmt.Errorf("status %d", resp.StatusCode), wait: retryAfter(resp.Header.Get("Retry-After"))}
+		return fetched{}, retryable{err: fmt.Errorf("status %d", resp.StatusCode), wait: retryAfter(resp.Header.Get("Retry-After"))}
 	case resp.StatusCode != http.StatusOK:
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-		return ats.Page{}, errPermanent{status: resp.StatusCode}
+		return fetched{}, errPermanent{status: resp.StatusCode}
 	}
 	var r io.Reader = resp.Body
 	if resp.Header.Get("Content-Encoding") == "gzip" {
 		zr, err := gzip.NewReader(resp.Body)
 		if err != nil {
-			return ats.Page{}, retryable{err: fmt.Errorf("bad gzip body: %w", err)}
+			return fetched{}, retryable{err: fmt.Errorf("bad gzip body: %w", err)}
 		}
 		defer zr.Close()
 		r = zr
 	}
 	var buf bytes.Buffer
 	if _, err := io.Copy(&buf, io.LimitReader(r, f.cfg.MaxBody+1)); err != nil {
-		return ats.Page{}, retryable{err: fmt.Errorf("cannot read body: %w", err)}
+		return fetched{}, retryable{err: fmt.Errorf("cannot read body: %w", err)}
 	}
 	if int64(buf.Len()) > f.cfg.MaxBody {
-		return ats.Page{}, errPermanent{status: http.StatusRequestEntityTooLarge}
+		return fetched{}, errPermanent{status: http.StatusRequestEntityTooLarge}
 	}
 	page, err := ad.Parse(buf.Bytes(), pageURL)
 	if err != nil {
 		// Retried: a body cut short in transit parses on the next attempt; one malformed at the source
 		// fails every attempt and the source is unknown for this cycle.
-		return ats.Page{}, retryable{err: fmt.Errorf("cannot parse %s body: %w", ad.Vendor(), err)}
+		return fetched{}, retryable{err: fmt.Errorf("cannot parse %s body: %w", ad.Vendor(), err)}
 	}
-	if etag := resp.Header.Get("ETag"); etag != "" {
-		f.mu.Lock()
-		f.cache[pageURL] = cachedPage{etag: etag, page: page}
-		f.mu.Unlock()
-	}
-	return page, nil
+	return fetched{page: page, etag: resp.Header.Get("ETag")}, nil
 }
 
 func retryAfter(v string) time.Duration {

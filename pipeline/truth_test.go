@@ -119,7 +119,7 @@ func TestCrawlMatchesGroundTruth(t *testing.T) {
 
 	failed := map[int]map[string]bool{}
 	truths := map[int]sim.Truth{}
-	totalFailed := 0
+	totalFailed, notModified := 0, 0
 	for tick := first; tick < first+ticks; tick++ {
 		world.Pin(tick)
 		obs.mu.Lock()
@@ -134,6 +134,7 @@ func TestCrawlMatchesGroundTruth(t *testing.T) {
 		require.Len(t, stats, 7)
 		failed[tick] = map[string]bool{}
 		for _, s := range stats {
+			notModified += s.NotModified
 			for _, f := range s.FailedSources {
 				failed[tick][f] = true
 				totalFailed++
@@ -146,6 +147,8 @@ func TestCrawlMatchesGroundTruth(t *testing.T) {
 		}
 	}
 	require.Positive(t, totalFailed, "the faults must actually bite")
+	require.Positive(t, notModified, "unchanged pages must be replayed from the page cache (304)")
+	t.Logf("pages answered 304 and replayed: %d", notModified)
 
 	// 1. Dedup: B-cubed precision and recall of our req assignment over the postings, against truth.
 	var precSum, recSum float64

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"time"
 
 	"github.com/planehq/hiringsignal/internal/flagenv"
@@ -15,16 +16,18 @@ type crawlFlags struct {
 	workers, perHost, attempts *int
 	timeout                    *time.Duration
 	epoch                      *string
+	memLimitMiB                *int
 }
 
 func addCrawlFlags(fs *flagenv.Set) *crawlFlags {
 	return &crawlFlags{
-		simURL:   fs.String("sim-url", "http://127.0.0.1:7070", "base URL of the source directory and sources (the simulator on this machine)"),
-		workers:  fs.Int("fetch-workers", 32, "sources fetched at once"),
-		perHost:  fs.Int("fetch-per-host", 32, "requests in flight per host"),
-		attempts: fs.Int("fetch-attempts", 4, "attempts per page on 5xx, 429, timeouts"),
-		timeout:  fs.Duration("fetch-timeout", 10*time.Second, "timeout of one fetch attempt"),
-		epoch:    fs.String("epoch", "2026-01-05T00:00:00Z", "time of tick 0 of the crawl clock (one tick = one 3-hour cycle)"),
+		simURL:      fs.String("sim-url", "http://127.0.0.1:7070", "base URL of the source directory and sources (the simulator on this machine)"),
+		workers:     fs.Int("fetch-workers", 32, "sources fetched at once"),
+		perHost:     fs.Int("fetch-per-host", 32, "requests in flight per host"),
+		attempts:    fs.Int("fetch-attempts", 4, "attempts per page on 5xx, 429, timeouts"),
+		timeout:     fs.Duration("fetch-timeout", 10*time.Second, "timeout of one fetch attempt"),
+		epoch:       fs.String("epoch", "2026-01-05T00:00:00Z", "time of tick 0 of the crawl clock (one tick = one 3-hour cycle)"),
+		memLimitMiB: fs.Int("memory-limit-mib", 1536, "soft memory limit of the crawler in MiB (the garbage collector works harder near it); 0 for none"),
 	}
 }
 
@@ -41,6 +44,9 @@ func (f *crawlFlags) tickOf(t time.Time) (int, error) {
 }
 
 func openCrawler(ctx context.Context, log *slog.Logger, f *storeFlags, cf *crawlFlags) (*pipeline.Crawler, *stores, error) {
+	if *cf.memLimitMiB > 0 {
+		debug.SetMemoryLimit(int64(*cf.memLimitMiB) << 20)
+	}
 	s, err := f.open(ctx)
 	if err != nil {
 		return nil, nil, err

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,7 +39,11 @@ func main() {
 	chAddr := flag.String("clickhouse-addr", envOr("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse native address (env HS_CLICKHOUSE_ADDR)")
 	bin := flag.String("bin", "bin/hiringsignal", "the hiringsignal binary (for the simulator process)")
 	workers := flag.Int("workers", 32, "fetch workers (also used by the plain-decode baseline)")
+	memLimit := flag.Int("memory-limit-mib", 1536, "soft memory limit, as `hiringsignal crawl --memory-limit-mib`")
 	flag.Parse()
+	if *memLimit > 0 {
+		debug.SetMemoryLimit(int64(*memLimit) << 20)
+	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx := context.Background()
 	if err := run(ctx, log, *companies, *cycles, *backfillCompanies, *backfillDays, *chAddr, *bin, *workers); err != nil {
