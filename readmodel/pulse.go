@@ -6,14 +6,17 @@
 // HTTP (handlers live in the api packages).
 package readmodel
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Pulse is a company's hiring pulse, shared by hiring-pulse, reqs/search (per company) and
 // reqs/qualified include_pulse. Motion fields are pointers: null when the company has no
 // observable ATS or board coverage (coverage_status no_ats_signal) — unknown is never zero.
 type Pulse struct {
 	CompanyID      uint64         `json:"company_id"`
-	CoverageStatus string         `json:"coverage_status"` // covered, board_only or no_ats_signal
+	CoverageStatus string         `json:"coverage_status"` // covered or no_ats_signal
 	IsHiring       *bool          `json:"is_hiring"`
 	OpenReqCount   *int           `json:"open_req_count"`
 	ActiveReqs     *int           `json:"active_reqs"`
@@ -32,3 +35,156 @@ type MomentumWeek struct {
 	Reposted    int       `json:"reposted"`
 	Closed      int       `json:"closed"`
 }
+
+// Windows and thresholds of the pulse rules (docs/decisions.md, "Company reads"). "now" is the
+// model's AsOf (the latest committed cycle time), never the wall clock, so a backfill is
+// reproducible.
+const (
+	Day              = 24 * time.Hour
+	Week             = 7 * Day
+	ActiveWindow     = 7*Day + 3*time.Hour // a live req confirmed by a read within the reobserve cadence plus one cycle
+	NewRolesWindow   = 30 * Day
+	VelocityWeeks    = 4 // velocity = reqs first observed per week over the trailing 4 weeks
+	DirectionRatio   = 0.25
+	DirectionMinDiff = 2
+	SurgeMin         = 5 // a surge needs at least this many reqs first observed in the last 2 weeks
+)
+
+// pulseStats are the counts behind a pulse, accumulated while the model is built.
+type pulseStats struct {
+	open, active int
+	new30        int // first observed in (now-30d, now]
+	cur4w        int // first observed in (now-28d, now]
+	prev4w       int // first observed in (now-56d, now-28d]
+	last2w       int // first observed in (now-14d, now]
+	prior6w      int // first observed in (now-56d, now-14d]
+	anyReq       bool
+}
+
+func (s *pulseStats) addFirstSeen(firstSeen, now time.Time) {
+	age := now.Sub(firstSeen)
+	if age < 0 {
+		return
+	}
+	if age < NewRolesWindow {
+		s.new30++
+	}
+	switch {
+	case age < 2*Week:
+		s.last2w++
+		s.cur4w++
+	case age < 4*Week:
+		s.prior6w++
+		s.cur4w++
+	case age < 8*Week:
+		s.prior6w++
+		s.prev4w++
+	}
+}
+
+// Pulse returns the hiring pulse of company id (false when the company is unknown), momentum
+// included.
+func (m *Model) Pulse(id uint64) (Pulse, bool) {
+	c := m.Company(id)
+	if c == nil {
+		return Pulse{}, false
+	}
+	return m.PulseOf(c, true), true
+}
+
+// PulseOf computes the pulse of c; withMomentum false leaves Momentum null (cheaper).
+func (m *Model) PulseOf(c *Company, withMomentum bool) Pulse {
+	p := Pulse{CompanyID: c.ID, CoverageStatus: c.Coverage}
+	if !c.Covered() {
+		return p // unknown is never zero: every motion field stays null
+	}
+	now := m.AsOf
+	s := &c.stats
+	asOf := c.LastRead
+	if asOf.IsZero() {
+		asOf = now
+	}
+	p.MotionAsOf = &asOf
+	hiring := s.open > 0
+	p.IsHiring = &hiring
+	p.OpenReqCount = ptr(s.open)
+	p.ActiveReqs = ptr(s.active)
+	// A window that reaches back before the first read of the company would count the reqs
+	// already open when observation began as new: such a window is unknown (null), not a number.
+	observed := func(d time.Duration) bool { return !c.ObservedFrom.IsZero() && !c.ObservedFrom.After(now.Add(-d)) }
+	if observed(NewRolesWindow) {
+		p.NewRoles30d = ptr(s.new30)
+	}
+	if observed(VelocityWeeks * Week) {
+		v := math.Round(float64(s.cur4w)/VelocityWeeks*100) / 100
+		p.Velocity = &v
+	}
+	if observed(8 * Week) {
+		d := direction(s.cur4w, s.prev4w)
+		p.Direction = &d
+		surge := isSurge(s.last2w, s.prior6w)
+		p.IsSurge = &surge
+	}
+	if withMomentum {
+		p.Momentum = momentumWeeks(c.momentum, now)
+	}
+	return p
+}
+
+// direction compares reqs first observed in the trailing 4 weeks with the 4 weeks before:
+// accelerating when up by more than 25% and at least 2 reqs, decelerating when down by more
+// than 25% and at least 2 reqs, steady otherwise.
+func direction(cur, prev int) string {
+	switch {
+	case cur-prev >= DirectionMinDiff && float64(cur) > float64(prev)*(1+DirectionRatio):
+		return "accelerating"
+	case prev-cur >= DirectionMinDiff && float64(cur) < float64(prev)*(1-DirectionRatio):
+		return "decelerating"
+	}
+	return "steady"
+}
+
+// isSurge: at least SurgeMin reqs first observed in the last 2 weeks, at a weekly rate at least
+// twice the weekly rate of the 6 weeks before (last2w/2 >= 2 * prior6w/6).
+func isSurge(last2w, prior6w int) bool {
+	return last2w >= SurgeMin && 3*last2w >= 2*prior6w
+}
+
+// momentumWeeks expands the stored weeks into Monday buckets from the company's first week of
+// flow through the week of now, zero-filled, oldest first. Empty (not null) for a covered
+// company that never published.
+func momentumWeeks(ws []week, now time.Time) []MomentumWeek {
+	if len(ws) == 0 {
+		return []MomentumWeek{}
+	}
+	last := mondayDay(now)
+	if l := ws[len(ws)-1].day; l > last {
+		last = l
+	}
+	first := ws[0].day
+	out := make([]MomentumWeek, 0, (last-first)/7+1)
+	i := 0
+	for d := first; d <= last; d += 7 {
+		mw := MomentumWeek{BucketStart: time.Unix(int64(d)*86400, 0).UTC()}
+		for i < len(ws) && ws[i].day < d {
+			i++
+		}
+		if i < len(ws) && ws[i].day == d {
+			mw.Opened, mw.Reposted, mw.Closed = int(ws[i].opened), int(ws[i].reposted), int(ws[i].closed)
+		}
+		out = append(out, mw)
+	}
+	return out
+}
+
+// mondayDay is the Monday (UTC) of t's week as days since the Unix epoch (1970-01-01 was a
+// Thursday, so Mondays are the days d with (d+3) % 7 == 0).
+func mondayDay(t time.Time) int32 {
+	d := t.UTC().Unix() / 86400
+	if t.UTC().Unix() < 0 && t.UTC().Unix()%86400 != 0 {
+		d--
+	}
+	return int32(d - (d+3)%7)
+}
+
+func ptr[T any](v T) *T { return &v }
