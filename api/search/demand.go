@@ -1,0 +1,54 @@
+package search
+
+import (
+	"strings"
+
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/searchindex"
+)
+
+type weekRow struct {
+	BucketStart string `json:"bucket_start"`
+	Opened      uint64 `json:"opened"`
+	Reposted    uint64 `json:"reposted"`
+	Closed      uint64 `json:"closed"`
+}
+
+// roleDemand serves GET /v1/markets/role-demand: the market-wide weekly series of reqs opened,
+// reposted and closed for a function (taxonomy id, or a name covering its ids) in a country (or
+// every country), oldest first, zero-filled.
+func (h *handlers) roleDemand(c *api.Call, x *searchindex.Index) (int, error) {
+	var errs []api.FieldError
+	role, _ := c.String("role")
+	ids, fe := functionIDs(role, "query", "role")
+	if fe != nil {
+		errs = append(errs, *fe)
+	}
+	var countries []string
+	geo, hasGeo := c.String("geo")
+	if hasGeo {
+		var es []api.FieldError
+		countries, es = countryNames([]string{geo}, "query", "geo")
+		errs = append(errs, es...)
+	}
+	if len(errs) > 0 {
+		return 0, api.Invalid(errs...)
+	}
+	c.SetFunction(ids[0])
+	weeks := x.RoleDemand(ids, countries)
+	out := struct {
+		Role         string    `json:"role"`
+		Functions    []string  `json:"functions"`
+		FunctionName *string   `json:"function_name"`
+		Geo          *string   `json:"geo"`
+		CountryCode  *string   `json:"country_code"`
+		Series       []weekRow `json:"series"`
+	}{Role: strings.TrimSpace(role), Functions: ids, FunctionName: functionName(ids[0]), Series: make([]weekRow, 0, len(weeks))}
+	if len(countries) == 1 {
+		out.Geo, out.CountryCode = &countries[0], countryCode(countries[0])
+	}
+	for _, w := range weeks {
+		out.Series = append(out.Series, weekRow{BucketStart: w.BucketStart.Format("2006-01-02T15:04:05Z"), Opened: w.Opened, Reposted: w.Reposted, Closed: w.Closed})
+	}
+	return 0, c.JSON(200, out)
+}

@@ -1,0 +1,103 @@
+package search
+
+import (
+	"fmt"
+
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/pipeline/normalize"
+	"github.com/planehq/hiringsignal/searchindex"
+)
+
+// jobsSearch serves GET /v1/jobs/search: one row (one source_row unit) per logical req.
+func (h *handlers) jobsSearch(c *api.Call, x *searchindex.Index) (int, error) {
+	var errs []api.FieldError
+	f := commonFilter(c, x)
+	if v, ok := c.String("function"); ok {
+		ids, fe := functionIDs(v, "query", "function")
+		if fe != nil {
+			errs = append(errs, *fe)
+		}
+		f.Functions = ids
+		if len(ids) > 0 {
+			c.SetFunction(ids[0])
+		}
+	}
+	if v, ok := c.String("geo"); ok {
+		names, es := countryNames([]string{v}, "query", "geo")
+		errs = append(errs, es...)
+		f.Countries = names
+	}
+	q, _ := c.String("q")
+	hasQ := len(normalize.Tokens(q)) > 0
+	sort, _ := c.String("sort")
+	if sort == "" && hasQ {
+		sort = searchindex.SortRelevance
+	}
+	if sort == searchindex.SortRelevance && !hasQ {
+		errs = append(errs, api.ValueError(sort, "sort=relevance needs q (a title to rank by); send q, or sort=recency, or omit sort for the stable default order", "query", "sort"))
+	}
+	var after *searchindex.JobCursor
+	if v, ok := c.String("cursor"); ok {
+		cur, err := searchindex.ParseJobCursor(v)
+		switch {
+		case err != nil:
+			errs = append(errs, api.ValueError(v, err.Error(), "query", "cursor"))
+		case cur.Sort != sort:
+			errs = append(errs, api.ValueError(v, fmt.Sprintf("this cursor was issued under sort %s and cannot be replayed under sort %s: replay it with the same sort (and q), or start again without a cursor",
+				sortName(cur.Sort), sortName(sort)), "query", "cursor"))
+		default:
+			after = &cur
+		}
+	}
+	if len(errs) > 0 {
+		return 0, api.Invalid(errs...)
+	}
+	page := x.SearchJobs(searchindex.JobQuery{Q: q, Sort: sort, Filter: f, After: after, Limit: c.Limit()})
+	out := struct {
+		Jobs       []jobRow `json:"jobs"`
+		NextCursor *string  `json:"next_cursor,omitempty"`
+	}{Jobs: make([]jobRow, 0, len(page.Jobs))}
+	for _, j := range page.Jobs {
+		out.Jobs = append(out.Jobs, newJobRow(j.Req, j.Relevance))
+	}
+	if page.Next != nil {
+		s := page.Next.String()
+		out.NextCursor = &s
+	}
+	return len(out.Jobs), c.JSON(200, out)
+}
+
+func sortName(s string) string {
+	if s == "" {
+		return "(default order)"
+	}
+	return s
+}
+
+// roleRow is the jobs/role answer: a jobs/search row plus the full deduplicated boards list.
+type roleRow struct {
+	jobRow
+	Boards      []string `json:"boards"`
+	URL         *string  `json:"url"`
+	CompanyName *string  `json:"company_name"`
+	RepostCount uint32   `json:"repost_count"`
+	salary
+}
+
+// jobsRole serves GET /v1/jobs/role?company_id=&req_key=: 404 (never metered) when the req is
+// missing, closed or not yet past the caller's freshness floor.
+func (h *handlers) jobsRole(c *api.Call, x *searchindex.Index) (int, error) {
+	id, _ := c.Int("company_id")
+	key, _ := c.String("req_key")
+	r, ok := x.Lookup(uint64(id), key)
+	floor := freshBefore(c, x)
+	if !ok || !r.Live || !floor.IsZero() && r.FirstSeen > floor.Unix() {
+		return 0, api.NotFound("Not Found: no live role with this company_id and req_key (it does not exist, is closed, or is newer than your plan's freshness floor)")
+	}
+	row := roleRow{jobRow: newJobRow(r, nil), Boards: r.Boards, URL: strPtr(r.URL), CompanyName: strPtr(x.CompanyOf(r).Name),
+		RepostCount: r.RepostCount, salary: salaryOf(x, r)}
+	if r.Function != "" {
+		c.SetFunction(r.Function)
+	}
+	return 0, c.JSON(200, row)
+}

@@ -1,0 +1,51 @@
+package search
+
+import (
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/searchindex"
+)
+
+// reqsSearch serves GET /v1/reqs/search: companies hiring for a title, ascending company_id after
+// the cursor. A row (one source_row unit) is a company of the page: its matched_reqs are part of
+// that row. next_cursor is the highest company_id of the page, absent on the last page.
+func (h *handlers) reqsSearch(c *api.Call, x *searchindex.Index) (int, error) {
+	geo, errs := countryNames(c.Strings("geo"), "query", "geo")
+	if len(errs) > 0 {
+		return 0, api.Invalid(errs...)
+	}
+	q, _ := c.String("q")
+	f := commonFilter(c, x)
+	f.Countries = geo
+	after, _ := c.Int("cursor")
+	page := x.SearchCompanies(searchindex.CompanyQuery{Q: q, Filter: f, After: uint64(after), Limit: c.Limit(), MaxReqs: MaxMatchedReqs})
+
+	out := struct {
+		Companies  []companyRow `json:"companies"`
+		NextCursor *uint64      `json:"next_cursor,omitempty"`
+	}{Companies: make([]companyRow, 0, len(page.Companies))}
+	for _, hit := range page.Companies {
+		co := hit.Company
+		row := companyRow{CompanyID: co.ID, CompanyName: strPtr(co.Name), CompanyDomain: strPtr(co.Domain),
+			HQCountry: strPtr(co.HQCountry), CountryCode: countryCode(co.HQCountry), Pulse: h.pulse(co.ID),
+			MatchedReqCount: hit.MatchedCount, MatchedReqs: make([]reqRow, 0, len(hit.Reqs))}
+		for _, r := range hit.Reqs {
+			row.MatchedReqs = append(row.MatchedReqs, newReqRow(x, r))
+		}
+		out.Companies = append(out.Companies, row)
+	}
+	if page.More && len(page.Companies) > 0 {
+		id := page.Companies[len(page.Companies)-1].Company.ID
+		out.NextCursor = &id
+	}
+	return len(out.Companies), c.JSON(200, out)
+}
+
+// commonFilter reads the filters reqs/search and jobs/search share (the chain validated them).
+func commonFilter(c *api.Call, x *searchindex.Index) searchindex.Filter {
+	f := searchindex.Filter{FreshBefore: freshBefore(c, x), Industry: c.Strings("industry"),
+		IndustryTerms: c.Strings("industry_terms"), Headcount: c.Strings("headcount_band")}
+	f.Since, _ = c.Time("since")
+	f.SourceType, _ = c.String("source_type")
+	f.ExcludeAgencies, _ = c.Bool("exclude_agencies")
+	return f
+}

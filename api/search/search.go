@@ -1,0 +1,185 @@
+// Package search serves the search routes of spec 4.3: GET /v1/reqs/search, POST
+// /v1/reqs/qualified, GET /v1/jobs/search, GET /v1/jobs/role and GET /v1/markets/role-demand.
+// Handlers validate what the contract's chain cannot (country names, function names, criteria
+// vocabulary, cursors), apply the caller's freshness floor, query the in-memory search index
+// behind a bounded concurrency gate (503 with Retry-After when saturated) and report the rows
+// they serialised as source_row units.
+//
+// It reads only the search index and the company pulses given in Deps; it must not touch
+// Postgres or ClickHouse, nor meter or limit calls itself (the api chain does).
+package search
+
+import (
+	"io"
+	"log/slog"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/pipeline/normalize"
+	"github.com/planehq/hiringsignal/readmodel"
+	"github.com/planehq/hiringsignal/searchindex"
+)
+
+// Pulses gives a company's hiring pulse (the company read model). ok is false when the company
+// is unknown to it; the company is then served with pulse null.
+type Pulses interface {
+	Pulse(companyID uint64) (readmodel.Pulse, bool)
+}
+
+// Indexes gives the current search index (nil before the first build); *searchindex.Service
+// implements it.
+type Indexes interface {
+	Current() *searchindex.Index
+}
+
+// Deps is what the handlers need.
+type Deps struct {
+	Index       Indexes
+	Pulses      Pulses // nil: every pulse is null
+	Log         *slog.Logger
+	MaxInFlight int           // searches running at once (default GOMAXPROCS*2)
+	QueueWait   time.Duration // how long a search waits for a slot before 503 (default 250ms)
+}
+
+// Page bounds of the search routes.
+const (
+	// MaxMatchedReqs caps matched_reqs per company on reqs/search (newest first); matched_req_count
+	// gives the full count.
+	MaxMatchedReqs = 50
+	// DefaultLimit is the default page of reqs/search, reqs/qualified and jobs/search.
+	DefaultLimit = 20
+)
+
+type handlers struct {
+	d    Deps
+	log  *slog.Logger
+	gate chan struct{}
+}
+
+// Register installs the five search handlers on srv (before srv.Start).
+func Register(srv *api.Server, deps Deps) {
+	if deps.MaxInFlight <= 0 {
+		deps.MaxInFlight = runtime.GOMAXPROCS(0) * 2
+	}
+	if deps.QueueWait <= 0 {
+		deps.QueueWait = 250 * time.Millisecond
+	}
+	if deps.Log == nil {
+		deps.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	h := &handlers{d: deps, log: deps.Log, gate: make(chan struct{}, deps.MaxInFlight)}
+	srv.Handle("reqs.search", h.gated(h.reqsSearch))
+	srv.Handle("reqs.qualified", h.gated(h.reqsQualified))
+	srv.Handle("jobs.search", h.gated(h.jobsSearch))
+	srv.Handle("jobs.role", h.withIndex(h.jobsRole))
+	srv.Handle("markets.role_demand", h.withIndex(h.roleDemand))
+}
+
+type indexed func(c *api.Call, x *searchindex.Index) (int, error)
+
+func (h *handlers) withIndex(fn indexed) api.HandlerFunc {
+	return func(c *api.Call) (int, error) {
+		x := h.d.Index.Current()
+		if x == nil {
+			e := api.Unavailable("Search (the index is being built for the first time)", nil)
+			e.Headers = map[string]string{"Retry-After": "5"}
+			return 0, e
+		}
+		return fn(c, x)
+	}
+}
+
+// gated runs fn under the concurrency gate: a call that finds no slot within QueueWait answers
+// 503 with Retry-After, never queues without bound.
+func (h *handlers) gated(fn indexed) api.HandlerFunc {
+	inner := h.withIndex(fn)
+	return func(c *api.Call) (int, error) {
+		select {
+		case h.gate <- struct{}{}:
+		default:
+			t := time.NewTimer(h.d.QueueWait)
+			select {
+			case h.gate <- struct{}{}:
+				t.Stop()
+			case <-t.C:
+				e := api.Unavailable("Search (saturated: too many searches in flight)", nil)
+				e.Headers = map[string]string{"Retry-After": "1"}
+				return 0, e
+			}
+		}
+		defer func() { <-h.gate }()
+		return inner(c)
+	}
+}
+
+// freshBefore is the caller's freshness floor on first_seen: zero when the plan has none.
+func freshBefore(c *api.Call, x *searchindex.Index) time.Time {
+	floor := c.Caller.Plan().FreshnessFloorS
+	if floor <= 0 {
+		return time.Time{}
+	}
+	return x.CycleTime.Add(-time.Duration(floor) * time.Second)
+}
+
+// countryNames resolves country names (never codes); bad values become 422 items at loc.
+func countryNames(vals []string, loc ...any) ([]string, []api.FieldError) {
+	var out []string
+	var errs []api.FieldError
+	for i, v := range vals {
+		name, ok := countryName(v)
+		if !ok {
+			l := append(append([]any{}, loc...), i)
+			if len(vals) == 1 && len(loc) > 0 && loc[0] == "query" {
+				l = loc
+			}
+			fe := api.ValueError(v, "'"+v+"' is not a country name: send the country's name (e.g. 'Germany', 'United States'), never a two-letter code", l...)
+			fe.Ctx["expected"] = "a country name"
+			errs = append(errs, fe)
+			continue
+		}
+		out = append(out, name)
+	}
+	return out, errs
+}
+
+func countryName(v string) (string, bool) {
+	t := strings.TrimSpace(v)
+	if len(t) <= 2 { // alpha-2 codes are refused: the filter takes names (spec 2.2)
+		return "", false
+	}
+	return normalize.CountryName(t)
+}
+
+// functionIDs resolves a function name or taxonomy id; a bad value is a 422 item listing the names.
+func functionIDs(v string, loc ...any) ([]string, *api.FieldError) {
+	ids, ok := normalize.ResolveFunction(strings.TrimSpace(v))
+	if !ok {
+		names := normalize.FunctionNames()
+		fe := api.ValueError(v, "'"+v+"' is not a function name or taxonomy id; the names are: "+strings.Join(names, ", "), loc...)
+		fe.Ctx["expected"] = names
+		return nil, &fe
+	}
+	return ids, nil
+}
+
+func strPtr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// PulsesFunc adapts a function to Pulses, e.g. over the read model store:
+//
+//	search.PulsesFunc(func(id uint64) (readmodel.Pulse, bool) {
+//		if m := store.Current(); m != nil {
+//			return m.Pulse(id)
+//		}
+//		return readmodel.Pulse{}, false
+//	})
+type PulsesFunc func(companyID uint64) (readmodel.Pulse, bool)
+
+// Pulse calls f.
+func (f PulsesFunc) Pulse(companyID uint64) (readmodel.Pulse, bool) { return f(companyID) }

@@ -1,0 +1,252 @@
+package searchindex
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/pipeline/normalize"
+)
+
+// ClosedWindow is how long a closed req stays in the index (reqs/qualified live_only=false).
+const ClosedWindow = 30 * 24 * time.Hour
+
+// Build reads the committed ledger at its current watermark and builds an index.
+func Build(ctx context.Context, ch driver.Conn) (*Index, error) {
+	wm, at, err := analytics.Watermark(ctx, ch)
+	if err != nil {
+		return nil, err
+	}
+	return BuildAt(ctx, ch, wm, at)
+}
+
+// BuildAt builds the index of the committed ledger at watermark wm, whose latest cycle ran at at.
+func BuildAt(ctx context.Context, ch driver.Conn, wm uint64, at time.Time) (*Index, error) {
+	start := time.Now()
+	b := newBuilder()
+	cos, err := analytics.Companies(ctx, ch)
+	if err != nil {
+		return nil, fmt.Errorf("cannot build the search index: %w", err)
+	}
+	facts := make(map[uint64]*analytics.Company, len(cos))
+	for i := range cos {
+		facts[cos[i].CompanyID] = &cos[i]
+	}
+	if err := analytics.SearchReqs(ctx, ch, wm, at.Add(-ClosedWindow), func(r *analytics.SearchReq) error {
+		b.add(r)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("cannot build the search index: %w", err)
+	}
+	demand, err := analytics.RoleDemand(ctx, ch, wm)
+	if err != nil {
+		return nil, fmt.Errorf("cannot build the search index: %w", err)
+	}
+	x := b.finish(facts)
+	x.addDemand(demand, at)
+	x.Watermark, x.CycleTime = wm, at.UTC()
+	x.BuiltAt = time.Now()
+	x.BuildTook = time.Since(start)
+	return x, nil
+}
+
+type builder struct {
+	reqs    []Req
+	titles  map[string]*Title
+	strs    map[string]string
+	boards  map[string][]string
+	stemIDs map[string]uint32
+}
+
+func newBuilder() *builder {
+	return &builder{titles: map[string]*Title{}, strs: map[string]string{}, boards: map[string][]string{}, stemIDs: map[string]uint32{}}
+}
+
+func (b *builder) intern(s string) string {
+	if v, ok := b.strs[s]; ok {
+		return v
+	}
+	b.strs[s] = s
+	return s
+}
+
+func (b *builder) title(raw, clean string) *Title {
+	k := raw + "\x00" + clean
+	if t, ok := b.titles[k]; ok {
+		return t
+	}
+	t := &Title{Raw: raw, Clean: clean}
+	deriveTitle(t)
+	seen := map[uint32]bool{}
+	for _, s := range normalize.Stems(raw) {
+		id, ok := b.stemIDs[s]
+		if !ok {
+			id = uint32(len(b.stemIDs))
+			b.stemIDs[s] = id
+		}
+		if !seen[id] {
+			seen[id] = true
+			t.stems = append(t.stems, id)
+		}
+	}
+	sort.Slice(t.stems, func(i, j int) bool { return t.stems[i] < t.stems[j] })
+	b.titles[k] = t
+	return t
+}
+
+func (b *builder) boardSet(bs []string) []string {
+	k := strings.Join(bs, "\x00")
+	if v, ok := b.boards[k]; ok {
+		return v
+	}
+	v := make([]string, len(bs))
+	for i, s := range bs {
+		v[i] = b.intern(s)
+	}
+	b.boards[k] = v
+	return v
+}
+
+func (b *builder) add(s *analytics.SearchReq) {
+	r := Req{
+		Key: s.ReqKey, CompanyID: s.CompanyID, Title: b.title(s.RawTitle, s.Title),
+		Function: b.intern(s.Function), Country: b.intern(s.Country), Location: b.intern(s.Location),
+		SourceType: b.intern(s.SourceType), Board: b.intern(s.Board), Boards: b.boardSet(s.Boards), URL: s.URL,
+		FirstSeen: s.FirstSeen.Unix(), LastEventAt: s.LastEventAt.Unix(), OpenSeq: s.OpenSeq, RepostCount: s.RepostCount,
+		Live: s.Live(), EventType: b.intern(s.EventType), salMin: math.NaN(), salMax: math.NaN(), declared: s.SalaryDeclared,
+	}
+	if s.SalaryMinUSD != nil {
+		r.salMin = *s.SalaryMinUSD
+	}
+	if s.SalaryMaxUSD != nil {
+		r.salMax = *s.SalaryMaxUSD
+	}
+	if r.declared && math.IsNaN(r.salMin) && math.IsNaN(r.salMax) {
+		r.declared = false
+	}
+	b.reqs = append(b.reqs, r)
+}
+
+func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
+	x := &Index{reqs: b.reqs, stemIDs: b.stemIDs, countryIx: map[string]uint16{"": 0}, functionIx: map[string]uint16{"": 0},
+		countries: []string{""}, functions: []string{""}, salaries: map[salaryKey]SalaryEstimate{}}
+	b.reqs = nil
+	sort.Slice(x.reqs, func(i, j int) bool {
+		a, c := &x.reqs[i], &x.reqs[j]
+		return a.CompanyID < c.CompanyID || a.CompanyID == c.CompanyID && a.Key < c.Key
+	})
+	x.postings = make([][]uint32, len(x.stemIDs))
+	declared := map[salaryKey][]float64{}
+	for i := range x.reqs {
+		r := &x.reqs[i]
+		ord := uint32(i)
+		if n := len(x.companies); n == 0 || x.companies[n-1].ID != r.CompanyID {
+			c := Company{ID: r.CompanyID, first: ord}
+			if f, ok := facts[r.CompanyID]; ok {
+				c.Name, c.Domain, c.HQCountry, c.Industry, c.HeadcountBand, c.AgencyKind = f.Name, f.Domain, f.HQCountry, f.Industry, f.HeadcountBand, f.AgencyKind
+				c.industryFold = strings.ToLower(strings.TrimSpace(f.Industry))
+			}
+			x.companies = append(x.companies, c)
+		}
+		r.company = uint32(len(x.companies) - 1)
+		x.companies[r.company].end = ord + 1
+		r.country = x.countryIndex(r.Country)
+		r.function = x.functionIndex(r.Function)
+		for _, s := range r.Title.stems {
+			x.postings[s] = append(x.postings[s], ord)
+		}
+		x.byCountry[r.country] = append(x.byCountry[r.country], ord)
+		x.byFunction[r.function] = append(x.byFunction[r.function], ord)
+		if r.Live {
+			x.byRecency = append(x.byRecency, ord)
+		}
+		if f, ok := r.declaredFigure(); ok && r.Function != "" && r.Country != "" {
+			k := salaryKey{r.Function, r.Country}
+			declared[k] = append(declared[k], f)
+		}
+	}
+	sort.Slice(x.byRecency, func(i, j int) bool {
+		a, c := x.byRecency[i], x.byRecency[j]
+		fa, fc := x.reqs[a].FirstSeen, x.reqs[c].FirstSeen
+		return fa > fc || fa == fc && a < c
+	})
+	x.bySeq = make([]uint32, len(x.reqs))
+	for i := range x.bySeq {
+		x.bySeq[i] = uint32(i)
+	}
+	sort.Slice(x.bySeq, func(i, j int) bool {
+		a, c := x.bySeq[i], x.bySeq[j]
+		return x.reqs[a].OpenSeq < x.reqs[c].OpenSeq || x.reqs[a].OpenSeq == x.reqs[c].OpenSeq && a < c
+	})
+	for k, v := range declared {
+		sort.Float64s(v)
+		med := v[len(v)/2]
+		if len(v)%2 == 0 {
+			med = (v[len(v)/2-1] + v[len(v)/2]) / 2
+		}
+		x.salaries[k] = SalaryEstimate{MedianUSD: math.Round(med), Samples: len(v)}
+	}
+	return x
+}
+
+func (x *Index) countryIndex(name string) uint16 {
+	if i, ok := x.countryIx[name]; ok {
+		if int(i) >= len(x.byCountry) {
+			x.byCountry = append(x.byCountry, nil)
+		}
+		return i
+	}
+	i := uint16(len(x.countries))
+	x.countries = append(x.countries, name)
+	x.countryIx[name] = i
+	for len(x.byCountry) <= int(i) {
+		x.byCountry = append(x.byCountry, nil)
+	}
+	return i
+}
+
+func (x *Index) functionIndex(id string) uint16 {
+	if i, ok := x.functionIx[id]; ok {
+		if int(i) >= len(x.byFunction) {
+			x.byFunction = append(x.byFunction, nil)
+		}
+		return i
+	}
+	i := uint16(len(x.functions))
+	x.functions = append(x.functions, id)
+	x.functionIx[id] = i
+	for len(x.byFunction) <= int(i) {
+		x.byFunction = append(x.byFunction, nil)
+	}
+	return i
+}
+
+// addDemand keeps the role-demand series per function and country, and the global span of weeks
+// (the first week any req opened to the week of the latest cycle) every series is zero-filled over.
+func (x *Index) addDemand(ws []analytics.WeekCount, at time.Time) {
+	x.demand = map[demandKey][]Week{}
+	for _, w := range ws {
+		k := demandKey{w.Function, w.Country}
+		b := w.BucketStart.UTC()
+		x.demand[k] = append(x.demand[k], Week{BucketStart: b, Opened: w.Opened, Reposted: w.Reposted, Closed: w.Closed})
+		if x.demandFirst.IsZero() || b.Before(x.demandFirst) {
+			x.demandFirst = b
+		}
+	}
+	x.demandLast = monday(at)
+	if x.demandFirst.IsZero() || x.demandFirst.After(x.demandLast) {
+		x.demandFirst = x.demandLast
+	}
+}
+
+func monday(t time.Time) time.Time {
+	t = t.UTC()
+	d := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+	return d.AddDate(0, 0, -((int(d.Weekday()) + 6) % 7))
+}

@@ -1,0 +1,234 @@
+// Package searchindex owns the in-memory search index behind reqs/search, reqs/qualified,
+// jobs/search, jobs/role and markets/role-demand: the live reqs of the committed ledger (plus reqs
+// closed within a bounded window, for reqs/qualified live_only=false), an inverted index of the
+// snowball stems of raw_title, the companies' facts, sort orders for paging, inferred salary
+// medians and the market-wide role-demand series. It is rebuilt off to the side whenever the
+// committed watermark moves and swapped in atomically (Service); an Index is immutable once built,
+// so any number of queries read it without locks.
+//
+// It reads ClickHouse through the analytics package only. It must not write any store, serve HTTP
+// or know about callers, plans or metering (package api/search does).
+package searchindex
+
+import (
+	"math"
+	"sort"
+	"time"
+)
+
+// Title is one distinct raw_title with what the index derives from it; reqs sharing a title share
+// one Title.
+type Title struct {
+	Raw       string   // as published (the text q matches)
+	Clean     string   // the crawl's cleaned title; "" when none
+	Seniority string   // derived from the title; "" when it says nothing
+	Skills    []string // skill words of the title (lower case)
+	stems     []uint32 // sorted distinct stem ids of Raw
+	words     int      // number of words of Raw
+}
+
+// Company is a company with at least one indexed req. Unknown facts are "".
+type Company struct {
+	ID            uint64
+	Name          string
+	Domain        string
+	HQCountry     string
+	Industry      string
+	HeadcountBand string
+	AgencyKind    string // "", staffing_agency, job_board, aggregator, subcontractor_network or unknown
+	industryFold  string
+	first, end    uint32 // its reqs are reqs[first:end]
+}
+
+// Agency reports whether the company is positively classified as a staffing agency,
+// subcontractor network, aggregator or job board (exclude_agencies). Unclassified is false.
+func (c *Company) Agency() bool {
+	switch c.AgencyKind {
+	case "staffing_agency", "job_board", "aggregator", "subcontractor_network":
+		return true
+	}
+	return false
+}
+
+// Req is one indexed req (one per company, title and country, all boards listed).
+type Req struct {
+	Key         string
+	CompanyID   uint64
+	Title       *Title
+	Function    string // taxonomy id; "" when unattributed
+	Country     string // canonical country name; "" when unknown
+	Location    string
+	SourceType  string // ats_tenant or board
+	Board       string // board of the latest observation
+	Boards      []string
+	URL         string
+	FirstSeen   int64 // unix seconds
+	LastEventAt int64 // unix seconds
+	OpenSeq     uint64
+	RepostCount uint32
+	Live        bool
+	EventType   string // latest event: opened, reobserved, reposted or closed
+
+	salMin, salMax float64 // NaN when absent
+	declared       bool
+	company        uint32
+	country        uint16 // index in Index.countries
+	function       uint16 // index in Index.functions
+}
+
+// FirstSeenTime is first_seen as a time.
+func (r *Req) FirstSeenTime() time.Time { return time.Unix(r.FirstSeen, 0).UTC() }
+
+// DeclaredSalary returns the declared yearly-USD bounds (nil when absent). Only salaries the
+// employer declared are returned.
+func (r *Req) DeclaredSalary() (min, max *float64) {
+	if !r.declared {
+		return nil, nil
+	}
+	if !math.IsNaN(r.salMin) {
+		v := r.salMin
+		min = &v
+	}
+	if !math.IsNaN(r.salMax) {
+		v := r.salMax
+		max = &v
+	}
+	return min, max
+}
+
+// declaredFigure is the midpoint of a declared range (or its one bound).
+func (r *Req) declaredFigure() (float64, bool) {
+	if !r.declared {
+		return 0, false
+	}
+	lo, hi := r.salMin, r.salMax
+	switch {
+	case !math.IsNaN(lo) && !math.IsNaN(hi):
+		return (lo + hi) / 2, true
+	case !math.IsNaN(lo):
+		return lo, true
+	case !math.IsNaN(hi):
+		return hi, true
+	}
+	return 0, false
+}
+
+// SalaryEstimate is the inferred median yearly-USD salary of a function in a country, from the
+// declared salaries of the indexed reqs.
+type SalaryEstimate struct {
+	MedianUSD float64
+	Samples   int
+}
+
+// MinSalarySamples is how many declared salaries a function and country need before an inferred
+// median is served.
+const MinSalarySamples = 5
+
+// Week is one weekly bucket of the market-wide role demand (weeks start Monday 00:00 UTC).
+type Week struct {
+	BucketStart time.Time
+	Opened      uint64
+	Reposted    uint64
+	Closed      uint64
+}
+
+// Index is one immutable build. Every method is safe for concurrent use.
+type Index struct {
+	Watermark uint64
+	CycleTime time.Time     // time of the latest committed cycle
+	BuiltAt   time.Time     // wall clock
+	BuildTook time.Duration // wall time of the build
+
+	companies               []Company // sorted by ID
+	reqs                    []Req     // sorted by (CompanyID, Key)
+	stemIDs                 map[string]uint32
+	postings                [][]uint32 // stem id → req ordinals, ascending
+	countries               []string   // country index → name ("" at 0)
+	countryIx               map[string]uint16
+	functions               []string // function index → id ("" at 0)
+	functionIx              map[string]uint16
+	byCountry               [][]uint32 // country index → req ordinals, ascending
+	byFunction              [][]uint32
+	byRecency               []uint32 // live ordinals by first_seen desc, ordinal asc
+	bySeq                   []uint32 // every ordinal by OpenSeq asc
+	salaries                map[salaryKey]SalaryEstimate
+	demand                  map[demandKey][]Week
+	demandFirst, demandLast time.Time // global span of the role-demand weeks
+}
+
+type salaryKey struct{ function, country string }
+type demandKey struct{ function, country string }
+
+// Stats describes a build.
+type Stats struct {
+	Reqs, LiveReqs, Companies, Titles, Stems, Postings int
+}
+
+// Stats counts what the index holds.
+func (x *Index) Stats() Stats {
+	s := Stats{Reqs: len(x.reqs), LiveReqs: len(x.byRecency), Companies: len(x.companies), Stems: len(x.postings)}
+	titles := map[*Title]bool{}
+	for i := range x.reqs {
+		titles[x.reqs[i].Title] = true
+	}
+	s.Titles = len(titles)
+	for _, p := range x.postings {
+		s.Postings += len(p)
+	}
+	return s
+}
+
+// CompanyOf returns the company of a req.
+func (x *Index) CompanyOf(r *Req) *Company { return &x.companies[r.company] }
+
+// Company finds a company by id (only companies with indexed reqs).
+func (x *Index) Company(id uint64) (*Company, bool) {
+	i := sort.Search(len(x.companies), func(i int) bool { return x.companies[i].ID >= id })
+	if i < len(x.companies) && x.companies[i].ID == id {
+		return &x.companies[i], true
+	}
+	return nil, false
+}
+
+// position is the insertion point of (companyID, key) in reqs and whether it is there.
+func (x *Index) position(companyID uint64, key string) (int, bool) {
+	i := sort.Search(len(x.reqs), func(i int) bool {
+		r := &x.reqs[i]
+		return r.CompanyID > companyID || r.CompanyID == companyID && r.Key >= key
+	})
+	return i, i < len(x.reqs) && x.reqs[i].CompanyID == companyID && x.reqs[i].Key == key
+}
+
+// Lookup finds a req (live or recently closed) by company and req_key.
+func (x *Index) Lookup(companyID uint64, key string) (*Req, bool) {
+	i, ok := x.position(companyID, key)
+	if !ok {
+		return nil, false
+	}
+	return &x.reqs[i], true
+}
+
+// SalaryEstimate returns the inferred median of the req's function and country when at least
+// MinSalarySamples declared salaries back it.
+func (x *Index) SalaryEstimate(r *Req) (SalaryEstimate, bool) {
+	if r.Function == "" || r.Country == "" {
+		return SalaryEstimate{}, false
+	}
+	e, ok := x.salaries[salaryKey{r.Function, r.Country}]
+	if !ok || e.Samples < MinSalarySamples {
+		return SalaryEstimate{}, false
+	}
+	return e, true
+}
+
+// SalaryFigure is the one yearly-USD figure a pay band brackets: the declared salary (midpoint of
+// a declared range) when present, else the inferred median when enough samples exist.
+func (x *Index) SalaryFigure(r *Req) (figure float64, basis string, ok bool) {
+	if f, ok := r.declaredFigure(); ok {
+		return f, "declared", true
+	}
+	if e, ok := x.SalaryEstimate(r); ok {
+		return e.MedianUSD, "inferred", true
+	}
+	return 0, "", false
+}

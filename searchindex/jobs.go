@@ -1,0 +1,431 @@
+package searchindex
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/planehq/hiringsignal/pipeline/normalize"
+)
+
+// Sort orders of jobs/search.
+const (
+	SortDefault   = ""          // company_id, req_key ascending (the stable default order)
+	SortRelevance = "relevance" // relevance descending, then company_id, req_key
+	SortRecency   = "recency"   // first_seen descending, then company_id, req_key
+)
+
+// Relevance scoring of jobs/search (scores are kept as integers in 1/10000 so paging compares
+// them exactly):
+//
+//   - Each query word (normalize.Tokens) is a term. A term is covered directly (weight 1) when the
+//     title holds its stem, or through an expansion (normalize.ExpansionWeight, 0.6) when the
+//     title holds every stem of one of normalize.Expand(word) — or of Expand of the word and its
+//     neighbour ("software engineer" → "swe"), which covers both words.
+//   - A title covering every term scores mean(weights) × (0.85 + 0.15 × min(1, terms/title
+//     words)): all-direct matches score 0.85..1 (shorter titles higher), any expansion caps the
+//     score at 0.8 (mixed) or 0.6 (all expanded).
+//   - A title of the query's own function (normalize.Classify(q)) that does not cover every term
+//     scores 0.25 + 0.25 × covered/terms, below every title match (< 0.5).
+//
+// So a direct stem match always ranks above synonym expansions, which rank above same-function
+// titles.
+const (
+	relScale        = 10000
+	sameFunctionMin = 0.25
+)
+
+// JobQuery is one jobs/search page request.
+type JobQuery struct {
+	Q      string
+	Sort   string // SortDefault, SortRelevance or SortRecency (the caller resolves the default)
+	Filter Filter
+	After  *JobCursor // the previous page's last row
+	Limit  int
+}
+
+// JobHit is one row of jobs/search.
+type JobHit struct {
+	Req       *Req
+	Relevance *float64 // 0..1 when q was given, else nil
+	rel       int
+}
+
+// JobPage is one page; Next is the cursor of its last row when more rows follow.
+type JobPage struct {
+	Jobs []JobHit
+	Next *JobCursor
+}
+
+// JobCursor is the opaque jobs/search cursor: the page's last company_id:req_key, and for a
+// sorted page the sort and the row's sort key.
+type JobCursor struct {
+	CompanyID uint64
+	Key       string
+	Sort      string
+	Rel       int   // relevance × 10000 (SortRelevance)
+	FirstSeen int64 // unix seconds (SortRecency)
+}
+
+// String encodes the cursor: "company_id:req_key" in the default order,
+// "company_id:req_key~r<relevance×10000>" or "company_id:req_key~t<first_seen unix>" when sorted.
+func (c JobCursor) String() string {
+	s := strconv.FormatUint(c.CompanyID, 10) + ":" + c.Key
+	switch c.Sort {
+	case SortRelevance:
+		s += "~r" + strconv.Itoa(c.Rel)
+	case SortRecency:
+		s += "~t" + strconv.FormatInt(c.FirstSeen, 10)
+	}
+	return s
+}
+
+// ErrBadCursor is returned for a cursor this service did not issue.
+var ErrBadCursor = errors.New("not a jobs/search cursor: pass the next_cursor of the previous page unchanged")
+
+// ParseJobCursor decodes a cursor made by JobCursor.String.
+func ParseJobCursor(s string) (JobCursor, error) {
+	var c JobCursor
+	body, tag, sorted := strings.Cut(s, "~")
+	id, key, ok := strings.Cut(body, ":")
+	if !ok || key == "" || strings.ContainsAny(key, ":~") {
+		return c, ErrBadCursor
+	}
+	n, err := strconv.ParseUint(id, 10, 64)
+	if err != nil {
+		return c, ErrBadCursor
+	}
+	c.CompanyID, c.Key = n, key
+	if !sorted {
+		return c, nil
+	}
+	if len(tag) < 2 {
+		return c, ErrBadCursor
+	}
+	v, err := strconv.ParseInt(tag[1:], 10, 64)
+	if err != nil {
+		return c, ErrBadCursor
+	}
+	switch tag[0] {
+	case 'r':
+		if v < 0 || v > relScale {
+			return c, ErrBadCursor
+		}
+		c.Sort, c.Rel = SortRelevance, int(v)
+	case 't':
+		c.Sort, c.FirstSeen = SortRecency, v
+	default:
+		return c, fmt.Errorf("%w (unknown sort tag)", ErrBadCursor)
+	}
+	return c, nil
+}
+
+type term struct {
+	direct    uint32
+	hasDirect bool
+	exps      [][]uint32 // stem ids of each expansion phrase that can match
+}
+
+type scorer struct {
+	x       *Index
+	terms   []term
+	pairs   map[int][][]uint32 // i → expansion phrases covering terms i and i+1
+	fn      int                // function index of the query's function, -1 none
+	present bool
+}
+
+func (x *Index) newScorer(q string) *scorer {
+	s := &scorer{x: x, fn: -1, pairs: map[int][][]uint32{}}
+	toks := normalize.Tokens(q)
+	stems := normalize.Stems(q)
+	if len(toks) == 0 {
+		return s
+	}
+	s.present = true
+	phrases := func(word string) [][]uint32 {
+		var out [][]uint32
+		for _, p := range normalize.Expand(word) {
+			if ids, ok := x.stemIDsOf(p); ok && len(ids) > 0 {
+				out = append(out, ids)
+			}
+		}
+		return out
+	}
+	for i, tok := range toks {
+		t := term{exps: phrases(tok)}
+		if i < len(stems) {
+			if id, ok := x.stemIDs[stems[i]]; ok {
+				t.direct, t.hasDirect = id, true
+			}
+		}
+		s.terms = append(s.terms, t)
+		if i+1 < len(toks) {
+			if ps := phrases(tok + " " + toks[i+1]); len(ps) > 0 {
+				s.pairs[i] = ps
+			}
+		}
+	}
+	if id, ok := normalize.Classify(q); ok {
+		if i, ok := x.functionIx[id]; ok {
+			s.fn = int(i)
+		}
+	}
+	return s
+}
+
+// candidates is every ordinal that can score above zero, ascending.
+func (s *scorer) candidates() []uint32 {
+	x := s.x
+	phraseList := func(ids []uint32) []uint32 {
+		var out []uint32
+		for i, id := range ids {
+			if i == 0 {
+				out = x.postings[id]
+				continue
+			}
+			out = intersect(out, x.postings[id])
+		}
+		return out
+	}
+	cover := make([][]uint32, len(s.terms))
+	for i, t := range s.terms {
+		if t.hasDirect {
+			cover[i] = x.postings[t.direct]
+		}
+		for _, p := range t.exps {
+			cover[i] = union(cover[i], phraseList(p))
+		}
+	}
+	for i, ps := range s.pairs {
+		for _, p := range ps {
+			l := phraseList(p)
+			cover[i] = union(cover[i], l)
+			cover[i+1] = union(cover[i+1], l)
+		}
+	}
+	var all []uint32
+	for i, l := range cover {
+		if i == 0 {
+			all = l
+			continue
+		}
+		all = intersect(all, l)
+	}
+	if s.fn >= 0 {
+		all = union(all, x.byFunction[s.fn])
+	}
+	return all
+}
+
+// score is the relevance × 10000 of a title (0: not a candidate).
+func (s *scorer) score(r *Req) int {
+	t := r.Title
+	n := len(s.terms)
+	w := make([]float64, n)
+	for i, tm := range s.terms {
+		if tm.hasDirect && t.has(tm.direct) {
+			w[i] = 1
+			continue
+		}
+		for _, p := range tm.exps {
+			if t.hasAll(p) {
+				w[i] = normalize.ExpansionWeight
+				break
+			}
+		}
+	}
+	for i, ps := range s.pairs {
+		for _, p := range ps {
+			if t.hasAll(p) {
+				w[i] = math.Max(w[i], normalize.ExpansionWeight)
+				w[i+1] = math.Max(w[i+1], normalize.ExpansionWeight)
+				break
+			}
+		}
+	}
+	covered, sum := 0, 0.0
+	for _, v := range w {
+		if v > 0 {
+			covered++
+			sum += v
+		}
+	}
+	var rel float64
+	switch {
+	case covered == n:
+		words := t.words
+		if words < 1 {
+			words = 1
+		}
+		rel = sum / float64(n) * (0.85 + 0.15*math.Min(1, float64(n)/float64(words)))
+	case s.fn >= 0 && int(r.function) == s.fn:
+		rel = sameFunctionMin + 0.25*float64(covered)/float64(n)
+	default:
+		return 0
+	}
+	v := int(math.Round(rel * relScale))
+	if v < 1 {
+		v = 1
+	}
+	return v
+}
+
+// SearchJobs answers jobs/search: one row per logical req, in the requested order, after the
+// cursor.
+func (x *Index) SearchJobs(q JobQuery) JobPage {
+	var page JobPage
+	c := x.compile(&q.Filter)
+	if c.none || q.Limit <= 0 {
+		return page
+	}
+	sc := x.newScorer(q.Q)
+	ckey := int64(-1) // rows after the cursor have 2*ord > ckey
+	if q.After != nil {
+		p, exact := x.position(q.After.CompanyID, q.After.Key)
+		ckey = 2*int64(p) - 1
+		if exact {
+			ckey = 2 * int64(p)
+		}
+	}
+	hit := func(ord uint32, rel int) JobHit {
+		h := JobHit{Req: &x.reqs[ord], rel: rel}
+		if sc.present {
+			v := float64(rel) / relScale
+			h.Relevance = &v
+		}
+		return h
+	}
+	var rows []JobHit
+	switch {
+	case !sc.present && q.Sort != SortRecency:
+		var lists [][]uint32
+		if c.singleCountry >= 0 {
+			lists = [][]uint32{x.byCountry[c.singleCountry]}
+		}
+		x.walk(lists, uint32((ckey+2)/2), func(ord uint32) bool {
+			if c.req(&x.reqs[ord]) {
+				rows = append(rows, hit(ord, 0))
+			}
+			return len(rows) <= q.Limit
+		})
+	case !sc.present:
+		start := 0
+		if q.After != nil {
+			cfs := q.After.FirstSeen
+			start = sort.Search(len(x.byRecency), func(i int) bool {
+				o := x.byRecency[i]
+				fs := x.reqs[o].FirstSeen
+				return fs < cfs || fs == cfs && 2*int64(o) > ckey
+			})
+		}
+		for _, ord := range x.byRecency[start:] {
+			if c.req(&x.reqs[ord]) {
+				rows = append(rows, hit(ord, 0))
+				if len(rows) > q.Limit {
+					break
+				}
+			}
+		}
+	default:
+		less := func(a, b JobHit) bool { // a before b
+			if q.Sort == SortRecency {
+				if a.Req.FirstSeen != b.Req.FirstSeen {
+					return a.Req.FirstSeen > b.Req.FirstSeen
+				}
+			} else if a.rel != b.rel {
+				return a.rel > b.rel
+			}
+			return a.Req.company < b.Req.company || a.Req.company == b.Req.company && a.Req.Key < b.Req.Key
+		}
+		after := func(ord uint32, rel int) bool {
+			if q.After == nil {
+				return true
+			}
+			r := &x.reqs[ord]
+			if q.Sort == SortRecency {
+				if r.FirstSeen != q.After.FirstSeen {
+					return r.FirstSeen < q.After.FirstSeen
+				}
+			} else if rel != q.After.Rel {
+				return rel < q.After.Rel
+			}
+			return 2*int64(ord) > ckey
+		}
+		k := q.Limit + 1
+		for _, ord := range sc.candidates() {
+			r := &x.reqs[ord]
+			if !c.req(r) {
+				continue
+			}
+			rel := sc.score(r)
+			if rel == 0 || !after(ord, rel) {
+				continue
+			}
+			h := hit(ord, rel)
+			if len(rows) == k && !less(h, rows[k-1]) {
+				continue
+			}
+			i := sort.Search(len(rows), func(i int) bool { return less(h, rows[i]) })
+			if len(rows) < k {
+				rows = append(rows, JobHit{})
+			}
+			copy(rows[i+1:], rows[i:len(rows)-1])
+			rows[i] = h
+		}
+	}
+	if len(rows) > q.Limit {
+		rows = rows[:q.Limit]
+		last := rows[len(rows)-1]
+		page.Next = &JobCursor{CompanyID: last.Req.CompanyID, Key: last.Req.Key, Sort: q.Sort, Rel: last.rel, FirstSeen: last.Req.FirstSeen}
+	}
+	page.Jobs = rows
+	return page
+}
+
+func intersect(a, b []uint32) []uint32 {
+	out := make([]uint32, 0, min(len(a), len(b)))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+func union(a, b []uint32) []uint32 {
+	if len(a) == 0 {
+		return b
+	}
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]uint32, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			out = append(out, a[i])
+			i++
+		case a[i] > b[j]:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
+}
