@@ -93,8 +93,10 @@ func main() {
 	dur := flag.Duration("duration", 10*time.Second, "duration of each measured run")
 	maxReq := flag.Int64("max-requests", 5_000_000, "upper bound on requests per run")
 	rounds := flag.Int("rounds", 2, "alternating rounds of trivial and API runs")
+	searchAddr := flag.String("search-clickhouse-addr", envOr("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse of the crawled world for the reqs/search target")
+	searchDB := flag.String("search-clickhouse-database", "", "ClickHouse database of a crawled world: adds GET /v1/reqs/search to the run (empty: whoami only)")
 	flag.Parse()
-	if err := run(*pgURL, *conns, *dur, *maxReq, *rounds); err != nil {
+	if err := run(*pgURL, *conns, *dur, *maxReq, *rounds, [2]string{*searchAddr, *searchDB}); err != nil {
 		fmt.Fprintln(os.Stderr, "apiload:", err)
 		os.Exit(1)
 	}
@@ -107,7 +109,7 @@ func envOr(k, d string) string {
 	return d
 }
 
-func run(pgURL string, conns int, dur time.Duration, maxReq int64, rounds int) error {
+func run(pgURL string, conns int, dur time.Duration, maxReq int64, rounds int, searchCH [2]string) error {
 	ctx := context.Background()
 	var b [5]byte
 	_, _ = rand.Read(b[:])
@@ -162,6 +164,12 @@ func run(pgURL string, conns int, dur time.Duration, maxReq int64, rounds int) e
 	}
 	defer os.RemoveAll(dir)
 	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Pool: pool, MeteringDir: dir})
+	var st *searchTarget
+	if searchCH[1] != "" {
+		if st, err = setupSearch(ctx, pool, srv, searchCH[0], searchCH[1]); err != nil {
+			return err
+		}
+	}
 	if err := srv.Start(); err != nil {
 		return err
 	}
@@ -178,11 +186,17 @@ func run(pgURL string, conns int, dur time.Duration, maxReq int64, rounds int) e
 	// Warm up both (connections, caches, first lease).
 	load("warmup", trivialURL, nil, conns, time.Second, maxReq)
 	load("warmup", apiURL, hdr, conns, time.Second, maxReq)
+	if st != nil {
+		st.load("warmup", "http://"+srv.Addr(), conns, time.Second, maxReq)
+	}
 
 	var all []result
 	for i := 0; i < rounds; i++ {
 		all = append(all, load("trivial fasthttp handler", trivialURL, nil, conns, dur, maxReq))
 		all = append(all, load("GET /v1/whoami (auth + rate limit)", apiURL, hdr, conns, dur, maxReq))
+		if st != nil {
+			all = append(all, st.load("GET /v1/reqs/search (metered, 14-query mix)", "http://"+srv.Addr(), conns, dur, maxReq))
+		}
 	}
 	merge := func(name string) result {
 		var m result
@@ -209,5 +223,8 @@ func run(pgURL string, conns int, dur time.Duration, maxReq int64, rounds int) e
 	var used int64
 	_ = pool.QueryRow(ctx, "SELECT COALESCE(sum(used),0) FROM rate_windows WHERE scope LIKE 'rk:%'").Scan(&used)
 	fmt.Printf("calls leased from the shared Postgres rate counter: %d (leases of up to 1000 calls)\n", used)
+	if st != nil {
+		return st.report(ctx, pool, srv, merge("GET /v1/reqs/search (metered, 14-query mix)"), t)
+	}
 	return nil
 }

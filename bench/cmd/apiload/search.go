@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	neturl "net/url"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/valyala/fasthttp"
+
+	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/search"
+	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/readmodel"
+	"github.com/planehq/hiringsignal/searchindex"
+)
+
+// The reqs/search target: the real handler on the search index and read model built from a
+// crawled world in ClickHouse (--search-clickhouse-database), loaded with a mix of queries by an
+// Enterprise key (no daily quota, no spend cap; calls_per_minute override) so every call is
+// metered. Rows served are counted from the answers and compared with the source_row units the
+// metering log wrote to Postgres.
+
+type searchTarget struct {
+	key     string
+	account int64
+	urls    []string
+	rows    atomic.Int64 // company rows served in 200 answers (warm-up included)
+	notes   []string
+}
+
+type fixedIndex struct{ x *searchindex.Index }
+
+func (f fixedIndex) Current() *searchindex.Index { return f.x }
+
+func setupSearch(ctx context.Context, pool *pgxpool.Pool, srv *api.Server, chAddr, db string) (*searchTarget, error) {
+	ch, err := analytics.Open(analytics.Options{Addr: chAddr, Database: db})
+	if err != nil {
+		return nil, fmt.Errorf("cannot open ClickHouse %s/%s: %w", chAddr, db, err)
+	}
+	st := &searchTarget{}
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	x, err := searchindex.Build(ctx, ch)
+	if err != nil {
+		return nil, err
+	}
+	var after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	s := x.Stats()
+	st.notes = append(st.notes, fmt.Sprintf("search index: %d reqs (%d live), %d companies, %d distinct titles, %d stems, %d postings; built in %s; heap +%d MiB after GC",
+		s.Reqs, s.LiveReqs, s.Companies, s.Titles, s.Stems, s.Postings, x.BuildTook.Round(time.Millisecond), (int64(after.HeapAlloc)-int64(before.HeapAlloc))>>20))
+	rm := readmodel.NewStore(ch, slog.New(slog.NewTextHandler(io.Discard, nil)), time.Hour)
+	t0 := time.Now()
+	if _, err := rm.Refresh(ctx, true); err != nil {
+		return nil, fmt.Errorf("cannot build the read model: %w", err)
+	}
+	st.notes = append(st.notes, fmt.Sprintf("read model (pulses) built in %s", time.Since(t0).Round(time.Millisecond)))
+	search.Register(srv, search.Deps{Index: fixedIndex{x}, Pulses: search.PulsesFunc(func(id uint64) (readmodel.Pulse, bool) {
+		if m := rm.Current(); m != nil {
+			return m.Pulse(id)
+		}
+		return readmodel.Pulse{}, false
+	})})
+
+	acct, err := oltp.CreateAccount(ctx, pool, "enterprise", "search-bench@example.com")
+	if err != nil {
+		return nil, err
+	}
+	perMinute := int64(1_000_000_000)
+	if err := oltp.SetCallsPerMinute(ctx, pool, acct.AccountID, &perMinute); err != nil {
+		return nil, err
+	}
+	st.key, st.account = acct.Key, acct.AccountID
+	mid := x.CycleTime.Add(-7 * 24 * time.Hour).Format(time.RFC3339)
+	for _, q := range []string{
+		"q=engineer", "q=senior+software+engineer", "q=sales", "q=product+manager&geo=United+States", "q=data",
+		"", "q=engineers&geo=Germany&geo=France", "q=manager&exclude_agencies=true&headcount_band=51-200",
+		"q=designer&since=" + neturl.QueryEscape(mid), "q=account+executive&source_type=board", "q=nurse",
+		"q=engineer&cursor=140737488355328", "industry_terms=soft&q=developer", "q=marketing&limit=50",
+	} {
+		st.urls = append(st.urls, "/v1/reqs/search?"+q)
+	}
+	return st, nil
+}
+
+var companyRowMarker = []byte(`"matched_req_count":`)
+
+// loadSearch is load() over a mix of URLs, counting the company rows of every 200 answer.
+func (st *searchTarget) load(name, base string, conns int, dur time.Duration, maxReq int64) result {
+	u, _ := neturl.Parse(base)
+	c := &fasthttp.HostClient{Addr: u.Host, MaxConns: conns, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second, MaxResponseBodySize: 64 << 20}
+	var n, errs atomic.Int64
+	lats := make([][]time.Duration, conns)
+	deadline := time.Now().Add(dur)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := 0; w < conns; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			req, res := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+			defer fasthttp.ReleaseRequest(req)
+			defer fasthttp.ReleaseResponse(res)
+			req.Header.Set("X-API-Key", st.key)
+			for i := w; time.Now().Before(deadline) && n.Add(1) <= maxReq; i++ {
+				req.SetRequestURI(base + st.urls[i%len(st.urls)])
+				t0 := time.Now()
+				err := c.Do(req, res)
+				lats[w] = append(lats[w], time.Since(t0))
+				if err != nil || res.StatusCode() != 200 {
+					errs.Add(1)
+					continue
+				}
+				st.rows.Add(int64(bytes.Count(res.Body(), companyRowMarker)))
+			}
+		}(w)
+	}
+	wg.Wait()
+	r := result{name: name, elapsed: time.Since(start), errors: errs.Load()}
+	for _, l := range lats {
+		r.lat = append(r.lat, l...)
+	}
+	r.requests = int64(len(r.lat))
+	slices.Sort(r.lat)
+	return r
+}
+
+// report prints the reqs/search table and checks metered units against rows served.
+func (st *searchTarget) report(ctx context.Context, pool *pgxpool.Pool, srv *api.Server, r, trivial result) error {
+	fmt.Println()
+	for _, n := range st.notes {
+		fmt.Println(n)
+	}
+	fmt.Printf("\n| target | requests | errors | req/s | p50 | p95 | p99 |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, x := range []result{trivial, r} {
+		fmt.Printf("| %s | %d | %d | %.0f | %s | %s | %s |\n", x.name, x.requests, x.errors, x.rps(),
+			x.pct(0.50).Round(time.Microsecond), x.pct(0.95).Round(time.Microsecond), x.pct(0.99).Round(time.Microsecond))
+	}
+	if err := srv.FlushUsage(ctx); err != nil {
+		return err
+	}
+	var units int64
+	if err := pool.QueryRow(ctx, "SELECT COALESCE(sum(units),0) FROM usage_events WHERE account_id = $1 AND meter_class = 'source_row'", st.account).Scan(&units); err != nil {
+		return err
+	}
+	ok := "OK"
+	if units != st.rows.Load() {
+		ok = "MISMATCH"
+	}
+	fmt.Printf("\nreqs/search: company rows served %d, source_row units metered %d: %s\n", st.rows.Load(), units, ok)
+	return nil
+}
