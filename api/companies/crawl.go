@@ -1,0 +1,133 @@
+package companies
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/readmodel"
+)
+
+// crawling is the 202 answer of a cold company: the job to poll.
+type crawling struct {
+	JobID     int64  `json:"job_id"`
+	Status    string `json:"status"` // crawling
+	CompanyID uint64 `json:"company_id"`
+	JobURL    string `json:"job_url"`
+	Message   string `json:"message"`
+}
+
+// crawl enqueues (or joins) an on-demand crawl of co for the caller and answers 202 crawling.
+func (h *handlers) crawl(c *api.Call, co *readmodel.Company, why string) (int, error) {
+	if h.d.Pool == nil {
+		return 0, api.Unavailable("On-demand crawling", errors.New("no Postgres pool"))
+	}
+	id, err := oltp.RequestCrawl(c.Context(), h.d.Pool, c.Caller.CustomerID, co.ID, co.Domain)
+	if err != nil {
+		return 0, err
+	}
+	return 0, c.JSON(202, crawling{JobID: id, Status: "crawling", CompanyID: co.ID, JobURL: "/v1/crawl-jobs/" + strconv.FormatInt(id, 10),
+		Message: why + "; poll job_url until status is done, then read result_url"})
+}
+
+// cold reports whether co's data is too old to answer is-hiring: its sources were never read by
+// a committed cycle, or (with ATS or board coverage) not within ColdAfter of the wall clock.
+func (h *handlers) cold(co *readmodel.Company) bool {
+	if co.LastRead.IsZero() {
+		return true
+	}
+	return h.d.ColdAfter > 0 && co.Covered() && h.d.Now().Sub(co.LastRead) > h.d.ColdAfter
+}
+
+// staleFor reports whether co's latest read is older than maxAge seconds (max_age on
+// hiring-pulse and pre-action-brief). A company without coverage has nothing to crawl: never stale
+// once read.
+func (h *handlers) staleFor(co *readmodel.Company, maxAge int64) bool {
+	if co.LastRead.IsZero() {
+		return true
+	}
+	return co.Covered() && h.d.Now().Sub(co.LastRead) > time.Duration(maxAge)*time.Second
+}
+
+// overCap is the 202 answer of a free account past its cost-to-serve cap on is-hiring.
+type overCap struct {
+	Status    string    `json:"status"` // over_cap
+	CompanyID uint64    `json:"company_id"`
+	Limit     int       `json:"limit"`
+	Reset     time.Time `json:"reset"`
+	Message   string    `json:"message"`
+}
+
+// pastCostCap counts one is-hiring read against a free account's daily cost-to-serve cap and
+// reports whether the cap was already spent (then the read is answered 202 over_cap). Paid plans
+// and the demo key (limited per IP instead) have no such cap.
+func (h *handlers) pastCostCap(c *api.Call, co *readmodel.Company) (bool, error) {
+	limit := h.d.FreeIsHiringPerDay
+	if limit < 0 || c.Caller.Demo || c.Caller.Keyless || c.Caller.Plan().Plan != "free" || h.d.Pool == nil {
+		return false, nil
+	}
+	now := h.d.Now().UTC()
+	day := now.Truncate(24 * time.Hour)
+	reset := day.Add(24 * time.Hour)
+	scope := "cost:is_hiring:" + strconv.FormatInt(c.Caller.AccountID, 10)
+	granted, _, err := oltp.RateWindows{Pool: h.d.Pool}.Lease(c.Context(), scope, day.Unix(), reset.Unix(), 1, int64(limit))
+	if err != nil {
+		return false, err
+	}
+	if granted > 0 {
+		return false, nil
+	}
+	return true, c.JSON(202, overCap{Status: "over_cap", CompanyID: co.ID, Limit: limit, Reset: reset,
+		Message: fmt.Sprintf("the Free plan serves %d is-hiring reads per UTC day; this one is not served (and not billed). Retry after reset or upgrade.", limit)})
+}
+
+// crawlJobView is GET /v1/crawl-jobs/{job_id}.
+type crawlJobView struct {
+	JobID       int64      `json:"job_id"`
+	CompanyID   uint64     `json:"company_id"`
+	Status      string     `json:"status"` // crawling, done or failed
+	RequestedAt time.Time  `json:"requested_at"`
+	FinishedAt  *time.Time `json:"finished_at"`
+	ResultURL   *string    `json:"result_url"`
+	Error       *string    `json:"error"`
+}
+
+// crawlJob answers a crawl job of the caller's customer (another customer's id is 404 like a
+// missing one). A finished job reads done only once the read model serves the crawl's cycle, so
+// result_url never shows older data than the job fetched.
+func (h *handlers) crawlJob(c *api.Call) (int, error) {
+	id, _ := c.Int("job_id")
+	if h.d.Pool == nil {
+		return 0, api.Unavailable("On-demand crawling", errors.New("no Postgres pool"))
+	}
+	j, err := oltp.GetCrawlJobFor(c.Context(), h.d.Pool, c.Caller.CustomerID, id)
+	if errors.Is(err, oltp.ErrCrawlJobNotFound) {
+		return 0, api.NotFound(fmt.Sprintf("No crawl job with job_id %d", id))
+	}
+	if err != nil {
+		return 0, err
+	}
+	v := crawlJobView{JobID: j.JobID, CompanyID: j.CompanyID, Status: "crawling", RequestedAt: j.RequestedAt.UTC()}
+	switch j.Status {
+	case oltp.CrawlFailed:
+		v.Status, v.FinishedAt, v.Error = "failed", utc(j.FinishedAt), j.Error
+	case oltp.CrawlDone:
+		co := h.d.Models.Current().Company(j.CompanyID)
+		if co == nil || j.StartedAt == nil || !co.LastRead.Before(j.StartedAt.UTC().Truncate(time.Second)) {
+			u := fmt.Sprintf("/v1/companies/%d/hiring-pulse", j.CompanyID)
+			v.Status, v.FinishedAt, v.ResultURL = "done", utc(j.FinishedAt), &u
+		}
+	}
+	return 0, c.JSON(200, v)
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}

@@ -1,0 +1,202 @@
+package companies
+
+import (
+	"time"
+
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/readmodel"
+)
+
+// historyWindow tells the caller how far back a history read reaches.
+type historyWindow struct {
+	HistoryCapped bool       `json:"history_capped"`
+	HistoryFrom   *time.Time `json:"history_from"` // null when uncapped
+}
+
+func windowOf(c *api.Call, m *readmodel.Model) (time.Time, historyWindow) {
+	cut, capped := historyCutoff(c, m)
+	if !capped {
+		return time.Time{}, historyWindow{}
+	}
+	return cut, historyWindow{HistoryCapped: true, HistoryFrom: &cut}
+}
+
+// firstHireRow is the earliest req observed in one function at the company.
+type firstHireRow struct {
+	Function     string    `json:"function"`
+	FunctionName *string   `json:"function_name"`
+	FirstSeen    time.Time `json:"first_seen"`
+	ReqKey       string    `json:"req_key"`
+	RawTitle     string    `json:"raw_title"`
+	SourceBoard  string    `json:"source_board"`
+}
+
+type firstHireView struct {
+	CompanyID      uint64         `json:"company_id"`
+	CoverageStatus string         `json:"coverage_status"`
+	FirstHires     []firstHireRow `json:"first_hires"` // null without coverage
+	historyWindow
+}
+
+func firstHires(co *readmodel.Company, fns map[string]bool, cut time.Time) []firstHireRow {
+	if !co.Covered() {
+		return nil
+	}
+	out := []firstHireRow{}
+	for _, f := range co.FirstHires {
+		if fns != nil && !fns[f.Function] {
+			continue
+		}
+		if f.FirstSeen.Before(cut) {
+			continue
+		}
+		r := readmodel.Req{Function: f.Function}
+		out = append(out, firstHireRow{Function: f.Function, FunctionName: strOrNil(r.FunctionName()), FirstSeen: f.FirstSeen,
+			ReqKey: f.ReqKey, RawTitle: f.RawTitle, SourceBoard: readmodel.FirstHireSource})
+	}
+	return out
+}
+
+func (h *handlers) firstHire(c *api.Call) (int, error) {
+	m, co, err := h.company(c)
+	if err != nil {
+		return 0, err
+	}
+	fns, err := functionFilter(c)
+	if err != nil {
+		return 0, err
+	}
+	cut, win := windowOf(c, m)
+	return 0, c.JSON(200, firstHireView{CompanyID: co.ID, CoverageStatus: co.Coverage, FirstHires: firstHires(co, fns, cut), historyWindow: win})
+}
+
+type repostPainView struct {
+	CompanyID      uint64      `json:"company_id"`
+	CoverageStatus string      `json:"coverage_status"`
+	Total          *int        `json:"total"`
+	Reqs           []repostRow `json:"reqs"` // null without coverage
+	historyWindow
+}
+
+// repostPain lists reqs that came back after going away, hardest (most reposts) first; a capped
+// caller sees those active (latest event) within its history window. max bounds the rows.
+func repostPain(co *readmodel.Company, cut time.Time, max int) ([]repostRow, int) {
+	if !co.Covered() {
+		return nil, 0
+	}
+	out := []repostRow{}
+	total := 0
+	for i := range co.Reposted {
+		r := &co.Reposted[i]
+		if r.LastEventTime().Before(cut) {
+			continue
+		}
+		total++
+		if len(out) < max {
+			out = append(out, repostRow{reqRow: rowOf(co.ID, r), Live: r.Live, LastEventAt: r.LastEventTime()})
+		}
+	}
+	return out, total
+}
+
+func (h *handlers) repostPain(c *api.Call) (int, error) {
+	m, co, err := h.company(c)
+	if err != nil {
+		return 0, err
+	}
+	cut, win := windowOf(c, m)
+	rows, total := repostPain(co, cut, RepostPainMax)
+	v := repostPainView{CompanyID: co.ID, CoverageStatus: co.Coverage, Reqs: rows, historyWindow: win}
+	if co.Covered() {
+		v.Total = &total
+	}
+	return 0, c.JSON(200, v)
+}
+
+// provenance wraps a value with where and when it was observed (occurred_at on ats-migrations).
+type provenance struct {
+	Value      time.Time `json:"value"`
+	Source     string    `json:"source"`
+	ObservedAt time.Time `json:"observed_at"`
+}
+
+type migrationRow struct {
+	FromVendor string     `json:"from_vendor"`
+	ToVendor   string     `json:"to_vendor"`
+	OccurredAt provenance `json:"occurred_at"`
+}
+
+type migrationsView struct {
+	CompanyID      uint64         `json:"company_id"`
+	CoverageStatus string         `json:"coverage_status"`
+	ATSVendor      *string        `json:"ats_vendor"`
+	Migrations     []migrationRow `json:"migrations"` // null without coverage
+}
+
+// migrations: occurred_at is when the crawl first read the new vendor's tenant (the move happened
+// at or before it, after the last read of the old one).
+func migrations(co *readmodel.Company) []migrationRow {
+	if !co.Covered() {
+		return nil
+	}
+	out := make([]migrationRow, 0, len(co.Migrations))
+	for _, mg := range co.Migrations {
+		out = append(out, migrationRow{FromVendor: mg.FromVendor, ToVendor: mg.ToVendor,
+			OccurredAt: provenance{Value: mg.ObservedAt, Source: "ats_history", ObservedAt: mg.ObservedAt}})
+	}
+	return out
+}
+
+func (h *handlers) atsMigrations(c *api.Call) (int, error) {
+	_, co, err := h.company(c)
+	if err != nil {
+		return 0, err
+	}
+	return 0, c.JSON(200, migrationsView{CompanyID: co.ID, CoverageStatus: co.Coverage, ATSVendor: strOrNil(co.ATSVendor), Migrations: migrations(co)})
+}
+
+// briefView is the pre-action brief: pulse, top open reqs, first hires, repost pain and
+// migrations in one bounded answer.
+type briefView struct {
+	CompanyID      uint64          `json:"company_id"`
+	Name           string          `json:"name"`
+	Domain         string          `json:"domain"`
+	HQCountry      *string         `json:"hq_country"`
+	HQCountryCode  *string         `json:"hq_country_code"`
+	CoverageStatus string          `json:"coverage_status"`
+	Pulse          readmodel.Pulse `json:"pulse"`
+	OpenReqs       []reqRow        `json:"open_reqs"`
+	OpenReqTotal   *int            `json:"open_req_total"`
+	FirstHires     []firstHireRow  `json:"first_hires"`
+	RepostPain     []repostRow     `json:"repost_pain"`
+	Migrations     []migrationRow  `json:"migrations"`
+	AsOf           time.Time       `json:"as_of"`
+	historyWindow
+}
+
+func (h *handlers) preActionBrief(c *api.Call) (int, error) {
+	m, co, err := h.company(c)
+	if err != nil {
+		return 0, err
+	}
+	if done, err := h.maxAgeDemand(c, co); done || err != nil {
+		return 0, err
+	}
+	cut, win := windowOf(c, m)
+	p := m.PulseOf(co, true)
+	if n := len(p.Momentum); n > BriefMomentumWeeks {
+		p.Momentum = p.Momentum[n-BriefMomentumWeeks:]
+	}
+	v := briefView{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, HQCountry: strOrNil(co.HQCountry), HQCountryCode: strOrNil(co.HQCountryCode()),
+		CoverageStatus: co.Coverage, Pulse: p, FirstHires: firstHires(co, nil, cut), Migrations: migrations(co), AsOf: m.AsOf, historyWindow: win}
+	v.RepostPain, _ = repostPain(co, cut, BriefReposts)
+	if co.Covered() {
+		n := len(co.Live)
+		v.OpenReqTotal = &n
+		v.OpenReqs = make([]reqRow, 0, min(n, BriefReqs))
+		for i := 0; i < n && i < BriefReqs; i++ {
+			v.OpenReqs = append(v.OpenReqs, rowOf(co.ID, &co.Live[i]))
+		}
+	}
+	return 0, c.JSON(200, v)
+}

@@ -1,0 +1,142 @@
+package companies
+
+import (
+	"time"
+
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/readmodel"
+)
+
+// isHiringView is the is-hiring answer.
+type isHiringView struct {
+	CompanyID      uint64     `json:"company_id"`
+	Name           string     `json:"name"`
+	Domain         string     `json:"domain"`
+	IsHiring       *bool      `json:"is_hiring"`
+	OpenReqCount   *int       `json:"open_req_count"`
+	CoverageStatus string     `json:"coverage_status"`
+	MotionAsOf     *time.Time `json:"motion_as_of"`
+}
+
+func (h *handlers) isHiring(c *api.Call) (int, error) {
+	m, co, err := h.company(c)
+	if err != nil {
+		return 0, err
+	}
+	if over, err := h.pastCostCap(c, co); over || err != nil {
+		return 0, err
+	}
+	if h.cold(co) {
+		return h.crawl(c, co, "no read of this company's sources is recent enough to answer")
+	}
+	p := m.PulseOf(co, false)
+	return 0, c.JSON(200, isHiringView{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, IsHiring: p.IsHiring,
+		OpenReqCount: p.OpenReqCount, CoverageStatus: p.CoverageStatus, MotionAsOf: p.MotionAsOf})
+}
+
+// maxAgeDemand answers 202 crawling (and marks the call forced_fresh) when the caller's max_age
+// demands fresher data than the latest read of co; done is false when the read may be served.
+func (h *handlers) maxAgeDemand(c *api.Call, co *readmodel.Company) (done bool, err error) {
+	maxAge, ok := c.Int("max_age")
+	if !ok || !h.staleFor(co, maxAge) {
+		return false, nil
+	}
+	c.ForcedFresh()
+	_, err = h.crawl(c, co, "the latest read of this company is older than max_age")
+	return true, err
+}
+
+func (h *handlers) hiringPulse(c *api.Call) (int, error) {
+	m, co, err := h.company(c)
+	if err != nil {
+		return 0, err
+	}
+	if done, err := h.maxAgeDemand(c, co); done || err != nil {
+		return 0, err
+	}
+	p := m.PulseOf(co, true)
+	return 0, c.JSON(200, p)
+}
+
+// openReqsView is the open-reqs answer.
+type openReqsView struct {
+	CompanyID      uint64   `json:"company_id"`
+	CoverageStatus string   `json:"coverage_status"`
+	Total          *int     `json:"total"` // live reqs matching the filters; null without coverage
+	Reqs           []reqRow `json:"reqs"`
+}
+
+func (h *handlers) openReqs(c *api.Call) (int, error) {
+	_, co, err := h.company(c)
+	if err != nil {
+		return 0, err
+	}
+	fns, err := functionFilter(c)
+	if err != nil {
+		return 0, err
+	}
+	country, err := countryFilter(c)
+	if err != nil {
+		return 0, err
+	}
+	limit := c.Limit()
+	out := openReqsView{CompanyID: co.ID, CoverageStatus: co.Coverage, Reqs: []reqRow{}}
+	total := 0
+	for i := range co.Live {
+		r := &co.Live[i]
+		if fns != nil && !fns[r.Function] {
+			continue
+		}
+		if country != "" && r.Country != country {
+			continue
+		}
+		total++
+		if len(out.Reqs) < limit {
+			out.Reqs = append(out.Reqs, rowOf(co.ID, r))
+		}
+	}
+	if co.Covered() {
+		out.Total = &total
+	}
+	return 0, c.JSON(200, out)
+}
+
+// enrichmentView is the enrichment answer: firmographics from ATS tenants and boards only.
+type enrichmentView struct {
+	CompanyID      uint64     `json:"company_id"`
+	Name           string     `json:"name"`
+	Domain         string     `json:"domain"`
+	HQCountry      *string    `json:"hq_country"`
+	HQCountryCode  *string    `json:"hq_country_code"`
+	Industry       *string    `json:"industry"`
+	HeadcountBand  *string    `json:"headcount_band"`
+	AgencyKind     *string    `json:"agency_kind"`
+	ATSVendor      *string    `json:"ats_vendor"`
+	CoverageStatus string     `json:"coverage_status"`
+	Boards         []string   `json:"boards"`
+	EnrichmentAsOf *time.Time `json:"enrichment_as_of"`
+	FreshnessFloor int        `json:"freshness_floor_s"`
+}
+
+func (h *handlers) enrichment(c *api.Call) (int, error) {
+	m, co, err := h.company(c)
+	if err != nil {
+		return 0, err
+	}
+	floor := c.Caller.Plan().FreshnessFloorS
+	cutoff := m.AsOf.Add(-time.Duration(floor) * time.Second)
+	v := enrichmentView{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, HQCountry: strOrNil(co.HQCountry),
+		HQCountryCode: strOrNil(co.HQCountryCode()), Industry: strOrNil(co.Industry), HeadcountBand: strOrNil(co.HeadcountBand),
+		AgencyKind: strOrNil(co.AgencyKind), ATSVendor: strOrNil(co.ATSVendor), CoverageStatus: co.Coverage, Boards: []string{},
+		FreshnessFloor: floor}
+	for _, b := range co.Boards {
+		if !b.FirstSeen.After(cutoff) {
+			v.Boards = append(v.Boards, b.Board)
+		}
+	}
+	if !co.LastRead.IsZero() {
+		at := co.LastRead
+		v.EnrichmentAsOf = &at
+	}
+	return 0, c.JSON(200, v)
+}
