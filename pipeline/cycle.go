@@ -451,11 +451,10 @@ func (c *Crawler) liveAfter(region string, companyRegion map[uint64]string, even
 // event but take this cycle's sources, so the closing rule waits for the sources that carry them now.
 func (c *Crawler) apply(w *cycleWrite, seen map[string]*reqAgg) {
 	for i := range w.events {
-		e := w.events[i]
-		c.state.reqs[e.ReqKey] = &e
+		c.state.reqs[w.events[i].ReqKey] = &w.events[i] // the committed slice is the state: no copy
 	}
 	for key, a := range seen {
-		if e := c.state.reqs[key]; e != nil && e.Tick != w.stats.Tick {
+		if e := c.state.reqs[key]; e != nil && e.Tick != w.stats.Tick && !sameSet(e.Sources, a.sources) {
 			cp := *e
 			cp.Sources = sortedCopy(a.sources)
 			c.state.reqs[key] = &cp
@@ -482,4 +481,17 @@ func contains(xs []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// sameSet reports whether sorted holds exactly the elements of xs (in any order, no duplicates).
+func sameSet(sorted, xs []string) bool {
+	if len(sorted) != len(xs) {
+		return false
+	}
+	for _, x := range xs {
+		if !contains(sorted, x) {
+			return false
+		}
+	}
+	return true
 }

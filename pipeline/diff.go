@@ -18,9 +18,18 @@ const (
 // sorted by company and req so a rerun assigns the same event_seq to the same change.
 func diff(st *State, region string, tick uint32, cycleTime time.Time, seen map[string]*reqAgg,
 	status map[string]sourceStatus, inDirectory map[string]bool, inScope func(companyID uint64) bool) []Event {
-	var out []Event
+	n := 0
+	for key := range seen {
+		if prev := st.reqs[key]; prev == nil || !prev.Live() || tick >= prev.Tick+ReobserveEvery {
+			n++
+		}
+	}
+	out := make([]Event, 0, n+n/16+16) // closes are few; the first cycle opens everything at once
 	for key, a := range seen {
 		prev := st.reqs[key]
+		if prev != nil && prev.Live() && tick < prev.Tick+ReobserveEvery {
+			continue
+		}
 		ev := eventFrom(a, region, tick, cycleTime)
 		switch {
 		case prev == nil:
