@@ -142,14 +142,18 @@ type reasonDetail struct {
 }
 
 func writeJSON(ctx *fasthttp.RequestCtx, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
+	// Written straight into the response body, without HTML escaping: this is an API, and
+	// "<key>" in a message must read as "<key>", not "\u003ckey\u003e".
+	ctx.Response.ResetBody()
+	enc := json.NewEncoder(ctx.Response.BodyWriter())
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		status = fasthttp.StatusInternalServerError
-		b = []byte(`{"detail":"Internal error: cannot encode the response"}`)
+		ctx.Response.ResetBody()
+		ctx.SetBodyString(`{"detail":"Internal error: cannot encode the response"}`)
 	}
 	ctx.SetStatusCode(status)
 	ctx.SetContentType("application/json")
-	ctx.SetBody(b)
 }
 
 func writeError(ctx *fasthttp.RequestCtx, e *Error) {

@@ -77,6 +77,9 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	defer s.Close()
+	if !*once {
+		go crawlJobLoop(ctx, log, c, s.pg, *cf.simURL, 2*time.Second)
+	}
 	for {
 		start := time.Now()
 		stats, err := c.RunTick(ctx, *cf.simURL, -1)

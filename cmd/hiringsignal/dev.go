@@ -86,6 +86,7 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	printDemo("http://"+srv.Addr(), key, crawler.State().BusiestCompany())
 
 	go crawlLoop(ctx, log, crawler, world, simURL, *interval)
+	go crawlJobLoop(ctx, log, crawler, cs.pg, simURL, 2*time.Second)
 	<-ctx.Done()
 	log.Info("shutting down")
 	return nil

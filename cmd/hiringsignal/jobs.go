@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/pipeline"
+)
+
+// crawlJobLoop claims on-demand crawl jobs (the 202 `crawling` answers of hiring-pulse and
+// pre-action-brief) every poll and runs each as a real crawl of that company's own sources. Jobs
+// run one at a time, between and serialised with the scheduled cycles; a crawler that dies
+// mid-job leaves it to be reclaimed after oltp.CrawlLease.
+func crawlJobLoop(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, pool *pgxpool.Pool, simURL string, poll time.Duration) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(poll):
+		}
+		jobs, err := oltp.ClaimCrawlJobs(ctx, pool, 8)
+		if err != nil {
+			log.Warn("cannot claim crawl jobs; will retry", "err", err)
+			continue
+		}
+		for _, j := range jobs {
+			runCrawlJob(ctx, log, c, pool, simURL, j)
+		}
+	}
+}
+
+func runCrawlJob(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, pool *pgxpool.Pool, simURL string, j oltp.CrawlJob) {
+	dir, err := pipeline.FetchDirectory(ctx, c.Fetcher().Client(), simURL, -1)
+	var st pipeline.CycleStats
+	if err == nil {
+		st, err = c.RunCompany(ctx, dir, j.Domain, time.Now())
+	}
+	if ferr := oltp.FinishCrawlJob(ctx, pool, j.JobID, err); ferr != nil {
+		log.Warn("cannot record crawl job outcome", "job_id", j.JobID, "err", ferr)
+	}
+	if err != nil {
+		log.Warn("on-demand crawl failed", "job_id", j.JobID, "company", j.Domain, "err", err)
+		return
+	}
+	log.Info("on-demand crawl done", "job_id", j.JobID, "company", j.Domain, "sources", st.Sources, "failed", st.SourcesFailed,
+		"events", st.Events, "took", st.Duration.Round(time.Millisecond))
+}
