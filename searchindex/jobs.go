@@ -135,6 +135,7 @@ type scorer struct {
 	pairs   map[int][][]uint32 // i → expansion phrases covering terms i and i+1
 	fn      int                // function index of the query's function, -1 none
 	present bool
+	w       []float64 // per-term weights of the title being scored (one query, one goroutine)
 }
 
 func (x *Index) newScorer(q string) *scorer {
@@ -176,7 +177,7 @@ func (x *Index) newScorer(q string) *scorer {
 	return s
 }
 
-// candidates is every ordinal that can score above zero, ascending.
+// candidates is every ordinal whose title covers every term (directly or by expansion), ascending.
 func (s *scorer) candidates() []uint32 {
 	x := s.x
 	phraseList := func(ids []uint32) []uint32 {
@@ -214,17 +215,51 @@ func (s *scorer) candidates() []uint32 {
 		}
 		all = intersect(all, l)
 	}
-	if s.fn >= 0 {
-		all = union(all, x.byFunction[s.fn])
-	}
 	return all
+}
+
+// direct is every ordinal whose title holds every query stem, ascending (nil when a word has no
+// stem in any title).
+func (s *scorer) direct() []uint32 {
+	var out []uint32
+	for i, t := range s.terms {
+		if !t.hasDirect {
+			return nil
+		}
+		if i == 0 {
+			out = s.x.postings[t.direct]
+			continue
+		}
+		out = intersect(out, s.x.postings[t.direct])
+	}
+	return out
+}
+
+// sameFunction is every ordinal of the query's function.
+func (s *scorer) sameFunction() []uint32 {
+	if s.fn < 0 {
+		return nil
+	}
+	return s.x.byFunction[s.fn]
+}
+
+// Score tiers: every all-direct title scores in [8500, 10000], a title covered with any expansion
+// in [5100, 8000], a same-function title in [2500, 5000). Relevance pages walk the tiers in order
+// and stop once the page is full with rows above the next tier's ceiling.
+type tier struct {
+	lo, hi int
+	list   func() []uint32
 }
 
 // score is the relevance × 10000 of a title (0: not a candidate).
 func (s *scorer) score(r *Req) int {
 	t := r.Title
 	n := len(s.terms)
-	w := make([]float64, n)
+	if cap(s.w) < n {
+		s.w = make([]float64, n)
+	}
+	w := s.w[:n]
+	clear(w)
 	for i, tm := range s.terms {
 		if tm.hasDirect && t.has(tm.direct) {
 			w[i] = 1
@@ -290,14 +325,7 @@ func (x *Index) SearchJobs(q JobQuery) JobPage {
 			ckey = 2 * int64(p)
 		}
 	}
-	hit := func(ord uint32, rel int) JobHit {
-		h := JobHit{Req: &x.reqs[ord], rel: rel}
-		if sc.present {
-			v := float64(rel) / relScale
-			h.Relevance = &v
-		}
-		return h
-	}
+	hit := func(ord uint32, rel int) JobHit { return JobHit{Req: &x.reqs[ord], rel: rel} }
 	var rows []JobHit
 	switch {
 	case !sc.present && q.Sort != SortRecency:
@@ -355,25 +383,63 @@ func (x *Index) SearchJobs(q JobQuery) JobPage {
 			return 2*int64(ord) > ckey
 		}
 		k := q.Limit + 1
-		for _, ord := range sc.candidates() {
-			r := &x.reqs[ord]
-			if !c.req(r) {
-				continue
+		if q.Sort == SortRecency {
+			// Newest first: walk the recency order after the cursor, scoring each title.
+			start := 0
+			if q.After != nil {
+				cfs := q.After.FirstSeen
+				start = sort.Search(len(x.byRecency), func(i int) bool {
+					o := x.byRecency[i]
+					fs := x.reqs[o].FirstSeen
+					return fs < cfs || fs == cfs && 2*int64(o) > ckey
+				})
 			}
-			rel := sc.score(r)
-			if rel == 0 || !after(ord, rel) {
-				continue
+			for _, ord := range x.byRecency[start:] {
+				r := &x.reqs[ord]
+				if rel := sc.score(r); rel > 0 && c.req(r) {
+					rows = append(rows, hit(ord, rel))
+					if len(rows) == k {
+						break
+					}
+				}
 			}
-			h := hit(ord, rel)
-			if len(rows) == k && !less(h, rows[k-1]) {
-				continue
+			break
+		}
+		tiers := []tier{{8500, relScale, sc.direct}, {5001, 8499, sc.candidates}, {1, 5000, sc.sameFunction}}
+		for _, t := range tiers {
+			if len(rows) == k && rows[k-1].rel > t.hi {
+				break
 			}
-			i := sort.Search(len(rows), func(i int) bool { return less(h, rows[i]) })
-			if len(rows) < k {
-				rows = append(rows, JobHit{})
+			if q.After != nil && q.After.Rel < t.lo {
+				continue // the whole tier ranks before the cursor
 			}
-			copy(rows[i+1:], rows[i:len(rows)-1])
-			rows[i] = h
+			for _, ord := range t.list() {
+				r := &x.reqs[ord]
+				rel := sc.score(r)
+				if rel < t.lo || rel > t.hi || !after(ord, rel) {
+					continue
+				}
+				h := hit(ord, rel)
+				if len(rows) == k && !less(h, rows[k-1]) {
+					continue
+				}
+				if !c.req(r) {
+					continue
+				}
+				i := sort.Search(len(rows), func(i int) bool { return less(h, rows[i]) })
+				if len(rows) < k {
+					rows = append(rows, JobHit{})
+				}
+				copy(rows[i+1:], rows[i:len(rows)-1])
+				rows[i] = h
+			}
+		}
+	}
+	if sc.present {
+		rels := make([]float64, len(rows))
+		for i := range rows {
+			rels[i] = float64(rows[i].rel) / relScale
+			rows[i].Relevance = &rels[i]
 		}
 	}
 	if len(rows) > q.Limit {
