@@ -21,7 +21,7 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	kf := addStackFlags(fs)
 	cf := addCrawlFlags(fs)
 	simf := addSimFlags(fs)
-	days := fs.Int("backfill-days", 14, "days of history to backfill before serving (committed cycles are skipped on the next run)")
+	days := fs.Int("backfill-days", 35, "days of history to backfill before serving (committed cycles are skipped on the next run)")
 	interval := fs.Duration("interval", 3*time.Hour, "time between crawls")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -69,21 +69,23 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 		return fmt.Errorf("cannot backfill the demo history: %w", err)
 	}
 
-	srv, s, err := startAPI(ctx, log, f, sf)
+	a, err := startAPI(ctx, log, f, sf)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
-		_ = srv.Stop(sctx)
+		_ = a.Stop(sctx)
 	}()
-	key, err := oltp.EnsureDevAccount(ctx, s.pg)
+	key, err := oltp.EnsureDevAccount(ctx, a.stores.pg)
 	if err != nil {
 		return fmt.Errorf("cannot create the dev account: %w", err)
 	}
-	printDemo("http://"+srv.Addr(), key, crawler.State().BusiestCompany())
+	if err := waitReady(ctx, a); err != nil {
+		return err
+	}
+	printDemo("http://"+a.srv.Addr(), key, crawler.State().BusiestCompany())
 
 	go crawlLoop(ctx, log, crawler, world, simURL, *interval)
 	go crawlJobLoop(ctx, log, crawler, cs.pg, simURL, 2*time.Second)
@@ -130,4 +132,17 @@ Try:
 Ctrl-C stops everything this command started.
 
 `, base, key, companyID)
+}
+
+// waitReady waits until the read model and search index serve the backfilled history, so the
+// printed calls answer with data.
+func waitReady(ctx context.Context, a *apiStack) error {
+	for !a.models.Ready() || a.index.Current() == nil {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return nil
 }

@@ -8,7 +8,11 @@ import (
 	"time"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/companies"
+	"github.com/planehq/hiringsignal/api/search"
 	"github.com/planehq/hiringsignal/internal/flagenv"
+	"github.com/planehq/hiringsignal/readmodel"
+	"github.com/planehq/hiringsignal/searchindex"
 )
 
 type serveFlags struct {
@@ -20,6 +24,7 @@ type serveFlags struct {
 	baseURL           *string
 	siteURL           *string
 	trustForwardedFor *bool
+	refresh           *time.Duration
 }
 
 func addServeFlags(fs *flagenv.Set) *serveFlags {
@@ -32,16 +37,37 @@ func addServeFlags(fs *flagenv.Set) *serveFlags {
 		baseURL:           fs.String("base-url", "", "public base URL of the API (default: http:// + the request's Host)"),
 		siteURL:           fs.String("site-url", "", "site with /upgrade, /purchase and /signup pages (default: links into /v1/pricing)"),
 		trustForwardedFor: fs.Bool("trust-forwarded-for", false, "take the client IP from X-Forwarded-For (only behind a trusted proxy)"),
+		refresh:           fs.Duration("read-refresh", 5*time.Second, "how often the read model and search index check for a newly committed cycle"),
 	}
+}
+
+// apiStack is the API process's long-running parts, stopped in reverse order of start.
+type apiStack struct {
+	srv    *api.Server
+	stores *stores
+	models *readmodel.Store
+	index  *searchindex.Service
+}
+
+// Stop stops accepting calls, lets in-flight ones finish, stops the read models, closes the stores.
+func (a *apiStack) Stop(ctx context.Context) error {
+	err := a.srv.Stop(ctx)
+	_ = a.index.Stop(ctx)
+	a.models.Stop()
+	a.stores.Close()
+	return err
 }
 
 // startAPI opens the stores, starts the API and migrates in the background with retries, so a
 // store that is down at start delays readiness (/readyz 503) instead of stopping the process.
-func startAPI(ctx context.Context, log *slog.Logger, f *storeFlags, sf *serveFlags) (*api.Server, *stores, error) {
+// Once migrated, the company read model and the search index build and follow the ledger.
+func startAPI(ctx context.Context, log *slog.Logger, f *storeFlags, sf *serveFlags) (*apiStack, error) {
 	s, err := f.open(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
+	models := readmodel.NewStore(s.ch, log, *sf.refresh)
+	index := searchindex.New(searchindex.Config{ClickHouse: s.ch, Log: log, Poll: *sf.refresh})
 	meteringDir := *sf.meteringDir
 	if meteringDir == "" {
 		meteringDir = filepath.Join(runDirDefault(), "metering")
@@ -70,11 +96,20 @@ func startAPI(ctx context.Context, log *slog.Logger, f *storeFlags, sf *serveFla
 					return errNotMigrated
 				}
 			}},
+			{Name: "read model", Ping: func(context.Context) error {
+				if !models.Ready() || index.Current() == nil {
+					return errNotBuilt
+				}
+				return nil
+			}},
 		},
 	})
+	companies.Register(srv, companies.Deps{Models: models, Pool: s.pg, Log: log})
+	search.Register(srv, search.Deps{Index: index, Log: log,
+		Pulses: search.PulsesFunc(func(id uint64) (readmodel.Pulse, bool) { return models.Current().Pulse(id) })})
 	if err := srv.Start(); err != nil {
 		s.Close()
-		return nil, nil, err
+		return nil, err
 	}
 	go func() {
 		if err := f.migrateWithRetry(ctx, s, log); err == nil {
@@ -83,9 +118,13 @@ func startAPI(ctx context.Context, log *slog.Logger, f *storeFlags, sf *serveFla
 			}
 			close(migrated)
 			log.Info("stores ready")
+			models.Start(ctx)
+			if err := index.Start(ctx); err != nil {
+				log.Error("cannot start the search index", "err", err)
+			}
 		}
 	}()
-	return srv, s, nil
+	return &apiStack{srv: srv, stores: s, models: models, index: index}, nil
 }
 
 // runDirDefault is where per-instance files live when --metering-dir is not given: HS_RUN_DIR
@@ -103,6 +142,12 @@ func (notMigrated) Error() string { return "migrations not applied yet" }
 
 var errNotMigrated error = notMigrated{}
 
+type notBuilt struct{}
+
+func (notBuilt) Error() string { return "company read model or search index not built yet" }
+
+var errNotBuilt error = notBuilt{}
+
 func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 	fs := flagenv.New("serve", "Run the HTTP API.")
 	f := addStoreFlags(fs)
@@ -110,7 +155,7 @@ func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	srv, s, err := startAPI(ctx, log, f, sf)
+	a, err := startAPI(ctx, log, f, sf)
 	if err != nil {
 		return err
 	}
@@ -118,7 +163,5 @@ func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 	log.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	err = srv.Stop(sctx)
-	s.Close()
-	return err
+	return a.Stop(sctx)
 }
