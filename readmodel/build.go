@@ -22,6 +22,7 @@ func companyRegion(id uint64) string { return fmt.Sprintf("company:%d", id) }
 type interner struct {
 	s      map[string]string
 	boards map[string][]string
+	key    []byte
 }
 
 func newInterner() *interner {
@@ -41,15 +42,19 @@ func (in *interner) str(v string) string {
 }
 
 func (in *interner) list(bs []string) []string {
-	k := strings.Join(bs, "\x00")
-	if l, ok := in.boards[k]; ok {
+	in.key = in.key[:0]
+	for _, b := range bs {
+		in.key = append(in.key, b...)
+		in.key = append(in.key, 0)
+	}
+	if l, ok := in.boards[string(in.key)]; ok { // no allocation for the lookup
 		return l
 	}
 	l := make([]string, len(bs))
 	for i, b := range bs {
 		l[i] = in.str(b)
 	}
-	in.boards[strings.Clone(k)] = l
+	in.boards[string(in.key)] = l
 	return l
 }
 
@@ -108,6 +113,17 @@ func Build(ctx context.Context, ch driver.Conn) (*Model, error) {
 	phase("companies")
 
 	now := m.AsOf
+	// The smaller reads run beside the req stream (one goroutine, joined before this returns), so
+	// ClickHouse works on them while this goroutine decodes reqs.
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sideDone := make(chan struct{})
+	var sd side
+	go func() {
+		defer close(sideDone)
+		sd.read(sctx, ch, wm, now)
+	}()
+	defer func() { cancel(); <-sideDone }()
 	activeFrom := now.Add(-ActiveWindow).Unix()
 	if err := analytics.StreamCurrentReqs(ctx, ch, wm, now, func(r *analytics.Req) error {
 		c := m.companies[r.CompanyID]
@@ -116,6 +132,9 @@ func Build(ctx context.Context, ch driver.Conn) (*Model, error) {
 		}
 		c.stats.anyReq = true
 		c.stats.addFirstSeen(r.FirstSeen, now)
+		if r.Function != "" {
+			c.firstHire(in, r)
+		}
 		live := r.Live()
 		if !live && r.RepostCount == 0 {
 			return nil
@@ -146,34 +165,19 @@ func Build(ctx context.Context, ch driver.Conn) (*Model, error) {
 	}
 	phase("reqs")
 
-	if err := analytics.StreamMomentum(ctx, ch, wm, func(w analytics.WeekCount) error {
+	<-sideDone
+	phase("side_reads")
+	if sd.err != nil {
+		return nil, sd.err
+	}
+	for _, w := range sd.momentum {
 		if c := m.companies[w.Key]; c != nil {
 			c.momentum = append(c.momentum, week{day: mondayDay(w.BucketStart), opened: uint32(w.Opened), reposted: uint32(w.Reposted), closed: uint32(w.Closed)})
 		}
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	phase("momentum")
-
-	if err := analytics.StreamFirstHires(ctx, ch, wm, func(f *analytics.FirstHire) error {
-		if c := m.companies[f.CompanyID]; c != nil {
-			c.FirstHires = append(c.FirstHires, FirstHire{Function: in.str(f.Function), FirstSeen: f.FirstSeen.UTC(),
-				ReqKey: strings.Clone(f.ReqKey), RawTitle: in.str(f.RawTitle), Board: in.str(f.Board)})
-		}
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	phase("first_hires")
-
-	hist, err := analytics.ATSHistory(ctx, ch)
-	if err != nil {
-		return nil, err
 	}
 	var prev *analytics.VendorSighting
-	for i := range hist {
-		h := &hist[i]
+	for i := range sd.ats {
+		h := &sd.ats[i]
 		if h.FirstSeen.After(now) {
 			continue // sighted by a cycle above the watermark
 		}
@@ -186,18 +190,14 @@ func Build(ctx context.Context, ch driver.Conn) (*Model, error) {
 		}
 		prev = h
 	}
-	phase("ats_history")
-
-	if err := analytics.StreamCompanyBoards(ctx, ch, now, func(b *analytics.BoardSighting) error {
+	for i := range sd.boards {
+		b := &sd.boards[i]
 		if c := m.companies[b.CompanyID]; c != nil {
 			c.Boards = append(c.Boards, BoardSeen{Board: in.str(b.Board), SourceType: in.str(b.SourceType), FirstSeen: b.FirstSeen.UTC()})
 		}
-		return nil
-	}); err != nil {
-		return nil, err
 	}
-
-	phase("boards")
+	sd = side{}
+	phase("apply")
 	for _, c := range m.companies {
 		m.finish(c)
 	}
@@ -206,6 +206,49 @@ func Build(ctx context.Context, ch driver.Conn) (*Model, error) {
 	m.BuiltAt = time.Now().UTC()
 	m.BuildTook = time.Since(started)
 	return m, nil
+}
+
+// side holds the reads that run beside the req stream: weekly momentum, ATS history and board
+// sightings (a few hundred thousand small rows at 100,000 companies).
+type side struct {
+	momentum []analytics.WeekCount
+	ats      []analytics.VendorSighting
+	boards   []analytics.BoardSighting
+	err      error
+}
+
+func (s *side) read(ctx context.Context, ch driver.Conn, wm uint64, now time.Time) {
+	if s.err = analytics.StreamMomentum(ctx, ch, wm, func(w analytics.WeekCount) error {
+		s.momentum = append(s.momentum, w)
+		return nil
+	}); s.err != nil {
+		return
+	}
+	if s.ats, s.err = analytics.ATSHistory(ctx, ch); s.err != nil {
+		return
+	}
+	s.err = analytics.StreamCompanyBoards(ctx, ch, now, func(b *analytics.BoardSighting) error {
+		s.boards = append(s.boards, *b)
+		return nil
+	})
+}
+
+// firstHire keeps r when it is the earliest req observed in its function at c (ties: the lower
+// req_key, as analytics.FirstHires). A company has a few dozen functions at most: a linear scan.
+func (c *Company) firstHire(in *interner, r *analytics.Req) {
+	fs := r.FirstSeen.UTC()
+	for i := range c.FirstHires {
+		f := &c.FirstHires[i]
+		if f.Function != r.Function {
+			continue
+		}
+		if fs.Before(f.FirstSeen) || (fs.Equal(f.FirstSeen) && r.ReqKey < f.ReqKey) {
+			*f = FirstHire{Function: f.Function, FirstSeen: fs, ReqKey: strings.Clone(r.ReqKey), RawTitle: in.str(r.RawTitle), Board: in.str(r.Board)}
+		}
+		return
+	}
+	c.FirstHires = append(c.FirstHires, FirstHire{Function: in.str(r.Function), FirstSeen: fs, ReqKey: strings.Clone(r.ReqKey),
+		RawTitle: in.str(r.RawTitle), Board: in.str(r.Board)})
 }
 
 // finish orders a company's lists, settles its coverage and indexes it for resolve.
@@ -222,6 +265,12 @@ func (m *Model) finish(c *Company) {
 			return cmpInt(b.FirstSeen, a.FirstSeen)
 		}
 		return strings.Compare(a.Key, b.Key)
+	})
+	slices.SortFunc(c.FirstHires, func(a, b FirstHire) int {
+		if c := a.FirstSeen.Compare(b.FirstSeen); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Function, b.Function)
 	})
 	slices.SortFunc(c.Reposted, func(a, b Req) int {
 		if a.RepostCount != b.RepostCount {

@@ -54,7 +54,7 @@ type Company struct {
 	Live       []Req // live deduplicated reqs, newest first_seen first
 	Reposted   []Req // reqs with repost_count > 0 (live or closed), hardest first
 	Boards     []BoardSeen
-	FirstHires []FirstHire // per function id, oldest first
+	FirstHires []FirstHire // per function id, oldest first_seen first
 	Migrations []Migration // oldest first
 
 	momentum []week // weeks with any flow, oldest first

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/pipeline"
 	"github.com/planehq/hiringsignal/pipeline/normalize"
 	"github.com/planehq/hiringsignal/readmodel/readmodeltest"
@@ -173,6 +174,26 @@ func TestModelMatchesTheCrawledWorld(t *testing.T) {
 	})
 
 	t.Run("first hires are the first req of each function", func(t *testing.T) {
+		ledger, err := analytics.FirstHires(ctx, w.CH, m.Watermark)
+		require.NoError(t, err)
+		want := map[uint64]map[string]time.Time{}
+		for _, f := range ledger {
+			if want[f.CompanyID] == nil {
+				want[f.CompanyID] = map[string]time.Time{}
+			}
+			want[f.CompanyID][f.Function] = f.FirstSeen.UTC()
+		}
+		for id := range w.Companies {
+			got := map[string]time.Time{}
+			for _, f := range m.Company(id).FirstHires {
+				got[f.Function] = f.FirstSeen
+			}
+			if want[id] == nil {
+				require.Empty(t, got)
+				continue
+			}
+			require.Equal(t, want[id], got, "company %d", id)
+		}
 		for id := range w.Companies {
 			c := m.Company(id)
 			byFn := map[string]time.Time{}

@@ -411,6 +411,33 @@ func TestCompanyReads(t *testing.T) {
 		require.Contains(t, detailMsgs(t, neither), "exactly one of domain or name")
 	})
 
+	t.Run("every 200 answers only fields its OpenAPI schema declares", func(t *testing.T) {
+		var doc struct {
+			Paths map[string]map[string]struct {
+				Responses map[string]struct {
+					Content map[string]struct {
+						Schema map[string]any `json:"schema"`
+					} `json:"content"`
+				} `json:"responses"`
+			} `json:"paths"`
+		}
+		r := h.get("/openapi.json", "")
+		require.Equal(t, 200, r.status)
+		require.NoError(t, json.Unmarshal(r.body, &doc))
+		check := func(tmpl, path string) {
+			sch := doc.Paths[tmpl]["get"].Responses["200"].Content["application/json"].Schema
+			props, ok := sch["properties"].(map[string]any)
+			require.True(t, ok, "%s documents its 200 body", tmpl)
+			for k := range h.getJSON(path, paid.Key, 200) {
+				require.Contains(t, props, k, "%s answers %s", tmpl, k)
+			}
+		}
+		for _, seg := range []string{"is-hiring", "open-reqs", "enrichment", "hiring-pulse", "first-hire", "repost-pain", "ats-migrations", "pre-action-brief"} {
+			check("/v1/companies/{company_id}/"+seg, cpath(covered, seg))
+		}
+		check("/v1/companies/resolve", "/v1/companies/resolve?domain="+w.Companies[covered].Domain)
+	})
+
 	t.Run("a free account past its cost-to-serve cap gets 202 over_cap", func(t *testing.T) {
 		acct := h.account("free")
 		for i := 0; i < 3; i++ {
@@ -438,6 +465,9 @@ func TestCompanyReads(t *testing.T) {
 		h.setNow(co.LastRead.Add(25 * time.Hour))
 		cold := h.getJSON(cpath(covered, "is-hiring"), other.Key, 202)
 		require.Equal(t, float64(job), cold["job_id"])
+		require.Equal(t, float64(job), h.getJSON(cpath(covered, "hiring-pulse"), other.Key, 202)["job_id"], "cold without max_age")
+		require.Equal(t, float64(job), h.getJSON(cpath(covered, "pre-action-brief"), other.Key, 202)["job_id"])
+		require.Equal(t, 200, h.get(cpath(covered, "hiring-pulse")+"?max_age=2592000", other.Key).status, "max_age wins over the cold rule")
 		h.setNow(co.LastRead.Add(time.Hour))
 
 		jobPath := fmt.Sprintf("/v1/crawl-jobs/%d", job)

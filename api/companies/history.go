@@ -179,7 +179,7 @@ func (h *handlers) preActionBrief(c *api.Call) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if done, err := h.maxAgeDemand(c, co); done || err != nil {
+	if done, err := h.freshnessDemand(c, co); done || err != nil {
 		return 0, err
 	}
 	cut, win := windowOf(c, m)

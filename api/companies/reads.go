@@ -34,16 +34,21 @@ func (h *handlers) isHiring(c *api.Call) (int, error) {
 		OpenReqCount: p.OpenReqCount, CoverageStatus: p.CoverageStatus, MotionAsOf: p.MotionAsOf})
 }
 
-// maxAgeDemand answers 202 crawling (and marks the call forced_fresh) when the caller's max_age
-// demands fresher data than the latest read of co; done is false when the read may be served.
-func (h *handlers) maxAgeDemand(c *api.Call, co *readmodel.Company) (done bool, err error) {
+// freshnessDemand answers 202 crawling when the caller's max_age demands fresher data than the
+// latest read of co (and marks the call forced_fresh), or, without max_age, when co is cold as on
+// is-hiring. done is false when the read may be served.
+func (h *handlers) freshnessDemand(c *api.Call, co *readmodel.Company) (done bool, err error) {
 	maxAge, ok := c.Int("max_age")
-	if !ok || !h.staleFor(co, maxAge) {
-		return false, nil
+	switch {
+	case ok && h.staleFor(co, maxAge):
+		c.ForcedFresh()
+		_, err = h.crawl(c, co, "the latest read of this company is older than max_age")
+		return true, err
+	case !ok && h.cold(co):
+		_, err = h.crawl(c, co, "no read of this company's sources is recent enough to answer")
+		return true, err
 	}
-	c.ForcedFresh()
-	_, err = h.crawl(c, co, "the latest read of this company is older than max_age")
-	return true, err
+	return false, nil
 }
 
 func (h *handlers) hiringPulse(c *api.Call) (int, error) {
@@ -51,7 +56,7 @@ func (h *handlers) hiringPulse(c *api.Call) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if done, err := h.maxAgeDemand(c, co); done || err != nil {
+	if done, err := h.freshnessDemand(c, co); done || err != nil {
 		return 0, err
 	}
 	p := m.PulseOf(co, true)
