@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"runtime"
+	"strconv"
 	"testing"
 	"time"
 
@@ -44,6 +45,20 @@ func BenchmarkLargeWorld(b *testing.B) {
 		b.Run("reqs/search "+q, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				x.SearchCompanies(searchindex.CompanyQuery{Q: q, Limit: 20, MaxReqs: 50})
+			}
+		})
+	}
+	week := x.CycleTime.Add(-7 * 24 * time.Hour)
+	queries = append(queries, searchindex.CompanyQuery{Q: "designer", Filter: searchindex.Filter{Since: week}},
+		searchindex.CompanyQuery{Q: "account executive", Filter: searchindex.Filter{SourceType: "board"}},
+		searchindex.CompanyQuery{Q: "engineer", After: 140737488355328},
+		searchindex.CompanyQuery{Q: "developer", Filter: searchindex.Filter{IndustryTerms: []string{"soft"}}},
+		searchindex.CompanyQuery{Q: "marketing"})
+	for i, q := range queries {
+		b.Run("reqs/search q"+strconv.Itoa(i)+" "+q.Q, func(b *testing.B) {
+			for j := 0; j < b.N; j++ {
+				q.Limit, q.MaxReqs = 20, 50
+				x.SearchCompanies(q)
 			}
 		})
 	}

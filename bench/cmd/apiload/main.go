@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	neturl "net/url"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -95,9 +96,17 @@ func main() {
 	rounds := flag.Int("rounds", 2, "alternating rounds of trivial and API runs")
 	searchAddr := flag.String("search-clickhouse-addr", envOr("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse of the crawled world for the reqs/search target")
 	searchDB := flag.String("search-clickhouse-database", "", "ClickHouse database of a crawled world: adds GET /v1/reqs/search to the run (empty: whoami only)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (generator and servers) to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil && pprof.StartCPUProfile(f) == nil {
+			defer pprof.StopCPUProfile()
+		}
+	}
 	if err := run(*pgURL, *conns, *dur, *maxReq, *rounds, [2]string{*searchAddr, *searchDB}); err != nil {
 		fmt.Fprintln(os.Stderr, "apiload:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
