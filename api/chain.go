@@ -172,6 +172,9 @@ func (s *Server) run(c *Call, r *route) *Error {
 	}
 	status := c.Ctx.Response.StatusCode()
 	success := status == fasthttp.StatusOK || status == fasthttp.StatusCreated
+	// A forced-fresh read answered 202 (crawling) started real work: it counts as a call, with no
+	// units, and is recorded as forced_fresh in usage.
+	success = success || (status == fasthttp.StatusAccepted && c.forcedFresh)
 
 	// 12. Metering: durable before the response leaves.
 	if metered && success {

@@ -235,6 +235,14 @@ func (s *Server) operation(r *route) map[string]any {
 		resp := map[string]any{"description": statusText[st]}
 		switch {
 		case st == 204:
+		case st == 202:
+			// Not the 200 body: a cold company (crawling, with the job to poll) or a free account
+			// past its cost-to-serve cap (over_cap).
+			accepted := obj(map[string]any{"status": enum("crawling", "over_cap"), "job_id": typ("integer"),
+				"job_url": typ("string"), "message": typ("string"), "company_id": typ("integer"),
+				"limit": typ("integer"), "reset": dt()})
+			accepted["required"] = []string{"status"}
+			resp["content"] = map[string]any{"application/json": map[string]any{"schema": accepted}}
 		case st < 300:
 			sch := rt.Response
 			if sch == nil {
