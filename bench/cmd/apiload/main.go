@@ -204,6 +204,7 @@ func run(pgURL string, conns int, dur time.Duration, maxReq int64, rounds int, s
 		all = append(all, load("trivial fasthttp handler", trivialURL, nil, conns, dur, maxReq))
 		all = append(all, load("GET /v1/whoami (auth + rate limit)", apiURL, hdr, conns, dur, maxReq))
 		if st != nil {
+			all = append(all, st.hiring().load("GET /v1/companies/{id}/is-hiring (metered)", "http://"+srv.Addr(), conns, dur, maxReq))
 			all = append(all, st.load("GET /v1/reqs/search (metered, 14-query mix)", "http://"+srv.Addr(), conns, dur, maxReq))
 		}
 	}
@@ -233,7 +234,7 @@ func run(pgURL string, conns int, dur time.Duration, maxReq int64, rounds int, s
 	_ = pool.QueryRow(ctx, "SELECT COALESCE(sum(used),0) FROM rate_windows WHERE scope LIKE 'rk:%'").Scan(&used)
 	fmt.Printf("calls leased from the shared Postgres rate counter: %d (leases of up to 1000 calls)\n", used)
 	if st != nil {
-		return st.report(ctx, pool, srv, merge("GET /v1/reqs/search (metered, 14-query mix)"), t)
+		return st.report(ctx, pool, srv, merge("GET /v1/reqs/search (metered, 14-query mix)"), merge("GET /v1/companies/{id}/is-hiring (metered)"), t)
 	}
 	return nil
 }

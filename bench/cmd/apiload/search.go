@@ -18,6 +18,7 @@ import (
 
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/companies"
 	"github.com/planehq/hiringsignal/api/search"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/readmodel"
@@ -35,7 +36,9 @@ type searchTarget struct {
 	account int64
 	urls    []string
 	rows    atomic.Int64 // company rows served in 200 answers (warm-up included)
-	notes   []string
+
+	hiringURLs []string // is-hiring calls for the metered company-read target
+	notes      []string
 }
 
 type fixedIndex struct{ x *searchindex.Index }
@@ -83,6 +86,18 @@ func setupSearch(ctx context.Context, pool *pgxpool.Pool, srv *api.Server, chAdd
 		return nil, err
 	}
 	st.key, st.account = acct.Key, acct.AccountID
+
+	// The metered is-hiring target: the real company-read handler on the same read model, over
+	// 2,000 companies spread across the world. The bench world is not re-crawled while it runs, so
+	// the cold-company check (which would answer 202 and enqueue crawls) is off.
+	companies.Register(srv, companies.Deps{Models: rm, Pool: pool, ColdAfter: -1})
+	all, err := analytics.Companies(ctx, ch)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < len(all) && len(st.hiringURLs) < 2000; i += max(1, len(all)/2000) {
+		st.hiringURLs = append(st.hiringURLs, fmt.Sprintf("/v1/companies/%d/is-hiring", all[i].CompanyID))
+	}
 	mid := x.CycleTime.Add(-7 * 24 * time.Hour).Format(time.RFC3339)
 	for _, q := range []string{
 		"q=engineer", "q=senior+software+engineer", "q=sales", "q=product+manager&geo=United+States", "q=data",
@@ -138,16 +153,17 @@ func (st *searchTarget) load(name, base string, conns int, dur time.Duration, ma
 }
 
 // report prints the reqs/search table and checks metered units against rows served.
-func (st *searchTarget) report(ctx context.Context, pool *pgxpool.Pool, srv *api.Server, r, trivial result) error {
+func (st *searchTarget) report(ctx context.Context, pool *pgxpool.Pool, srv *api.Server, r, hiring, trivial result) error {
 	fmt.Println()
 	for _, n := range st.notes {
 		fmt.Println(n)
 	}
 	fmt.Printf("\n| target | requests | errors | req/s | p50 | p95 | p99 |\n|---|---:|---:|---:|---:|---:|---:|\n")
-	for _, x := range []result{trivial, r} {
+	for _, x := range []result{trivial, hiring, r} {
 		fmt.Printf("| %s | %d | %d | %.0f | %s | %s | %s |\n", x.name, x.requests, x.errors, x.rps(),
 			x.pct(0.50).Round(time.Microsecond), x.pct(0.95).Round(time.Microsecond), x.pct(0.99).Round(time.Microsecond))
 	}
+	fmt.Printf("\nthroughput ratio (is-hiring / trivial): %.2f\n", hiring.rps()/trivial.rps())
 	if err := srv.FlushUsage(ctx); err != nil {
 		return err
 	}
@@ -161,4 +177,10 @@ func (st *searchTarget) report(ctx context.Context, pool *pgxpool.Pool, srv *api
 	}
 	fmt.Printf("\nreqs/search: company rows served %d, source_row units metered %d: %s\n", st.rows.Load(), units, ok)
 	return nil
+}
+
+// hiring is the is-hiring target: the same key, the company-read URLs. Its answers carry no
+// company-row marker, so it adds nothing to the reqs/search row count.
+func (st *searchTarget) hiring() *searchTarget {
+	return &searchTarget{key: st.key, account: st.account, urls: st.hiringURLs}
 }
