@@ -2,6 +2,8 @@ package devstack
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,7 +18,31 @@ import (
 // PostgresBinDir holds Debian's Postgres 15 server binaries.
 const PostgresBinDir = "/usr/lib/postgresql/15/bin"
 
-func (s *Stack) pgDir() string  { return filepath.Join(s.Dir, "postgres") }
+// pgDir is where the private Postgres keeps its data: under the run dir, unless we are root and
+// the postgres user (which the server runs as) cannot reach it — a checkout under a private home
+// or a mode-700 temporary directory — then under /var/tmp/hiringsignal, keyed by the run dir.
+func (s *Stack) pgDir() string {
+	d := filepath.Join(s.Dir, "postgres")
+	if !isRoot() || othersCanReach(s.Dir) {
+		return d
+	}
+	h := sha256.Sum256([]byte(s.Dir))
+	return filepath.Join("/var/tmp/hiringsignal", hex.EncodeToString(h[:6]), "postgres")
+}
+
+// othersCanReach reports whether every directory from / down to dir lets other users through.
+func othersCanReach(dir string) bool {
+	for d := dir; ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil || fi.Mode().Perm()&0o001 == 0 {
+			return false
+		}
+		if d == filepath.Dir(d) {
+			return true
+		}
+	}
+}
+
 func (s *Stack) pgData() string { return filepath.Join(s.pgDir(), "data") }
 
 func pgBin(name string) (string, error) {
@@ -57,6 +83,9 @@ func (s *Stack) postgresUp(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	if err := os.MkdirAll(s.pgDir(), 0o755); err != nil {
+		return false, err
+	}
+	if err := os.Chmod(filepath.Dir(s.pgDir()), 0o755); err != nil {
 		return false, err
 	}
 	if _, err := os.Stat(filepath.Join(s.pgData(), "PG_VERSION")); err != nil {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
@@ -134,11 +135,20 @@ func (f *stackFlags) stack(log *slog.Logger) *devstack.Stack {
 func runStores(ctx context.Context, log *slog.Logger, args []string) error {
 	fs := flagenv.New("stores", "Start (up), stop (down) or probe (status) the private Postgres and ClickHouse whose data lives under --run-dir.")
 	sf := addStackFlags(fs)
+	// The action comes first (`stores up --pg-port 5544`); flags after it must still count, and
+	// Go's flag parsing stops at the first non-flag argument.
+	action := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		action, args = args[0], args[1:]
+	}
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if action == "" {
+		action = fs.Arg(0)
+	}
 	st := sf.stack(log)
-	switch fs.Arg(0) {
+	switch action {
 	case "up":
 		if _, err := st.Up(ctx); err != nil {
 			return err
