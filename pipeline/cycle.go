@@ -193,11 +193,14 @@ func (c *Crawler) RunRegions(ctx context.Context, dir *Directory, regions []stri
 		st := stats[region]
 		seen := make(map[string]*reqAgg)
 		for k, a := range seenAll {
-			if companyRegion[a.best.companyID] == region {
+			if companyRegion[a.companyID] == region {
 				seen[k] = a
 			}
 		}
 		events := diff(c.state, region, tick, cycleTime, seen, status, inDirectory, func(id uint64) bool { return companyRegion[id] == region })
+		for _, a := range seen {
+			a.release() // the events hold what they need; free the attribute copies before emit
+		}
 		w := &cycleWrite{events: events}
 		st.SeqFrom = c.state.nextSeq
 		for i := range w.events {
@@ -296,7 +299,7 @@ func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver,
 
 	// Stage 3: dedup (one goroutine owns the map; it reads the ledger state, which no one writes
 	// until the cycle commits).
-	d := newDeduper()
+	d := newDeduper(c.state.needAttrs(tickOf(stats)))
 	for m := range obs {
 		for i := range m.full {
 			d.add(&m.full[i])
@@ -382,10 +385,10 @@ func (c *Crawler) sightings(w *cycleWrite, seen map[string]*reqAgg, tick uint32,
 		for _, b := range a.boards {
 			if !contains(have, b) {
 				st := "board"
-				if b == a.best.board && a.best.sourceType == "ats_tenant" {
+				if contains(a.atsBoards, b) {
 					st = "ats_tenant"
 				}
-				w.boards = append(w.boards, boardSighting{reqKey: key, companyID: a.best.companyID, board: b, sourceType: st, firstSeen: cycleTime})
+				w.boards = append(w.boards, boardSighting{reqKey: key, companyID: a.companyID, board: b, sourceType: st, firstSeen: cycleTime})
 			}
 		}
 	}
@@ -494,4 +497,12 @@ func sameSet(sorted, xs []string) bool {
 		}
 	}
 	return true
+}
+
+// tickOf is the tick a collect pass serves (all stats of one pass share it).
+func tickOf(stats map[string]*CycleStats) uint32 {
+	for _, st := range stats {
+		return st.Tick
+	}
+	return 0
 }

@@ -4,12 +4,17 @@ import (
 	"sort"
 )
 
-// reqAgg merges every posting of one req seen this cycle.
+// reqAgg merges every posting of one req seen this cycle. best (and salary) are kept only for a
+// req that may produce an event this cycle (new, coming back, or due for reobserved): for the
+// steady majority the ledger already holds its attributes, and copying them for nothing would
+// double the crawl's memory.
 type reqAgg struct {
-	best    observation
-	salary  *observation
-	boards  []string // a req sits on a handful of boards: small sets as slices
-	sources []string
+	companyID uint64
+	best      *observation
+	salary    *observation
+	boards    []string // a req sits on a handful of boards: small sets as slices
+	sources   []string
+	atsBoards []string // boards among boards that are ATS tenants (for req_boards source_type)
 }
 
 // better orders postings deterministically: ATS tenant first, then by source key and url, so the
@@ -28,23 +33,36 @@ func better(a, b *observation) bool {
 }
 
 // deduper groups observations into reqs: one per company, normalized title and country.
+// needAttrs says whether a req may produce an event this cycle (read from the ledger state, which
+// does not change while the cycle collects).
 type deduper struct {
-	reqs map[string]*reqAgg
+	reqs      map[string]*reqAgg
+	needAttrs func(reqKey string) bool
 }
 
-func newDeduper() *deduper { return &deduper{reqs: map[string]*reqAgg{}} }
+func newDeduper(needAttrs func(string) bool) *deduper {
+	return &deduper{reqs: map[string]*reqAgg{}, needAttrs: needAttrs}
+}
 
 func (d *deduper) add(o *observation) {
 	a, ok := d.reqs[o.reqKey]
 	if !ok {
-		a = &reqAgg{best: *o}
+		a = &reqAgg{companyID: o.companyID}
+		if d.needAttrs(o.reqKey) {
+			c := *o
+			a.best = &c
+		}
 		d.reqs[o.reqKey] = a
-	} else if better(o, &a.best) {
-		a.best = *o
+	} else if a.best != nil && better(o, a.best) {
+		c := *o
+		a.best = &c
 	}
-	if o.salary && (a.salary == nil || better(o, a.salary)) {
+	if a.best != nil && o.salary && (a.salary == nil || better(o, a.salary)) {
 		c := *o
 		a.salary = &c
+	}
+	if o.sourceType == "ats_tenant" && !contains(a.atsBoards, o.board) {
+		a.atsBoards = append(a.atsBoards, o.board)
 	}
 	if !contains(a.boards, o.board) {
 		a.boards = append(a.boards, o.board)
@@ -59,3 +77,6 @@ func sortedCopy(xs []string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// release drops the attributes once the cycle's events are built from them.
+func (a *reqAgg) release() { a.best, a.salary = nil, nil }

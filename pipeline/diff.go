@@ -87,13 +87,13 @@ func closable(prev *Event, status map[string]sourceStatus, inDirectory map[strin
 }
 
 func eventFrom(a *reqAgg, region string, tick uint32, cycleTime time.Time) Event {
-	b := &a.best
+	b := a.best
 	ev := Event{
 		ReqKey: b.reqKey, CompanyID: b.companyID, Region: region, Tick: tick,
 		OccurredAt: cycleTime, ObservedAt: cycleTime,
 		RawTitle: b.rawTitle, Title: b.title, TitleKey: b.titleKey, Function: b.function,
 		Country: b.country, Location: b.location, SourceType: b.sourceType,
-		Boards: sortedCopy(a.boards), Sources: sortedCopy(a.sources),
+		Boards: sortedInPlace(a.boards), Sources: sortedInPlace(a.sources), // shared with a: no copy
 		Board: b.board, URL: b.url, RequisitionID: b.reqID,
 	}
 	if slices.Contains(ev.Boards, "") {
@@ -104,4 +104,9 @@ func eventFrom(a *reqAgg, region string, tick uint32, cycleTime time.Time) Event
 		ev.SalMin, ev.SalMax, ev.SalDeclared = &lo, &hi, 1
 	}
 	return ev
+}
+
+func sortedInPlace(xs []string) []string {
+	sort.Strings(xs)
+	return xs
 }

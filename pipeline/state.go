@@ -144,3 +144,12 @@ func (s *State) BusiestCompany() uint64 {
 	}
 	return best
 }
+
+// needAttrs returns whether a req seen at tick may produce an event (new, closed and coming back,
+// or due for reobserved), i.e. whether the cycle must keep its attributes.
+func (s *State) needAttrs(tick uint32) func(reqKey string) bool {
+	return func(reqKey string) bool {
+		prev := s.reqs[reqKey]
+		return prev == nil || !prev.Live() || tick >= prev.Tick+ReobserveEvery
+	}
+}
