@@ -106,15 +106,21 @@ func run(ctx context.Context, log *slog.Logger, companies, cycles, bfCompanies, 
 			return err
 		}
 		took := time.Since(start)
-		var postings, events, failed int
+		var postings, events, failed, notModified int
+		var emitTook time.Duration
 		for _, s := range stats {
+			emitTook += s.EmitTook
 			postings += s.Postings
 			events += s.Events
 			failed += s.SourcesFailed
+			notModified += s.NotModified
 		}
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
 		ps := float64(postings) / took.Seconds()
-		fmt.Printf("crawl cycle %d:  %8d postings %7.1fs %9.0f postings/s  ratio %.2f  events %d  failed sources %d  peak RSS %s\n",
-			i+1, postings, took.Seconds(), ps, ps/(float64(base.postings)/base.took.Seconds()), events, failed, peakRSS())
+		fmt.Printf("crawl cycle %d:  %8d postings %7.1fs %9.0f postings/s  ratio %.2f  events %d  failed sources %d  pages 304 %d  peak RSS %s  GCs %d (GC CPU %.0f%%)  emit %.1fs\n",
+			i+1, postings, took.Seconds(), ps, ps/(float64(base.postings)/base.took.Seconds()), events, failed, notModified, peakRSS(),
+			ms.NumGC, 100*ms.GCCPUFraction, emitTook.Seconds())
 	}
 	_, live := c.State().Reqs()
 	fmt.Printf("live reqs after the cycles: %d\n\n", live)
@@ -163,6 +169,10 @@ func run(ctx context.Context, log *slog.Logger, companies, cycles, bfCompanies, 
 }
 
 func startSim(log *slog.Logger, bin string, companies int, listen string) (string, func(), error) {
+	if resp, err := http.Get("http://" + listen + "/_sim/healthz"); err == nil {
+		resp.Body.Close()
+		return "", nil, fmt.Errorf("something already answers on %s (a simulator left from an earlier run?): stop it first", listen)
+	}
 	cmd := exec.Command(bin, "simulate", "--sim-companies", strconv.Itoa(companies), "--sim-listen", listen)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
