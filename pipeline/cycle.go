@@ -197,7 +197,11 @@ func (c *Crawler) RunRegions(ctx context.Context, dir *Directory, regions []stri
 				seen[k] = a
 			}
 		}
-		events := diff(c.state, region, tick, cycleTime, seen, status, inDirectory, func(id uint64) bool { return companyRegion[id] == region })
+		events, err := diff(c.state, region, tick, cycleTime, seen, status, inDirectory,
+			func(id uint64) bool { return companyRegion[id] == region }, c.attrs(ctx))
+		if err != nil {
+			return out(), fmt.Errorf("cycle %s/%d: %w", region, tick, err)
+		}
 		for _, a := range seen {
 			a.release() // the events hold what they need; free the attribute copies before emit
 		}
@@ -299,7 +303,9 @@ func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver,
 
 	// Stage 3: dedup (one goroutine owns the map; it reads the ledger state, which no one writes
 	// until the cycle commits).
-	d := newDeduper(c.state.needAttrs(tickOf(stats)))
+	need := c.state.needAttrs(tickOf(stats))
+	d := newDeduper(need)
+	var pending []pendingObs
 	for m := range obs {
 		for i := range m.full {
 			d.add(&m.full[i])
@@ -308,11 +314,35 @@ func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver,
 			}
 		}
 		for _, co := range m.cached {
-			ev := c.state.reqs[co.reqKey]
-			if ev == nil {
+			prev := c.state.reqs[co.reqKey]
+			if prev == nil {
 				continue // cannot happen: an unchanged page carried reqs the state saw last cycle
 			}
-			o := obsFromEvent(ev, m.src, co.sourceID)
+			if need(co.reqKey) {
+				pending = append(pending, pendingObs{src: m.src, co: co}) // attributes read back below
+				continue
+			}
+			o := observation{companyID: prev.companyID, reqKey: co.reqKey, sourceKey: m.src.Key, sourceID: co.sourceID,
+				board: m.src.BoardName(), sourceType: m.src.SourceType()}
+			d.add(&o)
+			if c.onObs != nil {
+				c.onObs(o.sourceKey, o.sourceID, o.reqKey)
+			}
+		}
+	}
+	// Unchanged pages carrying reqs that will have an event this cycle (reobserved is due): their
+	// attributes come from the ledger.
+	if len(pending) > 0 {
+		keys := make([]string, 0, len(pending))
+		for _, p := range pending {
+			keys = append(keys, p.co.reqKey)
+		}
+		last, err := loadEvents(ctx, c.ch, c.state.nextSeq-1, keys)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, p := range pending {
+			o := obsFromEvent(last[p.co.reqKey], p.src, p.co.sourceID)
 			d.add(&o)
 			if c.onObs != nil {
 				c.onObs(o.sourceKey, o.sourceID, o.reqKey)
@@ -429,15 +459,16 @@ func (c *Crawler) liveAfter(region string, companyRegion map[uint64]string, even
 		changed[events[i].ReqKey] = &events[i]
 	}
 	for k, e := range c.state.reqs {
-		if companyRegion[e.CompanyID] != region {
+		if companyRegion[e.companyID] != region {
 			continue
 		}
+		isLive := e.live
 		if ne := changed[k]; ne != nil {
-			e = ne
+			isLive = ne.Live()
 			delete(changed, k)
 		}
 		all++
-		if e.Live() {
+		if isLive {
 			live++
 		}
 	}
@@ -454,13 +485,11 @@ func (c *Crawler) liveAfter(region string, companyRegion map[uint64]string, even
 // event but take this cycle's sources, so the closing rule waits for the sources that carry them now.
 func (c *Crawler) apply(w *cycleWrite, seen map[string]*reqAgg) {
 	for i := range w.events {
-		c.state.reqs[w.events[i].ReqKey] = &w.events[i] // the committed slice is the state: no copy
+		c.state.reqs[w.events[i].ReqKey] = stateOf(&w.events[i])
 	}
 	for key, a := range seen {
-		if e := c.state.reqs[key]; e != nil && e.Tick != w.stats.Tick && !sameSet(e.Sources, a.sources) {
-			cp := *e
-			cp.Sources = sortedCopy(a.sources)
-			c.state.reqs[key] = &cp
+		if e := c.state.reqs[key]; e != nil && e.tick != w.stats.Tick && !sameSet(e.sources, a.sources) {
+			e.sources = sortedCopy(a.sources)
 		}
 	}
 	for _, b := range w.boards {
@@ -505,4 +534,17 @@ func tickOf(stats map[string]*CycleStats) uint32 {
 		return st.Tick
 	}
 	return 0
+}
+
+// pendingObs is a sighting on an unchanged page whose req needs its attributes read back.
+type pendingObs struct {
+	src *Source
+	co  cachedObs
+}
+
+// attrs reads the latest committed events of keys (see loadEvents).
+func (c *Crawler) attrs(ctx context.Context) func(keys []string) (map[string]*Event, error) {
+	return func(keys []string) (map[string]*Event, error) {
+		return loadEvents(ctx, c.ch, c.state.nextSeq-1, keys)
+	}
 }

@@ -16,18 +16,23 @@ const (
 
 // diff compares this cycle's reqs of one region with the ledger state and returns the events,
 // sorted by company and req so a rerun assigns the same event_seq to the same change.
+//
+// The attributes of a closing req come from its last committed event, read back by attrs (the
+// compact state does not keep them).
 func diff(st *State, region string, tick uint32, cycleTime time.Time, seen map[string]*reqAgg,
-	status map[string]sourceStatus, inDirectory map[string]bool, inScope func(companyID uint64) bool) []Event {
+	status map[string]sourceStatus, inDirectory map[string]bool, inScope func(companyID uint64) bool,
+	attrs func(keys []string) (map[string]*Event, error)) ([]Event, error) {
+	need := st.needAttrs(tick)
 	n := 0
 	for key := range seen {
-		if prev := st.reqs[key]; prev == nil || !prev.Live() || tick >= prev.Tick+ReobserveEvery {
+		if need(key) {
 			n++
 		}
 	}
 	out := make([]Event, 0, n+n/16+16) // closes are few; the first cycle opens everything at once
 	for key, a := range seen {
 		prev := st.reqs[key]
-		if prev != nil && prev.Live() && tick < prev.Tick+ReobserveEvery {
+		if !need(key) {
 			continue
 		}
 		ev := eventFrom(a, region, tick, cycleTime)
@@ -38,33 +43,44 @@ func diff(st *State, region string, tick uint32, cycleTime time.Time, seen map[s
 			if !a.best.postedAt.IsZero() && a.best.postedAt.Before(cycleTime) && a.best.postedAt.After(cycleTime.Add(-3*time.Hour)) {
 				ev.OccurredAt = a.best.postedAt.UTC().Truncate(time.Second)
 			}
-		case !prev.Live():
+		case !prev.live:
 			ev.Type = Reposted
-			ev.FirstSeen = prev.FirstSeen
-			ev.RepostCount = prev.RepostCount + 1
-		case tick >= prev.Tick+ReobserveEvery:
+			ev.FirstSeen = time.Unix(prev.firstSeen, 0).UTC()
+			ev.RepostCount = prev.repostCount + 1
+		case tick >= prev.tick+ReobserveEvery:
 			ev.Type = Reobserved
-			ev.FirstSeen = prev.FirstSeen
-			ev.RepostCount = prev.RepostCount
+			ev.FirstSeen = time.Unix(prev.firstSeen, 0).UTC()
+			ev.RepostCount = prev.repostCount
 		default:
 			continue
 		}
 		out = append(out, ev)
 	}
+	var closing []string
 	for key, prev := range st.reqs {
-		if !prev.Live() || seen[key] != nil || !inScope(prev.CompanyID) {
+		if !prev.live || seen[key] != nil || !inScope(prev.companyID) {
 			continue
 		}
 		if !closable(prev, status, inDirectory) {
 			continue // a source that carried it failed: unknown, not closed
 		}
-		ev := *prev
-		ev.Type = Closed
-		ev.Tick = tick
-		ev.Region = region
-		ev.OccurredAt = cycleTime
-		ev.ObservedAt = cycleTime
-		out = append(out, ev)
+		closing = append(closing, key)
+	}
+	if len(closing) > 0 {
+		last, err := attrs(closing)
+		if err != nil {
+			return nil, err
+		}
+		for _, key := range closing {
+			ev := *last[key]
+			ev.Type = Closed
+			ev.Tick = tick
+			ev.Region = region
+			ev.OccurredAt = cycleTime
+			ev.ObservedAt = cycleTime
+			ev.Sources = st.reqs[key].sources
+			out = append(out, ev)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].CompanyID != out[j].CompanyID {
@@ -72,13 +88,13 @@ func diff(st *State, region string, tick uint32, cycleTime time.Time, seen map[s
 		}
 		return out[i].ReqKey < out[j].ReqKey
 	})
-	return out
+	return out, nil
 }
 
 // closable: every source that last carried the req was read completely this cycle, or has left
 // the directory. A failed, cut-short or unread source makes the req unknown.
-func closable(prev *Event, status map[string]sourceStatus, inDirectory map[string]bool) bool {
-	for _, s := range prev.Sources {
+func closable(prev *reqState, status map[string]sourceStatus, inDirectory map[string]bool) bool {
+	for _, s := range prev.sources {
 		if status[s] != sourceOK && inDirectory[s] {
 			return false
 		}

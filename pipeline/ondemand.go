@@ -49,7 +49,10 @@ func (c *Crawler) RunCompany(ctx context.Context, dir *Directory, domain string,
 	if err != nil {
 		return *st, err
 	}
-	events := diff(c.state, homeRegion, tick, now, seen, status, inDirectory, func(cid uint64) bool { return cid == id })
+	events, err := diff(c.state, homeRegion, tick, now, seen, status, inDirectory, func(cid uint64) bool { return cid == id }, c.attrs(ctx))
+	if err != nil {
+		return *st, err
+	}
 	w := &cycleWrite{events: events}
 	st.SeqFrom = c.state.nextSeq
 	for i := range w.events {
