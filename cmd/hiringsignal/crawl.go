@@ -27,7 +27,7 @@ func addCrawlFlags(fs *flagenv.Set) *crawlFlags {
 		attempts:    fs.Int("fetch-attempts", 4, "attempts per page on 5xx, 429, timeouts"),
 		timeout:     fs.Duration("fetch-timeout", 10*time.Second, "timeout of one fetch attempt"),
 		epoch:       fs.String("epoch", "2026-01-05T00:00:00Z", "time of tick 0 of the crawl clock (one tick = one 3-hour cycle)"),
-		memLimitMiB: fs.Int("memory-limit-mib", 1536, "soft memory limit of the crawler in MiB (the garbage collector works harder near it); 0 for none"),
+		memLimitMiB: fs.Int("memory-limit-mib", 1400, "soft memory limit of the crawler in MiB (the garbage collector works harder near it); 0 for none"),
 	}
 }
 

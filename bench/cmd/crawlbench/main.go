@@ -39,7 +39,7 @@ func main() {
 	chAddr := flag.String("clickhouse-addr", envOr("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse native address (env HS_CLICKHOUSE_ADDR)")
 	bin := flag.String("bin", "bin/hiringsignal", "the hiringsignal binary (for the simulator process)")
 	workers := flag.Int("workers", 32, "fetch workers (also used by the plain-decode baseline)")
-	memLimit := flag.Int("memory-limit-mib", 1536, "soft memory limit, as `hiringsignal crawl --memory-limit-mib`")
+	memLimit := flag.Int("memory-limit-mib", 1400, "soft memory limit, as `hiringsignal crawl --memory-limit-mib`")
 	flag.Parse()
 	if *memLimit > 0 {
 		debug.SetMemoryLimit(int64(*memLimit) << 20)
