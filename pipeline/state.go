@@ -68,7 +68,7 @@ func LoadState(ctx context.Context, ch driver.Conn) (*State, error) {
 	}
 	st.nextSeq = wm + 1
 	rows, err := ch.Query(ctx, `SELECT req_key, event_type, company_id, tick, first_seen, repost_count, sources
-		FROM events FINAL WHERE event_seq <= ? ORDER BY event_seq`, wm)
+		FROM events WHERE event_seq <= ? ORDER BY event_seq, version`, wm) // the last row per req wins, as FINAL would keep
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the ledger: %w", err)
 	}
@@ -191,7 +191,9 @@ func loadEvents(ctx context.Context, ch driver.Conn, upTo uint64, keys []string)
 			in.WriteString(k)
 			in.WriteByte('\'')
 		}
-		rows, err := ch.Query(ctx, "SELECT "+eventColumns+" FROM events FINAL WHERE event_seq <= ? AND req_key IN ("+in.String()+") ORDER BY event_seq", upTo)
+		// No FINAL (a single-threaded merge on 18.16): ordered by (event_seq, version), the last row
+		// per req is its latest event of the highest version, which is what FINAL would keep.
+		rows, err := ch.Query(ctx, "SELECT "+eventColumns+" FROM events WHERE event_seq <= ? AND req_key IN ("+in.String()+") ORDER BY event_seq, version", upTo)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read the attributes of %d reqs from the ledger: %w", len(chunk), err)
 		}

@@ -61,71 +61,12 @@ func envOr(k, d string) string {
 
 func run(ctx context.Context, log *slog.Logger, companies, cycles, bfCompanies, bfDays int, chAddr, bin string, workers int) error {
 	const tick = 2000
-	simURL, stop, err := startSim(log, bin, companies, "127.0.0.1:7181")
-	if err != nil {
-		return err
-	}
-	defer stop()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers, DisableCompression: true}}
-	if err := pipeline.PinSimTick(ctx, client, simURL, tick); err != nil {
-		return err
-	}
-	dir, err := pipeline.FetchDirectory(ctx, client, simURL, tick)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("world: %d companies, %d sources, tick %d\n\n", companies, len(dir.Sources), tick)
-
-	// Baseline: the same pages over the same HTTP, decoded with encoding/json (xml for Personio)
-	// into generic values, no adapters, no pipeline.
-	base, err := plainDecode(ctx, client, dir, workers)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("plain decode:   %8d pages %9d postings %7.1fs %9.0f postings/s  (%.0f MB)\n", base.pages, base.postings, base.took.Seconds(),
-		float64(base.postings)/base.took.Seconds(), float64(base.bytes)/1e6)
-
-	ch, opts, err := freshDB(ctx, chAddr, "hs_bench_crawl")
-	if err != nil {
-		return err
-	}
-	defer ch.Close()
-	_ = opts
-	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Log: log, Fetch: pipeline.FetchConfig{Workers: workers, PerHost: workers}})
-	if err != nil {
-		return err
-	}
-	for i := 0; i < cycles; i++ {
-		t := tick + i
-		if err := pipeline.PinSimTick(ctx, client, simURL, t); err != nil {
+	if cycles > 0 {
+		if err := largeWorld(ctx, log, companies, cycles, chAddr, bin, workers, client, tick); err != nil {
 			return err
 		}
-		start := time.Now()
-		stats, err := c.RunTick(ctx, simURL, t)
-		if err != nil {
-			return err
-		}
-		took := time.Since(start)
-		var postings, events, failed, notModified int
-		var emitTook time.Duration
-		for _, s := range stats {
-			emitTook += s.EmitTook
-			postings += s.Postings
-			events += s.Events
-			failed += s.SourcesFailed
-			notModified += s.NotModified
-		}
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		ps := float64(postings) / took.Seconds()
-		fmt.Printf("crawl cycle %d:  %8d postings %7.1fs %9.0f postings/s  ratio %.2f  events %d  failed sources %d  pages 304 %d  peak RSS %s  GCs %d (GC CPU %.0f%%)  emit %.1fs\n",
-			i+1, postings, took.Seconds(), ps, ps/(float64(base.postings)/base.took.Seconds()), events, failed, notModified, peakRSS(),
-			ms.NumGC, 100*ms.GCCPUFraction, emitTook.Seconds())
 	}
-	_, live := c.State().Reqs()
-	fmt.Printf("live reqs after the cycles: %d\n\n", live)
-	stop()
-
 	if bfDays <= 0 {
 		return nil
 	}
@@ -376,4 +317,72 @@ func peakRSS() string {
 	}
 	_ = runtime.NumCPU
 	return "?"
+}
+
+// largeWorld measures the plain-decode baseline and full crawl cycles of the large world.
+func largeWorld(ctx context.Context, log *slog.Logger, companies, cycles int, chAddr, bin string, workers int, client *http.Client, tick int) error {
+	simURL, stop, err := startSim(log, bin, companies, "127.0.0.1:7181")
+	if err != nil {
+		return err
+	}
+	defer stop()
+	if err := pipeline.PinSimTick(ctx, client, simURL, tick); err != nil {
+		return err
+	}
+	dir, err := pipeline.FetchDirectory(ctx, client, simURL, tick)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("world: %d companies, %d sources, tick %d\n\n", companies, len(dir.Sources), tick)
+
+	// Baseline: the same pages over the same HTTP, decoded with encoding/json (xml for Personio)
+	// into generic values, no adapters, no pipeline.
+	base, err := plainDecode(ctx, client, dir, workers)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("plain decode:   %8d pages %9d postings %7.1fs %9.0f postings/s  (%.0f MB)\n", base.pages, base.postings, base.took.Seconds(),
+		float64(base.postings)/base.took.Seconds(), float64(base.bytes)/1e6)
+
+	ch, opts, err := freshDB(ctx, chAddr, "hs_bench_crawl")
+	if err != nil {
+		return err
+	}
+	defer ch.Close()
+	_ = opts
+	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Log: log, Fetch: pipeline.FetchConfig{Workers: workers, PerHost: workers}})
+	if err != nil {
+		return err
+	}
+	for i := 0; i < cycles; i++ {
+		t := tick + i
+		if err := pipeline.PinSimTick(ctx, client, simURL, t); err != nil {
+			return err
+		}
+		start := time.Now()
+		stats, err := c.RunTick(ctx, simURL, t)
+		if err != nil {
+			return err
+		}
+		took := time.Since(start)
+		var postings, events, failed, notModified int
+		var emitTook time.Duration
+		for _, s := range stats {
+			emitTook += s.EmitTook
+			postings += s.Postings
+			events += s.Events
+			failed += s.SourcesFailed
+			notModified += s.NotModified
+		}
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		ps := float64(postings) / took.Seconds()
+		fmt.Printf("crawl cycle %d:  %8d postings %7.1fs %9.0f postings/s  ratio %.2f  events %d  failed sources %d  pages 304 %d  peak RSS %s  GCs %d (GC CPU %.0f%%)  emit %.1fs\n",
+			i+1, postings, took.Seconds(), ps, ps/(float64(base.postings)/base.took.Seconds()), events, failed, notModified, peakRSS(),
+			ms.NumGC, 100*ms.GCCPUFraction, emitTook.Seconds())
+	}
+	_, live := c.State().Reqs()
+	fmt.Printf("live reqs after the cycles: %d\n\n", live)
+	return nil
+
 }
