@@ -166,4 +166,3 @@ func ClickHouse(t testing.TB, pkg string) (driver.Conn, analytics.Options) {
 	}
 	return conn, opts
 }
-
