@@ -206,13 +206,7 @@ func (c *Crawler) RunRegions(ctx context.Context, dir *Directory, regions []stri
 			a.release() // the events hold what they need; free the attribute copies before emit
 		}
 		w := &cycleWrite{events: events}
-		st.SeqFrom = c.state.nextSeq
-		for i := range w.events {
-			w.events[i].Seq = c.state.nextSeq + uint64(i)
-			st.ByType[w.events[i].Type]++
-		}
-		st.Events = len(events)
-		st.SeqTo = st.SeqFrom + uint64(len(events)) - 1
+		c.number(w, st)
 		var regionSources []*Source
 		for _, s := range sources {
 			if s.Region == region {
@@ -410,18 +404,7 @@ func (c *Crawler) fetchSource(ctx context.Context, src *Source, out chan<- pageM
 
 // sightings adds new board sightings, changed companies and new ATS tenants to w.
 func (c *Crawler) sightings(w *cycleWrite, seen map[string]*reqAgg, tick uint32, cycleTime time.Time, dir *Directory, region string, sources []*Source, status map[string]sourceStatus) {
-	for key, a := range seen {
-		have := c.state.boardsSeen[key]
-		for _, b := range a.boards {
-			if !contains(have, b) {
-				st := "board"
-				if contains(a.atsBoards, b) {
-					st = "ats_tenant"
-				}
-				w.boards = append(w.boards, boardSighting{reqKey: key, companyID: a.companyID, board: b, sourceType: st, firstSeen: cycleTime})
-			}
-		}
-	}
+	c.boardSightings(w, seen, cycleTime)
 	vendor := map[uint64]string{}
 	for _, s := range sources {
 		if s.Kind != "ats_tenant" || s.CompanyDomain == "" {
@@ -546,5 +529,34 @@ type pendingObs struct {
 func (c *Crawler) attrs(ctx context.Context) func(keys []string) (map[string]*Event, error) {
 	return func(keys []string) (map[string]*Event, error) {
 		return loadEvents(ctx, c.ch, c.state.nextSeq-1, keys)
+	}
+}
+
+// number gives the cycle's events their event_seq, following the committed watermark, and
+// counts them in st.
+func (c *Crawler) number(w *cycleWrite, st *CycleStats) {
+	st.SeqFrom = c.state.nextSeq
+	for i := range w.events {
+		w.events[i].Seq = c.state.nextSeq + uint64(i)
+		st.ByType[w.events[i].Type]++
+	}
+	st.Events = len(w.events)
+	st.SeqTo = st.SeqFrom + uint64(len(w.events)) - 1
+}
+
+// boardSightings adds to w every board seen carrying a req for the first time.
+func (c *Crawler) boardSightings(w *cycleWrite, seen map[string]*reqAgg, at time.Time) {
+	for key, a := range seen {
+		have := c.state.boardsSeen[key]
+		for _, b := range a.boards {
+			if contains(have, b) {
+				continue
+			}
+			st := "board"
+			if contains(a.atsBoards, b) {
+				st = "ats_tenant"
+			}
+			w.boards = append(w.boards, boardSighting{reqKey: key, companyID: a.companyID, board: b, sourceType: st, firstSeen: at})
+		}
 	}
 }

@@ -53,21 +53,12 @@ func (c *Crawler) RunCompany(ctx context.Context, dir *Directory, domain string,
 	if err != nil {
 		return *st, err
 	}
+	for _, a := range seen {
+		a.release()
+	}
 	w := &cycleWrite{events: events}
-	st.SeqFrom = c.state.nextSeq
-	for i := range w.events {
-		w.events[i].Seq = c.state.nextSeq + uint64(i)
-		st.ByType[w.events[i].Type]++
-	}
-	st.Events = len(events)
-	st.SeqTo = st.SeqFrom + uint64(len(events)) - 1
-	for k, a := range seen {
-		if have := c.state.boardsSeen[k]; len(have) == 0 {
-			for _, b := range a.boards {
-				w.boards = append(w.boards, boardSighting{reqKey: k, companyID: id, board: b, sourceType: "ats_tenant", firstSeen: now})
-			}
-		}
-	}
+	c.number(w, st)
+	c.boardSightings(w, seen, now)
 	w.stats = *st
 	if err := emit(ctx, c.ch, w, c.batch); err != nil {
 		return *st, fmt.Errorf("on-demand crawl of %s: %w", domain, err)
