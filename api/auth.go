@@ -25,7 +25,7 @@ type keyEntry struct {
 	auth     oltp.KeyAuth
 	plan     plans.Tier
 	loadedAt time.Time
-	inflight atomic.Int64 // calls of this key in flight on this instance (key_throttled)
+	inflight *atomic.Int64 // calls of this key in flight on this instance (key_throttled); shared by reloads of the key
 }
 
 // authCache caches key lookups by key hash. Every change to keys or accounts (revoke, rotate,
@@ -39,6 +39,7 @@ type authCache struct {
 	pool *pgxpool.Pool
 	log  *slog.Logger
 
+	ttl     time.Duration // entryTTL
 	mu      sync.RWMutex
 	entries map[[32]byte]*keyEntry
 	gen     uint64 // bumped by every flush; a lookup stores its result only if gen did not move
@@ -49,12 +50,13 @@ type authCache struct {
 	waiters map[string]*waiter
 }
 
+// entryTTL is how long a cached key is trusted without a notification (authCache.ttl).
 const entryTTL = 60 * time.Second
 
 func newAuthCache(pool *pgxpool.Pool, log *slog.Logger) *authCache {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	return &authCache{pool: pool, log: log, entries: map[[32]byte]*keyEntry{}, waiters: map[string]*waiter{}, id: "api-" + hex.EncodeToString(b[:])}
+	return &authCache{pool: pool, log: log, ttl: entryTTL, entries: map[[32]byte]*keyEntry{}, waiters: map[string]*waiter{}, id: "api-" + hex.EncodeToString(b[:])}
 }
 
 // presentedKey returns the key of X-API-Key or Authorization: Bearer (X-API-Key wins when both
@@ -82,7 +84,7 @@ func (a *authCache) lookup(ctx context.Context, key string) (*keyEntry, error) {
 	e := a.entries[h]
 	gen := a.gen
 	a.mu.RUnlock()
-	if useCache && e != nil && time.Since(e.loadedAt) < entryTTL {
+	if useCache && e != nil && time.Since(e.loadedAt) < a.ttl {
 		if e.auth.Revoked {
 			return nil, nil
 		}
@@ -99,13 +101,17 @@ func (a *authCache) lookup(ctx context.Context, key string) (*keyEntry, error) {
 	if !ok {
 		plan, _ = plans.ByID("tier_0")
 	}
-	e = &keyEntry{auth: k, plan: plan, loadedAt: time.Now()}
+	e = &keyEntry{auth: k, plan: plan, loadedAt: time.Now(), inflight: new(atomic.Int64)}
 	if useCache {
 		a.mu.Lock()
 		if a.gen == gen {
-			if old := a.entries[h]; old != nil && !old.auth.Revoked {
-				e = old // keep the in-flight counter of a concurrent loader
-			} else {
+			switch old := a.entries[h]; {
+			case old != nil && !old.auth.Revoked && time.Since(old.loadedAt) < a.ttl:
+				e = old // a concurrent loader was first: use its entry
+			case old != nil:
+				e.inflight = old.inflight // a reload of an expired entry keeps counting the calls in flight
+				a.entries[h] = e
+			default:
 				a.entries[h] = e
 			}
 		}

@@ -47,7 +47,7 @@ func newHarness(t *testing.T, setup func(*api.Config, *api.Server)) *harness {
 
 func startOn(t *testing.T, pool *pgxpool.Pool, setup func(*api.Config, *api.Server)) *harness {
 	t.Helper()
-	cfg := api.Config{Listen: "127.0.0.1:0", Log: quiet(), Pool: pool, MeteringDir: t.TempDir(), MeteringFlush: 50 * time.Millisecond, DemoKey: api.PublicDemoKey}
+	cfg := api.Config{Listen: "127.0.0.1:0", Log: quiet(), Pool: pool, MeteringDir: t.TempDir(), MeteringFlush: 50 * time.Millisecond, MeteringSyncEvery: 20 * time.Millisecond, DemoKey: api.PublicDemoKey}
 	if setup != nil {
 		setup(&cfg, nil)
 	}

@@ -49,6 +49,7 @@ type Config struct {
 	MeteringDir       string        // write-ahead log of metering, one per instance (default .run/metering)
 	MeteringQueue     int           // records waiting for the metering disk writer (default 8192)
 	MeteringFlush     time.Duration // how often metering segments move to Postgres (default 500ms)
+	MeteringSyncEvery time.Duration // 0: fsync the metering log before answering; > 0: answer once written, fsync within this (oltp.UsageLogConfig.SyncEvery)
 	KeyMaxInFlight    int           // calls of one key in flight on one instance before key_throttled (default 256)
 	BaseURL           string        // public base URL of the API (default: http:// + the request's Host)
 	SiteURL           string        // where upgrade/purchase/signup pages live (default: the pricing document)
@@ -183,7 +184,7 @@ func (s *Server) Start() error {
 	ctx := s.ctx
 	if s.pool != nil {
 		u, err := oltp.OpenUsageLog(oltp.UsageLogConfig{Dir: s.cfg.MeteringDir, Pool: s.pool, Log: s.log,
-			QueueSize: s.cfg.MeteringQueue, FlushInterval: s.cfg.MeteringFlush})
+			QueueSize: s.cfg.MeteringQueue, FlushInterval: s.cfg.MeteringFlush, SyncEvery: s.cfg.MeteringSyncEvery})
 		if err != nil {
 			ln.Close()
 			return err
@@ -229,6 +230,10 @@ func (s *Server) janitor(ctx context.Context) {
 		if n++; n%20 == 0 {
 			if err := oltp.ExpireIdempotency(ctx, s.pool); err != nil {
 				s.log.Warn("cannot expire idempotency keys", "err", err)
+			}
+			// A segment left on disk is replayed within minutes of a restart; a week is ample.
+			if err := oltp.PruneUsageSegments(ctx, s.pool, 7*24*time.Hour); err != nil {
+				s.log.Warn("cannot prune flushed metering segment ids", "err", err)
 			}
 		}
 	}

@@ -35,7 +35,7 @@ type KeyUsage struct {
 // event since since, ascending by key_id.
 func UsageByKey(ctx context.Context, pool *pgxpool.Pool, customerID string, since time.Time) ([]KeyUsage, error) {
 	rows, err := pool.Query(ctx, `SELECT key_id, meter_class, COALESCE(function, ''), sum(calls), sum(units),
-			count(*) FILTER (WHERE forced_fresh)
+			COALESCE(sum(calls) FILTER (WHERE forced_fresh), 0)
 		FROM usage_events WHERE customer_id = $1 AND occurred_at >= $2
 		GROUP BY key_id, meter_class, COALESCE(function, '') ORDER BY key_id`, customerID, since)
 	if err != nil {

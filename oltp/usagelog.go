@@ -3,8 +3,9 @@ package oltp
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
 	"encoding/binary"
-	"encoding/json"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -12,22 +13,18 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// UsageRecord is one metered event of the usage ledger. UnitID is minted by the caller before
-// the response leaves and is the ledger's primary key, so replaying a record never doubles it.
+// UsageRecord is one metered event of the usage ledger, as the API instance logs it before the
+// response leaves. Records reach Postgres rolled up, one write-ahead-log segment at a time.
 type UsageRecord struct {
-	UnitID      string    `json:"u"`
 	CustomerID  string    `json:"c"`
 	AccountID   int64     `json:"a"`
 	KeyID       int64     `json:"k"`
@@ -49,21 +46,30 @@ type UsageLogConfig struct {
 	QueueSize      int           // records waiting for the disk writer; default 8192 (flag --metering-queue)
 	SegmentRecords int           // a segment is closed and flushed at this many records; default 4096
 	FlushInterval  time.Duration // ...or after this long; default 500ms
+	// SyncEvery chooses when an appended record counts as recorded. 0 (strict): Append returns
+	// after the batch is fsynced, so it survives power loss. > 0 (relaxed): Append returns once
+	// the batch is written to the segment file (it survives a crash of the process, not of the
+	// machine) and a syncer fsyncs the open segment at most this long later and every segment
+	// before it is handed to the flusher. Flag --metering-fsync-interval.
+	SyncEvery time.Duration
 }
 
 // UsageLog is the durable, asynchronous path of metering. Append writes the record to a local
-// append-only segment and fsyncs it (group commit: one fsync per batch of concurrent appends)
-// before returning, so a unit acknowledged to a caller survives a crash of the process. Closed
-// segments are inserted into Postgres in batches by a flusher (by size or timer) and deleted only
-// after the transaction commits; on start, segments left by a crashed process are replayed. A
-// full queue blocks Append (never drops), is counted and logged with the setting to raise, and a
-// Postgres outage leaves segments on disk (the spill) until it answers again.
+// append-only segment before returning, so a unit acknowledged to a caller survives a crash of the
+// process; in strict mode (SyncEvery = 0) it also waits for the fsync (group commit: one fsync per
+// batch of concurrent appends), in relaxed mode a syncer fsyncs within SyncEvery. Closed segments
+// are inserted into Postgres in batches by a flusher (by size or timer) and deleted only after the
+// transaction commits; on start, segments left by a crashed process are replayed. A full queue
+// blocks Append (never drops), is counted and logged with the setting to raise, and a Postgres
+// outage leaves segments on disk (the spill) until it answers again.
 type UsageLog struct {
 	cfg       UsageLogConfig
-	in        chan *pendingRecord
-	rotateReq chan chan struct{}
+	in        chan *pendingRecord // strict mode: records for the group-commit writer
+	rotateReq chan chan struct{}  // strict mode: Flush asks the writer to seal its segment
+	relaxed   relaxedState
 	poke      chan struct{}
 	lock      *os.File
+	instance  string // random per open: segment ids (file names) never repeat
 	seq       atomic.Int64
 	overflows atomic.Int64
 	lastWarn  atomic.Int64
@@ -75,11 +81,6 @@ type UsageLog struct {
 	cancel  context.CancelFunc
 	writer  sync.WaitGroup
 	flusher sync.WaitGroup
-}
-
-type pendingRecord struct {
-	rec  UsageRecord
-	done chan error
 }
 
 const (
@@ -115,18 +116,21 @@ func OpenUsageLog(cfg UsageLogConfig) (*UsageLog, error) {
 	}
 	l := &UsageLog{cfg: cfg, in: make(chan *pendingRecord, cfg.QueueSize), rotateReq: make(chan chan struct{}),
 		poke: make(chan struct{}, 1), lock: lock}
+	l.relaxed.sealed = make(chan sealedSegment, 64)
+	var inst [8]byte
+	if _, err := rand.Read(inst[:]); err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("cannot draw the metering log's instance id: %w", err)
+	}
+	l.instance = hex.EncodeToString(inst[:])
 	entries, err := os.ReadDir(cfg.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the metering log dir: %w", err)
 	}
 	for _, e := range entries {
 		name := e.Name()
-		n, ok := segSeq(name)
-		if !ok {
+		if !strings.HasPrefix(name, "seg-") {
 			continue
-		}
-		if n > l.seq.Load() {
-			l.seq.Store(n)
 		}
 		if strings.HasSuffix(name, segOpen) { // left by a crash: close it for replay
 			if err := os.Rename(filepath.Join(cfg.Dir, name), filepath.Join(cfg.Dir, strings.TrimSuffix(name, segOpen)+segClosed)); err != nil {
@@ -137,14 +141,10 @@ func OpenUsageLog(cfg UsageLogConfig) (*UsageLog, error) {
 	return l, nil
 }
 
-func segSeq(name string) (int64, bool) {
-	base, ok := strings.CutPrefix(name, "seg-")
-	if !ok {
-		return 0, false
-	}
-	base = strings.TrimSuffix(strings.TrimSuffix(base, segOpen), segClosed)
-	n, err := strconv.ParseInt(base, 10, 64)
-	return n, err == nil
+// segmentPath names the next segment: seg-<instance>-<seq>.open. The instance id is drawn at
+// every open, so a segment id never repeats, even after the directory was emptied.
+func (l *UsageLog) segmentPath() string {
+	return filepath.Join(l.cfg.Dir, fmt.Sprintf("seg-%s-%012d%s", l.instance, l.seq.Add(1), segOpen))
 }
 
 // Start runs the disk writer and the Postgres flusher; the flusher first replays what a previous
@@ -156,21 +156,31 @@ func (l *UsageLog) Start() {
 	l.started = true
 	l.mu.Unlock()
 	l.writer.Add(1)
-	go l.writeLoop()
+	if l.cfg.SyncEvery > 0 {
+		go l.syncLoop()
+	} else {
+		go l.writeLoop()
+	}
 	l.flusher.Add(1)
 	go l.flushLoop(ctx)
 	l.kick()
 }
 
-// Append makes rec durable on local disk and returns once it is; the flusher then moves it to
-// Postgres. It blocks (never drops) while the queue is full.
+// Append records rec in the local log and returns once it survives a crash of the process (and,
+// in strict mode, of the machine); the flusher then moves it to Postgres. In strict mode it
+// blocks (never drops) while the writer's queue is full.
 func (l *UsageLog) Append(ctx context.Context, rec UsageRecord) error {
-	p := &pendingRecord{rec: rec, done: make(chan error, 1)}
 	l.mu.RLock()
 	if l.closed || !l.started {
 		l.mu.RUnlock()
 		return errors.New("the metering log is not running")
 	}
+	if l.cfg.SyncEvery > 0 {
+		err := l.appendDirect(rec)
+		l.mu.RUnlock()
+		return err
+	}
+	p := &pendingRecord{rec: rec, done: make(chan error, 1)}
 	select {
 	case l.in <- p:
 	default:
@@ -206,90 +216,6 @@ func (l *UsageLog) kick() {
 	}
 }
 
-func (l *UsageLog) writeLoop() {
-	defer l.writer.Done()
-	var f *os.File
-	var name string
-	count := 0
-	tick := time.NewTicker(l.cfg.FlushInterval)
-	defer tick.Stop()
-	rotate := func() {
-		if f == nil {
-			return
-		}
-		_ = f.Close()
-		if err := os.Rename(name, strings.TrimSuffix(name, segOpen)+segClosed); err != nil {
-			l.cfg.Log.Error("cannot close a metering segment; it is replayed at the next start", "segment", name, "err", err)
-		}
-		f, count = nil, 0
-		l.kick()
-	}
-	buf := make([]byte, 0, 64<<10)
-	batch := make([]*pendingRecord, 0, 1024)
-	for {
-		select {
-		case p, ok := <-l.in:
-			if !ok {
-				rotate()
-				return
-			}
-			batch = append(batch[:0], p)
-		drain:
-			for len(batch) < cap(batch) {
-				select {
-				case q, ok := <-l.in:
-					if !ok {
-						break drain
-					}
-					batch = append(batch, q)
-				default:
-					break drain
-				}
-			}
-			var err error
-			if f == nil {
-				name = filepath.Join(l.cfg.Dir, fmt.Sprintf("seg-%020d%s", l.seq.Add(1), segOpen))
-				f, err = os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_APPEND|os.O_EXCL, 0o600)
-				if err == nil {
-					err = syncDir(l.cfg.Dir)
-				}
-			}
-			if err == nil {
-				buf = buf[:0]
-				for _, p := range batch {
-					buf, err = appendFrame(buf, p.rec)
-					if err != nil {
-						break
-					}
-				}
-			}
-			if err == nil {
-				if _, err = f.Write(buf); err == nil {
-					err = f.Sync()
-				}
-			}
-			if err != nil {
-				err = fmt.Errorf("cannot write the metering log in %s: %w", l.cfg.Dir, err)
-				l.cfg.Log.Error("metering write failed", "err", err)
-			}
-			for _, p := range batch {
-				p.done <- err
-			}
-			count += len(batch)
-			if err != nil || count >= l.cfg.SegmentRecords {
-				rotate()
-			}
-		case ack := <-l.rotateReq:
-			rotate()
-			close(ack)
-		case <-tick.C:
-			if count > 0 {
-				rotate()
-			}
-		}
-	}
-}
-
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
@@ -299,14 +225,19 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
+// appendFrame appends one record as a frame: length and CRC-32 of the payload, then the payload
+// (encodeRecord).
 func appendFrame(buf []byte, rec UsageRecord) ([]byte, error) {
-	payload, err := json.Marshal(rec)
-	if err != nil {
-		return buf, err
+	if len(rec.CustomerID)+len(rec.Method)+len(rec.Route)+len(rec.MeterClass)+len(rec.Function) > 1<<16 {
+		return buf, errors.New("usage record too large")
 	}
-	buf = binary.LittleEndian.AppendUint32(buf, uint32(len(payload)))
-	buf = binary.LittleEndian.AppendUint32(buf, crc32.ChecksumIEEE(payload))
-	return append(buf, payload...), nil
+	start := len(buf)
+	buf = append(buf, 0, 0, 0, 0, 0, 0, 0, 0)
+	buf = encodeRecord(buf, rec)
+	payload := buf[start+8:]
+	binary.LittleEndian.PutUint32(buf[start:], uint32(len(payload)))
+	binary.LittleEndian.PutUint32(buf[start+4:], crc32.ChecksumIEEE(payload))
+	return buf, nil
 }
 
 // readSegment decodes every whole record of a segment; a torn or corrupt tail (a write cut by a
@@ -335,123 +266,42 @@ func readSegment(path string) ([]UsageRecord, error) {
 		if crc32.ChecksumIEEE(payload) != binary.LittleEndian.Uint32(hdr[4:]) {
 			return out, nil
 		}
-		var rec UsageRecord
-		if err := json.Unmarshal(payload, &rec); err != nil {
+		rec, err := decodeRecord(payload)
+		if err != nil {
 			return out, nil
 		}
 		out = append(out, rec)
 	}
 }
 
-func (l *UsageLog) flushLoop(ctx context.Context) {
-	defer l.flusher.Done()
-	tick := time.NewTicker(l.cfg.FlushInterval)
-	defer tick.Stop()
-	backoff := time.Duration(0)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-l.poke:
-		case <-tick.C:
-		}
-		if backoff > 0 {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(backoff):
-			}
-		}
-		if err := l.flushClosed(ctx); err != nil {
-			backoff = min(max(2*backoff, 250*time.Millisecond), 10*time.Second)
-			l.cfg.Log.Warn("metering flush to Postgres failed; units stay on disk and are retried", "err", err, "retry_in", backoff)
-		} else {
-			backoff = 0
-		}
-	}
-}
-
 // Flush closes the current segment and moves every closed segment to Postgres before returning.
 // Usage reads call it so a caller sees its own calls.
 func (l *UsageLog) Flush(ctx context.Context) error {
+	// The read lock keeps Stop from closing the writer's inputs while the request is sent.
 	l.mu.RLock()
-	running := l.started && !l.closed
+	var ack chan struct{}
+	if l.started && !l.closed {
+		ack = make(chan struct{})
+		if l.cfg.SyncEvery > 0 {
+			l.sealCurrent(ack)
+		} else {
+			select {
+			case l.rotateReq <- ack:
+			case <-ctx.Done():
+				l.mu.RUnlock()
+				return ctx.Err()
+			}
+		}
+	}
 	l.mu.RUnlock()
-	if running {
-		ack := make(chan struct{})
+	if ack != nil {
 		select {
-		case l.rotateReq <- ack:
-			<-ack
+		case <-ack:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
 	return l.flushClosed(ctx)
-}
-
-func (l *UsageLog) flushClosed(ctx context.Context) error {
-	l.flushMu.Lock()
-	defer l.flushMu.Unlock()
-	matches, err := filepath.Glob(filepath.Join(l.cfg.Dir, "seg-*"+segClosed))
-	if err != nil {
-		return err
-	}
-	sort.Strings(matches)
-	if len(matches) > 64 {
-		l.cfg.Log.Warn("metering backlog on disk: Postgres is behind", "segments", len(matches), "dir", l.cfg.Dir)
-	}
-	for _, path := range matches {
-		recs, err := readSegment(path)
-		if err != nil {
-			return fmt.Errorf("cannot read metering segment %s: %w", path, err)
-		}
-		if err := InsertUsage(ctx, l.cfg.Pool, recs); err != nil {
-			return err
-		}
-		if err := os.Remove(path); err != nil {
-			return fmt.Errorf("cannot remove flushed segment %s: %w", path, err)
-		}
-	}
-	return nil
-}
-
-// InsertUsage writes records to usage_events and their rollup to usage_monthly in one
-// transaction; a record whose unit_id is already present is skipped and not rolled up again.
-func InsertUsage(ctx context.Context, pool *pgxpool.Pool, recs []UsageRecord) error {
-	if len(recs) == 0 {
-		return nil
-	}
-	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		const batch = 2000
-		for start := 0; start < len(recs); start += batch {
-			part := recs[start:min(start+batch, len(recs))]
-			n := len(part)
-			ids, custs, methods, routes, classes, fns := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-			accts, keys, units := make([]int64, n), make([]int64, n), make([]int64, n)
-			calls := make([]int32, n)
-			forced := make([]bool, n)
-			at := make([]time.Time, n)
-			for i, r := range part {
-				ids[i], custs[i], methods[i], routes[i], classes[i], fns[i] = r.UnitID, r.CustomerID, r.Method, r.Route, r.MeterClass, r.Function
-				accts[i], keys[i], units[i], calls[i], forced[i], at[i] = r.AccountID, r.KeyID, r.Units, r.Calls, r.ForcedFresh, r.OccurredAt
-			}
-			_, err := tx.Exec(ctx, `WITH ins AS (
-				INSERT INTO usage_events (unit_id, customer_id, account_id, key_id, method, route, meter_class, function, calls, units, forced_fresh, occurred_at)
-				SELECT u, c, a, k, m, r, mc, NULLIF(f, ''), n, un, ff, t
-				FROM unnest($1::text[], $2::text[], $3::int8[], $4::int8[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int4[], $10::int8[], $11::bool[], $12::timestamptz[])
-					AS x(u, c, a, k, m, r, mc, f, n, un, ff, t)
-				ON CONFLICT (unit_id) DO NOTHING
-				RETURNING account_id, occurred_at, calls, units)
-			INSERT INTO usage_monthly AS m (account_id, month, calls, units)
-			SELECT account_id, date_trunc('month', occurred_at AT TIME ZONE 'UTC')::date, sum(calls), sum(units) FROM ins GROUP BY 1, 2
-			ON CONFLICT (account_id, month) DO UPDATE SET calls = m.calls + EXCLUDED.calls, units = m.units + EXCLUDED.units`,
-				ids, custs, accts, keys, methods, routes, classes, fns, calls, units, forced, at)
-			if err != nil {
-				return fmt.Errorf("cannot insert %d usage records: %w", n, err)
-			}
-		}
-		return nil
-	})
 }
 
 // Stop stops accepting records, writes what is queued, makes a last flush attempt (what it cannot
@@ -467,7 +317,12 @@ func (l *UsageLog) Stop(ctx context.Context) error {
 	l.mu.Unlock()
 	var err error
 	if started {
-		close(l.in)
+		if l.cfg.SyncEvery > 0 {
+			l.sealCurrent(nil)
+			close(l.relaxed.sealed)
+		} else {
+			close(l.in)
+		}
 		l.writer.Wait()
 		l.cancel()
 		l.flusher.Wait()

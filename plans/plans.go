@@ -2,6 +2,8 @@
 // bundles. It is the one place these numbers live; it must not read or write any store.
 package plans
 
+import "sync"
+
 // Tier is one plan of spec 8.1.
 type Tier struct {
 	ID              string // tier_0..tier_3, or "enterprise" (tier_id null in pricing)
@@ -51,9 +53,14 @@ func All() []Tier {
 	}
 }
 
+// table is the price list built once for lookups on the request path; it is never modified.
+// ByID and ByPlan hand out copies whose slices and pointers the caller must treat as read-only
+// (All builds a fresh list for callers that need to change one).
+var table = sync.OnceValue(All)
+
 // ByPlan finds a tier by plan name (free, trial, starter, growth, enterprise).
 func ByPlan(plan string) (Tier, bool) {
-	for _, t := range All() {
+	for _, t := range table() {
 		if t.Plan == plan {
 			return t, true
 		}
@@ -63,7 +70,7 @@ func ByPlan(plan string) (Tier, bool) {
 
 // ByID finds a tier by id (tier_0..tier_3, enterprise).
 func ByID(id string) (Tier, bool) {
-	for _, t := range All() {
+	for _, t := range table() {
 		if t.ID == id {
 			return t, true
 		}

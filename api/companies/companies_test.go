@@ -49,7 +49,7 @@ func start(t *testing.T, w *readmodeltest.World, freePerDay int) *harness {
 	require.NoError(t, err)
 	h.setNow(h.st.Current().AsOf.Add(time.Hour))
 	h.pool = storetest.Postgres(t, "companies")
-	h.srv = api.New(api.Config{Listen: "127.0.0.1:0", Log: quiet(), Pool: h.pool, MeteringDir: t.TempDir(), MeteringFlush: 50 * time.Millisecond, DemoKey: api.PublicDemoKey})
+	h.srv = api.New(api.Config{Listen: "127.0.0.1:0", Log: quiet(), Pool: h.pool, MeteringDir: t.TempDir(), MeteringFlush: 50 * time.Millisecond, MeteringSyncEvery: 20 * time.Millisecond, DemoKey: api.PublicDemoKey})
 	companies.Register(h.srv, companies.Deps{Models: h.st, Pool: h.pool, Log: quiet(), Now: h.now, FreeIsHiringPerDay: freePerDay})
 	require.NoError(t, h.srv.Start())
 	t.Cleanup(func() {

@@ -115,7 +115,7 @@ func newHarness(t *testing.T, ch driver.Conn, deps search.Deps) *harness {
 	svc := searchindex.New(searchindex.Config{ClickHouse: ch, Log: quiet(), Poll: time.Hour})
 	_, err := svc.Refresh(ctx)
 	require.NoError(t, err)
-	cfg := api.Config{Listen: "127.0.0.1:0", Log: quiet(), Pool: pool, MeteringDir: t.TempDir(), MeteringFlush: 50 * time.Millisecond, DemoKey: api.PublicDemoKey}
+	cfg := api.Config{Listen: "127.0.0.1:0", Log: quiet(), Pool: pool, MeteringDir: t.TempDir(), MeteringFlush: 50 * time.Millisecond, MeteringSyncEvery: 20 * time.Millisecond, DemoKey: api.PublicDemoKey}
 	srv := api.New(cfg)
 	if deps.Index == nil {
 		deps.Index = svc

@@ -19,8 +19,10 @@ import (
 	"log/slog"
 	neturl "net/url"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -96,13 +98,13 @@ func main() {
 	rounds := flag.Int("rounds", 2, "alternating rounds of trivial and API runs")
 	searchAddr := flag.String("search-clickhouse-addr", envOr("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse of the crawled world for the reqs/search target")
 	searchDB := flag.String("search-clickhouse-database", "", "ClickHouse database of a crawled world: adds GET /v1/reqs/search to the run (empty: whoami only)")
-	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (generator and servers) to this file")
+	cpuProfile = flag.String("cpuprofile", "", "write a CPU profile of the measured runs (generator and servers, after set-up) to this file")
+	meteringSync = flag.Duration("metering-fsync-interval", 20*time.Millisecond, "as serve's flag: 0 fsyncs the metering log before every metered answer")
+	memProfile = flag.String("memprofile", "", "write a heap profile after set-up (read model and index built) to this file")
+	targets := flag.String("targets", "whoami,is-hiring,search", "API targets loaded beside the trivial handler (is-hiring and search need --search-clickhouse-database)")
 	flag.Parse()
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err == nil && pprof.StartCPUProfile(f) == nil {
-			defer pprof.StopCPUProfile()
-		}
+	for _, t := range strings.Split(*targets, ",") {
+		enabled[strings.TrimSpace(t)] = true
 	}
 	if err := run(*pgURL, *conns, *dur, *maxReq, *rounds, [2]string{*searchAddr, *searchDB}); err != nil {
 		fmt.Fprintln(os.Stderr, "apiload:", err)
@@ -110,6 +112,18 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// enabled holds the --targets names; set once in main before the run.
+var enabled = map[string]bool{}
+
+// meteringSync is the --metering-fsync-interval flag; set once in main before the run.
+var meteringSync *time.Duration
+
+// cpuProfile is the --cpuprofile flag; set once in main before the run.
+var cpuProfile *string
+
+// memProfile is the --memprofile flag; set once in main before the run.
+var memProfile *string
 
 func envOr(k, d string) string {
 	if v := os.Getenv(k); v != "" {
@@ -172,7 +186,7 @@ func run(pgURL string, conns int, dur time.Duration, maxReq int64, rounds int, s
 		return err
 	}
 	defer os.RemoveAll(dir)
-	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Pool: pool, MeteringDir: dir})
+	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Pool: pool, MeteringDir: dir, MeteringSyncEvery: *meteringSync})
 	var st *searchTarget
 	if searchCH[1] != "" {
 		if st, err = setupSearch(ctx, pool, srv, searchCH[0], searchCH[1]); err != nil {
@@ -192,6 +206,19 @@ func run(pgURL string, conns int, dur time.Duration, maxReq int64, rounds int, s
 	trivialURL := "http://" + tln.Addr().String() + "/"
 	apiURL := "http://" + srv.Addr() + "/v1/whoami"
 	hdr := map[string]string{"X-API-Key": acct.Key}
+	if *memProfile != "" {
+		runtime.GC()
+		if f, err := os.Create(*memProfile); err == nil {
+			_ = pprof.WriteHeapProfile(f)
+			f.Close()
+		}
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil && pprof.StartCPUProfile(f) == nil {
+			defer pprof.StopCPUProfile()
+		}
+	}
 	// Warm up both (connections, caches, first lease).
 	load("warmup", trivialURL, nil, conns, time.Second, maxReq)
 	load("warmup", apiURL, hdr, conns, time.Second, maxReq)
@@ -200,12 +227,31 @@ func run(pgURL string, conns int, dur time.Duration, maxReq int64, rounds int, s
 	}
 
 	var all []result
+	progress := func(round int) {
+		r := all[len(all)-1]
+		fmt.Fprintf(os.Stderr, "round %d/%d %-45s %8.0f req/s  p50 %-9s p99 %s\n", round+1, rounds, r.name, r.rps(),
+			r.pct(0.50).Round(time.Microsecond), r.pct(0.99).Round(time.Microsecond))
+	}
 	for i := 0; i < rounds; i++ {
 		all = append(all, load("trivial fasthttp handler", trivialURL, nil, conns, dur, maxReq))
-		all = append(all, load("GET /v1/whoami (auth + rate limit)", apiURL, hdr, conns, dur, maxReq))
-		if st != nil {
+		progress(i)
+		if enabled["whoami"] {
+			all = append(all, load("GET /v1/whoami (auth + rate limit)", apiURL, hdr, conns, dur, maxReq))
+			progress(i)
+		}
+		if st != nil && enabled["is-hiring"] {
 			all = append(all, st.hiring().load("GET /v1/companies/{id}/is-hiring (metered)", "http://"+srv.Addr(), conns, dur, maxReq))
+			progress(i)
+		}
+		if st != nil && enabled["search"] {
 			all = append(all, st.load("GET /v1/reqs/search (metered, 14-query mix)", "http://"+srv.Addr(), conns, dur, maxReq))
+			progress(i)
+		}
+	}
+	if *memProfile != "" { // allocations of the whole run (alloc_space), after the measured runs
+		if f, err := os.Create(*memProfile + ".after"); err == nil {
+			_ = pprof.Lookup("allocs").WriteTo(f, 0)
+			f.Close()
 		}
 	}
 	merge := func(name string) result {
