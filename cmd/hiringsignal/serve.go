@@ -33,7 +33,7 @@ func addServeFlags(fs *flagenv.Set) *serveFlags {
 		listen:            fs.String("listen", "127.0.0.1:8080", "address the API listens on"),
 		demoKey:           fs.String("demo-key", api.PublicDemoKey, "the shared public demo key (hsk_ format; bills nothing, per-IP limit); empty disables it"),
 		meteringDir:       fs.String("metering-dir", "", "write-ahead log of metering for this instance (default <run-dir>/metering; one per instance)"),
-		meteringQueue:     fs.Int("metering-queue", 8192, "metered calls waiting for the metering disk writer before calls block"),
+		meteringQueue:     fs.Int("metering-queue", 8192, "with --metering-fsync-interval 0: metered calls waiting for the metering disk writer before calls block"),
 		meteringSync:      fs.Duration("metering-fsync-interval", 20*time.Millisecond, "a metered call answers once its usage record is written to the metering log (survives a crash of the process); the log is fsynced within this interval (bounds what a machine crash can lose). 0 fsyncs before every answer"),
 		keyMaxInFlight:    fs.Int("key-max-inflight", 256, "calls of one key in flight on this instance before 429 key_throttled"),
 		baseURL:           fs.String("base-url", "", "public base URL of the API (default: http:// + the request's Host)"),
