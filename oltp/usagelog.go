@@ -125,6 +125,7 @@ func OpenUsageLog(cfg UsageLogConfig) (*UsageLog, error) {
 	l.instance = hex.EncodeToString(inst[:])
 	entries, err := os.ReadDir(cfg.Dir)
 	if err != nil {
+		lock.Close()
 		return nil, fmt.Errorf("cannot read the metering log dir: %w", err)
 	}
 	for _, e := range entries {
@@ -134,6 +135,7 @@ func OpenUsageLog(cfg UsageLogConfig) (*UsageLog, error) {
 		}
 		if strings.HasSuffix(name, segOpen) { // left by a crash: close it for replay
 			if err := os.Rename(filepath.Join(cfg.Dir, name), filepath.Join(cfg.Dir, strings.TrimSuffix(name, segOpen)+segClosed)); err != nil {
+				lock.Close()
 				return nil, fmt.Errorf("cannot recover metering segment %s: %w", name, err)
 			}
 		}
