@@ -21,7 +21,7 @@ type CycleStats struct {
 	Tick          uint32
 	CycleTime     time.Time
 	StartedAt     time.Time
-	Skipped       bool // already committed: nothing was done
+	Skipped       bool // already covered (this cycle or a later one of the region is committed): nothing was done
 	Sources       int
 	SourcesOK     int
 	SourcesFailed int
@@ -109,10 +109,13 @@ func (c *Crawler) Fetcher() *Fetcher { return c.fetch }
 // State returns the in-memory ledger state (read-only use, between cycles).
 func (c *Crawler) State() *State { return c.state }
 
-// Committed reports whether (region, tick) has been committed.
+// Committed reports whether region's history already covers tick: that cycle, or a later one,
+// is committed. The ledger is append-only in cycle order, so a cycle older than the region's
+// latest committed one is never run (diffing old pages against newer state would invent closes
+// and reopenings); backfilling earlier history needs a fresh database.
 func (c *Crawler) Committed(ctx context.Context, region string, tick uint32) (bool, error) {
 	var n uint64
-	if err := c.ch.QueryRow(ctx, "SELECT count() FROM cycles WHERE region = ? AND tick = ?", region, tick).Scan(&n); err != nil {
+	if err := c.ch.QueryRow(ctx, "SELECT count() FROM cycles WHERE region = ? AND tick >= ?", region, tick).Scan(&n); err != nil {
 		return false, fmt.Errorf("cannot check cycle %s/%d: %w", region, tick, err)
 	}
 	return n > 0, nil

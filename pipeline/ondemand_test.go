@@ -54,3 +54,32 @@ func TestRunCompanyCrawlsOnlyThatCompany(t *testing.T) {
 	require.NoError(t, ch.QueryRow(ctx, "SELECT max(cycle_time) FROM cycles WHERE region = ?", st.Region).Scan(&at))
 	require.Equal(t, now, at.UTC())
 }
+
+// TestOlderTickThanCommittedHistoryIsSkipped: the ledger is append-only in cycle order; a cycle
+// older than a region's latest committed one (a backfill asked for earlier days) changes nothing.
+func TestOlderTickThanCommittedHistoryIsSkipped(t *testing.T) {
+	ctx := context.Background()
+	world, base := simServer(t, faultyWorld(80))
+	ch, _ := storetest.ClickHouse(t, "pipeline_older")
+	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Fetch: testFetch(), Log: quietLog()})
+	require.NoError(t, err)
+	const tick = 1000
+	world.Pin(tick)
+	_, err = c.RunTick(ctx, base, tick)
+	require.NoError(t, err)
+	before := readLedger(t, ch)
+	require.NotEmpty(t, before)
+
+	world.Pin(tick - 56) // a week earlier
+	stats, err := c.RunTick(ctx, base, tick-56)
+	require.NoError(t, err)
+	require.NotEmpty(t, stats)
+	for _, st := range stats {
+		require.True(t, st.Skipped, "region %s: an older cycle is not run", st.Region)
+		require.Zero(t, st.Events)
+	}
+	require.Equal(t, before, readLedger(t, ch), "the ledger is unchanged")
+	var cycles uint64
+	require.NoError(t, ch.QueryRow(ctx, "SELECT count() FROM cycles WHERE tick = ?", uint32(tick-56)).Scan(&cycles))
+	require.Zero(t, cycles)
+}

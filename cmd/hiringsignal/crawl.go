@@ -158,7 +158,7 @@ func runBackfill(ctx context.Context, log *slog.Logger, args []string) error {
 func backfill(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, simURL string, first, last int) error {
 	total := last - first + 1
 	start := time.Now()
-	events := 0
+	events, skipped := 0, 0
 	lastLog := time.Time{}
 	for tick := first; tick <= last; tick++ {
 		if err := pipeline.PinSimTick(ctx, c.Fetcher().Client(), simURL, tick); err != nil {
@@ -170,14 +170,22 @@ func backfill(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, simURL
 		}
 		for _, s := range stats {
 			events += s.Events
+			if s.Skipped {
+				skipped++
+			}
 		}
 		done := tick - first + 1
 		if time.Since(lastLog) > 2*time.Second || done == total {
 			lastLog = time.Now()
 			el := time.Since(start)
 			eta := time.Duration(float64(el) / float64(done) * float64(total-done))
-			log.Info("backfill", "progress", progressBar(done, total), "tick", tick, "events", events, "elapsed", el.Round(time.Second), "eta", eta.Round(time.Second))
+			log.Info("backfill", "progress", progressBar(done, total), "tick", tick, "events", events, "skipped_cycles", skipped,
+				"elapsed", el.Round(time.Second), "eta", eta.Round(time.Second))
 		}
+	}
+	if skipped > 0 {
+		log.Info("backfill skipped region cycles already covered by the committed history (committed, or older than a region's latest committed cycle: history is append-only; backfill earlier days into a fresh --clickhouse-database)",
+			"skipped_cycles", skipped)
 	}
 	return nil
 }
