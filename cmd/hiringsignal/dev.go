@@ -21,7 +21,7 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	kf := addStackFlags(fs)
 	cf := addCrawlFlags(fs)
 	simf := addSimFlags(fs)
-	days := fs.Int("backfill-days", 35, "days of history to backfill before serving (committed cycles are skipped on the next run)")
+	days := fs.Int("backfill-days", 57, "days of history to backfill before serving; 57 covers the 8 weeks the windowed pulse fields (direction, is_surge) need (committed cycles are skipped on the next run)")
 	interval := fs.Duration("interval", 3*time.Hour, "time between crawls")
 	if err := parse(fs, args); err != nil {
 		return err
