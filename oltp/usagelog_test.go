@@ -198,3 +198,67 @@ func TestUsageLogRefusesASecondProcessOnTheSameDir(t *testing.T) {
 	_, err = oltp.OpenUsageLog(oltp.UsageLogConfig{Dir: dir})
 	require.ErrorContains(t, err, "--metering-dir")
 }
+
+// TestUsageLogFlushSeesEveryEarlierAppend: in both modes, with appends running concurrently,
+// Flush returns only after every record acknowledged before it is in Postgres, and Stop writes
+// out the rest: each acknowledged record is stored exactly once.
+func TestUsageLogFlushSeesEveryEarlierAppend(t *testing.T) {
+	for _, syncEvery := range []time.Duration{0, 5 * time.Millisecond} {
+		t.Run("sync="+syncEvery.String(), func(t *testing.T) {
+			ctx := context.Background()
+			pool := storetest.Postgres(t, "oltp")
+			l, err := oltp.OpenUsageLog(oltp.UsageLogConfig{Dir: t.TempDir(), Pool: pool, SegmentRecords: 37, FlushInterval: 3 * time.Millisecond, SyncEvery: syncEvery})
+			require.NoError(t, err)
+			l.Start()
+			var mu sync.Mutex
+			acked := map[string]bool{}
+			var wg sync.WaitGroup
+			for w := 0; w < 8; w++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := 0; i < 300; i++ {
+						id := fmt.Sprintf("w%d-%d", w, i)
+						require.NoError(t, l.Append(ctx, record(id)))
+						mu.Lock()
+						acked[id] = true
+						mu.Unlock()
+					}
+				}()
+			}
+			stored := func() map[string]int64 {
+				rows, err := pool.Query(ctx, "SELECT function, sum(calls) FROM usage_events GROUP BY function")
+				require.NoError(t, err)
+				defer rows.Close()
+				out := map[string]int64{}
+				for rows.Next() {
+					var id string
+					var n int64
+					require.NoError(t, rows.Scan(&id, &n))
+					out[id] = n
+				}
+				return out
+			}
+			for round := 0; round < 5; round++ {
+				mu.Lock()
+				before := make([]string, 0, len(acked))
+				for id := range acked {
+					before = append(before, id)
+				}
+				mu.Unlock()
+				require.NoError(t, l.Flush(ctx))
+				got := stored()
+				for _, id := range before {
+					require.Equal(t, int64(1), got[id], "record %s acknowledged before Flush", id)
+				}
+			}
+			wg.Wait()
+			require.NoError(t, l.Stop(ctx))
+			got := stored()
+			require.Len(t, got, 8*300)
+			for id := range acked {
+				require.Equal(t, int64(1), got[id], id)
+			}
+		})
+	}
+}
