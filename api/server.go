@@ -231,8 +231,9 @@ func (s *Server) janitor(ctx context.Context) {
 			if err := oltp.ExpireIdempotency(ctx, s.pool); err != nil {
 				s.log.Warn("cannot expire idempotency keys", "err", err)
 			}
-			// A segment left on disk is replayed within minutes of a restart; a week is ample.
-			if err := oltp.PruneUsageSegments(ctx, s.pool, 7*24*time.Hour); err != nil {
+			// Only a segment committed but not yet deleted when its process died can come back,
+			// and it comes back when that instance restarts: 30 days covers any restart.
+			if err := oltp.PruneUsageSegments(ctx, s.pool, 30*24*time.Hour); err != nil {
 				s.log.Warn("cannot prune flushed metering segment ids", "err", err)
 			}
 		}
