@@ -1,7 +1,9 @@
-// Command apiload is a bounded load run on loopback: authenticated, rate-limited GET /v1/whoami
-// on the real API server (Postgres-backed keys and limits) side by side with a trivial fasthttp
-// handler, in the same process and run, at the same connection count. It prints a Markdown table
-// for bench/README.md.
+// Command apiload is a bounded load run on loopback: the real API server (Postgres-backed keys,
+// limits and metering) side by side with a trivial fasthttp handler, in the same process and run,
+// at the same connection count, in alternating rounds. Targets (--targets): authenticated,
+// rate-limited GET /v1/whoami; with --search-clickhouse-database, the metered company read
+// GET /v1/companies/{id}/is-hiring and the metered GET /v1/reqs/search mix on a crawled world.
+// It prints each round as it ends and Markdown tables for bench/README.md.
 //
 // The key is a growth-tier key whose account carries a contract override of calls_per_minute
 // (accounts.calls_per_minute) far above what the run can reach, so every call goes through the
@@ -90,40 +92,44 @@ func load(name, url string, headers map[string]string, conns int, dur time.Durat
 	return r
 }
 
+// options are the flags of one load run.
+type options struct {
+	pgURL        string
+	conns        int
+	dur          time.Duration
+	maxReq       int64
+	rounds       int
+	searchCH     [2]string // addr, database
+	cpuProfile   string
+	memProfile   string
+	meteringSync time.Duration
+	enabled      map[string]bool // --targets
+}
+
 func main() {
-	pgURL := flag.String("postgres-url", envOr("HS_POSTGRES_URL", "postgres://postgres@127.0.0.1:55432/hiringsignal"), "Postgres server (a throwaway schema is created and dropped)")
-	conns := flag.Int("conns", 64, "concurrent connections")
-	dur := flag.Duration("duration", 10*time.Second, "duration of each measured run")
-	maxReq := flag.Int64("max-requests", 5_000_000, "upper bound on requests per run")
-	rounds := flag.Int("rounds", 2, "alternating rounds of trivial and API runs")
-	searchAddr := flag.String("search-clickhouse-addr", envOr("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse of the crawled world for the reqs/search target")
-	searchDB := flag.String("search-clickhouse-database", "", "ClickHouse database of a crawled world: adds GET /v1/reqs/search to the run (empty: whoami only)")
-	cpuProfile = flag.String("cpuprofile", "", "write a CPU profile of the measured runs (generator and servers, after set-up) to this file")
-	meteringSync = flag.Duration("metering-fsync-interval", 20*time.Millisecond, "as serve's flag: 0 fsyncs the metering log before every metered answer")
-	memProfile = flag.String("memprofile", "", "write a heap profile after set-up (read model and index built) to this file")
+	var o options
+	flag.StringVar(&o.pgURL, "postgres-url", envOr("HS_POSTGRES_URL", "postgres://postgres@127.0.0.1:55432/hiringsignal"), "Postgres server (a throwaway schema is created and dropped)")
+	flag.IntVar(&o.conns, "conns", 64, "concurrent connections")
+	flag.DurationVar(&o.dur, "duration", 10*time.Second, "duration of each measured run")
+	flag.Int64Var(&o.maxReq, "max-requests", 5_000_000, "upper bound on requests per run")
+	flag.IntVar(&o.rounds, "rounds", 2, "alternating rounds of trivial and API runs")
+	flag.StringVar(&o.searchCH[0], "search-clickhouse-addr", envOr("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse of the crawled world for the reqs/search target")
+	flag.StringVar(&o.searchCH[1], "search-clickhouse-database", "", "ClickHouse database of a crawled world: adds is-hiring and reqs/search to the run (empty: whoami only)")
+	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured runs (generator and servers, after set-up) to this file")
+	flag.DurationVar(&o.meteringSync, "metering-fsync-interval", 20*time.Millisecond, "as serve's flag: 0 fsyncs the metering log before every metered answer")
+	flag.StringVar(&o.memProfile, "memprofile", "", "write a heap profile after set-up (read model and index built) to this file, and the run's allocations to <file>.after")
 	targets := flag.String("targets", "whoami,is-hiring,search", "API targets loaded beside the trivial handler (is-hiring and search need --search-clickhouse-database)")
 	flag.Parse()
+	o.enabled = map[string]bool{}
 	for _, t := range strings.Split(*targets, ",") {
-		enabled[strings.TrimSpace(t)] = true
+		o.enabled[strings.TrimSpace(t)] = true
 	}
-	if err := run(*pgURL, *conns, *dur, *maxReq, *rounds, [2]string{*searchAddr, *searchDB}); err != nil {
+	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "apiload:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
-
-// enabled holds the --targets names; set once in main before the run.
-var enabled = map[string]bool{}
-
-// meteringSync is the --metering-fsync-interval flag; set once in main before the run.
-var meteringSync *time.Duration
-
-// cpuProfile is the --cpuprofile flag; set once in main before the run.
-var cpuProfile *string
-
-// memProfile is the --memprofile flag; set once in main before the run.
-var memProfile *string
 
 func envOr(k, d string) string {
 	if v := os.Getenv(k); v != "" {
@@ -132,7 +138,8 @@ func envOr(k, d string) string {
 	return d
 }
 
-func run(pgURL string, conns int, dur time.Duration, maxReq int64, rounds int, searchCH [2]string) error {
+func run(o options) error {
+	pgURL, conns, dur, maxReq, rounds, searchCH, enabled := o.pgURL, o.conns, o.dur, o.maxReq, o.rounds, o.searchCH, o.enabled
 	ctx := context.Background()
 	var b [5]byte
 	_, _ = rand.Read(b[:])
@@ -186,7 +193,7 @@ func run(pgURL string, conns int, dur time.Duration, maxReq int64, rounds int, s
 		return err
 	}
 	defer os.RemoveAll(dir)
-	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Pool: pool, MeteringDir: dir, MeteringSyncEvery: *meteringSync})
+	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Pool: pool, MeteringDir: dir, MeteringSyncEvery: o.meteringSync})
 	var st *searchTarget
 	if searchCH[1] != "" {
 		if st, err = setupSearch(ctx, pool, srv, searchCH[0], searchCH[1]); err != nil {
@@ -206,15 +213,15 @@ func run(pgURL string, conns int, dur time.Duration, maxReq int64, rounds int, s
 	trivialURL := "http://" + tln.Addr().String() + "/"
 	apiURL := "http://" + srv.Addr() + "/v1/whoami"
 	hdr := map[string]string{"X-API-Key": acct.Key}
-	if *memProfile != "" {
+	if o.memProfile != "" {
 		runtime.GC()
-		if f, err := os.Create(*memProfile); err == nil {
+		if f, err := os.Create(o.memProfile); err == nil {
 			_ = pprof.WriteHeapProfile(f)
 			f.Close()
 		}
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
 		if err == nil && pprof.StartCPUProfile(f) == nil {
 			defer pprof.StopCPUProfile()
 		}
@@ -248,8 +255,8 @@ func run(pgURL string, conns int, dur time.Duration, maxReq int64, rounds int, s
 			progress(i)
 		}
 	}
-	if *memProfile != "" { // allocations of the whole run (alloc_space), after the measured runs
-		if f, err := os.Create(*memProfile + ".after"); err == nil {
+	if o.memProfile != "" { // allocations of the whole run (alloc_space), after the measured runs
+		if f, err := os.Create(o.memProfile + ".after"); err == nil {
 			_ = pprof.Lookup("allocs").WriteTo(f, 0)
 			f.Close()
 		}
