@@ -12,11 +12,29 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/internal/storetest"
 	"github.com/planehq/hiringsignal/oltp"
 )
+
+// storedCalls maps each record id (the Function of record(id)) to its calls in usage_events.
+func storedCalls(t *testing.T, pool *pgxpool.Pool) map[string]int64 {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), "SELECT function, sum(calls) FROM usage_events GROUP BY function")
+	require.NoError(t, err)
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var id string
+		var calls int64
+		require.NoError(t, rows.Scan(&id, &calls))
+		out[id] = calls
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
 
 // record is one metered call; id goes into Function so that each record keeps a row of its own
 // in the rolled-up ledger and the tests can tell every record apart.
@@ -115,16 +133,7 @@ func survivesKill(t *testing.T, syncEvery string) {
 		require.NoError(t, l.Flush(ctx))
 		require.NoError(t, l.Stop(ctx))
 	}
-	rows, err := pool.Query(ctx, "SELECT function, sum(calls) FROM usage_events GROUP BY function")
-	require.NoError(t, err)
-	stored := map[string]int64{}
-	for rows.Next() {
-		var id string
-		var calls int64
-		require.NoError(t, rows.Scan(&id, &calls))
-		stored[id] = calls
-	}
-	require.NoError(t, rows.Err())
+	stored := storedCalls(t, pool)
 	for id := range acked {
 		require.Equal(t, int64(1), stored[id], "acknowledged unit %s must be stored exactly once", id)
 	}
@@ -226,19 +235,7 @@ func TestUsageLogFlushSeesEveryEarlierAppend(t *testing.T) {
 					}
 				}()
 			}
-			stored := func() map[string]int64 {
-				rows, err := pool.Query(ctx, "SELECT function, sum(calls) FROM usage_events GROUP BY function")
-				require.NoError(t, err)
-				defer rows.Close()
-				out := map[string]int64{}
-				for rows.Next() {
-					var id string
-					var n int64
-					require.NoError(t, rows.Scan(&id, &n))
-					out[id] = n
-				}
-				return out
-			}
+			stored := func() map[string]int64 { return storedCalls(t, pool) }
 			for round := 0; round < 5; round++ {
 				mu.Lock()
 				before := make([]string, 0, len(acked))

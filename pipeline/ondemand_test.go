@@ -5,24 +5,33 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/internal/storetest"
 	"github.com/planehq/hiringsignal/pipeline"
+	"github.com/planehq/hiringsignal/sim"
 )
 
 // TestRunCompanyCrawlsOnlyThatCompany: an on-demand crawl between cycles sees one company's
 // changes, emits events for it alone, and commits them under its own cycle.
+// crawledWorld is a faulty simulated world crawled once at tick into a fresh database.
+func crawledWorld(t *testing.T, db string, tick int) (*sim.World, string, driver.Conn, *pipeline.Crawler) {
+	t.Helper()
+	world, base := simServer(t, faultyWorld(80))
+	ch, _ := storetest.ClickHouse(t, db)
+	c, err := pipeline.NewCrawler(context.Background(), ch, pipeline.Config{Fetch: testFetch(), Log: quietLog()})
+	require.NoError(t, err)
+	world.Pin(tick)
+	_, err = c.RunTick(context.Background(), base, tick)
+	require.NoError(t, err)
+	return world, base, ch, c
+}
+
 func TestRunCompanyCrawlsOnlyThatCompany(t *testing.T) {
 	ctx := context.Background()
-	world, base := simServer(t, faultyWorld(80))
-	ch, _ := storetest.ClickHouse(t, "pipeline_ondemand")
-	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Fetch: testFetch(), Log: quietLog()})
-	require.NoError(t, err)
 	const tick = 1000
-	world.Pin(tick)
-	_, err = c.RunTick(ctx, base, tick)
-	require.NoError(t, err)
+	world, base, ch, c := crawledWorld(t, "pipeline_ondemand", tick)
 	before := readLedger(t, ch)
 
 	// Move the world on a week and crawl only one company that changed.
@@ -59,14 +68,8 @@ func TestRunCompanyCrawlsOnlyThatCompany(t *testing.T) {
 // older than a region's latest committed one (a backfill asked for earlier days) changes nothing.
 func TestOlderTickThanCommittedHistoryIsSkipped(t *testing.T) {
 	ctx := context.Background()
-	world, base := simServer(t, faultyWorld(80))
-	ch, _ := storetest.ClickHouse(t, "pipeline_older")
-	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Fetch: testFetch(), Log: quietLog()})
-	require.NoError(t, err)
 	const tick = 1000
-	world.Pin(tick)
-	_, err = c.RunTick(ctx, base, tick)
-	require.NoError(t, err)
+	world, base, ch, c := crawledWorld(t, "pipeline_older", tick)
 	before := readLedger(t, ch)
 	require.NotEmpty(t, before)
 
