@@ -29,7 +29,8 @@ func (s *Server) usageTotals(c *Call) (int, error) {
 	if err := s.FlushUsage(c.Context()); err != nil {
 		s.log.Warn("usage read before this instance's metering reached Postgres", "err", err)
 	}
-	since := s.now().Add(-time.Duration(window) * time.Hour).UTC()
+	// Whole seconds: the ledger rolls calls up per second, so the window starts on a bucket edge.
+	since := s.now().Add(-time.Duration(window) * time.Hour).UTC().Truncate(time.Second)
 	keys, err := oltp.UsageByKey(c.Context(), s.pool, c.Caller.CustomerID, since)
 	if err != nil {
 		return 0, Internal(err)
