@@ -53,9 +53,16 @@ func (r result) pct(p float64) time.Duration {
 	return r.lat[min(len(r.lat)-1, int(float64(len(r.lat))*p))]
 }
 
+// load runs conns workers against one URL for dur (at most maxReq requests in all).
 func load(name, url string, headers map[string]string, conns int, dur time.Duration, maxReq int64) result {
-	u, _ := neturl.Parse(url)
-	c := &fasthttp.HostClient{Addr: u.Host, MaxConns: conns, ReadTimeout: 5 * time.Second, WriteTimeout: 5 * time.Second}
+	return loadMix(name, url, []string{""}, headers, conns, dur, maxReq, nil)
+}
+
+// loadMix runs conns workers for dur (at most maxReq requests in all); worker w sends base+paths[i]
+// for i = w, w+1, ... round the list. onOK (may be nil) sees the body of every 200 answer.
+func loadMix(name, base string, paths []string, headers map[string]string, conns int, dur time.Duration, maxReq int64, onOK func(body []byte)) result {
+	u, _ := neturl.Parse(base)
+	c := &fasthttp.HostClient{Addr: u.Host, MaxConns: conns, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second, MaxResponseBodySize: 64 << 20}
 	var n, errs atomic.Int64
 	lats := make([][]time.Duration, conns)
 	deadline := time.Now().Add(dur)
@@ -68,16 +75,23 @@ func load(name, url string, headers map[string]string, conns int, dur time.Durat
 			req, res := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 			defer fasthttp.ReleaseRequest(req)
 			defer fasthttp.ReleaseResponse(res)
-			req.SetRequestURI(url)
 			for k, v := range headers {
 				req.Header.Set(k, v)
 			}
-			for time.Now().Before(deadline) && n.Add(1) <= maxReq {
+			req.SetRequestURI(base + paths[w%len(paths)])
+			for i := w; time.Now().Before(deadline) && n.Add(1) <= maxReq; i++ {
+				if len(paths) > 1 {
+					req.SetRequestURI(base + paths[i%len(paths)])
+				}
 				t0 := time.Now()
 				err := c.Do(req, res)
 				lats[w] = append(lats[w], time.Since(t0))
 				if err != nil || res.StatusCode() != 200 {
 					errs.Add(1)
+					continue
+				}
+				if onOK != nil {
+					onOK(res.Body())
 				}
 			}
 		}(w)

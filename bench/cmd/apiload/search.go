@@ -8,13 +8,10 @@ import (
 	"log/slog"
 	neturl "net/url"
 	"runtime"
-	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/valyala/fasthttp"
 
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/api"
@@ -112,44 +109,12 @@ func setupSearch(ctx context.Context, pool *pgxpool.Pool, srv *api.Server, chAdd
 
 var companyRowMarker = []byte(`"matched_req_count":`)
 
-// loadSearch is load() over a mix of URLs, counting the company rows of every 200 answer.
+// load is loadMix over the target's URLs with its key, counting the company rows of every 200
+// answer.
 func (st *searchTarget) load(name, base string, conns int, dur time.Duration, maxReq int64) result {
-	u, _ := neturl.Parse(base)
-	c := &fasthttp.HostClient{Addr: u.Host, MaxConns: conns, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second, MaxResponseBodySize: 64 << 20}
-	var n, errs atomic.Int64
-	lats := make([][]time.Duration, conns)
-	deadline := time.Now().Add(dur)
-	start := time.Now()
-	var wg sync.WaitGroup
-	for w := 0; w < conns; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			req, res := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
-			defer fasthttp.ReleaseRequest(req)
-			defer fasthttp.ReleaseResponse(res)
-			req.Header.Set("X-API-Key", st.key)
-			for i := w; time.Now().Before(deadline) && n.Add(1) <= maxReq; i++ {
-				req.SetRequestURI(base + st.urls[i%len(st.urls)])
-				t0 := time.Now()
-				err := c.Do(req, res)
-				lats[w] = append(lats[w], time.Since(t0))
-				if err != nil || res.StatusCode() != 200 {
-					errs.Add(1)
-					continue
-				}
-				st.rows.Add(int64(bytes.Count(res.Body(), companyRowMarker)))
-			}
-		}(w)
-	}
-	wg.Wait()
-	r := result{name: name, elapsed: time.Since(start), errors: errs.Load()}
-	for _, l := range lats {
-		r.lat = append(r.lat, l...)
-	}
-	r.requests = int64(len(r.lat))
-	slices.Sort(r.lat)
-	return r
+	return loadMix(name, base, st.urls, map[string]string{"X-API-Key": st.key}, conns, dur, maxReq, func(body []byte) {
+		st.rows.Add(int64(bytes.Count(body, companyRowMarker)))
+	})
 }
 
 // report prints the reqs/search table and checks metered units against rows served.
