@@ -196,33 +196,24 @@ func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
 }
 
 func (x *Index) countryIndex(name string) uint16 {
-	if i, ok := x.countryIx[name]; ok {
-		if int(i) >= len(x.byCountry) {
-			x.byCountry = append(x.byCountry, nil)
-		}
-		return i
-	}
-	i := uint16(len(x.countries))
-	x.countries = append(x.countries, name)
-	x.countryIx[name] = i
-	for len(x.byCountry) <= int(i) {
-		x.byCountry = append(x.byCountry, nil)
-	}
-	return i
+	return vocabIndex(name, x.countryIx, &x.countries, &x.byCountry)
 }
 
 func (x *Index) functionIndex(id string) uint16 {
-	if i, ok := x.functionIx[id]; ok {
-		if int(i) >= len(x.byFunction) {
-			x.byFunction = append(x.byFunction, nil)
-		}
-		return i
+	return vocabIndex(id, x.functionIx, &x.functions, &x.byFunction)
+}
+
+// vocabIndex returns v's index in a vocabulary (names, with its reverse map ix), adding v when
+// new, and makes sure its posting list exists in lists.
+func vocabIndex(v string, ix map[string]uint16, names *[]string, lists *[][]uint32) uint16 {
+	i, ok := ix[v]
+	if !ok {
+		i = uint16(len(*names))
+		*names = append(*names, v)
+		ix[v] = i
 	}
-	i := uint16(len(x.functions))
-	x.functions = append(x.functions, id)
-	x.functionIx[id] = i
-	for len(x.byFunction) <= int(i) {
-		x.byFunction = append(x.byFunction, nil)
+	for len(*lists) <= int(i) {
+		*lists = append(*lists, nil)
 	}
 	return i
 }
