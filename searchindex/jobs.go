@@ -340,16 +340,7 @@ func (x *Index) SearchJobs(q JobQuery) JobPage {
 			return len(rows) <= q.Limit
 		})
 	case !sc.present:
-		start := 0
-		if q.After != nil {
-			cfs := q.After.FirstSeen
-			start = sort.Search(len(x.byRecency), func(i int) bool {
-				o := x.byRecency[i]
-				fs := x.reqs[o].FirstSeen
-				return fs < cfs || fs == cfs && 2*int64(o) > ckey
-			})
-		}
-		for _, ord := range x.byRecency[start:] {
+		for _, ord := range x.byRecency[x.recencyStart(q.After, ckey):] {
 			if c.req(&x.reqs[ord]) {
 				rows = append(rows, hit(ord, 0))
 				if len(rows) > q.Limit {
@@ -385,16 +376,7 @@ func (x *Index) SearchJobs(q JobQuery) JobPage {
 		k := q.Limit + 1
 		if q.Sort == SortRecency {
 			// Newest first: walk the recency order after the cursor, scoring each title.
-			start := 0
-			if q.After != nil {
-				cfs := q.After.FirstSeen
-				start = sort.Search(len(x.byRecency), func(i int) bool {
-					o := x.byRecency[i]
-					fs := x.reqs[o].FirstSeen
-					return fs < cfs || fs == cfs && 2*int64(o) > ckey
-				})
-			}
-			for _, ord := range x.byRecency[start:] {
+			for _, ord := range x.byRecency[x.recencyStart(q.After, ckey):] {
 				r := &x.reqs[ord]
 				if rel := sc.score(r); rel > 0 && c.req(r) {
 					rows = append(rows, hit(ord, rel))
@@ -494,4 +476,18 @@ func union(a, b []uint32) []uint32 {
 	}
 	out = append(out, a[i:]...)
 	return append(out, b[j:]...)
+}
+
+// recencyStart is the position in byRecency of the first req after the cursor (0 without one):
+// older first_seen, or the same first_seen and 2*ord > ckey.
+func (x *Index) recencyStart(after *JobCursor, ckey int64) int {
+	if after == nil {
+		return 0
+	}
+	cfs := after.FirstSeen
+	return sort.Search(len(x.byRecency), func(i int) bool {
+		o := x.byRecency[i]
+		fs := x.reqs[o].FirstSeen
+		return fs < cfs || fs == cfs && 2*int64(o) > ckey
+	})
 }
