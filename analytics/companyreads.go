@@ -8,9 +8,10 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 )
 
-// Streaming reads for the company read model (package readmodel). They stream row by row so a
-// 100,000-company corpus is never held twice in memory; like the reads in reads.go they see only
-// the committed ledger (event_seq at or below the watermark, sightings at or before its time).
+// Streaming reads for the company read model (package readmodel; package snapshot runs them).
+// They stream row by row so a 100,000-company corpus is never held twice in memory; like the
+// reads in reads.go they see only the committed ledger (event_seq at or below the watermark,
+// sightings at or before its time).
 
 // RegionRead is the latest committed cycle of one cycles-table region (a crawl region, or
 // "company:<id>" for an on-demand crawl of one company) and its first.
@@ -87,7 +88,8 @@ func StreamFirstHires(ctx context.Context, ch driver.Conn, wm uint64, fn func(f 
 	return rows.Err()
 }
 
-// BoardSighting is the first sighting of one board carrying any req of a company.
+// BoardSighting is the first sighting of one board carrying any req of a company (one req's, in
+// a ReqBoard).
 type BoardSighting struct {
 	CompanyID  uint64
 	Board      string
@@ -117,64 +119,4 @@ func StreamCompanyBoards(ctx context.Context, ch driver.Conn, cutoff time.Time, 
 		}
 	}
 	return rows.Err()
-}
-
-// StreamCurrentReqs streams the same current state as CurrentReqs (every req's latest committed
-// event, its boards ever seen) without location, url and requisition_id, ordered by req_key. It
-// joins the board sightings in Go by merging two req_key-ordered streams, which on ClickHouse
-// 18.16 is several times faster than the JOIN. fn must not keep r (it is reused); Boards is the
-// driver's slice and may be kept.
-func StreamCurrentReqs(ctx context.Context, ch driver.Conn, wm uint64, cutoff time.Time, fn func(r *Req) error) error {
-	rows, err := ch.Query(ctx, `
-		SELECT req_key, company_id, event_type, raw_title, title, function, country, source_type, board,
-		       first_seen, observed_at, salary_min_usd, salary_max_usd, repost_count
-		FROM events FINAL
-		WHERE event_seq IN (SELECT max(event_seq) FROM events FINAL WHERE event_seq <= ? GROUP BY req_key)
-		ORDER BY req_key`, wm)
-	if err != nil {
-		return fmt.Errorf("cannot read current reqs: %w", err)
-	}
-	defer rows.Close()
-	brows, err := ch.Query(ctx, `
-		SELECT req_key, arraySort(groupUniqArray(board)) FROM req_boards
-		WHERE toUInt32(first_seen) <= ? AND board != '' GROUP BY req_key ORDER BY req_key`, uint32(cutoff.Unix()))
-	if err != nil {
-		return fmt.Errorf("cannot read req boards: %w", err)
-	}
-	defer brows.Close()
-	var bKey string
-	var bBoards []string
-	bOK := brows.Next()
-	if bOK {
-		if err := brows.Scan(&bKey, &bBoards); err != nil {
-			return fmt.Errorf("cannot scan req boards: %w", err)
-		}
-	}
-	r := &Req{}
-	for rows.Next() {
-		*r = Req{}
-		if err := rows.Scan(&r.ReqKey, &r.CompanyID, &r.EventType, &r.RawTitle, &r.Title, &r.Function, &r.Country,
-			&r.SourceType, &r.Board, &r.FirstSeen, &r.LastEventAt, &r.SalaryMinUSD, &r.SalaryMaxUSD, &r.RepostCount); err != nil {
-			return fmt.Errorf("cannot scan a current req: %w", err)
-		}
-		for bOK && bKey < r.ReqKey {
-			if bOK = brows.Next(); bOK {
-				if err := brows.Scan(&bKey, &bBoards); err != nil {
-					return fmt.Errorf("cannot scan req boards: %w", err)
-				}
-			}
-		}
-		if bOK && bKey == r.ReqKey {
-			r.Boards = bBoards
-		} else if r.Board != "" {
-			r.Boards = []string{r.Board}
-		}
-		if err := fn(r); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("cannot read current reqs: %w", err)
-	}
-	return brows.Err()
 }

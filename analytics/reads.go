@@ -46,7 +46,7 @@ type Req struct {
 }
 
 // Live reports whether the req is open.
-func (r *Req) Live() bool { return r.EventType != "closed" }
+func (r *Req) Live() bool { return r.EventType != EventClosed }
 
 // CurrentReqs streams every req's current state to fn (live and closed).
 func CurrentReqs(ctx context.Context, ch driver.Conn, wm uint64, fn func(*Req) error) error {
@@ -90,7 +90,7 @@ func CurrentReqs(ctx context.Context, ch driver.Conn, wm uint64, fn func(*Req) e
 	return rows.Err()
 }
 
-// Company is a company the crawl knows.
+// Company is a row of the companies table: a company the crawl knows.
 type Company struct {
 	CompanyID     uint64
 	Domain        string
@@ -104,6 +104,13 @@ type Company struct {
 	ATSVendor     string
 	Covered       bool
 	UpdatedAt     time.Time
+}
+
+// SameAs reports whether c and o have the same attributes, whenever each was written (UpdatedAt
+// aside): the crawl rewrites a company only when they differ.
+func (c Company) SameAs(o Company) bool {
+	c.UpdatedAt, o.UpdatedAt = time.Time{}, time.Time{}
+	return c == o
 }
 
 // Companies reads the latest version of every company.
@@ -217,7 +224,8 @@ func FirstHires(ctx context.Context, ch driver.Conn, wm uint64) ([]FirstHire, er
 	return out, rows.Err()
 }
 
-// VendorSighting is the first time a company was seen on an ATS vendor.
+// VendorSighting is a row of ats_history: the first time a company was seen on an ATS vendor
+// (WriteCycle writes it at its cycle's tick).
 type VendorSighting struct {
 	CompanyID uint64
 	Vendor    string

@@ -7,6 +7,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/planehq/hiringsignal/admission"
+	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/plans"
 )
 
@@ -49,7 +51,7 @@ type Call struct {
 	Caller Caller
 
 	srv         *Server
-	entry       *keyEntry
+	key         *admission.Key // nil for keyless calls
 	vals        map[string]any
 	body        json.RawMessage
 	function    string
@@ -59,6 +61,35 @@ type Call struct {
 // Context is the context for store calls made by the handler: it ends when the server stops
 // (after in-flight calls finished). Do not use Ctx (the fasthttp request) as a context.
 func (c *Call) Context() context.Context { return c.srv.ctx }
+
+// Now is the server's clock (Config.Now, default time.Now).
+func (c *Call) Now() time.Time { return c.srv.now() }
+
+// KeyAuth is the record of the presented key and its account (zero for keyless calls).
+func (c *Call) KeyAuth() oltp.KeyAuth {
+	if c.key == nil {
+		return oltp.KeyAuth{}
+	}
+	return c.key.Auth
+}
+
+// FlushUsage moves what this instance metered into Postgres, so a usage read sees the caller's
+// own calls.
+func (c *Call) FlushUsage() error { return c.srv.FlushUsage(c.Context()) }
+
+// ChangeKeys runs change, a transaction that revokes, rotates, pauses or resumes and sends token
+// with its NOTIFY on oltp.AuthChannel. When it succeeds, ChangeKeys returns once every live
+// instance dropped its cached keys, so the next call anywhere sees the change; when it fails, its
+// error is returned.
+func (c *Call) ChangeKeys(change func(token string) error) error {
+	token, w := c.srv.auth.Expect(c.Context())
+	if err := change(token); err != nil {
+		c.srv.auth.Settle(token, nil)
+		return err
+	}
+	c.srv.auth.Settle(token, w)
+	return nil
+}
 
 // Int returns a validated integer parameter (path or query); ok is false when absent without a default.
 func (c *Call) Int(name string) (v int64, ok bool) { v, ok = c.vals[name].(int64); return }

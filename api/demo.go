@@ -20,6 +20,6 @@ func (s *Server) installDemoKey(ctx context.Context) error {
 	if _, err := oltp.UpsertDemoKey(ctx, s.pool, apikey.Hash(s.cfg.DemoKey), apikey.Display(s.cfg.DemoKey)); err != nil {
 		return fmt.Errorf("cannot install the demo key: %w", err)
 	}
-	s.auth.flush()
+	s.auth.Flush()
 	return nil
 }

@@ -47,11 +47,6 @@ const (
 // NotFound is the 404 answer; the same body for a missing id and another customer's id.
 func NotFound(detail string) *Error { return &Error{Status: fasthttp.StatusNotFound, Detail: detail} }
 
-// NotImplemented is the 501 answer of a route whose handler has not landed yet.
-func NotImplemented(rt *Route) *Error {
-	return &Error{Status: fasthttp.StatusNotImplemented, Detail: fmt.Sprintf("%s %s is not built yet (issue: %s); it is registered so the contract is complete, and it answers this until then.", rt.Method, rt.Path, rt.Issue)}
-}
-
 // Internal is a 500 that says nothing about the cause to the caller (the chain logs it).
 func Internal(cause error) *Error {
 	return &Error{Status: fasthttp.StatusInternalServerError, Detail: "Internal error: the request was not completed; retry later", cause: cause}
@@ -111,17 +106,18 @@ func EnumError(input any, vals []string, loc ...any) FieldError {
 	return FieldError{Type: "enum", Loc: loc, Msg: "Input should be " + exp, Input: input, Ctx: map[string]any{"expected": exp}}
 }
 
-// quotaDetail is the 402 detail of spec 7.
-type quotaDetail struct {
+// QuotaDetail is the 402 detail of spec 7 (also the dashboard's upgrade_prompt).
+type QuotaDetail struct {
 	Reason      string     `json:"reason"`
-	Quota       quotaState `json:"quota"`
+	Quota       QuotaState `json:"quota"`
 	UpgradeURL  string     `json:"upgrade_url"`
 	PurchaseURL string     `json:"purchase_url"`
 	Endpoint    string     `json:"endpoint"`
 	Message     string     `json:"message,omitempty"`
 }
 
-type quotaState struct {
+// QuotaState is the quota (or spend cap) a QuotaDetail is about; Reset is RFC 3339 or null.
+type QuotaState struct {
 	Limit int64   `json:"limit"`
 	Used  int64   `json:"used"`
 	Reset *string `json:"reset"`

@@ -1,27 +1,26 @@
 package api_test
 
 import (
-	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
-	"github.com/valyala/fasthttp"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/companies"
+	"github.com/planehq/hiringsignal/api/search"
+	"github.com/planehq/hiringsignal/internal/apitest"
 	"github.com/planehq/hiringsignal/internal/storetest"
 	"github.com/planehq/hiringsignal/oltp"
 )
 
+// harness is a server of internal/apitest (with the account routes) as these tests call it.
 type harness struct {
 	t    *testing.T
+	s    *apitest.Server
 	pool *pgxpool.Pool
 	srv  *api.Server
-	base string
 }
 
 type resp struct {
@@ -37,9 +36,8 @@ func (r resp) json(t *testing.T) map[string]any {
 	return m
 }
 
-func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
-
-// newHarness starts a server on a fresh schema. setup runs before Start (Handle calls).
+// newHarness starts a server on a fresh schema. setup (may be nil) runs twice: with a nil
+// server before New (to change cfg), then before Start (Register calls).
 func newHarness(t *testing.T, setup func(*api.Config, *api.Server)) *harness {
 	t.Helper()
 	return startOn(t, storetest.Postgres(t, "api"), setup)
@@ -47,59 +45,50 @@ func newHarness(t *testing.T, setup func(*api.Config, *api.Server)) *harness {
 
 func startOn(t *testing.T, pool *pgxpool.Pool, setup func(*api.Config, *api.Server)) *harness {
 	t.Helper()
-	cfg := api.Config{Listen: "127.0.0.1:0", Log: quiet(), Pool: pool, MeteringDir: t.TempDir(), MeteringFlush: 50 * time.Millisecond, MeteringSyncEvery: 20 * time.Millisecond, DemoKey: api.PublicDemoKey}
-	if setup != nil {
-		setup(&cfg, nil)
+	if setup == nil {
+		setup = func(*api.Config, *api.Server) {}
 	}
-	srv := api.New(cfg)
-	if setup != nil {
-		setup(&cfg, srv)
-	}
-	require.NoError(t, srv.Start())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = srv.Stop(ctx)
-	})
-	require.NoError(t, srv.StoresReady(context.Background()))
-	require.Eventually(t, srv.AuthListening, 5*time.Second, 10*time.Millisecond)
-	return &harness{t: t, pool: pool, srv: srv, base: "http://" + srv.Addr()}
+	var cfg *api.Config
+	s := apitest.StartServer(t, apitest.Options{Pool: pool,
+		Config:   func(c *api.Config) { cfg = c; setup(c, nil) },
+		Register: func(srv *api.Server, _ *pgxpool.Pool) { setup(cfg, srv) }})
+	return &harness{t: t, s: s, pool: pool, srv: s.API}
 }
 
+// do calls the server; body "" sends none; headers are name, value pairs.
 func (h *harness) do(method, path, key, body string, headers ...string) resp {
 	h.t.Helper()
-	req := fasthttp.AcquireRequest()
-	defer fasthttp.ReleaseRequest(req)
-	res := fasthttp.AcquireResponse()
-	defer fasthttp.ReleaseResponse(res)
-	req.Header.SetMethod(method)
-	req.SetRequestURI(h.base + path)
-	if key != "" {
-		req.Header.Set("X-API-Key", key)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
+	var b any
 	if body != "" {
-		req.Header.SetContentType("application/json")
-		req.SetBodyString(body)
+		b = body
 	}
-	require.NoError(h.t, fasthttp.DoTimeout(req, res, 15*time.Second))
-	out := resp{status: res.StatusCode(), header: map[string]string{}, body: append([]byte(nil), res.Body()...)}
-	for _, k := range res.Header.PeekKeys() {
-		out.header[string(k)] = string(res.Header.PeekBytes(k))
-	}
-	return out
+	r := h.s.Do(h.t, method, path, key, b, headers...)
+	return resp{status: r.Status, header: r.Header, body: r.Body}
 }
 
 func (h *harness) account(plan string) oltp.NewAccount {
 	h.t.Helper()
-	a, err := oltp.CreateAccount(context.Background(), h.pool, plan, plan+"@example.com")
-	require.NoError(h.t, err)
-	return a
+	return h.s.Account(h.t, plan)
 }
 
-// rows is a stand-in for the reads issue's handler: it serves n rows and reports them.
+// declared are the routes api/search and api/companies declare, over zero Deps: the chain's tests
+// need billable routes as declared, not the read side behind them, so they replace the handlers.
+func declared() []*api.Route {
+	return append(search.Routes(search.Deps{}), companies.Routes(companies.Deps{})...)
+}
+
+// stub is the declared route named name, served by h.
+func stub(name string, h api.HandlerFunc) *api.Route {
+	for _, rt := range declared() {
+		if rt.Name == name {
+			rt.Handler = h
+			return rt
+		}
+	}
+	panic("no route named " + name)
+}
+
+// rows is a stand-in for a search handler: it serves n rows and reports them.
 func rows(n int) api.HandlerFunc {
 	return func(c *api.Call) (int, error) {
 		out := make([]int, n)
@@ -110,7 +99,7 @@ func rows(n int) api.HandlerFunc {
 func withSearch(n int) func(*api.Config, *api.Server) {
 	return func(_ *api.Config, s *api.Server) {
 		if s != nil {
-			s.Handle("reqs.search", rows(n))
+			s.Register(stub("reqs.search", rows(n)))
 		}
 	}
 }

@@ -2,8 +2,10 @@ package api_test
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -75,7 +77,7 @@ func TestDemoKeyIsLimitedPerIPAndCarriesSignupURL(t *testing.T) {
 }
 
 func TestKeylessCallsReachOnlyPublicRoutesWithAPerIPLimit(t *testing.T) {
-	h := newHarness(t, nil)
+	h := newHarness(t, withSearch(1))
 	require.Equal(t, 200, h.do("GET", "/v1/pricing", "", "").status)
 	require.Equal(t, 200, h.do("GET", "/v1/compliance", "", "").status)
 	require.Equal(t, 200, h.do("GET", "/openapi.json", "", "").status)
@@ -94,11 +96,11 @@ func TestKeyThrottledHasNoRateLimitHeaders(t *testing.T) {
 	h := newHarness(t, func(cfg *api.Config, s *api.Server) {
 		cfg.KeyMaxInFlight = 1
 		if s != nil {
-			s.Handle("reqs.search", func(c *api.Call) (int, error) {
+			s.Register(stub("reqs.search", func(c *api.Call) (int, error) {
 				entered <- struct{}{}
 				<-release
 				return 1, c.JSON(200, map[string]any{})
-			})
+			}))
 		}
 	})
 	a := h.account("growth")
@@ -120,8 +122,8 @@ func TestDailyQuotaAndSpendCapAnswer402(t *testing.T) {
 	ctx := context.Background()
 	h := newHarness(t, func(cfg *api.Config, s *api.Server) {
 		if s != nil {
-			s.Handle("reqs.search", rows(3))
-			s.Handle("companies.hiring_pulse", func(c *api.Call) (int, error) { return 0, c.JSON(200, map[string]any{}) })
+			s.Register(stub("reqs.search", rows(3)),
+				stub("companies.hiring_pulse", func(c *api.Call) (int, error) { return 0, c.JSON(200, map[string]any{}) }))
 		}
 	})
 	a := h.account("free")
@@ -187,4 +189,35 @@ func TestPauseBlocksBillableRoutesOnly(t *testing.T) {
 	require.Equal(t, 200, b.do("GET", "/v1/usage", acct.Key, "").status)
 	require.Equal(t, 200, b.do("POST", "/v1/account/resume", acct.Key, "").status)
 	require.Equal(t, 200, a.do("GET", "/v1/reqs/search", acct.Key, "").status)
+}
+
+// A call that fails, or answers anything but a success, gives its daily quota call back: only
+// metered calls count against the quota.
+func TestCallsThatAreNotMeteredGiveTheirQuotaBack(t *testing.T) {
+	ctx := context.Background()
+	var n atomic.Int64
+	h := newHarness(t, func(_ *api.Config, s *api.Server) {
+		if s != nil {
+			s.Register(stub("reqs.search", func(c *api.Call) (int, error) {
+				switch i := n.Add(1); {
+				case i <= 5:
+					return 0, errors.New("the handler failed")
+				case i <= 10:
+					return 0, api.NotFound("nothing here")
+				}
+				return 1, c.JSON(200, map[string]any{})
+			}))
+		}
+	})
+	a := h.account("free") // 100 calls a day
+	big := int64(1000)
+	require.NoError(t, oltp.SetCallsPerMinute(ctx, h.pool, a.AccountID, &big))
+	ok := 0
+	for i := 0; i < 110; i++ {
+		if h.do("GET", "/v1/reqs/search", a.Key, "").status == 200 {
+			ok++
+		}
+	}
+	require.Equal(t, 100, ok)
+	require.Equal(t, 402, h.do("GET", "/v1/reqs/search", a.Key, "").status)
 }

@@ -1,9 +1,10 @@
 package api
 
 import (
+	"context"
 	"time"
 
-	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/metering"
 )
 
 // meter records one metered call in the metering log before the answer leaves, so a crash of the
@@ -13,12 +14,24 @@ func (s *Server) meter(c *Call, units int, now time.Time) error {
 	if c.Route.Meter == MeterCall || units < 0 {
 		units = 0
 	}
-	rec := oltp.UsageRecord{CustomerID: c.Caller.CustomerID, AccountID: c.Caller.AccountID, KeyID: c.Caller.KeyID,
+	rec := metering.Record{CustomerID: c.Caller.CustomerID, AccountID: c.Caller.AccountID, KeyID: c.Caller.KeyID,
 		Method: c.Route.Method, Route: c.Route.Path, MeterClass: string(c.Route.Meter), Function: c.function, Calls: 1, Units: int64(units),
 		ForcedFresh: c.forcedFresh, OccurredAt: now.UTC()}
 	if err := s.usage.Append(c.Context(), rec); err != nil {
 		return err
 	}
-	s.caps.add(c.Caller.AccountID, int64(units))
+	s.caps.Add(c.Caller.AccountID, int64(units))
+	return nil
+}
+
+// FlushUsage moves every metered unit this instance recorded into Postgres (tests, usage reads).
+func (s *Server) FlushUsage(ctx context.Context) error {
+	if s.usage == nil {
+		return nil
+	}
+	if err := s.usage.Flush(ctx); err != nil {
+		return err
+	}
+	s.caps.Forget()
 	return nil
 }

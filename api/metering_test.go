@@ -54,9 +54,8 @@ func TestParallelMeteringLosesAndDoublesNothing(t *testing.T) {
 func TestUsageTotalsEqualTheSumOverKeys(t *testing.T) {
 	h := newHarness(t, func(_ *api.Config, s *api.Server) {
 		if s != nil {
-			s.Handle("reqs.search", rows(2))
-			s.Handle("events", func(c *api.Call) (int, error) { return 4, c.JSON(200, map[string]any{"events": []int{1, 2, 3, 4}}) })
-			s.Handle("companies.is_hiring", func(c *api.Call) (int, error) { c.SetFunction("fn_eng"); return 0, c.JSON(200, map[string]any{}) })
+			s.Register(stub("reqs.search", rows(2)), events(func(c *api.Call) (int, error) { return 4, c.JSON(200, map[string]any{"events": []int{1, 2, 3, 4}}) }),
+				stub("companies.is_hiring", func(c *api.Call) (int, error) { c.SetFunction("fn_eng"); return 0, c.JSON(200, map[string]any{}) }))
 		}
 	})
 	a := h.account("growth")
@@ -104,10 +103,10 @@ func TestIdempotencyKeyReplaysAndMetersOnce(t *testing.T) {
 	n := 0
 	h := newHarness(t, func(_ *api.Config, s *api.Server) {
 		if s != nil {
-			s.Handle("reqs.search", func(c *api.Call) (int, error) {
+			s.Register(stub("reqs.search", func(c *api.Call) (int, error) {
 				n++
 				return 2, c.JSON(200, map[string]any{"n": n})
-			})
+			}))
 		}
 	})
 	a := h.account("growth")
@@ -126,4 +125,13 @@ func TestIdempotencyKeyReplaysAndMetersOnce(t *testing.T) {
 	u := h.do("GET", "/v1/usage", a.Key, "").json(t)
 	require.EqualValues(t, 1, u["calls"])
 	require.EqualValues(t, 2, u["source_rows"])
+}
+
+// events is GET /v1/events (spec 4.4, not built yet) served by h: a route metering change units.
+func events(h api.HandlerFunc) *api.Route {
+	return &api.Route{Name: "events", Method: "GET", Path: "/v1/events", Summary: "Ledger events after a cursor, ascending by event_seq", Tag: "events",
+		Meter: api.MeterChange, Scope: api.ScopeRead, Gate: "/v1/events", Params: []api.Param{
+			{Name: "since", In: "query", Type: "integer", Min: new(int64(0)), Default: int64(0)},
+			{Name: "limit", In: "query", Type: "integer", Min: new(int64(1)), Max: new(int64(1000)), Default: int64(100)}},
+		Statuses: []int{200}, Handler: h}
 }

@@ -7,77 +7,17 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/planehq/hiringsignal/admission"
 	"github.com/planehq/hiringsignal/plans"
 )
 
 // APIVersion is info.version of the OpenAPI document (spec 9).
 const APIVersion = "0.1.0"
 
-func typ(t string) map[string]any { return map[string]any{"type": t} }
-func dt() map[string]any          { return map[string]any{"type": "string", "format": "date-time"} }
-func arr(item string) map[string]any {
-	return map[string]any{"type": "array", "items": typ(item)}
-}
-func enum(vals ...string) map[string]any { return map[string]any{"type": "string", "enum": vals} }
-func nullable(s map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, v := range s {
-		out[k] = v
-	}
-	out["type"] = []any{s["type"], "null"}
-	return out
-}
-func obj(props map[string]any) map[string]any {
-	return map[string]any{"type": "object", "properties": props}
-}
-func ref(name string) map[string]any { return map[string]any{"$ref": "#/components/schemas/" + name} }
-
-func usageSchema() map[string]any {
-	counts := map[string]any{"type": "object", "additionalProperties": typ("integer")}
-	key := obj(map[string]any{"key_id": typ("integer"), "calls": typ("integer"), "source_rows": typ("integer"), "changes": typ("integer"),
-		"watches": typ("integer"), "delivered_changes": typ("integer"), "forced_fresh": typ("integer"), "by_meter_class": counts, "by_function": counts})
-	s := obj(map[string]any{"window": typ("integer"), "since": dt(), "calls": typ("integer"), "source_rows": typ("integer"), "changes": typ("integer"),
-		"watches": typ("integer"), "delivered_changes": typ("integer"), "forced_fresh": typ("integer"), "by_meter_class": counts, "by_function": counts,
-		"referral_credit_units": typ("integer"), "sla_credit_units": typ("integer"), "keys": map[string]any{"type": "array", "items": key}})
-	s["description"] = "Each of calls, source_rows, changes, watches and delivered_changes equals the sum over keys[]; keys[] lists keys with metered events in the window, ascending by key_id."
-	return s
-}
-
-func dashboardSchema() map[string]any {
-	return obj(map[string]any{
-		"account_id": typ("integer"), "tier": typ("string"), "tier_name": typ("string"), "account_status": enum("active", "paused"), "paused": typ("boolean"),
-		"keys": map[string]any{"type": "array", "items": obj(map[string]any{"key_id": typ("integer"), "display": typ("string"), "used": typ("integer"),
-			"quota": nullable(typ("integer")), "status": enum(StatusGreen, StatusAmber, StatusRed), "reset": nullable(dt())})},
-		"spend_cap": obj(map[string]any{"account_used": typ("integer"), "account_soft_cap": nullable(typ("integer")), "account_hard_cap": nullable(typ("integer")),
-			"status": enum("ok", "soft_cap_reached", "hard_cap_reached"), "reset": dt()}),
-		"upgrade_prompt":            map[string]any{"oneOf": []any{ref("QuotaDetail"), typ("null")}},
-		"expansion_nudge_triggered": typ("boolean"),
-		"free_tier": map[string]any{"oneOf": []any{obj(map[string]any{"changes_allowance": typ("integer"), "changes_used": typ("integer"),
-			"changes_wall_reached": typ("boolean"), "watches_allowance": typ("integer"), "watches_used": typ("integer")}), typ("null")}},
-		"blocked_deliveries": obj(map[string]any{"wall_blocked": typ("integer"), "cap_blocked": typ("integer")}),
-	})
-}
-
-func pricingSchema() map[string]any {
-	num := nullable(typ("number"))
-	tier := obj(map[string]any{"name": typ("string"), "tier_id": nullable(typ("string")), "monthly_amount": num, "currency": typ("string"),
-		"sellable": typ("boolean"), "daily_quota": nullable(typ("integer")), "gated_endpoints": arr("string"),
-		"default_hard_cap_units": nullable(typ("integer")), "default_soft_cap_units": nullable(typ("integer")),
-		"bundle": map[string]any{"oneOf": []any{obj(map[string]any{"watches": typ("integer"), "fires": typ("integer"), "credits": typ("integer")}), typ("null")}}})
-	return obj(map[string]any{
-		"tiers":        map[string]any{"type": "array", "items": tier},
-		"source_price": obj(map[string]any{"amount_per_weighted_unit": typ("number"), "currency": typ("string"), "weighted_unit": typ("string"), "weight": typ("integer")}),
-		"rate_limits": obj(map[string]any{"window_seconds": typ("integer"), "per_key_by_tier": map[string]any{"type": "object", "additionalProperties": typ("integer")},
-			"keyless_per_ip": typ("integer")}),
-		"compliance": obj(map[string]any{"headline": typ("string"), "summary": typ("string"), "statement_url": typ("string")}),
-	})
-}
-
 // statuses lists every status a route can answer: its handler's plus what the chain adds.
-func (r *route) statuses() []int {
-	rt := r.rt
+func (rt *Route) statuses() []int {
 	out := append([]int{}, rt.Statuses...)
-	if !rt.Public {
+	if !rt.public {
 		out = append(out, 403, 429, 500, 503)
 		if !rt.Keyless {
 			out = append(out, 401)
@@ -94,9 +34,6 @@ func (r *route) statuses() []int {
 		if rt.Idempotent {
 			out = append(out, 409, 422)
 		}
-		if r.h == nil {
-			out = append(out, 501)
-		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
@@ -105,36 +42,35 @@ func (r *route) statuses() []int {
 var statusText = map[int]string{200: "OK", 201: "Created", 202: "Accepted (crawling or over_cap)", 204: "No Content", 401: "Missing API key",
 	403: "Invalid or revoked API key, key without the route's scope, or (billable routes) account_paused", 402: "Daily quota, plan gate or spend cap exhausted",
 	404: "Not found (another customer's id answers the same)", 409: "A call with this Idempotency-Key is in progress", 413: "Request body too large",
-	422: "Validation error", 429: "Rate limited (rate_limited) or throttled (key_throttled)", 500: "Internal error", 501: "Not built yet", 503: "A store is unavailable"}
+	422: "Validation error", 429: "Rate limited (rate_limited) or throttled (key_throttled)", 500: "Internal error", 503: "A store is unavailable"}
 
 func errorSchemaFor(status int) map[string]any {
 	switch status {
 	case 402:
-		return ref("QuotaError")
+		return Ref("QuotaError")
 	case 403:
-		return ref("ForbiddenError")
+		return Ref("ForbiddenError")
 	case 422:
-		return ref("HTTPValidationError")
+		return Ref("HTTPValidationError")
 	case 429:
-		return ref("RateLimitError")
+		return Ref("RateLimitError")
 	}
-	return ref("ErrorMessage")
+	return Ref("ErrorMessage")
 }
 
 func intHeader(desc string, min int) map[string]any {
 	return map[string]any{"description": desc, "schema": map[string]any{"type": "integer", "minimum": min}}
 }
 
-func (s *Server) operation(r *route) map[string]any {
-	rt := r.rt
+func (s *Server) operation(rt *Route) map[string]any {
 	op := map[string]any{"operationId": rt.Name, "summary": rt.Summary, "tags": []string{rt.Tag}}
 	switch {
-	case rt.Public:
+	case rt.public:
 		op["security"] = []any{}
 	case rt.Keyless:
 		op["security"] = []any{map[string]any{"ApiKeyHeader": []any{}}, map[string]any{"BearerAuth": []any{}}, map[string]any{}}
 	}
-	if !rt.Public {
+	if !rt.public {
 		op["x-billable"] = rt.Billable()
 		if rt.Billable() {
 			op["x-meter-class"] = string(rt.Meter)
@@ -146,16 +82,13 @@ func (s *Server) operation(r *route) map[string]any {
 		if rt.Gate != "" {
 			op["x-gated-endpoint"] = rt.Gate
 		}
-		if r.h == nil {
-			op["x-not-built-yet"] = rt.Issue
-		}
 	}
 	var params []any
 	for _, p := range rt.Params {
 		sch := map[string]any{}
 		switch p.Type {
 		case "date-time":
-			sch = dt()
+			sch = DateTime()
 		default:
 			sch["type"] = p.Type
 		}
@@ -201,13 +134,13 @@ func (s *Server) operation(r *route) map[string]any {
 		for _, f := range b.Fields {
 			var fs map[string]any
 			if f.Type == "array" {
-				item := typ(f.Items)
+				item := Type(f.Items)
 				if len(f.Enum) > 0 {
 					item["enum"] = f.Enum
 				}
 				fs = map[string]any{"type": "array", "items": item}
 			} else {
-				fs = typ(f.Type)
+				fs = Type(f.Type)
 				if len(f.Enum) > 0 {
 					fs["enum"] = f.Enum
 				}
@@ -231,16 +164,16 @@ func (s *Server) operation(r *route) map[string]any {
 		op["requestBody"] = map[string]any{"required": b.Required, "content": map[string]any{"application/json": map[string]any{"schema": sch}}}
 	}
 	resps := map[string]any{}
-	for _, st := range r.statuses() {
+	for _, st := range rt.statuses() {
 		resp := map[string]any{"description": statusText[st]}
 		switch {
 		case st == 204:
 		case st == 202:
 			// Not the 200 body: a cold company (crawling, with the job to poll) or a free account
 			// past its cost-to-serve cap (over_cap).
-			accepted := obj(map[string]any{"status": enum("crawling", "over_cap"), "job_id": typ("integer"),
-				"job_url": typ("string"), "message": typ("string"), "company_id": typ("integer"),
-				"limit": typ("integer"), "reset": dt()})
+			accepted := Object(map[string]any{"status": Enum("crawling", "over_cap"), "job_id": Type("integer"),
+				"job_url": Type("string"), "message": Type("string"), "company_id": Type("integer"),
+				"limit": Type("integer"), "reset": DateTime()})
 			accepted["required"] = []string{"status"}
 			resp["content"] = map[string]any{"application/json": map[string]any{"schema": accepted}}
 		case st < 300:
@@ -252,7 +185,7 @@ func (s *Server) operation(r *route) map[string]any {
 		default:
 			resp["content"] = map[string]any{"application/json": map[string]any{"schema": errorSchemaFor(st)}}
 		}
-		if !rt.Public && (st == 200 || st == 201 || st == 429) {
+		if !rt.public && (st == 200 || st == 201 || st == 429) {
 			h := map[string]any{}
 			h["RateLimit-Limit"] = intHeader("calls allowed in the current 60-second window", 1)
 			h["RateLimit-Remaining"] = intHeader("calls left in the window", 0)
@@ -262,8 +195,8 @@ func (s *Server) operation(r *route) map[string]any {
 			}
 			for _, p := range rt.Params {
 				if p.AliasOf != "" && st == 200 {
-					h["Deprecation"] = map[string]any{"description": "sent when the deprecated " + p.Name + " parameter was used", "schema": typ("string")}
-					h["Sunset"] = map[string]any{"description": "HTTP date after which " + p.Name + " is refused", "schema": typ("string")}
+					h["Deprecation"] = map[string]any{"description": "sent when the deprecated " + p.Name + " parameter was used", "schema": Type("string")}
+					h["Sunset"] = map[string]any{"description": "HTTP date after which " + p.Name + " is refused", "schema": Type("string")}
 				}
 			}
 			resp["headers"] = h
@@ -275,12 +208,12 @@ func (s *Server) operation(r *route) map[string]any {
 }
 
 func (s *Server) components() map[string]any {
-	fieldErr := obj(map[string]any{"type": typ("string"), "loc": map[string]any{"type": "array", "items": map[string]any{"type": []any{"string", "integer"}}},
-		"msg": typ("string"), "input": map[string]any{}, "ctx": typ("object")})
+	fieldErr := Object(map[string]any{"type": Type("string"), "loc": map[string]any{"type": "array", "items": map[string]any{"type": []any{"string", "integer"}}},
+		"msg": Type("string"), "input": map[string]any{}, "ctx": Type("object")})
 	fieldErr["required"] = []string{"type", "loc", "msg", "input"}
-	quota := obj(map[string]any{"reason": enum(ReasonQuotaExceeded, ReasonSpendCapExceeded),
-		"quota":       obj(map[string]any{"limit": typ("integer"), "used": typ("integer"), "reset": nullable(dt())}),
-		"upgrade_url": typ("string"), "purchase_url": typ("string"), "endpoint": typ("string"), "message": typ("string")})
+	quota := Object(map[string]any{"reason": Enum(ReasonQuotaExceeded, ReasonSpendCapExceeded),
+		"quota":       Object(map[string]any{"limit": Type("integer"), "used": Type("integer"), "reset": Nullable(DateTime())}),
+		"upgrade_url": Type("string"), "purchase_url": Type("string"), "endpoint": Type("string"), "message": Type("string")})
 	quota["required"] = []string{"reason", "endpoint"}
 	return map[string]any{
 		"securitySchemes": map[string]any{
@@ -288,30 +221,30 @@ func (s *Server) components() map[string]any {
 			"BearerAuth":   map[string]any{"type": "http", "scheme": "bearer", "description": "the same API key as Authorization: Bearer <key>"},
 		},
 		"schemas": map[string]any{
-			"ErrorMessage":        obj(map[string]any{"detail": typ("string")}),
-			"HTTPValidationError": obj(map[string]any{"detail": map[string]any{"type": "array", "items": fieldErr}}),
+			"ErrorMessage":        Object(map[string]any{"detail": Type("string")}),
+			"HTTPValidationError": Object(map[string]any{"detail": map[string]any{"type": "array", "items": fieldErr}}),
 			"QuotaDetail":         quota,
-			"QuotaError":          obj(map[string]any{"detail": ref("QuotaDetail")}),
-			"RateLimitError": obj(map[string]any{"detail": obj(map[string]any{"reason": enum(ReasonRateLimited, ReasonKeyThrottled), "endpoint": typ("string"),
-				"signup_url": map[string]any{"type": "string", "description": "only on the demo key's limit"}, "message": typ("string")})}),
-			"ForbiddenError": obj(map[string]any{"detail": map[string]any{"oneOf": []any{
+			"QuotaError":          Object(map[string]any{"detail": Ref("QuotaDetail")}),
+			"RateLimitError": Object(map[string]any{"detail": Object(map[string]any{"reason": Enum(ReasonRateLimited, ReasonKeyThrottled), "endpoint": Type("string"),
+				"signup_url": map[string]any{"type": "string", "description": "only on the demo key's limit"}, "message": Type("string")})}),
+			"ForbiddenError": Object(map[string]any{"detail": map[string]any{"oneOf": []any{
 				map[string]any{"type": "string", "enum": []string{DetailInvalidKey}},
-				obj(map[string]any{"reason": enum(ReasonAccountPaused, ReasonInsufficientScope), "endpoint": typ("string"), "message": typ("string"), "required_scope": typ("string")}),
+				Object(map[string]any{"reason": Enum(ReasonAccountPaused, ReasonInsufficientScope), "endpoint": Type("string"), "message": Type("string"), "required_scope": Type("string")}),
 			}}}),
 		},
 	}
 }
 
-// OpenAPI generates the OpenAPI 3.1 document from the contract and the handlers set so far.
+// OpenAPI generates the OpenAPI 3.1 document from the routes registered so far.
 func (s *Server) OpenAPI() ([]byte, error) {
 	paths := map[string]any{}
-	for _, r := range s.order {
-		p, ok := paths[r.rt.Path].(map[string]any)
+	for _, rt := range s.routes {
+		p, ok := paths[rt.Path].(map[string]any)
 		if !ok {
 			p = map[string]any{}
-			paths[r.rt.Path] = p
+			paths[rt.Path] = p
 		}
-		p[strings.ToLower(r.rt.Method)] = s.operation(r)
+		p[strings.ToLower(rt.Method)] = s.operation(rt)
 	}
 	perTier := map[string]int{}
 	for _, t := range plans.All() {
@@ -331,7 +264,7 @@ func (s *Server) OpenAPI() ([]byte, error) {
 		"security":   []any{map[string]any{"ApiKeyHeader": []any{}}, map[string]any{"BearerAuth": []any{}}},
 		"paths":      paths,
 		"components": s.components(),
-		"x-rate-limits": map[string]any{"window_seconds": plans.WindowSeconds, "per_key_by_tier": perTier, "enterprise_per_key_default": EnterprisePerMinute,
+		"x-rate-limits": map[string]any{"window_seconds": plans.WindowSeconds, "per_key_by_tier": perTier, "enterprise_per_key_default": admission.EnterprisePerMinute,
 			"keyless_per_ip": plans.KeylessPerMinute, "demo_key_per_ip": plans.KeylessPerMinute, "demo_page_limit": DemoPageLimit,
 			"key_max_in_flight": s.cfg.KeyMaxInFlight},
 	}

@@ -1,10 +1,14 @@
-// Package api is the HTTP API of the service (fasthttp + router): the /v1 routes of the spec, the
-// middleware chain every route shares, health and readiness, and the OpenAPI document.
+// Package api is the HTTP framework of the service (fasthttp + router): the Route type handler
+// packages declare their operations with, the chain every /v1 route shares (authentication,
+// scope, pause, throttling, rate limit, validation, plan gate, idempotency, daily quota, spend
+// cap, metering), the Call a handler serves through, the error shapes of spec 7, health and
+// readiness, and the OpenAPI document generated from the routes registered.
 //
-// Every route is an entry of one contract (Contract in contract.go): the router, the chain
-// (authentication, pause, limits, quota, spend cap, metering) and /openapi.json are built from it.
-// Later issues replace a route's 501 answer with Server.Handle. It reads Postgres and ClickHouse
-// through the oltp and analytics packages; it must not run crawls or deliver webhooks itself.
+// It serves no /v1 route of its own: packages api/account, api/companies and api/search declare
+// theirs next to their response types and register them with Server.Register, so a route is
+// routed and documented exactly when its handler exists. Admission decisions come from package
+// admission and metered calls go to package metering. It must not hold a handler package's
+// schemas, run crawls or deliver webhooks.
 package api
 
 import (
@@ -15,6 +19,7 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,6 +31,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/valyala/fasthttp"
 
+	"github.com/planehq/hiringsignal/admission"
+	"github.com/planehq/hiringsignal/lifecycle"
+	"github.com/planehq/hiringsignal/metering"
 	"github.com/planehq/hiringsignal/oltp"
 )
 
@@ -49,41 +57,49 @@ type Config struct {
 	MeteringDir       string        // write-ahead log of metering, one per instance (default .run/metering)
 	MeteringQueue     int           // records waiting for the metering disk writer (default 8192)
 	MeteringFlush     time.Duration // how often metering segments move to Postgres (default 500ms)
-	MeteringSyncEvery time.Duration // 0: fsync the metering log before answering; > 0: answer once written, fsync within this (oltp.UsageLogConfig.SyncEvery)
+	MeteringSyncEvery time.Duration // 0: fsync the metering log before answering; > 0: answer once written, fsync within this (metering.Config.SyncEvery)
 	KeyMaxInFlight    int           // calls of one key in flight on one instance before key_throttled (default 256)
 	BaseURL           string        // public base URL of the API (default: http:// + the request's Host)
 	SiteURL           string        // where upgrade/purchase/signup pages live (default: the pricing document)
 	TrustForwardedFor bool          // take the client IP from X-Forwarded-For (behind a trusted proxy only)
 	MaxBodyBytes      int           // request body limit (default 1 MiB); larger answers 413
-	Push              PushStats     // watches/deliveries counts for the dashboard (default: none yet)
 	Now               func() time.Time
 }
 
-// Server is the API's long-running part: New, Handle, Start, StoresReady, then Stop.
+// Server is the API's long-running part: New, Register, Start, StoresReady, then Stop. It
+// follows the lifecycle contract: Start and Stop are idempotent and Stop waits for everything
+// Start started; a stopped Server does not start again.
 type Server struct {
 	cfg    Config
 	log    *slog.Logger
 	pool   *pgxpool.Pool
 	srv    *fasthttp.Server
-	ln     net.Listener
-	done   chan error
 	router *router.Router
+	routes []*Route // in registration order, this package's own first
 
-	routes  map[string]*route
-	order   []*route
-	auth    *authCache
-	limiter *limiter
-	caps    *capCache
-	usage   *oltp.UsageLog
+	auth    *admission.Auth
+	limiter *admission.Limiter
+	caps    *admission.Caps
+	usage   *metering.Log // nil without a pool
 	doc     atomic.Pointer[[]byte]
-	push    PushStats
 
-	ctx    context.Context // lives from New to Stop; request store calls use it
+	mu     sync.Mutex // the fields below
+	state  int        // idle, running or stopped
+	ln     net.Listener
+	done   chan error       // the serving goroutine's result
+	parts  *lifecycle.Group // metering log, auth-cache listener, janitor
+	ctx    context.Context  // from Start to Stop; request store calls use it
 	cancel context.CancelFunc
-	bg     sync.WaitGroup
 }
 
-// New builds the server and every route of the contract.
+const (
+	idle = iota
+	running
+	stopped
+)
+
+// New builds the server with its own routes (health, readiness, the OpenAPI document); handler
+// packages add theirs with Register.
 func New(cfg Config) *Server {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -97,14 +113,14 @@ func New(cfg Config) *Server {
 	if cfg.MeteringDir == "" {
 		cfg.MeteringDir = filepath.Join(".run", "metering")
 	}
-	if cfg.Push == nil {
-		cfg.Push = noPushTables{}
+	s := &Server{cfg: cfg, log: cfg.Log, pool: cfg.Pool, router: router.New()}
+	s.auth = admission.NewAuth(cfg.Pool, cfg.Log)
+	s.limiter = admission.NewLimiter(oltp.RateWindows{Pool: cfg.Pool}, cfg.Log)
+	s.caps = admission.NewCaps(cfg.Pool)
+	if cfg.Pool != nil {
+		s.usage = metering.New(metering.Config{Dir: cfg.MeteringDir, Pool: cfg.Pool, Log: cfg.Log,
+			QueueSize: cfg.MeteringQueue, FlushInterval: cfg.MeteringFlush, SyncEvery: cfg.MeteringSyncEvery})
 	}
-	s := &Server{cfg: cfg, log: cfg.Log, pool: cfg.Pool, router: router.New(), done: make(chan error, 1), routes: map[string]*route{}, push: cfg.Push}
-	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.auth = newAuthCache(cfg.Pool, cfg.Log)
-	s.limiter = &limiter{store: oltp.RateWindows{Pool: cfg.Pool}, log: cfg.Log}
-	s.caps = newCapCache(cfg.Pool)
 	s.router.RedirectTrailingSlash = false
 	s.router.RedirectFixedPath = false
 	s.router.NotFound = notFoundHandler
@@ -113,22 +129,10 @@ func New(cfg Config) *Server {
 		s.log.Error("panic", "path", string(ctx.Path()), "panic", fmt.Sprint(p))
 		writeError(ctx, Internal(nil))
 	}
-	for _, rt := range Contract() {
-		r := &route{rt: rt}
-		s.routes[rt.Name] = r
-		s.order = append(s.order, r)
-		switch rt.Name {
-		case "healthz":
-			s.router.GET(rt.Path, s.healthz)
-		case "readyz":
-			s.router.GET(rt.Path, s.readyz)
-		case "openapi":
-			s.router.GET(rt.Path, s.openapi)
-		default:
-			s.router.Handle(rt.Method, rt.Path, s.handler(r))
-		}
+	own := map[string]fasthttp.RequestHandler{"healthz": s.healthz, "readyz": s.readyz, "openapi": s.openapi}
+	for _, rt := range publicRoutes() {
+		s.add(rt, own[rt.Name])
 	}
-	s.registerBuiltins()
 	s.srv = &fasthttp.Server{
 		Handler:               s.router.Handler,
 		Name:                  "hiringsignal",
@@ -143,15 +147,47 @@ func New(cfg Config) *Server {
 	return s
 }
 
-// Handle sets the handler of the contract route named name (its operation id, e.g.
-// "reqs.search"), replacing its 501 answer. Call it before Start. An unknown name panics: the
-// route must be in Contract first.
-func (s *Server) Handle(name string, h HandlerFunc) {
-	r, ok := s.routes[name]
-	if !ok || r.rt.Public {
-		panic(fmt.Sprintf("api: no contract route named %q: add it to Contract() in api/contract.go", name))
+// Register adds routes: each is routed through the chain to its Handler and listed in
+// /openapi.json. Call it before Start. A route without a handler, a name or a method and path
+// already registered, or a call after Start panics: the route table is fixed at build time.
+func (s *Server) Register(routes ...*Route) {
+	for _, rt := range routes {
+		if rt.Handler == nil {
+			panic(fmt.Sprintf("api: route %q has no handler: register a route once its handler exists", rt.Name))
+		}
+		s.add(rt, nil)
 	}
-	r.h = h
+}
+
+// add registers a copy of rt, served by serve (nil: the chain, then rt.Handler).
+func (s *Server) add(rt *Route, serve fasthttp.RequestHandler) {
+	s.mu.Lock()
+	st := s.state
+	s.mu.Unlock()
+	if st != idle {
+		panic(fmt.Sprintf("api: route %q registered after Start", rt.Name))
+	}
+	if slices.ContainsFunc(s.routes, func(r *Route) bool { return r.Name == rt.Name }) {
+		panic(fmt.Sprintf("api: route %q registered twice", rt.Name))
+	}
+	r := *rt
+	if r.Idempotent {
+		r.Params = append(slices.Clip(r.Params), idempotencyKey())
+	}
+	if serve == nil {
+		serve = s.handler(&r)
+	}
+	s.router.Handle(r.Method, r.Path, serve)
+	s.routes = append(s.routes, &r)
+}
+
+// Routes lists the routes served, in registration order (copies: changing them changes nothing).
+func (s *Server) Routes() []Route {
+	out := make([]Route, len(s.routes))
+	for i, r := range s.routes {
+		out[i] = *r
+	}
+	return out
 }
 
 func (s *Server) now() time.Time {
@@ -161,13 +197,21 @@ func (s *Server) now() time.Time {
 	return time.Now()
 }
 
-// Router exposes the router so route groups can be registered before Start.
+// Router exposes the router (tests compare what it routes with the document).
 func (s *Server) Router() *router.Router { return s.router }
 
-// Start listens and serves in the background, and starts the metering log, the auth-cache
-// listener and the janitor when a Postgres pool is configured. A taken port is reported with the
-// flag to change.
-func (s *Server) Start() error {
+// Start listens and serves in the background and, when a Postgres pool is configured, starts the
+// metering log, the auth-cache listener and the janitor. A taken port is reported with the flag
+// to change. A second Start does nothing.
+func (s *Server) Start(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch s.state {
+	case running:
+		return nil
+	case stopped:
+		return errors.New("cannot start the API server: it was stopped; build a new one")
+	}
 	ln, err := net.Listen("tcp", s.cfg.Listen)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
@@ -181,29 +225,49 @@ func (s *Server) Start() error {
 		return err
 	}
 	s.doc.Store(&doc)
-	ctx := s.ctx
+	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	if s.pool != nil {
-		u, err := oltp.OpenUsageLog(oltp.UsageLogConfig{Dir: s.cfg.MeteringDir, Pool: s.pool, Log: s.log,
-			QueueSize: s.cfg.MeteringQueue, FlushInterval: s.cfg.MeteringFlush, SyncEvery: s.cfg.MeteringSyncEvery})
-		if err != nil {
+		g := &lifecycle.Group{}
+		g.Add("metering log", s.usage)
+		g.Add("auth cache", s.auth)
+		g.Add("janitor", &lifecycle.Loop{Run: s.janitor})
+		if err := g.Start(ctx); err != nil {
 			ln.Close()
+			s.cancel()
 			return err
 		}
-		s.usage = u
-		u.Start()
-		s.bg.Add(3)
-		go func() { defer s.bg.Done(); s.auth.listen(ctx) }()
-		go func() { defer s.bg.Done(); s.auth.heartbeat(ctx) }()
-		go func() { defer s.bg.Done(); s.janitor(ctx) }()
+		s.parts = g
 	}
-	s.ln = ln
-	go func() { s.done <- s.srv.Serve(ln) }()
+	s.ln, s.done, s.state = ln, make(chan error, 1), running
+	go func(done chan<- error) { done <- s.srv.Serve(ln) }(s.done)
 	s.log.Info("api listening", "addr", ln.Addr().String())
 	return nil
 }
 
+// Stop stops accepting connections, waits for in-flight requests, then stops the background
+// parts in reverse and writes out the metering log (what cannot reach Postgres stays on disk for
+// the next start). A Stop of a server that is not running does nothing.
+func (s *Server) Stop(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != running {
+		return nil
+	}
+	s.state = stopped
+	err := s.srv.ShutdownWithContext(ctx)
+	// Shutdown closes only the listeners Serve has taken up; a Stop right after Start can come
+	// first, so close ours too, or Serve would accept on it forever.
+	_ = s.ln.Close()
+	<-s.done
+	s.cancel()
+	if s.parts != nil {
+		err = errors.Join(err, s.parts.Stop(ctx))
+	}
+	return err
+}
+
 // StoresReady runs once the stores are migrated: it installs the demo key and records a schema
-// change when the contract changed since the last start.
+// change when the document changed since the last start.
 func (s *Server) StoresReady(ctx context.Context) error {
 	if s.pool == nil {
 		return nil
@@ -216,6 +280,8 @@ func (s *Server) StoresReady(ctx context.Context) error {
 	return s.recordSchema(ctx)
 }
 
+// janitor sweeps ended rate windows every 30 s and, every 10 minutes, expires idempotency keys
+// and forgets old metering segment ids.
 func (s *Server) janitor(ctx context.Context) {
 	t := time.NewTicker(30 * time.Second)
 	defer t.Stop()
@@ -226,14 +292,14 @@ func (s *Server) janitor(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		s.limiter.sweep(ctx, s.now())
+		s.limiter.Sweep(ctx, s.now())
 		if n++; n%20 == 0 {
 			if err := oltp.ExpireIdempotency(ctx, s.pool); err != nil {
 				s.log.Warn("cannot expire idempotency keys", "err", err)
 			}
 			// Only a segment committed but not yet deleted when its process died can come back,
 			// and it comes back when that instance restarts: 30 days covers any restart.
-			if err := oltp.PruneUsageSegments(ctx, s.pool, 30*24*time.Hour); err != nil {
+			if err := metering.PruneSegments(ctx, s.pool, 30*24*time.Hour); err != nil {
 				s.log.Warn("cannot prune flushed metering segment ids", "err", err)
 			}
 		}
@@ -241,38 +307,15 @@ func (s *Server) janitor(ctx context.Context) {
 }
 
 // Addr is the address the server listens on (useful with port 0).
-func (s *Server) Addr() string { return s.ln.Addr().String() }
-
-// Stop stops accepting connections, waits for in-flight requests, then stops the background
-// parts and writes out the metering log (what cannot reach Postgres stays on disk for the next start).
-func (s *Server) Stop(ctx context.Context) error {
-	if s.ln == nil {
-		s.cancel()
-		return nil
-	}
-	err := s.srv.ShutdownWithContext(ctx)
-	<-s.done
-	s.cancel()
-	s.bg.Wait()
-	if s.usage != nil {
-		if uerr := s.usage.Stop(ctx); uerr != nil && err == nil {
-			err = uerr
-		}
-	}
-	return err
+func (s *Server) Addr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ln.Addr().String()
 }
 
-// FlushUsage moves every metered unit this instance recorded into Postgres (tests, usage reads).
-func (s *Server) FlushUsage(ctx context.Context) error {
-	if s.usage == nil {
-		return nil
-	}
-	if err := s.usage.Flush(ctx); err != nil {
-		return err
-	}
-	s.caps.forget()
-	return nil
-}
+// AuthListening reports whether this instance receives key and account change notifications
+// (while it does not, every call reads Postgres).
+func (s *Server) AuthListening() bool { return s.auth.Listening() }
 
 func (s *Server) healthz(ctx *fasthttp.RequestCtx) {
 	ctx.SetContentType("application/json")
@@ -310,10 +353,6 @@ func (s *Server) openapi(ctx *fasthttp.RequestCtx) {
 	ctx.SetContentType("application/json")
 	ctx.SetBody(*doc)
 }
-
-// AuthListening reports whether this instance receives key and account change notifications
-// (while it does not, every call reads Postgres).
-func (s *Server) AuthListening() bool { return s.auth.listening() }
 
 // fasthttpLogger sends fasthttp's connection-level messages to slog at debug level.
 type fasthttpLogger struct{ log *slog.Logger }

@@ -17,8 +17,34 @@ func TestStartOnATakenPortNamesThePortAndTheFlag(t *testing.T) {
 	require.NoError(t, err)
 	defer ln.Close()
 	srv := api.New(api.Config{Listen: ln.Addr().String(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	err = srv.Start()
+	err = srv.Start(context.Background())
 	require.ErrorContains(t, err, ln.Addr().String())
 	require.ErrorContains(t, err, "--listen")
 	require.NoError(t, srv.Stop(context.Background()))
+}
+
+// The server follows the lifecycle contract: Stop before Start and a second Stop do nothing, a
+// second Start does nothing, and a stopped server does not start again.
+func TestServerStartAndStopAreIdempotent(t *testing.T) {
+	ctx := context.Background()
+	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	require.NoError(t, srv.Stop(ctx))
+	require.NoError(t, srv.Start(ctx))
+	addr := srv.Addr()
+	require.NoError(t, srv.Start(ctx))
+	require.Equal(t, addr, srv.Addr(), "a second Start keeps the running server")
+	require.NoError(t, srv.Stop(ctx))
+	require.NoError(t, srv.Stop(ctx))
+	require.Error(t, srv.Start(ctx))
+	_, err := net.Dial("tcp", addr)
+	require.Error(t, err, "stopped: nothing listens any more")
+}
+
+// A route is registered with its handler or not at all.
+func TestRegisterRefusesARouteWithoutHandler(t *testing.T) {
+	srv := api.New(api.Config{})
+	require.Panics(t, func() { srv.Register(&api.Route{Name: "x", Method: "GET", Path: "/v1/x"}) })
+	ok := &api.Route{Name: "x", Method: "GET", Path: "/v1/x", Handler: func(c *api.Call) (int, error) { return 0, c.NoContent() }}
+	srv.Register(ok)
+	require.Panics(t, func() { srv.Register(ok) }, "a name registered twice")
 }

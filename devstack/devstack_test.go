@@ -70,7 +70,7 @@ func TestReadyzTurns503NamingTheStoppedStore(t *testing.T) {
 
 	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Checks: []api.Check{{Name: "postgres", Ping: pg.Ping}, {Name: "clickhouse", Ping: ch.Ping}}})
-	require.NoError(t, srv.Start())
+	require.NoError(t, srv.Start(ctx))
 	defer srv.Stop(ctx)
 	base := fmt.Sprintf("http://%s", srv.Addr())
 

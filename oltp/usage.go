@@ -18,9 +18,9 @@ const (
 	MeterDeliveredChange = "delivered_change"
 )
 
-// KeyUsage is one key's metered totals over a window.
-type KeyUsage struct {
-	KeyID            int64            `json:"key_id"`
+// UsageTotals are metered totals: calls, the units of each meter class, forced-fresh calls, units
+// by meter class and calls by function.
+type UsageTotals struct {
 	Calls            int64            `json:"calls"`
 	SourceRows       int64            `json:"source_rows"`
 	Changes          int64            `json:"changes"`
@@ -29,6 +29,28 @@ type KeyUsage struct {
 	ForcedFresh      int64            `json:"forced_fresh"`
 	ByMeterClass     map[string]int64 `json:"by_meter_class"`
 	ByFunction       map[string]int64 `json:"by_function"`
+}
+
+// Add adds o to t (whose maps must not be nil).
+func (t *UsageTotals) Add(o UsageTotals) {
+	t.Calls += o.Calls
+	t.SourceRows += o.SourceRows
+	t.Changes += o.Changes
+	t.Watches += o.Watches
+	t.DeliveredChanges += o.DeliveredChanges
+	t.ForcedFresh += o.ForcedFresh
+	for m, v := range o.ByMeterClass {
+		t.ByMeterClass[m] += v
+	}
+	for f, v := range o.ByFunction {
+		t.ByFunction[f] += v
+	}
+}
+
+// KeyUsage is one key's metered totals over a window.
+type KeyUsage struct {
+	KeyID int64 `json:"key_id"`
+	UsageTotals
 }
 
 // UsageByKey returns the metered totals of every key of customerID with at least one metered
@@ -50,7 +72,7 @@ func UsageByKey(ctx context.Context, pool *pgxpool.Pool, customerID string, sinc
 			return nil, fmt.Errorf("cannot read usage: %w", err)
 		}
 		if len(out) == 0 || out[len(out)-1].KeyID != keyID {
-			out = append(out, KeyUsage{KeyID: keyID, ByMeterClass: map[string]int64{}, ByFunction: map[string]int64{}})
+			out = append(out, KeyUsage{KeyID: keyID, UsageTotals: UsageTotals{ByMeterClass: map[string]int64{}, ByFunction: map[string]int64{}}})
 		}
 		k := &out[len(out)-1]
 		k.Calls += calls

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/sourcegraph/conc/pool"
 
+	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/pipeline/ats"
 )
 
@@ -27,6 +29,7 @@ type CycleStats struct {
 	SourcesFailed int
 	Pages         int
 	NotModified   int // pages answered 304 and replayed from the page cache
+	CacheEvicted  int // pages the page cache evicted (least recently used) to stay in its bound
 	Postings      int
 	Malformed     int
 	Unresolved    int
@@ -39,6 +42,14 @@ type CycleStats struct {
 	Duration      time.Duration
 	CollectTook   time.Duration // fetch → dedup, shared by the regions of one pass
 	EmitTook      time.Duration
+}
+
+// row is the cycles row that commits the cycle.
+func (s *CycleStats) row() analytics.Cycle {
+	return analytics.Cycle{Region: s.Region, Tick: s.Tick, CycleTime: s.CycleTime, StartedAt: s.StartedAt,
+		SourcesTotal: uint32(s.Sources), SourcesOK: uint32(s.SourcesOK), SourcesFailed: uint32(s.SourcesFailed),
+		Pages: uint32(s.Pages), Postings: uint64(s.Postings), Malformed: uint64(s.Malformed), Unresolved: uint64(s.Unresolved),
+		ReqsLive: uint64(s.ReqsLive), Events: uint64(s.Events), SeqFrom: s.SeqFrom, SeqTo: s.SeqTo}
 }
 
 // pageMsg carries one page from the fetch stage to the normalize stage: parsed postings, or an
@@ -79,10 +90,28 @@ type Config struct {
 	Fetch            FetchConfig
 	NormalizeWorkers int // default GOMAXPROCS
 	InsertBatch      int // rows per INSERT block (default 50,000)
+	// PageCacheBytes bounds the page cache that replays 304s (default 128 MiB, approximate);
+	// beyond it the least recently used pages are evicted and fetched in full next time.
+	PageCacheBytes int64
 	// OnObservation, when set, is called (concurrently) for every posting resolved to a req: tests
 	// use it to score dedup against the simulator's ground truth.
 	OnObservation func(sourceKey, sourceID, reqKey string)
 	Log           *slog.Logger
+}
+
+func (c *Config) defaults() {
+	if c.NormalizeWorkers <= 0 {
+		c.NormalizeWorkers = runtime.GOMAXPROCS(0)
+	}
+	if c.InsertBatch <= 0 {
+		c.InsertBatch = 50_000
+	}
+	if c.PageCacheBytes <= 0 {
+		c.PageCacheBytes = 128 << 20
+	}
+	if c.Log == nil {
+		c.Log = slog.Default()
+	}
 }
 
 // NewCrawler loads the committed ledger state and returns a crawler.
@@ -91,20 +120,21 @@ func NewCrawler(ctx context.Context, ch driver.Conn, cfg Config) (*Crawler, erro
 	if err != nil {
 		return nil, err
 	}
-	if cfg.NormalizeWorkers <= 0 {
-		cfg.NormalizeWorkers = runtime.GOMAXPROCS(0)
-	}
-	if cfg.InsertBatch <= 0 {
-		cfg.InsertBatch = 50_000
-	}
-	if cfg.Log == nil {
-		cfg.Log = slog.Default()
-	}
-	return &Crawler{ch: ch, fetch: NewFetcher(cfg.Fetch), log: cfg.Log, batch: cfg.InsertBatch, workers: cfg.NormalizeWorkers, onObs: cfg.OnObservation, state: st, pages: newPageCache()}, nil
+	return newCrawler(ch, st, cfg), nil
+}
+
+func newCrawler(ch driver.Conn, st *State, cfg Config) *Crawler {
+	cfg.defaults()
+	return &Crawler{ch: ch, fetch: NewFetcher(cfg.Fetch), log: cfg.Log, batch: cfg.InsertBatch, workers: cfg.NormalizeWorkers,
+		onObs: cfg.OnObservation, state: st, pages: newPageCache(cfg.PageCacheBytes)}
 }
 
 // Fetcher exposes the crawler's HTTP side (for the directory).
 func (c *Crawler) Fetcher() *Fetcher { return c.fetch }
+
+// PageCacheStats reports the pages the page cache keeps, their approximate bytes, and the
+// evictions since the crawler started.
+func (c *Crawler) PageCacheStats() (pages int, bytes int64, evictions uint64) { return c.pages.stats() }
 
 // State returns the in-memory ledger state (read-only use, between cycles).
 func (c *Crawler) State() *State { return c.state }
@@ -114,11 +144,7 @@ func (c *Crawler) State() *State { return c.state }
 // latest committed one is never run (diffing old pages against newer state would invent closes
 // and reopenings); backfilling earlier history needs a fresh database.
 func (c *Crawler) Committed(ctx context.Context, region string, tick uint32) (bool, error) {
-	var n uint64
-	if err := c.ch.QueryRow(ctx, "SELECT count() FROM cycles WHERE region = ? AND tick >= ?", region, tick).Scan(&n); err != nil {
-		return false, fmt.Errorf("cannot check cycle %s/%d: %w", region, tick, err)
-	}
-	return n > 0, nil
+	return analytics.CycleCommitted(ctx, c.ch, region, tick)
 }
 
 // RunCycle crawls one region of dir. A cycle already committed is skipped.
@@ -208,7 +234,7 @@ func (c *Crawler) RunRegions(ctx context.Context, dir *Directory, regions []stri
 		for _, a := range seen {
 			a.release() // the events hold what they need; free the attribute copies before emit
 		}
-		w := &cycleWrite{events: events}
+		w := &analytics.CycleWrite{Events: events}
 		c.number(w, st)
 		var regionSources []*Source
 		for _, s := range sources {
@@ -216,11 +242,11 @@ func (c *Crawler) RunRegions(ctx context.Context, dir *Directory, regions []stri
 				regionSources = append(regionSources, s)
 			}
 		}
-		c.sightings(w, seen, tick, cycleTime, dir, region, regionSources, status)
+		c.sightings(w, seen, cycleTime, dir, region, regionSources, status)
 		_, st.ReqsLive = c.liveAfter(region, companyRegion, events)
-		w.stats = *st
+		w.Cycle = st.row()
 		te := time.Now()
-		if err := emit(ctx, c.ch, w, c.batch); err != nil {
+		if err := analytics.WriteCycle(ctx, c.ch, w, c.batch); err != nil {
 			return out(), fmt.Errorf("cycle %s/%d: %w", region, tick, err)
 		}
 		st.EmitTook = time.Since(te)
@@ -285,10 +311,12 @@ func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver,
 					out = append(out, o)
 					keep = append(keep, cachedObs{reqKey: o.reqKey, sourceID: o.sourceID})
 				}
+				evicted := 0
 				if m.etag != "" {
-					c.pages.put(m.url, &cachedPage{etag: m.etag, next: m.next, obs: keep})
+					evicted = c.pages.put(m.url, &cachedPage{etag: m.etag, next: m.next, obs: keep})
 				}
 				countMu.Lock()
+				stats[m.src.Region].CacheEvicted += evicted
 				stats[m.src.Region].Postings += len(m.postings)
 				stats[m.src.Region].Unresolved += unresolved
 				countMu.Unlock()
@@ -334,7 +362,7 @@ func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver,
 		for _, p := range pending {
 			keys = append(keys, p.co.reqKey)
 		}
-		last, err := loadEvents(ctx, c.ch, c.state.nextSeq-1, keys)
+		last, err := analytics.LatestEvents(ctx, c.ch, c.state.nextSeq-1, keys)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -364,22 +392,36 @@ func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver,
 	return d.reqs, status, nil
 }
 
-// fetchSource walks a source's pages; false when any page failed (the source is unknown).
+// errSourceDeadline is why a source's fetches stop at FetchConfig.SourceDeadline.
+var errSourceDeadline = errors.New("source deadline exceeded")
+
+// fetchSource walks a source's pages; false when any page failed (the source is unknown). All
+// its pages and retries share one deadline, and every next page must be on the first page's
+// scheme, host and port.
 func (c *Crawler) fetchSource(ctx context.Context, src *Source, out chan<- pageMsg, mu *sync.Mutex, st *CycleStats) bool {
 	ad, ok := ats.For(src.Vendor)
 	if !ok {
 		c.log.Warn("no adapter for vendor; source skipped", "source", src.Key, "vendor", src.Vendor)
 		return false
 	}
+	sctx, cancel := context.WithTimeoutCause(ctx, c.fetch.cfg.SourceDeadline, errSourceDeadline)
+	defer cancel()
 	url := src.URL
 	for n := 0; url != "" && n < 10_000; n++ {
+		if n > 0 && !sameOrigin(src.URL, url) {
+			c.log.Warn("next page off the source's host refused; source failed", "source", src.Key, "url", url)
+			return false
+		}
 		etag := ""
 		cp := c.pages.get(url)
 		if cp != nil {
 			etag = cp.etag
 		}
-		res, err := c.fetch.fetchPage(ctx, ad, url, etag)
+		res, err := c.fetch.fetchPage(sctx, ad, url, etag)
 		if err != nil {
+			if cause := context.Cause(sctx); cause != nil {
+				err = fmt.Errorf("%w: %w", cause, err)
+			}
 			c.log.Debug("source failed this cycle", "source", src.Key, "url", url, "err", err)
 			return false
 		}
@@ -396,7 +438,7 @@ func (c *Crawler) fetchSource(ctx context.Context, src *Source, out chan<- pageM
 		}
 		mu.Unlock()
 		select {
-		case out <- msg:
+		case out <- msg: // waiting on the later stages is not the source's time: ctx, not sctx
 		case <-ctx.Done():
 			return false
 		}
@@ -406,7 +448,7 @@ func (c *Crawler) fetchSource(ctx context.Context, src *Source, out chan<- pageM
 }
 
 // sightings adds new board sightings, changed companies and new ATS tenants to w.
-func (c *Crawler) sightings(w *cycleWrite, seen map[string]*reqAgg, tick uint32, cycleTime time.Time, dir *Directory, region string, sources []*Source, status map[string]sourceStatus) {
+func (c *Crawler) sightings(w *analytics.CycleWrite, seen map[string]*reqAgg, cycleTime time.Time, dir *Directory, region string, sources []*Source, status map[string]sourceStatus) {
 	c.boardSightings(w, seen, cycleTime)
 	vendor := map[uint64]string{}
 	for _, s := range sources {
@@ -419,7 +461,7 @@ func (c *Crawler) sightings(w *cycleWrite, seen map[string]*reqAgg, tick uint32,
 			continue
 		}
 		if _, ok := c.state.ats[atsKey(id, s.Vendor, s.Tenant)]; !ok {
-			w.ats = append(w.ats, atsSighting{companyID: id, vendor: s.Vendor, tenant: s.Tenant, firstSeen: cycleTime, tick: tick})
+			w.ATS = append(w.ATS, analytics.VendorSighting{CompanyID: id, Vendor: s.Vendor, Tenant: s.Tenant, FirstSeen: cycleTime})
 		}
 	}
 	for _, co := range dir.Companies {
@@ -427,13 +469,11 @@ func (c *Crawler) sightings(w *cycleWrite, seen map[string]*reqAgg, tick uint32,
 			continue
 		}
 		id := CompanyID(co.Domain)
-		row := companyRow{ID: id, Domain: co.Domain, Name: co.Name, NameKey: nameKey(co.Name), HQCountry: co.HQCountry, Region: co.Region,
-			Industry: co.Industry, Headcount: co.HeadcountBand, AgencyKind: co.AgencyKind, ATSVendor: vendor[id]}
-		if row.ATSVendor != "" {
-			row.Covered = 1
-		}
-		if prev, ok := c.state.companies[id]; !ok || prev != row {
-			w.companies = append(w.companies, row)
+		row := analytics.Company{CompanyID: id, Domain: co.Domain, Name: co.Name, NameKey: nameKey(co.Name), HQCountry: co.HQCountry,
+			Region: co.Region, Industry: co.Industry, HeadcountBand: co.HeadcountBand, AgencyKind: co.AgencyKind, ATSVendor: vendor[id],
+			Covered: vendor[id] != "", UpdatedAt: cycleTime}
+		if prev, ok := c.state.companies[id]; !ok || !prev.SameAs(row) {
+			w.Companies = append(w.Companies, row)
 		}
 	}
 }
@@ -469,26 +509,26 @@ func (c *Crawler) liveAfter(region string, companyRegion map[uint64]string, even
 
 // apply advances the in-memory state after a commit. Reqs seen without an event keep their last
 // event but take this cycle's sources, so the closing rule waits for the sources that carry them now.
-func (c *Crawler) apply(w *cycleWrite, seen map[string]*reqAgg) {
-	for i := range w.events {
-		c.state.reqs[w.events[i].ReqKey] = stateOf(&w.events[i])
+func (c *Crawler) apply(w *analytics.CycleWrite, seen map[string]*reqAgg) {
+	for i := range w.Events {
+		c.state.reqs[w.Events[i].ReqKey] = stateOf(&w.Events[i])
 	}
 	for key, a := range seen {
-		if e := c.state.reqs[key]; e != nil && e.tick != w.stats.Tick && !sameSet(e.sources, a.sources) {
+		if e := c.state.reqs[key]; e != nil && e.tick != w.Cycle.Tick && !sameSet(e.sources, a.sources) {
 			e.sources = sortedCopy(a.sources)
 		}
 	}
-	for _, b := range w.boards {
-		c.state.boardsSeen[b.reqKey] = append(c.state.boardsSeen[b.reqKey], b.board)
+	for _, b := range w.Boards {
+		c.state.boardsSeen[b.ReqKey] = append(c.state.boardsSeen[b.ReqKey], b.Board)
 	}
-	for _, co := range w.companies {
-		c.state.companies[co.ID] = co
+	for _, co := range w.Companies {
+		c.state.companies[co.CompanyID] = co
 	}
-	for _, a := range w.ats {
-		c.state.ats[atsKey(a.companyID, a.vendor, a.tenant)] = struct{}{}
+	for _, a := range w.ATS {
+		c.state.ats[atsKey(a.CompanyID, a.Vendor, a.Tenant)] = struct{}{}
 	}
-	if n := len(w.events); n > 0 {
-		c.state.nextSeq = w.events[n-1].Seq + 1
+	if n := len(w.Events); n > 0 {
+		c.state.nextSeq = w.Events[n-1].Seq + 1
 	}
 }
 
@@ -528,27 +568,27 @@ type pendingObs struct {
 	co  cachedObs
 }
 
-// attrs reads the latest committed events of keys (see loadEvents).
+// attrs reads the latest committed events of keys (see analytics.LatestEvents).
 func (c *Crawler) attrs(ctx context.Context) func(keys []string) (map[string]*Event, error) {
 	return func(keys []string) (map[string]*Event, error) {
-		return loadEvents(ctx, c.ch, c.state.nextSeq-1, keys)
+		return analytics.LatestEvents(ctx, c.ch, c.state.nextSeq-1, keys)
 	}
 }
 
 // number gives the cycle's events their event_seq, following the committed watermark, and
 // counts them in st.
-func (c *Crawler) number(w *cycleWrite, st *CycleStats) {
+func (c *Crawler) number(w *analytics.CycleWrite, st *CycleStats) {
 	st.SeqFrom = c.state.nextSeq
-	for i := range w.events {
-		w.events[i].Seq = c.state.nextSeq + uint64(i)
-		st.ByType[w.events[i].Type]++
+	for i := range w.Events {
+		w.Events[i].Seq = c.state.nextSeq + uint64(i)
+		st.ByType[w.Events[i].Type]++
 	}
-	st.Events = len(w.events)
-	st.SeqTo = st.SeqFrom + uint64(len(w.events)) - 1
+	st.Events = len(w.Events)
+	st.SeqTo = st.SeqFrom + uint64(len(w.Events)) - 1
 }
 
 // boardSightings adds to w every board seen carrying a req for the first time.
-func (c *Crawler) boardSightings(w *cycleWrite, seen map[string]*reqAgg, at time.Time) {
+func (c *Crawler) boardSightings(w *analytics.CycleWrite, seen map[string]*reqAgg, at time.Time) {
 	for key, a := range seen {
 		have := c.state.boardsSeen[key]
 		for _, b := range a.boards {
@@ -559,7 +599,8 @@ func (c *Crawler) boardSightings(w *cycleWrite, seen map[string]*reqAgg, at time
 			if contains(a.atsBoards, b) {
 				st = "ats_tenant"
 			}
-			w.boards = append(w.boards, boardSighting{reqKey: key, companyID: a.companyID, board: b, sourceType: st, firstSeen: at})
+			w.Boards = append(w.Boards, analytics.ReqBoard{ReqKey: key,
+				BoardSighting: analytics.BoardSighting{CompanyID: a.companyID, Board: b, SourceType: st, FirstSeen: at}})
 		}
 	}
 }

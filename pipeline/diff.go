@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/planehq/hiringsignal/analytics"
 )
 
 // sourceStatus is what the fetch stage learned of each source this cycle.
@@ -38,17 +40,17 @@ func diff(st *State, region string, tick uint32, cycleTime time.Time, seen map[s
 		ev := eventFrom(a, region, tick, cycleTime)
 		switch {
 		case prev == nil:
-			ev.Type = Opened
+			ev.Type = analytics.EventOpened
 			ev.FirstSeen = cycleTime
 			if !a.best.postedAt.IsZero() && a.best.postedAt.Before(cycleTime) && a.best.postedAt.After(cycleTime.Add(-3*time.Hour)) {
 				ev.OccurredAt = a.best.postedAt.UTC().Truncate(time.Second)
 			}
 		case !prev.live:
-			ev.Type = Reposted
+			ev.Type = analytics.EventReposted
 			ev.FirstSeen = time.Unix(prev.firstSeen, 0).UTC()
 			ev.RepostCount = prev.repostCount + 1
 		case tick >= prev.tick+ReobserveEvery:
-			ev.Type = Reobserved
+			ev.Type = analytics.EventReobserved
 			ev.FirstSeen = time.Unix(prev.firstSeen, 0).UTC()
 			ev.RepostCount = prev.repostCount
 		default:
@@ -73,7 +75,7 @@ func diff(st *State, region string, tick uint32, cycleTime time.Time, seen map[s
 		}
 		for _, key := range closing {
 			ev := *last[key]
-			ev.Type = Closed
+			ev.Type = analytics.EventClosed
 			ev.Tick = tick
 			ev.Region = region
 			ev.OccurredAt = cycleTime

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,7 +26,15 @@ type FetchConfig struct {
 	Attempts     int           // attempts per page for retryable failures (default 4)
 	Backoff      time.Duration // first retry delay, doubled each time (default 200ms)
 	MaxRetryWait time.Duration // cap on a Retry-After honoured (default 30s)
-	MaxBody      int64         // bytes per page (default 64 MiB)
+	// SourceDeadline bounds one source: all its pages, retries and backoff (default 2m). A source
+	// past it fails for the cycle like any failed source.
+	SourceDeadline time.Duration
+	// MaxBody is the most bytes one page may have once decoded (default 8 MiB); a larger page
+	// fails its source.
+	MaxBody int64
+	// BodyBudget bounds the page bodies held in memory at once across all workers (default
+	// 256 MiB): at most BodyBudget/MaxBody pages (at least one) are read and parsed at a time.
+	BodyBudget int64
 }
 
 func (c *FetchConfig) defaults() {
@@ -48,8 +56,14 @@ func (c *FetchConfig) defaults() {
 	if c.MaxRetryWait <= 0 {
 		c.MaxRetryWait = 30 * time.Second
 	}
+	if c.SourceDeadline <= 0 {
+		c.SourceDeadline = 2 * time.Minute
+	}
 	if c.MaxBody <= 0 {
-		c.MaxBody = 64 << 20
+		c.MaxBody = 8 << 20
+	}
+	if c.BodyBudget <= 0 {
+		c.BodyBudget = 256 << 20
 	}
 }
 
@@ -61,6 +75,8 @@ type Fetcher struct {
 
 	mu    sync.Mutex
 	hosts map[string]chan struct{}
+
+	bodies chan struct{} // one token per page body that may be held at once (BodyBudget/MaxBody)
 }
 
 // fetched is one page's outcome: parsed, or unchanged since the ETag the caller sent.
@@ -84,7 +100,7 @@ func NewFetcher(cfg FetchConfig) *Fetcher {
 	}
 	return &Fetcher{cfg: cfg, client: &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error {
 		return http.ErrUseLastResponse
-	}}, hosts: map[string]chan struct{}{}}
+	}}, hosts: map[string]chan struct{}{}, bodies: make(chan struct{}, max(1, cfg.BodyBudget/cfg.MaxBody))}
 }
 
 // Client is the fetcher's HTTP client (for the directory).
@@ -161,6 +177,10 @@ func (f *Fetcher) fetchPage(ctx context.Context, ad ats.Adapter, pageURL, etag s
 		if attempt == f.cfg.Attempts {
 			break
 		}
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+			// The source's deadline passes before the retry: give up now rather than hold a worker.
+			return fetched{}, fmt.Errorf("retry in %s is past the source deadline: %w", wait, lastErr)
+		}
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
@@ -199,6 +219,13 @@ func (f *Fetcher) attempt(ctx context.Context, ad ats.Adapter, pageURL, etag str
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 		return fetched{}, errPermanent{status: resp.StatusCode}
 	}
+	// The body is held from here until it is parsed: take one of the budget's tokens for it.
+	select {
+	case f.bodies <- struct{}{}:
+	case <-actx.Done():
+		return fetched{}, retryable{err: fmt.Errorf("cannot get memory for the body: %w", actx.Err())}
+	}
+	defer func() { <-f.bodies }()
 	var r io.Reader = resp.Body
 	if resp.Header.Get("Content-Encoding") == "gzip" {
 		zr, err := gzip.NewReader(resp.Body)
@@ -208,20 +235,80 @@ func (f *Fetcher) attempt(ctx context.Context, ad ats.Adapter, pageURL, etag str
 		defer zr.Close()
 		r = zr
 	}
-	var buf bytes.Buffer
-	if _, err := io.Copy(&buf, io.LimitReader(r, f.cfg.MaxBody+1)); err != nil {
-		return fetched{}, retryable{err: fmt.Errorf("cannot read body: %w", err)}
-	}
-	if int64(buf.Len()) > f.cfg.MaxBody {
+	body, err := readBody(r, f.cfg.MaxBody)
+	if errors.Is(err, errBodyTooLarge) {
 		return fetched{}, errPermanent{status: http.StatusRequestEntityTooLarge}
 	}
-	page, err := ad.Parse(buf.Bytes(), pageURL)
+	if err != nil {
+		return fetched{}, retryable{err: fmt.Errorf("cannot read body: %w", err)}
+	}
+	page, err := ad.Parse(body, pageURL)
 	if err != nil {
 		// Retried: a body cut short in transit parses on the next attempt; one malformed at the source
 		// fails every attempt and the source is unknown for this cycle.
 		return fetched{}, retryable{err: fmt.Errorf("cannot parse %s body: %w", ad.Vendor(), err)}
 	}
 	return fetched{page: page, etag: resp.Header.Get("ETag")}, nil
+}
+
+var errBodyTooLarge = errors.New("body too large")
+
+// readBody reads r whole when it has at most limit bytes, else fails with errBodyTooLarge. The
+// buffer grows with what actually arrives (never by a declared length) and never past limit+1.
+func readBody(r io.Reader, limit int64) ([]byte, error) {
+	buf := make([]byte, 0, min(limit+1, 32<<10))
+	r = io.LimitReader(r, limit+1)
+	for {
+		if len(buf) == cap(buf) {
+			next := make([]byte, len(buf), min(int64(2*cap(buf)), limit+1))
+			copy(next, buf)
+			buf = next
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return nil, errBodyTooLarge
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// sameOrigin reports whether next has the scheme, host and port of first (a source's first
+// page): a next-page link may not send the crawler anywhere else.
+func sameOrigin(first, next string) bool {
+	a, err := url.Parse(first)
+	if err != nil {
+		return false
+	}
+	b, err := url.Parse(next)
+	if err != nil {
+		return false
+	}
+	return origin(a) != "" && origin(a) == origin(b)
+}
+
+// origin is u's scheme://host:port, lower-cased and with the scheme's default port made
+// explicit; "" for anything but an absolute http(s) URL.
+func origin(u *url.URL) string {
+	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
+	if host == "" {
+		return ""
+	}
+	switch {
+	case scheme != "http" && scheme != "https":
+		return ""
+	case port != "":
+	case scheme == "http":
+		port = "80"
+	default:
+		port = "443"
+	}
+	return scheme + "://" + net.JoinHostPort(host, port)
 }
 
 func retryAfter(v string) time.Duration {

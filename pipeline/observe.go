@@ -83,21 +83,8 @@ func (r *resolver) observe(src *Source, p *ats.Posting) (observation, bool) {
 	if tk == "" {
 		return observation{}, false
 	}
-	country := ""
-	if p.Country != "" {
-		country, _ = normalize.CountryName(p.Country)
-	}
-	if country == "" && p.Location != "" {
-		country, _ = normalize.CountryFromLocation(p.Location)
-	}
-	if country == "" && p.Location != "" {
-		country = countryFromCode(p.Location, ci.company.HQCountry)
-	}
-	if country == "" && src.Kind == "ats_tenant" {
-		// The employer's own feed without a country (Personio never has one; Greenhouse free text
-		// may not): its offices are in the employer's HQ country.
-		country, _ = normalize.CountryName(ci.company.HQCountry)
-	}
+	// An ATS tenant is the employer's own feed: a posting without a country is in its HQ country.
+	country := normalize.PostingCountry(p.Country, p.Location, ci.company.HQCountry, src.Kind == "ats_tenant")
 	o := observation{
 		companyID:  ci.id,
 		titleKey:   tk,
@@ -160,26 +147,4 @@ func stripOwnPlace(title, location, city string) string {
 		}
 	}
 	return title
-}
-
-// usStates are the two-letter codes that, after a city, mean a US state rather than a country.
-var usStates = map[string]bool{"AL": true, "AK": true, "AZ": true, "AR": true, "CA": true, "CO": true, "CT": true, "DE": true, "FL": true,
-	"GA": true, "HI": true, "ID": true, "IL": true, "IN": true, "IA": true, "KS": true, "KY": true, "LA": true, "ME": true, "MD": true,
-	"MA": true, "MI": true, "MN": true, "MS": true, "MO": true, "MT": true, "NE": true, "NV": true, "NH": true, "NJ": true, "NM": true,
-	"NY": true, "NC": true, "ND": true, "OH": true, "OK": true, "OR": true, "PA": true, "RI": true, "SC": true, "SD": true, "TN": true,
-	"TX": true, "UT": true, "VT": true, "VA": true, "WA": true, "WV": true, "WI": true, "WY": true, "DC": true}
-
-// countryFromCode reads "City, CC" where CC is ambiguous (CO: Colombia or Colorado): a US state
-// for a US employer, else the country with that alpha-2 code.
-func countryFromCode(location, hqCountry string) string {
-	i := strings.LastIndexByte(location, ',')
-	code := strings.TrimSpace(location[i+1:])
-	if len(code) != 2 || code != strings.ToUpper(code) {
-		return ""
-	}
-	if usStates[code] && hqCountry == "United States" {
-		return "United States"
-	}
-	c, _ := normalize.CountryName(code)
-	return c
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/planehq/hiringsignal/analytics"
 )
 
 // CompanyRegion is the cycles-table region of an on-demand crawl of one company.
@@ -56,11 +58,11 @@ func (c *Crawler) RunCompany(ctx context.Context, dir *Directory, domain string,
 	for _, a := range seen {
 		a.release()
 	}
-	w := &cycleWrite{events: events}
+	w := &analytics.CycleWrite{Events: events}
 	c.number(w, st)
 	c.boardSightings(w, seen, now)
-	w.stats = *st
-	if err := emit(ctx, c.ch, w, c.batch); err != nil {
+	w.Cycle = st.row()
+	if err := analytics.WriteCycle(ctx, c.ch, w, c.batch); err != nil {
 		return *st, fmt.Errorf("on-demand crawl of %s: %w", domain, err)
 	}
 	c.apply(w, seen)

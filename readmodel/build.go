@@ -1,13 +1,10 @@
 package readmodel
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/pipeline/normalize"
@@ -58,25 +55,30 @@ func (in *interner) list(bs []string) []string {
 	return l
 }
 
-// Build reads the committed ledger and returns a complete model. It holds ClickHouse result sets
-// one row at a time (streaming), so its memory is the model plus one row.
-func Build(ctx context.Context, ch driver.Conn) (*Model, error) {
-	started := time.Now()
-	mark := started
-	var phases []string
-	phase := func(name string) {
-		phases = append(phases, name+"="+time.Since(mark).Round(time.Millisecond).String())
-		mark = time.Now()
-	}
-	wm, asOf, err := analytics.Watermark(ctx, ch)
-	if err != nil {
-		return nil, err
-	}
-	m := &Model{Watermark: wm, AsOf: asOf.UTC(), companies: map[uint64]*Company{}, byDomain: map[string][]*Company{}, byNameKey: map[string][]*Company{}}
-	regions, err := analytics.RegionReads(ctx, ch)
-	if err != nil {
-		return nil, err
-	}
+// Side is what the model needs besides the directory and the req stream: the weekly flow per
+// company (analytics.StreamMomentum), the ATS history (analytics.ATSHistory) and the board
+// sightings per company (analytics.StreamCompanyBoards), all at the model's watermark.
+type Side struct {
+	Momentum []analytics.WeekCount
+	ATS      []analytics.VendorSighting
+	Boards   []analytics.BoardSighting
+}
+
+// Builder builds one Model from rows already read from the committed ledger at one watermark:
+// NewBuilder with the directory, Add with every current req (in any order), then Build with the
+// side reads. It does no I/O; its memory is the model plus the row being added.
+type Builder struct {
+	m          *Model
+	in         *interner
+	now        time.Time
+	activeFrom int64
+}
+
+// NewBuilder starts a model at watermark wm, whose latest committed cycle ran at asOf, over the
+// committed cycles per region and the company directory.
+func NewBuilder(wm uint64, asOf time.Time, regions []analytics.RegionRead, cos []analytics.Company) *Builder {
+	m := &Model{Watermark: wm, AsOf: asOf.UTC(), companies: make(map[uint64]*Company, len(cos)),
+		byDomain: map[string][]*Company{}, byNameKey: map[string][]*Company{}}
 	first := map[string]time.Time{}
 	latest := map[string]time.Time{}
 	for _, r := range regions {
@@ -85,13 +87,7 @@ func Build(ctx context.Context, ch driver.Conn) (*Model, error) {
 			m.Since = r.First.UTC()
 		}
 	}
-
-	cos, err := analytics.Companies(ctx, ch)
-	if err != nil {
-		return nil, err
-	}
 	in := newInterner()
-	m.companies = make(map[uint64]*Company, len(cos))
 	for i := range cos {
 		a := &cos[i]
 		c := &Company{ID: a.CompanyID, Domain: a.Domain, Name: a.Name, HQCountry: in.str(a.HQCountry), Region: in.str(a.Region),
@@ -109,75 +105,61 @@ func Build(ctx context.Context, ch driver.Conn) (*Model, error) {
 		}
 		m.companies[c.ID] = c
 	}
-	cos = nil
-	phase("companies")
+	return &Builder{m: m, in: in, now: m.AsOf, activeFrom: m.AsOf.Add(-ActiveWindow).Unix()}
+}
 
-	now := m.AsOf
-	// The smaller reads run beside the req stream (one goroutine, joined before this returns), so
-	// ClickHouse works on them while this goroutine decodes reqs.
-	sctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	sideDone := make(chan struct{})
-	var sd side
-	go func() {
-		defer close(sideDone)
-		sd.read(sctx, ch, wm, now)
-	}()
-	defer func() { cancel(); <-sideDone }()
-	activeFrom := now.Add(-ActiveWindow).Unix()
-	if err := analytics.StreamCurrentReqs(ctx, ch, wm, now, func(r *analytics.Req) error {
-		c := m.companies[r.CompanyID]
-		if c == nil {
-			return nil // a req of a company the directory no longer lists: nothing to serve it under
-		}
-		c.stats.anyReq = true
-		c.stats.addFirstSeen(r.FirstSeen, now)
-		if r.Function != "" {
-			c.firstHire(in, r)
-		}
-		live := r.Live()
-		if !live && r.RepostCount == 0 {
-			return nil
-		}
-		q := Req{Key: strings.Clone(r.ReqKey), RawTitle: in.str(r.RawTitle), Title: in.str(r.Title), Function: in.str(r.Function),
-			Country: in.str(r.Country), SourceType: in.str(r.SourceType), Boards: in.list(r.Boards),
-			FirstSeen: r.FirstSeen.Unix(), LastEventAt: r.LastEventAt.Unix(), RepostCount: r.RepostCount, Live: live}
-		if r.SalaryMinUSD != nil {
-			q.SalaryMinUSD, q.HasSalaryMin = *r.SalaryMinUSD, true
-		}
-		if r.SalaryMaxUSD != nil {
-			q.SalaryMaxUSD, q.HasSalaryMax = *r.SalaryMaxUSD, true
-		}
-		if live {
-			c.Live = append(c.Live, q)
-			c.stats.open++
-			if q.LastEventAt >= activeFrom {
-				c.stats.active++
-			}
-			m.liveReqs++
-		}
-		if q.RepostCount > 0 {
-			c.Reposted = append(c.Reposted, q)
-		}
-		return nil
-	}); err != nil {
-		return nil, err
+// Add adds one req's current state (analytics.Req, Boards being the committed sightings). It
+// does not keep r.
+func (b *Builder) Add(r *analytics.Req) {
+	c := b.m.companies[r.CompanyID]
+	if c == nil {
+		return // a req of a company the directory no longer lists: nothing to serve it under
 	}
-	phase("reqs")
+	in := b.in
+	c.stats.anyReq = true
+	c.stats.addFirstSeen(r.FirstSeen, b.now)
+	if r.Function != "" {
+		c.firstHire(in, r)
+	}
+	live := r.Live()
+	if !live && r.RepostCount == 0 {
+		return
+	}
+	q := Req{Key: strings.Clone(r.ReqKey), RawTitle: in.str(r.RawTitle), Title: in.str(r.Title), Function: in.str(r.Function),
+		Country: in.str(r.Country), SourceType: in.str(r.SourceType), Boards: in.list(r.Boards),
+		FirstSeen: r.FirstSeen.Unix(), LastEventAt: r.LastEventAt.Unix(), RepostCount: r.RepostCount, Live: live}
+	if r.SalaryMinUSD != nil {
+		q.SalaryMinUSD, q.HasSalaryMin = *r.SalaryMinUSD, true
+	}
+	if r.SalaryMaxUSD != nil {
+		q.SalaryMaxUSD, q.HasSalaryMax = *r.SalaryMaxUSD, true
+	}
+	if live {
+		c.Live = append(c.Live, q)
+		c.stats.open++
+		if q.LastEventAt >= b.activeFrom {
+			c.stats.active++
+		}
+		b.m.liveReqs++
+	}
+	if q.RepostCount > 0 {
+		c.Reposted = append(c.Reposted, q)
+	}
+}
 
-	<-sideDone
-	phase("side_reads")
-	if sd.err != nil {
-		return nil, sd.err
-	}
-	for _, w := range sd.momentum {
+// Build applies the side reads, settles every company and returns the model. The Builder must
+// not be used after.
+func (b *Builder) Build(sd Side) *Model {
+	m, in, now := b.m, b.in, b.now
+	b.m, b.in = nil, nil
+	for _, w := range sd.Momentum {
 		if c := m.companies[w.Key]; c != nil {
 			c.momentum = append(c.momentum, week{day: mondayDay(w.BucketStart), opened: uint32(w.Opened), reposted: uint32(w.Reposted), closed: uint32(w.Closed)})
 		}
 	}
 	var prev *analytics.VendorSighting
-	for i := range sd.ats {
-		h := &sd.ats[i]
+	for i := range sd.ATS {
+		h := &sd.ATS[i]
 		if h.FirstSeen.After(now) {
 			continue // sighted by a cycle above the watermark
 		}
@@ -190,47 +172,16 @@ func Build(ctx context.Context, ch driver.Conn) (*Model, error) {
 		}
 		prev = h
 	}
-	for i := range sd.boards {
-		b := &sd.boards[i]
-		if c := m.companies[b.CompanyID]; c != nil {
-			c.Boards = append(c.Boards, BoardSeen{Board: in.str(b.Board), SourceType: in.str(b.SourceType), FirstSeen: b.FirstSeen.UTC()})
+	for i := range sd.Boards {
+		bs := &sd.Boards[i]
+		if c := m.companies[bs.CompanyID]; c != nil {
+			c.Boards = append(c.Boards, BoardSeen{Board: in.str(bs.Board), SourceType: in.str(bs.SourceType), FirstSeen: bs.FirstSeen.UTC()})
 		}
 	}
-	sd = side{}
-	phase("apply")
 	for _, c := range m.companies {
 		m.finish(c)
 	}
-	phase("finish")
-	m.Phases = strings.Join(phases, " ")
-	m.BuiltAt = time.Now().UTC()
-	m.BuildTook = time.Since(started)
-	return m, nil
-}
-
-// side holds the reads that run beside the req stream: weekly momentum, ATS history and board
-// sightings (a few hundred thousand small rows at 100,000 companies).
-type side struct {
-	momentum []analytics.WeekCount
-	ats      []analytics.VendorSighting
-	boards   []analytics.BoardSighting
-	err      error
-}
-
-func (s *side) read(ctx context.Context, ch driver.Conn, wm uint64, now time.Time) {
-	if s.err = analytics.StreamMomentum(ctx, ch, wm, func(w analytics.WeekCount) error {
-		s.momentum = append(s.momentum, w)
-		return nil
-	}); s.err != nil {
-		return
-	}
-	if s.ats, s.err = analytics.ATSHistory(ctx, ch); s.err != nil {
-		return
-	}
-	s.err = analytics.StreamCompanyBoards(ctx, ch, now, func(b *analytics.BoardSighting) error {
-		s.boards = append(s.boards, *b)
-		return nil
-	})
+	return m
 }
 
 // firstHire keeps r when it is the earliest req observed in its function at c (ties: the lower

@@ -17,14 +17,11 @@ const (
 const FirstHireSource = "role_slot_recompute"
 
 // Model is one immutable snapshot of the company reads, built from the committed ledger at one
-// watermark. Handlers get it from Store.Current and never modify it.
+// watermark (by a Builder). Handlers get it from the read snapshot and never modify it.
 type Model struct {
-	Watermark uint64        // highest committed event_seq
-	AsOf      time.Time     // the latest committed cycle time: "now" of every window
-	Since     time.Time     // the first committed cycle time (observation start of the corpus)
-	BuiltAt   time.Time     // wall clock
-	BuildTook time.Duration // how long the build took
-	Phases    string        // how long each phase of the build took (for the log)
+	Watermark uint64    // highest committed event_seq
+	AsOf      time.Time // the latest committed cycle time: "now" of every window
+	Since     time.Time // the first committed cycle time (observation start of the corpus)
 
 	companies map[uint64]*Company
 	byDomain  map[string][]*Company
@@ -120,6 +117,11 @@ type week struct {
 	opened   uint32
 	reposted uint32
 	closed   uint32
+}
+
+// Empty returns a model with no company, served before the first build.
+func Empty() *Model {
+	return &Model{companies: map[uint64]*Company{}, byDomain: map[string][]*Company{}, byNameKey: map[string][]*Company{}}
 }
 
 // Company returns the company with id, or nil.

@@ -1,9 +1,11 @@
 // Package readmodel holds the in-memory read model of the company reads: companies, their reqs
-// and their hiring pulse, rebuilt from the committed ClickHouse ledger whenever a crawl cycle
-// commits and swapped in atomically. Reads never wait on ClickHouse.
+// and their hiring pulse. A Builder makes one immutable Model from rows of the committed ledger
+// that package snapshot reads (once per commit, for this model and the search index alike) and
+// swaps in together with the search index. Reads never wait on ClickHouse.
 //
-// It reads ClickHouse through the analytics package only; it must not write any store or serve
-// HTTP (handlers live in the api packages).
+// It owns the model and the rules that build it from analytics rows. It does no I/O: it must not
+// query ClickHouse, poll the watermark, write any store or serve HTTP (package snapshot reads and
+// swaps; handlers live in the api packages).
 package readmodel
 
 import (

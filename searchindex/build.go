@@ -1,14 +1,10 @@
 package searchindex
 
 import (
-	"context"
-	"fmt"
 	"math"
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/pipeline/normalize"
@@ -17,43 +13,43 @@ import (
 // ClosedWindow is how long a closed req stays in the index (reqs/qualified live_only=false).
 const ClosedWindow = 30 * 24 * time.Hour
 
-// Build reads the committed ledger at its current watermark and builds an index.
-func Build(ctx context.Context, ch driver.Conn) (*Index, error) {
-	wm, at, err := analytics.Watermark(ctx, ch)
-	if err != nil {
-		return nil, err
-	}
-	return BuildAt(ctx, ch, wm, at)
+// Builder builds one Index from rows already read from the committed ledger at one watermark:
+// NewBuilder with the company directory, Add with every current req (in any order), then Build
+// with the role-demand series. It does no I/O.
+type Builder struct {
+	b           *builder
+	wm          uint64
+	at          time.Time
+	closedSince time.Time
+	facts       map[uint64]*analytics.Company
 }
 
-// BuildAt builds the index of the committed ledger at watermark wm, whose latest cycle ran at at.
-func BuildAt(ctx context.Context, ch driver.Conn, wm uint64, at time.Time) (*Index, error) {
-	start := time.Now()
-	b := newBuilder()
-	cos, err := analytics.Companies(ctx, ch)
-	if err != nil {
-		return nil, fmt.Errorf("cannot build the search index: %w", err)
-	}
+// NewBuilder starts an index at watermark wm, whose latest committed cycle ran at at, over the
+// company directory (kept, not copied, until Build).
+func NewBuilder(wm uint64, at time.Time, cos []analytics.Company) *Builder {
 	facts := make(map[uint64]*analytics.Company, len(cos))
 	for i := range cos {
 		facts[cos[i].CompanyID] = &cos[i]
 	}
-	if err := analytics.SearchReqs(ctx, ch, wm, at.Add(-ClosedWindow), func(r *analytics.SearchReq) error {
-		b.add(r)
-		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("cannot build the search index: %w", err)
+	return &Builder{b: newBuilder(), wm: wm, at: at.UTC(), closedSince: at.Add(-ClosedWindow), facts: facts}
+}
+
+// Add indexes one req's current state when it is live or closed within ClosedWindow of the
+// cycle time; older closed reqs are left out. It does not keep r (its strings and slices aside).
+func (b *Builder) Add(r *analytics.LedgerReq) {
+	if r.Live() || !r.LastEventAt.Before(b.closedSince) {
+		b.b.add(r)
 	}
-	demand, err := analytics.RoleDemand(ctx, ch, wm)
-	if err != nil {
-		return nil, fmt.Errorf("cannot build the search index: %w", err)
-	}
-	x := b.finish(facts)
-	x.addDemand(demand, at)
-	x.Watermark, x.CycleTime = wm, at.UTC()
-	x.BuiltAt = time.Now()
-	x.BuildTook = time.Since(start)
-	return x, nil
+}
+
+// Build finishes the index with the market-wide role demand (analytics.RoleDemand at the same
+// watermark). The Builder must not be used after.
+func (b *Builder) Build(demand []analytics.WeekCount) *Index {
+	x := b.b.finish(b.facts)
+	b.b, b.facts = nil, nil
+	x.addDemand(demand, b.at)
+	x.Watermark, x.CycleTime = b.wm, b.at
+	return x
 }
 
 type builder struct {
@@ -113,11 +109,11 @@ func (b *builder) boardSet(bs []string) []string {
 	return v
 }
 
-func (b *builder) add(s *analytics.SearchReq) {
+func (b *builder) add(s *analytics.LedgerReq) {
 	r := Req{
 		Key: s.ReqKey, CompanyID: s.CompanyID, Title: b.title(s.RawTitle, s.Title),
 		Function: b.intern(s.Function), Country: b.intern(s.Country), Location: b.intern(s.Location),
-		SourceType: b.intern(s.SourceType), Board: b.intern(s.Board), Boards: b.boardSet(s.Boards), URL: s.URL,
+		SourceType: b.intern(s.SourceType), Board: b.intern(s.Board), Boards: b.boardSet(s.AnyBoards), URL: s.URL,
 		FirstSeen: s.FirstSeen.Unix(), LastEventAt: s.LastEventAt.Unix(), OpenSeq: s.OpenSeq, RepostCount: s.RepostCount,
 		Live: s.Live(), EventType: b.intern(s.EventType), salMin: math.NaN(), salMax: math.NaN(), declared: s.SalaryDeclared,
 	}

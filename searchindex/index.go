@@ -2,12 +2,14 @@
 // jobs/search, jobs/role and markets/role-demand: the live reqs of the committed ledger (plus reqs
 // closed within a bounded window, for reqs/qualified live_only=false), an inverted index of the
 // snowball stems of raw_title, the companies' facts, sort orders for paging, inferred salary
-// medians and the market-wide role-demand series. It is rebuilt off to the side whenever the
-// committed watermark moves and swapped in atomically (Service); an Index is immutable once built,
-// so any number of queries read it without locks.
+// medians and the market-wide role-demand series. A Builder makes one Index from rows of the
+// committed ledger that package snapshot reads (once per commit, for this index and the company
+// read model alike) and swaps in together with that model; an Index is immutable once built, so
+// any number of queries read it without locks.
 //
-// It reads ClickHouse through the analytics package only. It must not write any store, serve HTTP
-// or know about callers, plans or metering (package api/search does).
+// It owns the index and its queries. It does no I/O: it must not query ClickHouse, poll the
+// watermark, write any store, serve HTTP or know about callers, plans or metering (package
+// snapshot reads and swaps; package api/search serves).
 package searchindex
 
 import (
@@ -135,9 +137,7 @@ type Week struct {
 // Index is one immutable build. Every method is safe for concurrent use.
 type Index struct {
 	Watermark uint64
-	CycleTime time.Time     // time of the latest committed cycle
-	BuiltAt   time.Time     // wall clock
-	BuildTook time.Duration // wall time of the build
+	CycleTime time.Time // time of the latest committed cycle
 
 	companies               []Company // sorted by ID
 	reqs                    []Req     // sorted by (CompanyID, Key)

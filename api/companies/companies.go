@@ -2,10 +2,10 @@
 // hiring-pulse, first-hire, repost-pain, ats-migrations, pre-action-brief, companies/resolve) and
 // the on-demand crawl job route, from the in-memory read model (package readmodel).
 //
-// It plugs into the api package's contract routes with Server.Handle; the chain has already
-// authenticated, limited and validated every call. It reads Postgres only for crawl jobs and the
-// free-tier cost-to-serve counter (package oltp); it must not query ClickHouse per call, run
-// crawls or change the contract's other routes.
+// It declares its routes (Routes) with their schemas next to its response types and registers
+// them on an api.Server; the chain has already authenticated, limited and validated every call.
+// It reads Postgres only for crawl jobs and the free-tier cost-to-serve counter (package oltp);
+// it must not query ClickHouse per call, run crawls or touch other packages' routes.
 package companies
 
 import (
@@ -17,6 +17,7 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/readmodel"
+	"github.com/planehq/hiringsignal/snapshot"
 )
 
 // Defaults of Deps (docs/decisions.md, "Company reads").
@@ -29,17 +30,19 @@ const (
 	BriefReposts              = 5   // repost-pain rows in a pre-action brief
 	BriefMomentumWeeks        = 26  // momentum weeks in a pre-action brief
 	ResolveMax                = 5   // name candidates of companies/resolve (spec 8.3)
+	OpenReqsPageMax           = 200 // largest page of open-reqs
 )
 
-// Models gives the current read model (readmodel.Store implements it).
-type Models interface{ Current() *readmodel.Model }
+// Snapshots gives the current read snapshot (*snapshot.Service implements it); the company reads
+// serve its Model, which has no company before the first build.
+type Snapshots interface{ Current() *snapshot.Snapshot }
 
 // Deps is what the handlers need.
 type Deps struct {
-	Models Models        // the company read model
-	Pool   *pgxpool.Pool // crawl jobs and the free-tier is-hiring counter
-	Log    *slog.Logger
-	Now    func() time.Time // wall clock (default time.Now): coldness and max_age compare with it
+	Snapshots Snapshots     // the read snapshot: the company read model
+	Pool      *pgxpool.Pool // crawl jobs and the free-tier is-hiring counter
+	Log       *slog.Logger
+	Now       func() time.Time // wall clock (default time.Now): coldness and max_age compare with it
 
 	ColdAfter          time.Duration // default DefaultColdAfter; negative disables the cold check
 	FreeIsHiringPerDay int           // default DefaultFreeIsHiringPerDay; negative disables over_cap
@@ -49,8 +52,11 @@ type handlers struct {
 	d Deps
 }
 
-// Register installs the handlers of the company reads on srv (before srv.Start).
-func Register(srv *api.Server, d Deps) {
+// Register installs the company reads on srv (before srv.Start).
+func Register(srv *api.Server, d Deps) { srv.Register(Routes(d)...) }
+
+// newHandlers applies the defaults of d.
+func newHandlers(d Deps) *handlers {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
@@ -63,17 +69,7 @@ func Register(srv *api.Server, d Deps) {
 	if d.FreeIsHiringPerDay == 0 {
 		d.FreeIsHiringPerDay = DefaultFreeIsHiringPerDay
 	}
-	h := &handlers{d: d}
-	srv.Handle("companies.is_hiring", h.isHiring)
-	srv.Handle("companies.open_reqs", h.openReqs)
-	srv.Handle("companies.enrichment", h.enrichment)
-	srv.Handle("companies.hiring_pulse", h.hiringPulse)
-	srv.Handle("companies.first_hire", h.firstHire)
-	srv.Handle("companies.repost_pain", h.repostPain)
-	srv.Handle("companies.ats_migrations", h.atsMigrations)
-	srv.Handle("companies.pre_action_brief", h.preActionBrief)
-	srv.Handle("companies.resolve", h.resolve)
-	srv.Handle("crawl_jobs.get", h.crawlJob)
+	return &handlers{d: d}
 }
 
 // company finds the path's company in the current model: 404 when unknown.
@@ -82,7 +78,7 @@ func (h *handlers) company(c *api.Call) (*readmodel.Model, *readmodel.Company, e
 	if err := h.ready(); err != nil {
 		return nil, nil, err
 	}
-	m := h.d.Models.Current()
+	m := h.d.Snapshots.Current().Model
 	co := m.Company(uint64(id))
 	if co == nil {
 		return nil, nil, api.NotFound(fmt.Sprintf("No company with company_id %d", id))
@@ -92,7 +88,7 @@ func (h *handlers) company(c *api.Call) (*readmodel.Model, *readmodel.Company, e
 
 // ready is 503 until the first model was built (every company would read as unknown before).
 func (h *handlers) ready() error {
-	if r, ok := h.d.Models.(interface{ Ready() bool }); ok && !r.Ready() {
+	if r, ok := h.d.Snapshots.(interface{ Ready() bool }); ok && !r.Ready() {
 		return api.Unavailable("The company read model (first build in progress)", nil)
 	}
 	return nil

@@ -95,6 +95,11 @@ type crawlJobView struct {
 	Error       *string    `json:"error"`
 }
 
+func crawlJobSchema() map[string]any {
+	return api.Object(map[string]any{"job_id": api.Type("integer"), "company_id": api.Type("integer"), "status": api.Enum("crawling", "done", "failed"),
+		"requested_at": api.DateTime(), "finished_at": api.Nullable(api.DateTime()), "result_url": api.Nullable(api.Type("string")), "error": api.Nullable(api.Type("string"))})
+}
+
 // crawlJob answers a crawl job of the caller's customer (another customer's id is 404 like a
 // missing one). A finished job reads done only once the read model serves the crawl's cycle, so
 // result_url never shows older data than the job fetched.
@@ -115,7 +120,7 @@ func (h *handlers) crawlJob(c *api.Call) (int, error) {
 	case oltp.CrawlFailed:
 		v.Status, v.FinishedAt, v.Error = "failed", utc(j.FinishedAt), j.Error
 	case oltp.CrawlDone:
-		co := h.d.Models.Current().Company(j.CompanyID)
+		co := h.d.Snapshots.Current().Model.Company(j.CompanyID)
 		if co == nil || j.StartedAt == nil || !co.LastRead.Before(j.StartedAt.UTC().Truncate(time.Second)) {
 			u := fmt.Sprintf("/v1/companies/%d/hiring-pulse", j.CompanyID)
 			v.Status, v.FinishedAt, v.ResultURL = "done", utc(j.FinishedAt), &u

@@ -13,6 +13,17 @@ type historyWindow struct {
 	HistoryFrom   *time.Time `json:"history_from"` // null when uncapped
 }
 
+// historyProps adds the historyWindow fields to p.
+func historyProps(p map[string]any) map[string]any {
+	p["history_capped"] = api.Type("boolean")
+	p["history_from"] = api.Nullable(api.DateTime())
+	return p
+}
+
+func nullableArr(items map[string]any) map[string]any {
+	return map[string]any{"type": []any{"array", "null"}, "items": items}
+}
+
 func windowOf(c *api.Call, m *readmodel.Model) (time.Time, historyWindow) {
 	cut, capped := historyCutoff(c, m)
 	if !capped {
@@ -31,11 +42,20 @@ type firstHireRow struct {
 	SourceBoard  string    `json:"source_board"`
 }
 
+func firstHireSchema() map[string]any {
+	return api.Object(map[string]any{"function": api.Type("string"), "function_name": api.Nullable(api.Type("string")), "first_seen": api.DateTime(),
+		"req_key": api.Type("string"), "raw_title": api.Type("string"), "source_board": api.Enum("role_slot_recompute")})
+}
+
 type firstHireView struct {
 	CompanyID      uint64         `json:"company_id"`
 	CoverageStatus string         `json:"coverage_status"`
 	FirstHires     []firstHireRow `json:"first_hires"` // null without coverage
 	historyWindow
+}
+
+func firstHiresSchema() map[string]any {
+	return api.Object(historyProps(map[string]any{"company_id": api.Type("integer"), "coverage_status": api.Type("string"), "first_hires": nullableArr(firstHireSchema())}))
 }
 
 func firstHires(co *readmodel.Company, fns map[string]bool, cut time.Time) []firstHireRow {
@@ -76,6 +96,11 @@ type repostPainView struct {
 	Total          *int        `json:"total"`
 	Reqs           []repostRow `json:"reqs"` // null without coverage
 	historyWindow
+}
+
+func repostPainSchema() map[string]any {
+	return api.Object(historyProps(map[string]any{"company_id": api.Type("integer"), "coverage_status": api.Type("string"), "total": api.Nullable(api.Type("integer")),
+		"reqs": nullableArr(repostSchema())}))
 }
 
 // repostPain lists reqs that came back after going away, hardest (most reposts) first; a capped
@@ -126,11 +151,21 @@ type migrationRow struct {
 	OccurredAt provenance `json:"occurred_at"`
 }
 
+func migrationSchema() map[string]any {
+	return api.Object(map[string]any{"from_vendor": api.Type("string"), "to_vendor": api.Type("string"),
+		"occurred_at": api.Object(map[string]any{"value": api.DateTime(), "source": api.Enum("ats_history"), "observed_at": api.DateTime()})})
+}
+
 type migrationsView struct {
 	CompanyID      uint64         `json:"company_id"`
 	CoverageStatus string         `json:"coverage_status"`
 	ATSVendor      *string        `json:"ats_vendor"`
 	Migrations     []migrationRow `json:"migrations"` // null without coverage
+}
+
+func migrationsSchema() map[string]any {
+	return api.Object(map[string]any{"company_id": api.Type("integer"), "coverage_status": api.Type("string"), "ats_vendor": api.Nullable(api.Type("string")),
+		"migrations": nullableArr(migrationSchema())})
 }
 
 // migrations: occurred_at is when the crawl first read the new vendor's tenant (the move happened
@@ -172,6 +207,14 @@ type briefView struct {
 	Migrations     []migrationRow  `json:"migrations"`
 	AsOf           time.Time       `json:"as_of"`
 	historyWindow
+}
+
+func briefSchema() map[string]any {
+	return api.Object(historyProps(map[string]any{"company_id": api.Type("integer"), "name": api.Type("string"), "domain": api.Type("string"),
+		"hq_country": api.Nullable(api.Type("string")), "hq_country_code": api.Nullable(api.Type("string")), "coverage_status": api.Type("string"),
+		"pulse": api.Object(pulseProps()), "open_reqs": nullableArr(reqSchema()), "open_req_total": api.Nullable(api.Type("integer")),
+		"first_hires": nullableArr(firstHireSchema()), "repost_pain": nullableArr(repostSchema()), "migrations": nullableArr(migrationSchema()),
+		"as_of": api.DateTime()}))
 }
 
 func (h *handlers) preActionBrief(c *api.Call) (int, error) {

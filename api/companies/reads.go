@@ -18,6 +18,11 @@ type isHiringView struct {
 	MotionAsOf     *time.Time `json:"motion_as_of"`
 }
 
+func isHiringSchema() map[string]any {
+	return api.Object(map[string]any{"company_id": api.Type("integer"), "name": api.Type("string"), "domain": api.Type("string"), "is_hiring": api.Nullable(api.Type("boolean")),
+		"open_req_count": api.Nullable(api.Type("integer")), "coverage_status": api.Enum("covered", "no_ats_signal"), "motion_as_of": api.Nullable(api.DateTime())})
+}
+
 func (h *handlers) isHiring(c *api.Call) (int, error) {
 	m, co, err := h.company(c)
 	if err != nil {
@@ -51,6 +56,17 @@ func (h *handlers) freshnessDemand(c *api.Call, co *readmodel.Company) (done boo
 	return false, nil
 }
 
+// pulseProps are the schema properties of the hiring-pulse answer (readmodel.Pulse).
+func pulseProps() map[string]any {
+	week := api.Object(map[string]any{"bucket_start": api.DateTime(), "opened": api.Type("integer"), "reposted": api.Type("integer"), "closed": api.Type("integer")})
+	return map[string]any{
+		"company_id": api.Type("integer"), "coverage_status": api.Enum("covered", "no_ats_signal"), "is_hiring": api.Nullable(api.Type("boolean")),
+		"open_req_count": api.Nullable(api.Type("integer")), "active_reqs": api.Nullable(api.Type("integer")), "new_roles_30d": api.Nullable(api.Type("integer")),
+		"velocity": api.Nullable(api.Type("number")), "direction": map[string]any{"type": []any{"string", "null"}, "enum": []any{"accelerating", "steady", "decelerating", nil}},
+		"is_surge": api.Nullable(api.Type("boolean")), "momentum": map[string]any{"type": []any{"array", "null"}, "items": week}, "motion_as_of": api.Nullable(api.DateTime()),
+	}
+}
+
 func (h *handlers) hiringPulse(c *api.Call) (int, error) {
 	m, co, err := h.company(c)
 	if err != nil {
@@ -69,6 +85,11 @@ type openReqsView struct {
 	CoverageStatus string   `json:"coverage_status"`
 	Total          *int     `json:"total"` // live reqs matching the filters; null without coverage
 	Reqs           []reqRow `json:"reqs"`
+}
+
+func openReqsSchema() map[string]any {
+	return api.Object(map[string]any{"company_id": api.Type("integer"), "coverage_status": api.Type("string"), "total": api.Nullable(api.Type("integer")),
+		"reqs": map[string]any{"type": "array", "items": reqSchema()}})
 }
 
 func (h *handlers) openReqs(c *api.Call) (int, error) {
@@ -121,6 +142,14 @@ type enrichmentView struct {
 	Boards         []string   `json:"boards"`
 	EnrichmentAsOf *time.Time `json:"enrichment_as_of"`
 	FreshnessFloor int        `json:"freshness_floor_s"`
+}
+
+func enrichmentSchema() map[string]any {
+	return api.Object(map[string]any{"company_id": api.Type("integer"), "name": api.Type("string"), "domain": api.Type("string"),
+		"hq_country": api.Nullable(api.Type("string")), "hq_country_code": api.Nullable(api.Type("string")), "industry": api.Nullable(api.Type("string")),
+		"headcount_band": api.Nullable(api.Type("string")), "agency_kind": api.Nullable(api.Type("string")), "ats_vendor": api.Nullable(api.Type("string")),
+		"coverage_status": api.Enum("covered", "no_ats_signal"), "boards": api.ArrayOf("string"), "enrichment_as_of": api.Nullable(api.DateTime()),
+		"freshness_floor_s": api.Type("integer")})
 }
 
 func (h *handlers) enrichment(c *api.Call) (int, error) {

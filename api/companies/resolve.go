@@ -24,6 +24,13 @@ type resolveView struct {
 	Companies []resolvedCompany `json:"companies"`
 }
 
+func resolveSchema() map[string]any {
+	return api.Object(map[string]any{"companies": map[string]any{"type": "array", "maxItems": 5, "items": api.Object(map[string]any{
+		"company_id": api.Type("integer"), "name": api.Type("string"), "domain": api.Type("string"), "hq_country": api.Nullable(api.Type("string")),
+		"hq_country_code": api.Nullable(api.Type("string")), "country_code": api.Nullable(api.Type("string")),
+		"coverage_status": api.Enum("covered", "no_ats_signal"), "match_confidence": api.Type("number")})}})
+}
+
 func resolved(co *readmodel.Company, conf float64) resolvedCompany {
 	cc := strOrNil(co.HQCountryCode())
 	return resolvedCompany{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, HQCountry: strOrNil(co.HQCountry), HQCountryCode: cc,
@@ -47,7 +54,7 @@ func (h *handlers) resolve(c *api.Call) (int, error) {
 	if err := h.ready(); err != nil {
 		return 0, err
 	}
-	m := h.d.Models.Current()
+	m := h.d.Snapshots.Current().Model
 	out := resolveView{Companies: []resolvedCompany{}}
 	if hasDomain {
 		for _, co := range m.ByDomain(domain) {

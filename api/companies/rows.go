@@ -5,27 +5,21 @@ import (
 	"time"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/reqrow"
 	"github.com/planehq/hiringsignal/pipeline/normalize"
 	"github.com/planehq/hiringsignal/readmodel"
 )
 
-// reqRow is one served req (spec 2.3): raw_title always, title/function/country null when
-// unknown, function_name null outside the named vocabulary, country_code derived, every board.
+// reqRow is one served req (spec 2.3) and how often it was reposted.
 type reqRow struct {
-	ReqKey       string    `json:"req_key"`
-	CompanyID    uint64    `json:"company_id"`
-	RawTitle     string    `json:"raw_title"`
-	Title        *string   `json:"title"`
-	Function     *string   `json:"function"`
-	FunctionName *string   `json:"function_name"`
-	Country      *string   `json:"country"`
-	CountryCode  *string   `json:"country_code"`
-	Boards       []string  `json:"boards"`
-	SourceType   string    `json:"source_type"`
-	FirstSeen    time.Time `json:"first_seen"`
-	SalaryMinUSD *float64  `json:"salary_min_usd"`
-	SalaryMaxUSD *float64  `json:"salary_max_usd"`
-	RepostCount  uint32    `json:"repost_count"`
+	reqrow.Row
+	RepostCount uint32 `json:"repost_count"`
+}
+
+func reqSchema() map[string]any {
+	p := reqrow.Props()
+	p["repost_count"] = api.Type("integer")
+	return api.Object(p)
 }
 
 // repostRow is a repost-pain row: a req and whether it is still open.
@@ -35,10 +29,18 @@ type repostRow struct {
 	LastEventAt time.Time `json:"last_event_at"`
 }
 
+func repostSchema() map[string]any {
+	s := reqSchema()
+	p := s["properties"].(map[string]any)
+	p["live"] = api.Type("boolean")
+	p["last_event_at"] = api.DateTime()
+	return s
+}
+
 func rowOf(companyID uint64, r *readmodel.Req) reqRow {
-	row := reqRow{ReqKey: r.Key, CompanyID: companyID, RawTitle: r.RawTitle, Title: strOrNil(r.Title),
+	row := reqRow{Row: reqrow.Row{ReqKey: r.Key, CompanyID: companyID, RawTitle: r.RawTitle, Title: strOrNil(r.Title),
 		Function: strOrNil(r.Function), FunctionName: strOrNil(r.FunctionName()), Country: strOrNil(r.Country),
-		CountryCode: strOrNil(r.CountryCode()), Boards: r.Boards, SourceType: r.SourceType, FirstSeen: r.FirstSeenTime(),
+		CountryCode: strOrNil(r.CountryCode()), Boards: r.Boards, SourceType: r.SourceType, FirstSeen: r.FirstSeenTime()},
 		RepostCount: r.RepostCount}
 	if row.Boards == nil {
 		row.Boards = []string{}

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/searchindex"
+	"github.com/planehq/hiringsignal/snapshot"
 )
 
 type weekRow struct {
@@ -14,10 +14,22 @@ type weekRow struct {
 	Closed      uint64 `json:"closed"`
 }
 
+// weekSchema is one weekly bucket (weekRow, and readmodel.MomentumWeek in a pulse).
+func weekSchema() map[string]any {
+	return api.Object(map[string]any{"bucket_start": api.DateTime(), "opened": api.Type("integer"), "reposted": api.Type("integer"), "closed": api.Type("integer")})
+}
+
+func roleDemandSchema() map[string]any {
+	return api.Object(map[string]any{"role": api.Type("string"), "functions": api.ArrayOf("string"), "function_name": api.Nullable(api.Type("string")),
+		"geo": api.Nullable(api.Type("string")), "country_code": api.Nullable(api.Type("string")),
+		"series": map[string]any{"type": "array", "items": weekSchema(), "description": "weekly buckets (Monday 00:00 UTC), oldest first, zero-filled"}})
+}
+
 // roleDemand serves GET /v1/markets/role-demand: the market-wide weekly series of reqs opened,
 // reposted and closed for a function (taxonomy id, or a name covering its ids) in a country (or
 // every country), oldest first, zero-filled.
-func (h *handlers) roleDemand(c *api.Call, x *searchindex.Index) (int, error) {
+func (h *handlers) roleDemand(c *api.Call, snap *snapshot.Snapshot) (int, error) {
+	x := snap.Index
 	var errs []api.FieldError
 	role, _ := c.String("role")
 	ids, fe := functionIDs(role, "query", "role")

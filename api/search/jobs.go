@@ -6,10 +6,19 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/pipeline/normalize"
 	"github.com/planehq/hiringsignal/searchindex"
+	"github.com/planehq/hiringsignal/snapshot"
 )
 
+func jobsSearchSchema() map[string]any {
+	s := api.Object(map[string]any{"jobs": map[string]any{"type": "array", "items": api.Object(jobRowProps())},
+		"next_cursor": map[string]any{"type": "string", "description": "opaque (the page's last company_id:req_key, with the sort key when sorted); absent on the last page"}})
+	s["description"] = "One source_row unit per job row. relevance is null without q."
+	return s
+}
+
 // jobsSearch serves GET /v1/jobs/search: one row (one source_row unit) per logical req.
-func (h *handlers) jobsSearch(c *api.Call, x *searchindex.Index) (int, error) {
+func (h *handlers) jobsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error) {
+	x := snap.Index
 	var errs []api.FieldError
 	f := commonFilter(c, x)
 	if v, ok := c.String("function"); ok {
@@ -84,9 +93,22 @@ type roleRow struct {
 	salary
 }
 
+func roleSchema() map[string]any {
+	p := jobRowProps()
+	p["boards"] = api.ArrayOf("string")
+	p["url"] = api.Nullable(api.Type("string"))
+	p["company_name"] = api.Nullable(api.Type("string"))
+	p["repost_count"] = api.Type("integer")
+	p["salary_min_usd"] = api.Nullable(api.Type("number"))
+	p["salary_max_usd"] = api.Nullable(api.Type("number"))
+	p["salary_estimate_samples"] = api.Nullable(api.Type("integer"))
+	return api.Object(p)
+}
+
 // jobsRole serves GET /v1/jobs/role?company_id=&req_key=: 404 (never metered) when the req is
 // missing, closed or not yet past the caller's freshness floor.
-func (h *handlers) jobsRole(c *api.Call, x *searchindex.Index) (int, error) {
+func (h *handlers) jobsRole(c *api.Call, snap *snapshot.Snapshot) (int, error) {
+	x := snap.Index
 	id, _ := c.Int("company_id")
 	key, _ := c.String("req_key")
 	r, ok := x.Lookup(uint64(id), key)

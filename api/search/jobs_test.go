@@ -9,240 +9,229 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/internal/apitest"
 	"github.com/planehq/hiringsignal/pipeline/normalize"
 )
 
-func jobsTests(t *testing.T, w *world, h *harness, growth, free string, live map[string]*analytics.Req, served *int) {
-	x := h.idx.Current()
-	type row = map[string]any
-	pageAll := func(q url.Values, limit int) []row {
-		t.Helper()
-		var out []row
-		q.Set("limit", strconv.Itoa(limit))
-		q.Del("cursor")
-		for page := 0; ; page++ {
-			require.Less(t, page, 100000)
-			r := h.get("/v1/jobs/search", growth, q)
-			require.Equal(t, 200, r.status, string(r.body))
-			body := r.obj(t)
-			jobs := body["jobs"].([]any)
-			require.LessOrEqual(t, len(jobs), limit)
-			*served += len(jobs)
-			for _, j := range jobs {
-				out = append(out, j.(row))
-			}
-			nc, more := body["next_cursor"]
-			if !more {
-				return out
-			}
-			require.Len(t, jobs, limit)
-			q.Set("cursor", nc.(string))
+// jobsPage is a jobs/search answer.
+type jobsPage struct {
+	Jobs       []row   `json:"jobs"`
+	NextCursor *string `json:"next_cursor"`
+}
+
+// pageJobs pages jobs/search to the end.
+func pageJobs(t *testing.T, c *caller, q url.Values, limit int) []row {
+	t.Helper()
+	var out []row
+	q.Set("limit", strconv.Itoa(limit))
+	q.Del("cursor")
+	for page := 0; ; page++ {
+		require.Less(t, page, 100000)
+		p := apitest.GetJSON[jobsPage](t, c.srv, "/v1/jobs/search", c.key, q, 200)
+		require.LessOrEqual(t, len(p.Jobs), limit)
+		c.served += len(p.Jobs)
+		out = append(out, p.Jobs...)
+		if p.NextCursor == nil {
+			return out
+		}
+		require.Len(t, p.Jobs, limit)
+		q.Set("cursor", *p.NextCursor)
+	}
+}
+
+// keysOf requires each req once and returns the set of req_keys.
+func keysOf(t *testing.T, rows []row) map[string]bool {
+	t.Helper()
+	m := map[string]bool{}
+	for _, r := range rows {
+		require.False(t, m[r.ReqKey], "each req once: %s", r.ReqKey)
+		m[r.ReqKey] = true
+	}
+	return m
+}
+
+func TestJobsSearchDefaultOrderCoversEveryLiveReqOnce(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	c := newCaller(t, f.srv, "growth")
+	rows := pageJobs(t, c, url.Values{}, 97)
+	require.Len(t, keysOf(t, rows), len(f.live))
+	for i, r := range rows {
+		require.Nil(t, r.Relevance)
+		require.NotEmpty(t, r.RawTitle)
+		require.NotEmpty(t, r.Board)
+		if i > 0 {
+			a := rows[i-1]
+			require.True(t, a.CompanyID < r.CompanyID || a.CompanyID == r.CompanyID && a.ReqKey < r.ReqKey, "company_id, then req_key")
 		}
 	}
-	keys := func(rows []row) map[string]bool {
-		m := map[string]bool{}
-		for _, r := range rows {
-			k := r["req_key"].(string)
-			require.False(t, m[k], "each req once: %s", k)
-			m[k] = true
-		}
-		return m
+	c.requireUnits(t)
+}
+
+func TestJobsSearchRecency(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	c := newCaller(t, f.srv, "growth")
+	rows := pageJobs(t, c, url.Values{"sort": {"recency"}}, 83)
+	require.Len(t, keysOf(t, rows), len(f.live))
+	for i := 1; i < len(rows); i++ {
+		require.GreaterOrEqual(t, rows[i-1].FirstSeen, rows[i].FirstSeen)
 	}
+	c.requireUnits(t)
+}
 
-	t.Run("jobs/search default order covers every live req once", func(t *testing.T) {
-		rows := pageAll(url.Values{}, 97)
-		require.Len(t, keys(rows), len(live))
-		for i, r := range rows {
-			require.Nil(t, r["relevance"])
-			require.NotEmpty(t, r["raw_title"])
-			require.NotEmpty(t, r["board"])
-			if i > 0 {
-				a, b := rows[i-1], r
-				ca, cb := a["company_id"].(float64), b["company_id"].(float64)
-				require.True(t, ca < cb || ca == cb && a["req_key"].(string) < b["req_key"].(string))
-			}
+func TestJobsSearchRelevanceDirectAboveExpansionsAboveSameFunction(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	c := newCaller(t, f.srv, "growth")
+	rows := pageJobs(t, c, url.Values{"q": {"developers"}}, 29)
+	require.NotEmpty(t, rows)
+	keysOf(t, rows)
+	dev := normalize.Stems("developer")
+	eng := normalize.Stems("engineer")
+	minDirect, maxOther := 2.0, -1.0
+	directCount := 0
+	for i, r := range rows {
+		require.NotNil(t, r.Relevance)
+		rel := *r.Relevance
+		require.True(t, rel > 0 && rel <= 1)
+		if i > 0 {
+			require.GreaterOrEqual(t, *rows[i-1].Relevance, rel, "relevance descending")
 		}
-	})
-
-	t.Run("jobs/search recency", func(t *testing.T) {
-		rows := pageAll(url.Values{"sort": {"recency"}}, 83)
-		require.Len(t, keys(rows), len(live))
-		for i := 1; i < len(rows); i++ {
-			require.GreaterOrEqual(t, rows[i-1]["first_seen"].(string), rows[i]["first_seen"].(string))
-		}
-	})
-
-	t.Run("jobs/search relevance: direct above expansions above same function", func(t *testing.T) {
-		rows := pageAll(url.Values{"q": {"developers"}}, 29)
-		require.NotEmpty(t, rows)
-		keys(rows)
-		dev, _ := normalize.Stems("developer"), 0
-		eng := normalize.Stems("engineer")
-		minDirect, maxOther := 2.0, -1.0
-		directCount := 0
-		for i, r := range rows {
-			rel := r["relevance"].(float64)
-			require.True(t, rel > 0 && rel <= 1)
-			if i > 0 {
-				require.GreaterOrEqual(t, rows[i-1]["relevance"].(float64), rel, "relevance descending")
-			}
-			stems := normalize.Stems(r["raw_title"].(string))
-			if normalize.MatchAll(dev, stems) {
-				directCount++
-				minDirect = min(minDirect, rel)
+		stems := normalize.Stems(r.RawTitle)
+		if normalize.MatchAll(dev, stems) {
+			directCount++
+			minDirect = min(minDirect, rel)
+		} else {
+			maxOther = max(maxOther, rel)
+			if normalize.MatchAll(eng, stems) {
+				require.LessOrEqual(t, rel, 0.6)
 			} else {
-				maxOther = max(maxOther, rel)
-				if normalize.MatchAll(eng, stems) {
-					require.LessOrEqual(t, rel, 0.6)
-				} else {
-					require.Less(t, rel, 0.5, "same-function titles rank below synonyms: %v", r)
-				}
+				require.Less(t, rel, 0.5, "same-function titles rank below synonyms: %+v", r)
 			}
 		}
-		want := 0
-		for _, r := range live {
-			if normalize.MatchAll(dev, normalize.Stems(r.RawTitle)) {
+	}
+	want := 0
+	for _, r := range f.live {
+		if normalize.MatchAll(dev, normalize.Stems(r.RawTitle)) {
+			want++
+		}
+	}
+	require.Equal(t, want, directCount, "every direct match is served")
+	require.Positive(t, directCount)
+	require.GreaterOrEqual(t, maxOther, 0.0, "synonym and same-function titles are served too")
+	require.Greater(t, minDirect, maxOther)
+	c.requireUnits(t)
+}
+
+func TestJobsSearchFunctionFilter(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	c := newCaller(t, f.srv, "growth")
+	ids, _ := normalize.ResolveFunction("Engineering")
+	want := 0
+	for _, r := range f.live {
+		for _, id := range ids {
+			if r.Function == id {
 				want++
 			}
 		}
-		require.Equal(t, want, directCount, "every direct match is served")
-		require.Positive(t, directCount)
-		require.GreaterOrEqual(t, maxOther, 0.0, "synonym and same-function titles are served too")
-		require.Greater(t, minDirect, maxOther)
-	})
-
-	t.Run("jobs/search function filter", func(t *testing.T) {
-		ids, _ := normalize.ResolveFunction("Engineering")
-		want := 0
-		for _, r := range live {
-			for _, id := range ids {
-				if r.Function == id {
-					want++
-				}
-			}
-		}
-		rows := pageAll(url.Values{"function": {"engineering"}}, 100)
-		require.Len(t, rows, want)
-		for _, r := range rows {
-			require.Equal(t, "Engineering", r["function_name"])
-		}
-		rows = pageAll(url.Values{"function": {ids[0]}}, 100)
-		for _, r := range rows {
-			require.Equal(t, ids[0], r["function"])
-		}
-	})
-
-	t.Run("jobs/search 422s", func(t *testing.T) {
-		r := h.get("/v1/jobs/search", growth, url.Values{"function": {"Astrology"}})
-		require.Equal(t, [][]any{{"query", "function"}}, errLocs(t, r))
-		require.Contains(t, string(r.body), "Engineering", "the 422 lists the names")
-		require.Equal(t, [][]any{{"query", "sort"}}, errLocs(t, h.get("/v1/jobs/search", growth, url.Values{"sort": {"relevance"}})))
-		require.Equal(t, [][]any{{"query", "geo"}}, errLocs(t, h.get("/v1/jobs/search", growth, url.Values{"geo": {"Germany", "France"}})))
-		require.Equal(t, [][]any{{"query", "geo"}}, errLocs(t, h.get("/v1/jobs/search", growth, url.Values{"geo": {"Mordor"}})))
-		require.Equal(t, [][]any{{"query", "limit"}}, errLocs(t, h.get("/v1/jobs/search", growth, url.Values{"limit": {"1000"}})))
-		require.Equal(t, [][]any{{"query", "cursor"}}, errLocs(t, h.get("/v1/jobs/search", growth, url.Values{"cursor": {"garbage"}})))
-		require.Equal(t, [][]any{{"query", "headcount_band"}}[0][:1], errLocs(t, h.get("/v1/jobs/search", growth, url.Values{"headcount_band": {"huge"}}))[0][:1])
-
-		// A cursor replayed under another sort.
-		r = h.get("/v1/jobs/search", growth, url.Values{"sort": {"recency"}, "limit": {"3"}})
-		require.Equal(t, 200, r.status)
-		*served += 3
-		cur := r.obj(t)["next_cursor"].(string)
-		require.Equal(t, [][]any{{"query", "cursor"}}, errLocs(t, h.get("/v1/jobs/search", growth, url.Values{"cursor": {cur}})))
-		require.Equal(t, [][]any{{"query", "cursor"}}, errLocs(t, h.get("/v1/jobs/search", growth, url.Values{"cursor": {cur}, "q": {"engineer"}})))
-		r = h.get("/v1/jobs/search", growth, url.Values{"limit": {"3"}})
-		require.Equal(t, 200, r.status)
-		*served += 3
-		cur = r.obj(t)["next_cursor"].(string)
-		require.Regexp(t, `^\d+:[0-9a-f]+$`, cur, "the default cursor is company_id:req_key")
-		require.Equal(t, [][]any{{"query", "cursor"}}, errLocs(t, h.get("/v1/jobs/search", growth, url.Values{"cursor": {cur}, "sort": {"recency"}})))
-	})
-
-	t.Run("jobs/role", func(t *testing.T) {
-		before := h.sourceRows(growth)
-		var old, fresh *analytics.Req
-		floor := x.CycleTime.Add(-24 * time.Hour)
-		for _, r := range live {
-			if r.FirstSeen.After(floor) {
-				fresh = r
-			} else {
-				old = r
-			}
-		}
-		require.NotNil(t, old)
-		require.NotNil(t, fresh, "the world opens reqs in its last day")
-		role := func(key string, r *analytics.Req) resp {
-			return h.get("/v1/jobs/role", key, url.Values{"company_id": {strconv.FormatUint(r.CompanyID, 10)}, "req_key": {r.ReqKey}})
-		}
-		r := role(growth, fresh)
-		require.Equal(t, 200, r.status, string(r.body))
-		body := r.obj(t)
-		require.Equal(t, fresh.RawTitle, body["raw_title"])
-		require.Len(t, body["boards"], len(fresh.Boards))
-		require.Nil(t, body["relevance"])
-		require.Equal(t, 404, role(free, fresh).status, "below the free floor")
-		require.Equal(t, 200, role(free, old).status)
-		missing := *old
-		missing.ReqKey = "0000000000000000"
-		require.Equal(t, 404, role(growth, &missing).status)
-		var closed *analytics.Req
-		for _, r := range w.currentReqs() {
-			if !r.Live() {
-				closed = r
-				break
-			}
-		}
-		require.NotNil(t, closed, "the world closes reqs")
-		require.Equal(t, 404, role(growth, closed).status)
-		require.Equal(t, before, h.sourceRows(growth), "jobs/role serves no source_row")
-	})
+	}
+	rows := pageJobs(t, c, url.Values{"function": {"engineering"}}, 100)
+	require.Len(t, rows, want)
+	for _, r := range rows {
+		require.Equal(t, "Engineering", *r.FunctionName)
+	}
+	for _, r := range pageJobs(t, c, url.Values{"function": {ids[0]}}, 100) {
+		require.Equal(t, ids[0], *r.Function)
+	}
+	c.requireUnits(t)
 }
 
-func demandTests(t *testing.T, w *world, h *harness, growth string) {
-	t.Run("markets/role-demand", func(t *testing.T) {
-		wm, _, err := analytics.Watermark(t.Context(), w.ch)
-		require.NoError(t, err)
-		rd, err := analytics.RoleDemand(t.Context(), w.ch, wm)
-		require.NoError(t, err)
-		ids, _ := normalize.ResolveFunction("Engineering")
-		var want, wantDE uint64
-		for _, wk := range rd {
-			for _, id := range ids {
-				if wk.Function == id {
-					want += wk.Opened
-					if wk.Country == "Germany" {
-						wantDE += wk.Opened
-					}
-				}
-			}
+func TestJobsSearchRejectsBadInput(t *testing.T) {
+	t.Parallel()
+	fx := world.Get(t)
+	key := fx.srv.Account(t, "growth").Key
+	f := func(q url.Values, locs ...string) apitest.Response {
+		t.Helper()
+		r := fx.srv.Get(t, "/v1/jobs/search", key, q)
+		require.Equal(t, locs, r.Invalid(t).Locs(), "%v: %s", q, r.Body)
+		return r
+	}
+	r := f(url.Values{"function": {"Astrology"}}, "query.function")
+	require.Contains(t, string(r.Body), "Engineering", "the 422 lists the names")
+	f(url.Values{"sort": {"relevance"}}, "query.sort")
+	f(url.Values{"geo": {"Germany", "France"}}, "query.geo")
+	f(url.Values{"geo": {"Mordor"}}, "query.geo")
+	f(url.Values{"limit": {"1000"}}, "query.limit")
+	f(url.Values{"cursor": {"garbage"}}, "query.cursor")
+	f(url.Values{"headcount_band": {"huge"}}, "query.headcount_band.0")
+}
+
+// A cursor replayed under another sort or another q is refused.
+func TestJobsSearchCursorIsBoundToItsQuery(t *testing.T) {
+	t.Parallel()
+	fx := world.Get(t)
+	c := newCaller(t, fx.srv, "growth")
+	cursor := func(q url.Values) string {
+		t.Helper()
+		q.Set("limit", "3")
+		p := apitest.GetJSON[jobsPage](t, fx.srv, "/v1/jobs/search", c.key, q, 200)
+		c.served += len(p.Jobs)
+		require.NotNil(t, p.NextCursor)
+		return *p.NextCursor
+	}
+	f := func(q url.Values) {
+		t.Helper()
+		r := fx.srv.Get(t, "/v1/jobs/search", c.key, q)
+		require.Equal(t, []string{"query.cursor"}, r.Invalid(t).Locs(), "%v", q)
+	}
+	recent := cursor(url.Values{"sort": {"recency"}})
+	f(url.Values{"cursor": {recent}})
+	f(url.Values{"cursor": {recent}, "q": {"engineer"}})
+	def := cursor(url.Values{})
+	require.Regexp(t, `^\d+:[0-9a-f]+$`, def, "the default cursor is company_id:req_key")
+	f(url.Values{"cursor": {def}, "sort": {"recency"}})
+	c.requireUnits(t)
+}
+
+func TestJobsRole(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	growth := f.srv.Account(t, "growth").Key
+	free := f.srv.Account(t, "free").Key
+	var old, fresh *analytics.Req
+	floor := f.x.CycleTime.Add(-24 * time.Hour)
+	for _, r := range f.live {
+		if r.FirstSeen.After(floor) {
+			fresh = r
+		} else {
+			old = r
 		}
-		sum := func(r resp) uint64 {
-			require.Equal(t, 200, r.status, string(r.body))
-			var n uint64
-			var prev time.Time
-			for i, s := range r.obj(t)["series"].([]any) {
-				b, err := time.Parse(time.RFC3339, s.(map[string]any)["bucket_start"].(string))
-				require.NoError(t, err)
-				require.Equal(t, time.Monday, b.Weekday())
-				if i > 0 {
-					require.Equal(t, prev.AddDate(0, 0, 7), b, "weekly, oldest first, zero-filled")
-				}
-				prev = b
-				n += uint64(s.(map[string]any)["opened"].(float64))
-			}
-			return n
+	}
+	require.NotNil(t, old)
+	require.NotNil(t, fresh, "the world opens reqs in its last day")
+	role := func(key string, r *analytics.Req) apitest.Response {
+		return f.srv.Get(t, "/v1/jobs/role", key, url.Values{"company_id": {strconv.FormatUint(r.CompanyID, 10)}, "req_key": {r.ReqKey}})
+	}
+	var got row
+	role(growth, fresh).Decode(t, 200, &got)
+	require.Equal(t, fresh.RawTitle, got.RawTitle)
+	require.Len(t, got.Boards, len(fresh.Boards))
+	require.Nil(t, got.Relevance)
+	require.Equal(t, 404, role(free, fresh).Status, "below the free floor")
+	require.Equal(t, 200, role(free, old).Status)
+	missing := *old
+	missing.ReqKey = "0000000000000000"
+	require.Equal(t, 404, role(growth, &missing).Status)
+	var closed *analytics.Req
+	for _, r := range f.all {
+		if !r.Live() {
+			closed = r
+			break
 		}
-		require.Positive(t, want)
-		require.Equal(t, want, sum(h.get("/v1/markets/role-demand", growth, url.Values{"role": {"Engineering"}})))
-		require.Equal(t, wantDE, sum(h.get("/v1/markets/role-demand", growth, url.Values{"role": {"engineering"}, "geo": {"Germany"}})))
-		var one uint64
-		for _, wk := range rd {
-			if wk.Function == ids[0] {
-				one += wk.Opened
-			}
-		}
-		require.Equal(t, one, sum(h.get("/v1/markets/role-demand", growth, url.Values{"role": {ids[0]}})))
-		require.Equal(t, [][]any{{"query", "role"}}, errLocs(t, h.get("/v1/markets/role-demand", growth, url.Values{"role": {"fn_nope"}})))
-		require.Equal(t, [][]any{{"query", "geo"}}, errLocs(t, h.get("/v1/markets/role-demand", growth, url.Values{"role": {ids[0]}, "geo": {"Elbonia"}})))
-	})
+	}
+	require.NotNil(t, closed, "the world closes reqs")
+	require.Equal(t, 404, role(growth, closed).Status)
+	require.Zero(t, f.srv.SourceRows(t, growth), "jobs/role serves no source_row")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/planehq/hiringsignal/pipeline/normalize"
 	"github.com/planehq/hiringsignal/readmodel"
 	"github.com/planehq/hiringsignal/searchindex"
+	"github.com/planehq/hiringsignal/snapshot"
 )
 
 // Criterion is one field of the closed criteria vocabulary (watches and reqs/qualified): the
@@ -28,6 +29,19 @@ type Criterion struct {
 
 // AgencyKinds are the values of company.agency_kind.
 var AgencyKinds = []string{"employer", "staffing_agency", "subcontractor_network", "aggregator", "job_board"}
+
+// CriteriaVocabularyDoc documents the closed criteria vocabulary of reqs/qualified and watches.
+const CriteriaVocabularyDoc = "Closed vocabulary: an object of groups company, req and event, each an object of fields. " +
+	"AND across groups and fields, OR within a field (a field takes one value or an array of values). A NULL fact never matches (fail-closed). " +
+	"Any other group or field is 422 (raised before anything else). " +
+	"company.company_id (integer or integers); company.domain (exact, case-insensitive); company.industry (exact, case-insensitive); " +
+	"company.industry_terms (case-insensitive substring of the industry); company.headcount_band (1-10, 11-50, 51-200, 201-500, 501-1000, 1001-5000, 5001+); " +
+	"company.hq_country (country names); company.agency_kind (employer, staffing_agency, subcontractor_network, aggregator, job_board). " +
+	"req.q (one string: every word matches raw_title, inflections, any order); req.q_excludes (phrases: a raw_title holding every word of one is vetoed; never fires on an absent title); " +
+	"req.function (function names or taxonomy ids; unresolvable is 422 listing the names); req.country (country names); req.source_type (ats_tenant, board); " +
+	"req.boards (board names, case-insensitive); req.seniority (intern, junior, mid, senior, staff, principal, lead, manager, director, vp, executive; derived from the title); " +
+	"req.since (date-time, lower bound on first_seen). " +
+	"event.function (function names or ids) and event.event_type (opened, reobserved, reposted, closed) belong to the vocabulary for watches and are 422 on reqs/qualified (use req.function and /v1/events)."
 
 // Vocabulary is the closed criteria vocabulary, in the order it is documented.
 func Vocabulary() []Criterion {
@@ -287,6 +301,31 @@ type qualifiedRow struct {
 	LedgerSeq     uint64       `json:"ledger_seq"`
 }
 
+func qualifiedSchema() map[string]any {
+	row := reqSchema()
+	p := row["properties"].(map[string]any)
+	p["company_name"] = api.Nullable(api.Type("string"))
+	p["company_domain"] = api.Nullable(api.Type("string"))
+	p["skills"] = api.ArrayOf("string")
+	p["seniority"] = api.Nullable(api.Type("string"))
+	p["job_family"] = api.Nullable(api.Type("string"))
+	p["ledger_seq"] = api.Type("integer")
+	p["compensation"] = api.Object(map[string]any{
+		"declared":   api.Nullable(api.Object(map[string]any{"min_usd": api.Nullable(api.Type("number")), "max_usd": api.Nullable(api.Type("number"))})),
+		"inferred":   api.Nullable(api.Object(map[string]any{"median_usd": api.Type("number"), "samples": api.Type("integer")})),
+		"figure_usd": api.Nullable(api.Type("number")), "basis": api.Nullable(api.Enum("declared", "inferred")),
+	})
+	p["eligibility"] = api.Object(map[string]any{"country": api.Nullable(api.Type("string")), "country_code": api.Nullable(api.Type("string")), "location": api.Nullable(api.Type("string")), "remote": api.Type("boolean")})
+	p["apply"] = api.Object(map[string]any{"url": api.Nullable(api.Type("string")), "actionable": api.Type("boolean")})
+	p["lifecycle"] = api.Object(map[string]any{"first_seen": api.DateTime(), "last_event_at": api.DateTime(), "status": api.Enum("opened", "reobserved", "reposted", "closed"), "live": api.Type("boolean"), "repost_count": api.Type("integer")})
+	p["dedup"] = api.Object(map[string]any{"boards": api.ArrayOf("string"), "board_count": api.Type("integer"), "board": api.Type("string"), "source_type": api.Type("string")})
+	s := api.Object(map[string]any{"rows": map[string]any{"type": "array", "items": row},
+		"next_cursor": map[string]any{"type": "integer", "description": "monotone ledger position: pass it back to get only reqs that opened after"},
+		"companies":   map[string]any{"type": "object", "additionalProperties": pulseSchema(), "description": "with include_pulse: the pulse of every company on the page, keyed by company_id"}})
+	s["description"] = "One source_row unit per row."
+	return s
+}
+
 type compensation struct {
 	Declared  *declaredPay `json:"declared"`
 	Inferred  *inferredPay `json:"inferred"`
@@ -356,7 +395,8 @@ func newQualifiedRow(x *searchindex.Index, r *searchindex.Req) qualifiedRow {
 // reqsQualified serves POST /v1/reqs/qualified: reqs matching the criteria in ledger order
 // (the order they opened), one source_row unit per row. next_cursor is always present and
 // monotone: pass it back to get only reqs that opened after.
-func (h *handlers) reqsQualified(c *api.Call, x *searchindex.Index) (int, error) {
+func (h *handlers) reqsQualified(c *api.Call, snap *snapshot.Snapshot) (int, error) {
+	x := snap.Index
 	var b qualifiedBody
 	if err := c.Decode(&b); err != nil {
 		return 0, err
@@ -379,7 +419,7 @@ func (h *handlers) reqsQualified(c *api.Call, x *searchindex.Index) (int, error)
 			"inverted pay band: salary_min_usd must not exceed salary_max_usd", "body", "salary_min_usd"))
 	}
 	limit := int64(DefaultLimit)
-	maxLimit := int64(c.PageCap(api.SearchPageMax))
+	maxLimit := int64(c.PageCap(PageMax))
 	if limit > maxLimit {
 		limit = maxLimit
 	}
@@ -421,7 +461,7 @@ func (h *handlers) reqsQualified(c *api.Call, x *searchindex.Index) (int, error)
 		if b.IncludePulse {
 			k := strconv.FormatUint(r.CompanyID, 10)
 			if _, done := pulses[k]; !done {
-				pulses[k] = h.pulse(r.CompanyID)
+				pulses[k] = h.pulse(snap, r.CompanyID)
 			}
 		}
 	}

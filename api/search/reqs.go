@@ -3,12 +3,14 @@ package search
 import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/searchindex"
+	"github.com/planehq/hiringsignal/snapshot"
 )
 
 // reqsSearch serves GET /v1/reqs/search: companies hiring for a title, ascending company_id after
 // the cursor. A row (one source_row unit) is a company of the page: its matched_reqs are part of
 // that row. next_cursor is the highest company_id of the page, absent on the last page.
-func (h *handlers) reqsSearch(c *api.Call, x *searchindex.Index) (int, error) {
+func (h *handlers) reqsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error) {
+	x := snap.Index
 	geo, errs := countryNames(c.Strings("geo"), "query", "geo")
 	if len(errs) > 0 {
 		return 0, api.Invalid(errs...)
@@ -26,7 +28,7 @@ func (h *handlers) reqsSearch(c *api.Call, x *searchindex.Index) (int, error) {
 	for _, hit := range page.Companies {
 		co := hit.Company
 		row := companyRow{CompanyID: co.ID, CompanyName: strPtr(co.Name), CompanyDomain: strPtr(co.Domain),
-			HQCountry: strPtr(co.HQCountry), CountryCode: countryCode(co.HQCountry), Pulse: h.pulse(co.ID),
+			HQCountry: strPtr(co.HQCountry), CountryCode: countryCode(co.HQCountry), Pulse: h.pulse(snap, co.ID),
 			MatchedReqCount: hit.MatchedCount, MatchedReqs: make([]reqRow, 0, len(hit.Reqs))}
 		for _, r := range hit.Reqs {
 			row.MatchedReqs = append(row.MatchedReqs, newReqRow(x, r))

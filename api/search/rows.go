@@ -3,27 +3,29 @@ package search
 import (
 	"time"
 
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/reqrow"
 	"github.com/planehq/hiringsignal/pipeline/normalize"
 	"github.com/planehq/hiringsignal/readmodel"
 	"github.com/planehq/hiringsignal/searchindex"
+	"github.com/planehq/hiringsignal/snapshot"
 )
 
-// reqRow is a req as reqs/search (matched_reqs) serves it.
+// reqRow is a req as reqs/search (matched_reqs) serves it: the served req, the board it was
+// first seen on, its URL and, when its salary is inferred, how many salaries the median came from.
 type reqRow struct {
-	ReqKey       string   `json:"req_key"`
-	CompanyID    uint64   `json:"company_id"`
-	RawTitle     string   `json:"raw_title"`
-	Title        *string  `json:"title"`
-	Function     *string  `json:"function"`
-	FunctionName *string  `json:"function_name"`
-	Country      *string  `json:"country"`
-	CountryCode  *string  `json:"country_code"`
-	Board        string   `json:"board"`
-	Boards       []string `json:"boards"`
-	SourceType   string   `json:"source_type"`
-	FirstSeen    string   `json:"first_seen"`
-	URL          *string  `json:"url"`
-	salary
+	reqrow.Row
+	Board                 string  `json:"board"`
+	URL                   *string `json:"url"`
+	SalaryEstimateSamples *int    `json:"salary_estimate_samples"`
+}
+
+func reqSchema() map[string]any {
+	p := reqrow.Props()
+	p["board"] = api.Type("string")
+	p["url"] = api.Nullable(api.Type("string"))
+	p["salary_estimate_samples"] = api.Nullable(api.Type("integer"))
+	return api.Object(p)
 }
 
 // salary: the declared yearly-USD bounds; when none were declared and the req's function and
@@ -64,12 +66,14 @@ func countryCode(name string) *string {
 }
 
 func newReqRow(x *searchindex.Index, r *searchindex.Req) reqRow {
+	sal := salaryOf(x, r)
 	return reqRow{
-		ReqKey: r.Key, CompanyID: r.CompanyID, RawTitle: r.Title.Raw, Title: strPtr(r.Title.Clean),
-		Function: strPtr(r.Function), FunctionName: functionName(r.Function),
-		Country: strPtr(r.Country), CountryCode: countryCode(r.Country),
-		Board: r.Board, Boards: r.Boards, SourceType: r.SourceType, FirstSeen: ts(r.FirstSeen), URL: strPtr(r.URL),
-		salary: salaryOf(x, r),
+		Row: reqrow.Row{ReqKey: r.Key, CompanyID: r.CompanyID, RawTitle: r.Title.Raw, Title: strPtr(r.Title.Clean),
+			Function: strPtr(r.Function), FunctionName: functionName(r.Function),
+			Country: strPtr(r.Country), CountryCode: countryCode(r.Country),
+			Boards: r.Boards, SourceType: r.SourceType, FirstSeen: time.Unix(r.FirstSeen, 0).UTC(),
+			SalaryMinUSD: sal.SalaryMinUSD, SalaryMaxUSD: sal.SalaryMaxUSD},
+		Board: r.Board, URL: strPtr(r.URL), SalaryEstimateSamples: sal.SalaryEstimateSamples,
 	}
 }
 
@@ -87,6 +91,15 @@ type jobRow struct {
 	CountryCode  *string  `json:"country_code"`
 	SourceType   string   `json:"source_type"`
 	Relevance    *float64 `json:"relevance"`
+}
+
+// jobRowProps are the schema properties of jobRow.
+func jobRowProps() map[string]any {
+	return map[string]any{
+		"board": api.Type("string"), "company_id": api.Type("integer"), "req_key": api.Type("string"), "raw_title": api.Type("string"), "title": api.Nullable(api.Type("string")),
+		"first_seen": api.DateTime(), "function": api.Nullable(api.Type("string")), "function_name": api.Nullable(api.Type("string")), "country": api.Nullable(api.Type("string")),
+		"country_code": api.Nullable(api.Type("string")), "source_type": api.Enum("ats_tenant", "board"), "relevance": api.Nullable(api.Type("number")),
+	}
 }
 
 func newJobRow(r *searchindex.Req, rel *float64) jobRow {
@@ -109,11 +122,31 @@ type companyRow struct {
 	MatchedReqs     []reqRow         `json:"matched_reqs"`
 }
 
-func (h *handlers) pulse(id uint64) *readmodel.Pulse {
-	if h.d.Pulses == nil {
-		return nil
-	}
-	p, ok := h.d.Pulses.Pulse(id)
+// pulseSchema is a company's pulse as the search routes serve it (readmodel.Pulse, or null).
+func pulseSchema() map[string]any {
+	return api.Nullable(api.Object(map[string]any{
+		"company_id": api.Type("integer"), "coverage_status": api.Type("string"), "is_hiring": api.Nullable(api.Type("boolean")),
+		"open_req_count": api.Nullable(api.Type("integer")), "active_reqs": api.Nullable(api.Type("integer")), "new_roles_30d": api.Nullable(api.Type("integer")),
+		"velocity": api.Nullable(api.Type("number")), "direction": api.Nullable(api.Type("string")), "is_surge": api.Nullable(api.Type("boolean")),
+		"momentum": map[string]any{"type": "array", "items": weekSchema()}, "motion_as_of": api.Nullable(api.DateTime()),
+	}))
+}
+
+func reqsSearchSchema() map[string]any {
+	co := api.Object(map[string]any{
+		"company_id": api.Type("integer"), "company_name": api.Nullable(api.Type("string")), "company_domain": api.Nullable(api.Type("string")),
+		"hq_country": api.Nullable(api.Type("string")), "country_code": api.Nullable(api.Type("string")), "pulse": pulseSchema(),
+		"matched_req_count": api.Type("integer"), "matched_reqs": map[string]any{"type": "array", "items": reqSchema(), "maxItems": 50},
+	})
+	s := api.Object(map[string]any{"companies": map[string]any{"type": "array", "items": co},
+		"next_cursor": map[string]any{"type": "integer", "description": "highest company_id of the page; absent on the last page"}})
+	s["description"] = "One source_row unit per company row. matched_reqs: the company's matching reqs, newest first, at most 50 (matched_req_count counts them all)."
+	return s
+}
+
+// pulse is the company's pulse in the read model of snap, the call's snapshot (nil when unknown).
+func (h *handlers) pulse(snap *snapshot.Snapshot, id uint64) *readmodel.Pulse {
+	p, ok := snap.Model.Pulse(id)
 	if !ok {
 		return nil
 	}

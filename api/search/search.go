@@ -5,8 +5,11 @@
 // behind a bounded concurrency gate (503 with Retry-After when saturated) and report the rows
 // they serialised as source_row units.
 //
-// It reads only the search index and the company pulses given in Deps; it must not touch
-// Postgres or ClickHouse, nor meter or limit calls itself (the api chain does).
+// It declares its routes (Routes) with their schemas next to its response types and registers
+// them on an api.Server. It reads only the read snapshot given in Deps: a call takes one Snapshot
+// and reads both the search index and the company pulses it joins from it, so an answer never mixes
+// two watermarks. It must not touch Postgres or ClickHouse, nor meter or limit calls itself (the api
+// chain does).
 package search
 
 import (
@@ -18,26 +21,20 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/pipeline/normalize"
-	"github.com/planehq/hiringsignal/readmodel"
 	"github.com/planehq/hiringsignal/searchindex"
+	"github.com/planehq/hiringsignal/snapshot"
 )
 
-// Pulses gives a company's hiring pulse (the company read model). ok is false when the company
-// is unknown to it; the company is then served with pulse null.
-type Pulses interface {
-	Pulse(companyID uint64) (readmodel.Pulse, bool)
-}
-
-// Indexes gives the current search index (nil before the first build); *searchindex.Service
-// implements it.
-type Indexes interface {
-	Current() *searchindex.Index
+// Snapshots gives the current read snapshot (*snapshot.Service implements it): its search index
+// (nil before the first build) and its company read model, whose pulses the routes join (a
+// company unknown to it is served with pulse null).
+type Snapshots interface {
+	Current() *snapshot.Snapshot
 }
 
 // Deps is what the handlers need.
 type Deps struct {
-	Index       Indexes
-	Pulses      Pulses // nil: every pulse is null
+	Snapshots   Snapshots
 	Log         *slog.Logger
 	MaxInFlight int           // searches running at once (default GOMAXPROCS*2)
 	QueueWait   time.Duration // how long a search waits for a slot before 503 (default 250ms)
@@ -50,6 +47,8 @@ const (
 	MaxMatchedReqs = 50
 	// DefaultLimit is the default page of reqs/search, reqs/qualified and jobs/search.
 	DefaultLimit = 20
+	// PageMax is the largest page of reqs/search, reqs/qualified and jobs/search.
+	PageMax = 100
 )
 
 type handlers struct {
@@ -58,8 +57,11 @@ type handlers struct {
 	gate chan struct{}
 }
 
-// Register installs the five search handlers on srv (before srv.Start).
-func Register(srv *api.Server, deps Deps) {
+// Register installs the five search routes on srv (before srv.Start).
+func Register(srv *api.Server, deps Deps) { srv.Register(Routes(deps)...) }
+
+// newHandlers applies the defaults of deps.
+func newHandlers(deps Deps) *handlers {
 	if deps.MaxInFlight <= 0 {
 		deps.MaxInFlight = runtime.GOMAXPROCS(0) * 2
 	}
@@ -69,25 +71,21 @@ func Register(srv *api.Server, deps Deps) {
 	if deps.Log == nil {
 		deps.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	h := &handlers{d: deps, log: deps.Log, gate: make(chan struct{}, deps.MaxInFlight)}
-	srv.Handle("reqs.search", h.gated(h.reqsSearch))
-	srv.Handle("reqs.qualified", h.gated(h.reqsQualified))
-	srv.Handle("jobs.search", h.gated(h.jobsSearch))
-	srv.Handle("jobs.role", h.withIndex(h.jobsRole))
-	srv.Handle("markets.role_demand", h.withIndex(h.roleDemand))
+	return &handlers{d: deps, log: deps.Log, gate: make(chan struct{}, deps.MaxInFlight)}
 }
 
-type indexed func(c *api.Call, x *searchindex.Index) (int, error)
+// indexed is a handler over one read snapshot whose Index is built.
+type indexed func(c *api.Call, snap *snapshot.Snapshot) (int, error)
 
 func (h *handlers) withIndex(fn indexed) api.HandlerFunc {
 	return func(c *api.Call) (int, error) {
-		x := h.d.Index.Current()
-		if x == nil {
+		snap := h.d.Snapshots.Current()
+		if snap == nil || snap.Index == nil {
 			e := api.Unavailable("Search (the index is being built for the first time)", nil)
 			e.Headers = map[string]string{"Retry-After": "5"}
 			return 0, e
 		}
-		return fn(c, x)
+		return fn(c, snap)
 	}
 }
 
@@ -170,16 +168,3 @@ func strPtr(s string) *string {
 	}
 	return &s
 }
-
-// PulsesFunc adapts a function to Pulses, e.g. over the read model store:
-//
-//	search.PulsesFunc(func(id uint64) (readmodel.Pulse, bool) {
-//		if m := store.Current(); m != nil {
-//			return m.Pulse(id)
-//		}
-//		return readmodel.Pulse{}, false
-//	})
-type PulsesFunc func(companyID uint64) (readmodel.Pulse, bool)
-
-// Pulse calls f.
-func (f PulsesFunc) Pulse(companyID uint64) (readmodel.Pulse, bool) { return f(companyID) }

@@ -1,7 +1,6 @@
 package search_test
 
 import (
-	"fmt"
 	"net/url"
 	"sort"
 	"strconv"
@@ -13,247 +12,263 @@ import (
 
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/api/search"
+	"github.com/planehq/hiringsignal/internal/apitest"
 	"github.com/planehq/hiringsignal/pipeline/normalize"
 )
 
-// The simulated world: 200 companies crawled for 4 days (32 cycles), so a 24-hour floor matters.
-const (
-	worldCompanies = 200
-	firstTick      = 400
-	lastTick       = 431
-)
+// reqsPage is a reqs/search answer.
+type reqsPage struct {
+	Companies  []companyHit `json:"companies"`
+	NextCursor *uint64      `json:"next_cursor"`
+}
 
-func TestSearchOnACrawledWorld(t *testing.T) {
-	w := newWorld(t, worldCompanies, firstTick, lastTick)
-	h := newHarness(t, w.ch, search.Deps{})
-	growth := h.account("growth")
-	free := h.account("free")
-	x := h.idx.Current()
-	require.NotNil(t, x)
+type companyHit struct {
+	CompanyID       uint64 `json:"company_id"`
+	Pulse           *pulse `json:"pulse"`
+	MatchedReqCount int    `json:"matched_req_count"`
+	MatchedReqs     []row  `json:"matched_reqs"`
+}
 
-	all := w.currentReqs()
-	live := map[string]*analytics.Req{}
-	for _, r := range all {
-		if r.Live() {
-			live[r.ReqKey] = r
+type pulse struct {
+	CompanyID      uint64 `json:"company_id"`
+	CoverageStatus string `json:"coverage_status"`
+}
+
+// row is a req as reqs/search, jobs/search, jobs/role and reqs/qualified serve it (each route
+// serves a subset of these fields).
+type row struct {
+	ReqKey       string   `json:"req_key"`
+	CompanyID    uint64   `json:"company_id"`
+	RawTitle     string   `json:"raw_title"`
+	Function     *string  `json:"function"`
+	FunctionName *string  `json:"function_name"`
+	Country      *string  `json:"country"`
+	CountryCode  *string  `json:"country_code"`
+	Board        string   `json:"board"`
+	Boards       []string `json:"boards"`
+	FirstSeen    string   `json:"first_seen"`
+	Relevance    *float64 `json:"relevance"`
+}
+
+// requireNamed checks the derived names of a served req: function_name is the function's name
+// (null outside the vocabulary) and country_code the country's.
+func requireNamed(t *testing.T, r row) {
+	t.Helper()
+	if r.Function != nil {
+		if name, named := normalize.FunctionName(*r.Function); named {
+			require.Equal(t, &name, r.FunctionName)
+		} else {
+			require.Nil(t, r.FunctionName, "function_name is null outside the vocabulary")
 		}
 	}
-	truth := w.truthLive()
-	require.Len(t, live, len(truth))
+	if r.Country != nil {
+		require.Equal(t, normalize.CountryCode(*r.Country), *r.CountryCode)
+	}
+}
+
+// brute is the reference of reqs/search: companies → live reqs matching q and keep.
+func (f *fixture) brute(q string, keep func(*analytics.Req) bool) map[uint64]int {
+	out := map[uint64]int{}
+	qs := normalize.Stems(q)
+	for _, r := range f.live {
+		if normalize.MatchAll(qs, normalize.Stems(r.RawTitle)) && (keep == nil || keep(r)) {
+			out[r.CompanyID]++
+		}
+	}
+	return out
+}
+
+// pageReqs pages reqs/search to the end and returns company → matched_req_count.
+func pageReqs(t *testing.T, c *caller, q url.Values, limit int) map[uint64]int {
+	t.Helper()
+	got := map[uint64]int{}
+	q.Set("limit", strconv.Itoa(limit))
+	q.Del("cursor")
+	prev := uint64(0)
+	for page := 0; ; page++ {
+		require.Less(t, page, 10000)
+		p := apitest.GetJSON[reqsPage](t, c.srv, "/v1/reqs/search", c.key, q, 200)
+		require.LessOrEqual(t, len(p.Companies), limit)
+		c.served += len(p.Companies)
+		for _, co := range p.Companies {
+			require.Greater(t, co.CompanyID, prev, "ascending company_id, every company once")
+			prev = co.CompanyID
+			_, dup := got[co.CompanyID]
+			require.False(t, dup)
+			got[co.CompanyID] = co.MatchedReqCount
+			require.NotEmpty(t, co.MatchedReqs)
+			require.NotNil(t, co.Pulse)
+			for _, r := range co.MatchedReqs {
+				require.NotEmpty(t, r.RawTitle)
+				require.NotEmpty(t, r.Boards)
+				requireNamed(t, r)
+			}
+		}
+		if p.NextCursor == nil {
+			return got
+		}
+		require.Equal(t, prev, *p.NextCursor, "next_cursor is the highest company_id of the page")
+		q.Set("cursor", strconv.FormatUint(prev, 10))
+	}
+}
+
+func TestLedgerLiveSetIsTheWorlds(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	truth := map[string]bool{}
+	for _, reqs := range f.w.Live {
+		for k := range reqs {
+			truth[k] = true
+		}
+	}
+	require.Len(t, f.live, len(truth))
 	for k := range truth {
-		require.Contains(t, live, k, "the ledger's live set is the world's")
+		require.Contains(t, f.live, k, "the ledger's live set is the world's")
 	}
-	require.Equal(t, len(live), x.Stats().LiveReqs)
-	served := 0 // source_row units the growth key should have been metered
+	require.Equal(t, len(f.live), f.x.Stats().LiveReqs)
+}
 
-	// brute is the reference of reqs/search: companies → matching live reqs.
-	brute := func(q string, keep func(*analytics.Req) bool) map[uint64]int {
-		out := map[uint64]int{}
-		qs := normalize.Stems(q)
-		for _, r := range live {
-			if normalize.MatchAll(qs, normalize.Stems(r.RawTitle)) && (keep == nil || keep(r)) {
-				out[r.CompanyID]++
-			}
-		}
-		return out
-	}
-	// pageAll pages reqs/search to the end and returns company → matched_req_count.
-	pageAll := func(key string, q url.Values, limit int) map[uint64]int {
+func TestReqsSearchInflectionsAndWordOrder(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	c := newCaller(t, f.srv, "growth")
+	want := f.brute("Engineer", nil)
+	require.NotEmpty(t, want)
+	require.Equal(t, want, pageReqs(t, c, url.Values{"q": {"engineers"}}, 7))
+	require.Equal(t, f.brute("senior engineer", nil), pageReqs(t, c, url.Values{"q": {"ENGINEERS senior"}}, 13))
+	c.requireUnits(t)
+}
+
+func TestReqsSearchRoleIsQsDeprecatedAlias(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	c := newCaller(t, f.srv, "growth")
+	r := f.srv.Get(t, "/v1/reqs/search", c.key, url.Values{"role": {"engineers"}, "limit": {"100"}})
+	var p reqsPage
+	r.Decode(t, 200, &p)
+	require.Equal(t, "true", r.Header["Deprecation"])
+	require.NotEmpty(t, r.Header["Sunset"])
+	c.served += len(p.Companies)
+	c.requireUnits(t)
+}
+
+func TestReqsSearchMatchingNothingIsAnEmptyPage(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	c := newCaller(t, f.srv, "growth")
+	r := f.srv.Get(t, "/v1/reqs/search", c.key, url.Values{"q": {"zzyzx-nothing"}})
+	var p reqsPage
+	r.Decode(t, 200, &p)
+	require.Empty(t, p.Companies)
+	require.NotContains(t, r.Fields(t), "next_cursor")
+}
+
+func TestReqsSearchWithoutQCoversEveryCompanyOnce(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	c := newCaller(t, f.srv, "growth")
+	require.Equal(t, f.brute("", nil), pageReqs(t, c, url.Values{}, 100))
+	c.requireUnits(t)
+}
+
+func TestReqsSearchFilters(t *testing.T) {
+	t.Parallel()
+	fx := world.Get(t)
+	c := newCaller(t, fx.srv, "growth")
+	f := func(q url.Values, limit int, keep func(*analytics.Req) bool) (matched int) {
 		t.Helper()
-		got := map[uint64]int{}
-		q.Set("limit", strconv.Itoa(limit))
-		q.Del("cursor")
-		prev := uint64(0)
-		for page := 0; ; page++ {
-			require.Less(t, page, 10000)
-			r := h.get("/v1/reqs/search", key, q)
-			require.Equal(t, 200, r.status, string(r.body))
-			body := r.obj(t)
-			cos := body["companies"].([]any)
-			require.LessOrEqual(t, len(cos), limit)
-			if key == growth.Key {
-				served += len(cos)
-			}
-			for _, c := range cos {
-				co := c.(map[string]any)
-				id := uint64(co["company_id"].(float64))
-				require.Greater(t, id, prev, "ascending company_id, every company once")
-				prev = id
-				_, dup := got[id]
-				require.False(t, dup)
-				got[id] = int(co["matched_req_count"].(float64))
-				reqs := co["matched_reqs"].([]any)
-				require.NotEmpty(t, reqs)
-				require.NotNil(t, co["pulse"])
-				for _, rr := range reqs {
-					req := rr.(map[string]any)
-					require.NotEmpty(t, req["raw_title"])
-					require.NotEmpty(t, req["boards"])
-					if fn, ok := req["function"].(string); ok {
-						name, named := normalize.FunctionName(fn)
-						if named {
-							require.Equal(t, name, req["function_name"])
-						} else {
-							require.Nil(t, req["function_name"], "function_name is null outside the vocabulary")
-						}
-					}
-					if c, ok := req["country"].(string); ok {
-						require.Equal(t, normalize.CountryCode(c), req["country_code"])
-					}
-				}
-			}
-			nc, more := body["next_cursor"]
-			if !more {
-				break
-			}
-			require.Equal(t, float64(prev), nc, "next_cursor is the highest company_id of the page")
-			q.Set("cursor", strconv.FormatUint(prev, 10))
-		}
-		return got
+		want := fx.brute("", keep)
+		require.Equal(t, want, pageReqs(t, c, q, limit), "%v", q)
+		return len(want)
 	}
 
-	t.Run("inflections and word order", func(t *testing.T) {
-		want := brute("Engineer", nil)
-		require.NotEmpty(t, want)
-		require.Equal(t, want, pageAll(growth.Key, url.Values{"q": {"engineers"}}, 7))
-		require.Equal(t, brute("senior engineer", nil), pageAll(growth.Key, url.Values{"q": {"ENGINEERS senior"}}, 13))
-		// role is q's deprecated alias.
-		r := h.get("/v1/reqs/search", growth.Key, url.Values{"role": {"engineers"}, "limit": {"100"}})
-		require.Equal(t, 200, r.status)
-		require.Equal(t, "true", r.header["Deprecation"])
-		require.NotEmpty(t, r.header["Sunset"])
-		served += len(r.obj(t)["companies"].([]any))
-		// A title matching nothing is an empty page.
-		r = h.get("/v1/reqs/search", growth.Key, url.Values{"q": {"zzyzx-nothing"}})
-		require.Equal(t, 200, r.status)
-		require.Empty(t, r.obj(t)["companies"])
-		require.NotContains(t, r.obj(t), "next_cursor")
-	})
-
-	t.Run("no q covers every company with a live req exactly once", func(t *testing.T) {
-		require.Equal(t, brute("", nil), pageAll(growth.Key, url.Values{}, 100))
-	})
-
-	t.Run("filters", func(t *testing.T) {
-		countries := map[string]int{}
-		for _, r := range live {
-			countries[r.Country]++
+	// The two countries with the most live reqs, the second named in lower case.
+	countries := map[string]int{}
+	for _, r := range fx.live {
+		countries[r.Country]++
+	}
+	var names []string
+	for n := range countries {
+		if n != "" {
+			names = append(names, n)
 		}
-		var names []string
-		for c := range countries {
-			if c != "" {
-				names = append(names, c)
-			}
+	}
+	sort.Slice(names, func(i, j int) bool { return countries[names[i]] > countries[names[j]] })
+	two := names[:2]
+	require.Positive(t, f(url.Values{"geo": {two[0], strings.ToLower(two[1])}}, 50, func(r *analytics.Req) bool { return r.Country == two[0] || r.Country == two[1] }))
+
+	// Every live req of this world is an ATS tenant's: the board filter matches nothing.
+	f(url.Values{"source_type": {"board"}}, 100, func(r *analytics.Req) bool { return r.SourceType == "board" })
+
+	since := time.Unix(fx.x.CycleTime.Unix(), 0).Add(-36 * time.Hour).UTC()
+	require.Positive(t, f(url.Values{"since": {since.Format(time.RFC3339)}}, 100, func(r *analytics.Req) bool { return !r.FirstSeen.Before(since) }))
+
+	// Company facts: unknown never matches; agencies dropped only when classified.
+	industries := map[string]int{}
+	for _, co := range fx.facts {
+		industries[co.Industry]++
+	}
+	var ind string
+	for k, n := range industries {
+		if k != "" && (ind == "" || n > industries[ind]) {
+			ind = k
 		}
-		sort.Slice(names, func(i, j int) bool { return countries[names[i]] > countries[names[j]] })
-		two := names[:2]
-		want := brute("", func(r *analytics.Req) bool { return r.Country == two[0] || r.Country == two[1] })
-		require.Equal(t, want, pageAll(growth.Key, url.Values{"geo": {two[0], strings.ToLower(two[1])}}, 50))
+	}
+	facts := func(r *analytics.Req) analytics.Company { return fx.facts[r.CompanyID] }
+	require.Positive(t, f(url.Values{"industry": {strings.ToUpper(ind)}}, 100, func(r *analytics.Req) bool { return strings.EqualFold(facts(r).Industry, ind) }))
+	term := strings.ToLower(ind[1:4])
+	require.Positive(t, f(url.Values{"industry_terms": {term}}, 100, func(r *analytics.Req) bool {
+		return facts(r).Industry != "" && strings.Contains(strings.ToLower(facts(r).Industry), term)
+	}))
+	require.Positive(t, f(url.Values{"headcount_band": {"11-50", "5001+"}}, 100, func(r *analytics.Req) bool {
+		b := facts(r).HeadcountBand
+		return b == "11-50" || b == "5001+"
+	}))
+	require.Positive(t, f(url.Values{"exclude_agencies": {"true"}}, 100, func(r *analytics.Req) bool { return !fx.agency[r.CompanyID] }))
+	c.requireUnits(t)
+}
 
-		want = brute("", func(r *analytics.Req) bool { return r.SourceType == "board" })
-		require.Equal(t, want, pageAll(growth.Key, url.Values{"source_type": {"board"}}, 100))
-
-		since := time.Unix(x.CycleTime.Unix(), 0).Add(-36 * time.Hour).UTC()
-		want = brute("", func(r *analytics.Req) bool { return !r.FirstSeen.Before(since) })
-		require.Equal(t, want, pageAll(growth.Key, url.Values{"since": {since.Format(time.RFC3339)}}, 100))
-
-		// Company facts: unknown never matches; agencies dropped only when classified.
-		cos, err := analytics.Companies(t.Context(), w.ch)
-		require.NoError(t, err)
-		facts := map[uint64]analytics.Company{}
-		industries := map[string]int{}
-		for _, c := range cos {
-			facts[c.CompanyID] = c
-			industries[c.Industry]++
+func TestReqsSearchFreePlanFreshnessFloor(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	floor := f.x.CycleTime.Add(-24 * time.Hour)
+	want := f.brute("", func(r *analytics.Req) bool { return !r.FirstSeen.After(floor) })
+	total := func(m map[uint64]int) (n int) {
+		for _, v := range m {
+			n += v
 		}
-		var ind string
-		for k, n := range industries {
-			if k != "" && (ind == "" || n > industries[ind]) {
-				ind = k
-			}
-		}
-		want = brute("", func(r *analytics.Req) bool { return strings.EqualFold(facts[r.CompanyID].Industry, ind) })
-		require.NotEmpty(t, want)
-		require.Equal(t, want, pageAll(growth.Key, url.Values{"industry": {strings.ToUpper(ind)}}, 100))
-		term := strings.ToLower(ind[1:4])
-		want = brute("", func(r *analytics.Req) bool {
-			return facts[r.CompanyID].Industry != "" && strings.Contains(strings.ToLower(facts[r.CompanyID].Industry), term)
-		})
-		require.Equal(t, want, pageAll(growth.Key, url.Values{"industry_terms": {term}}, 100))
-		want = brute("", func(r *analytics.Req) bool {
-			b := facts[r.CompanyID].HeadcountBand
-			return b == "11-50" || b == "5001+"
-		})
-		require.Equal(t, want, pageAll(growth.Key, url.Values{"headcount_band": {"11-50", "5001+"}}, 100))
-		want = brute("", func(r *analytics.Req) bool {
-			switch facts[r.CompanyID].AgencyKind {
-			case "staffing_agency", "job_board", "aggregator", "subcontractor_network":
-				return false
-			}
-			return true
-		})
-		require.Equal(t, want, pageAll(growth.Key, url.Values{"exclude_agencies": {"true"}}, 100))
-	})
+		return n
+	}
+	require.Less(t, total(want), total(f.brute("", nil)), "the last day's reqs are held back")
+	require.Equal(t, want, pageReqs(t, newCaller(t, f.srv, "free"), url.Values{}, 100))
+}
 
-	t.Run("free plan freshness floor", func(t *testing.T) {
-		floor := x.CycleTime.Add(-24 * time.Hour)
-		want := brute("", func(r *analytics.Req) bool { return !r.FirstSeen.After(floor) })
-		total := func(m map[uint64]int) (n int) {
-			for _, v := range m {
-				n += v
-			}
-			return n
-		}
-		require.Less(t, total(want), total(brute("", nil)), "the last day's reqs are held back")
-		got := pageAll(free.Key, url.Values{}, 100)
-		require.Equal(t, want, got)
-	})
+func TestReqsSearchRejectsBadInput(t *testing.T) {
+	t.Parallel()
+	fx := world.Get(t)
+	key := fx.srv.Account(t, "growth").Key
+	f := func(q url.Values, loc string) {
+		t.Helper()
+		r := fx.srv.Get(t, "/v1/reqs/search", key, q)
+		require.Contains(t, r.Invalid(t).Locs(), loc, "%v: %s", q, r.Body)
+	}
+	f(url.Values{"geo": {"Atlantis"}}, "query.geo")
+	f(url.Values{"geo": {"DE"}}, "query.geo")
+	f(url.Values{"geo": {"Germany", "Narnia"}}, "query.geo.1")
+	f(url.Values{"headcount_band": {"10-20"}}, "query.headcount_band.0")
+	f(url.Values{"q": {"a", "b"}}, "query.q")
+	f(url.Values{"since": {"2026-01-01", "2026-01-02"}}, "query.since")
+	f(url.Values{"q": {"engineer"}, "role": {"engineer"}}, "query.role")
+	f(url.Values{"source_type": {"aggregator"}}, "query.source_type")
+	f(url.Values{"limit": {"0"}}, "query.limit")
+	f(url.Values{"limit": {"101"}}, "query.limit")
+	f(url.Values{"cursor": {"-1"}}, "query.cursor")
+}
 
-	t.Run("422s", func(t *testing.T) {
-		cases := []struct {
-			q   url.Values
-			loc string
-		}{
-			{url.Values{"geo": {"Atlantis"}}, "query.geo"},
-			{url.Values{"geo": {"DE"}}, "query.geo"},
-			{url.Values{"geo": {"Germany", "Narnia"}}, "query.geo.1"},
-			{url.Values{"headcount_band": {"10-20"}}, "query.headcount_band.0"},
-			{url.Values{"q": {"a", "b"}}, "query.q"},
-			{url.Values{"since": {"2026-01-01", "2026-01-02"}}, "query.since"},
-			{url.Values{"q": {"engineer"}, "role": {"engineer"}}, "query.role"},
-			{url.Values{"source_type": {"aggregator"}}, "query.source_type"},
-			{url.Values{"limit": {"0"}}, "query.limit"},
-			{url.Values{"limit": {"101"}}, "query.limit"},
-			{url.Values{"cursor": {"-1"}}, "query.cursor"},
-		}
-		for _, c := range cases {
-			r := h.get("/v1/reqs/search", growth.Key, c.q)
-			locs := errLocs(t, r)
-			var flat []string
-			for _, l := range locs {
-				var parts []string
-				for _, p := range l {
-					parts = append(parts, fmt.Sprint(p))
-				}
-				flat = append(flat, strings.Join(parts, "."))
-			}
-			require.Contains(t, flat, c.loc, "%v: %s", c.q, r.body)
-		}
-		// The demo key pages at most 5.
-		r := h.get("/v1/reqs/search", api.PublicDemoKey, url.Values{"limit": {"6"}})
-		require.Equal(t, 422, r.status, string(r.body))
-		r = h.get("/v1/reqs/search", api.PublicDemoKey, nil)
-		require.Equal(t, 200, r.status, string(r.body))
-		require.LessOrEqual(t, len(r.obj(t)["companies"].([]any)), 5)
-	})
-
-	jobsTests(t, w, h, growth.Key, free.Key, live, &served)
-	demandTests(t, w, h, growth.Key)
-
-	t.Run("source_row units equal rows served", func(t *testing.T) {
-		require.Equal(t, served, h.sourceRows(growth.Key))
-	})
-
-	qualifiedTests(t, w, h)
+func TestReqsSearchDemoKeyPagesAtMost5(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	f.srv.Get(t, "/v1/reqs/search", api.PublicDemoKey, url.Values{"limit": {"6"}}).Invalid(t)
+	p := apitest.GetJSON[reqsPage](t, f.srv, "/v1/reqs/search", api.PublicDemoKey, nil, 200)
+	require.LessOrEqual(t, len(p.Companies), api.DemoPageLimit)
 }

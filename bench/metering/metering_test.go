@@ -7,23 +7,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/planehq/hiringsignal/metering"
 	"github.com/planehq/hiringsignal/oltp"
 )
 
 // The segments never reach Postgres here (no pool): the benchmarks measure what a metered call
 // pays before its answer leaves. Run with -cpu 1,2 and parallel goroutines to see group commit.
 
-func record() oltp.UsageRecord {
-	return oltp.UsageRecord{CustomerID: "cus_01J9Z4", AccountID: 17, KeyID: 42, Method: "GET",
+func record() metering.Record {
+	return metering.Record{CustomerID: "cus_01J9Z4", AccountID: 17, KeyID: 42, Method: "GET",
 		Route: "/v1/companies/{company_id}/is-hiring", MeterClass: oltp.MeterCall, Calls: 1, OccurredAt: time.Now().UTC()}
 }
 
 func benchAppend(b *testing.B, syncEvery time.Duration) {
-	l, err := oltp.OpenUsageLog(oltp.UsageLogConfig{Dir: b.TempDir(), SegmentRecords: 1 << 16, FlushInterval: time.Hour, SyncEvery: syncEvery})
-	if err != nil {
+	l := metering.New(metering.Config{Dir: b.TempDir(), SegmentRecords: 1 << 16, FlushInterval: time.Hour, SyncEvery: syncEvery})
+	if err := l.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}
-	l.Start()
 	defer l.Stop(context.Background()) //nolint:errcheck
 	rec := record()
 	b.SetParallelism(32) // 32 × GOMAXPROCS concurrent callers, as under load

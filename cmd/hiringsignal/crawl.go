@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/planehq/hiringsignal/internal/flagenv"
+	"github.com/planehq/hiringsignal/lifecycle"
 	"github.com/planehq/hiringsignal/pipeline"
 )
 
@@ -17,6 +18,9 @@ type crawlFlags struct {
 	timeout                    *time.Duration
 	epoch                      *string
 	memLimitMiB                *int
+	sourceDeadline             *time.Duration
+	maxBodyMiB, bodyBudgetMiB  *int
+	pageCacheMiB               *int
 }
 
 func addCrawlFlags(fs *flagenv.Set) *crawlFlags {
@@ -28,11 +32,18 @@ func addCrawlFlags(fs *flagenv.Set) *crawlFlags {
 		timeout:     fs.Duration("fetch-timeout", 10*time.Second, "timeout of one fetch attempt"),
 		epoch:       fs.String("epoch", "2026-01-05T00:00:00Z", "time of tick 0 of the crawl clock (one tick = one 3-hour cycle)"),
 		memLimitMiB: fs.Int("memory-limit-mib", 1400, "soft memory limit of the crawler in MiB (the garbage collector works harder near it); 0 for none"),
+		sourceDeadline: fs.Duration("fetch-source-deadline", 2*time.Minute,
+			"deadline of one source per cycle: all its pages and retries (past it the source fails for the cycle)"),
+		maxBodyMiB:    fs.Int("fetch-max-body-mib", 8, "largest page body in MiB once decoded (a larger page fails its source)"),
+		bodyBudgetMiB: fs.Int("fetch-body-budget-mib", 256, "page bodies held in memory at once, in MiB, across all fetch workers"),
+		pageCacheMiB:  fs.Int("page-cache-mib", 128, "bound of the page cache that replays 304s, in MiB (least recently used pages are evicted)"),
 	}
 }
 
 func (f *crawlFlags) config(log *slog.Logger) pipeline.Config {
-	return pipeline.Config{Log: log, Fetch: pipeline.FetchConfig{Workers: *f.workers, PerHost: *f.perHost, Attempts: *f.attempts, Timeout: *f.timeout}}
+	return pipeline.Config{Log: log, PageCacheBytes: int64(*f.pageCacheMiB) << 20, Fetch: pipeline.FetchConfig{Workers: *f.workers,
+		PerHost: *f.perHost, Attempts: *f.attempts, Timeout: *f.timeout, SourceDeadline: *f.sourceDeadline,
+		MaxBody: int64(*f.maxBodyMiB) << 20, BodyBudget: int64(*f.bodyBudgetMiB) << 20}}
 }
 
 func (f *crawlFlags) tickOf(t time.Time) (int, error) {
@@ -43,24 +54,30 @@ func (f *crawlFlags) tickOf(t time.Time) (int, error) {
 	return int(t.Sub(epoch) / (3 * time.Hour)), nil
 }
 
+// openCrawler opens the stores, migrates them and builds a crawler on them; the caller closes
+// the stores.
 func openCrawler(ctx context.Context, log *slog.Logger, f *storeFlags, cf *crawlFlags) (*pipeline.Crawler, *stores, error) {
-	if *cf.memLimitMiB > 0 {
-		debug.SetMemoryLimit(int64(*cf.memLimitMiB) << 20)
-	}
 	s, err := f.open(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := f.migrateAll(ctx, s, log); err != nil {
-		s.Close()
-		return nil, nil, err
-	}
-	c, err := pipeline.NewCrawler(ctx, s.ch, cf.config(log))
+	c, err := newCrawler(ctx, log, f, s, cf)
 	if err != nil {
 		s.Close()
 		return nil, nil, err
 	}
 	return c, s, nil
+}
+
+// newCrawler migrates the opened stores s and builds a crawler on them.
+func newCrawler(ctx context.Context, log *slog.Logger, f *storeFlags, s *stores, cf *crawlFlags) (*pipeline.Crawler, error) {
+	if *cf.memLimitMiB > 0 {
+		debug.SetMemoryLimit(int64(*cf.memLimitMiB) << 20)
+	}
+	if err := f.migrateAll(ctx, s, log); err != nil {
+		return nil, err
+	}
+	return pipeline.NewCrawler(ctx, s.ch, cf.config(log))
 }
 
 func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
@@ -76,27 +93,21 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	if !*once {
-		go crawlJobLoop(ctx, log, c, s.pg, *cf.simURL, 2*time.Second)
-	}
-	for {
+	if *once {
+		defer s.Close()
 		start := time.Now()
 		stats, err := c.RunTick(ctx, *cf.simURL, -1)
 		if err != nil {
-			log.Error("crawl failed; will retry next interval", "err", err)
-		} else {
-			logTick(log, stats, time.Since(start))
+			return fmt.Errorf("cannot crawl: %w", err)
 		}
-		if *once {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(*interval):
-		}
+		logTick(log, stats, time.Since(start))
+		return nil
 	}
+	var g lifecycle.Group
+	g.Add("stores", storesPart{s})
+	g.Add("crawl loop", crawlLoop(log, c, *cf.simURL, *interval, true, func() int { return -1 }, nil))
+	g.Add("crawl jobs", crawlJobs(log, c, s, *cf.simURL, 2*time.Second, nil))
+	return runUntilSignal(ctx, log, &g)
 }
 
 func logTick(log *slog.Logger, stats []pipeline.CycleStats, took time.Duration) {

@@ -7,11 +7,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/planehq/hiringsignal/devstack"
 	"github.com/planehq/hiringsignal/internal/flagenv"
+	"github.com/planehq/hiringsignal/lifecycle"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/pipeline"
-	"github.com/planehq/hiringsignal/sim"
 )
 
 func runDev(ctx context.Context, log *slog.Logger, args []string) error {
@@ -26,11 +24,14 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	st := kf.stack(log)
-	var started devstack.Started
+	// Every part joins one group as soon as it runs, so a signal at any point (during the
+	// backfill too) stops exactly what started, in reverse, and waits for it.
+	var g lifecycle.Group
+	defer func() { _ = stopGroup(log, &g) }()
 	if os.Getenv("HS_POSTGRES_URL") == "" || os.Getenv("HS_CLICKHOUSE_ADDR") == "" {
-		var err error
-		if started, err = st.Up(ctx); err != nil {
+		st := kf.stack(log)
+		g.Add("private stores", &devstackPart{st: st})
+		if err := g.Start(ctx); err != nil {
 			return err
 		}
 		if os.Getenv("HS_POSTGRES_URL") == "" {
@@ -40,78 +41,57 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 			*f.clickhouseAddr = st.ClickHouseAddr()
 		}
 	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		if err := st.Down(sctx, started); err != nil {
-			log.Error("cannot stop stores", "err", err)
-		}
-	}()
-
+	// One Postgres pool and one ClickHouse connection for the crawler and the API alike.
+	s, err := f.open(ctx)
+	if err != nil {
+		return err
+	}
+	g.Add("stores", storesPart{s})
 	// The simulated world on loopback; the crawl reads it over HTTP like any source.
 	*simf.epoch = *cf.epoch
-	world, simSrv, simURL, err := simf.start(log)
-	if err != nil {
+	simulator := &simPart{f: simf, log: log}
+	g.Add("simulator", simulator)
+	if err := g.Start(ctx); err != nil {
 		return err
 	}
-	defer simSrv.Close()
-	*cf.simURL = simURL
+	*cf.simURL = simulator.url
 
-	crawler, cs, err := openCrawler(ctx, log, f, cf)
+	crawler, err := newCrawler(ctx, log, f, s, cf)
 	if err != nil {
 		return err
 	}
-	defer cs.Close()
-	now := world.TickAt(time.Now())
+	now := simulator.world.TickAt(time.Now())
 	from := max(0, now-*days*8)
 	log.Info("backfilling the demo history", "days", *days, "from_tick", from, "to_tick", now)
-	if err := backfill(ctx, log, crawler, simURL, from, now); err != nil {
+	if err := backfill(ctx, log, crawler, simulator.url, from, now); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped during the backfill; committed cycles are kept and skipped next time
+		}
 		return fmt.Errorf("cannot backfill the demo history: %w", err)
 	}
 
-	a, err := startAPI(ctx, log, f, sf)
-	if err != nil {
+	a := addAPI(&g, log, f, s, sf)
+	if err := g.Start(ctx); err != nil {
 		return err
 	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-		defer cancel()
-		_ = a.Stop(sctx)
-	}()
-	key, err := oltp.EnsureDevAccount(ctx, a.stores.pg)
+	key, err := oltp.EnsureDevAccount(ctx, s.pg)
 	if err != nil {
 		return fmt.Errorf("cannot create the dev account: %w", err)
 	}
 	if err := waitReady(ctx, a); err != nil {
-		return err
+		return nil // stopped before the read model was built
 	}
 	printDemo("http://"+a.srv.Addr(), key, crawler.State().BusiestCompany())
 
-	go crawlLoop(ctx, log, crawler, world, simURL, *interval)
-	go crawlJobLoop(ctx, log, crawler, cs.pg, simURL, 2*time.Second)
-	<-ctx.Done()
-	log.Info("shutting down")
-	return nil
-}
-
-// crawlLoop crawls the world at the wall clock's tick every interval.
-func crawlLoop(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, world *sim.World, simURL string, interval time.Duration) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(interval):
-		}
-		tick := world.TickAt(time.Now())
-		world.Pin(tick)
-		start := time.Now()
-		stats, err := c.RunTick(ctx, simURL, tick)
-		if err != nil {
-			log.Error("crawl failed; will retry next interval", "err", err)
-			continue
-		}
-		logTick(log, stats, time.Since(start))
+	// The API reads the ledger this process writes: a commit rebuilds its snapshot at once
+	// instead of at the next poll.
+	g.Add("crawl loop", crawlLoop(log, crawler, simulator.url, *interval, false, worldTick(simulator.world), a.snap.Nudge))
+	g.Add("crawl jobs", crawlJobs(log, crawler, s, simulator.url, 2*time.Second, a.snap.Nudge))
+	if err := g.Start(ctx); err != nil {
+		return err
 	}
+	<-ctx.Done()
+	return nil
 }
 
 func printDemo(base, key string, companyID uint64) {
@@ -137,7 +117,7 @@ Ctrl-C stops everything this command started.
 // waitReady waits until the read model and search index serve the backfilled history, so the
 // printed calls answer with data.
 func waitReady(ctx context.Context, a *apiStack) error {
-	for !a.models.Ready() || a.index.Current() == nil {
+	for !a.snap.Ready() {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

@@ -14,8 +14,9 @@ import (
 // crawlJobLoop claims on-demand crawl jobs (the 202 `crawling` answers of hiring-pulse and
 // pre-action-brief) every poll and runs each as a real crawl of that company's own sources. Jobs
 // run one at a time, between and serialised with the scheduled cycles; a crawler that dies
-// mid-job leaves it to be reclaimed after oltp.CrawlLease.
-func crawlJobLoop(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, pool *pgxpool.Pool, simURL string, poll time.Duration) {
+// mid-job leaves it to be reclaimed after oltp.CrawlLease. committed, when set, runs after a job
+// committed its cycle (the dev stack nudges its read snapshot with it).
+func crawlJobLoop(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, pool *pgxpool.Pool, simURL string, poll time.Duration, committed func()) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -28,12 +29,15 @@ func crawlJobLoop(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, po
 			continue
 		}
 		for _, j := range jobs {
-			runCrawlJob(ctx, log, c, pool, simURL, j)
+			if runCrawlJob(ctx, log, c, pool, simURL, j) && committed != nil {
+				committed()
+			}
 		}
 	}
 }
 
-func runCrawlJob(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, pool *pgxpool.Pool, simURL string, j oltp.CrawlJob) {
+// runCrawlJob runs one job and reports whether it committed.
+func runCrawlJob(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, pool *pgxpool.Pool, simURL string, j oltp.CrawlJob) bool {
 	dir, err := pipeline.FetchDirectory(ctx, c.Fetcher().Client(), simURL, -1)
 	var st pipeline.CycleStats
 	if err == nil {
@@ -44,8 +48,9 @@ func runCrawlJob(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, poo
 	}
 	if err != nil {
 		log.Warn("on-demand crawl failed", "job_id", j.JobID, "company", j.Domain, "err", err)
-		return
+		return false
 	}
 	log.Info("on-demand crawl done", "job_id", j.JobID, "company", j.Domain, "sources", st.Sources, "failed", st.SourcesFailed,
 		"events", st.Events, "took", st.Duration.Round(time.Millisecond))
+	return true
 }

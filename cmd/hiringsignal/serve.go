@@ -5,14 +5,16 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/companies"
 	"github.com/planehq/hiringsignal/api/search"
 	"github.com/planehq/hiringsignal/internal/flagenv"
-	"github.com/planehq/hiringsignal/readmodel"
-	"github.com/planehq/hiringsignal/searchindex"
+	"github.com/planehq/hiringsignal/lifecycle"
+	"github.com/planehq/hiringsignal/snapshot"
 )
 
 type serveFlags struct {
@@ -43,38 +45,25 @@ func addServeFlags(fs *flagenv.Set) *serveFlags {
 	}
 }
 
-// apiStack is the API process's long-running parts, stopped in reverse order of start.
+// apiStack is the API process's parts: the server and the read side that follows the ledger.
 type apiStack struct {
 	srv    *api.Server
 	stores *stores
-	models *readmodel.Store
-	index  *searchindex.Service
+	snap   *snapshot.Service // the company read model and the search index, of one watermark
 }
 
-// Stop stops accepting calls, lets in-flight ones finish, stops the read models, closes the stores.
-func (a *apiStack) Stop(ctx context.Context) error {
-	err := a.srv.Stop(ctx)
-	_ = a.index.Stop(ctx)
-	a.models.Stop()
-	a.stores.Close()
-	return err
-}
-
-// startAPI opens the stores, starts the API and migrates in the background with retries, so a
-// store that is down at start delays readiness (/readyz 503) instead of stopping the process.
-// Once migrated, the company read model and the search index build and follow the ledger.
-func startAPI(ctx context.Context, log *slog.Logger, f *storeFlags, sf *serveFlags) (*apiStack, error) {
-	s, err := f.open(ctx)
-	if err != nil {
-		return nil, err
-	}
-	models := readmodel.NewStore(s.ch, log, *sf.refresh)
-	index := searchindex.New(searchindex.Config{ClickHouse: s.ch, Log: log, Poll: *sf.refresh})
+// addAPI adds the API's parts to g, after the stores s: the read side, which migrates with
+// retries (a store that is down at start delays readiness, /readyz 503, instead of stopping the
+// process) and then builds and follows the company read model and the search index; and the
+// server, which listens at once. Stopping in reverse stops the server (in-flight calls finish)
+// before the read side, and the read side never starts after its Stop.
+func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *serveFlags) *apiStack {
+	snap := snapshot.New(snapshot.Config{ClickHouse: s.ch, Log: log, Poll: *sf.refresh})
 	meteringDir := *sf.meteringDir
 	if meteringDir == "" {
 		meteringDir = filepath.Join(runDirDefault(), "metering")
 	}
-	migrated := make(chan struct{})
+	var migrated atomic.Bool
 	srv := api.New(api.Config{
 		Listen:            *sf.listen,
 		Log:               log,
@@ -92,42 +81,40 @@ func startAPI(ctx context.Context, log *slog.Logger, f *storeFlags, sf *serveFla
 			{Name: "postgres", Ping: s.pg.Ping},
 			{Name: "clickhouse", Ping: s.ch.Ping},
 			{Name: "migrations", Ping: func(context.Context) error {
-				select {
-				case <-migrated:
-					return nil
-				default:
+				if !migrated.Load() {
 					return errNotMigrated
 				}
+				return nil
 			}},
 			{Name: "read model", Ping: func(context.Context) error {
-				if !models.Ready() || index.Current() == nil {
+				if !snap.Ready() {
 					return errNotBuilt
 				}
 				return nil
 			}},
 		},
 	})
-	companies.Register(srv, companies.Deps{Models: models, Pool: s.pg, Log: log})
-	search.Register(srv, search.Deps{Index: index, Log: log,
-		Pulses: search.PulsesFunc(func(id uint64) (readmodel.Pulse, bool) { return models.Current().Pulse(id) })})
-	if err := srv.Start(); err != nil {
-		s.Close()
-		return nil, err
-	}
-	go func() {
-		if err := f.migrateWithRetry(ctx, s, log); err == nil {
-			if err := srv.StoresReady(ctx); err != nil {
-				log.Error("cannot finish API setup (demo key, schema changelog)", "err", err)
-			}
-			close(migrated)
-			log.Info("stores ready")
-			models.Start(ctx)
-			if err := index.Start(ctx); err != nil {
-				log.Error("cannot start the search index", "err", err)
-			}
+	account.Register(srv, account.Deps{Pool: s.pg, Log: log})
+	companies.Register(srv, companies.Deps{Snapshots: snap, Pool: s.pg, Log: log})
+	search.Register(srv, search.Deps{Snapshots: snap, Log: log})
+	readSide := &lifecycle.Loop{Run: func(ctx context.Context) {
+		if err := f.migrateWithRetry(ctx, s, log); err != nil {
+			return // stopped before the stores were ready
 		}
-	}()
-	return &apiStack{srv: srv, stores: s, models: models, index: index}, nil
+		if err := srv.StoresReady(ctx); err != nil {
+			log.Error("cannot finish API setup (demo key, schema changelog)", "err", err)
+		}
+		migrated.Store(true)
+		log.Info("stores ready")
+		if err := snap.Start(ctx); err != nil {
+			log.Error("cannot start the read snapshot", "err", err)
+		}
+		defer func() { _ = snap.Stop(context.Background()) }()
+		<-ctx.Done()
+	}}
+	g.Add("read side", readSide)
+	g.Add("api", srv)
+	return &apiStack{srv: srv, stores: s, snap: snap}
 }
 
 // runDirDefault is where per-instance files live when --metering-dir is not given: HS_RUN_DIR
@@ -158,13 +145,37 @@ func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	a, err := startAPI(ctx, log, f, sf)
+	s, err := f.open(ctx)
 	if err != nil {
 		return err
 	}
-	<-ctx.Done()
-	log.Info("shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	return a.Stop(sctx)
+	var g lifecycle.Group
+	g.Add("stores", storesPart{s})
+	addAPI(&g, log, f, s, sf)
+	return runUntilSignal(ctx, log, &g)
 }
+
+// runUntilSignal starts g, waits for ctx (SIGINT/SIGTERM) and stops g in reverse order.
+func runUntilSignal(ctx context.Context, log *slog.Logger, g *lifecycle.Group) error {
+	if err := g.Start(ctx); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return stopGroup(log, g)
+}
+
+// stopGroup stops every started part of g, in reverse, within shutdownTimeout.
+func stopGroup(log *slog.Logger, g *lifecycle.Group) error {
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	err := g.Stop(sctx)
+	if err == nil {
+		log.Info("stopped")
+	}
+	return err
+}
+
+// shutdownTimeout bounds a graceful stop: in-flight calls, a crawl cycle being cancelled, the
+// metering log's last flush and the private stores' shutdown.
+const shutdownTimeout = 60 * time.Second

@@ -1,9 +1,11 @@
 // Package normalize owns the normalization rules of the hiring-signal
 // service: country names and codes (countries.go, generated from Debian
-// iso-codes), the country of a free-text location, the function taxonomy and
-// the title classifier, title dedup keys and display titles, company and
-// domain keys, yearly-USD salary conversion, search tokens and stems, agency
-// classification and the headcount band ladder.
+// iso-codes), the place tables (places.go: cities, the one US-state table,
+// Canadian provinces), the country of a free-text location and the fallback
+// chain that gives a posting its country (PostingCountry), the function
+// taxonomy and the title classifier, title dedup keys and display titles,
+// company and domain keys, yearly-USD salary conversion, search tokens and
+// stems, agency classification and the headcount band ladder.
 //
 // It is pure: no I/O, no HTTP, no database, no clock, and it imports no other
 // package of this project. All tables are package-level values built once at

@@ -1,5 +1,7 @@
 package normalize
 
+import "strings"
+
 // Locations: the country of a free-text location, and the recogniser of
 // location words used to strip location suffixes from titles.
 
@@ -175,6 +177,54 @@ func CountryFromLocation(loc string) (name string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// PostingCountry returns the canonical country of a job posting from what
+// its source gives: its country field, its free-text location and its
+// employer's HQ country. The first of these that resolves wins:
+//
+//  1. the country field (CountryName);
+//  2. the location (CountryFromLocation);
+//  3. a location ending in a two-letter code in capitals that the location
+//     alone leaves undecided ("Springfield, IL"): a US state for a US
+//     employer, else the country with that code (Israel);
+//  4. for the employer's own ATS feed (ownFeed), the HQ country: its offices
+//     are there (Personio never gives a country; Greenhouse free text may not).
+//
+// It returns "" when none resolves.
+func PostingCountry(country, location, hqCountry string, ownFeed bool) string {
+	if country != "" {
+		if c, ok := CountryName(country); ok {
+			return c
+		}
+	}
+	if location != "" {
+		if c, ok := CountryFromLocation(location); ok {
+			return c
+		}
+		if c := countryFromCode(location, hqCountry); c != "" {
+			return c
+		}
+	}
+	if ownFeed {
+		c, _ := CountryName(hqCountry)
+		return c
+	}
+	return ""
+}
+
+// countryFromCode reads a location "City, CC" whose code is both a US state
+// and a country code: a US state for a US employer, else the country.
+func countryFromCode(location, hqCountry string) string {
+	code := strings.TrimSpace(location[strings.LastIndexByte(location, ',')+1:])
+	if len(code) != 2 || code != strings.ToUpper(code) {
+		return ""
+	}
+	if usStateCodes[foldKey(code)] && CountryCode(hqCountry) == "US" {
+		return "United States"
+	}
+	c, _ := CountryName(code)
+	return c
 }
 
 // locationCountry implements CountryFromLocation on a lexed text and returns

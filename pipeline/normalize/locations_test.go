@@ -67,6 +67,28 @@ func TestCountryFromLocation(t *testing.T) {
 	}
 }
 
+func TestPostingCountry(t *testing.T) {
+	cases := []struct {
+		country, location, hq string
+		ownFeed               bool
+		want                  string
+	}{
+		{"DE", "Paris, France", "", false, "Germany"},                    // the country field first
+		{"Narnia", "Paris, France", "", false, "France"},                 // then the location
+		{"", "Springfield, IL", "United States", false, "United States"}, // IL: a state for a US employer
+		{"", "Springfield, IL", "Germany", false, "Israel"},              // else the country code
+		{"", "Springfield, IL", "", false, "Israel"},
+		{"", "Springfield, il", "United States", false, ""}, // codes count in capitals only
+		{"", "Remote", "Germany", true, "Germany"},          // the employer's own feed: its HQ
+		{"", "", "Germany", true, "Germany"},
+		{"", "Remote", "Germany", false, ""}, // a board: no guess
+		{"", "", "", true, ""},
+	}
+	for _, c := range cases {
+		require.Equal(t, c.want, PostingCountry(c.country, c.location, c.hq, c.ownFeed), "%+v", c)
+	}
+}
+
 // lexKey is the lexer's folded text of s, as tokens of a title see it.
 func lexKey(s string) string {
 	var l lexer

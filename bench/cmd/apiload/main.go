@@ -33,6 +33,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/oltp"
 )
 
@@ -208,13 +209,14 @@ func run(o options) error {
 	}
 	defer os.RemoveAll(dir)
 	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Pool: pool, MeteringDir: dir, MeteringSyncEvery: o.meteringSync})
+	account.Register(srv, account.Deps{Pool: pool})
 	var st *searchTarget
 	if searchCH[1] != "" {
 		if st, err = setupSearch(ctx, pool, srv, searchCH[0], searchCH[1]); err != nil {
 			return err
 		}
 	}
-	if err := srv.Start(); err != nil {
+	if err := srv.Start(ctx); err != nil {
 		return err
 	}
 	defer srv.Stop(context.Background()) //nolint:errcheck

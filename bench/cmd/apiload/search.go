@@ -18,8 +18,7 @@ import (
 	"github.com/planehq/hiringsignal/api/companies"
 	"github.com/planehq/hiringsignal/api/search"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/readmodel"
-	"github.com/planehq/hiringsignal/searchindex"
+	"github.com/planehq/hiringsignal/snapshot"
 )
 
 // The reqs/search target: the real handler on the search index and read model built from a
@@ -38,10 +37,6 @@ type searchTarget struct {
 	notes      []string
 }
 
-type fixedIndex struct{ x *searchindex.Index }
-
-func (f fixedIndex) Current() *searchindex.Index { return f.x }
-
 func setupSearch(ctx context.Context, pool *pgxpool.Pool, srv *api.Server, chAddr, db string) (*searchTarget, error) {
 	ch, err := analytics.Open(analytics.Options{Addr: chAddr, Database: db})
 	if err != nil {
@@ -51,28 +46,19 @@ func setupSearch(ctx context.Context, pool *pgxpool.Pool, srv *api.Server, chAdd
 	var before runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	x, err := searchindex.Build(ctx, ch)
-	if err != nil {
+	snap := snapshot.New(snapshot.Config{ClickHouse: ch, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Poll: time.Hour})
+	if _, err := snap.Refresh(ctx, true); err != nil {
 		return nil, err
 	}
 	var after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&after)
+	x := snap.Current().Index
 	s := x.Stats()
-	st.notes = append(st.notes, fmt.Sprintf("search index: %d reqs (%d live), %d companies, %d distinct titles, %d stems, %d postings; built in %s; heap +%d MiB after GC",
-		s.Reqs, s.LiveReqs, s.Companies, s.Titles, s.Stems, s.Postings, x.BuildTook.Round(time.Millisecond), (int64(after.HeapAlloc)-int64(before.HeapAlloc))>>20))
-	rm := readmodel.NewStore(ch, slog.New(slog.NewTextHandler(io.Discard, nil)), time.Hour)
-	t0 := time.Now()
-	if _, err := rm.Refresh(ctx, true); err != nil {
-		return nil, fmt.Errorf("cannot build the read model: %w", err)
-	}
-	st.notes = append(st.notes, fmt.Sprintf("read model (pulses) built in %s", time.Since(t0).Round(time.Millisecond)))
-	search.Register(srv, search.Deps{Index: fixedIndex{x}, Pulses: search.PulsesFunc(func(id uint64) (readmodel.Pulse, bool) {
-		if m := rm.Current(); m != nil {
-			return m.Pulse(id)
-		}
-		return readmodel.Pulse{}, false
-	})})
+	st.notes = append(st.notes, fmt.Sprintf("read snapshot (search index and read model from one ledger read): %d reqs (%d live), %d companies, %d distinct titles, %d stems, %d postings indexed; %d companies in the read model; built in %s; heap +%d MiB after GC",
+		s.Reqs, s.LiveReqs, s.Companies, s.Titles, s.Stems, s.Postings, snap.Current().Model.Companies(), snap.Current().BuildTook.Round(time.Millisecond),
+		(int64(after.HeapAlloc)-int64(before.HeapAlloc))>>20))
+	search.Register(srv, search.Deps{Snapshots: snap})
 
 	acct, err := oltp.CreateAccount(ctx, pool, "enterprise", "search-bench@example.com")
 	if err != nil {
@@ -87,7 +73,7 @@ func setupSearch(ctx context.Context, pool *pgxpool.Pool, srv *api.Server, chAdd
 	// The metered is-hiring target: the real company-read handler on the same read model, over
 	// 2,000 companies spread across the world. The bench world is not re-crawled while it runs, so
 	// the cold-company check (which would answer 202 and enqueue crawls) is off.
-	companies.Register(srv, companies.Deps{Models: rm, Pool: pool, ColdAfter: -1})
+	companies.Register(srv, companies.Deps{Snapshots: snap, Pool: pool, ColdAfter: -1})
 	all, err := analytics.Companies(ctx, ch)
 	if err != nil {
 		return nil, err

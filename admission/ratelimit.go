@@ -1,0 +1,171 @@
+package admission
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/planehq/hiringsignal/plans"
+)
+
+// LeaseStore is the shared counter store (oltp.RateWindows in production).
+type LeaseStore interface {
+	Lease(ctx context.Context, scope string, windowStart, expiresAt, want, limit int64) (granted, used int64, err error)
+	Expire(ctx context.Context, nowUnix int64) error
+}
+
+// Limiter enforces fixed windows (60 s rate, 1 day quota) across API instances. Each instance
+// leases blocks of calls from a shared Postgres counter and spends them from memory, so the sum
+// admitted by all instances never passes the limit and most calls never touch Postgres. Once a
+// lease comes back short the window is marked exhausted locally until it ends. Tokens leased but
+// not spent when a window ends are lost (under-admission bounded by one block per instance).
+type Limiter struct {
+	store   LeaseStore
+	log     *slog.Logger
+	buckets sync.Map // scope -> *bucket
+	mu      sync.Mutex
+	warned  time.Time
+}
+
+// NewLimiter returns a limiter over store.
+func NewLimiter(store LeaseStore, log *slog.Logger) *Limiter {
+	return &Limiter{store: store, log: log}
+}
+
+type bucket struct {
+	mu        sync.Mutex
+	window    int64 // start, unix seconds
+	length    int64 // window length, seconds
+	local     int64 // leased, not yet spent
+	used      int64 // the shared count at the last lease
+	exhausted bool
+}
+
+// Decision is the verdict on one call in one window.
+type Decision struct {
+	OK        bool // the call was taken from the window
+	Limit     int64
+	Remaining int64
+	ResetAt   time.Time // when the window ends
+	Used      int64
+}
+
+// ResetSeconds is the RateLimit-Reset / Retry-After value: whole seconds, at least 1.
+func (d Decision) ResetSeconds(now time.Time) int64 {
+	s := int64((d.ResetAt.Sub(now) + time.Second - 1) / time.Second)
+	return max(1, s)
+}
+
+func leaseSize(limit int64, window time.Duration) int64 {
+	div := int64(20)
+	if window > time.Minute {
+		div = 50
+	}
+	return min(max(1, limit/div), 1000)
+}
+
+// Take spends one call of scope's current window under limit.
+func (l *Limiter) Take(ctx context.Context, scope string, limit int64, window time.Duration, now time.Time) Decision {
+	w := int64(window / time.Second)
+	start := now.Unix() / w * w
+	d := Decision{Limit: limit, ResetAt: time.Unix(start+w, 0)}
+	v, ok := l.buckets.Load(scope)
+	if !ok {
+		v, _ = l.buckets.LoadOrStore(scope, &bucket{})
+	}
+	b := v.(*bucket)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.window != start {
+		b.window, b.length, b.local, b.used, b.exhausted = start, w, 0, 0, false
+	}
+	if b.local == 0 && !b.exhausted {
+		want := leaseSize(limit, window)
+		granted, used, err := l.store.Lease(ctx, scope, start, start+w, want, limit)
+		if err != nil {
+			// Postgres is unreachable: fall back to this instance's own count so limits still
+			// hold per instance, and say so.
+			l.warn("rate-limit store unreachable; enforcing per instance until it answers", err)
+			granted, used = min(want, max(0, limit-b.used)), b.used+want
+		}
+		b.local, b.used = granted, used
+		if granted < want {
+			b.exhausted = granted == 0
+		}
+	}
+	if b.local == 0 {
+		b.exhausted = true
+		d.Used = max(b.used, limit)
+		return d
+	}
+	b.local--
+	d.OK = true
+	d.Used = b.used - b.local
+	d.Remaining = max(0, limit-b.used) + b.local
+	return d
+}
+
+// refund gives back a call taken in the window of d (a call that did not count: its handler
+// failed or it was not metered).
+func (l *Limiter) refund(scope string, d Decision, window time.Duration) {
+	v, ok := l.buckets.Load(scope)
+	if !ok {
+		return
+	}
+	b := v.(*bucket)
+	start := d.ResetAt.Unix() - int64(window/time.Second)
+	b.mu.Lock()
+	if b.window == start {
+		b.local++
+		b.exhausted = false
+	}
+	b.mu.Unlock()
+}
+
+func (l *Limiter) warn(msg string, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if time.Since(l.warned) > 10*time.Second {
+		l.warned = time.Now()
+		l.log.Warn(msg, "err", err)
+	}
+}
+
+// Sweep forgets buckets of ended windows and expires the shared rows.
+func (l *Limiter) Sweep(ctx context.Context, now time.Time) {
+	l.buckets.Range(func(k, v any) bool {
+		b := v.(*bucket)
+		b.mu.Lock()
+		old := b.window+b.length < now.Unix()-60
+		b.mu.Unlock()
+		if old {
+			l.buckets.Delete(k)
+		}
+		return true
+	})
+	if err := l.store.Expire(ctx, now.Unix()-60); err != nil {
+		l.warn("cannot expire rate windows", err)
+	}
+}
+
+// EnterprisePerMinute is the per-key limit of a plan that lists none (Enterprise) and of an
+// account without a contract override (accounts.calls_per_minute).
+const EnterprisePerMinute = 10000
+
+// Rate is the 60-second window a call counts in and its limit: per key by plan (the account's
+// calls_per_minute overrides it), per IP for the demo key and for keyless calls (k nil).
+func Rate(k *Key, ip string) (scope string, limit int64) {
+	if k == nil || k.Auth.IsDemo {
+		return "ip:" + ip, plans.KeylessPerMinute
+	}
+	limit = int64(k.Plan.PerMinute)
+	if k.Auth.CallsPerMinute != nil {
+		limit = *k.Auth.CallsPerMinute
+	}
+	if limit <= 0 {
+		limit = EnterprisePerMinute
+	}
+	return "rk:" + strconv.FormatInt(k.Auth.KeyID, 10), limit
+}

@@ -1,0 +1,193 @@
+package analytics
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+)
+
+// The crawl's side of the ledger: the row types of the tables it writes, the cycle write that
+// commits them (WriteCycle), and the reads that rebuild its state from the committed ledger
+// (crawlstate.go). Package pipeline decides what to write; every statement is here.
+
+// Event types of the ledger.
+const (
+	EventOpened     = "opened"
+	EventReobserved = "reobserved"
+	EventReposted   = "reposted"
+	EventClosed     = "closed"
+)
+
+// Event is one row of the events table (the ledger); it carries the req's attributes at that
+// moment, so the latest event of a req is its current state.
+type Event struct {
+	Seq           uint64
+	Type          string
+	ReqKey        string
+	CompanyID     uint64
+	Region        string
+	Tick          uint32
+	OccurredAt    time.Time
+	ObservedAt    time.Time
+	FirstSeen     time.Time
+	RawTitle      string
+	Title         string
+	TitleKey      string
+	Function      string
+	Country       string
+	Location      string
+	SourceType    string
+	Boards        []string
+	Sources       []string
+	Board         string
+	URL           string
+	RequisitionID string
+	SalMin        *float64
+	SalMax        *float64
+	SalDeclared   uint8
+	RepostCount   uint32
+}
+
+// Live reports whether the req is open after this event.
+func (e *Event) Live() bool { return e.Type != EventClosed }
+
+// eventColumns are the events columns an Event carries, in the order WriteCycle appends and
+// LatestEvents scans them.
+const eventColumns = `event_seq, event_type, req_key, company_id, region, tick, occurred_at, observed_at, first_seen,
+	raw_title, title, title_key, function, country, location, source_type, boards, sources, board, url,
+	requisition_id, salary_min_usd, salary_max_usd, salary_declared, repost_count`
+
+// Cycle is a row of the cycles table: one crawl cycle (a region at a tick). Its presence is the
+// commit of the cycle's rows; its seq_to advances the committed watermark.
+type Cycle struct {
+	Region        string
+	Tick          uint32
+	CycleTime     time.Time
+	StartedAt     time.Time
+	FinishedAt    time.Time // zero: WriteCycle stamps the time of the commit
+	SourcesTotal  uint32
+	SourcesOK     uint32
+	SourcesFailed uint32
+	Pages         uint32
+	Postings      uint64
+	Malformed     uint64
+	Unresolved    uint64
+	ReqsLive      uint64
+	Events        uint64
+	SeqFrom       uint64
+	SeqTo         uint64
+}
+
+// ReqBoard is a row of req_boards: the first sighting of one board carrying one req.
+type ReqBoard struct {
+	ReqKey string
+	BoardSighting
+}
+
+// CycleWrite is everything one cycle writes. Companies are written at Cycle.Tick with their
+// UpdatedAt; ATS sightings at Cycle.Tick. The cycles row goes last and is the commit.
+type CycleWrite struct {
+	Events    []Event
+	Boards    []ReqBoard
+	Companies []Company
+	ATS       []VendorSighting
+	Cycle     Cycle
+}
+
+// WriteCycle writes a cycle's rows and commits it: events in blocks of batch rows, then one
+// INSERT block per table (req_boards, companies, ats_history), the cycles row last. If it fails
+// part-way nothing is committed: rows above the watermark are never read, and the rerun writes
+// the same event_seq with a higher version, which replaces the partial rows.
+func WriteCycle(ctx context.Context, ch driver.Conn, w *CycleWrite, batch int) error {
+	version := uint64(time.Now().UnixNano())
+	for start := 0; start < len(w.Events); start += batch {
+		end := min(start+batch, len(w.Events))
+		b, err := ch.PrepareBatch(ctx, "INSERT INTO events (version, "+eventColumns+")")
+		if err != nil {
+			return fmt.Errorf("cannot prepare events insert: %w", err)
+		}
+		for i := start; i < end; i++ {
+			e := &w.Events[i]
+			if err := b.Append(version, e.Seq, e.Type, e.ReqKey, e.CompanyID, e.Region, e.Tick, e.OccurredAt, e.ObservedAt, e.FirstSeen,
+				e.RawTitle, e.Title, e.TitleKey, e.Function, e.Country, e.Location, e.SourceType, e.Boards, e.Sources, e.Board, e.URL,
+				e.RequisitionID, e.SalMin, e.SalMax, e.SalDeclared, e.RepostCount); err != nil {
+				return fmt.Errorf("cannot append event: %w", err)
+			}
+		}
+		if err := b.Send(); err != nil {
+			return fmt.Errorf("cannot insert %d events: %w", end-start, err)
+		}
+	}
+	if len(w.Boards) > 0 {
+		b, err := ch.PrepareBatch(ctx, "INSERT INTO req_boards (req_key, company_id, board, source_type, first_seen)")
+		if err != nil {
+			return fmt.Errorf("cannot prepare req_boards insert: %w", err)
+		}
+		for _, s := range w.Boards {
+			if err := b.Append(s.ReqKey, s.CompanyID, s.Board, s.SourceType, s.FirstSeen); err != nil {
+				return fmt.Errorf("cannot append a board sighting: %w", err)
+			}
+		}
+		if err := b.Send(); err != nil {
+			return fmt.Errorf("cannot insert req_boards: %w", err)
+		}
+	}
+	if len(w.Companies) > 0 {
+		b, err := ch.PrepareBatch(ctx, `INSERT INTO companies (company_id, domain, name, name_key, hq_country, region, industry,
+			headcount_band, agency_kind, ats_vendor, covered, tick, updated_at)`)
+		if err != nil {
+			return fmt.Errorf("cannot prepare companies insert: %w", err)
+		}
+		for _, c := range w.Companies {
+			var covered uint8
+			if c.Covered {
+				covered = 1
+			}
+			if err := b.Append(c.CompanyID, c.Domain, c.Name, c.NameKey, c.HQCountry, c.Region, c.Industry, c.HeadcountBand,
+				c.AgencyKind, c.ATSVendor, covered, w.Cycle.Tick, c.UpdatedAt); err != nil {
+				return fmt.Errorf("cannot append a company: %w", err)
+			}
+		}
+		if err := b.Send(); err != nil {
+			return fmt.Errorf("cannot insert companies: %w", err)
+		}
+	}
+	if len(w.ATS) > 0 {
+		b, err := ch.PrepareBatch(ctx, "INSERT INTO ats_history (company_id, vendor, tenant, first_seen, tick)")
+		if err != nil {
+			return fmt.Errorf("cannot prepare ats_history insert: %w", err)
+		}
+		for _, a := range w.ATS {
+			if err := b.Append(a.CompanyID, a.Vendor, a.Tenant, a.FirstSeen, w.Cycle.Tick); err != nil {
+				return fmt.Errorf("cannot append an ATS sighting: %w", err)
+			}
+		}
+		if err := b.Send(); err != nil {
+			return fmt.Errorf("cannot insert ats_history: %w", err)
+		}
+	}
+	return commitCycle(ctx, ch, &w.Cycle)
+}
+
+// commitCycle writes the cycles row.
+func commitCycle(ctx context.Context, ch driver.Conn, c *Cycle) error {
+	finished := c.FinishedAt
+	if finished.IsZero() {
+		finished = time.Now().UTC()
+	}
+	b, err := ch.PrepareBatch(ctx, `INSERT INTO cycles (region, tick, cycle_time, started_at, finished_at, sources_total, sources_ok,
+		sources_failed, pages, postings, malformed, unresolved, reqs_live, events, seq_from, seq_to)`)
+	if err != nil {
+		return fmt.Errorf("cannot prepare cycle commit: %w", err)
+	}
+	if err := b.Append(c.Region, c.Tick, c.CycleTime, c.StartedAt, finished, c.SourcesTotal, c.SourcesOK, c.SourcesFailed,
+		c.Pages, c.Postings, c.Malformed, c.Unresolved, c.ReqsLive, c.Events, c.SeqFrom, c.SeqTo); err != nil {
+		return fmt.Errorf("cannot append cycle %s/%d: %w", c.Region, c.Tick, err)
+	}
+	if err := b.Send(); err != nil {
+		return fmt.Errorf("cannot commit cycle %s/%d: %w", c.Region, c.Tick, err)
+	}
+	return nil
+}

@@ -1,0 +1,89 @@
+// Package account serves the account and key routes of spec 4.1 (whoami, keys, usage, the usage
+// dashboard, pause and resume) and the public documents beside them (pricing, compliance, the
+// schema changelog). It declares those routes with their schemas next to its response types and
+// registers them on an api.Server; the chain has already authenticated, limited and validated
+// every call.
+//
+// It reads and writes accounts, keys and the usage ledger through package oltp, and changes keys
+// only through api.Call.ChangeKeys so every instance's key cache follows. It must not meter,
+// limit or authenticate calls itself (the api chain does), nor touch ClickHouse.
+package account
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/oltp"
+)
+
+// Deps is what the handlers need.
+type Deps struct {
+	Pool *pgxpool.Pool // accounts, keys, usage ledger, schema changelog
+	Log  *slog.Logger
+	Push PushStats // live watches and blocked deliveries for the dashboard (default: none yet)
+}
+
+type handlers struct {
+	d Deps
+}
+
+// Register installs the routes of this package on srv (before srv.Start).
+func Register(srv *api.Server, d Deps) { srv.Register(Routes(d)...) }
+
+func newHandlers(d Deps) *handlers {
+	if d.Log == nil {
+		d.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if d.Push == nil {
+		d.Push = noPushTables{}
+	}
+	return &handlers{d: d}
+}
+
+type whoamiResponse struct {
+	CustomerID string   `json:"customer_id"`
+	AccountID  int64    `json:"account_id"`
+	KeyID      int64    `json:"key_id"`
+	Tier       string   `json:"tier"`
+	TierName   string   `json:"tier_name"`
+	Scopes     []string `json:"scopes"`
+	Demo       bool     `json:"demo"`
+}
+
+func whoamiSchema() map[string]any {
+	return api.Object(map[string]any{"customer_id": api.Type("string"), "account_id": api.Type("integer"), "key_id": api.Type("integer"),
+		"tier": api.Type("string"), "tier_name": api.Type("string"), "scopes": api.ArrayOf("string"), "demo": api.Type("boolean")})
+}
+
+// whoami is the connection test: the presented key's own customer only, never billed.
+func (h *handlers) whoami(c *api.Call) (int, error) {
+	k := c.Caller
+	return 0, c.JSON(200, whoamiResponse{CustomerID: k.CustomerID, AccountID: k.AccountID, KeyID: k.KeyID, Tier: k.Tier, TierName: k.TierName, Scopes: k.Scopes, Demo: k.Demo})
+}
+
+// accountSchema is the answer of pause and resume (oltp.AccountState).
+func accountSchema() map[string]any {
+	return api.Object(map[string]any{"account_id": api.Type("integer"), "account_status": api.Enum("active", "paused"), "paused": api.Type("boolean")})
+}
+
+func (h *handlers) pause(c *api.Call) (int, error)  { return h.setPaused(c, true) }
+func (h *handlers) resume(c *api.Call) (int, error) { return h.setPaused(c, false) }
+
+func (h *handlers) setPaused(c *api.Call, paused bool) (int, error) {
+	var st oltp.AccountState
+	err := c.ChangeKeys(func(token string) (err error) {
+		st, err = oltp.SetPaused(c.Context(), h.d.Pool, c.Caller.CustomerID, c.Caller.AccountID, paused, token)
+		return err
+	})
+	if errors.Is(err, oltp.ErrNotFound) {
+		return 0, api.NotFound("Account not found")
+	}
+	if err != nil {
+		return 0, api.Internal(err)
+	}
+	return 0, c.JSON(200, st)
+}

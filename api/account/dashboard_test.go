@@ -1,0 +1,55 @@
+package account_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/search"
+	"github.com/planehq/hiringsignal/oltp"
+)
+
+// searchStub is GET /v1/reqs/search as api/search declares it, serving n rows: a billable call
+// for the dashboard to count.
+func searchStub(n int) *api.Route {
+	for _, rt := range search.Routes(search.Deps{}) {
+		if rt.Name == "reqs.search" {
+			rt.Handler = func(c *api.Call) (int, error) { return n, c.JSON(200, map[string]any{"companies": make([]int, n)}) }
+			return rt
+		}
+	}
+	panic("api/search declares no reqs.search")
+}
+
+func TestDashboard(t *testing.T) {
+	ctx := context.Background()
+	h := start(t, searchStub(1))
+	free := h.Account(t, "free")
+	big := int64(1000)
+	require.NoError(t, oltp.SetCallsPerMinute(ctx, h.Pool, free.AccountID, &big))
+	for i := 0; i < 80; i++ {
+		require.Equal(t, 200, h.Do(t, "GET", "/v1/reqs/search", free.Key, "").Status)
+	}
+	d := object(t, h.Do(t, "GET", "/v1/usage/dashboard", free.Key, ""))
+	k := d["keys"].([]any)[0].(map[string]any)
+	require.EqualValues(t, 80, k["used"])
+	require.Equal(t, "amber", k["status"])
+	require.Equal(t, true, d["expansion_nudge_triggered"])
+	require.Nil(t, d["upgrade_prompt"])
+	require.Equal(t, map[string]any{"changes_allowance": 50.0, "changes_used": 0.0, "changes_wall_reached": false, "watches_allowance": 3.0, "watches_used": 0.0}, d["free_tier"])
+	require.Equal(t, map[string]any{"wall_blocked": 0.0, "cap_blocked": 0.0}, d["blocked_deliveries"])
+	for i := 0; i < 20; i++ {
+		h.Do(t, "GET", "/v1/reqs/search", free.Key, "")
+	}
+	d = object(t, h.Do(t, "GET", "/v1/usage/dashboard", free.Key, ""))
+	require.Equal(t, "red", d["keys"].([]any)[0].(map[string]any)["status"])
+	require.Equal(t, "quota_exceeded", d["upgrade_prompt"].(map[string]any)["reason"])
+
+	g := h.Account(t, "growth")
+	d = object(t, h.Do(t, "GET", "/v1/usage/dashboard", g.Key, ""))
+	require.Nil(t, d["free_tier"])
+	require.Equal(t, "green", d["keys"].([]any)[0].(map[string]any)["status"])
+	require.Equal(t, "ok", d["spend_cap"].(map[string]any)["status"])
+}

@@ -1,0 +1,130 @@
+package account
+
+import (
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/oltp"
+)
+
+const detailKeyNotFound = "Key not found"
+
+// keySchema is a key's record as listed (oltp.Key); issuedKeySchema adds the key itself, shown once
+// (oltp.IssuedKey).
+func keySchema() map[string]any {
+	return api.Object(map[string]any{
+		"key_id": api.Type("integer"), "display": api.Type("string"), "scopes": api.ArrayOf("string"), "tier": api.Type("string"),
+		"created_at": api.DateTime(), "last_used_at": api.Nullable(api.DateTime()), "revoked_at": api.Nullable(api.DateTime()), "parent_key_id": api.Nullable(api.Type("integer")),
+	})
+}
+
+func issuedKeySchema() map[string]any {
+	s := keySchema()
+	s["properties"].(map[string]any)["key"] = api.Type("string")
+	return s
+}
+
+func (h *handlers) keysList(c *api.Call) (int, error) {
+	keys, err := oltp.ListKeys(c.Context(), h.d.Pool, c.Caller.CustomerID)
+	if err != nil {
+		return 0, api.Internal(err)
+	}
+	if keys == nil {
+		keys = []oltp.Key{}
+	}
+	return 0, c.JSON(200, map[string]any{"keys": keys})
+}
+
+type keyBody struct {
+	Scopes *[]string `json:"scopes"`
+}
+
+// scopesFor resolves the requested scopes: default def; never more than the presenting key holds.
+func scopesFor(c *api.Call, requested *[]string, def []string) ([]string, error) {
+	if requested == nil {
+		return def, nil
+	}
+	sc := *requested
+	if len(sc) == 0 {
+		return nil, api.Invalid(api.FieldError{Type: "too_short", Loc: api.Loc("body", "scopes"), Msg: "List should have at least 1 item after validation, not 0", Input: sc, Ctx: map[string]any{"min_length": 1}})
+	}
+	var errs []api.FieldError
+	out := []string{}
+	for i, v := range sc {
+		if !slices.Contains(c.Caller.Scopes, v) {
+			errs = append(errs, api.ValueError(v, "a key can only grant scopes the presenting key holds ("+strings.Join(c.Caller.Scopes, ", ")+")", "body", "scopes", i))
+			continue
+		}
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, api.Invalid(errs...)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func (h *handlers) keysIssue(c *api.Call) (int, error) {
+	var b keyBody
+	if err := c.Decode(&b); err != nil {
+		return 0, err
+	}
+	scopes, err := scopesFor(c, b.Scopes, c.Caller.Scopes)
+	if err != nil {
+		return 0, err
+	}
+	k, err := oltp.IssueKey(c.Context(), h.d.Pool, c.KeyAuth(), scopes)
+	if errors.Is(err, oltp.ErrTooManyKeys) {
+		return 0, api.Invalid(api.ValueError(nil, err.Error(), "body"))
+	}
+	if err != nil {
+		return 0, api.Internal(err)
+	}
+	return 0, c.JSON(201, k)
+}
+
+func (h *handlers) keysRevoke(c *api.Call) (int, error) {
+	id, _ := c.Int("key_id")
+	err := c.ChangeKeys(func(token string) error {
+		return oltp.RevokeKey(c.Context(), h.d.Pool, c.Caller.CustomerID, id, token)
+	})
+	if errors.Is(err, oltp.ErrNotFound) {
+		return 0, api.NotFound(detailKeyNotFound)
+	}
+	if err != nil {
+		return 0, api.Internal(err)
+	}
+	return 0, c.NoContent()
+}
+
+func (h *handlers) keysRotate(c *api.Call) (int, error) {
+	id, _ := c.Int("key_id")
+	var b keyBody
+	if err := c.Decode(&b); err != nil {
+		return 0, err
+	}
+	var scopes []string
+	if b.Scopes != nil {
+		sc, err := scopesFor(c, b.Scopes, nil)
+		if err != nil {
+			return 0, err
+		}
+		scopes = sc
+	}
+	var k oltp.IssuedKey
+	err := c.ChangeKeys(func(token string) (err error) {
+		k, err = oltp.RotateKey(c.Context(), h.d.Pool, c.Caller.CustomerID, id, scopes, token)
+		return err
+	})
+	if errors.Is(err, oltp.ErrNotFound) {
+		return 0, api.NotFound(detailKeyNotFound)
+	}
+	if err != nil {
+		return 0, api.Internal(err)
+	}
+	return 0, c.JSON(201, k)
+}

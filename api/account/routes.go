@@ -1,0 +1,45 @@
+package account
+
+import "github.com/planehq/hiringsignal/api"
+
+// Routes are this package's routes with their handlers over d (spec 4.1, and the changelog).
+func Routes(d Deps) []*api.Route {
+	h := newHandlers(d)
+	keyID := api.Param{Name: "key_id", In: "path", Type: "integer", Required: true, Min: new(int64(1))}
+	return []*api.Route{
+		{Name: "whoami", Method: "GET", Path: "/v1/whoami", Summary: "The presented key's customer, account, tier and scopes (connection test; never billed)", Tag: "account",
+			Statuses: []int{200}, Response: whoamiSchema(), Handler: h.whoami},
+		{Name: "keys.list", Method: "GET", Path: "/v1/keys", Summary: "Every key of the caller's customer, active and revoked", Tag: "keys", Scope: api.ScopeKeys,
+			Statuses: []int{200}, Response: api.Object(map[string]any{"keys": map[string]any{"type": "array", "items": keySchema()}}), Handler: h.keysList},
+		{Name: "keys.issue", Method: "POST", Path: "/v1/keys", Summary: "Mint a key on the caller's account and tier (shown once)", Tag: "keys", Scope: api.ScopeKeys,
+			Body: &api.Body{Fields: []api.Field{
+				{Name: "scopes", Type: "array", Items: "string", Enum: api.AllScopes, Description: "subset of the presenting key's scopes; default: the same scopes"},
+				{Name: "tier", Type: "string", Forbidden: true, Description: "refused (422): the tier is the account's"},
+			}},
+			Statuses: []int{201}, Response: issuedKeySchema(), Handler: h.keysIssue},
+		{Name: "keys.revoke", Method: "DELETE", Path: "/v1/keys/{key_id}", Summary: "Revoke a key (takes effect on the next call everywhere)", Tag: "keys", Scope: api.ScopeKeys,
+			Params: []api.Param{keyID}, Statuses: []int{204, 404}, Handler: h.keysRevoke},
+		{Name: "keys.rotate", Method: "POST", Path: "/v1/keys/{key_id}/rotate", Summary: "Mint a replacement on the same account and revoke key_id, in one call", Tag: "keys", Scope: api.ScopeKeys,
+			Params: []api.Param{keyID},
+			Body: &api.Body{Required: true, Fields: []api.Field{
+				{Name: "scopes", Type: "array", Items: "string", Enum: api.AllScopes, Description: "default: the rotated key's scopes"},
+				{Name: "tier", Type: "string", Forbidden: true, Description: "refused (422)"},
+			}},
+			Statuses: []int{201, 404}, Response: issuedKeySchema(), Handler: h.keysRotate},
+		{Name: "usage", Method: "GET", Path: "/v1/usage", Summary: "Metered totals of the customer and per key over a window", Tag: "usage",
+			Params:   []api.Param{{Name: "window", In: "query", Type: "integer", Min: new(int64(1)), Max: new(int64(UsageWindowMax)), Default: int64(24), Description: "hours"}},
+			Statuses: []int{200}, Response: usageSchema(), Handler: h.usageTotals},
+		{Name: "usage.dashboard", Method: "GET", Path: "/v1/usage/dashboard", Summary: "Quota, spend cap, nudges, free-tier allowance and blocked deliveries", Tag: "usage",
+			Statuses: []int{200}, Response: dashboardSchema(), Handler: h.dashboard},
+		{Name: "account.pause", Method: "POST", Path: "/v1/account/pause", Summary: "Pause the account: billable routes answer 403 account_paused", Tag: "account", Scope: api.ScopeKeys,
+			Statuses: []int{200}, Response: accountSchema(), Handler: h.pause},
+		{Name: "account.resume", Method: "POST", Path: "/v1/account/resume", Summary: "Resume the account", Tag: "account", Scope: api.ScopeKeys,
+			Statuses: []int{200}, Response: accountSchema(), Handler: h.resume},
+		{Name: "pricing", Method: "GET", Path: "/v1/pricing", Summary: "Plans, source price, rate limits and compliance summary", Tag: "account", Keyless: true,
+			Statuses: []int{200}, Response: pricingSchema(), Handler: h.pricing},
+		{Name: "compliance", Method: "GET", Path: "/v1/compliance", Summary: "Compliance statement", Tag: "account", Keyless: true,
+			Statuses: []int{200}, Response: complianceSchema(), Handler: h.compliance},
+		{Name: "changelog", Method: "GET", Path: "/v1/changelog", Summary: "Schema changes of this API, newest first", Tag: "meta", Keyless: true,
+			Statuses: []int{200}, Response: changelogSchema(), Handler: h.changelog},
+	}
+}

@@ -1,0 +1,58 @@
+package account
+
+import (
+	"time"
+
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/oltp"
+)
+
+// UsageWindowMax is the longest usage window, in hours (90 days).
+const UsageWindowMax = 2160
+
+// usageResponse: the five customer totals (calls, source_rows, changes, watches,
+// delivered_changes) each equal the sum over keys[].
+type usageResponse struct {
+	WindowHours int64     `json:"window"`
+	Since       time.Time `json:"since"`
+	oltp.UsageTotals
+	ReferralCreditUnits int64           `json:"referral_credit_units"`
+	SLACreditUnits      int64           `json:"sla_credit_units"`
+	Keys                []oltp.KeyUsage `json:"keys"`
+}
+
+func usageSchema() map[string]any {
+	counts := map[string]any{"type": "object", "additionalProperties": api.Type("integer")}
+	key := api.Object(map[string]any{"key_id": api.Type("integer"), "calls": api.Type("integer"), "source_rows": api.Type("integer"), "changes": api.Type("integer"),
+		"watches": api.Type("integer"), "delivered_changes": api.Type("integer"), "forced_fresh": api.Type("integer"), "by_meter_class": counts, "by_function": counts})
+	s := api.Object(map[string]any{"window": api.Type("integer"), "since": api.DateTime(), "calls": api.Type("integer"), "source_rows": api.Type("integer"), "changes": api.Type("integer"),
+		"watches": api.Type("integer"), "delivered_changes": api.Type("integer"), "forced_fresh": api.Type("integer"), "by_meter_class": counts, "by_function": counts,
+		"referral_credit_units": api.Type("integer"), "sla_credit_units": api.Type("integer"), "keys": map[string]any{"type": "array", "items": key}})
+	s["description"] = "Each of calls, source_rows, changes, watches and delivered_changes equals the sum over keys[]; keys[] lists keys with metered events in the window, ascending by key_id."
+	return s
+}
+
+func (h *handlers) usageTotals(c *api.Call) (int, error) {
+	window, _ := c.Int("window")
+	if err := c.FlushUsage(); err != nil {
+		h.d.Log.Warn("usage read before this instance's metering reached Postgres", "err", err)
+	}
+	// Whole seconds: the ledger rolls calls up per second, so the window starts on a bucket edge.
+	since := c.Now().Add(-time.Duration(window) * time.Hour).UTC().Truncate(time.Second)
+	keys, err := oltp.UsageByKey(c.Context(), h.d.Pool, c.Caller.CustomerID, since)
+	if err != nil {
+		return 0, api.Internal(err)
+	}
+	out := usageResponse{WindowHours: window, Since: since, Keys: keys,
+		UsageTotals: oltp.UsageTotals{ByMeterClass: map[string]int64{}, ByFunction: map[string]int64{}}}
+	if out.Keys == nil {
+		out.Keys = []oltp.KeyUsage{}
+	}
+	for _, cls := range []string{oltp.MeterSourceRow, oltp.MeterChange, oltp.MeterWatch, oltp.MeterDeliveredChange} {
+		out.ByMeterClass[cls] = 0
+	}
+	for _, k := range keys {
+		out.Add(k.UsageTotals)
+	}
+	return 0, c.JSON(200, out)
+}

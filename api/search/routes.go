@@ -1,0 +1,65 @@
+package search
+
+import (
+	"slices"
+
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/pipeline/normalize"
+)
+
+// Routes are the five search routes with their handlers over deps (spec 4.3).
+func Routes(deps Deps) []*api.Route {
+	h := newHandlers(deps)
+	function := api.Param{Name: "function", In: "query", Type: "string", Description: "function name or taxonomy id; anything else is 422 listing the names"}
+	geo := api.Param{Name: "geo", In: "query", Type: "string", Description: "country name"}
+	limit := api.Param{Name: "limit", In: "query", Type: "integer", Min: new(int64(1)), Max: new(int64(PageMax)), Default: int64(DefaultLimit)}
+	// filters are the company and req filters reqs/search and jobs/search share.
+	filters := []api.Param{
+		{Name: "source_type", In: "query", Type: "string", Enum: []string{"ats_tenant", "board"}},
+		{Name: "exclude_agencies", In: "query", Type: "boolean", Default: false},
+		{Name: "industry", In: "query", Type: "string", Repeatable: true},
+		{Name: "industry_terms", In: "query", Type: "string", Repeatable: true},
+		{Name: "headcount_band", In: "query", Type: "string", Repeatable: true, Enum: normalize.HeadcountBands()},
+	}
+	since := api.Param{Name: "since", In: "query", Type: "date-time", Description: "lower bound on first_seen"}
+	return []*api.Route{
+		{Name: "reqs.search", Method: "GET", Path: "/v1/reqs/search", Summary: "Companies hiring for a title, deduplicated by company", Tag: "search",
+			Meter: api.MeterSourceRow, Scope: api.ScopeRead, Gate: "reqs/search", Idempotent: true, Params: slices.Concat(
+				[]api.Param{
+					{Name: "q", In: "query", Type: "string", Description: "full-text over raw_title; every word must match"},
+					{Name: "role", In: "query", Type: "string", AliasOf: "q", Sunset: "2026-11-09", Description: "deprecated name of q"},
+					{Name: "geo", In: "query", Type: "string", Repeatable: true, Description: "country name; repeating ORs"},
+					since},
+				filters,
+				[]api.Param{{Name: "cursor", In: "query", Type: "integer", Min: new(int64(0)), Description: "the previous page's next_cursor (companies with a higher company_id)"}, limit}),
+			Statuses: []int{200}, Response: reqsSearchSchema(), Handler: h.gated(h.reqsSearch)},
+		{Name: "reqs.qualified", Method: "POST", Path: "/v1/reqs/qualified", Summary: "Live reqs matching an ICP (closed criteria vocabulary)", Tag: "search",
+			Meter: api.MeterSourceRow, Scope: api.ScopeRead, Idempotent: true,
+			Body: &api.Body{Required: true, Fields: []api.Field{
+				{Name: "criteria", Type: "object", Description: CriteriaVocabularyDoc},
+				{Name: "salary_min_usd", Type: "number", Description: "yearly USD, >= 0; alone a half-open band; with salary_max_usd it brackets one figure per row (declared midpoint, else the inferred median of the function and country from at least 5 declared salaries); a req with no figure matches no band; min > max is 422"},
+				{Name: "salary_max_usd", Type: "number", Description: "yearly USD, >= 0 (see salary_min_usd)"},
+				{Name: "exclude_agencies", Type: "boolean", Description: "default true: drops staffing agencies, subcontractor networks, aggregators and job boards"},
+				{Name: "live_only", Type: "boolean", Description: "default true; false adds reqs closed in the last 30 days"},
+				{Name: "include_pulse", Type: "boolean", Description: "default false; adds companies: the pulse of every company on the page keyed by company_id (not billed)"},
+				{Name: "cursor", Type: "integer", Description: "the previous next_cursor (>= 0): only reqs that opened in the ledger after it"},
+				{Name: "limit", Type: "integer", Description: "rows per page, 1..100 (demo key 1..5), default 20; out of range is 422"}}},
+			Statuses: []int{200}, Response: qualifiedSchema(), Handler: h.gated(h.reqsQualified)},
+		{Name: "jobs.search", Method: "GET", Path: "/v1/jobs/search", Summary: "Flat role search, one row per logical req", Tag: "search",
+			Meter: api.MeterSourceRow, Scope: api.ScopeRead, Gate: "jobs/search", Idempotent: true, Params: slices.Concat(
+				[]api.Param{function, geo, since, {Name: "q", In: "query", Type: "string"},
+					{Name: "sort", In: "query", Type: "string", Enum: []string{"relevance", "recency"}}},
+				filters,
+				[]api.Param{{Name: "cursor", In: "query", Type: "string", Description: "opaque: the previous page's next_cursor, replayed with the same sort (another sort is 422)"}, limit}),
+			Statuses: []int{200}, Response: jobsSearchSchema(), Handler: h.gated(h.jobsSearch)},
+		{Name: "jobs.role", Method: "GET", Path: "/v1/jobs/role", Summary: "One role's detail (404, never metered, when missing, closed or below the floor)", Tag: "search",
+			Meter: api.MeterCall, Scope: api.ScopeRead, Params: []api.Param{
+				{Name: "company_id", In: "query", Type: "integer", Required: true, Min: new(int64(1))},
+				{Name: "req_key", In: "query", Type: "string", Required: true}},
+			Statuses: []int{200, 404}, Response: roleSchema(), Handler: h.withIndex(h.jobsRole)},
+		{Name: "markets.role_demand", Method: "GET", Path: "/v1/markets/role-demand", Summary: "Market-wide weekly demand for a role", Tag: "search",
+			Meter: api.MeterCall, Scope: api.ScopeRead, Gate: "role-demand", Params: []api.Param{
+				{Name: "role", In: "query", Type: "string", Required: true, Description: "function taxonomy id (a function name covers its ids); unresolvable is 422 listing the names"}, geo},
+			Statuses: []int{200}, Response: roleDemandSchema(), Handler: h.withIndex(h.roleDemand)},
+	}
+}

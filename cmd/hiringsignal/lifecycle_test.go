@@ -1,0 +1,255 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/internal/storetest"
+)
+
+// These tests run the real binary (apptest style): built once per package run, started on
+// fresh databases, stopped with SIGTERM at awkward moments. A clean stop exits 0 and logs
+// "stopped", which the binary only does when every part's Stop returned, i.e. waited for the
+// goroutines it started.
+
+var buildOnce struct {
+	sync.Once
+	path string
+	err  error
+}
+
+func binary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "hiringsignal-bin-")
+		if err != nil {
+			buildOnce.err = err
+			return
+		}
+		buildOnce.path = filepath.Join(dir, "hiringsignal")
+		out, err := exec.Command("go", "build", "-race", "-o", buildOnce.path, ".").CombinedOutput()
+		if err != nil {
+			buildOnce.err = fmt.Errorf("cannot build the binary: %v\n%s", err, out)
+		}
+	})
+	require.NoError(t, buildOnce.err)
+	return buildOnce.path
+}
+
+// proc is a running binary whose stderr (the slog lines) is scanned as it arrives.
+type proc struct {
+	cmd   *exec.Cmd
+	mu    sync.Mutex
+	lines []string
+	seen  chan struct{} // receives a value after every line
+	done  chan error
+}
+
+func start(t *testing.T, env []string, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(binary(t), args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Dir = t.TempDir()
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	cmd.Stdout = io.Discard
+	require.NoError(t, cmd.Start())
+	p := &proc{cmd: cmd, seen: make(chan struct{}, 1), done: make(chan error, 1)}
+	scanned := make(chan struct{})
+	go func() {
+		defer close(scanned)
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			p.mu.Lock()
+			p.lines = append(p.lines, sc.Text())
+			p.mu.Unlock()
+			select {
+			case p.seen <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	go func() { <-scanned; p.done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		if t.Failed() {
+			t.Logf("binary log:\n%s", p.log())
+		}
+	})
+	return p
+}
+
+func (p *proc) log() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return strings.Join(p.lines, "\n")
+}
+
+// waitFor waits until a log line matches re and returns it.
+func (p *proc) waitFor(t *testing.T, re *regexp.Regexp, within time.Duration) string {
+	t.Helper()
+	deadline := time.After(within)
+	for {
+		p.mu.Lock()
+		for _, l := range p.lines {
+			if re.MatchString(l) {
+				p.mu.Unlock()
+				return l
+			}
+		}
+		p.mu.Unlock()
+		select {
+		case <-p.seen:
+		case err := <-p.done:
+			p.done <- err
+			t.Fatalf("the binary exited (%v) before logging %q", err, re)
+		case <-deadline:
+			t.Fatalf("no log line matching %q within %s", re, within)
+		}
+	}
+}
+
+// stop sends SIGTERM and requires a clean exit (status 0, "stopped" logged) within the
+// shutdown budget.
+func (p *proc) stop(t *testing.T) {
+	t.Helper()
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case err := <-p.done:
+		require.NoError(t, err, "exit status after SIGTERM")
+	case <-time.After(shutdownTimeout + 10*time.Second):
+		t.Fatal("the binary did not exit after SIGTERM")
+	}
+	require.Contains(t, p.log(), `msg=stopped`)
+	require.NotContains(t, p.log(), "level=ERROR")
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func requireClosed(t *testing.T, addr string) {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err == nil {
+		c.Close()
+		t.Fatalf("%s still accepts connections after the binary exited", addr)
+	}
+}
+
+// requireLedgerConsistent checks the committed ledger: events 1..watermark, each exactly once.
+func requireLedgerConsistent(t *testing.T, opts analytics.Options) uint64 {
+	t.Helper()
+	ch, err := analytics.Open(opts)
+	require.NoError(t, err)
+	defer ch.Close()
+	ctx := context.Background()
+	wm, _, err := analytics.Watermark(ctx, ch)
+	require.NoError(t, err)
+	var n, distinct, lo, hi uint64
+	require.NoError(t, ch.QueryRow(ctx, `SELECT count(), uniqExact(event_seq), min(event_seq), max(event_seq)
+		FROM (SELECT event_seq FROM events FINAL WHERE event_seq <= ?)`, wm).Scan(&n, &distinct, &lo, &hi))
+	require.Equal(t, wm, n, "committed events")
+	require.Equal(t, n, distinct, "no committed event twice")
+	if wm > 0 {
+		require.Equal(t, uint64(1), lo)
+		require.Equal(t, wm, hi)
+	}
+	return wm
+}
+
+func devArgs(t *testing.T, opts analytics.Options, sim, listen string) []string {
+	return []string{"dev", "--clickhouse-database", opts.Database, "--sim-listen", sim, "--listen", listen,
+		"--sim-companies", "60", "--backfill-days", "1", "--metering-dir", t.TempDir(), "--read-refresh", "200ms"}
+}
+
+var backfillProgress = regexp.MustCompile(`msg=backfill progress=.* tick=\d+`)
+
+// TestDevStopsCleanlyMidCrawl sends SIGTERM to `dev` in the middle of its backfill, requires a
+// clean exit with its ports closed and a consistent ledger, then runs `dev` again on the same
+// stores: it resumes, serves, and stops cleanly once more.
+func TestDevStopsCleanlyMidCrawl(t *testing.T) {
+	pg := storetest.PostgresURL(t, "cmd_lifecycle")
+	opts := storetest.ClickHouseOptions(t, "cmd_lifecycle")
+	env := []string{"HS_POSTGRES_URL=" + pg, "HS_CLICKHOUSE_ADDR=" + opts.Addr, "HS_LOG_LEVEL=info"}
+
+	sim, listen := freePort(t), freePort(t)
+	p := start(t, env, devArgs(t, opts, sim, listen)...)
+	p.waitFor(t, backfillProgress, 3*time.Minute) // at least one tick committed; the next is running
+	p.stop(t)
+	requireClosed(t, sim)
+	requireClosed(t, listen)
+	first := requireLedgerConsistent(t, opts)
+	require.NotZero(t, first, "the backfill committed cycles before the stop")
+
+	sim, listen = freePort(t), freePort(t)
+	p = start(t, env, devArgs(t, opts, sim, listen)...)
+	p.waitFor(t, regexp.MustCompile(`msg="stores ready"`), 5*time.Minute)
+	require.Eventually(t, func() bool {
+		r, err := http.Get("http://" + listen + "/readyz")
+		if err != nil {
+			return false
+		}
+		r.Body.Close()
+		return r.StatusCode == http.StatusOK
+	}, 3*time.Minute, 100*time.Millisecond, "dev never became ready")
+	p.stop(t)
+	requireClosed(t, sim)
+	requireClosed(t, listen)
+	require.GreaterOrEqual(t, requireLedgerConsistent(t, opts), first, "the second run resumed the history")
+}
+
+// TestServeStopsCleanly stops `serve` twice: once while it still waits for a store that does
+// not answer (the read side must not start after the stop), once when it is ready.
+func TestServeStopsCleanly(t *testing.T) {
+	pg := storetest.PostgresURL(t, "cmd_lifecycle")
+	opts := storetest.ClickHouseOptions(t, "cmd_lifecycle")
+
+	t.Run("before the stores answer", func(t *testing.T) {
+		dead := freePort(t) // nothing listens there
+		listen := freePort(t)
+		p := start(t, []string{"HS_POSTGRES_URL=" + pg, "HS_CLICKHOUSE_ADDR=" + dead},
+			"serve", "--listen", listen, "--clickhouse-database", opts.Database, "--metering-dir", t.TempDir())
+		p.waitFor(t, regexp.MustCompile(`stores not ready; retrying`), time.Minute)
+		p.stop(t)
+		require.NotContains(t, p.log(), "stores ready")
+		requireClosed(t, listen)
+	})
+
+	t.Run("when ready", func(t *testing.T) {
+		listen := freePort(t)
+		p := start(t, []string{"HS_POSTGRES_URL=" + pg, "HS_CLICKHOUSE_ADDR=" + opts.Addr},
+			"serve", "--listen", listen, "--clickhouse-database", opts.Database, "--metering-dir", t.TempDir(), "--read-refresh", "200ms")
+		require.Eventually(t, func() bool {
+			r, err := http.Get("http://" + listen + "/readyz")
+			if err != nil {
+				return false
+			}
+			r.Body.Close()
+			return r.StatusCode == http.StatusOK
+		}, 2*time.Minute, 100*time.Millisecond, "serve never became ready")
+		p.stop(t)
+		requireClosed(t, listen)
+	})
+}

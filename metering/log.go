@@ -1,0 +1,283 @@
+// Package metering owns the write-ahead log of metered calls: each API instance appends a record
+// per metered call to local segment files before the answer leaves, and a flusher moves closed
+// segments into the Postgres usage ledger (usage_segments, usage_events, usage_monthly), once
+// each, replaying what a crashed process left. A Log follows the lifecycle contract.
+//
+// It writes the ledger and nothing else: reading usage belongs to package oltp, deciding what a
+// call costs to package api. It must not know HTTP.
+package metering
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Config configures a Log. Zero values take the defaults noted.
+type Config struct {
+	Dir            string        // write-ahead log directory, one per running instance
+	Pool           *pgxpool.Pool // where records end up (usage_events, usage_monthly)
+	Log            *slog.Logger
+	QueueSize      int           // records waiting for the disk writer; default 8192 (flag --metering-queue)
+	SegmentRecords int           // a segment is closed and flushed at this many records; default 4096
+	FlushInterval  time.Duration // ...or after this long; default 500ms
+	// SyncEvery chooses when an appended record counts as recorded. 0 (strict): Append returns
+	// after the batch is fsynced, so it survives power loss. > 0 (relaxed): Append returns once
+	// the batch is written to the segment file (it survives a crash of the process, not of the
+	// machine) and a syncer fsyncs the open segment at most this long later and every segment
+	// before it is handed to the flusher. Flag --metering-fsync-interval.
+	SyncEvery time.Duration
+}
+
+// Log is the durable, asynchronous path of metering. Append writes the record to a local
+// append-only segment before returning, so a unit acknowledged to a caller survives a crash of the
+// process; in strict mode (SyncEvery = 0) it also waits for the fsync (group commit: one fsync per
+// batch of concurrent appends), in relaxed mode a syncer fsyncs within SyncEvery. Closed segments
+// are inserted into Postgres in batches by a flusher (by size or timer) and deleted only after the
+// transaction commits; on start, segments left by a crashed process are replayed. A full queue
+// blocks Append (never drops), is counted and logged with the setting to raise, and a Postgres
+// outage leaves segments on disk (the spill) until it answers again.
+type Log struct {
+	cfg       Config
+	in        chan *pendingRecord // strict mode: records for the group-commit writer
+	rotateReq chan chan struct{}  // strict mode: Flush asks the writer to seal its segment
+	relaxed   relaxedState
+	poke      chan struct{}
+	lock      *os.File
+	instance  string // random per start: segment ids (file names) never repeat
+	seq       atomic.Int64
+	overflows atomic.Int64
+	lastWarn  atomic.Int64
+
+	mu      sync.RWMutex // running, and the inputs Append and Flush send on
+	running bool
+	flushMu sync.Mutex
+	cancel  context.CancelFunc
+	writer  sync.WaitGroup
+	flusher sync.WaitGroup
+}
+
+const (
+	segOpen   = ".open"
+	segClosed = ".wal"
+)
+
+// New returns a Log over cfg.Dir; Start opens it.
+func New(cfg Config) *Log {
+	if cfg.QueueSize <= 0 {
+		cfg.QueueSize = 8192
+	}
+	if cfg.SegmentRecords <= 0 {
+		cfg.SegmentRecords = 4096
+	}
+	if cfg.FlushInterval <= 0 {
+		cfg.FlushInterval = 500 * time.Millisecond
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Log{cfg: cfg, poke: make(chan struct{}, 1)}
+}
+
+// Start locks the directory (one process per directory), closes the segments a crashed process
+// left open so the flusher replays them, and runs the disk writer and the Postgres flusher. A
+// second Start of a running Log does nothing.
+func (l *Log) Start(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.running {
+		return nil
+	}
+	if err := l.open(); err != nil {
+		return err
+	}
+	l.in = make(chan *pendingRecord, l.cfg.QueueSize)
+	l.rotateReq = make(chan chan struct{})
+	l.relaxed.sealed = make(chan sealedSegment, 64)
+	var fctx context.Context
+	fctx, l.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	l.running = true
+	l.writer.Add(1)
+	if l.cfg.SyncEvery > 0 {
+		go l.syncLoop()
+	} else {
+		go l.writeLoop()
+	}
+	l.flusher.Add(1)
+	go l.flushLoop(fctx)
+	l.kick()
+	return nil
+}
+
+// open takes the directory's lock, draws this start's instance id and renames the segments a
+// crash left open (.open) to closed (.wal).
+func (l *Log) open() error {
+	dir := l.cfg.Dir
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("cannot create the metering log dir %s (flag --metering-dir): %w", dir, err)
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, "LOCK"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return fmt.Errorf("cannot open the metering log lock: %w", err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lock.Close()
+		return fmt.Errorf("another process uses the metering log dir %s: give each API instance its own --metering-dir (HS_METERING_DIR): %w", dir, err)
+	}
+	fail := func(err error) error {
+		lock.Close()
+		return err
+	}
+	var inst [8]byte
+	if _, err := rand.Read(inst[:]); err != nil {
+		return fail(fmt.Errorf("cannot draw the metering log's instance id: %w", err))
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fail(fmt.Errorf("cannot read the metering log dir: %w", err))
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, "seg-") && strings.HasSuffix(name, segOpen) {
+			if err := os.Rename(filepath.Join(dir, name), filepath.Join(dir, strings.TrimSuffix(name, segOpen)+segClosed)); err != nil {
+				return fail(fmt.Errorf("cannot recover metering segment %s: %w", name, err))
+			}
+		}
+	}
+	l.lock, l.instance = lock, hex.EncodeToString(inst[:])
+	return nil
+}
+
+// segmentPath names the next segment: seg-<instance>-<seq>.open. The instance id is drawn at
+// every start, so a segment id never repeats, even after the directory was emptied.
+func (l *Log) segmentPath() string {
+	return filepath.Join(l.cfg.Dir, fmt.Sprintf("seg-%s-%012d%s", l.instance, l.seq.Add(1), segOpen))
+}
+
+// Append records rec in the local log and returns once it survives a crash of the process (and,
+// in strict mode, of the machine); the flusher then moves it to Postgres. In strict mode it
+// blocks (never drops) while the writer's queue is full.
+func (l *Log) Append(ctx context.Context, rec Record) error {
+	l.mu.RLock()
+	if !l.running {
+		l.mu.RUnlock()
+		return errors.New("the metering log is not running")
+	}
+	if l.cfg.SyncEvery > 0 {
+		err := l.appendDirect(rec)
+		l.mu.RUnlock()
+		return err
+	}
+	p := &pendingRecord{rec: rec, done: make(chan error, 1)}
+	select {
+	case l.in <- p:
+	default:
+		l.overflows.Add(1)
+		if now := time.Now().Unix(); l.lastWarn.Swap(now) != now {
+			l.cfg.Log.Warn("metering queue full: calls wait for the disk writer; raise --metering-queue (HS_METERING_QUEUE)",
+				"queue", l.cfg.QueueSize, "overflows", l.overflows.Load())
+		}
+		select {
+		case l.in <- p:
+		case <-ctx.Done():
+			l.mu.RUnlock()
+			return fmt.Errorf("cannot record usage: %w", ctx.Err())
+		}
+	}
+	l.mu.RUnlock()
+	select {
+	case err := <-p.done:
+		return err
+	case <-ctx.Done():
+		// The record is queued and will still be written; the caller just stops waiting.
+		return fmt.Errorf("cannot confirm usage was recorded: %w", ctx.Err())
+	}
+}
+
+// Overflows counts Appends that found the queue full.
+func (l *Log) Overflows() int64 { return l.overflows.Load() }
+
+func (l *Log) kick() {
+	select {
+	case l.poke <- struct{}{}:
+	default:
+	}
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// Flush closes the current segment and moves every closed segment to Postgres before returning.
+// Usage reads call it so a caller sees its own calls.
+func (l *Log) Flush(ctx context.Context) error {
+	// The read lock keeps Stop from closing the writer's inputs while the request is sent.
+	l.mu.RLock()
+	var ack chan struct{}
+	if l.running {
+		ack = make(chan struct{})
+		if l.cfg.SyncEvery > 0 {
+			l.sealCurrent(ack)
+		} else {
+			select {
+			case l.rotateReq <- ack:
+			case <-ctx.Done():
+				l.mu.RUnlock()
+				return ctx.Err()
+			}
+		}
+	}
+	l.mu.RUnlock()
+	if ack != nil {
+		select {
+		case <-ack:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return l.flushClosed(ctx)
+}
+
+// Stop stops accepting records, writes what is queued, waits for the writer and the flusher,
+// makes a last flush attempt (what it cannot flush stays on disk for the next start) and releases
+// the directory. A Stop of a Log that is not running does nothing.
+func (l *Log) Stop(ctx context.Context) error {
+	l.mu.Lock()
+	if !l.running {
+		l.mu.Unlock()
+		return nil
+	}
+	l.running = false
+	l.mu.Unlock()
+	if l.cfg.SyncEvery > 0 {
+		l.sealCurrent(nil)
+		close(l.relaxed.sealed)
+	} else {
+		close(l.in)
+	}
+	l.writer.Wait()
+	l.cancel()
+	l.flusher.Wait()
+	err := l.flushClosed(ctx)
+	_ = syscall.Flock(int(l.lock.Fd()), syscall.LOCK_UN)
+	_ = l.lock.Close()
+	return err
+}

@@ -1,0 +1,103 @@
+package snapshot
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/stretchr/testify/require"
+
+	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/readmodel/readmodeltest"
+)
+
+// requireOneWatermark checks that s's model and index were built at the committed watermark
+// and cycle time now in ClickHouse.
+func requireOneWatermark(t *testing.T, ch driver.Conn, s *Snapshot) {
+	t.Helper()
+	wm, at, err := analytics.Watermark(context.Background(), ch)
+	require.NoError(t, err)
+	require.NotNil(t, s.Index)
+	require.Equal(t, wm, s.Watermark)
+	require.Equal(t, wm, s.Model.Watermark, "the model's watermark")
+	require.Equal(t, wm, s.Index.Watermark, "the index's watermark")
+	require.True(t, at.Equal(s.AsOf))
+	require.True(t, at.Equal(s.Model.AsOf), "the model's cycle time")
+	require.True(t, at.Equal(s.Index.CycleTime), "the index's cycle time")
+	require.Positive(t, s.Model.Companies())
+	require.Positive(t, s.Index.Stats().Reqs)
+}
+
+// TestOneSnapshotPerCommitAndCoalescedRebuilds runs the service on a crawled world: every
+// snapshot it serves carries one watermark in both its model and its index, and a burst of
+// nudges while a build runs (with a commit among them) costs one further build, not one each.
+func TestOneSnapshotPerCommitAndCoalescedRebuilds(t *testing.T) {
+	w := readmodeltest.Crawl(t, readmodeltest.Config{Seed: 11, Companies: 30, First: 300, Last: 324, Step: 8})
+	ctx := context.Background()
+	s := New(Config{ClickHouse: w.CH, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Poll: time.Hour})
+
+	// The build is the real one, counted; while hold is set, a finished build waits for release
+	// before it is swapped in, so the test can commit and nudge while it "runs".
+	var builds atomic.Int32
+	var hold atomic.Bool
+	held := make(chan struct{}, 1)
+	release := make(chan struct{})
+	s.build = func(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
+		builds.Add(1)
+		snap, err := Build(ctx, ch)
+		if hold.Load() {
+			held <- struct{}{}
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+		}
+		return snap, err
+	}
+
+	require.False(t, s.Ready())
+	require.Nil(t, s.Current().Index, "no index before the first build")
+	require.Zero(t, s.Current().Model.Companies(), "an empty model before the first build")
+	require.NoError(t, s.Stop(ctx), "a Stop before Start does nothing")
+
+	require.NoError(t, s.Start(ctx))
+	require.NoError(t, s.Start(ctx), "a second Start does nothing")
+	require.Eventually(t, s.Ready, time.Minute, 10*time.Millisecond, "the first build runs in the background")
+	require.Equal(t, int32(1), builds.Load())
+	requireOneWatermark(t, w.CH, s.Current())
+
+	// A commit, then a nudge: the build of that commit is held while two more cycles commit and
+	// fifty nudges arrive.
+	hold.Store(true)
+	w.CrawlAt(t, 332)
+	s.Nudge()
+	select {
+	case <-held:
+	case <-time.After(time.Minute):
+		t.Fatal("a nudge after a commit did not start a build")
+	}
+	during := s.Current()
+	w.CrawlAt(t, 340)
+	w.CrawlAt(t, 348)
+	for range 50 {
+		s.Nudge() // never blocks
+	}
+	require.Same(t, during, s.Current(), "a build in progress is not served")
+	hold.Store(false)
+	close(release)
+
+	// The held build is swapped in, then one further build serves both commits that came during it.
+	require.Eventually(t, func() bool { return builds.Load() == 3 && s.Current().AsOf.Equal(w.Sim.CycleTime(348)) },
+		time.Minute, 10*time.Millisecond)
+	requireOneWatermark(t, w.CH, s.Current())
+	installed, err := s.Refresh(ctx, false)
+	require.NoError(t, err)
+	require.False(t, installed, "nothing left to build: the burst was coalesced")
+	require.NoError(t, s.Stop(ctx))
+	require.NoError(t, s.Stop(ctx), "a second Stop does nothing")
+	require.Equal(t, int32(3), builds.Load(), "two commits and fifty nudges during a build cost one further build")
+}
