@@ -4,13 +4,21 @@ BIN       := bin/hiringsignal
 DEB_PKGS  := postgresql clickhouse-server clickhouse-client iso-codes
 export PATH := /usr/local/go/bin:$(PATH)
 
-.PHONY: run test deps build stores-up stores-down lint clean
+GOLANGCI  := bin/golangci-lint
+GOLANGCI_VERSION := v2.15.0
+
+.PHONY: run test fuzz deps build stores-up stores-down lint clean
 
 run: deps build
 	./$(BIN) dev
 
 test: deps build stores-up
 	$(GO) test -race -timeout 20m ./...
+	FUZZTIME=2s ./scripts/fuzz.sh
+
+# fuzz runs every fuzz target longer than make test does (FUZZTIME=10m make fuzz for more).
+fuzz:
+	FUZZTIME=$${FUZZTIME:-60s} ./scripts/fuzz.sh
 
 build:
 	$(GO) build -o $(BIN) ./cmd/hiringsignal
@@ -25,9 +33,14 @@ stores-down: build
 deps:
 	@./scripts/deps.sh $(DEB_PKGS)
 
-lint:
+lint: $(GOLANGCI)
 	gofmt -l . | tee /dev/stderr | (! read)
 	$(GO) vet ./...
+	$(GOLANGCI) run ./...
+
+# golangci-lint is built from the Go module proxy into bin/ (a pinned version).
+$(GOLANGCI):
+	GOBIN=$(CURDIR)/bin $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)
 
 clean:
 	rm -rf bin

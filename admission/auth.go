@@ -1,7 +1,8 @@
 // Package admission decides whether a call may run, before the API serves it: who the presented
-// key is (a cache of key lookups that every instance drops on a key or account change), whether
-// the caller is within its rate limit and daily quota (fixed windows shared across instances
-// through Postgres leases) and whether its account is under its hard spend cap.
+// key is (a cache of key lookups that every instance invalidates per key or account on a change,
+// with a bounded memory of unknown keys), whether the caller is within its rate limit and daily
+// quota, per key lineage and per account (fixed windows shared across instances through Postgres
+// leases), and whether its account is under its hard spend cap.
 //
 // It returns decisions and typed results; package api turns them into HTTP answers. It must not
 // import api nor know HTTP. It reads keys, rate windows and monthly units through package oltp.
@@ -18,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/VictoriaMetrics/metrics"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/planehq/hiringsignal/apikey"
@@ -31,33 +33,53 @@ type Key struct {
 	Auth     oltp.KeyAuth
 	Plan     plans.Tier
 	loadedAt time.Time
-	inflight *atomic.Int64 // calls of this key in flight on this instance (key_throttled); shared by reloads of the key
+	inflight *atomic.Int64 // calls of the key's lineage in flight on this instance (key_throttled)
 }
 
 // Enter counts one more call of the key in flight on this instance and returns the count; Leave
-// undoes it.
+// undoes it. The count is the key lineage's (Auth.LimitID): a rotation replacement inherits it.
 func (k *Key) Enter() int64 { return k.inflight.Add(1) }
 
 // Leave ends a call counted by Enter.
 func (k *Key) Leave() { k.inflight.Add(-1) }
 
 // Auth caches key lookups by key hash. Every change to keys or accounts (revoke, rotate, pause,
-// resume) sends a NOTIFY on oltp.AuthChannel in its transaction; each instance LISTENs, drops its
-// whole cache when one arrives and acknowledges on oltp.AuthAckChannel. The instance that made
-// the change answers only once every live instance (api_instances heartbeat) has acknowledged,
-// so the very next call on any instance sees the change. While an instance's listener is down
-// its cache is bypassed (every call reads Postgres); entries also expire after entryTTL as a last
-// resort. Start runs the listener and the heartbeat (the lifecycle contract); without them every
-// lookup reads Postgres.
+// resume) sends a NOTIFY on oltp.AuthChannel in its transaction naming what it touched (keys,
+// accounts, or everything: oltp.AuthChange); each instance LISTENs, drops the cached keys the
+// change touched and acknowledges on oltp.AuthAckChannel. The instance that made the change
+// answers only once every live instance (api_instances heartbeat) has acknowledged, so the very
+// next call on any instance sees the change. While an instance's listener is down its cache is
+// bypassed (every call reads Postgres); entries also expire after entryTTL as a last resort.
+// Calls in flight are counted per key lineage apart from the cache: dropping an entry keeps them.
+//
+// Unknown keys (well-formed: the checksum is public) are remembered for missTTL, at most
+// maxMisses of them, so repeating one costs no Postgres read; and each client address may make
+// MissesPerMinute lookups that find no usable key per minute on one instance before its
+// uncached keys are refused unread (MissLimitError). A key can only be unknown before it exists:
+// minted keys are random, so no one presents one before it is minted; the configured demo key is
+// installed with an everything-notification, which drops remembered misses too.
+//
+// Start runs the listener and the heartbeat (the lifecycle contract); without them every lookup
+// reads Postgres.
 type Auth struct {
 	pool *pgxpool.Pool
 	log  *slog.Logger
 	loop lifecycle.Loop
 
 	ttl     time.Duration // entryTTL
+	missTTL time.Duration // missTTL
+	maxMiss int           // maxMisses
 	mu      sync.RWMutex
 	entries map[[32]byte]*Key
-	gen     uint64 // bumped by every flush; a lookup stores its result only if gen did not move
+	misses  map[[32]byte]time.Time     // unknown keys, until when each miss is trusted
+	gen     uint64                     // bumped by every invalidation
+	changes [changeLog]oltp.AuthChange // the latest invalidations, at gen % changeLog
+
+	flightMu sync.Mutex
+	flight   map[int64]*atomic.Int64 // calls in flight per key lineage (limit_id) authenticated here
+
+	budget missBudget
+	stats  authStats
 
 	id      string // this instance, in api_instances
 	healthy atomic.Bool
@@ -65,14 +87,39 @@ type Auth struct {
 	waiters map[string]*Waiter
 }
 
-// entryTTL is how long a cached key is trusted without a notification (Auth.ttl).
-const entryTTL = 60 * time.Second
+const (
+	// entryTTL is how long a cached key is trusted without a notification (Auth.ttl).
+	entryTTL = 60 * time.Second
+	// missTTL is how long an unknown key is remembered (Auth.missTTL).
+	missTTL = 30 * time.Second
+	// maxMisses bounds the unknown keys remembered (Auth.maxMiss).
+	maxMisses = 10000
+	// changeLog is how many invalidations a lookup in flight can be checked against; a lookup
+	// that saw more pass does not cache its result.
+	changeLog = 64
+)
 
-// NewAuth returns the key cache of one instance.
-func NewAuth(pool *pgxpool.Pool, log *slog.Logger) *Auth {
+// authStats counts lookups that read Postgres and refusals by reason.
+type authStats struct {
+	lookups, malformed, unknown, unknownCached, revoked, missLimited *metrics.Counter
+}
+
+// NewAuth returns the key cache of one instance; it counts its Postgres lookups and refusals in
+// set (nil: a set of its own).
+func NewAuth(pool *pgxpool.Pool, log *slog.Logger, set *metrics.Set) *Auth {
+	if set == nil {
+		set = metrics.NewSet()
+	}
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	a := &Auth{pool: pool, log: log, ttl: entryTTL, entries: map[[32]byte]*Key{}, waiters: map[string]*Waiter{}, id: "api-" + hex.EncodeToString(b[:])}
+	refused := func(reason string) *metrics.Counter {
+		return set.GetOrCreateCounter(`hs_auth_refused_total{reason="` + reason + `"}`)
+	}
+	a := &Auth{pool: pool, log: log, ttl: entryTTL, missTTL: missTTL, maxMiss: maxMisses,
+		entries: map[[32]byte]*Key{}, misses: map[[32]byte]time.Time{}, flight: map[int64]*atomic.Int64{},
+		waiters: map[string]*Waiter{}, id: "api-" + hex.EncodeToString(b[:]),
+		stats: authStats{lookups: set.GetOrCreateCounter("hs_auth_postgres_lookups_total"), malformed: refused("malformed"),
+			unknown: refused("unknown"), unknownCached: refused("unknown_cached"), revoked: refused("revoked"), missLimited: refused("miss_limited")}}
 	a.loop.Run = a.run
 	return a
 }
@@ -91,64 +138,146 @@ func (a *Auth) run(ctx context.Context) {
 	wg.Wait()
 }
 
-// Lookup authenticates key. It returns nil for a malformed, unknown or revoked key.
-func (a *Auth) Lookup(ctx context.Context, key string) (*Key, error) {
+// Lookup authenticates key presented from address ip. It returns nil for a malformed, unknown
+// or revoked key, and a *MissLimitError (see MissLimited), reading nothing, when ip already
+// presented MissesPerMinute keys this minute that were unknown or revoked.
+func (a *Auth) Lookup(ctx context.Context, key, ip string) (*Key, error) {
 	if !apikey.WellFormed(key) {
+		a.stats.malformed.Inc()
 		return nil, nil
 	}
 	h := sha256.Sum256([]byte(key))
+	now := time.Now()
 	useCache := a.healthy.Load()
 	a.mu.RLock()
 	e := a.entries[h]
+	missUntil, missed := a.misses[h]
 	gen := a.gen
 	a.mu.RUnlock()
-	if useCache && e != nil && time.Since(e.loadedAt) < a.ttl {
+	if useCache && e != nil && now.Sub(e.loadedAt) < a.ttl {
 		if e.Auth.Revoked {
+			a.stats.revoked.Inc()
 			return nil, nil
 		}
 		return e, nil
 	}
+	if useCache && missed && now.Before(missUntil) {
+		a.stats.unknownCached.Inc()
+		return nil, nil
+	}
+	if err := a.budget.check(ip, now); err != nil {
+		a.stats.missLimited.Inc()
+		return nil, err
+	}
+	a.stats.lookups.Inc()
 	k, found, err := oltp.LookupKey(ctx, a.pool, h[:])
 	if err != nil {
 		return nil, err
 	}
 	if !found {
+		a.stats.unknown.Inc()
+		a.budget.spend(ip, now)
+		if useCache {
+			a.storeMiss(h, gen, now)
+		}
 		return nil, nil
 	}
 	plan, ok := plans.ByID(k.Tier)
 	if !ok {
 		plan, _ = plans.ByID("tier_0")
 	}
-	e = &Key{Auth: k, Plan: plan, loadedAt: time.Now(), inflight: new(atomic.Int64)}
+	e = &Key{Auth: k, Plan: plan, loadedAt: now, inflight: a.inFlight(k.LimitID)}
 	if useCache {
 		a.mu.Lock()
-		if a.gen == gen {
-			switch old := a.entries[h]; {
-			case old != nil && !old.Auth.Revoked && time.Since(old.loadedAt) < a.ttl:
-				e = old // a concurrent loader was first: use its entry
-			case old != nil:
-				e.inflight = old.inflight // a reload of an expired entry keeps counting the calls in flight
-				a.entries[h] = e
-			default:
-				a.entries[h] = e
-			}
+		switch old := a.entries[h]; {
+		case old != nil && !old.Auth.Revoked && now.Sub(old.loadedAt) < a.ttl:
+			e = old // a concurrent loader was first: use its entry
+		case !a.changedSince(gen, &k):
+			a.entries[h] = e
+			delete(a.misses, h)
 		}
 		a.mu.Unlock()
 	}
 	if k.Revoked {
+		a.stats.revoked.Inc()
+		a.budget.spend(ip, now)
 		return nil, nil
 	}
 	return e, nil
 }
 
-// Flush drops every cached key (after a change this instance made outside Expect and Settle,
-// such as installing the demo key).
-func (a *Auth) Flush() {
-	a.mu.Lock()
-	a.entries = map[[32]byte]*Key{}
-	a.gen++
-	a.mu.Unlock()
+// inFlight is the in-flight count of the key lineage limitID; it outlives cache entries.
+func (a *Auth) inFlight(limitID int64) *atomic.Int64 {
+	a.flightMu.Lock()
+	defer a.flightMu.Unlock()
+	c := a.flight[limitID]
+	if c == nil {
+		c = new(atomic.Int64)
+		a.flight[limitID] = c
+	}
+	return c
 }
+
+// storeMiss remembers that the key hashing to h is unknown, unless everything was invalidated
+// since the lookup began (gen). When maxMiss are remembered, an expired or arbitrary one goes.
+func (a *Auth) storeMiss(h [32]byte, gen uint64, now time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.changedSince(gen, nil) {
+		return
+	}
+	if _, ok := a.misses[h]; !ok && len(a.misses) >= a.maxMiss {
+		n := 0
+		var victim [32]byte
+		for k, until := range a.misses { // map order is random: a sample of a few entries
+			victim = k
+			if n++; !now.Before(until) || n == 8 {
+				break
+			}
+		}
+		delete(a.misses, victim)
+	}
+	a.misses[h] = now.Add(a.missTTL)
+}
+
+// changedSince reports whether an invalidation after gen touched k (nil: an unknown key, which
+// only an everything-invalidation touches). a.mu is held.
+func (a *Auth) changedSince(gen uint64, k *oltp.KeyAuth) bool {
+	if a.gen-gen > changeLog {
+		return true
+	}
+	for g := gen + 1; g <= a.gen; g++ {
+		c := a.changes[g%changeLog]
+		if c.All || (k != nil && c.Covers(k.KeyID, k.AccountID)) {
+			return true
+		}
+	}
+	return false
+}
+
+// invalidate drops what c touched: the cached keys it names, those of the accounts it names, or
+// everything (remembered misses included). In-flight counts are kept.
+func (a *Auth) invalidate(c oltp.AuthChange) {
+	c.Token = ""
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.gen++
+	a.changes[a.gen%changeLog] = c
+	if c.All {
+		a.entries = map[[32]byte]*Key{}
+		a.misses = map[[32]byte]time.Time{}
+		return
+	}
+	for h, e := range a.entries {
+		if c.Covers(e.Auth.KeyID, e.Auth.AccountID) {
+			delete(a.entries, h)
+		}
+	}
+}
+
+// Flush drops every cached key and remembered miss (after a change this instance made outside
+// Expect and Settle, such as installing the demo key).
+func (a *Auth) Flush() { a.invalidate(oltp.AuthChange{All: true}) }
 
 // Waiter collects the acknowledgements of one change from every live instance.
 type Waiter struct {
@@ -181,11 +310,11 @@ func (a *Auth) Expect(ctx context.Context) (token string, w *Waiter) {
 	return token, w
 }
 
-// Settle is called after a change committed: it drops this instance's cache and waits (bounded)
-// until every live instance acknowledged dropping its own, so the next call anywhere sees it. A
-// nil w (nothing changed) only drops the cache and forgets the token.
+// Settle is called after a change committed: it waits (bounded) until every live instance,
+// this one included, acknowledged dropping what the change touched, so the next call anywhere
+// sees it. Should this instance not acknowledge in time, it drops its whole cache. A nil w
+// (nothing changed) only forgets the token.
 func (a *Auth) Settle(token string, w *Waiter) {
-	a.Flush()
 	if w != nil && w.waitFor > 0 {
 		select {
 		case <-w.done:
@@ -195,17 +324,23 @@ func (a *Auth) Settle(token string, w *Waiter) {
 	}
 	a.waitMu.Lock()
 	delete(a.waiters, token)
+	selfPending := w != nil && w.need[a.id]
 	a.waitMu.Unlock()
-	a.Flush()
+	if selfPending {
+		a.Flush()
+	}
 }
 
 const ackTimeout = 2 * time.Second
 
+// acked reads an acknowledgement, "<token> <instance_id>" (the token is the first field and the
+// instance the last, whatever an older instance put between them).
 func (a *Auth) acked(payload string) {
-	token, inst, ok := strings.Cut(payload, " ")
+	token, _, ok := strings.Cut(payload, " ")
 	if !ok {
 		return
 	}
+	inst := payload[strings.LastIndexByte(payload, ' ')+1:]
 	a.waitMu.Lock()
 	defer a.waitMu.Unlock()
 	w := a.waiters[token]
@@ -281,8 +416,9 @@ func (a *Auth) listenOnce(ctx context.Context) error {
 			a.acked(n.Payload)
 			continue
 		}
-		a.Flush()
-		if _, err := conn.Exec(ctx, "SELECT pg_notify($1, $2)", oltp.AuthAckChannel, n.Payload+" "+a.id); err != nil {
+		c := oltp.ParseAuthChange(n.Payload)
+		a.invalidate(c)
+		if _, err := conn.Exec(ctx, "SELECT pg_notify($1, $2)", oltp.AuthAckChannel, c.Token+" "+a.id); err != nil {
 			return err
 		}
 	}

@@ -21,20 +21,20 @@ func TestAuthCacheReloadsExpiredEntries(t *testing.T) {
 	pool := storetest.Postgres(t, "admission")
 	acct, err := oltp.CreateAccount(ctx, pool, "growth", "ttl@example.com")
 	require.NoError(t, err)
-	a := NewAuth(pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	a := NewAuth(pool, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	a.healthy.Store(true)
 	a.ttl = 50 * time.Millisecond
 
-	first, err := a.Lookup(ctx, acct.Key)
+	first, err := a.Lookup(ctx, acct.Key, "")
 	require.NoError(t, err)
 	require.NotNil(t, first)
-	again, err := a.Lookup(ctx, acct.Key)
+	again, err := a.Lookup(ctx, acct.Key, "")
 	require.NoError(t, err)
 	require.Same(t, first, again, "served from the cache")
 	first.inflight.Add(1) // a call in flight
 
 	time.Sleep(60 * time.Millisecond)
-	reloaded, err := a.Lookup(ctx, acct.Key)
+	reloaded, err := a.Lookup(ctx, acct.Key, "")
 	require.NoError(t, err)
 	require.NotSame(t, first, reloaded, "an expired entry is read again")
 	require.Equal(t, int64(1), reloaded.inflight.Load(), "the in-flight count survives the reload")
@@ -43,7 +43,7 @@ func TestAuthCacheReloadsExpiredEntries(t *testing.T) {
 	cached := a.entries[h]
 	a.mu.RUnlock()
 	require.Same(t, reloaded, cached, "the reloaded entry replaces the expired one")
-	next, err := a.Lookup(ctx, acct.Key)
+	next, err := a.Lookup(ctx, acct.Key, "")
 	require.NoError(t, err)
 	require.Same(t, reloaded, next, "and later calls are served from the cache again")
 }

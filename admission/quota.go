@@ -4,32 +4,58 @@ import (
 	"context"
 	"strconv"
 	"time"
-
-	"github.com/planehq/hiringsignal/plans"
 )
 
-// Quota is one call taken from a key's daily quota (UTC day). It is refunded unless committed:
-// a caller defers Refund as soon as it holds the Quota and calls Commit once the call counted,
-// so no path can forget the refund.
+// Quota is one call taken from a key's daily quota (UTC day) and from its account's daily
+// ceiling. It is refunded unless committed: a caller defers Refund as soon as it holds the Quota
+// and calls Commit once the call counted, so no path can forget the refund.
 type Quota struct {
 	Decision
 	l       *Limiter
-	scope   string
+	taken   []taken // the windows holding the call
 	settled bool
+}
+
+type taken struct {
+	scope string
+	d     Decision
 }
 
 // quotaWindow is the window of daily quotas.
 const quotaWindow = 24 * time.Hour
 
-// TakeDaily spends one call of keyID's daily quota under plan. It returns nil when the plan has
-// no daily quota. A Quota whose OK is false was refused (the quota is spent) and took nothing.
-func (l *Limiter) TakeDaily(ctx context.Context, keyID int64, plan plans.Tier, now time.Time) *Quota {
-	if plan.DailyQuota == nil {
+// TakeDaily spends one call of the daily quota of k's lineage and then of its account's ceiling
+// (the plan's AccountKeys times the per-key quota). It returns nil when the plan has no daily
+// quota. A Quota whose OK is false was refused (Account says by which window) and took nothing.
+// When both admit, its Decision is the window with fewer calls remaining.
+func (l *Limiter) TakeDaily(ctx context.Context, k *Key, now time.Time) *Quota {
+	if k.Plan.DailyQuota == nil {
 		return nil
 	}
-	scope := "qd:" + strconv.FormatInt(keyID, 10)
-	d := l.Take(ctx, scope, int64(*plan.DailyQuota), quotaWindow, now)
-	return &Quota{Decision: d, l: l, scope: scope, settled: !d.OK}
+	perKey := int64(*k.Plan.DailyQuota)
+	scope := "qd:" + strconv.FormatInt(k.Auth.LimitID, 10)
+	d := l.Take(ctx, scope, perKey, quotaWindow, now)
+	q := &Quota{Decision: d, l: l, settled: !d.OK}
+	if !d.OK {
+		return q
+	}
+	q.taken = append(q.taken, taken{scope, d})
+	if k.Plan.AccountKeys <= 0 {
+		return q
+	}
+	acct := "qa:" + strconv.FormatInt(k.Auth.AccountID, 10)
+	ad := l.Take(ctx, acct, int64(k.Plan.AccountKeys)*perKey, quotaWindow, now)
+	ad.Account = true
+	if !ad.OK {
+		q.Refund()
+		q.Decision = ad
+		return q
+	}
+	q.taken = append(q.taken, taken{acct, ad})
+	if ad.Remaining < d.Remaining {
+		q.Decision = ad
+	}
+	return q
 }
 
 // Commit keeps the call: it counted against the quota. A nil Quota does nothing.
@@ -46,5 +72,7 @@ func (q *Quota) Refund() {
 		return
 	}
 	q.settled = true
-	q.l.refund(q.scope, q.Decision, quotaWindow)
+	for _, t := range q.taken {
+		q.l.refund(t.scope, t.d, quotaWindow)
+	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/plans"
 )
 
@@ -32,8 +33,9 @@ func TestDailyQuotaIsRefundedUnlessCommitted(t *testing.T) {
 	require.True(t, ok)
 	require.NotNil(t, free.DailyQuota)
 	now := time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
+	key := &Key{Auth: oltp.KeyAuth{KeyID: 7, LimitID: 7, AccountID: 3}, Plan: free}
 	take := func() *Quota {
-		q := l.TakeDaily(ctx, 7, free, now)
+		q := l.TakeDaily(ctx, key, now)
 		require.NotNil(t, q)
 		return q
 	}
@@ -58,5 +60,5 @@ func TestDailyQuotaIsRefundedUnlessCommitted(t *testing.T) {
 	none.Refund()
 	none.Commit()
 	enterprise, _ := plans.ByID("enterprise")
-	require.Nil(t, l.TakeDaily(ctx, 7, enterprise, now), "a plan without a daily quota takes nothing")
+	require.Nil(t, l.TakeDaily(ctx, &Key{Auth: key.Auth, Plan: enterprise}, now), "a plan without a daily quota takes nothing")
 }

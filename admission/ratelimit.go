@@ -21,6 +21,8 @@ type LeaseStore interface {
 // admitted by all instances never passes the limit and most calls never touch Postgres. Once a
 // lease comes back short the window is marked exhausted locally until it ends. Tokens leased but
 // not spent when a window ends are lost (under-admission bounded by one block per instance).
+// No lock is held across a lease: one call of a window leases while the others of that window
+// wait for it (or for their context to end), and refunds and sweeps go on meanwhile.
 type Limiter struct {
 	store   LeaseStore
 	log     *slog.Logger
@@ -41,6 +43,7 @@ type bucket struct {
 	local     int64 // leased, not yet spent
 	used      int64 // the shared count at the last lease
 	exhausted bool
+	leasing   chan struct{} // closed when the lease in flight for window returns; nil when none
 }
 
 // Decision is the verdict on one call in one window.
@@ -50,6 +53,7 @@ type Decision struct {
 	Remaining int64
 	ResetAt   time.Time // when the window ends
 	Used      int64
+	Account   bool // the window is the account's ceiling (all its keys), not the key's own
 }
 
 // ResetSeconds is the RateLimit-Reset / Retry-After value: whole seconds, at least 1.
@@ -78,33 +82,72 @@ func (l *Limiter) Take(ctx context.Context, scope string, limit int64, window ti
 	b := v.(*bucket)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.window != start {
-		b.window, b.length, b.local, b.used, b.exhausted = start, w, 0, 0, false
-	}
-	if b.local == 0 && !b.exhausted {
-		want := leaseSize(limit, window)
-		granted, used, err := l.store.Lease(ctx, scope, start, start+w, want, limit)
-		if err != nil {
-			// Postgres is unreachable: fall back to this instance's own count so limits still
-			// hold per instance, and say so.
-			l.warn("rate-limit store unreachable; enforcing per instance until it answers", err)
-			granted, used = min(want, max(0, limit-b.used)), b.used+want
+	for {
+		if b.window != start {
+			b.window, b.length, b.local, b.used, b.exhausted, b.leasing = start, w, 0, 0, false, nil
 		}
-		b.local, b.used = granted, used
-		if granted < want {
-			b.exhausted = granted == 0
+		if b.local > 0 {
+			b.local--
+			d.OK = true
+			d.Used = b.used - b.local
+			d.Remaining = max(0, limit-b.used) + b.local
+			return d
 		}
+		if b.exhausted {
+			d.Used = max(b.used, limit)
+			return d
+		}
+		if wait := b.leasing; wait != nil {
+			b.mu.Unlock()
+			select {
+			case <-wait:
+				b.mu.Lock()
+			case <-ctx.Done():
+				// Our context ended while another call leases: decide from this instance's
+				// own count, as when the store is unreachable.
+				b.mu.Lock()
+				if b.window == start && b.local == 0 && b.used < limit {
+					b.used++
+					b.local++
+				}
+				if b.window == start && b.local == 0 {
+					d.Used = max(b.used, limit)
+					return d
+				}
+			}
+			continue
+		}
+		b.lease(ctx, l, scope, start, w, limit, leaseSize(limit, window))
 	}
-	if b.local == 0 {
+}
+
+// lease asks the store for want more calls of the window starting at start, without holding
+// b.mu across the round trip (b.mu is held on entry and on return).
+func (b *bucket) lease(ctx context.Context, l *Limiter, scope string, start, w, limit, want int64) {
+	done := make(chan struct{})
+	b.leasing = done
+	before := b.used
+	b.mu.Unlock()
+	granted, used, err := l.store.Lease(ctx, scope, start, start+w, want, limit)
+	if err != nil {
+		// Postgres is unreachable: fall back to this instance's own count so limits still
+		// hold per instance, and say so.
+		l.warn("rate-limit store unreachable; enforcing per instance until it answers", err)
+		granted, used = min(want, max(0, limit-before)), before+want
+	}
+	b.mu.Lock()
+	if b.leasing == done {
+		b.leasing = nil
+	}
+	close(done)
+	if b.window != start { // the window ended meanwhile: the lease is lost
+		return
+	}
+	b.local += granted
+	b.used = max(b.used, used)
+	if granted == 0 {
 		b.exhausted = true
-		d.Used = max(b.used, limit)
-		return d
 	}
-	b.local--
-	d.OK = true
-	d.Used = b.used - b.local
-	d.Remaining = max(0, limit-b.used) + b.local
-	return d
 }
 
 // refund gives back a call taken in the window of d (a call that did not count: its handler
@@ -154,8 +197,8 @@ func (l *Limiter) Sweep(ctx context.Context, now time.Time) {
 // account without a contract override (accounts.calls_per_minute).
 const EnterprisePerMinute = 10000
 
-// Rate is the 60-second window a call counts in and its limit: per key by plan (the account's
-// calls_per_minute overrides it), per IP for the demo key and for keyless calls (k nil).
+// Rate is the 60-second window a call counts in and its limit: per key lineage by plan (the
+// account's calls_per_minute overrides it), per IP for the demo key and for keyless calls (k nil).
 func Rate(k *Key, ip string) (scope string, limit int64) {
 	if k == nil || k.Auth.IsDemo {
 		return "ip:" + ip, plans.KeylessPerMinute
@@ -167,5 +210,42 @@ func Rate(k *Key, ip string) (scope string, limit int64) {
 	if limit <= 0 {
 		limit = EnterprisePerMinute
 	}
-	return "rk:" + strconv.FormatInt(k.Auth.KeyID, 10), limit
+	return "rk:" + strconv.FormatInt(k.Auth.LimitID, 10), limit
+}
+
+// AccountRate is the 60-second window all keys of k's account count in together, and its limit:
+// the plan's AccountKeys times the per-key limit (Rate). ok is false when none applies (no key,
+// the demo key, a plan without an account ceiling).
+func AccountRate(k *Key) (scope string, limit int64, ok bool) {
+	if k == nil || k.Auth.IsDemo || k.Plan.AccountKeys <= 0 {
+		return "", 0, false
+	}
+	_, perKey := Rate(k, "")
+	return "ra:" + strconv.FormatInt(k.Auth.AccountID, 10), int64(k.Plan.AccountKeys) * perKey, true
+}
+
+// rateWindow is the length of the rate-limit window.
+const rateWindow = plans.WindowSeconds * time.Second
+
+// TakeRate spends one call of the 60-second windows of a call by k (nil: keyless) from ip: the
+// key lineage's (or the address's), then the account's ceiling. A refusal by the account gives
+// the key's call back and is marked Account. When both admit, the Decision is the window with
+// fewer calls remaining.
+func (l *Limiter) TakeRate(ctx context.Context, k *Key, ip string, now time.Time) Decision {
+	scope, limit := Rate(k, ip)
+	d := l.Take(ctx, scope, limit, rateWindow, now)
+	acct, alimit, ok := AccountRate(k)
+	if !d.OK || !ok {
+		return d
+	}
+	ad := l.Take(ctx, acct, alimit, rateWindow, now)
+	ad.Account = true
+	if !ad.OK {
+		l.refund(scope, d, rateWindow)
+		return ad
+	}
+	if ad.Remaining < d.Remaining {
+		return ad
+	}
+	return d
 }

@@ -11,7 +11,7 @@ import (
 // Streaming reads for the company read model (package readmodel; package snapshot runs them).
 // They stream row by row so a 100,000-company corpus is never held twice in memory; like the
 // reads in reads.go they see only the committed ledger (event_seq at or below the watermark,
-// sightings at or before its time).
+// rows of committed cycles within the snapshot's bound: Committed).
 
 // RegionRead is the latest committed cycle of one cycles-table region (a crawl region, or
 // "company:<id>" for an on-demand crawl of one company) and its first.
@@ -21,9 +21,11 @@ type RegionRead struct {
 	Latest time.Time
 }
 
-// RegionReads lists every region with its first and latest committed cycle time.
-func RegionReads(ctx context.Context, ch driver.Conn) ([]RegionRead, error) {
-	rows, err := ch.Query(ctx, "SELECT region, min(cycle_time), max(cycle_time) FROM cycles GROUP BY region ORDER BY region")
+// RegionReads lists every region with its first and latest cycle time, of the committed cycles
+// within g.
+func RegionReads(ctx context.Context, ch driver.Conn, g Committed) ([]RegionRead, error) {
+	sub, args := g.cycles("region, cycle_time")
+	rows, err := ch.Query(ctx, "SELECT region, min(cycle_time), max(cycle_time) FROM ("+sub+") GROUP BY region ORDER BY region", args...)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read committed cycles per region: %w", err)
 	}
@@ -98,13 +100,15 @@ type BoardSighting struct {
 }
 
 // StreamCompanyBoards streams, per company and board, the first time the board was seen carrying
-// one of the company's reqs, for sightings at or before cutoff (the committed cycle time), ordered
-// by company and first sighting.
-func StreamCompanyBoards(ctx context.Context, ch driver.Conn, cutoff time.Time, fn func(b *BoardSighting) error) error {
+// one of the company's reqs, for sightings of committed cycles within g, ordered by company and
+// first sighting.
+func StreamCompanyBoards(ctx context.Context, ch driver.Conn, g Committed, fn func(b *BoardSighting) error) error {
+	cond, args := g.bySighting()
 	rows, err := ch.Query(ctx, `
 		SELECT company_id, board, if(countIf(source_type = 'ats_tenant') > 0, 'ats_tenant', 'board'), min(first_seen) AS fs
-		FROM req_boards WHERE toUInt32(first_seen) <= ? AND board != ''
-		GROUP BY company_id, board ORDER BY company_id, fs, board`, uint32(cutoff.Unix()))
+		FROM req_boards ANY LEFT JOIN `+companyRegions+` USING company_id
+		WHERE board != '' AND `+cond+`
+		GROUP BY company_id, board ORDER BY company_id, fs, board`, args...)
 	if err != nil {
 		return fmt.Errorf("cannot read company boards: %w", err)
 	}

@@ -43,9 +43,12 @@ func StreamEventHeads(ctx context.Context, ch driver.Conn, wm uint64, fn func(e 
 	return rows.Err()
 }
 
-// ReqBoards returns, per req_key, every board sighted carrying it (in no particular order).
+// ReqBoards returns, per req_key, every board a committed cycle sighted carrying it (in no
+// particular order): a sighting a crashed cycle wrote is not read, so the crawler writes it again.
 func ReqBoards(ctx context.Context, ch driver.Conn) (map[string][]string, error) {
-	rows, err := ch.Query(ctx, "SELECT req_key, groupUniqArray(board) FROM req_boards GROUP BY req_key")
+	cond, args := AllCommitted.bySighting()
+	rows, err := ch.Query(ctx, "SELECT req_key, groupUniqArray(board) FROM req_boards ANY LEFT JOIN "+companyRegions+
+		" USING company_id WHERE "+cond+" GROUP BY req_key", args...)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read req_boards: %w", err)
 	}

@@ -113,10 +113,19 @@ func (c Company) SameAs(o Company) bool {
 	return c == o
 }
 
-// Companies reads the latest version of every company.
+// Companies reads the latest committed version of every company (CompaniesAt every committed
+// cycle): a row a crashed cycle wrote is not read, so the crawler writes it again.
 func Companies(ctx context.Context, ch driver.Conn) ([]Company, error) {
-	rows, err := ch.Query(ctx, `SELECT company_id, domain, name, name_key, hq_country, region, industry, headcount_band,
-		agency_kind, ats_vendor, covered, updated_at FROM companies FINAL ORDER BY company_id`)
+	return CompaniesAt(ctx, ch, AllCommitted)
+}
+
+// CompaniesAt reads the latest version of every company written by a committed cycle within g.
+func CompaniesAt(ctx context.Context, ch driver.Conn, g Committed) ([]Company, error) {
+	cond, args := g.byRegionTick()
+	rows, err := ch.Query(ctx, `SELECT company_id, argMax(domain, tick), argMax(name, tick), argMax(name_key, tick), argMax(hq_country, tick),
+		argMax(region, tick), argMax(industry, tick), argMax(headcount_band, tick), argMax(agency_kind, tick), argMax(ats_vendor, tick),
+		argMax(covered, tick), argMax(updated_at, tick)
+		FROM companies WHERE `+cond+` GROUP BY company_id ORDER BY company_id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read companies: %w", err)
 	}
@@ -234,10 +243,19 @@ type VendorSighting struct {
 }
 
 // ATSHistory returns every company's ATS vendors in order of first sighting: consecutive entries
-// with different vendors are migrations.
+// with different vendors are migrations. It reads every committed cycle (ATSHistoryAt).
 func ATSHistory(ctx context.Context, ch driver.Conn) ([]VendorSighting, error) {
+	return ATSHistoryAt(ctx, ch, AllCommitted)
+}
+
+// ATSHistoryAt is ATSHistory of the sightings of committed cycles within g (a sighting is written
+// by its company's region's cycle, at its tick).
+func ATSHistoryAt(ctx context.Context, ch driver.Conn, g Committed) ([]VendorSighting, error) {
+	cond, args := g.byRegionTick()
 	rows, err := ch.Query(ctx, `SELECT company_id, vendor, tenant, min(first_seen) AS fs FROM ats_history
-		GROUP BY company_id, vendor, tenant ORDER BY company_id, fs, vendor`)
+		ANY LEFT JOIN `+companyRegions+` USING company_id
+		WHERE `+cond+`
+		GROUP BY company_id, vendor, tenant ORDER BY company_id, fs, vendor`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read ATS history: %w", err)
 	}

@@ -3,7 +3,6 @@ package analytics
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 )
@@ -15,21 +14,22 @@ import (
 // LedgerReq is the current state of one req (its latest committed event) with what the search
 // index adds to what the company read model needs.
 type LedgerReq struct {
-	// Req carries no RequisitionID; Boards are the boards seen carrying the req at or before the
-	// cutoff (the committed cycle time), or its latest board when none was.
+	// Req carries no RequisitionID; Boards are the (non-empty) boards committed cycles saw
+	// carrying the req, or its latest board when none was.
 	Req
 	OpenSeq        uint64 // event_seq of its first event: the monotone cursor of reqs/qualified
 	SalaryDeclared bool   // the salary was declared by the employer
-	// AnyBoards are the boards ever seen carrying it whatever the sighting's time (the search
-	// index's list, as it always read it), or its latest board when none was.
+	// AnyBoards are Boards with an empty board name kept (the search index's list, as it always
+	// read it), or its latest board when none was.
 	AnyBoards []string
 }
 
-// StreamLedgerReqs streams every req's current state at watermark wm (live and closed), ordered
-// by req_key, to fn. It merges three req_key-ordered streams in Go (the latest events, the
+// StreamLedgerReqs streams every req's current state at the watermark of g (live and closed),
+// with the board sightings of committed cycles within g, ordered by req_key, to fn. It merges three req_key-ordered streams in Go (the latest events, the
 // opening event_seq per req, the board sightings per req), which on ClickHouse 18.16 is several
 // times faster than the JOIN. fn must not keep r (it is reused); its slices may be kept.
-func StreamLedgerReqs(ctx context.Context, ch driver.Conn, wm uint64, cutoff time.Time, fn func(r *LedgerReq) error) error {
+func StreamLedgerReqs(ctx context.Context, ch driver.Conn, g Committed, fn func(r *LedgerReq) error) error {
+	wm := g.Watermark
 	rows, err := ch.Query(ctx, `
 		SELECT req_key, company_id, event_type, raw_title, title, function, country, location, source_type, board, url,
 		       first_seen, observed_at, salary_min_usd, salary_max_usd, repost_count, salary_declared
@@ -46,9 +46,11 @@ func StreamLedgerReqs(ctx context.Context, ch driver.Conn, wm uint64, cutoff tim
 		return fmt.Errorf("cannot read req openings: %w", err)
 	}
 	defer orows.Close()
+	cond, args := g.bySighting()
 	brows, err := ch.Query(ctx, `
-		SELECT req_key, arraySort(groupUniqArrayIf(board, toUInt32(first_seen) <= ? AND board != '')), arraySort(groupUniqArray(board))
-		FROM req_boards GROUP BY req_key ORDER BY req_key`, uint32(cutoff.Unix()))
+		SELECT req_key, arraySort(groupUniqArrayIf(board, board != '')), arraySort(groupUniqArray(board))
+		FROM req_boards ANY LEFT JOIN `+companyRegions+` USING company_id
+		WHERE `+cond+` GROUP BY req_key ORDER BY req_key`, args...)
 	if err != nil {
 		return fmt.Errorf("cannot read req boards: %w", err)
 	}

@@ -56,11 +56,20 @@ type Call struct {
 	body        json.RawMessage
 	function    string
 	forcedFresh bool
+	ctx         context.Context // the store deadline, from startDeadline
+	cancel      context.CancelFunc
 }
 
-// Context is the context for store calls made by the handler: it ends when the server stops
-// (after in-flight calls finished). Do not use Ctx (the fasthttp request) as a context.
-func (c *Call) Context() context.Context { return c.srv.ctx }
+// Context is the context for store calls made by the chain and the handler: it ends
+// Config.StoreTimeout (default 5 s) after the request was read, or when the server stops. A
+// handler returning an error caused by it (Internal(err) included) answers 503. Do not use Ctx
+// (the fasthttp request) as a context.
+func (c *Call) Context() context.Context {
+	if c.ctx == nil {
+		return c.srv.ctx
+	}
+	return c.ctx
+}
 
 // Now is the server's clock (Config.Now, default time.Now).
 func (c *Call) Now() time.Time { return c.srv.now() }
@@ -74,8 +83,8 @@ func (c *Call) KeyAuth() oltp.KeyAuth {
 }
 
 // FlushUsage moves what this instance metered into Postgres, so a usage read sees the caller's
-// own calls.
-func (c *Call) FlushUsage() error { return c.srv.FlushUsage(c.Context()) }
+// own calls (coalesced with concurrent usage reads), and drops the caller's account's cached spend.
+func (c *Call) FlushUsage() error { return c.srv.flushUsageFor(c.Context(), c.Caller.AccountID) }
 
 // ChangeKeys runs change, a transaction that revokes, rotates, pauses or resumes and sends token
 // with its NOTIFY on oltp.AuthChannel. When it succeeds, ChangeKeys returns once every live

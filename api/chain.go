@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -14,12 +15,21 @@ import (
 
 // handler wraps one route in the chain every /v1 route shares:
 //
-//	authenticate (X-API-Key / Bearer, demo key, keyless per IP) → scope → pause (billable)
-//	→ key_throttled (per-key concurrency) → rate limit (60 s) → validate (422) → plan gate
-//	→ idempotency replay → daily quota → spend cap → handler → metering (+ idempotent store)
+//	calls in flight per client address (key_throttled) → authenticate (X-API-Key / Bearer, demo
+//	key, keyless per IP) → scope → pause (billable) → key_throttled (per-key concurrency) → rate
+//	limit (60 s) → read the body (bounded) → validate (422) → plan gate → idempotency replay
+//	→ daily quota → spend cap → handler → metering (+ idempotent store)
+//
+// Store calls get a deadline (Config.StoreTimeout, from the start and again once the body is
+// read); a 500 caused by a store running out of time answers 503.
 func (s *Server) handler(rt *Route) fasthttp.RequestHandler {
+	m := newRouteMetrics(s.metrics, rt.Name)
 	return func(rc *fasthttp.RequestCtx) {
 		c := &Call{Ctx: rc, Route: rt, srv: s}
+		c.startDeadline()
+		defer func() { c.cancel() }()
+		start := time.Now()
+		defer func() { m.observe(rc.Response.StatusCode(), start) }() // runs last: sees a recovered panic's 500
 		defer func() {
 			if p := recover(); p != nil {
 				s.log.Error("handler panic", "route", rt.Name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
@@ -27,6 +37,7 @@ func (s *Server) handler(rt *Route) fasthttp.RequestHandler {
 			}
 		}()
 		if e := s.run(c); e != nil {
+			e = s.timedOut(c, e)
 			if e.Status >= 500 {
 				s.log.Error("request failed", "route", rt.Name, "status", e.Status, "err", e)
 			}
@@ -42,6 +53,14 @@ func (s *Server) run(c *Call) *Error {
 	}
 	now := s.now()
 	c.Caller.IP = s.clientIP(c.Ctx)
+
+	// 0. Too many calls of one client address in flight on this instance (key_throttled).
+	if max := s.cfg.IPMaxInFlight; max > 0 {
+		if !s.ipCalls.enter(c.Caller.IP, max) {
+			return ipThrottled(c, max)
+		}
+		defer s.ipCalls.leave(c.Caller.IP)
+	}
 
 	// 1-3. Authenticate, scope, pause.
 	if e := s.authenticate(c); e != nil {
@@ -62,6 +81,14 @@ func (s *Server) run(c *Call) *Error {
 	if e := s.rateLimit(c, now); e != nil {
 		return e
 	}
+
+	// The body of an admitted caller (bounded); store calls from here on get a fresh deadline.
+	release, e := s.readBody(c)
+	defer release()
+	if e != nil {
+		return e
+	}
+	c.startDeadline()
 
 	// 6. Validate parameters and body before anything is written.
 	if e := c.validateParams(); e != nil {
@@ -103,22 +130,25 @@ func (s *Server) serve(c *Call, now time.Time) *Error {
 		}
 	}()
 
-	// 9-10. Daily quota and spend cap.
+	// 9-10. Daily quota and spend cap (the call's page is reserved against the hard cap until
+	// metering settles it; released on every other way out).
 	var quota *admission.Quota
+	var spend *admission.Reservation
 	if metered {
 		if quota, e = s.takeQuota(c, now); e != nil {
 			return e
 		}
 		defer quota.Refund()
-		if e := s.checkSpendCap(c, now); e != nil {
+		if spend, e = s.reserveSpend(c, now); e != nil {
 			return e
 		}
+		defer spend.Release()
 	}
 
 	// 11. Handler.
 	units, err := rt.Handler(c)
 	if err != nil {
-		if ae, isAPI := err.(*Error); isAPI {
+		if ae := (*Error)(nil); errors.As(err, &ae) {
 			return ae
 		}
 		return Internal(err)
@@ -131,7 +161,7 @@ func (s *Server) serve(c *Call, now time.Time) *Error {
 
 	// 12. Metering: durable before the response leaves; only then does the quota keep the call.
 	if metered && success {
-		if err := s.meter(c, units, now); err != nil {
+		if err := s.meter(c, units, now, spend); err != nil {
 			return Unavailable("Usage metering", err)
 		}
 		quota.Commit()
@@ -153,7 +183,10 @@ func (s *Server) authenticate(c *Call) *Error {
 		c.Caller.Tier = "tier_0"
 		return nil
 	}
-	k, err := s.auth.Lookup(c.Context(), key)
+	k, err := s.auth.Lookup(c.Context(), key, c.Caller.IP)
+	if ml, limited := admission.MissLimited(err); limited {
+		return missLimited(c, ml)
+	}
 	if err != nil {
 		return Unavailable("Key verification", err)
 	}
@@ -188,18 +221,4 @@ func presentedKey(ctx *fasthttp.RequestCtx) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func (s *Server) clientIP(ctx *fasthttp.RequestCtx) string {
-	if s.cfg.TrustForwardedFor {
-		if v := ctx.Request.Header.Peek("X-Forwarded-For"); len(v) > 0 {
-			for i, b := range v {
-				if b == ',' {
-					return string(v[:i])
-				}
-			}
-			return string(v)
-		}
-	}
-	return ctx.RemoteIP().String()
 }

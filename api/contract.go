@@ -41,6 +41,24 @@ type Param struct {
 	AliasOf     string // a deprecated name answered exactly as AliasOf
 	Sunset      string // with AliasOf: date (YYYY-MM-DD) after which the alias is refused
 	Description string
+	MinLength   int  // string: fewest characters (0: no bound)
+	MaxLength   int  // string: most characters (0: no bound)
+	ASCII       bool // string: printable ASCII only (space to ~), pattern PrintableASCII
+	MaxItems    int  // Repeatable: most values (0: DefaultMaxItems)
+}
+
+// DefaultMaxItems is the most values a repeatable parameter or an array body field takes when
+// its route sets no MaxItems; more is 422 (too_long).
+const DefaultMaxItems = 100
+
+// PrintableASCII is the pattern of a string parameter marked ASCII, as the document states it.
+const PrintableASCII = "^[ -~]*$"
+
+func (p *Param) maxItems() int {
+	if p.MaxItems > 0 {
+		return p.MaxItems
+	}
+	return DefaultMaxItems
 }
 
 // Field is one member of a JSON request body.
@@ -52,6 +70,14 @@ type Field struct {
 	Required    bool
 	Forbidden   bool // present in the contract only to be refused (422), e.g. tier on POST /v1/keys
 	Description string
+	MaxItems    int // array: most elements (0: DefaultMaxItems)
+}
+
+func (f *Field) maxItems() int {
+	if f.MaxItems > 0 {
+		return f.MaxItems
+	}
+	return DefaultMaxItems
 }
 
 // Body describes a JSON request body.
@@ -82,7 +108,8 @@ type Route struct {
 	Response   map[string]any // JSON Schema of the success body; nil = an object not detailed yet
 	Handler    HandlerFunc    // serves the call once the chain admitted it
 
-	public bool // this package's own routes outside the /v1 chain: no key, no limit (health, readiness, OpenAPI)
+	public   bool // this package's own routes outside the /v1 chain: no key, no limit (health, readiness, OpenAPI)
+	textBody bool // the success body is text/plain (the operator metrics), not JSON
 }
 
 // Billable reports whether the route is metered (pause, quota and spend cap apply).
@@ -91,9 +118,13 @@ func (r *Route) Billable() bool { return r.Meter != MeterNone }
 // DemoPageLimit is the largest page the shared demo key gets on any paged route.
 const DemoPageLimit = 5
 
+// MaxIdempotencyKey is the longest Idempotency-Key (printable ASCII, at least one character).
+const MaxIdempotencyKey = 255
+
 // idempotencyKey is the header parameter of every Idempotent route.
 func idempotencyKey() Param {
-	return Param{Name: "Idempotency-Key", In: "header", Type: "string", Description: "same key and request within 24 h answers the stored response, metered once"}
+	return Param{Name: "Idempotency-Key", In: "header", Type: "string", MinLength: 1, MaxLength: MaxIdempotencyKey, ASCII: true,
+		Description: "1 to 255 printable ASCII characters; the same key and request within 24 h answers the stored response, metered once"}
 }
 
 // publicRoutes are the routes this package serves itself, outside the /v1 chain.
@@ -102,5 +133,6 @@ func publicRoutes() []*Route {
 		{Name: "healthz", Method: "GET", Path: "/healthz", Summary: "Process is up", Tag: "health", public: true, Statuses: []int{200}},
 		{Name: "readyz", Method: "GET", Path: "/readyz", Summary: "Both stores answer and are migrated", Tag: "health", public: true, Statuses: []int{200, 503}},
 		{Name: "openapi", Method: "GET", Path: "/openapi.json", Summary: "This OpenAPI 3.1 document", Tag: "meta", public: true, Statuses: []int{200}},
+		{Name: "metrics", Method: "GET", Path: "/metrics", Summary: "Operator metrics in the Prometheus text format (counts and latencies, no customer data)", Tag: "health", public: true, textBody: true, Statuses: []int{200}},
 	}
 }

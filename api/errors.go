@@ -66,14 +66,122 @@ type FieldError struct {
 	Ctx   map[string]any `json:"ctx"`
 }
 
-// Invalid is the 422 answer carrying every field error.
-func Invalid(items ...FieldError) *Error {
+// MaxFieldErrors is the most items the detail of a 422 lists. When a call has more problems, the
+// last item (type too_many_errors) gives the number of the others, ctx.omitted; validation stops
+// building items past it, so a body of many bad values costs no more than one with a few.
+const MaxFieldErrors = 50
+
+// Invalid is the 422 answer carrying the field errors (at most MaxFieldErrors items, see
+// boundFieldErrors).
+func Invalid(items ...FieldError) *Error { return invalid(items, 0) }
+
+// invalid is Invalid for items collected up to the cap, omitted more not collected.
+func invalid(items []FieldError, omitted int) *Error {
+	return &Error{Status: fasthttp.StatusUnprocessableEntity, Detail: boundFieldErrors(items, omitted)}
+}
+
+// fieldErrors collects the items of a 422 up to MaxFieldErrors and counts the rest.
+type fieldErrors struct {
+	items   []FieldError
+	omitted int
+}
+
+// full reports whether another item would not be listed: callers skip building it and call skip.
+func (e *fieldErrors) full() bool { return len(e.items) >= MaxFieldErrors }
+
+func (e *fieldErrors) skip() { e.omitted++ }
+
+func (e *fieldErrors) add(items ...FieldError) {
+	for _, fe := range items {
+		if e.full() {
+			e.omitted++
+			continue
+		}
+		e.items = append(e.items, fe)
+	}
+}
+
+// err is the 422 of what was collected, or nil.
+func (e *fieldErrors) err() *Error {
+	if len(e.items) == 0 && e.omitted == 0 {
+		return nil
+	}
+	return invalid(e.items, e.omitted)
+}
+
+// boundFieldErrors shapes the detail of a 422: every ctx an object; at most MaxFieldErrors items,
+// the last of which counts the rest when there are more (omitted of them were not even built);
+// and a long list of expected values (a vocabulary) written once: a later item expecting the same
+// list points to the first (ctx.expected_in, its index) instead of repeating it in msg and ctx.
+func boundFieldErrors(items []FieldError, omitted int) []FieldError {
+	if n := len(items) + omitted; n > MaxFieldErrors {
+		keep := MaxFieldErrors - 1
+		rest := n - keep
+		items = append(items[:keep:keep], FieldError{Type: "too_many_errors", Loc: []any{}, Input: nil,
+			Msg: fmt.Sprintf("%d more validation errors are not listed (a 422 lists at most %d): fix these and call again", rest, MaxFieldErrors),
+			Ctx: map[string]any{"omitted": rest, "max_items": MaxFieldErrors}})
+	}
+	first := map[string]int{}
 	for i := range items {
 		if items[i].Ctx == nil {
 			items[i].Ctx = map[string]any{}
 		}
+		exp, ok := items[i].Ctx["expected"]
+		if !ok {
+			continue
+		}
+		forms := vocabForms(exp)
+		if len(forms) == 0 || len(forms[0]) < longVocab {
+			continue
+		}
+		j, seen := first[forms[0]]
+		if !seen {
+			first[forms[0]] = i
+			continue
+		}
+		ref := fmt.Sprintf("one of the values listed in item %d", j)
+		for _, f := range forms {
+			if strings.Contains(items[i].Msg, f) {
+				items[i].Msg = strings.Replace(items[i].Msg, f, ref, 1)
+				break
+			}
+		}
+		ctx := make(map[string]any, len(items[i].Ctx))
+		for k, v := range items[i].Ctx {
+			if k != "expected" {
+				ctx[k] = v
+			}
+		}
+		ctx["expected_in"] = j
+		items[i].Ctx = ctx
 	}
-	return &Error{Status: fasthttp.StatusUnprocessableEntity, Detail: items}
+	return items
+}
+
+// longVocab is the length (bytes) from which a list of expected values is written once per 422.
+const longVocab = 80
+
+// vocabForms are the texts a list of expected values appears as in a msg: as is (a string), or
+// joined with ", " and as enumMsg words it.
+func vocabForms(exp any) []string {
+	var vals []string
+	switch v := exp.(type) {
+	case string:
+		return []string{v}
+	case []string:
+		vals = v
+	case []any:
+		for _, x := range v {
+			s, ok := x.(string)
+			if !ok {
+				return nil
+			}
+			vals = append(vals, s)
+		}
+	default:
+		return nil
+	}
+	return []string{strings.Join(vals, ", "), enumMsg(vals)}
 }
 
 // Loc builds a loc array: the first element is body, query, path or header.
@@ -157,7 +265,11 @@ func writeError(ctx *fasthttp.RequestCtx, e *Error) {
 	for k, v := range e.Headers {
 		ctx.Response.Header.Set(k, v)
 	}
-	writeJSON(ctx, e.Status, map[string]any{"detail": e.Detail})
+	detail := e.Detail
+	if items, ok := detail.([]FieldError); ok { // built without Invalid: bound it here
+		detail = boundFieldErrors(items, 0)
+	}
+	writeJSON(ctx, e.Status, map[string]any{"detail": detail})
 }
 
 // Handlers for requests that reach no route, with the wrong method or a body too large.
@@ -175,6 +287,7 @@ func serverErrorHandler(maxBody int) func(ctx *fasthttp.RequestCtx, err error) {
 			writeJSON(ctx, fasthttp.StatusRequestEntityTooLarge, map[string]any{"detail": "Request body too large: the limit is " + strconv.Itoa(maxBody) + " bytes"})
 			return
 		}
-		writeJSON(ctx, fasthttp.StatusBadRequest, map[string]any{"detail": "Malformed HTTP request: " + err.Error()})
+		// Not err's text: it quotes the request (a header may hold a key), which logs may keep.
+		writeJSON(ctx, fasthttp.StatusBadRequest, map[string]any{"detail": "Malformed HTTP request: the request line or a header cannot be parsed (control characters, bad framing or a header over 4 KiB)"})
 	}
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"crypto/sha256"
 	"sort"
 	"time"
@@ -10,7 +11,14 @@ import (
 	"github.com/planehq/hiringsignal/oltp"
 )
 
-const maxIdemKey = 255
+// Bounds of the Idempotency-Key store (Config.IdempotencyBodyBytes, IdempotencyCustomerBytes).
+const (
+	DefaultIdempotencyBodyBytes     = 1 << 20  // an answer larger than this is served, not kept
+	DefaultIdempotencyCustomerBytes = 64 << 20 // answers kept per customer over the 24 h of replay
+	// MaxIdempotencyWait is the longest a duplicate of a call in flight waits for its answer
+	// (less when the call's store deadline comes first); then 409.
+	MaxIdempotencyWait = 10 * time.Second
+)
 
 func requestHash(c *Call) []byte {
 	h := sha256.New()
@@ -19,7 +27,9 @@ func requestHash(c *Call) []byte {
 	h.Write(c.Ctx.Path())
 	h.Write([]byte{0})
 	var args []string
-	c.Ctx.QueryArgs().VisitAll(func(k, v []byte) { args = append(args, string(k)+"="+string(v)) })
+	for k, v := range c.Ctx.QueryArgs().All() {
+		args = append(args, string(k)+"="+string(v))
+	}
 	sort.Strings(args)
 	for _, a := range args {
 		h.Write([]byte(a))
@@ -29,24 +39,33 @@ func requestHash(c *Call) []byte {
 	return h.Sum(nil)
 }
 
+// idemPoll is how long a duplicate waits before its attempt-th look at a call in flight: 25 ms,
+// doubling up to 1 s (about 15 looks in MaxIdempotencyWait, not 400).
+func idemPoll(attempt int) time.Duration {
+	if attempt >= 6 {
+		return time.Second
+	}
+	return 25 * time.Millisecond << attempt
+}
+
 // idemBegin handles Idempotency-Key on the routes that accept it (metered callers only; the
-// demo key is shared, so its calls ignore the header). It returns the claimed key, or replayed
-// when a stored answer was written.
+// demo key is shared, so its calls ignore the header). The key was validated with the other
+// parameters (1 to 255 printable ASCII characters). It returns the claimed key, or replayed when
+// a stored answer was written.
 func (s *Server) idemBegin(c *Call) (key string, replayed bool, e *Error) {
 	if !c.Route.Idempotent || !c.Caller.Metered() {
 		return "", false, nil
 	}
-	k := string(c.Ctx.Request.Header.Peek("Idempotency-Key"))
+	k, _ := c.String("Idempotency-Key")
 	if k == "" {
 		return "", false, nil
 	}
-	if len(k) > maxIdemKey {
-		return "", false, Invalid(FieldError{Type: "string_too_long", Loc: Loc("header", "Idempotency-Key"),
-			Msg: "String should have at most 255 characters", Input: k, Ctx: map[string]any{"max_length": maxIdemKey}})
-	}
 	hash := requestHash(c)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	until := time.Now().Add(MaxIdempotencyWait)
+	if dl, ok := c.Context().Deadline(); ok && dl.Add(-100*time.Millisecond).Before(until) {
+		until = dl.Add(-100 * time.Millisecond) // leave the answer time before the deadline
+	}
+	for attempt := 0; ; attempt++ {
 		state, stored, err := oltp.ClaimIdempotency(c.Context(), s.pool, c.Caller.CustomerID, k, hash)
 		if err != nil {
 			return "", false, Unavailable("Idempotency store", err)
@@ -60,24 +79,34 @@ func (s *Server) idemBegin(c *Call) (key string, replayed bool, e *Error) {
 			c.Ctx.SetBody(stored.Body)
 			c.Ctx.Response.Header.Set("Idempotent-Replayed", "true")
 			return "", true, nil
+		case oltp.ClaimServed:
+			return "", false, &Error{Status: fasthttp.StatusConflict, Detail: "The call with this Idempotency-Key was answered and metered, but its answer was not kept " +
+				"(larger than the idempotency store keeps for one answer or for one customer): it is not replayed or metered again; call again with a new key"}
 		case oltp.ClaimMismatch:
 			return "", false, Invalid(FieldError{Type: "value_error", Loc: Loc("header", "Idempotency-Key"),
 				Msg: "Value error, this Idempotency-Key was used with a different request in the last 24 h: use a new key", Input: k,
 				Ctx: map[string]any{"error": "idempotency key reused"}})
 		}
-		if time.Now().After(deadline) {
-			return "", false, &Error{Status: fasthttp.StatusConflict, Detail: "A call with this Idempotency-Key is still in progress: retry it shortly"}
+		wait := idemPoll(attempt)
+		if time.Now().Add(wait).After(until) {
+			return "", false, &Error{Status: fasthttp.StatusConflict, Headers: map[string]string{"Retry-After": "1"},
+				Detail: "A call with this Idempotency-Key is still in progress: retry it shortly"}
 		}
-		time.Sleep(25 * time.Millisecond)
+		time.Sleep(wait)
 	}
 }
 
-// idemEnd stores a successful answer, or releases the claim so a retry runs again.
+// idemEnd keeps a successful answer (within the store's bounds), or releases the claim so a
+// retry runs again. It has a deadline of its own: the call's may have passed, and a claim left
+// pending would answer 409 for 24 h.
 func (s *Server) idemEnd(c *Call, key string, success bool) {
-	ctx := c.Context()
+	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.StoreTimeout)
+	defer cancel()
 	if success {
-		r := oltp.StoredResponse{Status: c.Ctx.Response.StatusCode(), ContentType: string(c.Ctx.Response.Header.ContentType()), Body: append([]byte(nil), c.Ctx.Response.Body()...)}
-		if err := oltp.CompleteIdempotency(ctx, s.pool, c.Caller.CustomerID, key, r); err != nil {
+		// The response is sent after the chain returns: its body is stored without a copy.
+		r := oltp.StoredResponse{Status: c.Ctx.Response.StatusCode(), ContentType: string(c.Ctx.Response.Header.ContentType()), Body: c.Ctx.Response.Body()}
+		b := oltp.IdempotencyBounds{Body: s.cfg.IdempotencyBodyBytes, Customer: s.cfg.IdempotencyCustomerBytes}
+		if _, err := oltp.CompleteIdempotency(ctx, s.pool, c.Caller.CustomerID, key, r, b); err != nil {
 			s.log.Warn("cannot store the idempotent response", "route", c.Route.Name, "err", err)
 		}
 		return

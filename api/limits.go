@@ -1,9 +1,11 @@
 package api
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -15,10 +17,10 @@ import (
 // The chain's limits: admission decides, these turn its decisions into answers (429 and 402 in
 // the shapes of spec 7) and the RateLimit-* headers.
 
-// rateLimit spends one call of the caller's 60-second window and sets the RateLimit-* headers.
+// rateLimit spends one call of the caller's 60-second windows (the key's and its account's) and
+// sets the RateLimit-* headers of the window with fewer calls remaining (or the one refusing).
 func (s *Server) rateLimit(c *Call, now time.Time) *Error {
-	scope, limit := admission.Rate(c.key, c.Caller.IP)
-	d := s.limiter.Take(c.Context(), scope, limit, plans.WindowSeconds*time.Second, now)
+	d := s.limiter.TakeRate(c.Context(), c.key, c.Caller.IP, now)
 	h := &c.Ctx.Response.Header
 	h.Set("RateLimit-Limit", strconv.FormatInt(d.Limit, 10))
 	h.Set("RateLimit-Remaining", strconv.FormatInt(d.Remaining, 10))
@@ -28,6 +30,10 @@ func (s *Server) rateLimit(c *Call, now time.Time) *Error {
 	}
 	h.Set("Retry-After", strconv.FormatInt(d.ResetSeconds(now), 10))
 	det := rateDetail{Reason: ReasonRateLimited, Endpoint: c.Route.Path, Message: fmt.Sprintf("more than %d calls in %d seconds; wait Retry-After seconds", d.Limit, plans.WindowSeconds)}
+	if d.Account {
+		det.Message = fmt.Sprintf("the account's limit: more than %d calls in %d seconds across all keys of the account (the %s plan's account limit); wait Retry-After seconds",
+			d.Limit, plans.WindowSeconds, c.Caller.Plan().Name)
+	}
 	if c.Caller.Demo {
 		det.SignupURL = c.Links().Signup
 	}
@@ -50,29 +56,78 @@ func (s *Server) checkGate(c *Call) *Error {
 // takeQuota spends one call of the key's daily quota; 402 quota_exceeded when it is spent. The
 // Quota is nil when the plan has none.
 func (s *Server) takeQuota(c *Call, now time.Time) (*admission.Quota, *Error) {
-	q := s.limiter.TakeDaily(c.Context(), c.Caller.KeyID, c.Caller.Plan(), now)
+	q := s.limiter.TakeDaily(c.Context(), c.key, now)
 	if q == nil || q.OK {
 		return q, nil
 	}
-	return nil, paymentRequired(c, ReasonQuotaExceeded, QuotaState{Limit: q.Limit, Used: q.Limit, Reset: RFC3339(q.ResetAt)},
-		"the key's daily call quota is spent; it resets at quota.reset")
+	msg := "the key's daily call quota is spent; it resets at quota.reset"
+	if q.Account {
+		msg = fmt.Sprintf("the account's daily call quota (all keys of the account together, %d calls: the %s plan's account limit) is spent; it resets at quota.reset",
+			q.Limit, c.Caller.Plan().Name)
+	}
+	return nil, paymentRequired(c, ReasonQuotaExceeded, QuotaState{Limit: q.Limit, Used: q.Limit, Reset: RFC3339(q.ResetAt)}, msg)
 }
 
-// checkSpendCap refuses billable calls once the account's units this billing month reach its
-// hard cap (402 spend_cap_exceeded). When the spend cannot be read the call is served.
-func (s *Server) checkSpendCap(c *Call, now time.Time) *Error {
-	hard := c.key.Auth.HardCapUnits
-	over, used, err := s.caps.Over(c.Context(), c.Caller.AccountID, hard, now)
-	if err != nil {
-		s.log.Warn("cannot read the account's spend; serving the call", "account_id", c.Caller.AccountID, "err", err)
-		return nil
-	}
-	if !over {
-		return nil
-	}
-	return paymentRequired(c, ReasonSpendCapExceeded, QuotaState{Limit: *hard, Used: used, Reset: RFC3339(admission.NextMonth(now))},
-		"the account reached its hard spend cap for this billing month")
+// missLimited answers a key the caller's address may not have looked up: it presented too many
+// unknown or revoked keys this minute (429 rate_limited).
+func missLimited(c *Call, e *admission.MissLimitError) *Error {
+	now := time.Now() // the budget's minutes are wall-clock ones, whatever Config.Now says
+	h := &c.Ctx.Response.Header
+	h.Set("RateLimit-Limit", strconv.FormatInt(e.Limit, 10))
+	h.Set("RateLimit-Remaining", "0")
+	h.Set("RateLimit-Reset", strconv.FormatInt(e.ResetSeconds(now), 10))
+	h.Set("Retry-After", strconv.FormatInt(e.ResetSeconds(now), 10))
+	return &Error{Status: fasthttp.StatusTooManyRequests, Detail: rateDetail{Reason: ReasonRateLimited, Endpoint: c.Route.Path,
+		Message: fmt.Sprintf("more than %d unknown or revoked keys from this address in %d seconds; wait Retry-After seconds", e.Limit, plans.WindowSeconds)}}
 }
+
+// reserveSpend holds the most units the call can meter (pageUnits) against the account's hard
+// cap until the call is metered (Settle) or not (Release): 402 spend_cap_exceeded once the
+// month's units plus the calls in flight reach the cap, 503 when the spend cannot be read
+// (fail closed: an unknown spend is not served).
+func (s *Server) reserveSpend(c *Call, now time.Time) (*admission.Reservation, *Error) {
+	hard := c.key.Auth.HardCapUnits
+	r, sp, err := s.caps.Reserve(c.Context(), c.Caller.AccountID, hard, pageUnits(c), now)
+	if err != nil {
+		return nil, Unavailable("Spend cap (the account's spend cannot be read)", err)
+	}
+	if r != nil {
+		return r, nil
+	}
+	msg := "the account reached its hard spend cap for this billing month"
+	if sp.Used < *hard {
+		msg = "the account's units this billing month and the calls it has in flight reach its hard spend cap"
+	}
+	return nil, paymentRequired(c, ReasonSpendCapExceeded, QuotaState{Limit: *hard, Used: sp.Used, Reset: RFC3339(admission.NextMonth(now))}, msg)
+}
+
+// pageUnits is the most units the call can meter: none on per-call routes, 1 for a created
+// watch, else its page size (the validated limit, in the query or the body), or
+// unknownPageUnits when the chain cannot see it.
+func pageUnits(c *Call) int64 {
+	switch c.Route.Meter {
+	case MeterNone, MeterCall:
+		return 0
+	case MeterWatch:
+		return 1
+	}
+	if n := c.Limit(); n > 0 {
+		return int64(n)
+	}
+	if len(c.body) > 0 {
+		var b struct {
+			Limit *int64 `json:"limit"`
+		}
+		if json.Unmarshal(c.body, &b) == nil && b.Limit != nil && *b.Limit > 0 {
+			return *b.Limit
+		}
+	}
+	return unknownPageUnits
+}
+
+// unknownPageUnits is reserved for a call whose page size the chain cannot see (a body without
+// limit): the largest page of the metered row routes.
+const unknownPageUnits = 100
 
 func paymentRequired(c *Call, reason string, q QuotaState, msg string) *Error {
 	l := c.Links()
@@ -87,7 +142,7 @@ type Links struct {
 }
 
 // Links are the upgrade, purchase and signup URLs for this call: pages of Config.SiteURL, or
-// anchors of the pricing document.
+// anchors of the pricing document (relative without Config.BaseURL, see BaseURL).
 func (c *Call) Links() Links {
 	base := c.srv.cfg.SiteURL
 	if base == "" {
@@ -97,13 +152,11 @@ func (c *Call) Links() Links {
 	return Links{Upgrade: base + "/upgrade", Purchase: base + "/purchase", Signup: base + "/signup"}
 }
 
-// BaseURL is the API's public base URL: Config.BaseURL, or http:// and the request's Host.
-func (c *Call) BaseURL() string {
-	if c.srv.cfg.BaseURL != "" {
-		return c.srv.cfg.BaseURL
-	}
-	return "http://" + string(c.Ctx.Host())
-}
+// BaseURL is the API's public base URL (Config.BaseURL, flag --base-url) to prefix the paths of
+// links with, or "" when it is not configured: links are then relative references
+// ("/v1/pricing#upgrade") that the client resolves against the URL it called. It never comes
+// from the request (Host, X-Forwarded-Host): a client could point another's links anywhere.
+func (c *Call) BaseURL() string { return strings.TrimSuffix(c.srv.cfg.BaseURL, "/") }
 
 // RFC3339 is t in UTC as an RFC 3339 string, for the nullable date-times of details.
 func RFC3339(t time.Time) *string {

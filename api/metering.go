@@ -4,13 +4,14 @@ import (
 	"context"
 	"time"
 
+	"github.com/planehq/hiringsignal/admission"
 	"github.com/planehq/hiringsignal/metering"
 )
 
 // meter records one metered call in the metering log before the answer leaves, so a crash of the
 // process after the answer still bills it (and, with --metering-fsync-interval 0, a crash of the
-// machine too).
-func (s *Server) meter(c *Call, units int, now time.Time) error {
+// machine too), then settles the call's spend-cap reservation to the units recorded.
+func (s *Server) meter(c *Call, units int, now time.Time, spend *admission.Reservation) error {
 	if c.Route.Meter == MeterCall || units < 0 {
 		units = 0
 	}
@@ -20,18 +21,23 @@ func (s *Server) meter(c *Call, units int, now time.Time) error {
 	if err := s.usage.Append(c.Context(), rec); err != nil {
 		return err
 	}
-	s.caps.Add(c.Caller.AccountID, int64(units))
+	spend.Settle(int64(units))
 	return nil
 }
 
 // FlushUsage moves every metered unit this instance recorded into Postgres (tests, usage reads).
+// Concurrent flushes are coalesced (metering.Log.Flush).
 func (s *Server) FlushUsage(ctx context.Context) error {
 	if s.usage == nil {
 		return nil
 	}
-	if err := s.usage.Flush(ctx); err != nil {
-		return err
-	}
-	s.caps.Forget()
-	return nil
+	return s.usage.Flush(ctx)
+}
+
+// flushUsageFor is FlushUsage for a usage read of accountID: that account's cached spend is
+// re-read at its next admission; no other account's cache is touched.
+func (s *Server) flushUsageFor(ctx context.Context, accountID int64) error {
+	err := s.FlushUsage(ctx)
+	s.caps.Invalidate(accountID)
+	return err
 }

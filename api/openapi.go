@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/planehq/hiringsignal/admission"
+	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/plans"
 )
 
@@ -26,7 +27,7 @@ func (rt *Route) statuses() []int {
 			out = append(out, 422)
 		}
 		if rt.Body != nil {
-			out = append(out, 413)
+			out = append(out, 408, 413)
 		}
 		if rt.Billable() {
 			out = append(out, 402)
@@ -41,7 +42,8 @@ func (rt *Route) statuses() []int {
 
 var statusText = map[int]string{200: "OK", 201: "Created", 202: "Accepted (crawling or over_cap)", 204: "No Content", 401: "Missing API key",
 	403: "Invalid or revoked API key, key without the route's scope, or (billable routes) account_paused", 402: "Daily quota, plan gate or spend cap exhausted",
-	404: "Not found (another customer's id answers the same)", 409: "A call with this Idempotency-Key is in progress", 413: "Request body too large",
+	404: "Not found (another customer's id answers the same)", 408: "Request body not received within the body timeout",
+	409: "A call with this Idempotency-Key is in progress, or its answer was not kept", 413: "Request body too large",
 	422: "Validation error", 429: "Rate limited (rate_limited) or throttled (key_throttled)", 500: "Internal error", 503: "A store is unavailable"}
 
 func errorSchemaFor(status int) map[string]any {
@@ -101,11 +103,20 @@ func (s *Server) operation(rt *Route) map[string]any {
 		if p.Max != nil {
 			sch["maximum"] = *p.Max
 		}
+		if p.MinLength > 0 {
+			sch["minLength"] = p.MinLength
+		}
+		if p.MaxLength > 0 {
+			sch["maxLength"] = p.MaxLength
+		}
+		if p.ASCII {
+			sch["pattern"] = PrintableASCII
+		}
 		if p.Default != nil {
 			sch["default"] = p.Default
 		}
 		if p.Repeatable {
-			sch = map[string]any{"type": "array", "items": sch}
+			sch = map[string]any{"type": "array", "items": sch, "maxItems": p.maxItems()}
 		}
 		pm := map[string]any{"name": p.Name, "in": p.In, "required": p.Required, "schema": sch}
 		desc := p.Description
@@ -138,7 +149,7 @@ func (s *Server) operation(rt *Route) map[string]any {
 				if len(f.Enum) > 0 {
 					item["enum"] = f.Enum
 				}
-				fs = map[string]any{"type": "array", "items": item}
+				fs = map[string]any{"type": "array", "items": item, "maxItems": f.maxItems()}
 			} else {
 				fs = Type(f.Type)
 				if len(f.Enum) > 0 {
@@ -161,7 +172,8 @@ func (s *Server) operation(rt *Route) map[string]any {
 		if req != nil {
 			sch["required"] = req
 		}
-		op["requestBody"] = map[string]any{"required": b.Required, "content": map[string]any{"application/json": map[string]any{"schema": sch}}}
+		op["requestBody"] = map[string]any{"required": b.Required, "content": map[string]any{"application/json": map[string]any{"schema": sch}},
+			"description": fmt.Sprintf("JSON, at most %d bytes (413 past it)", s.cfg.MaxBodyBytes), "x-max-body-bytes": s.cfg.MaxBodyBytes}
 	}
 	resps := map[string]any{}
 	for _, st := range rt.statuses() {
@@ -176,6 +188,8 @@ func (s *Server) operation(rt *Route) map[string]any {
 				"limit": Type("integer"), "reset": DateTime()})
 			accepted["required"] = []string{"status"}
 			resp["content"] = map[string]any{"application/json": map[string]any{"schema": accepted}}
+		case st < 300 && rt.textBody:
+			resp["content"] = map[string]any{"text/plain": map[string]any{"schema": Type("string")}}
 		case st < 300:
 			sch := rt.Response
 			if sch == nil {
@@ -215,6 +229,9 @@ func (s *Server) components() map[string]any {
 		"quota":       Object(map[string]any{"limit": Type("integer"), "used": Type("integer"), "reset": Nullable(DateTime())}),
 		"upgrade_url": Type("string"), "purchase_url": Type("string"), "endpoint": Type("string"), "message": Type("string")})
 	quota["required"] = []string{"reason", "endpoint"}
+	validation := Object(map[string]any{"detail": map[string]any{"type": "array", "items": fieldErr, "maxItems": MaxFieldErrors,
+		"description": fmt.Sprintf("at most %d items: past that the last item (type too_many_errors) counts the rest in ctx.omitted. A list of expected values "+
+			"longer than %d characters is written once: later items expecting the same list carry ctx.expected_in, the index of the item listing it", MaxFieldErrors, longVocab)}})
 	return map[string]any{
 		"securitySchemes": map[string]any{
 			"ApiKeyHeader": map[string]any{"type": "apiKey", "in": "header", "name": "X-API-Key"},
@@ -222,7 +239,7 @@ func (s *Server) components() map[string]any {
 		},
 		"schemas": map[string]any{
 			"ErrorMessage":        Object(map[string]any{"detail": Type("string")}),
-			"HTTPValidationError": Object(map[string]any{"detail": map[string]any{"type": "array", "items": fieldErr}}),
+			"HTTPValidationError": validation,
 			"QuotaDetail":         quota,
 			"QuotaError":          Object(map[string]any{"detail": Ref("QuotaDetail")}),
 			"RateLimitError": Object(map[string]any{"detail": Object(map[string]any{"reason": Enum(ReasonRateLimited, ReasonKeyThrottled), "endpoint": Type("string"),
@@ -232,6 +249,18 @@ func (s *Server) components() map[string]any {
 				Object(map[string]any{"reason": Enum(ReasonAccountPaused, ReasonInsufficientScope), "endpoint": Type("string"), "message": Type("string"), "required_scope": Type("string")}),
 			}}}),
 		},
+	}
+}
+
+// bounds states the work and memory one call may cost, as this instance is configured.
+func (s *Server) bounds() map[string]any {
+	return map[string]any{
+		"max_body_bytes": s.cfg.MaxBodyBytes, "max_header_bytes": 4096, "max_items_default": DefaultMaxItems,
+		"max_validation_errors": MaxFieldErrors, "store_timeout_seconds": s.cfg.StoreTimeout.Seconds(),
+		"read_header_timeout_seconds": s.cfg.ReadHeaderTimeout.Seconds(), "read_body_timeout_seconds": s.cfg.ReadBodyTimeout.Seconds(),
+		"idempotency": map[string]any{"key_max_length": MaxIdempotencyKey, "key_pattern": PrintableASCII, "ttl_hours": oltp.IdempotencyTTL,
+			"max_answer_bytes": s.cfg.IdempotencyBodyBytes, "max_customer_bytes": s.cfg.IdempotencyCustomerBytes,
+			"max_wait_seconds": min(MaxIdempotencyWait, s.cfg.StoreTimeout).Seconds()},
 	}
 }
 
@@ -266,7 +295,8 @@ func (s *Server) OpenAPI() ([]byte, error) {
 		"components": s.components(),
 		"x-rate-limits": map[string]any{"window_seconds": plans.WindowSeconds, "per_key_by_tier": perTier, "enterprise_per_key_default": admission.EnterprisePerMinute,
 			"keyless_per_ip": plans.KeylessPerMinute, "demo_key_per_ip": plans.KeylessPerMinute, "demo_page_limit": DemoPageLimit,
-			"key_max_in_flight": s.cfg.KeyMaxInFlight},
+			"key_max_in_flight": s.cfg.KeyMaxInFlight, "ip_max_in_flight": s.cfg.IPMaxInFlight},
+		"x-bounds": s.bounds(),
 	}
 	b, err := json.Marshal(doc)
 	if err != nil {

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/VictoriaMetrics/metrics"
 	"github.com/fasthttp/router"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/valyala/fasthttp"
@@ -59,11 +60,24 @@ type Config struct {
 	MeteringFlush     time.Duration // how often metering segments move to Postgres (default 500ms)
 	MeteringSyncEvery time.Duration // 0: fsync the metering log before answering; > 0: answer once written, fsync within this (metering.Config.SyncEvery)
 	KeyMaxInFlight    int           // calls of one key in flight on one instance before key_throttled (default 256)
-	BaseURL           string        // public base URL of the API (default: http:// + the request's Host)
+	BaseURL           string        // public base URL of the API for links in answers (default: none, links are relative: /v1/pricing#upgrade); never taken from a request
 	SiteURL           string        // where upgrade/purchase/signup pages live (default: the pricing document)
 	TrustForwardedFor bool          // take the client IP from X-Forwarded-For (behind a trusted proxy only)
 	MaxBodyBytes      int           // request body limit (default 1 MiB); larger answers 413
-	Now               func() time.Time
+
+	// Bounds on what callers make one instance hold (0: the Default* constant of bounds.go).
+	StoreTimeout      time.Duration // deadline of the store calls of one /v1 call (Call.Context); past it 503
+	IPMaxInFlight     int           // /v1 calls of one client address in flight before 429 key_throttled (< 0: no cap)
+	MaxConns          int           // connections served at once (fasthttp Concurrency); more are refused with 503
+	MaxConnsPerIP     int           // connections of one peer address (behind a proxy: the proxy's); more get 429 (< 0: no cap)
+	ReadHeaderTimeout time.Duration // to receive a request's header
+	ReadBodyTimeout   time.Duration // to receive its body after the header (408 past it)
+	BodyBytesInFlight int           // request bodies held by calls in flight, summed; past it 503
+
+	IdempotencyBodyBytes     int          // largest answer kept for an Idempotency-Key replay (default 1 MiB)
+	IdempotencyCustomerBytes int64        // answers kept per customer over the 24 h of replay (default 64 MiB)
+	Metrics                  *metrics.Set // operator metrics served at /metrics (default: a set of its own)
+	Now                      func() time.Time
 }
 
 // Server is the API's long-running part: New, Register, Start, StoresReady, then Stop. It
@@ -82,13 +96,16 @@ type Server struct {
 	caps    *admission.Caps
 	usage   *metering.Log // nil without a pool
 	doc     atomic.Pointer[[]byte]
+	metrics *metrics.Set
+	ipCalls inFlight   // calls in flight per client address
+	bodies  byteBudget // request body bytes held by calls in flight
 
 	mu     sync.Mutex // the fields below
 	state  int        // idle, running or stopped
 	ln     net.Listener
 	done   chan error       // the serving goroutine's result
 	parts  *lifecycle.Group // metering log, auth-cache listener, janitor
-	ctx    context.Context  // from Start to Stop; request store calls use it
+	ctx    context.Context  // from Start to Stop; the parent of every call's store deadline
 	cancel context.CancelFunc
 }
 
@@ -105,21 +122,33 @@ func New(cfg Config) *Server {
 		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if cfg.MaxBodyBytes <= 0 {
-		cfg.MaxBodyBytes = 1 << 20
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	cfg.StoreTimeout = orDefault(cfg.StoreTimeout, DefaultStoreTimeout)
+	cfg.IPMaxInFlight = orDefault(cfg.IPMaxInFlight, DefaultIPMaxInFlight)
+	cfg.MaxConns = orDefault(cfg.MaxConns, DefaultMaxConns)
+	cfg.MaxConnsPerIP = orDefault(cfg.MaxConnsPerIP, DefaultMaxConnsPerIP)
+	cfg.ReadHeaderTimeout = orDefault(cfg.ReadHeaderTimeout, DefaultReadHeaderTimeout)
+	cfg.ReadBodyTimeout = orDefault(cfg.ReadBodyTimeout, DefaultReadBodyTimeout)
+	cfg.BodyBytesInFlight = max(orDefault(cfg.BodyBytesInFlight, DefaultBodyBytesInFlight), cfg.MaxBodyBytes)
+	cfg.IdempotencyBodyBytes = orDefault(cfg.IdempotencyBodyBytes, DefaultIdempotencyBodyBytes)
+	cfg.IdempotencyCustomerBytes = orDefault(cfg.IdempotencyCustomerBytes, DefaultIdempotencyCustomerBytes)
 	if cfg.KeyMaxInFlight <= 0 {
 		cfg.KeyMaxInFlight = 256
 	}
 	if cfg.MeteringDir == "" {
 		cfg.MeteringDir = filepath.Join(".run", "metering")
 	}
-	s := &Server{cfg: cfg, log: cfg.Log, pool: cfg.Pool, router: router.New()}
-	s.auth = admission.NewAuth(cfg.Pool, cfg.Log)
+	if cfg.Metrics == nil {
+		cfg.Metrics = metrics.NewSet()
+	}
+	s := &Server{cfg: cfg, log: cfg.Log, pool: cfg.Pool, router: router.New(), metrics: cfg.Metrics}
+	s.auth = admission.NewAuth(cfg.Pool, cfg.Log, cfg.Metrics)
 	s.limiter = admission.NewLimiter(oltp.RateWindows{Pool: cfg.Pool}, cfg.Log)
 	s.caps = admission.NewCaps(cfg.Pool)
 	if cfg.Pool != nil {
 		s.usage = metering.New(metering.Config{Dir: cfg.MeteringDir, Pool: cfg.Pool, Log: cfg.Log,
-			QueueSize: cfg.MeteringQueue, FlushInterval: cfg.MeteringFlush, SyncEvery: cfg.MeteringSyncEvery})
+			QueueSize: cfg.MeteringQueue, FlushInterval: cfg.MeteringFlush, SyncEvery: cfg.MeteringSyncEvery, Committed: s.caps.Committed})
 	}
 	s.router.RedirectTrailingSlash = false
 	s.router.RedirectFixedPath = false
@@ -129,22 +158,48 @@ func New(cfg Config) *Server {
 		s.log.Error("panic", "path", string(ctx.Path()), "panic", fmt.Sprint(p))
 		writeError(ctx, Internal(nil))
 	}
-	own := map[string]fasthttp.RequestHandler{"healthz": s.healthz, "readyz": s.readyz, "openapi": s.openapi}
+	own := map[string]fasthttp.RequestHandler{"healthz": s.healthz, "readyz": s.readyz, "openapi": s.openapi, "metrics": s.metricsHandler}
 	for _, rt := range publicRoutes() {
 		s.add(rt, own[rt.Name])
 	}
+	s.bodies.max = int64(cfg.BodyBytesInFlight)
+	// Request bodies are streamed: fasthttp holds at most 8 KiB of one before the chain
+	// authenticated its caller, which then reads it within the bounds of readBody. ReadTimeout
+	// bounds the header; once it is in, the body gets ReadBodyTimeout of its own.
+	bodyTimeout := fasthttp.RequestConfig{ReadTimeout: cfg.ReadBodyTimeout}
 	s.srv = &fasthttp.Server{
-		Handler:               s.router.Handler,
-		Name:                  "hiringsignal",
-		ReadTimeout:           30 * time.Second,
-		WriteTimeout:          30 * time.Second,
-		IdleTimeout:           2 * time.Minute,
-		MaxRequestBodySize:    cfg.MaxBodyBytes,
-		NoDefaultServerHeader: true,
-		ErrorHandler:          serverErrorHandler(cfg.MaxBodyBytes),
-		Logger:                fasthttpLogger{cfg.Log},
+		Handler:                      s.serveHTTP,
+		Name:                         "hiringsignal",
+		Concurrency:                  cfg.MaxConns,
+		ReadTimeout:                  cfg.ReadHeaderTimeout,
+		HeaderReceived:               func(*fasthttp.RequestHeader) fasthttp.RequestConfig { return bodyTimeout },
+		WriteTimeout:                 30 * time.Second,
+		IdleTimeout:                  2 * time.Minute,
+		MaxRequestBodySize:           cfg.MaxBodyBytes,
+		StreamRequestBody:            true,
+		DisablePreParseMultipartForm: true, // it would read a whole multipart body before any handler
+		NoDefaultServerHeader:        true,
+		ErrorHandler:                 serverErrorHandler(cfg.MaxBodyBytes),
+		SecureErrorLogMessage:        true, // errors quote no request contents (keys are headers)
+		Logger:                       fasthttpLogger{cfg.Log},
 	}
 	return s
+}
+
+func orDefault[T int | int64 | time.Duration](v, def T) T {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// serveHTTP routes one request. A body nothing read (a route without one, 404, 401) is still on
+// the connection, so the connection is closed after the answer.
+func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
+	s.router.Handler(ctx)
+	if ctx.Request.IsBodyStream() && ctx.Request.Header.ContentLength() != 0 {
+		ctx.SetConnectionClose()
+	}
 }
 
 // Register adds routes: each is routed through the chain to its Handler and listed in
@@ -238,6 +293,7 @@ func (s *Server) Start(ctx context.Context) error {
 		}
 		s.parts = g
 	}
+	ln = limitConnsPerIP(ln, s.cfg.MaxConnsPerIP)
 	s.ln, s.done, s.state = ln, make(chan error, 1), running
 	go func(done chan<- error) { done <- s.srv.Serve(ln) }(s.done)
 	s.log.Info("api listening", "addr", ln.Addr().String())
@@ -258,7 +314,9 @@ func (s *Server) Stop(ctx context.Context) error {
 	// Shutdown closes only the listeners Serve has taken up; a Stop right after Start can come
 	// first, so close ours too, or Serve would accept on it forever.
 	_ = s.ln.Close()
-	<-s.done
+	if serr := <-s.done; serr != nil { // after Shutdown it only says that the listener closed
+		s.log.Debug("api stopped serving", "err", serr)
+	}
 	s.cancel()
 	if s.parts != nil {
 		err = errors.Join(err, s.parts.Stop(ctx))
@@ -266,16 +324,15 @@ func (s *Server) Stop(ctx context.Context) error {
 	return err
 }
 
-// StoresReady runs once the stores are migrated: it installs the demo key and records a schema
-// change when the document changed since the last start.
+// StoresReady runs once the stores are migrated: it installs the demo key (or, when it is
+// disabled, revokes the one installed before) and records a schema change when the document
+// changed since the last start.
 func (s *Server) StoresReady(ctx context.Context) error {
 	if s.pool == nil {
 		return nil
 	}
-	if s.cfg.DemoKey != "" {
-		if err := s.installDemoKey(ctx); err != nil {
-			return err
-		}
+	if err := s.installDemoKey(ctx); err != nil {
+		return err
 	}
 	return s.recordSchema(ctx)
 }
@@ -325,18 +382,19 @@ func (s *Server) healthz(ctx *fasthttp.RequestCtx) {
 func (s *Server) readyz(ctx *fasthttp.RequestCtx) {
 	c, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
+	// The answer names what fails, never why: driver errors carry hosts, users and databases.
 	var failed []string
 	for _, ch := range s.cfg.Checks {
 		if err := ch.Ping(c); err != nil {
-			failed = append(failed, ch.Name+": "+err.Error())
+			failed = append(failed, ch.Name)
+			s.log.Warn("not ready", "check", ch.Name, "err", err)
 		}
 	}
-	ctx.SetContentType("application/json")
 	if len(failed) > 0 {
-		ctx.SetStatusCode(fasthttp.StatusServiceUnavailable)
-		ctx.SetBodyString(fmt.Sprintf(`{"status":"unavailable","detail":%q}`, strings.Join(failed, "; ")))
+		writeJSON(ctx, fasthttp.StatusServiceUnavailable, map[string]any{"status": "unavailable", "detail": "not ready: " + strings.Join(failed, ", ") + " unavailable"})
 		return
 	}
+	ctx.SetContentType("application/json")
 	ctx.SetBodyString(`{"status":"ready"}`)
 }
 

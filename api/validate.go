@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -11,10 +12,11 @@ import (
 )
 
 // validateParams checks the route's path, query and header parameters, applies defaults and the
-// demo page cap, and returns every problem at once (422, FastAPI shape).
+// demo page cap, and returns every problem at once (422, FastAPI shape; at most MaxFieldErrors
+// items).
 func (c *Call) validateParams() *Error {
 	c.vals = make(map[string]any, len(c.Route.Params))
-	var errs []FieldError
+	var errs fieldErrors
 	for i := range c.Route.Params {
 		p := &c.Route.Params[i]
 		var raw [][]byte
@@ -36,7 +38,7 @@ func (c *Call) validateParams() *Error {
 				continue
 			}
 			if len(c.Ctx.QueryArgs().PeekMulti(p.AliasOf)) > 0 {
-				errs = append(errs, ValueError(string(raw[0]), fmt.Sprintf("send %s or %s, not both (%s is the deprecated name of %s)", p.AliasOf, p.Name, p.Name, p.AliasOf), p.In, p.Name))
+				errs.add(ValueError(string(raw[0]), fmt.Sprintf("send %s or %s, not both (%s is the deprecated name of %s)", p.AliasOf, p.Name, p.Name, p.AliasOf), p.In, p.Name))
 				continue
 			}
 			name = p.AliasOf
@@ -50,23 +52,31 @@ func (c *Call) validateParams() *Error {
 		}
 		if len(raw) == 0 {
 			if p.Required {
-				errs = append(errs, Missing(p.In, p.Name))
+				errs.add(Missing(p.In, p.Name))
 			} else if p.Default != nil {
 				c.vals[name] = c.defaultFor(p)
 			}
 			continue
 		}
 		if len(raw) > 1 && !p.Repeatable {
-			errs = append(errs, FieldError{Type: "value_error", Loc: Loc(p.In, p.Name), Msg: fmt.Sprintf("Value error, %s takes one value; it was sent %d times", p.Name, len(raw)),
-				Input: strs(raw), Ctx: map[string]any{"error": "repeated single-value parameter"}})
+			errs.add(FieldError{Type: "value_error", Loc: Loc(p.In, p.Name), Msg: fmt.Sprintf("Value error, %s takes one value; it was sent %d times", p.Name, len(raw)),
+				Input: strs(raw, 10), Ctx: map[string]any{"error": "repeated single-value parameter"}})
 			continue
 		}
 		if p.Repeatable {
+			if m := p.maxItems(); len(raw) > m {
+				errs.add(tooLong(Loc(p.In, p.Name), strs(raw, 10), len(raw), m))
+				continue
+			}
 			vals := make([]string, 0, len(raw))
 			for j, r := range raw {
 				s := string(r)
 				if len(p.Enum) > 0 && !slices.Contains(p.Enum, s) {
-					errs = append(errs, EnumError(s, p.Enum, p.In, p.Name, j))
+					if errs.full() {
+						errs.skip()
+					} else {
+						errs.add(EnumError(s, p.Enum, p.In, p.Name, j))
+					}
 					continue
 				}
 				vals = append(vals, s)
@@ -76,23 +86,48 @@ func (c *Call) validateParams() *Error {
 		}
 		v, fe := c.parseOne(p, string(raw[0]))
 		if fe != nil {
-			errs = append(errs, *fe)
+			errs.add(*fe)
 			continue
 		}
 		c.vals[name] = v
 	}
-	if len(errs) > 0 {
-		return Invalid(errs...)
-	}
-	return nil
+	return errs.err()
 }
 
-func strs(raw [][]byte) []string {
-	out := make([]string, len(raw))
-	for i, r := range raw {
-		out[i] = string(r)
+// strs is the first n of raw as strings (the input of an item about all of them).
+func strs(raw [][]byte, n int) []string {
+	out := make([]string, 0, min(len(raw), n))
+	for _, r := range raw[:min(len(raw), n)] {
+		out = append(out, string(r))
 	}
 	return out
+}
+
+// tooLong is the FastAPI too_long item of a list of n values, more than max (input: the first few).
+func tooLong(loc []any, input any, n, max int) FieldError {
+	return FieldError{Type: "too_long", Loc: loc, Msg: fmt.Sprintf("List should have at most %d items after validation, not %d", max, n),
+		Input: input, Ctx: map[string]any{"field_type": "List", "max_length": max, "actual_length": n}}
+}
+
+// checkString applies a string parameter's length and ASCII bounds.
+func checkString(p *Param, s string, loc []any) *FieldError {
+	if p.MinLength > 0 && len(s) < p.MinLength {
+		return &FieldError{Type: "string_too_short", Loc: loc, Msg: fmt.Sprintf("String should have at least %d characters", p.MinLength), Input: s,
+			Ctx: map[string]any{"min_length": p.MinLength}}
+	}
+	if p.MaxLength > 0 && len(s) > p.MaxLength {
+		return &FieldError{Type: "string_too_long", Loc: loc, Msg: fmt.Sprintf("String should have at most %d characters", p.MaxLength), Input: s[:p.MaxLength] + "...",
+			Ctx: map[string]any{"max_length": p.MaxLength}}
+	}
+	if p.ASCII {
+		for i := 0; i < len(s); i++ {
+			if s[i] < ' ' || s[i] > '~' {
+				return &FieldError{Type: "string_pattern_mismatch", Loc: loc, Msg: "String should match pattern '" + PrintableASCII + "' (printable ASCII: space to ~)",
+					Input: strconv.QuoteToASCII(s), Ctx: map[string]any{"pattern": PrintableASCII}}
+			}
+		}
+	}
+	return nil
 }
 
 func (c *Call) maxFor(p *Param) *int64 {
@@ -143,6 +178,9 @@ func (c *Call) parseOne(p *Param, s string) (any, *FieldError) {
 		}
 		return nil, &FieldError{Type: "datetime_parsing", Loc: loc, Msg: "Input should be a valid datetime (ISO 8601, e.g. 2026-01-31T00:00:00Z)", Input: s, Ctx: map[string]any{}}
 	default:
+		if fe := checkString(p, s, loc); fe != nil {
+			return nil, fe
+		}
 		if len(p.Enum) > 0 && !slices.Contains(p.Enum, s) {
 			fe := EnumError(s, p.Enum, p.In, p.Name)
 			return nil, &fe
@@ -152,7 +190,8 @@ func (c *Call) parseOne(p *Param, s string) (any, *FieldError) {
 }
 
 // validateBody checks the JSON body against the route's Body: malformed JSON, a non-object,
-// missing required fields, refused or unknown fields and basic types are all 422.
+// missing required fields, refused or unknown fields, basic types and arrays longer than their
+// MaxItems are all 422 (at most MaxFieldErrors items).
 func (c *Call) validateBody() *Error {
 	b := c.Route.Body
 	raw := bytes.TrimSpace(c.Ctx.Request.Body())
@@ -169,7 +208,7 @@ func (c *Call) validateBody() *Error {
 			return Invalid(FieldError{Type: "model_attributes_type", Loc: Loc("body"), Msg: "Input should be a valid dictionary or object to extract fields from", Input: any0})
 		}
 		pos := int64(0)
-		if se, ok := err.(*json.SyntaxError); ok {
+		if se := (*json.SyntaxError)(nil); errors.As(err, &se) {
 			pos = se.Offset
 		}
 		return Invalid(FieldError{Type: "json_invalid", Loc: Loc("body", pos), Msg: "JSON decode error", Input: map[string]any{}, Ctx: map[string]any{"error": err.Error()}})
@@ -177,7 +216,7 @@ func (c *Call) validateBody() *Error {
 	if obj == nil {
 		return Invalid(FieldError{Type: "model_attributes_type", Loc: Loc("body"), Msg: "Input should be a valid dictionary or object to extract fields from", Input: nil})
 	}
-	var errs []FieldError
+	var errs fieldErrors
 	known := map[string]*Field{}
 	for i := range b.Fields {
 		known[b.Fields[i].Name] = &b.Fields[i]
@@ -189,85 +228,96 @@ func (c *Call) validateBody() *Error {
 	slices.Sort(names)
 	for _, k := range names {
 		f := known[k]
+		if f == nil && b.Open {
+			continue
+		}
+		if errs.full() {
+			errs.skip()
+			continue
+		}
 		var in any
 		_ = json.Unmarshal(obj[k], &in)
-		if f == nil && !b.Open || f != nil && f.Forbidden {
+		if f == nil || f.Forbidden {
 			fe := FieldError{Type: "extra_forbidden", Loc: Loc("body", k), Msg: "Extra inputs are not permitted", Input: in}
-			if f != nil && f.Forbidden {
+			if f != nil {
 				fe.Msg = "Extra inputs are not permitted: " + f.Description
 			}
-			errs = append(errs, fe)
+			errs.add(fe)
 			continue
 		}
-		if f == nil {
-			continue
-		}
-		errs = append(errs, checkType(f, in, Loc("body", k))...)
+		checkType(&errs, f, in, Loc("body", k))
 	}
 	for i := range b.Fields {
 		if f := &b.Fields[i]; f.Required {
 			if _, ok := obj[f.Name]; !ok {
-				errs = append(errs, Missing("body", f.Name))
+				errs.add(Missing("body", f.Name))
 			}
 		}
 	}
-	if len(errs) > 0 {
-		return Invalid(errs...)
+	if e := errs.err(); e != nil {
+		return e
 	}
 	c.body = raw
 	return nil
 }
 
-func checkType(f *Field, in any, loc []any) []FieldError {
-	bad := func(t, msg string) []FieldError {
-		return []FieldError{{Type: t, Loc: loc, Msg: msg, Input: in, Ctx: map[string]any{}}}
+// checkType adds to errs what is wrong with the value in of field f.
+func checkType(errs *fieldErrors, f *Field, in any, loc []any) {
+	bad := func(t, msg string) {
+		errs.add(FieldError{Type: t, Loc: loc, Msg: msg, Input: in, Ctx: map[string]any{}})
 	}
 	switch f.Type {
 	case "string":
 		s, ok := in.(string)
 		if !ok {
-			return bad("string_type", "Input should be a valid string")
-		}
-		if len(f.Enum) > 0 && !slices.Contains(f.Enum, s) {
-			return []FieldError{EnumError(s, f.Enum, loc...)}
+			bad("string_type", "Input should be a valid string")
+		} else if len(f.Enum) > 0 && !slices.Contains(f.Enum, s) {
+			errs.add(EnumError(s, f.Enum, loc...))
 		}
 	case "integer":
-		n, ok := in.(float64)
-		if !ok || n != float64(int64(n)) {
-			return bad("int_type", "Input should be a valid integer")
+		if n, ok := in.(float64); !ok || n != float64(int64(n)) {
+			bad("int_type", "Input should be a valid integer")
 		}
 	case "number":
 		if _, ok := in.(float64); !ok {
-			return bad("float_type", "Input should be a valid number")
+			bad("float_type", "Input should be a valid number")
 		}
 	case "boolean":
 		if _, ok := in.(bool); !ok {
-			return bad("bool_type", "Input should be a valid boolean")
+			bad("bool_type", "Input should be a valid boolean")
 		}
 	case "object":
 		if _, ok := in.(map[string]any); !ok {
-			return bad("dict_type", "Input should be a valid dictionary")
+			bad("dict_type", "Input should be a valid dictionary")
 		}
 	case "array":
 		items, ok := in.([]any)
 		if !ok {
-			return bad("list_type", "Input should be a valid list")
+			bad("list_type", "Input should be a valid list")
+			return
 		}
-		var errs []FieldError
+		if m := f.maxItems(); len(items) > m {
+			errs.add(tooLong(loc, items[:min(len(items), 10)], len(items), m))
+			return
+		}
+		if f.Items != "string" {
+			return
+		}
 		for i, it := range items {
-			sub := append(append([]any{}, loc...), i)
-			if f.Items == "string" {
-				s, ok := it.(string)
-				if !ok {
-					errs = append(errs, FieldError{Type: "string_type", Loc: sub, Msg: "Input should be a valid string", Input: it, Ctx: map[string]any{}})
-					continue
-				}
-				if len(f.Enum) > 0 && !slices.Contains(f.Enum, s) {
-					errs = append(errs, EnumError(s, f.Enum, sub...))
-				}
+			s, isString := it.(string)
+			if isString && (len(f.Enum) == 0 || slices.Contains(f.Enum, s)) {
+				continue
 			}
+			if errs.full() { // counted, not built
+				errs.skip()
+				continue
+			}
+			sub := append(append([]any{}, loc...), i)
+			if !isString {
+				errs.add(FieldError{Type: "string_type", Loc: sub, Msg: "Input should be a valid string", Input: it, Ctx: map[string]any{}})
+				continue
+			}
+			errs.add(EnumError(s, f.Enum, sub...))
 		}
-		return errs
 	}
-	return nil
 }

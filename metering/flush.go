@@ -25,6 +25,24 @@ func segmentID(path string) string {
 	return strings.TrimSuffix(filepath.Base(path), segClosed)
 }
 
+// validLength is the length a sealed segment's name limits it to (seg-…~<valid>.wal), or -1.
+func validLength(path string) int64 {
+	id := segmentID(path)
+	i := strings.LastIndexByte(id, '~')
+	if i < 0 {
+		return -1
+	}
+	n, err := strconv.ParseInt(id[i+1:], 10, 64)
+	if err != nil || n < 0 {
+		return -1
+	}
+	return n
+}
+
+// errUnreadable marks flush errors about segments that could not be read (kept and retried),
+// as opposed to Postgres failures, which the flusher backs off from.
+var errUnreadable = errors.New("unreadable metering segment")
+
 func (l *Log) flushLoop(ctx context.Context) {
 	defer l.flusher.Done()
 	tick := time.NewTicker(l.cfg.FlushInterval)
@@ -44,15 +62,36 @@ func (l *Log) flushLoop(ctx context.Context) {
 			case <-time.After(backoff):
 			}
 		}
-		if err := l.flushClosed(ctx); err != nil {
+		err := l.flushClosed(ctx)
+		switch {
+		case err == nil || isOnlyUnreadable(err):
+			// Unreadable segments are logged by flushClosed and retried at the next tick; they hold
+			// nothing else up.
+			backoff = 0
+		default:
 			backoff = min(max(2*backoff, 250*time.Millisecond), 10*time.Second)
 			l.cfg.Log.Warn("metering flush to Postgres failed; units stay on disk and are retried", "err", err, "retry_in", backoff)
-		} else {
-			backoff = 0
 		}
 	}
 }
 
+// isOnlyUnreadable reports whether every error joined in err is about an unreadable segment.
+func isOnlyUnreadable(err error) bool {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			if !isOnlyUnreadable(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return errors.Is(err, errUnreadable)
+}
+
+// flushClosed moves every sealed segment to Postgres, oldest first, deleting each after its
+// transaction committed. A segment that cannot be read (an I/O error, or a damaged record before
+// its end) is kept on disk, counted (SegmentReadErrors), logged and retried at the next flush,
+// and the others go on; a Postgres failure stops the round.
 func (l *Log) flushClosed(ctx context.Context) error {
 	if l.cfg.Pool == nil {
 		return errors.New("cannot flush metering: no Postgres pool is configured; segments stay on disk")
@@ -67,19 +106,71 @@ func (l *Log) flushClosed(ctx context.Context) error {
 	if len(matches) > 64 {
 		l.cfg.Log.Warn("metering backlog on disk: Postgres is behind", "segments", len(matches), "dir", l.cfg.Dir)
 	}
+	var unreadable []error
 	for _, path := range matches {
-		recs, err := readSegment(path)
+		recs, torn, err := readSegment(l.cfg.readFile, path, validLength(path))
 		if err != nil {
-			return fmt.Errorf("cannot read metering segment %s: %w", path, err)
+			unreadable = append(unreadable, l.unreadable(path, err))
+			continue
 		}
-		if err := InsertSegment(ctx, l.cfg.Pool, segmentID(path), recs); err != nil {
-			return err
+		delete(l.badWarned, path)
+		if torn > 0 {
+			l.cfg.Log.Warn("metering segment ends in a torn record (cut by a crash, never acknowledged); skipped", "segment", path, "bytes", torn)
+		}
+		id := segmentID(path)
+		inserted, err := insertSegment(ctx, l.cfg.Pool, id, recs)
+		if err != nil {
+			return errors.Join(append(unreadable, err)...)
+		}
+		if inserted {
+			l.committed(id, recs)
 		}
 		if err := os.Remove(path); err != nil {
-			return fmt.Errorf("cannot remove flushed segment %s: %w", path, err)
+			return errors.Join(append(unreadable, fmt.Errorf("cannot remove flushed segment %s: %w", path, err))...)
 		}
 	}
-	return nil
+	return errors.Join(unreadable...)
+}
+
+// unreadable counts a failed read of the segment at path, logs it (at most once a minute per
+// segment) and returns the error to report.
+func (l *Log) unreadable(path string, err error) error {
+	l.readErrs.Add(1)
+	now := time.Now().Unix()
+	if last, ok := l.badWarned[path]; !ok || now-last >= 60 {
+		l.badWarned[path] = now
+		l.cfg.Log.Error("cannot read a metering segment: it is kept on disk and retried at every flush; if it stays unreadable, move it out of the directory and recover its records by hand",
+			"segment", path, "err", err, "read_errors", l.readErrs.Load())
+	}
+	return fmt.Errorf("%w %s (kept, retried): %w", errUnreadable, path, err)
+}
+
+// committed tells Config.Committed the units of a segment this Log wrote, now in Postgres
+// (l.flushMu held).
+func (l *Log) committed(id string, recs []Record) {
+	if l.cfg.Committed == nil {
+		return
+	}
+	// seg-<instance>-<seq>[~valid]
+	rest, ok := strings.CutPrefix(id, "seg-")
+	inst, _, ok2 := strings.Cut(rest, "-")
+	if !ok || !ok2 || !l.ownIDs[inst] {
+		return
+	}
+	type acctMonth struct {
+		account int64
+		month   time.Time
+	}
+	sums := map[acctMonth]int64{}
+	for _, r := range recs {
+		y, m, _ := r.OccurredAt.UTC().Date()
+		sums[acctMonth{r.AccountID, time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)}] += r.Units
+	}
+	for k, units := range sums {
+		if units != 0 {
+			l.cfg.Committed(k.account, k.month, units)
+		}
+	}
 }
 
 // usageKey is what one usage_events row aggregates over.
@@ -95,8 +186,15 @@ type usageKey struct {
 // summed per customer, key, route, meter class, function, forced_fresh and second) and into
 // usage_monthly. A segment already recorded is skipped whole, so a replay doubles nothing.
 func InsertSegment(ctx context.Context, pool *pgxpool.Pool, segmentID string, recs []Record) error {
+	_, err := insertSegment(ctx, pool, segmentID, recs)
+	return err
+}
+
+// insertSegment is InsertSegment; inserted is false when the segment was already recorded (or
+// empty).
+func insertSegment(ctx context.Context, pool *pgxpool.Pool, segmentID string, recs []Record) (inserted bool, err error) {
 	if len(recs) == 0 {
-		return nil
+		return false, nil
 	}
 	type agg struct {
 		calls, units int64
@@ -126,7 +224,7 @@ func InsertSegment(ctx context.Context, pool *pgxpool.Pool, segmentID string, re
 		custs[i], methods[i], routes[i], classes[i], fns[i] = k.customer, k.method, k.route, k.class, k.function
 		accts[i], keys[i], units[i], calls[i], forced[i], at[i] = k.account, k.key, a.units, a.calls, k.forced, time.Unix(k.second, 0).UTC()
 	}
-	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `INSERT INTO usage_segments (segment_id, records) VALUES ($1, $2) ON CONFLICT (segment_id) DO NOTHING`,
 			segmentID, len(recs))
 		if err != nil {
@@ -135,6 +233,7 @@ func InsertSegment(ctx context.Context, pool *pgxpool.Pool, segmentID string, re
 		if tag.RowsAffected() == 0 {
 			return nil // flushed before a crash that kept the file: already counted
 		}
+		inserted = true
 		_, err = tx.Exec(ctx, `WITH ins AS (
 				INSERT INTO usage_events (unit_id, customer_id, account_id, key_id, method, route, meter_class, function, calls, units, forced_fresh, occurred_at)
 				SELECT u, c, a, k, m, r, mc, NULLIF(f, ''), n, un, ff, t
@@ -150,6 +249,7 @@ func InsertSegment(ctx context.Context, pool *pgxpool.Pool, segmentID string, re
 		}
 		return nil
 	})
+	return inserted && err == nil, err
 }
 
 // PruneSegments forgets flushed segments older than keep: a segment file is replayed within

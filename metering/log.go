@@ -40,6 +40,16 @@ type Config struct {
 	// machine) and a syncer fsyncs the open segment at most this long later and every segment
 	// before it is handed to the flusher. Flag --metering-fsync-interval.
 	SyncEvery time.Duration
+	// Committed, when set, learns the units of each segment this Log wrote once Postgres holds
+	// them (per account and UTC month, first day given), so an estimate of unflushed units (the
+	// spend caps) can move them to the Postgres side. It is not told about segments another
+	// process left (their units were never counted as unflushed here), nor twice about one.
+	Committed func(accountID int64, month time.Time, units int64)
+
+	// Test seams (nil: the os functions): fault injection for the disk paths.
+	syncFile   func(*os.File) error
+	renameFile func(oldpath, newpath string) error
+	readFile   func(path string) ([]byte, error)
 }
 
 // Log is the durable, asynchronous path of metering. Append writes the record to a local
@@ -57,10 +67,18 @@ type Log struct {
 	relaxed   relaxedState
 	poke      chan struct{}
 	lock      *os.File
-	instance  string // random per start: segment ids (file names) never repeat
+	instance  string          // random per start: segment ids (file names) never repeat
+	ownIDs    map[string]bool // every instance id this Log wrote under (Committed reports only those); guarded by flushMu
 	seq       atomic.Int64
 	overflows atomic.Int64
 	lastWarn  atomic.Int64
+	readErrs  atomic.Int64     // segments that could not be read (kept, retried)
+	badWarned map[string]int64 // segment → unix second of its last warning; guarded by flushMu
+
+	flights   sync.Mutex // nextFlush
+	nextFlush *flushFlight
+	flushSlot chan struct{} // one Flush runs at a time
+	lastFlush time.Time     // when the last Flush started; guarded by flushSlot
 
 	mu      sync.RWMutex // running, and the inputs Append and Flush send on
 	running bool
@@ -89,7 +107,16 @@ func New(cfg Config) *Log {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Log{cfg: cfg, poke: make(chan struct{}, 1)}
+	if cfg.syncFile == nil {
+		cfg.syncFile = (*os.File).Sync
+	}
+	if cfg.renameFile == nil {
+		cfg.renameFile = os.Rename
+	}
+	if cfg.readFile == nil {
+		cfg.readFile = os.ReadFile
+	}
+	return &Log{cfg: cfg, poke: make(chan struct{}, 1), ownIDs: map[string]bool{}, badWarned: map[string]int64{}, flushSlot: make(chan struct{}, 1)}
 }
 
 // Start locks the directory (one process per directory), closes the segments a crashed process
@@ -106,7 +133,7 @@ func (l *Log) Start(ctx context.Context) error {
 	}
 	l.in = make(chan *pendingRecord, l.cfg.QueueSize)
 	l.rotateReq = make(chan chan struct{})
-	l.relaxed.sealed = make(chan sealedSegment, 64)
+	l.relaxed.sealed = make(chan sealedSegment, sealedQueue(l.cfg.QueueSize))
 	var fctx context.Context
 	fctx, l.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	l.running = true
@@ -158,6 +185,9 @@ func (l *Log) open() error {
 		}
 	}
 	l.lock, l.instance = lock, hex.EncodeToString(inst[:])
+	l.flushMu.Lock()
+	l.ownIDs[l.instance] = true
+	l.flushMu.Unlock()
 	return nil
 }
 
@@ -181,6 +211,10 @@ func (l *Log) Append(ctx context.Context, rec Record) error {
 		l.mu.RUnlock()
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		l.mu.RUnlock()
+		return fmt.Errorf("cannot record usage: %w", err)
+	}
 	p := &pendingRecord{rec: rec, done: make(chan error, 1)}
 	select {
 	case l.in <- p:
@@ -202,13 +236,27 @@ func (l *Log) Append(ctx context.Context, rec Record) error {
 	case err := <-p.done:
 		return err
 	case <-ctx.Done():
-		// The record is queued and will still be written; the caller just stops waiting.
-		return fmt.Errorf("cannot confirm usage was recorded: %w", ctx.Err())
+		// Still queued: withdraw it, so a call answered with this error is never billed. Once the
+		// writer took it, its outcome is a moment away and decides.
+		if p.state.CompareAndSwap(recordQueued, recordWithdrawn) {
+			return fmt.Errorf("cannot record usage: %w", ctx.Err())
+		}
+		return <-p.done
 	}
 }
 
-// Overflows counts Appends that found the queue full.
+// Overflows counts Appends that found the queue full (strict mode) or the syncer's queue of
+// sealed segments full (relaxed mode).
 func (l *Log) Overflows() int64 { return l.overflows.Load() }
+
+// SegmentReadErrors counts failed reads of sealed segments (each kept on disk and retried).
+func (l *Log) SegmentReadErrors() int64 { return l.readErrs.Load() }
+
+// sealedQueue is how many sealed segments may wait for the relaxed mode's syncer: 64, or more
+// with a larger --metering-queue (one segment per 128 queued records).
+func sealedQueue(queue int) int { return max(64, queue/128) }
+
+func (l *Log) fsync(f *os.File) error { return l.cfg.syncFile(f) }
 
 func (l *Log) kick() {
 	select {
@@ -226,9 +274,78 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
+// flushGap is the least time between the starts of two Flushes: usage reads arriving meanwhile
+// share the next one instead of each sealing a segment and committing a transaction.
+const flushGap = 25 * time.Millisecond
+
+// flushFlight is one coalesced Flush and the callers waiting for it.
+type flushFlight struct {
+	done chan struct{}
+	err  error
+}
+
 // Flush closes the current segment and moves every closed segment to Postgres before returning.
-// Usage reads call it so a caller sees its own calls.
+// Usage reads call it so a caller sees its own calls. Flushes are coalesced: at most one runs at a
+// time, they start at least flushGap apart, and every caller that arrives before one starts
+// shares it (a flush that started before a caller arrived is never taken as its own).
 func (l *Log) Flush(ctx context.Context) error {
+	l.flights.Lock()
+	f := l.nextFlush
+	lead := f == nil
+	if lead {
+		f = &flushFlight{done: make(chan struct{})}
+		l.nextFlush = f
+	}
+	l.flights.Unlock()
+	if lead {
+		l.lead(ctx, f)
+	}
+	select {
+	case <-f.done:
+		return f.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// lead runs flight f once the previous flush ended and flushGap passed since it started.
+func (l *Log) lead(ctx context.Context, f *flushFlight) {
+	finish := func(err error) {
+		l.flights.Lock()
+		if l.nextFlush == f {
+			l.nextFlush = nil
+		}
+		l.flights.Unlock()
+		f.err = err
+		close(f.done)
+	}
+	select {
+	case l.flushSlot <- struct{}{}:
+	case <-ctx.Done():
+		finish(ctx.Err())
+		return
+	}
+	defer func() { <-l.flushSlot }()
+	if wait := flushGap - time.Since(l.lastFlush); wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			finish(ctx.Err())
+			return
+		}
+	}
+	l.flights.Lock()
+	l.nextFlush = nil // callers from now on need a flush that starts after them
+	l.flights.Unlock()
+	l.lastFlush = time.Now()
+	f.err = l.flushNow(ctx)
+	close(f.done)
+}
+
+// flushNow seals the open segment and moves every sealed segment to Postgres.
+func (l *Log) flushNow(ctx context.Context) error {
 	// The read lock keeps Stop from closing the writer's inputs while the request is sent.
 	l.mu.RLock()
 	var ack chan struct{}

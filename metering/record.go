@@ -1,13 +1,11 @@
 package metering
 
 import (
-	"bufio"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"hash/crc32"
-	"io"
-	"os"
 	"time"
 )
 
@@ -122,36 +120,68 @@ func appendFrame(buf []byte, rec Record) ([]byte, error) {
 	return buf, nil
 }
 
-// readSegment decodes every whole record of a segment; a torn or corrupt tail (a write cut by a
-// crash, never acknowledged) ends the read.
-func readSegment(path string) ([]Record, error) {
-	f, err := os.Open(path)
+// maxPayload bounds a frame's payload: no record comes near it (appendFrame refuses strings over
+// 64 KiB), so a larger length is damage, not a record.
+const maxPayload = 1 << 20
+
+// errCorrupt marks a segment holding a damaged record before its end.
+var errCorrupt = errors.New("damaged record")
+
+// readSegment decodes every record of the segment at path (read with read; only its first valid
+// bytes when valid >= 0). A torn tail is skipped and its length returned: a last frame cut short,
+// a last frame failing its checksum, or zeros to the end of the file (a crash after the size
+// grew) — a write a crash interrupted, never acknowledged. Anything else is an error and no
+// record is returned: a read error, or a damaged frame with data after it, which no crash
+// explains.
+func readSegment(read func(string) ([]byte, error), path string, valid int64) (recs []Record, torn int, err error) {
+	data, err := read(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	defer f.Close()
-	r := bufio.NewReader(f)
-	var out []Record
-	var hdr [8]byte
-	for {
-		if _, err := io.ReadFull(r, hdr[:]); err != nil {
-			return out, nil
-		}
-		n := binary.LittleEndian.Uint32(hdr[:4])
-		if n > 1<<20 {
-			return out, nil
-		}
-		payload := make([]byte, n)
-		if _, err := io.ReadFull(r, payload); err != nil {
-			return out, nil
-		}
-		if crc32.ChecksumIEEE(payload) != binary.LittleEndian.Uint32(hdr[4:]) {
-			return out, nil
-		}
-		rec, err := decodeRecord(payload)
-		if err != nil {
-			return out, nil
-		}
-		out = append(out, rec)
+	if valid >= 0 && valid < int64(len(data)) {
+		data = data[:valid]
 	}
+	return decodeSegment(data)
+}
+
+// decodeSegment is readSegment on the segment's bytes.
+func decodeSegment(data []byte) (recs []Record, torn int, err error) {
+	for off := 0; off < len(data); {
+		rest := data[off:]
+		if len(rest) < 8 {
+			return recs, len(rest), nil
+		}
+		n := uint64(binary.LittleEndian.Uint32(rest[:4]))
+		if n > maxPayload {
+			return nil, 0, fmt.Errorf("%w at byte %d of %d: length %d", errCorrupt, off, len(data), n)
+		}
+		if 8+n > uint64(len(rest)) {
+			return recs, len(rest), nil
+		}
+		payload := rest[8 : 8+n]
+		var rec Record
+		bad := crc32.ChecksumIEEE(payload) != binary.LittleEndian.Uint32(rest[4:8])
+		if !bad {
+			rec, err = decodeRecord(payload)
+			bad = err != nil
+		}
+		if bad {
+			if 8+n == uint64(len(rest)) || allZero(rest) {
+				return recs, len(rest), nil
+			}
+			return nil, 0, fmt.Errorf("%w at byte %d of %d, with data after it", errCorrupt, off, len(data))
+		}
+		recs = append(recs, rec)
+		off += 8 + int(n)
+	}
+	return recs, 0, nil
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -40,3 +40,29 @@ func FuzzDecodeRecord(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeSegment: any bytes either decode (the records, then a torn tail that decodes to
+// nothing when cut off) or are refused; never a panic.
+func FuzzDecodeSegment(f *testing.F) {
+	one, err := appendFrame(nil, Record{CustomerID: "c", Route: "/v1/x", Calls: 1, Units: 3})
+	require.NoError(f, err)
+	two := append(append([]byte(nil), one...), one...)
+	f.Add(two)
+	f.Add(append(append([]byte(nil), two...), one[:len(one)-2]...))
+	f.Add(append(append([]byte(nil), one...), make([]byte, 64)...))
+	bad := append([]byte(nil), two...)
+	bad[10] ^= 0xff
+	f.Add(bad)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		recs, torn, err := decodeSegment(data)
+		if err != nil {
+			require.Nil(t, recs)
+			return
+		}
+		require.LessOrEqual(t, torn, len(data))
+		again, torn2, err := decodeSegment(data[:len(data)-torn])
+		require.NoError(t, err)
+		require.Zero(t, torn2)
+		require.Equal(t, len(recs), len(again))
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,7 +16,10 @@ import (
 // the kernel's page cache, so it survives a crash of this process. The syncer goroutine fsyncs
 // the open segment every SyncEvery when it was written to, and seals segments (fsync, close,
 // rename to .wal, fsync the directory) when they fill up, age past FlushInterval or Flush asks.
-// Only the syncer closes segment files, so its periodic fsync never races a close.
+// A segment that fills up is fsynced by the Append that filled it, before it queues for the
+// syncer: the periodic fsync covers only the open segment, so a sealed one must not wait
+// unsynced behind a backlog. Only the syncer closes segment files, so its periodic fsync never
+// races a close.
 
 type relaxedState struct {
 	mu     sync.Mutex // guards f, name, count and the order of frames in f
@@ -32,9 +36,11 @@ type relaxedState struct {
 
 // sealedSegment is a segment nobody writes any more (f may be nil for a bare Flush marker).
 type sealedSegment struct {
-	f    *os.File
-	name string
-	ack  chan struct{} // closed once the segment carries its .wal name
+	f      *os.File
+	name   string
+	ack    chan struct{} // closed once the segment carries its .wal name
+	synced bool          // fsynced since its last write
+	valid  int64         // < 0: the whole file; else only its first valid bytes hold records (see sealedName)
 }
 
 // appendDirect is Append in relaxed mode; the caller holds l.mu for reading (so Stop waits).
@@ -70,20 +76,45 @@ func (l *Log) appendDirect(rec Record) error {
 			full = l.takeLocked(nil)
 		}
 	}
-	r.mu.Unlock()
 	if full.f != nil {
-		r.sealed <- full // bounded: a syncer that falls behind slows appends down, nothing is lost
+		// Fsynced and queued under the mutex: segments reach the syncer in the order they were
+		// written, so a Flush marker queued after this never overtakes it (once per segment).
+		if serr := l.fsync(full.f); serr != nil {
+			r.syncErrs.Add(1)
+			l.cfg.Log.Error("cannot fsync a full metering segment; its records are in the kernel and flushed from there", "segment", full.name, "err", serr)
+		} else {
+			full.synced = true
+		}
+		l.queueSealed(full)
 	}
+	r.mu.Unlock()
 	if err != nil {
 		l.cfg.Log.Error("metering write failed", "err", err)
 	}
 	return err
 }
 
+// queueSealed hands a sealed segment to the syncer (r.mu held, so the queue keeps write order).
+// The queue is bounded: a syncer that falls behind blocks appends (nothing is lost), which is
+// counted and logged.
+func (l *Log) queueSealed(s sealedSegment) {
+	select {
+	case l.relaxed.sealed <- s:
+		return
+	default:
+	}
+	l.overflows.Add(1)
+	if now := time.Now().Unix(); l.lastWarn.Swap(now) != now {
+		l.cfg.Log.Warn("metering syncer behind: calls wait for sealed segments to be fsynced; raise --metering-queue (HS_METERING_QUEUE) or use a faster disk",
+			"sealed_queue", cap(l.relaxed.sealed), "overflows", l.overflows.Load())
+	}
+	l.relaxed.sealed <- s
+}
+
 // takeLocked detaches the open segment (r.mu held).
 func (l *Log) takeLocked(ack chan struct{}) sealedSegment {
 	r := &l.relaxed
-	s := sealedSegment{f: r.f, name: r.name, ack: ack}
+	s := sealedSegment{f: r.f, name: r.name, ack: ack, valid: -1}
 	r.f, r.name, r.count = nil, "", 0
 	r.cur.Store(nil)
 	return s
@@ -95,21 +126,23 @@ func (l *Log) takeLocked(ack chan struct{}) sealedSegment {
 func (l *Log) sealCurrent(ack chan struct{}) {
 	r := &l.relaxed
 	r.mu.Lock()
-	s := l.takeLocked(ack)
-	r.mu.Unlock()
-	r.sealed <- s
+	defer r.mu.Unlock()
+	l.queueSealed(l.takeLocked(ack))
 }
 
-// seal makes a segment durable and visible to the flusher: fsync, close, rename to .wal, fsync
-// the directory (so the new name survives power loss), then wake the flusher.
+// seal makes a segment durable and visible to the flusher: fsync (unless the sealer did), close,
+// rename to .wal, fsync the directory (so the new name survives power loss), then wake the
+// flusher.
 func (l *Log) seal(s sealedSegment) {
 	if s.f != nil {
-		if err := s.f.Sync(); err != nil {
-			l.relaxed.syncErrs.Add(1)
-			l.cfg.Log.Error("cannot fsync a metering segment; its records are in the kernel and flushed from there", "segment", s.name, "err", err)
+		if !s.synced {
+			if err := l.fsync(s.f); err != nil {
+				l.relaxed.syncErrs.Add(1)
+				l.cfg.Log.Error("cannot fsync a metering segment; its records are in the kernel and flushed from there", "segment", s.name, "err", err)
+			}
 		}
 		_ = s.f.Close()
-		if err := os.Rename(s.name, strings.TrimSuffix(s.name, segOpen)+segClosed); err != nil {
+		if err := l.cfg.renameFile(s.name, sealedName(s.name, s.valid)); err != nil {
 			l.cfg.Log.Error("cannot close a metering segment; it is replayed at the next start", "segment", s.name, "err", err)
 		} else if err := syncDir(l.cfg.Dir); err != nil {
 			l.cfg.Log.Warn("cannot fsync the metering log dir", "dir", l.cfg.Dir, "err", err)
@@ -119,6 +152,17 @@ func (l *Log) seal(s sealedSegment) {
 	if s.ack != nil {
 		close(s.ack)
 	}
+}
+
+// sealedName is the .wal name of the open segment at path. valid >= 0 (a failed batch could
+// not be cut off) puts the segment's valid length in the name, seg-<instance>-<seq>~<valid>.wal,
+// and the flusher reads no further.
+func sealedName(path string, valid int64) string {
+	base := strings.TrimSuffix(path, segOpen)
+	if valid >= 0 {
+		base += "~" + strconv.FormatInt(valid, 10)
+	}
+	return base + segClosed
 }
 
 // syncLoop is the relaxed mode's syncer. It ends when Stop closed the sealed channel (after
@@ -145,14 +189,18 @@ func (l *Log) syncLoop() {
 			}
 			if r.dirty.Swap(false) {
 				if f := r.cur.Load(); f != nil {
-					if err := f.Sync(); err != nil && !errors.Is(err, os.ErrClosed) {
+					if err := l.fsync(f); err != nil && !errors.Is(err, os.ErrClosed) {
 						r.syncErrs.Add(1)
 						l.cfg.Log.Error("cannot fsync the metering log", "dir", l.cfg.Dir, "err", err)
 					}
 				}
 			}
 		case <-ageTick.C:
-			r.mu.Lock()
+			// An Append may hold the mutex while it waits for room in the sealed queue, which
+			// only this goroutine drains: skip this age check rather than wait for it.
+			if !r.mu.TryLock() {
+				continue
+			}
 			var s sealedSegment
 			if r.count > 0 {
 				s = l.takeLocked(nil)

@@ -37,7 +37,7 @@ func SetPaused(ctx context.Context, pool *pgxpool.Pool, customerID string, accou
 		if tag.RowsAffected() == 0 {
 			return ErrNotFound
 		}
-		return notifyAuth(ctx, tx, notifyToken)
+		return notifyAuth(ctx, tx, notifyToken, accountTarget(accountID))
 	})
 	return st, err
 }

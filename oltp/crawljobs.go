@@ -24,6 +24,12 @@ const (
 // claim it again (its crawler is presumed dead).
 const CrawlLease = 10 * time.Minute
 
+// CrawlFloor is how long a company's on-demand crawl job keeps answering for it after it was
+// queued or finished: a request within it joins that job (done or failed as it may be) instead of
+// queueing another crawl, so however often keys demand fresh data (max_age=0 on every call), a
+// company is crawled on demand at most about once per CrawlFloor.
+const CrawlFloor = 15 * time.Minute
+
 // ErrCrawlJobNotFound is returned for a job id that does not exist or, with GetCrawlJobFor,
 // belongs to another customer (the two are indistinguishable).
 var ErrCrawlJobNotFound = errors.New("crawl job not found")
@@ -51,35 +57,47 @@ func scanCrawlJob(row pgx.Row) (CrawlJob, error) {
 	return j, err
 }
 
-// EnqueueCrawl returns the open (pending or running) crawl job of the company, creating a pending
-// one when there is none: at most one open job per company.
-func EnqueueCrawl(ctx context.Context, pool *pgxpool.Pool, companyID uint64, domain string) (int64, error) {
+// EnqueueCrawl returns the company's crawl job to join: its open (pending or running) job, else
+// its latest job when that was queued or finished within floor (CrawlFloor for the API), else a
+// new pending job. At most one open job per company, and at most one new job per floor.
+func EnqueueCrawl(ctx context.Context, pool *pgxpool.Pool, companyID uint64, domain string, floor time.Duration) (int64, error) {
 	for attempt := 0; attempt < 5; attempt++ {
 		var id int64
-		err := pool.QueryRow(ctx, `INSERT INTO crawl_jobs (company_id, domain) VALUES ($1, $2)
-			ON CONFLICT (company_id) WHERE status IN ('pending', 'running') DO NOTHING RETURNING job_id`, int64(companyID), domain).Scan(&id)
+		// The open job (unique per company), or the latest one within the floor.
+		err := pool.QueryRow(ctx, `SELECT job_id FROM crawl_jobs WHERE company_id = $1 AND status IN ('pending', 'running')
+			UNION ALL
+			SELECT j.job_id FROM crawl_latest_jobs l JOIN crawl_jobs j ON j.job_id = l.job_id
+			WHERE l.company_id = $1 AND (j.requested_at > now() - make_interval(secs => $2) OR j.finished_at > now() - make_interval(secs => $2))
+			ORDER BY 1 DESC LIMIT 1`, int64(companyID), floor.Seconds()).Scan(&id)
+		if err == nil {
+			return id, nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return 0, fmt.Errorf("cannot read the crawl jobs of company %d: %w", companyID, err)
+		}
+		// A new job, recorded as the company's latest in the same statement.
+		err = pool.QueryRow(ctx, `WITH ins AS (
+				INSERT INTO crawl_jobs (company_id, domain) VALUES ($1, $2)
+				ON CONFLICT (company_id) WHERE status IN ('pending', 'running') DO NOTHING RETURNING job_id, company_id)
+			INSERT INTO crawl_latest_jobs (company_id, job_id) SELECT company_id, job_id FROM ins
+			ON CONFLICT (company_id) DO UPDATE SET job_id = EXCLUDED.job_id
+			RETURNING job_id`, int64(companyID), domain).Scan(&id)
 		if err == nil {
 			return id, nil
 		}
 		if !errors.Is(err, pgx.ErrNoRows) {
 			return 0, fmt.Errorf("cannot enqueue a crawl of company %d: %w", companyID, err)
 		}
-		err = pool.QueryRow(ctx, `SELECT job_id FROM crawl_jobs WHERE company_id = $1 AND status IN ('pending', 'running')`, int64(companyID)).Scan(&id)
-		if err == nil {
-			return id, nil
-		}
-		if !errors.Is(err, pgx.ErrNoRows) {
-			return 0, fmt.Errorf("cannot read the open crawl of company %d: %w", companyID, err)
-		}
-		// The open job finished between the two statements: try again.
+		// Another request opened a job between the two statements: join it.
 	}
-	return 0, fmt.Errorf("cannot enqueue a crawl of company %d: the open job kept changing", companyID)
+	return 0, fmt.Errorf("cannot enqueue a crawl of company %d: its jobs kept changing", companyID)
 }
 
-// RequestCrawl enqueues (or joins) the company's open crawl on behalf of customerID and returns
-// its job id, which that customer may then read with GetCrawlJobFor.
-func RequestCrawl(ctx context.Context, pool *pgxpool.Pool, customerID string, companyID uint64, domain string) (int64, error) {
-	id, err := EnqueueCrawl(ctx, pool, companyID, domain)
+// RequestCrawl joins or enqueues the company's crawl job (EnqueueCrawl with floor) on behalf of
+// customerID and returns its job id, which that customer may then read with GetCrawlJobFor; the
+// customer's first request of the job is its requested_at there.
+func RequestCrawl(ctx context.Context, pool *pgxpool.Pool, customerID string, companyID uint64, domain string, floor time.Duration) (int64, error) {
+	id, err := EnqueueCrawl(ctx, pool, companyID, domain, floor)
 	if err != nil {
 		return 0, err
 	}
@@ -126,7 +144,8 @@ func sortJobs(js []CrawlJob) []CrawlJob {
 	return js
 }
 
-// FinishCrawlJob marks a job done (crawlErr nil) or failed with crawlErr's message.
+// FinishCrawlJob marks a job done (crawlErr nil) or failed with crawlErr's message, which is kept
+// for operators: customers read a job through GetCrawlJobFor, whose error is a public message.
 func FinishCrawlJob(ctx context.Context, pool *pgxpool.Pool, id int64, crawlErr error) error {
 	status, msg := CrawlDone, (*string)(nil)
 	if crawlErr != nil {
@@ -155,10 +174,16 @@ func GetCrawlJob(ctx context.Context, pool *pgxpool.Pool, id int64) (CrawlJob, e
 	return j, nil
 }
 
+// CrawlFailedMessage is the error a customer reads on a failed job, whatever the crawler's error
+// (which may name internal hosts or addresses; operators read it with GetCrawlJob).
+const CrawlFailedMessage = "source unavailable"
+
 // GetCrawlJobFor reads one job as customerID sees it: ErrCrawlJobNotFound unless that customer
-// requested it.
+// requested it. RequestedAt is that customer's own (first) request of the job, not the first
+// requester's, and a failed job's Error is CrawlFailedMessage.
 func GetCrawlJobFor(ctx context.Context, pool *pgxpool.Pool, customerID string, id int64) (CrawlJob, error) {
-	j, err := scanCrawlJob(pool.QueryRow(ctx, "SELECT "+prefixed("j.")+` FROM crawl_jobs j
+	j, err := scanCrawlJob(pool.QueryRow(ctx, `SELECT j.job_id, j.company_id, j.domain, j.status, j.attempts, r.requested_at,
+		j.started_at, j.finished_at, j.error FROM crawl_jobs j
 		JOIN crawl_job_requests r ON r.job_id = j.job_id AND r.customer_id = $2 WHERE j.job_id = $1`, id, customerID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return CrawlJob{}, ErrCrawlJobNotFound
@@ -166,10 +191,9 @@ func GetCrawlJobFor(ctx context.Context, pool *pgxpool.Pool, customerID string, 
 	if err != nil {
 		return CrawlJob{}, fmt.Errorf("cannot read crawl job %d: %w", id, err)
 	}
+	if j.Error != nil || j.Status == CrawlFailed {
+		msg := CrawlFailedMessage
+		j.Error = &msg
+	}
 	return j, nil
-}
-
-func prefixed(p string) string {
-	return p + "job_id, " + p + "company_id, " + p + "domain, " + p + "status, " + p + "attempts, " + p + "requested_at, " +
-		p + "started_at, " + p + "finished_at, " + p + "error"
 }

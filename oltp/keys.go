@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -14,9 +17,53 @@ import (
 )
 
 // AuthChannel is the Postgres NOTIFY channel that tells every API instance to drop its cached
-// key and account records. It is sent in the same transaction as the change, so it arrives at
-// every listener once the change is committed.
+// records of the keys and accounts a change touched. It is sent in the same transaction as the
+// change, so it arrives at every listener once the change is committed. Its payload is
+// "<token> <targets>" (see AuthChange).
 const AuthChannel = "hs_auth"
+
+// AuthChange is one notification on AuthChannel: the change's token (acknowledged on
+// AuthAckChannel) and what it touched. Targets travel as a comma-separated list of "k<key_id>"
+// and "a<account_id>", or "*" for everything (a payload with no targets, as older instances
+// send, also means everything).
+type AuthChange struct {
+	Token      string
+	All        bool
+	KeyIDs     []int64
+	AccountIDs []int64
+}
+
+// Covers reports whether the change touches the key keyID of account accountID.
+func (c AuthChange) Covers(keyID, accountID int64) bool {
+	return c.All || slices.Contains(c.KeyIDs, keyID) || slices.Contains(c.AccountIDs, accountID)
+}
+
+// ParseAuthChange reads a payload of AuthChannel. Anything it cannot read means everything.
+func ParseAuthChange(payload string) AuthChange {
+	token, targets, _ := strings.Cut(payload, " ")
+	c := AuthChange{Token: token}
+	if targets == "" || targets == "*" {
+		c.All = true
+		return c
+	}
+	for _, t := range strings.Split(targets, ",") {
+		if len(t) < 2 {
+			return AuthChange{Token: token, All: true}
+		}
+		id, err := strconv.ParseInt(t[1:], 10, 64)
+		switch {
+		case err != nil:
+			return AuthChange{Token: token, All: true}
+		case t[0] == 'k':
+			c.KeyIDs = append(c.KeyIDs, id)
+		case t[0] == 'a':
+			c.AccountIDs = append(c.AccountIDs, id)
+		default:
+			return AuthChange{Token: token, All: true}
+		}
+	}
+	return c
+}
 
 // MaxActiveKeys bounds the active keys one customer may hold.
 const MaxActiveKeys = 50
@@ -28,9 +75,14 @@ var ErrNotFound = errors.New("not found")
 // ErrTooManyKeys is returned by IssueKey when the customer already holds MaxActiveKeys.
 var ErrTooManyKeys = fmt.Errorf("a customer may hold at most %d active keys: revoke one first", MaxActiveKeys)
 
+// ErrNoGrantableScope is returned by RotateKey when the replacement would keep none of the
+// rotated key's scopes: the presenting key holds none of them.
+var ErrNoGrantableScope = errors.New("the presenting key holds none of the rotated key's scopes: send scopes the presenting key holds, or rotate with a key that holds the rotated key's scopes")
+
 // KeyAuth is what authenticating a key yields: the key, its account and the account's plan.
 type KeyAuth struct {
 	KeyID          int64
+	LimitID        int64 // the key's lineage: the rotation replacements of one key share its limits
 	AccountID      int64
 	CustomerID     string
 	Scopes         []string
@@ -48,10 +100,10 @@ type KeyAuth struct {
 // LookupKey finds the key whose SHA-256 is hash. found is false for an unknown hash.
 func LookupKey(ctx context.Context, pool *pgxpool.Pool, hash []byte) (k KeyAuth, found bool, err error) {
 	var revokedAt *time.Time
-	err = pool.QueryRow(ctx, `SELECT k.key_id, k.account_id, k.customer_id, k.scopes, k.is_demo, k.revoked_at,
+	err = pool.QueryRow(ctx, `SELECT k.key_id, COALESCE(k.limit_id, k.key_id), k.account_id, k.customer_id, k.scopes, k.is_demo, k.revoked_at,
 			k.acquisition_surface, a.tier, a.account_status, a.paused, a.soft_cap_units, a.hard_cap_units, a.calls_per_minute
 		FROM api_keys k JOIN accounts a ON a.account_id = k.account_id AND a.customer_id = k.customer_id
-		WHERE k.key_hash = $1`, hash).Scan(&k.KeyID, &k.AccountID, &k.CustomerID, &k.Scopes, &k.IsDemo, &revokedAt,
+		WHERE k.key_hash = $1`, hash).Scan(&k.KeyID, &k.LimitID, &k.AccountID, &k.CustomerID, &k.Scopes, &k.IsDemo, &revokedAt,
 		&k.Surface, &k.Tier, &k.AccountStatus, &k.Paused, &k.SoftCapUnits, &k.HardCapUnits, &k.CallsPerMinute)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return KeyAuth{}, false, nil
@@ -115,14 +167,15 @@ func IssueKey(ctx context.Context, pool *pgxpool.Pool, parent KeyAuth, scopes []
 		if n >= MaxActiveKeys {
 			return ErrTooManyKeys
 		}
-		k, err := insertKey(ctx, tx, parent.AccountID, parent.CustomerID, scopes, parent.Surface, &parent.KeyID)
+		k, err := insertKey(ctx, tx, parent.AccountID, parent.CustomerID, scopes, parent.Surface, &parent.KeyID, nil)
 		out = k
 		return err
 	})
 	return out, err
 }
 
-func insertKey(ctx context.Context, tx pgx.Tx, accountID int64, customerID string, scopes []string, surface string, parent *int64) (IssuedKey, error) {
+// insertKey mints a key; limitID is the lineage it joins (a rotation's), nil to head its own.
+func insertKey(ctx context.Context, tx pgx.Tx, accountID int64, customerID string, scopes []string, surface string, parent, limitID *int64) (IssuedKey, error) {
 	key, err := apikey.New()
 	if err != nil {
 		return IssuedKey{}, fmt.Errorf("cannot mint a key: %w", err)
@@ -131,18 +184,29 @@ func insertKey(ctx context.Context, tx pgx.Tx, accountID int64, customerID strin
 	out.Display = apikey.Display(key)
 	out.Scopes = scopes
 	out.ParentKeyID = parent
-	err = tx.QueryRow(ctx, `INSERT INTO api_keys (account_id, customer_id, key_hash, display, scopes, parent_key_id, acquisition_surface)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)
+	err = tx.QueryRow(ctx, `INSERT INTO api_keys (account_id, customer_id, key_hash, display, scopes, parent_key_id, acquisition_surface, limit_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 		RETURNING key_id, created_at, (SELECT tier FROM accounts WHERE account_id = $1)`,
-		accountID, customerID, apikey.Hash(key), out.Display, scopes, parent, surface).Scan(&out.KeyID, &out.CreatedAt, &out.Tier)
+		accountID, customerID, apikey.Hash(key), out.Display, scopes, parent, surface, limitID).Scan(&out.KeyID, &out.CreatedAt, &out.Tier)
 	if err != nil {
 		return IssuedKey{}, fmt.Errorf("cannot insert the key: %w", err)
 	}
 	return out, nil
 }
 
-func notifyAuth(ctx context.Context, tx pgx.Tx, token string) error {
-	if _, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", AuthChannel, token); err != nil {
+// keyTarget and accountTarget name what a change touched, for notifyAuth (see AuthChange).
+func keyTarget(keyID int64) string { return "k" + strconv.FormatInt(keyID, 10) }
+
+func accountTarget(accountID int64) string { return "a" + strconv.FormatInt(accountID, 10) }
+
+// notifyAuth tells every API instance, once tx commits, to drop what it cached of targets (no
+// targets: everything) and to acknowledge token.
+func notifyAuth(ctx context.Context, tx pgx.Tx, token string, targets ...string) error {
+	what := "*"
+	if len(targets) > 0 {
+		what = strings.Join(targets, ",")
+	}
+	if _, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", AuthChannel, token+" "+what); err != nil {
 		return fmt.Errorf("cannot notify API instances: %w", err)
 	}
 	return nil
@@ -160,21 +224,24 @@ func RevokeKey(ctx context.Context, pool *pgxpool.Pool, customerID string, keyID
 		if tag.RowsAffected() == 0 {
 			return ErrNotFound
 		}
-		return notifyAuth(ctx, tx, notifyToken)
+		return notifyAuth(ctx, tx, notifyToken, keyTarget(keyID))
 	})
 }
 
-// RotateKey mints a replacement of keyID on the same account (same scopes unless scopes is
-// non-nil) and revokes keyID, in one transaction. A revoked, missing or foreign id is ErrNotFound.
-func RotateKey(ctx context.Context, pool *pgxpool.Pool, customerID string, keyID int64, scopes []string, notifyToken string) (IssuedKey, error) {
+// RotateKey mints a replacement of keyID on the same account and revokes keyID, in one
+// transaction. The replacement has scopes when non-nil (the caller checked them against the
+// presenting key), else the rotated key's scopes that grantable (the presenting key's) also
+// holds: ErrNoGrantableScope when that leaves none. It joins keyID's lineage (limit_id), so it
+// inherits what keyID spent of its limits. A revoked, missing or foreign id is ErrNotFound.
+func RotateKey(ctx context.Context, pool *pgxpool.Pool, customerID string, keyID int64, scopes, grantable []string, notifyToken string) (IssuedKey, error) {
 	var out IssuedKey
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		var accountID int64
+		var accountID, limitID int64
 		var oldScopes []string
 		var surface string
 		err := tx.QueryRow(ctx, `UPDATE api_keys SET revoked_at = now()
 			WHERE key_id = $1 AND customer_id = $2 AND revoked_at IS NULL AND NOT is_demo
-			RETURNING account_id, scopes, acquisition_surface`, keyID, customerID).Scan(&accountID, &oldScopes, &surface)
+			RETURNING account_id, scopes, acquisition_surface, COALESCE(limit_id, key_id)`, keyID, customerID).Scan(&accountID, &oldScopes, &surface, &limitID)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return ErrNotFound
 		}
@@ -182,13 +249,20 @@ func RotateKey(ctx context.Context, pool *pgxpool.Pool, customerID string, keyID
 			return fmt.Errorf("cannot revoke the rotated key: %w", err)
 		}
 		if scopes == nil {
-			scopes = oldScopes
+			for _, s := range oldScopes {
+				if slices.Contains(grantable, s) {
+					scopes = append(scopes, s)
+				}
+			}
+			if len(scopes) == 0 {
+				return ErrNoGrantableScope
+			}
 		}
-		out, err = insertKey(ctx, tx, accountID, customerID, scopes, surface, &keyID)
+		out, err = insertKey(ctx, tx, accountID, customerID, scopes, surface, &keyID, &limitID)
 		if err != nil {
 			return err
 		}
-		return notifyAuth(ctx, tx, notifyToken)
+		return notifyAuth(ctx, tx, notifyToken, keyTarget(keyID))
 	})
 	return out, err
 }
@@ -275,7 +349,7 @@ func EnsureDevAccount(ctx context.Context, pool *pgxpool.Pool) (string, error) {
 			WHERE customer_id = $1 AND acquisition_surface = 'dev' AND revoked_at IS NULL`, DevCustomerID); err != nil {
 			return fmt.Errorf("cannot revoke the previous dev key: %w", err)
 		}
-		k, err := insertKey(ctx, tx, accountID, DevCustomerID, DefaultScopes, "dev", nil)
+		k, err := insertKey(ctx, tx, accountID, DevCustomerID, DefaultScopes, "dev", nil, nil)
 		if err != nil {
 			return err
 		}

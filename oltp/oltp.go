@@ -22,8 +22,14 @@ import (
 //go:embed migrations/*.sql
 var migrationsFS embed.FS
 
+// StatementTimeout is the statement_timeout of every session of a pool from Open, unless the
+// URL sets one (...?statement_timeout=10s): a statement running longer is cancelled by Postgres
+// itself, a backstop for a caller whose own deadline does not reach the server. Migrate lifts it
+// on its own session (a migration may rewrite a large table, or wait for another instance's).
+const StatementTimeout = "30s"
+
 // Open returns a pool for url. It does not connect until first use, so a store that is down at
-// start does not stop the caller; Ping tells whether it answers.
+// start does not stop the caller; Ping tells whether it answers. Sessions get StatementTimeout.
 func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
@@ -31,6 +37,9 @@ func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	}
 	if cfg.MaxConns < 8 {
 		cfg.MaxConns = 8
+	}
+	if _, set := cfg.ConnConfig.RuntimeParams["statement_timeout"]; !set {
+		cfg.ConnConfig.RuntimeParams["statement_timeout"] = StatementTimeout
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -55,6 +64,11 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
 	h := fnv.New64a()
 	h.Write([]byte("hiringsignal-migrations"))
 	lockID := int64(h.Sum64() >> 1)
+	// Waiting for another instance's migrations may take longer than the statement_timeout.
+	if _, err := conn.Exec(ctx, "SET statement_timeout = 0"); err != nil {
+		return fmt.Errorf("cannot prepare the migration session: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "RESET statement_timeout") //nolint:errcheck
 	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", lockID); err != nil {
 		return fmt.Errorf("cannot take the migration lock: %w", err)
 	}

@@ -36,7 +36,8 @@ type CycleStats struct {
 	ReqsLive      int
 	Events        int
 	ByType        map[string]int
-	FailedSources []string // keys of the sources that failed this cycle, sorted
+	FailedSources []string       // keys of the sources that failed this cycle, sorted
+	FailedVendors map[string]int // failed sources per vendor (greenhouse, lever, a board's name, ...)
 	SeqFrom       uint64
 	SeqTo         uint64
 	Duration      time.Duration
@@ -268,7 +269,6 @@ func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver,
 	fetchers := pool.New().WithMaxGoroutines(c.fetch.cfg.Workers)
 	go func() {
 		for _, src := range sources {
-			src := src
 			fetchers.Go(func() {
 				ok := c.fetchSource(ctx, src, pages, &countMu, stats[src.Region])
 				statusMu.Lock()
@@ -384,6 +384,10 @@ func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver,
 		} else {
 			st.SourcesFailed++
 			st.FailedSources = append(st.FailedSources, src.Key)
+			if st.FailedVendors == nil {
+				st.FailedVendors = map[string]int{}
+			}
+			st.FailedVendors[src.Vendor]++
 		}
 	}
 	for _, st := range stats {

@@ -21,6 +21,10 @@ type Tier struct {
 	HasBundle       bool
 	GatedEndpoints  []string
 	FreshnessFloorS int // seconds a req must have been observed before a read serves it
+	// AccountKeys is the account ceiling in keys' worth of the per-key limits: all keys of one
+	// account together draw at most AccountKeys times the per-key calls per 60 s and the per-key
+	// daily quota, so minting keys does not multiply what an account draws. 0 = no ceiling.
+	AccountKeys int
 }
 
 func f(v float64) *float64 { return &v }
@@ -38,18 +42,18 @@ func paidGated() []string {
 // All returns the tiers in price order. The slice is freshly built: callers may keep it.
 func All() []Tier {
 	return []Tier{
-		{ID: "tier_0", Name: "Free", Plan: "free", MonthlyAmount: f(0.0), DailyQuota: i(100), PerMinute: 20,
+		{ID: "tier_0", Name: "Free", Plan: "free", MonthlyAmount: f(0.0), DailyQuota: i(100), PerMinute: 20, AccountKeys: 1,
 			HardCapUnits: i(10000), SoftCapUnits: i(8000), Watches: 3, Fires: 50, Credits: 0, HasBundle: true,
 			GatedEndpoints: append([]string{}, freeGated...), FreshnessFloorS: 24 * 3600},
-		{ID: "tier_1", Name: "Trial", Plan: "trial", MonthlyAmount: f(0.01), DailyQuota: i(10000), PerMinute: 100,
+		{ID: "tier_1", Name: "Trial", Plan: "trial", MonthlyAmount: f(0.01), DailyQuota: i(10000), PerMinute: 100, AccountKeys: 1,
 			HardCapUnits: i(10000), SoftCapUnits: i(8000), GatedEndpoints: paidGated(), FreshnessFloorS: 0},
-		{ID: "tier_2", Name: "Starter", Plan: "starter", MonthlyAmount: f(49.0), Sellable: true, DailyQuota: i(50000), PerMinute: 500,
+		{ID: "tier_2", Name: "Starter", Plan: "starter", MonthlyAmount: f(49.0), Sellable: true, DailyQuota: i(50000), PerMinute: 500, AccountKeys: 5,
 			HardCapUnits: i(25000), SoftCapUnits: i(20000), Watches: 5, Fires: 250, Credits: 1000, HasBundle: true,
 			GatedEndpoints: paidGated(), FreshnessFloorS: 0},
-		{ID: "tier_3", Name: "Growth", Plan: "growth", MonthlyAmount: f(199.0), Sellable: true, DailyQuota: i(200000), PerMinute: 2000,
+		{ID: "tier_3", Name: "Growth", Plan: "growth", MonthlyAmount: f(199.0), Sellable: true, DailyQuota: i(200000), PerMinute: 2000, AccountKeys: 5,
 			HardCapUnits: i(100000), SoftCapUnits: i(80000), Watches: 25, Fires: 1500, Credits: 5000, HasBundle: true,
 			GatedEndpoints: paidGated(), FreshnessFloorS: 0},
-		{ID: "enterprise", Name: "Enterprise", Plan: "enterprise", GatedEndpoints: paidGated(), FreshnessFloorS: 0},
+		{ID: "enterprise", Name: "Enterprise", Plan: "enterprise", AccountKeys: 5, GatedEndpoints: paidGated(), FreshnessFloorS: 0},
 	}
 }
 

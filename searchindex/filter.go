@@ -35,8 +35,9 @@ type compiled struct {
 	f                  *Filter
 	industry, terms    []string
 	headcount          []string
-	none               bool // a filter that cannot match anything (a country or function the index has no req of)
-	singleCountry      int  // country index when exactly one country is asked (a posting list to drive on), else -1
+	none               bool   // a filter that cannot match anything (a country or function the index has no req of)
+	singleCountry      int    // country index when exactly one country is asked (a posting list to drive on), else -1
+	companyIn          []bool // by company ordinal: reqs/qualified company.company_id; nil: any
 }
 
 func (x *Index) compile(f *Filter) *compiled {

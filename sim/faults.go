@@ -68,11 +68,3 @@ func (a *attemptTracker) next(tick int, url string) int {
 	a.m[url]++
 	return a.m[url]
 }
-
-// reset forgets every attempt (used when the pinned tick changes).
-func (a *attemptTracker) reset(tick int) {
-	a.mu.Lock()
-	a.m = make(map[string]int)
-	a.tick = tick
-	a.mu.Unlock()
-}

@@ -41,11 +41,13 @@ func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
 		return nil, err
 	}
 	at = at.UTC()
-	regions, err := analytics.RegionReads(ctx, ch)
+	// Every read below sees the ledger and the rows of committed cycles at this watermark only.
+	g := analytics.AtWatermark(wm, at)
+	regions, err := analytics.RegionReads(ctx, ch, g)
 	if err != nil {
 		return nil, err
 	}
-	cos, err := analytics.Companies(ctx, ch)
+	cos, err := analytics.CompaniesAt(ctx, ch, g)
 	if err != nil {
 		return nil, err
 	}
@@ -59,10 +61,10 @@ func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
 	var sd side
 	go func() {
 		defer close(sideDone)
-		sd.read(sctx, ch, wm, at)
+		sd.read(sctx, ch, g)
 	}()
 	defer func() { cancel(); <-sideDone }()
-	if err := analytics.StreamLedgerReqs(ctx, ch, wm, at, func(r *analytics.LedgerReq) error {
+	if err := analytics.StreamLedgerReqs(ctx, ch, g, func(r *analytics.LedgerReq) error {
 		models.Add(&r.Req)
 		index.Add(r)
 		return nil
@@ -95,21 +97,21 @@ type side struct {
 	err    error
 }
 
-func (s *side) read(ctx context.Context, ch driver.Conn, wm uint64, at time.Time) {
-	if s.err = analytics.StreamMomentum(ctx, ch, wm, func(w analytics.WeekCount) error {
+func (s *side) read(ctx context.Context, ch driver.Conn, g analytics.Committed) {
+	if s.err = analytics.StreamMomentum(ctx, ch, g.Watermark, func(w analytics.WeekCount) error {
 		s.model.Momentum = append(s.model.Momentum, w)
 		return nil
 	}); s.err != nil {
 		return
 	}
-	if s.model.ATS, s.err = analytics.ATSHistory(ctx, ch); s.err != nil {
+	if s.model.ATS, s.err = analytics.ATSHistoryAt(ctx, ch, g); s.err != nil {
 		return
 	}
-	if s.err = analytics.StreamCompanyBoards(ctx, ch, at, func(b *analytics.BoardSighting) error {
+	if s.err = analytics.StreamCompanyBoards(ctx, ch, g, func(b *analytics.BoardSighting) error {
 		s.model.Boards = append(s.model.Boards, *b)
 		return nil
 	}); s.err != nil {
 		return
 	}
-	s.demand, s.err = analytics.RoleDemand(ctx, ch, wm)
+	s.demand, s.err = analytics.RoleDemand(ctx, ch, g.Watermark)
 }

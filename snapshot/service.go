@@ -35,6 +35,9 @@ type Config struct {
 	ClickHouse driver.Conn
 	Log        *slog.Logger  // default slog.Default()
 	Poll       time.Duration // how often the committed watermark is checked (default DefaultPoll)
+	// OnBuild, when set, is told of every build: how long it took and whether it failed
+	// (operator metrics).
+	OnBuild func(took time.Duration, err error)
 }
 
 // Service keeps the current Snapshot: one goroutine polls the committed watermark every Poll (or
@@ -100,7 +103,11 @@ func (s *Service) Refresh(ctx context.Context, force bool) (bool, error) {
 	if cur := s.cur.Load(); cur != nil && !force && cur.Watermark == wm && cur.AsOf.Equal(at.UTC()) {
 		return false, nil
 	}
+	t0 := time.Now()
 	snap, err := s.build(ctx, s.cfg.ClickHouse)
+	if s.cfg.OnBuild != nil {
+		s.cfg.OnBuild(time.Since(t0), err)
+	}
 	if err != nil {
 		return false, fmt.Errorf("cannot build the read snapshot: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/pipeline"
 	"github.com/planehq/hiringsignal/readmodel/readmodeltest"
 )
 
@@ -97,7 +98,53 @@ func TestOneSnapshotPerCommitAndCoalescedRebuilds(t *testing.T) {
 	installed, err := s.Refresh(ctx, false)
 	require.NoError(t, err)
 	require.False(t, installed, "nothing left to build: the burst was coalesced")
+	require.Equal(t, int32(3), builds.Load(), "two commits and fifty nudges during a build cost one further build")
+
+	// A burst of on-demand crawls: each commits a cycle of its own and nudges, as the crawl-job
+	// loop does after every job. While the build of the first is held, the others commit and
+	// nudge; together they cost one further build, which serves every one of them.
+	dir, err := pipeline.FetchDirectory(ctx, w.Crawler.Fetcher().Client(), w.Base, 348)
+	require.NoError(t, err)
+	var domains []string
+	for _, src := range dir.Sources {
+		if src.Kind == "ats_tenant" && len(domains) < 8 {
+			domains = append(domains, src.CompanyDomain)
+		}
+	}
+	require.Len(t, domains, 8)
+	release = make(chan struct{})
+	hold.Store(true)
+	now := w.Sim.CycleTime(348).Add(time.Hour)
+	onDemand := func(i int) time.Time {
+		at := now.Add(time.Duration(i) * time.Minute)
+		_, err := w.Crawler.RunCompany(ctx, dir, domains[i], at)
+		require.NoError(t, err)
+		s.Nudge()
+		return at
+	}
+	onDemand(0)
+	select {
+	case <-held:
+	case <-time.After(time.Minute):
+		t.Fatal("a nudge after an on-demand commit did not start a build")
+	}
+	var last time.Time
+	for i := 1; i < len(domains); i++ {
+		last = onDemand(i)
+	}
+	hold.Store(false)
+	close(release)
+	require.Eventually(t, func() bool { return builds.Load() == 5 && s.Current().AsOf.Equal(last) }, time.Minute, 10*time.Millisecond)
+	requireOneWatermark(t, w.CH, s.Current())
+	for i, d := range domains {
+		co := s.Current().Model.Company(pipeline.CompanyID(d))
+		require.NotNil(t, co)
+		require.True(t, now.Add(time.Duration(i)*time.Minute).Equal(co.LastRead), "the snapshot serves on-demand crawl %d", i)
+	}
+	installed, err = s.Refresh(ctx, false)
+	require.NoError(t, err)
+	require.False(t, installed, "nothing left to build")
+	require.Equal(t, int32(5), builds.Load(), "eight on-demand commits and nudges cost two builds: the held one and one after it")
 	require.NoError(t, s.Stop(ctx))
 	require.NoError(t, s.Stop(ctx), "a second Stop does nothing")
-	require.Equal(t, int32(3), builds.Load(), "two commits and fifty nudges during a build cost one further build")
 }

@@ -84,6 +84,9 @@ func startOfMonth(t time.Time) time.Time {
 // dashboard: per-key quota use today (from the usage ledger), spend-cap status this billing
 // month, the upgrade prompt and expansion nudge, the free-tier allowance and blocked deliveries.
 func (h *handlers) dashboard(c *api.Call) (int, error) {
+	if err := refuseDemo(c); err != nil {
+		return 0, err
+	}
 	if err := c.FlushUsage(); err != nil {
 		h.d.Log.Warn("dashboard read before this instance's metering reached Postgres", "err", err)
 	}

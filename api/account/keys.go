@@ -115,13 +115,18 @@ func (h *handlers) keysRotate(c *api.Call) (int, error) {
 		}
 		scopes = sc
 	}
+	// Without scopes the replacement keeps the rotated key's scopes that the presenting key
+	// holds: a key never grants more than it holds, by minting or by rotating.
 	var k oltp.IssuedKey
 	err := c.ChangeKeys(func(token string) (err error) {
-		k, err = oltp.RotateKey(c.Context(), h.d.Pool, c.Caller.CustomerID, id, scopes, token)
+		k, err = oltp.RotateKey(c.Context(), h.d.Pool, c.Caller.CustomerID, id, scopes, c.Caller.Scopes, token)
 		return err
 	})
 	if errors.Is(err, oltp.ErrNotFound) {
 		return 0, api.NotFound(detailKeyNotFound)
+	}
+	if errors.Is(err, oltp.ErrNoGrantableScope) {
+		return 0, api.Invalid(api.ValueError(nil, err.Error(), "body", "scopes"))
 	}
 	if err != nil {
 		return 0, api.Internal(err)

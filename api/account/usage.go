@@ -3,6 +3,8 @@ package account
 import (
 	"time"
 
+	"github.com/valyala/fasthttp"
+
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/oltp"
 )
@@ -32,7 +34,21 @@ func usageSchema() map[string]any {
 	return s
 }
 
+// refuseDemo answers the shared public demo key on the usage routes 403 insufficient_scope: it
+// bills nothing, so it has no usage of its own, and every usage read flushes metering and reads
+// the ledger (a public key must not drive that).
+func refuseDemo(c *api.Call) error {
+	if !c.Caller.Demo {
+		return nil
+	}
+	return &api.Error{Status: fasthttp.StatusForbidden, Detail: map[string]any{"reason": api.ReasonInsufficientScope, "endpoint": c.Route.Path,
+		"message": "the shared public demo key bills nothing and has no usage to read: sign up for a key of your own at " + c.Links().Signup}}
+}
+
 func (h *handlers) usageTotals(c *api.Call) (int, error) {
+	if err := refuseDemo(c); err != nil {
+		return 0, err
+	}
 	window, _ := c.Int("window")
 	if err := c.FlushUsage(); err != nil {
 		h.d.Log.Warn("usage read before this instance's metering reached Postgres", "err", err)

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/readmodel"
 	"github.com/planehq/hiringsignal/snapshot"
 )
@@ -46,6 +47,9 @@ type Deps struct {
 
 	ColdAfter          time.Duration // default DefaultColdAfter; negative disables the cold check
 	FreeIsHiringPerDay int           // default DefaultFreeIsHiringPerDay; negative disables over_cap
+	// CrawlFloor: a company's crawl job queued or finished within it is joined, not queued anew
+	// (default oltp.CrawlFloor; negative: none, every call after a job finished queues another).
+	CrawlFloor time.Duration
 }
 
 type handlers struct {
@@ -69,6 +73,10 @@ func newHandlers(d Deps) *handlers {
 	if d.FreeIsHiringPerDay == 0 {
 		d.FreeIsHiringPerDay = DefaultFreeIsHiringPerDay
 	}
+	if d.CrawlFloor == 0 {
+		d.CrawlFloor = oltp.CrawlFloor
+	}
+	d.CrawlFloor = max(d.CrawlFloor, 0)
 	return &handlers{d: d}
 }
 

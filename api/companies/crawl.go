@@ -20,12 +20,14 @@ type crawling struct {
 	Message   string `json:"message"`
 }
 
-// crawl enqueues (or joins) an on-demand crawl of co for the caller and answers 202 crawling.
+// crawl joins (or enqueues) an on-demand crawl of co for the caller and answers 202 crawling. A
+// job of co queued or finished within Deps.CrawlFloor is joined, so demanding fresh data on every
+// call (max_age=0) costs at most one crawl of the company per floor.
 func (h *handlers) crawl(c *api.Call, co *readmodel.Company, why string) (int, error) {
 	if h.d.Pool == nil {
 		return 0, api.Unavailable("On-demand crawling", errors.New("no Postgres pool"))
 	}
-	id, err := oltp.RequestCrawl(c.Context(), h.d.Pool, c.Caller.CustomerID, co.ID, co.Domain)
+	id, err := oltp.RequestCrawl(c.Context(), h.d.Pool, c.Caller.CustomerID, co.ID, co.Domain, h.d.CrawlFloor)
 	if err != nil {
 		return 0, err
 	}
@@ -92,12 +94,16 @@ type crawlJobView struct {
 	RequestedAt time.Time  `json:"requested_at"`
 	FinishedAt  *time.Time `json:"finished_at"`
 	ResultURL   *string    `json:"result_url"`
-	Error       *string    `json:"error"`
+	Error       *string    `json:"error"` // failed: a public message (oltp.CrawlFailedMessage), never the crawler's error
 }
 
 func crawlJobSchema() map[string]any {
+	requested := api.DateTime()
+	requested["description"] = "when the caller first asked for this job (a job is shared by every customer asking for the company)"
+	failed := api.Nullable(api.Type("string"))
+	failed["description"] = "on a failed job: " + oltp.CrawlFailedMessage
 	return api.Object(map[string]any{"job_id": api.Type("integer"), "company_id": api.Type("integer"), "status": api.Enum("crawling", "done", "failed"),
-		"requested_at": api.DateTime(), "finished_at": api.Nullable(api.DateTime()), "result_url": api.Nullable(api.Type("string")), "error": api.Nullable(api.Type("string"))})
+		"requested_at": requested, "finished_at": api.Nullable(api.DateTime()), "result_url": api.Nullable(api.Type("string")), "error": failed})
 }
 
 // crawlJob answers a crawl job of the caller's customer (another customer's id is 404 like a
@@ -118,7 +124,8 @@ func (h *handlers) crawlJob(c *api.Call) (int, error) {
 	v := crawlJobView{JobID: j.JobID, CompanyID: j.CompanyID, Status: "crawling", RequestedAt: j.RequestedAt.UTC()}
 	switch j.Status {
 	case oltp.CrawlFailed:
-		v.Status, v.FinishedAt, v.Error = "failed", utc(j.FinishedAt), j.Error
+		msg := oltp.CrawlFailedMessage // never the crawler's own error text
+		v.Status, v.FinishedAt, v.Error = "failed", utc(j.FinishedAt), &msg
 	case oltp.CrawlDone:
 		co := h.d.Snapshots.Current().Model.Company(j.CompanyID)
 		if co == nil || j.StartedAt == nil || !co.LastRead.Before(j.StartedAt.UTC().Truncate(time.Second)) {

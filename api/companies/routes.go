@@ -1,12 +1,20 @@
 package companies
 
-import "github.com/planehq/hiringsignal/api"
+import (
+	"fmt"
+
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/oltp"
+)
 
 // Routes are the company reads and the crawl-job route with their handlers over d (spec 4.2).
 func Routes(d Deps) []*api.Route {
 	h := newHandlers(d)
 	companyID := api.Param{Name: "company_id", In: "path", Type: "integer", Required: true, Min: new(int64(1)), Description: "company_id as returned by reqs/search and company reads"}
-	maxAge := api.Param{Name: "max_age", In: "query", Type: "integer", Min: new(int64(0)), Max: new(int64(30 * 86400)), Description: "seconds; demand data at most this old (202 crawling otherwise)"}
+	floor := fmt.Sprintf("%d minutes", int(oltp.CrawlFloor.Minutes()))
+	maxAge := api.Param{Name: "max_age", In: "query", Type: "integer", Min: new(int64(0)), Max: new(int64(30 * 86400)),
+		Description: "seconds; demand data at most this old (202 crawling otherwise). A crawl job of the company queued or finished in the last " + floor +
+			" is returned rather than a new crawl queued: a company is crawled on demand at most about once per " + floor}
 	function := api.Param{Name: "function", In: "query", Type: "string", Description: "function name or taxonomy id; anything else is 422 listing the names"}
 	// read completes a metered company read at /v1/companies/{company_id}/<seg>, gated by the
 	// plan entry seg.

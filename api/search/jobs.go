@@ -19,6 +19,15 @@ func jobsSearchSchema() map[string]any {
 // jobsSearch serves GET /v1/jobs/search: one row (one source_row unit) per logical req.
 func (h *handlers) jobsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error) {
 	x := snap.Index
+	var p problems
+	q, _ := c.String("q")
+	if fe := checkQ(q, "query", "q"); fe != nil {
+		p.add(*fe)
+	}
+	checkRepeated(c, &p, "industry", "industry_terms", "headcount_band")
+	if err := p.err(); err != nil {
+		return 0, err
+	}
 	var errs []api.FieldError
 	f := commonFilter(c, x)
 	if v, ok := c.String("function"); ok {
@@ -36,7 +45,6 @@ func (h *handlers) jobsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error)
 		errs = append(errs, es...)
 		f.Countries = names
 	}
-	q, _ := c.String("q")
 	hasQ := len(normalize.Tokens(q)) > 0
 	sort, _ := c.String("sort")
 	if sort == "" && hasQ {
@@ -50,9 +58,9 @@ func (h *handlers) jobsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error)
 		cur, err := searchindex.ParseJobCursor(v)
 		switch {
 		case err != nil:
-			errs = append(errs, api.ValueError(v, err.Error(), "query", "cursor"))
+			errs = append(errs, api.ValueError(clip(v), err.Error(), "query", "cursor"))
 		case cur.Sort != sort:
-			errs = append(errs, api.ValueError(v, fmt.Sprintf("this cursor was issued under sort %s and cannot be replayed under sort %s: replay it with the same sort (and q), or start again without a cursor",
+			errs = append(errs, api.ValueError(clip(v), fmt.Sprintf("this cursor was issued under sort %s and cannot be replayed under sort %s: replay it with the same sort (and q), or start again without a cursor",
 				sortName(cur.Sort), sortName(sort)), "query", "cursor"))
 		default:
 			after = &cur

@@ -3,6 +3,7 @@ package search
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,7 +42,9 @@ const CriteriaVocabularyDoc = "Closed vocabulary: an object of groups company, r
 	"req.function (function names or taxonomy ids; unresolvable is 422 listing the names); req.country (country names); req.source_type (ats_tenant, board); " +
 	"req.boards (board names, case-insensitive); req.seniority (intern, junior, mid, senior, staff, principal, lead, manager, director, vp, executive; derived from the title); " +
 	"req.since (date-time, lower bound on first_seen). " +
-	"event.function (function names or ids) and event.event_type (opened, reobserved, reposted, closed) belong to the vocabulary for watches and are 422 on reqs/qualified (use req.function and /v1/events)."
+	"event.function (function names or ids) and event.event_type (opened, reobserved, reposted, closed) belong to the vocabulary for watches and are 422 on reqs/qualified (use req.function and /v1/events). " +
+	"Bounds (over a bound is 422, never cut): a field takes at most 100 values (company.company_id 1,000), each string at most 200 characters; " +
+	"req.q and each req.q_excludes phrase at most 300 characters and 32 words (every word must match). Validation reports at most 50 problems."
 
 // Vocabulary is the closed criteria vocabulary, in the order it is documented.
 func Vocabulary() []Criterion {
@@ -74,19 +77,23 @@ func VocabularySchema() map[string]any {
 			groups[cr.Group] = map[string]any{}
 		}
 		var s map[string]any
-		item := map[string]any{"type": "string"}
+		item := map[string]any{"type": "string", "maxLength": MaxValueLength}
+		if cr.Name == "q_excludes" {
+			item["maxLength"] = MaxQLength
+		}
 		if len(cr.Enum) > 0 {
 			item["enum"] = cr.Enum
 		}
 		switch cr.Type {
 		case "string":
-			s = map[string]any{"type": "string"}
+			s = map[string]any{"type": "string", "maxLength": MaxQLength}
 		case "date-time":
 			s = map[string]any{"type": "string", "format": "date-time"}
 		case "integers":
-			s = map[string]any{"oneOf": []any{map[string]any{"type": "integer"}, map[string]any{"type": "array", "items": map[string]any{"type": "integer"}}}}
+			id := map[string]any{"type": "integer", "minimum": 1}
+			s = map[string]any{"oneOf": []any{id, map[string]any{"type": "array", "items": id, "minItems": 1, "maxItems": cr.maxItems()}}}
 		default:
-			s = map[string]any{"oneOf": []any{item, map[string]any{"type": "array", "items": item}}}
+			s = map[string]any{"oneOf": []any{item, map[string]any{"type": "array", "items": item, "minItems": 1, "maxItems": cr.maxItems()}}}
 		}
 		s["description"] = cr.Description
 		if cr.RefusedOnQualified != "" {
@@ -114,7 +121,9 @@ type qualifiedBody struct {
 }
 
 // parseCriteria checks criteria against the vocabulary and resolves it into q. Vocabulary errors
-// (unknown group or field, event.* here) come first and alone: nothing else is looked at.
+// (unknown group or field, event.* here) come first and alone: nothing else is looked at. It
+// collects at most MaxFieldErrors items and lists each vocabulary once, so a large bad body
+// costs bounded work and a bounded answer.
 func parseCriteria(raw json.RawMessage, q *searchindex.QualifiedQuery) []api.FieldError {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
@@ -131,35 +140,52 @@ func parseCriteria(raw json.RawMessage, q *searchindex.QualifiedQuery) []api.Fie
 			names = append(names, cr.Group+"."+cr.Name)
 		}
 	}
-	var errs []api.FieldError
+	var p problems
+	listed := false // the allowed fields are listed in the first extra_forbidden item only
+	forbidden := func(msg string, input string, loc ...any) {
+		ctx := map[string]any{}
+		if listed {
+			msg += " (the allowed fields are listed in the first item)"
+		} else {
+			ctx["allowed"], listed = names, true
+		}
+		p.add(api.FieldError{Type: "extra_forbidden", Loc: loc, Msg: msg, Input: clip(input), Ctx: ctx})
+	}
 	gnames := sortedKeys(groups)
 	for _, g := range gnames {
+		if p.full() {
+			break
+		}
 		if g != "company" && g != "req" && g != "event" {
-			errs = append(errs, api.FieldError{Type: "extra_forbidden", Loc: api.Loc("body", "criteria", g),
-				Msg: "Extra inputs are not permitted: the criteria groups are company, req and event", Input: g, Ctx: map[string]any{"allowed": names}})
+			forbidden("Extra inputs are not permitted: the criteria groups are company, req and event", g, "body", "criteria", clip(g))
 			continue
 		}
 		for _, f := range sortedKeys(groups[g]) {
+			if p.full() {
+				break
+			}
 			cr, ok := vocab[g+"."+f]
 			switch {
 			case !ok:
-				errs = append(errs, api.FieldError{Type: "extra_forbidden", Loc: api.Loc("body", "criteria", g, f),
-					Msg: fmt.Sprintf("Extra inputs are not permitted: %s.%s is not in the criteria vocabulary", g, f), Input: f, Ctx: map[string]any{"allowed": names}})
+				forbidden(fmt.Sprintf("Extra inputs are not permitted: %s.%s is not in the criteria vocabulary", g, clip(f)), f, "body", "criteria", g, clip(f))
 			case cr.RefusedOnQualified != "":
-				errs = append(errs, api.FieldError{Type: "value_error", Loc: api.Loc("body", "criteria", g, f),
+				p.add(api.FieldError{Type: "value_error", Loc: api.Loc("body", "criteria", g, f),
 					Msg: "Value error, " + cr.RefusedOnQualified, Input: f, Ctx: map[string]any{"error": cr.RefusedOnQualified}})
 			}
 		}
 	}
-	if len(errs) > 0 {
-		return errs
+	if len(p.items) > 0 {
+		return p.items
 	}
 	for _, g := range gnames {
 		for _, f := range sortedKeys(groups[g]) {
-			errs = append(errs, applyCriterion(vocab[g+"."+f], groups[g][f], q)...)
+			if p.full() {
+				return p.items
+			}
+			applyCriterion(vocab[g+"."+f], groups[g][f], q, &p)
 		}
 	}
-	return errs
+	return p.items
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -171,109 +197,175 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-func applyCriterion(cr Criterion, raw json.RawMessage, q *searchindex.QualifiedQuery) []api.FieldError {
-	loc := api.Loc("body", "criteria", cr.Group, cr.Name)
-	var in any
-	_ = json.Unmarshal(raw, &in)
-	bad := func(typ, msg string) []api.FieldError {
-		return []api.FieldError{{Type: typ, Loc: loc, Msg: msg, Input: in, Ctx: map[string]any{}}}
+// maxItems is the most values the criterion takes (one for the single-value types).
+func (cr Criterion) maxItems() int {
+	switch cr.Type {
+	case "integers":
+		return MaxCompanyIDs
+	case "strings":
+		return MaxCriterionValues
 	}
+	return 1
+}
+
+// maxSafeID is the largest integer a JSON number carries exactly (company ids are 48-bit).
+const maxSafeID = 1 << 53
+
+// applyCriterion checks one field's value against its type and bounds and resolves it into q,
+// adding its problems to p. An array over its bound is one item and its values are not looked
+// at; each later problem is about one value, echoed (clipped) on its own.
+func applyCriterion(cr Criterion, raw json.RawMessage, q *searchindex.QualifiedQuery, p *problems) {
+	loc := api.Loc("body", "criteria", cr.Group, cr.Name)
+	at := func(i int) []any { return append(append([]any{}, loc...), i) }
+	var in any
+	_ = json.Unmarshal(raw, &in) // raw is a member of an object already parsed: valid JSON
 	switch cr.Type {
 	case "string", "date-time":
 		s, ok := in.(string)
 		if !ok {
-			return bad("string_type", "Input should be a valid string")
+			p.add(api.FieldError{Type: "string_type", Loc: loc, Msg: "Input should be a valid string", Input: echo(in), Ctx: map[string]any{}})
+			return
 		}
 		if cr.Type == "date-time" {
 			t, err := time.Parse(time.RFC3339Nano, s)
 			if err != nil {
-				return bad("datetime_parsing", "Input should be a valid datetime (ISO 8601, e.g. 2026-01-31T00:00:00Z)")
+				p.add(api.FieldError{Type: "datetime_parsing", Loc: loc, Msg: "Input should be a valid datetime (ISO 8601, e.g. 2026-01-31T00:00:00Z)", Input: clip(s), Ctx: map[string]any{}})
+				return
 			}
 			q.Filter.Since = t.UTC()
-			return nil
+			return
+		}
+		if fe := checkQ(s, loc...); fe != nil {
+			p.add(*fe)
+			return
 		}
 		q.Q = s
-		return nil
-	case "integers":
-		var ids []uint64
-		vals, isArr := in.([]any)
-		if !isArr {
-			vals = []any{in}
-		}
-		for _, v := range vals {
+		return
+	}
+	vals, isArr := in.([]any)
+	if !isArr {
+		vals = []any{in}
+	}
+	if n, limit := len(vals), cr.maxItems(); n > limit {
+		p.add(tooLong(n, limit, loc...))
+		return
+	}
+	if len(vals) == 0 {
+		p.add(api.FieldError{Type: "too_short", Loc: loc, Msg: "List should have at least 1 item (omit the field to not filter on it)", Input: []any{}, Ctx: map[string]any{"min_length": 1}})
+		return
+	}
+	if cr.Type == "integers" {
+		ids := make([]uint64, 0, len(vals))
+		for i, v := range vals {
 			n, ok := v.(float64)
-			if !ok || n != float64(int64(n)) || n < 1 {
-				return bad("int_type", "Input should be a positive integer or an array of positive integers")
+			if !ok || n != math.Trunc(n) || n < 1 || n > maxSafeID {
+				l := loc
+				if isArr {
+					l = at(i)
+				}
+				p.add(api.FieldError{Type: "int_type", Loc: l, Msg: "Input should be a positive integer or an array of positive integers", Input: echo(v), Ctx: map[string]any{}})
+				if p.full() {
+					return
+				}
+				continue
 			}
 			ids = append(ids, uint64(n))
 		}
 		q.CompanyIDs = ids
-		return nil
+		return
 	}
-	var vals []string
-	switch v := in.(type) {
-	case string:
-		vals = []string{v}
-	case []any:
-		for _, it := range v {
-			s, ok := it.(string)
-			if !ok {
-				return bad("string_type", "Input should be a string or an array of strings")
-			}
-			vals = append(vals, s)
-		}
-	default:
-		return bad("string_type", "Input should be a string or an array of strings")
-	}
-	if len(vals) == 0 {
-		return bad("too_short", "List should have at least 1 item (omit the field to not filter on it)")
-	}
-	var errs []api.FieldError
-	if len(cr.Enum) > 0 {
-		for i, v := range vals {
-			if !containsStr(cr.Enum, v) {
-				errs = append(errs, api.EnumError(v, cr.Enum, append(append([]any{}, loc...), i)...))
+	strs := make([]string, 0, len(vals))
+	enumListed := false // the enum is listed in the field's first enum item only
+	for i, v := range vals {
+		var fe *api.FieldError
+		switch s, ok := v.(string); {
+		case !ok:
+			fe = &api.FieldError{Type: "string_type", Loc: at(i), Msg: "Input should be a string or an array of strings", Input: echo(v), Ctx: map[string]any{}}
+		case cr.Name == "q_excludes":
+			fe = checkQ(s, at(i)...)
+		default:
+			fe = checkValue(s, at(i)...)
+			if fe == nil && len(cr.Enum) > 0 && !containsStr(cr.Enum, s) {
+				item := enumItem(s, cr.Enum, enumListed, at(i)...)
+				fe, enumListed = &item, true
 			}
 		}
-		if len(errs) > 0 {
-			return errs
+		if fe == nil {
+			strs = append(strs, v.(string))
+			continue
 		}
+		p.add(*fe)
+		if p.full() {
+			return
+		}
+	}
+	if len(strs) < len(vals) {
+		return
 	}
 	switch cr.Group + "." + cr.Name {
 	case "company.domain":
-		for _, v := range vals {
+		for _, v := range strs {
 			q.Domains = append(q.Domains, strings.ToLower(strings.TrimSpace(v)))
 		}
 	case "company.industry":
-		q.Filter.Industry = vals
+		q.Filter.Industry = strs
 	case "company.industry_terms":
-		q.Filter.IndustryTerms = vals
+		q.Filter.IndustryTerms = strs
 	case "company.headcount_band":
-		q.Filter.Headcount = vals
+		q.Filter.Headcount = strs
 	case "company.hq_country":
-		q.HQCountries, errs = countryNames(vals, loc...)
+		var errs []api.FieldError
+		q.HQCountries, errs = countryNames(strs, loc...)
+		p.add(errs...)
 	case "company.agency_kind":
-		q.AgencyKinds = vals
+		q.AgencyKinds = strs
 	case "req.q_excludes":
-		q.QExcludes = vals
+		q.QExcludes = strs
 	case "req.function":
-		for i, v := range vals {
-			ids, fe := functionIDs(v, append(append([]any{}, loc...), i)...)
+		listed := false
+		for i, v := range strs {
+			ids, fe := resolveFunction(v, !listed, at(i)...)
 			if fe != nil {
-				errs = append(errs, *fe)
+				listed = true
+				p.add(*fe)
+				if p.full() {
+					return
+				}
 			}
 			q.Filter.Functions = append(q.Filter.Functions, ids...)
 		}
 	case "req.country":
-		q.Filter.Countries, errs = countryNames(vals, loc...)
+		var errs []api.FieldError
+		q.Filter.Countries, errs = countryNames(strs, loc...)
+		p.add(errs...)
 	case "req.source_type":
-		q.SourceTypes = vals
+		q.SourceTypes = strs
 	case "req.boards":
-		q.Boards = vals
+		q.Boards = strs
 	case "req.seniority":
-		q.Seniority = vals
+		q.Seniority = strs
 	}
-	return errs
+}
+
+// enumItem is the 422 item of a value outside an enum; once the field has one (listed), later
+// items refer to it instead of listing the values again.
+func enumItem(v string, enum []string, listed bool, loc ...any) api.FieldError {
+	if !listed {
+		return api.EnumError(v, enum, loc...)
+	}
+	return api.FieldError{Type: "enum", Loc: loc, Msg: "Input should be one of the values listed in the first item of this field", Input: v, Ctx: map[string]any{}}
+}
+
+// echo is a value of the caller's body as a 422 item echoes it: strings clipped, arrays and
+// objects not at all (their size is the caller's).
+func echo(v any) any {
+	switch x := v.(type) {
+	case string:
+		return clip(x)
+	case []any, map[string]any:
+		return nil
+	}
+	return v
 }
 
 func containsStr(list []string, s string) bool {
@@ -392,18 +484,13 @@ func newQualifiedRow(x *searchindex.Index, r *searchindex.Req) qualifiedRow {
 	return row
 }
 
-// reqsQualified serves POST /v1/reqs/qualified: reqs matching the criteria in ledger order
-// (the order they opened), one source_row unit per row. next_cursor is always present and
-// monotone: pass it back to get only reqs that opened after.
-func (h *handlers) reqsQualified(c *api.Call, snap *snapshot.Snapshot) (int, error) {
-	x := snap.Index
-	var b qualifiedBody
-	if err := c.Decode(&b); err != nil {
-		return 0, err
-	}
+// parseQualified validates a reqs/qualified body and resolves it into a query (all but the
+// caller's freshness floor). maxLimit is the caller's largest page. Criteria problems come alone;
+// at most MaxFieldErrors items are returned.
+func parseQualified(b *qualifiedBody, maxLimit int64) (searchindex.QualifiedQuery, []api.FieldError) {
 	q := searchindex.QualifiedQuery{}
 	if errs := parseCriteria(b.Criteria, &q); len(errs) > 0 {
-		return 0, api.Invalid(errs...)
+		return q, errs
 	}
 	var errs []api.FieldError
 	for _, s := range []struct {
@@ -418,11 +505,7 @@ func (h *handlers) reqsQualified(c *api.Call, snap *snapshot.Snapshot) (int, err
 		errs = append(errs, api.ValueError(map[string]any{"salary_min_usd": *b.SalaryMinUSD, "salary_max_usd": *b.SalaryMaxUSD},
 			"inverted pay band: salary_min_usd must not exceed salary_max_usd", "body", "salary_min_usd"))
 	}
-	limit := int64(DefaultLimit)
-	maxLimit := int64(c.PageCap(PageMax))
-	if limit > maxLimit {
-		limit = maxLimit
-	}
+	limit := min(int64(DefaultLimit), maxLimit)
 	if b.Limit != nil {
 		limit = *b.Limit
 		if limit < 1 {
@@ -435,16 +518,32 @@ func (h *handlers) reqsQualified(c *api.Call, snap *snapshot.Snapshot) (int, err
 		errs = append(errs, api.FieldError{Type: "greater_than_equal", Loc: api.Loc("body", "cursor"), Msg: "Input should be greater than or equal to 0", Input: *b.Cursor, Ctx: map[string]any{"ge": 0}})
 	}
 	if len(errs) > 0 {
-		return 0, api.Invalid(errs...)
+		return q, errs
 	}
 	q.SalaryMin, q.SalaryMax = b.SalaryMinUSD, b.SalaryMaxUSD
 	q.Filter.ExcludeAgencies = b.ExcludeAgencies == nil || *b.ExcludeAgencies
 	q.Filter.IncludeClosed = b.LiveOnly != nil && !*b.LiveOnly
-	q.Filter.FreshBefore = freshBefore(c, x)
 	if b.Cursor != nil {
 		q.After = uint64(*b.Cursor)
 	}
 	q.Limit = int(limit)
+	return q, nil
+}
+
+// reqsQualified serves POST /v1/reqs/qualified: reqs matching the criteria in ledger order
+// (the order they opened), one source_row unit per row. next_cursor is always present and
+// monotone: pass it back to get only reqs that opened after.
+func (h *handlers) reqsQualified(c *api.Call, snap *snapshot.Snapshot) (int, error) {
+	x := snap.Index
+	var b qualifiedBody
+	if err := c.Decode(&b); err != nil {
+		return 0, err
+	}
+	q, errs := parseQualified(&b, int64(c.PageCap(PageMax)))
+	if len(errs) > 0 {
+		return 0, api.Invalid(errs...)
+	}
+	q.Filter.FreshBefore = freshBefore(c, x)
 	page := x.Qualified(q)
 
 	out := struct {

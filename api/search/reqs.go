@@ -11,11 +11,20 @@ import (
 // that row. next_cursor is the highest company_id of the page, absent on the last page.
 func (h *handlers) reqsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error) {
 	x := snap.Index
+	var p problems
+	q, _ := c.String("q")
+	if fe := checkQ(q, "query", "q"); fe != nil {
+		p.add(*fe)
+	}
+	checkRepeated(c, &p, "geo", "industry", "industry_terms", "headcount_band")
+	if err := p.err(); err != nil {
+		return 0, err
+	}
 	geo, errs := countryNames(c.Strings("geo"), "query", "geo")
 	if len(errs) > 0 {
-		return 0, api.Invalid(errs...)
+		p.add(errs...)
+		return 0, p.err()
 	}
-	q, _ := c.String("q")
 	f := commonFilter(c, x)
 	f.Countries = geo
 	after, _ := c.Int("cursor")
@@ -40,6 +49,23 @@ func (h *handlers) reqsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error)
 		out.NextCursor = &id
 	}
 	return len(out.Companies), c.JSON(200, out)
+}
+
+// checkRepeated bounds the repeatable query parameters names: at most MaxCriterionValues values
+// of at most MaxValueLength characters each.
+func checkRepeated(c *api.Call, p *problems, names ...string) {
+	for _, name := range names {
+		vals := c.Strings(name)
+		if len(vals) > MaxCriterionValues {
+			p.add(tooLong(len(vals), MaxCriterionValues, "query", name))
+			continue
+		}
+		for i, v := range vals {
+			if fe := checkValue(v, "query", name, i); fe != nil {
+				p.add(*fe)
+			}
+		}
+	}
 }
 
 // commonFilter reads the filters reqs/search and jobs/search share (the chain validated them).

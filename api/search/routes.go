@@ -1,10 +1,17 @@
 package search
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/pipeline/normalize"
+)
+
+// Bounds as the parameters' descriptions state them (api.Param has no maxLength or maxItems).
+var (
+	qBound        = fmt.Sprintf("at most %d words and %d characters (422 beyond, never cut)", MaxQWords, MaxQLength)
+	repeatedBound = fmt.Sprintf("at most %d values of at most %d characters (422 beyond)", MaxCriterionValues, MaxValueLength)
 )
 
 // Routes are the five search routes with their handlers over deps (spec 4.3).
@@ -17,18 +24,18 @@ func Routes(deps Deps) []*api.Route {
 	filters := []api.Param{
 		{Name: "source_type", In: "query", Type: "string", Enum: []string{"ats_tenant", "board"}},
 		{Name: "exclude_agencies", In: "query", Type: "boolean", Default: false},
-		{Name: "industry", In: "query", Type: "string", Repeatable: true},
-		{Name: "industry_terms", In: "query", Type: "string", Repeatable: true},
-		{Name: "headcount_band", In: "query", Type: "string", Repeatable: true, Enum: normalize.HeadcountBands()},
+		{Name: "industry", In: "query", Type: "string", Repeatable: true, Description: repeatedBound},
+		{Name: "industry_terms", In: "query", Type: "string", Repeatable: true, Description: repeatedBound},
+		{Name: "headcount_band", In: "query", Type: "string", Repeatable: true, Enum: normalize.HeadcountBands(), Description: repeatedBound},
 	}
 	since := api.Param{Name: "since", In: "query", Type: "date-time", Description: "lower bound on first_seen"}
 	return []*api.Route{
 		{Name: "reqs.search", Method: "GET", Path: "/v1/reqs/search", Summary: "Companies hiring for a title, deduplicated by company", Tag: "search",
 			Meter: api.MeterSourceRow, Scope: api.ScopeRead, Gate: "reqs/search", Idempotent: true, Params: slices.Concat(
 				[]api.Param{
-					{Name: "q", In: "query", Type: "string", Description: "full-text over raw_title; every word must match"},
+					{Name: "q", In: "query", Type: "string", Description: "full-text over raw_title; every word must match; " + qBound},
 					{Name: "role", In: "query", Type: "string", AliasOf: "q", Sunset: "2026-11-09", Description: "deprecated name of q"},
-					{Name: "geo", In: "query", Type: "string", Repeatable: true, Description: "country name; repeating ORs"},
+					{Name: "geo", In: "query", Type: "string", Repeatable: true, Description: "country name; repeating ORs; " + repeatedBound},
 					since},
 				filters,
 				[]api.Param{{Name: "cursor", In: "query", Type: "integer", Min: new(int64(0)), Description: "the previous page's next_cursor (companies with a higher company_id)"}, limit}),
@@ -47,7 +54,7 @@ func Routes(deps Deps) []*api.Route {
 			Statuses: []int{200}, Response: qualifiedSchema(), Handler: h.gated(h.reqsQualified)},
 		{Name: "jobs.search", Method: "GET", Path: "/v1/jobs/search", Summary: "Flat role search, one row per logical req", Tag: "search",
 			Meter: api.MeterSourceRow, Scope: api.ScopeRead, Gate: "jobs/search", Idempotent: true, Params: slices.Concat(
-				[]api.Param{function, geo, since, {Name: "q", In: "query", Type: "string"},
+				[]api.Param{function, geo, since, {Name: "q", In: "query", Type: "string", Description: "free-text title search, ranked; " + qBound},
 					{Name: "sort", In: "query", Type: "string", Enum: []string{"relevance", "recency"}}},
 				filters,
 				[]api.Param{{Name: "cursor", In: "query", Type: "string", Description: "opaque: the previous page's next_cursor, replayed with the same sort (another sort is 422)"}, limit}),

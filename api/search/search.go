@@ -152,14 +152,24 @@ func countryName(v string) (string, bool) {
 
 // functionIDs resolves a function name or taxonomy id; a bad value is a 422 item listing the names.
 func functionIDs(v string, loc ...any) ([]string, *api.FieldError) {
+	return resolveFunction(v, true, loc...)
+}
+
+// resolveFunction is functionIDs; with listNames false a bad value's item refers to the first
+// item of its field for the names instead of listing them again (a vocabulary is listed once).
+func resolveFunction(v string, listNames bool, loc ...any) ([]string, *api.FieldError) {
 	ids, ok := normalize.ResolveFunction(strings.TrimSpace(v))
-	if !ok {
-		names := normalize.FunctionNames()
-		fe := api.ValueError(v, "'"+v+"' is not a function name or taxonomy id; the names are: "+strings.Join(names, ", "), loc...)
-		fe.Ctx["expected"] = names
+	if ok {
+		return ids, nil
+	}
+	if !listNames {
+		fe := api.ValueError(v, "'"+v+"' is not a function name or taxonomy id (the names are listed in the first item of this field)", loc...)
 		return nil, &fe
 	}
-	return ids, nil
+	names := normalize.FunctionNames()
+	fe := api.ValueError(v, "'"+v+"' is not a function name or taxonomy id; the names are: "+strings.Join(names, ", "), loc...)
+	fe.Ctx["expected"] = names
+	return nil, &fe
 }
 
 func strPtr(s string) *string {

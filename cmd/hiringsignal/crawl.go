@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/VictoriaMetrics/metrics"
+
 	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/lifecycle"
 	"github.com/planehq/hiringsignal/pipeline"
@@ -86,6 +88,7 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 	cf := addCrawlFlags(fs)
 	interval := fs.Duration("interval", 3*time.Hour, "time between crawls")
 	once := fs.Bool("once", false, "run one crawl of every region and exit")
+	metricsListen := fs.String("metrics-listen", "", "address serving operator metrics at /metrics (Prometheus text format); empty: none")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -103,9 +106,13 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 		logTick(log, stats, time.Since(start))
 		return nil
 	}
+	set := metrics.NewSet()
 	var g lifecycle.Group
 	g.Add("stores", storesPart{s})
-	g.Add("crawl loop", crawlLoop(log, c, *cf.simURL, *interval, true, func() int { return -1 }, nil))
+	if *metricsListen != "" {
+		g.Add("metrics", &metricsServer{addr: *metricsListen, set: set, log: log})
+	}
+	g.Add("crawl loop", crawlLoop(log, c, *cf.simURL, *interval, true, func() int { return -1 }, nil, crawlMetrics{set}))
 	g.Add("crawl jobs", crawlJobs(log, c, s, *cf.simURL, 2*time.Second, nil))
 	return runUntilSignal(ctx, log, &g)
 }

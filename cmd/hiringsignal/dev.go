@@ -7,6 +7,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/VictoriaMetrics/metrics"
+
 	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/lifecycle"
 	"github.com/planehq/hiringsignal/oltp"
@@ -70,7 +72,8 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 		return fmt.Errorf("cannot backfill the demo history: %w", err)
 	}
 
-	a := addAPI(&g, log, f, s, sf)
+	set := metrics.NewSet() // served by the API at /metrics, crawl figures included
+	a := addAPI(&g, log, f, s, sf, set)
 	if err := g.Start(ctx); err != nil {
 		return err
 	}
@@ -85,7 +88,7 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 
 	// The API reads the ledger this process writes: a commit rebuilds its snapshot at once
 	// instead of at the next poll.
-	g.Add("crawl loop", crawlLoop(log, crawler, simulator.url, *interval, false, worldTick(simulator.world), a.snap.Nudge))
+	g.Add("crawl loop", crawlLoop(log, crawler, simulator.url, *interval, false, worldTick(simulator.world), a.snap.Nudge, crawlMetrics{set}))
 	g.Add("crawl jobs", crawlJobs(log, crawler, s, simulator.url, 2*time.Second, a.snap.Nudge))
 	if err := g.Start(ctx); err != nil {
 		return err

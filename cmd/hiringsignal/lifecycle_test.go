@@ -45,7 +45,7 @@ func binary(t *testing.T) string {
 		buildOnce.path = filepath.Join(dir, "hiringsignal")
 		out, err := exec.Command("go", "build", "-race", "-o", buildOnce.path, ".").CombinedOutput()
 		if err != nil {
-			buildOnce.err = fmt.Errorf("cannot build the binary: %v\n%s", err, out)
+			buildOnce.err = fmt.Errorf("cannot build the binary: %w\n%s", err, out)
 		}
 	})
 	require.NoError(t, buildOnce.err)
@@ -214,6 +214,7 @@ func TestDevStopsCleanlyMidCrawl(t *testing.T) {
 		r.Body.Close()
 		return r.StatusCode == http.StatusOK
 	}, 3*time.Minute, 100*time.Millisecond, "dev never became ready")
+	requireMetrics(t, "http://"+listen+"/metrics", `hs_snapshot_build_duration_seconds_count 1`, `hs_http_request_duration_seconds_count{route="whoami"}`)
 	p.stop(t)
 	requireClosed(t, sim)
 	requireClosed(t, listen)
@@ -252,4 +253,18 @@ func TestServeStopsCleanly(t *testing.T) {
 		p.stop(t)
 		requireClosed(t, listen)
 	})
+}
+
+// requireMetrics reads an operator metrics page and requires each of want in it.
+func requireMetrics(t *testing.T, url string, want ...string) {
+	t.Helper()
+	r, err := http.Get(url)
+	require.NoError(t, err)
+	defer r.Body.Close()
+	require.Equal(t, http.StatusOK, r.StatusCode)
+	b, err := io.ReadAll(r.Body)
+	require.NoError(t, err)
+	for _, w := range want {
+		require.Contains(t, string(b), w)
+	}
 }

@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -61,7 +62,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := cmd.run(ctx, log, os.Args[2:]); err != nil {
-		if err == errHelp {
+		if errors.Is(err, errHelp) {
 			os.Exit(0)
 		}
 		log.Error("hiringsignal "+os.Args[1]+" failed", "err", err)

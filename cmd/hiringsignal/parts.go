@@ -70,7 +70,7 @@ func (p *simPart) Stop(ctx context.Context) error {
 // which tick to crawl (-1: the simulator's current one). A Stop cancels a crawl in progress: the
 // region cycles not committed are rerun by the next crawl (commits are idempotent).
 // committed, when set, runs after each crawl that committed.
-func crawlLoop(log *slog.Logger, c *pipeline.Crawler, simURL string, interval time.Duration, now bool, tick func() int, committed func()) *lifecycle.Loop {
+func crawlLoop(log *slog.Logger, c *pipeline.Crawler, simURL string, interval time.Duration, now bool, tick func() int, committed func(), m crawlMetrics) *lifecycle.Loop {
 	return &lifecycle.Loop{Run: func(ctx context.Context) {
 		wait := interval
 		if now {
@@ -85,6 +85,9 @@ func crawlLoop(log *slog.Logger, c *pipeline.Crawler, simURL string, interval ti
 			wait = interval
 			start := time.Now()
 			stats, err := c.RunTick(ctx, simURL, tick())
+			if ctx.Err() == nil {
+				m.observe(stats, err)
+			}
 			if err != nil {
 				if ctx.Err() == nil {
 					log.Error("crawl failed; will retry next interval", "err", err)

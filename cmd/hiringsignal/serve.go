@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/VictoriaMetrics/metrics"
+
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/companies"
@@ -28,20 +30,22 @@ type serveFlags struct {
 	siteURL           *string
 	trustForwardedFor *bool
 	refresh           *time.Duration
+	limits            *limitFlags
 }
 
 func addServeFlags(fs *flagenv.Set) *serveFlags {
 	return &serveFlags{
 		listen:            fs.String("listen", "127.0.0.1:8080", "address the API listens on"),
-		demoKey:           fs.String("demo-key", api.PublicDemoKey, "the shared public demo key (hsk_ format; bills nothing, per-IP limit); empty disables it"),
+		demoKey:           fs.String("demo-key", api.PublicDemoKey, "the shared public demo key (hsk_ format; bills nothing, per-IP limit); empty disables it and revokes the one installed before"),
 		meteringDir:       fs.String("metering-dir", "", "write-ahead log of metering for this instance (default <run-dir>/metering; one per instance)"),
 		meteringQueue:     fs.Int("metering-queue", 8192, "with --metering-fsync-interval 0: metered calls waiting for the metering disk writer before calls block"),
 		meteringSync:      fs.Duration("metering-fsync-interval", 20*time.Millisecond, "a metered call answers once its usage record is written to the metering log (survives a crash of the process); the log is fsynced within this interval (bounds what a machine crash can lose). 0 fsyncs before every answer"),
 		keyMaxInFlight:    fs.Int("key-max-inflight", 256, "calls of one key in flight on this instance before 429 key_throttled"),
-		baseURL:           fs.String("base-url", "", "public base URL of the API (default: http:// + the request's Host)"),
+		baseURL:           fs.String("base-url", "", "public base URL of the API, for links in answers (default: none, links are relative such as /v1/pricing#upgrade; never taken from a request's Host)"),
 		siteURL:           fs.String("site-url", "", "site with /upgrade, /purchase and /signup pages (default: links into /v1/pricing)"),
 		trustForwardedFor: fs.Bool("trust-forwarded-for", false, "take the client IP from X-Forwarded-For (only behind a trusted proxy)"),
 		refresh:           fs.Duration("read-refresh", 5*time.Second, "how often the read model and search index check for a newly committed cycle"),
+		limits:            addLimitFlags(fs),
 	}
 }
 
@@ -57,8 +61,10 @@ type apiStack struct {
 // process) and then builds and follows the company read model and the search index; and the
 // server, which listens at once. Stopping in reverse stops the server (in-flight calls finish)
 // before the read side, and the read side never starts after its Stop.
-func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *serveFlags) *apiStack {
-	snap := snapshot.New(snapshot.Config{ClickHouse: s.ch, Log: log, Poll: *sf.refresh})
+func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *serveFlags, set *metrics.Set) *apiStack {
+	var snap *snapshot.Service
+	snap = snapshot.New(snapshot.Config{ClickHouse: s.ch, Log: log, Poll: *sf.refresh,
+		OnBuild: snapshotMetrics(set, func() *snapshot.Snapshot { return snap.Current() })})
 	meteringDir := *sf.meteringDir
 	if meteringDir == "" {
 		meteringDir = filepath.Join(runDirDefault(), "metering")
@@ -77,6 +83,14 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 		BaseURL:           *sf.baseURL,
 		SiteURL:           *sf.siteURL,
 		TrustForwardedFor: *sf.trustForwardedFor,
+		StoreTimeout:      *sf.limits.storeTimeout,
+		IPMaxInFlight:     *sf.limits.ipMaxInFlight,
+		MaxConns:          *sf.limits.maxConns,
+		MaxConnsPerIP:     *sf.limits.maxConnsPerIP,
+		ReadHeaderTimeout: *sf.limits.readHeaderTimeout,
+		ReadBodyTimeout:   *sf.limits.readBodyTimeout,
+		BodyBytesInFlight: *sf.limits.bodyBytesInFlight,
+		Metrics:           set,
 		Checks: []api.Check{
 			{Name: "postgres", Ping: s.pg.Ping},
 			{Name: "clickhouse", Ping: s.ch.Ping},
@@ -151,7 +165,7 @@ func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 	}
 	var g lifecycle.Group
 	g.Add("stores", storesPart{s})
-	addAPI(&g, log, f, s, sf)
+	addAPI(&g, log, f, s, sf, metrics.NewSet())
 	return runUntilSignal(ctx, log, &g)
 }
 

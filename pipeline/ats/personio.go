@@ -49,7 +49,7 @@ func (personio) Parse(body []byte, pageURL string) (Page, error) {
 	depth, roots := 0, 0
 	for {
 		tok, err := d.Token()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

@@ -81,8 +81,8 @@ func DomainKey(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.Index(s, "://"); i >= 0 {
 		s = s[i+3:]
-	} else if strings.HasPrefix(s, "//") {
-		s = s[2:]
+	} else {
+		s = strings.TrimPrefix(s, "//")
 	}
 	if i := strings.IndexAny(s, "/?#"); i >= 0 {
 		s = s[:i]

@@ -16,19 +16,29 @@ import (
 // published. It returns nil when s has no words. Words past the lexer's
 // capacity (48 words) are ignored.
 func Tokens(s string) []string {
+	toks, _ := QueryTokens(s)
+	return toks
+}
+
+// QueryTokens returns Tokens(s) and whether they are all of s: false when s
+// has more words or bytes than the lexer reads (Tokens then silently drops the
+// rest). A search that requires every word to match must refuse such an s
+// rather than search a prefix of it.
+func QueryTokens(s string) (tokens []string, complete bool) {
 	var l lexer
 	l.lex(s)
 	var wb wordBuf
 	l.words(&wb)
+	complete = !l.full && !wb.lost
 	if wb.nw == 0 {
-		return nil
+		return nil, complete
 	}
 	all := string(wb.text()) // one allocation; the words are substrings of it
-	out := make([]string, wb.nw)
+	tokens = make([]string, wb.nw)
 	for i, w := range wb.w[:wb.nw] {
-		out[i] = all[w[0]:w[1]]
+		tokens[i] = all[w[0]:w[1]]
 	}
-	return out
+	return tokens, complete
 }
 
 // Stems returns the snowball English stem of every token of s, so that

@@ -279,6 +279,7 @@ func (l *lexer) lexTitle(raw string) {
 // capacity are ignored.
 type wordBuf struct {
 	nbuf, nw int
+	lost     bool // a word was dropped for want of room
 	buf      [maxLexBytes + 128]byte
 	w        [maxLexTokens + 16][2]int // word i is buf[w[i][0]:w[i][1]]
 }
@@ -302,6 +303,7 @@ func (wb *wordBuf) addWord(w string) {
 		sep = 1
 	}
 	if wb.nw == len(wb.w) || wb.nbuf+sep+len(w) > len(wb.buf) {
+		wb.lost = true
 		return
 	}
 	if sep == 1 {

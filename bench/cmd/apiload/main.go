@@ -2,7 +2,9 @@
 // limits and metering) side by side with a trivial fasthttp handler, in the same process and run,
 // at the same connection count, in alternating rounds. Targets (--targets): authenticated,
 // rate-limited GET /v1/whoami; with --search-clickhouse-database, the metered company read
-// GET /v1/companies/{id}/is-hiring and the metered GET /v1/reqs/search mix on a crawled world.
+// GET /v1/companies/{id}/is-hiring and the metered GET /v1/reqs/search mix on a crawled world;
+// spendcap, once before the rounds: --conns concurrent reqs/search pages against a Starter
+// account's hard cap (--spend-cap-units), reporting the overshoot (see spendcap.go).
 // It prints each round as it ends and Markdown tables for bench/README.md.
 //
 // The key is a growth-tier key whose account carries a contract override of calls_per_minute
@@ -118,6 +120,8 @@ type options struct {
 	cpuProfile   string
 	memProfile   string
 	meteringSync time.Duration
+	capUnits     int64           // spendcap target: the hard cap
+	capPage      int64           // spendcap target: rows per page
 	enabled      map[string]bool // --targets
 }
 
@@ -133,7 +137,9 @@ func main() {
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured runs (generator and servers, after set-up) to this file")
 	flag.DurationVar(&o.meteringSync, "metering-fsync-interval", 20*time.Millisecond, "as serve's flag: 0 fsyncs the metering log before every metered answer")
 	flag.StringVar(&o.memProfile, "memprofile", "", "write a heap profile after set-up (read model and index built) to this file, and the run's allocations to <file>.after")
-	targets := flag.String("targets", "whoami,is-hiring,search", "API targets loaded beside the trivial handler (is-hiring and search need --search-clickhouse-database)")
+	flag.Int64Var(&o.capUnits, "spend-cap-units", 25_000, "spendcap target: the Starter account's hard cap in units")
+	flag.Int64Var(&o.capPage, "spend-cap-page", 100, "spendcap target: rows per reqs/search page (limit)")
+	targets := flag.String("targets", "whoami,is-hiring,search", "API targets loaded beside the trivial handler (is-hiring and search need --search-clickhouse-database; spendcap runs once, before the rounds)")
 	flag.Parse()
 	o.enabled = map[string]bool{}
 	for _, t := range strings.Split(*targets, ",") {
@@ -208,13 +214,19 @@ func run(o options) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Pool: pool, MeteringDir: dir, MeteringSyncEvery: o.meteringSync})
+	cfg := api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Pool: pool, MeteringDir: dir, MeteringSyncEvery: o.meteringSync}
+	if enabled["spendcap"] {
+		cfg.KeyMaxInFlight = max(256, conns) // every connection's call in flight at once, none key_throttled
+	}
+	srv := api.New(cfg)
 	account.Register(srv, account.Deps{Pool: pool})
 	var st *searchTarget
 	if searchCH[1] != "" {
 		if st, err = setupSearch(ctx, pool, srv, searchCH[0], searchCH[1]); err != nil {
 			return err
 		}
+	} else if enabled["spendcap"] {
+		srv.Register(spendCapStub())
 	}
 	if err := srv.Start(ctx); err != nil {
 		return err
@@ -240,6 +252,16 @@ func run(o options) error {
 		f, err := os.Create(o.cpuProfile)
 		if err == nil && pprof.StartCPUProfile(f) == nil {
 			defer pprof.StopCPUProfile()
+		}
+	}
+	if enabled["spendcap"] {
+		r, err := runSpendCap(ctx, pool, srv, "http://"+srv.Addr(), conns, o.capUnits, o.capPage, max(dur, time.Minute))
+		if err != nil {
+			return err
+		}
+		r.print()
+		if rounds == 0 {
+			return nil
 		}
 	}
 	// Warm up both (connections, caches, first lease).

@@ -1,0 +1,309 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/valyala/fasthttp"
+)
+
+// The framework's bounds on what one caller can make the server hold or do: the client address
+// per-IP limits count against, calls in flight per address, request bodies in flight and the
+// deadline of store calls. Their defaults are the Default* constants; docs/decisions.md says why.
+
+// Defaults of Config's bounds.
+const (
+	DefaultStoreTimeout      = 5 * time.Second  // every store call of one /v1 call (Call.Context)
+	DefaultIPMaxInFlight     = 256              // /v1 calls of one client address in flight on one instance
+	DefaultMaxConns          = 4096             // connections served at once (fasthttp Concurrency)
+	DefaultMaxConnsPerIP     = 256              // connections of one peer address (0 in Config: this default; < 0: no cap)
+	DefaultReadHeaderTimeout = 10 * time.Second // from the connection (or the first byte of a keep-alive request) to the end of the header
+	DefaultReadBodyTimeout   = 30 * time.Second // from the end of the header to the end of the body
+	DefaultBodyBytesInFlight = 64 << 20         // request bodies held by calls in flight, summed over the instance
+	DefaultMaxBodyBytes      = 1 << 20          // one request body
+)
+
+// clientAddr is the address per-IP limits count against: the peer address or, with
+// TrustForwardedFor, the last entry of the last X-Forwarded-For header (the one the trusted proxy
+// appended; every entry before it was written by the client). It is an IPv4 address, or the /64
+// an IPv6 address belongs to (one subscriber gets a whole /64, so a /128 limits nothing).
+func clientAddr(trustForwardedFor bool, xff [][]byte, peer net.IP) string {
+	if trustForwardedFor && len(xff) > 0 {
+		if a, ok := lastForwarded(xff[len(xff)-1]); ok {
+			return limitKey(a)
+		}
+	}
+	a, ok := netip.AddrFromSlice(peer)
+	if !ok {
+		return "unknown"
+	}
+	return limitKey(a)
+}
+
+// lastForwarded parses the rightmost entry of one X-Forwarded-For value: an IP address, possibly
+// with a port ("192.0.2.1:4711", "[2001:db8::1]:4711").
+func lastForwarded(v []byte) (netip.Addr, bool) {
+	if i := bytes.LastIndexByte(v, ','); i >= 0 {
+		v = v[i+1:]
+	}
+	s := string(bytes.TrimSpace(v))
+	if a, err := netip.ParseAddr(s); err == nil {
+		return a, true
+	}
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return ap.Addr(), true
+	}
+	return netip.Addr{}, false
+}
+
+func limitKey(a netip.Addr) string {
+	a = a.Unmap().WithZone("")
+	if a.Is4() {
+		return a.String()
+	}
+	p, _ := a.Prefix(64)
+	return p.String()
+}
+
+// clientIP is the caller's limit address (see clientAddr).
+func (s *Server) clientIP(ctx *fasthttp.RequestCtx) string {
+	var xff [][]byte
+	if s.cfg.TrustForwardedFor {
+		xff = ctx.Request.Header.PeekAll("X-Forwarded-For")
+	}
+	return clientAddr(s.cfg.TrustForwardedFor, xff, ctx.RemoteIP())
+}
+
+// inFlight counts calls in flight per client address.
+type inFlight struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// enter counts one call of addr in; ok is false (and nothing is counted) when max are already in
+// flight. leave must be called once when ok.
+func (f *inFlight) enter(addr string, max int) (ok bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n[addr] >= max {
+		return false
+	}
+	if f.n == nil {
+		f.n = map[string]int{}
+	}
+	f.n[addr]++
+	return true
+}
+
+func (f *inFlight) leave(addr string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n[addr]--; f.n[addr] <= 0 {
+		delete(f.n, addr)
+	}
+}
+
+// ipThrottled is the 429 of a client address with too many calls in flight.
+func ipThrottled(c *Call, max int) *Error {
+	return &Error{Status: fasthttp.StatusTooManyRequests, Detail: rateDetail{Reason: ReasonKeyThrottled, Endpoint: c.Route.Path,
+		Message: fmt.Sprintf("more than %d calls from this client address are in flight; retry when one completes", max)}}
+}
+
+// byteBudget is a number of bytes shared by calls in flight, taken without waiting.
+type byteBudget struct {
+	used atomic.Int64
+	max  int64
+}
+
+func (b *byteBudget) take(n int64) bool {
+	for {
+		u := b.used.Load()
+		if u+n > b.max {
+			return false
+		}
+		if b.used.CompareAndSwap(u, u+n) {
+			return true
+		}
+	}
+}
+
+func (b *byteBudget) give(n int64) { b.used.Add(-n) }
+
+// readBody reads the request body of an admitted caller, at most MaxBodyBytes, holding its size
+// from the instance's BodyBytesInFlight until release. The server streams request bodies, so
+// nothing of a body past its first 8 KiB is held before this runs: a caller that is not
+// authenticated never makes the server allocate what its Content-Length declares. A body larger
+// than the limit is 413 without being read, one that does not fit in the budget is 503 and one
+// that does not arrive within ReadBodyTimeout is 408; the connection is closed after each, since
+// the rest of the body is still on it.
+func (s *Server) readBody(c *Call) (release func(), e *Error) {
+	req := &c.Ctx.Request
+	release = func() {}
+	if !req.IsBodyStream() { // read already (a handler served outside Server, as in tests)
+		return release, nil
+	}
+	n := req.Header.ContentLength()
+	if n == 0 {
+		return release, nil
+	}
+	limit := s.cfg.MaxBodyBytes
+	if n > limit {
+		c.Ctx.SetConnectionClose()
+		return release, bodyTooLarge(limit)
+	}
+	hold := int64(n)
+	if n < 0 { // chunked: as much as it may be
+		hold = int64(limit)
+	}
+	if !s.bodies.take(hold) {
+		c.Ctx.SetConnectionClose()
+		return release, &Error{Status: fasthttp.StatusServiceUnavailable, Headers: map[string]string{"Retry-After": "1"},
+			Detail: "The server is receiving too many request bodies at once; retry shortly"}
+	}
+	release = func() { s.bodies.give(hold) }
+	buf := bytes.NewBuffer(make([]byte, 0, min(int(hold), 64<<10)))
+	_, err := buf.ReadFrom(io.LimitReader(req.BodyStream(), int64(limit)+1))
+	if err != nil {
+		c.Ctx.SetConnectionClose()
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return release, &Error{Status: fasthttp.StatusRequestTimeout,
+				Detail: "Request body not received within " + s.cfg.ReadBodyTimeout.String() + " of its header: send it faster or smaller"}
+		}
+		return release, &Error{Status: fasthttp.StatusBadRequest, Detail: "Malformed HTTP request: cannot read the body: " + err.Error()}
+	}
+	if buf.Len() > limit {
+		c.Ctx.SetConnectionClose()
+		return release, bodyTooLarge(limit)
+	}
+	req.SetBodyRaw(buf.Bytes())
+	return release, nil
+}
+
+func bodyTooLarge(limit int) *Error {
+	return &Error{Status: fasthttp.StatusRequestEntityTooLarge, Detail: "Request body too large: the limit is " + strconv.Itoa(limit) + " bytes"}
+}
+
+// startDeadline gives the call's store calls a fresh deadline of StoreTimeout (Call.Context).
+func (c *Call) startDeadline() {
+	if c.cancel != nil {
+		c.cancel()
+	}
+	parent := c.srv.ctx
+	if parent == nil { // a Server that was not started
+		parent = context.Background()
+	}
+	c.ctx, c.cancel = context.WithTimeout(parent, c.srv.cfg.StoreTimeout)
+}
+
+// storeTimedOut reports whether err is a store call that ran out of time: the call's deadline,
+// a statement cancelled by Postgres (statement_timeout) or a network timeout.
+func storeTimedOut(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err) {
+		return true
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "57014" { // query_canceled
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// timedOut turns a 500 caused by a store running out of time (or answered after the call's
+// deadline passed) into a 503: the call can be retried.
+func (s *Server) timedOut(c *Call, e *Error) *Error {
+	if e.Status != fasthttp.StatusInternalServerError {
+		return e
+	}
+	if !storeTimedOut(e.cause) && (c.ctx == nil || !errors.Is(c.ctx.Err(), context.DeadlineExceeded)) {
+		return e
+	}
+	return &Error{Status: fasthttp.StatusServiceUnavailable, Headers: map[string]string{"Retry-After": "1"}, cause: e.cause,
+		Detail: "A store did not answer within " + s.cfg.StoreTimeout.String() + " and is unavailable; retry later"}
+}
+
+// perIPListener refuses a connection of a peer address that already has max open: it answers
+// 429 in the spec's shape and closes it. (fasthttp's own MaxConnsPerIP races with Shutdown.)
+type perIPListener struct {
+	net.Listener
+	max int
+	mu  sync.Mutex
+	n   map[netip.Addr]int
+}
+
+func limitConnsPerIP(ln net.Listener, max int) net.Listener {
+	if max <= 0 {
+		return ln
+	}
+	return &perIPListener{Listener: ln, max: max, n: map[netip.Addr]int{}}
+}
+
+const connsPerIPRefusal = `{"detail":{"reason":"rate_limited","endpoint":"","message":"too many connections from this address: reuse one (keep-alive) or close some"}}`
+
+func (l *perIPListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		ip, known := peerAddr(c)
+		if !known {
+			return c, nil
+		}
+		l.mu.Lock()
+		ok := l.n[ip] < l.max
+		if ok {
+			l.n[ip]++
+		}
+		l.mu.Unlock()
+		if ok {
+			return &perIPConn{Conn: c, release: func() { l.release(ip) }}, nil
+		}
+		go func() {
+			_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+			_, _ = fmt.Fprintf(c, "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s",
+				len(connsPerIPRefusal), connsPerIPRefusal)
+			_ = c.Close()
+		}()
+	}
+}
+
+func peerAddr(c net.Conn) (netip.Addr, bool) {
+	ap, err := netip.ParseAddrPort(c.RemoteAddr().String())
+	return ap.Addr().Unmap(), err == nil
+}
+
+func (l *perIPListener) release(ip netip.Addr) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.n[ip]--; l.n[ip] <= 0 {
+		delete(l.n, ip)
+	}
+}
+
+// perIPConn gives its address's slot back once, however often it is closed.
+type perIPConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *perIPConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
+}

@@ -1,0 +1,50 @@
+package api
+
+import (
+	"bytes"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+	"github.com/valyala/fasthttp"
+)
+
+// routeMetrics counts a route's calls per status and times them. Counters are made on first
+// use of a status and kept in an array, so the answer path neither formats a name nor locks.
+type routeMetrics struct {
+	set      *metrics.Set
+	name     string
+	duration *metrics.PrometheusHistogram
+	byStatus [600]atomic.Pointer[metrics.Counter]
+}
+
+func newRouteMetrics(set *metrics.Set, route string) *routeMetrics {
+	return &routeMetrics{set: set, name: route,
+		duration: set.GetOrCreatePrometheusHistogram(`hs_http_request_duration_seconds{route="` + route + `"}`)}
+}
+
+// observe records one answered call.
+func (m *routeMetrics) observe(status int, start time.Time) {
+	m.duration.UpdateDuration(start)
+	if status < 100 || status >= len(m.byStatus) {
+		status = 0
+	}
+	c := m.byStatus[status].Load()
+	if c == nil {
+		c = m.set.GetOrCreateCounter(`hs_http_requests_total{route="` + m.name + `",status="` + strconv.Itoa(status) + `"}`)
+		m.byStatus[status].Store(c)
+	}
+	c.Inc()
+}
+
+// metricsHandler serves the operator metrics in the Prometheus text format: the server's set
+// (calls per route and status, latencies, and whatever the other parts registered in it) and
+// the Go runtime and process metrics. It is outside /v1, never billed or limited.
+func (s *Server) metricsHandler(ctx *fasthttp.RequestCtx) {
+	var b bytes.Buffer
+	s.metrics.WritePrometheus(&b)
+	metrics.WriteProcessMetrics(&b)
+	ctx.SetContentType("text/plain; version=0.0.4; charset=utf-8")
+	ctx.SetBody(b.Bytes())
+}

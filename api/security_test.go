@@ -1,0 +1,462 @@
+package api_test
+
+// Regression tests of the security review of the API framework (issue #10): one test per
+// finding, named after it.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+	"github.com/valyala/fasthttp"
+
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/internal/apitest"
+	"github.com/planehq/hiringsignal/internal/storetest"
+)
+
+// raw calls the server with headers set verbatim: Host goes out as given (the test client would
+// otherwise send the URL's host).
+func (h *harness) raw(method, path, key string, body []byte, headers ...string) resp {
+	h.t.Helper()
+	req := fasthttp.AcquireRequest()
+	defer fasthttp.ReleaseRequest(req)
+	res := fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseResponse(res)
+	req.Header.SetMethod(method)
+	req.SetRequestURI(h.s.Base + path)
+	req.UseHostHeader = true
+	if key != "" {
+		req.Header.Set("X-API-Key", key)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		if strings.EqualFold(headers[i], "Host") {
+			req.Header.SetHost(headers[i+1])
+			continue
+		}
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	if body != nil {
+		req.Header.SetContentType("application/json")
+		req.SetBody(body)
+	}
+	require.NoError(h.t, fasthttp.DoTimeout(req, res, 30*time.Second))
+	out := resp{status: res.StatusCode(), header: map[string]string{}, body: append([]byte(nil), res.Body()...)}
+	for _, k := range res.Header.PeekKeys() {
+		out.header[string(k)] = string(res.Header.PeekBytes(k))
+	}
+	return out
+}
+
+// Finding 1: a 402's links were built from the client's Host header.
+func TestQuotaLinksNeverComeFromTheHostHeader(t *testing.T) {
+	pulse := func(_ *api.Config, s *api.Server) {
+		if s != nil {
+			s.Register(stub("companies.hiring_pulse", func(c *api.Call) (int, error) { return 0, c.JSON(200, map[string]any{}) }))
+		}
+	}
+	h := newHarness(t, pulse)
+	a := h.account("free") // hiring-pulse is not in the Free plan: 402
+	r := h.raw("GET", "/v1/companies/1/hiring-pulse", a.Key, nil, "Host", "evil.example")
+	require.Equal(t, 402, r.status, "%s", r.body)
+	d := r.json(t)["detail"].(map[string]any)
+	for _, f := range []string{"upgrade_url", "purchase_url"} {
+		require.NotContains(t, d[f], "evil.example", f)
+		require.True(t, strings.HasPrefix(d[f].(string), "/v1/pricing#"), "without --base-url links are relative: %v", d[f])
+	}
+	// The pricing document's own link, too.
+	p := h.raw("GET", "/v1/pricing", "", nil, "Host", "evil.example")
+	require.Equal(t, 200, p.status)
+	require.NotContains(t, string(p.body), "evil.example")
+
+	// With --base-url, links are absolute on it, whatever Host says.
+	h2 := newHarness(t, func(cfg *api.Config, s *api.Server) {
+		cfg.BaseURL = "https://api.hiringsignal.example"
+		pulse(cfg, s)
+	})
+	b := h2.account("free")
+	r = h2.raw("GET", "/v1/companies/1/hiring-pulse", b.Key, nil, "Host", "evil.example")
+	require.Equal(t, 402, r.status)
+	require.Equal(t, "https://api.hiringsignal.example/v1/pricing#upgrade", r.json(t)["detail"].(map[string]any)["upgrade_url"])
+}
+
+// Finding 2: a non-ASCII Idempotency-Key reached Postgres' text column and answered 503.
+func TestIdempotencyKeyMustBePrintableASCII(t *testing.T) {
+	h := newHarness(t, withSearch(1))
+	a := h.account("growth")
+	for _, k := range []string{"\xff\xfebad", "tab\there", "caf\u00e9", strings.Repeat("k", 256)} {
+		r := h.raw("GET", "/v1/reqs/search", a.Key, nil, "Idempotency-Key", k)
+		require.Equal(t, 422, r.status, "%q: %s", k, r.body)
+		var v apitest.Invalid
+		require.NoError(t, json.Unmarshal(r.body, &v))
+		require.Equal(t, []string{"header.Idempotency-Key"}, v.Locs(), "%q", k)
+		require.Contains(t, []string{"string_pattern_mismatch", "string_too_long"}, v.Detail[0].Type)
+	}
+	// Control characters are refused by the HTTP parser (400), whose answer quotes nothing of the
+	// request.
+	for _, k := range []string{"nul\x00x", "del\x7f", "bell\x07"} {
+		r := h.raw("GET", "/v1/reqs/search", a.Key, nil, "Idempotency-Key", k)
+		require.Equal(t, 400, r.status, "%q", k)
+		require.NotContains(t, string(r.body), a.Key)
+		require.NotContains(t, string(r.body), k)
+	}
+	for _, k := range []string{"a", "order 42 / retry: ~!", strings.Repeat("k", 255)} {
+		r := h.raw("GET", "/v1/reqs/search", a.Key, nil, "Idempotency-Key", k)
+		require.Equal(t, 200, r.status, "%q: %s", k, r.body)
+	}
+}
+
+// Finding 3: stored idempotent answers had no bound per body or per customer.
+func TestIdempotencyStoreBoundsStoredBytes(t *testing.T) {
+	big := strings.Repeat("x", 1<<20+1) // one byte over the default per-body bound
+	n := 0
+	h := newHarness(t, func(_ *api.Config, s *api.Server) {
+		if s != nil {
+			s.Register(stub("reqs.search", func(c *api.Call) (int, error) {
+				n++
+				if c.Ctx.QueryArgs().Has("big") {
+					return 1, c.JSON(200, map[string]any{"pad": big, "n": n})
+				}
+				return 1, c.JSON(200, map[string]any{"n": n})
+			}))
+		}
+	})
+	a := h.account("growth")
+	r1 := h.do("GET", "/v1/reqs/search?big=1", a.Key, "", "Idempotency-Key", "k1")
+	require.Equal(t, 200, r1.status)
+	require.Greater(t, len(r1.body), 1<<20)
+	// The answer was served and metered once, but not kept: a replay says so and is not metered.
+	r2 := h.do("GET", "/v1/reqs/search?big=1", a.Key, "", "Idempotency-Key", "k1")
+	require.Equal(t, 409, r2.status, "%.200s", r2.body)
+	require.Contains(t, r2.json(t)["detail"], "not kept")
+	require.Equal(t, 1, n, "the handler ran once")
+	var stored int
+	require.NoError(t, h.pool.QueryRow(context.Background(), "SELECT coalesce(sum(octet_length(body)), 0) FROM idempotency_keys").Scan(&stored))
+	require.Zero(t, stored)
+	// A small answer is kept and replayed.
+	s1 := h.do("GET", "/v1/reqs/search", a.Key, "", "Idempotency-Key", "k2")
+	s2 := h.do("GET", "/v1/reqs/search", a.Key, "", "Idempotency-Key", "k2")
+	require.Equal(t, 200, s2.status)
+	require.Equal(t, string(s1.body), string(s2.body))
+	require.Equal(t, "true", s2.header["Idempotent-Replayed"])
+}
+
+// Finding 3: the per-customer bound, and a duplicate's wait bounded by the call's deadline.
+func TestIdempotencyStoreBoundsBytesPerCustomerAndTheWait(t *testing.T) {
+	release := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	h := newHarness(t, func(cfg *api.Config, s *api.Server) {
+		cfg.IdempotencyCustomerBytes = 300
+		cfg.StoreTimeout = time.Second
+		if s != nil {
+			s.Register(stub("reqs.search", func(c *api.Call) (int, error) {
+				if c.Ctx.QueryArgs().Has("block") {
+					entered <- struct{}{}
+					<-release
+				}
+				return 1, c.JSON(200, map[string]any{"pad": strings.Repeat("y", 100), "q": string(c.Ctx.QueryArgs().Peek("q"))})
+			}))
+		}
+	})
+	a, b := h.account("growth"), h.account("growth")
+	for i := 0; i < 4; i++ { // about 120 bytes each: two fit in 300, the rest are served but not kept
+		require.Equal(t, 200, h.do("GET", "/v1/reqs/search?q="+itoa(int64(i)), a.Key, "", "Idempotency-Key", "a"+itoa(int64(i))).status)
+	}
+	kept := 0
+	for i := 0; i < 4; i++ {
+		r := h.do("GET", "/v1/reqs/search?q="+itoa(int64(i)), a.Key, "", "Idempotency-Key", "a"+itoa(int64(i)))
+		if r.status == 200 {
+			kept++
+		} else {
+			require.Equal(t, 409, r.status)
+		}
+	}
+	require.Equal(t, 2, kept)
+	var used int64
+	require.NoError(t, h.pool.QueryRow(context.Background(), "SELECT coalesce(sum(octet_length(body)), 0) FROM idempotency_keys WHERE customer_id = $1", a.CustomerID).Scan(&used))
+	require.LessOrEqual(t, used, int64(300))
+	// Another customer has a budget of its own.
+	require.Equal(t, 200, h.do("GET", "/v1/reqs/search", b.Key, "", "Idempotency-Key", "b").status)
+	require.Equal(t, "true", h.do("GET", "/v1/reqs/search", b.Key, "", "Idempotency-Key", "b").header["Idempotent-Replayed"])
+
+	// A duplicate of a call in flight waits at most the call's store deadline, then 409.
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); h.do("GET", "/v1/reqs/search?block=1", b.Key, "", "Idempotency-Key", "slow") }()
+	<-entered
+	start := time.Now()
+	r := h.do("GET", "/v1/reqs/search?block=1", b.Key, "", "Idempotency-Key", "slow")
+	took := time.Since(start)
+	close(release)
+	wg.Wait()
+	require.Equal(t, 409, r.status, "%s", r.body)
+	require.Less(t, took, 3*time.Second)
+}
+
+// Finding 4: the leftmost (client-written) X-Forwarded-For entry was trusted, and IPv6 clients
+// were limited per /128.
+func TestForwardedForTakesTheRightmostEntryAndLimitsIPv6Per64(t *testing.T) {
+	h := newHarness(t, func(cfg *api.Config, s *api.Server) {
+		cfg.TrustForwardedFor = true
+		withSearch(1)(cfg, s)
+	})
+	waitForFreshWindow()
+	// The client writes any leftmost entry it likes; the proxy appends the address it saw.
+	var last resp
+	for i := 0; i < 61; i++ {
+		last = h.raw("GET", "/v1/reqs/search", api.PublicDemoKey, nil, "X-Forwarded-For", fmt.Sprintf("10.0.%d.%d, 203.0.113.7", i/250, i%250))
+	}
+	require.Equal(t, 429, last.status, "the demo key's per-IP limit holds whatever the client writes first")
+	// A client header and the proxy's own header line: the proxy's (last) line counts.
+	r := h.raw("GET", "/v1/reqs/search", api.PublicDemoKey, nil, "X-Forwarded-For", "198.51.100.1, 198.51.100.9")
+	require.Equal(t, 200, r.status)
+
+	// IPv6: every address of one /64 shares the limit.
+	for i := 0; i < 61; i++ {
+		last = h.raw("GET", "/v1/reqs/search", api.PublicDemoKey, nil, "X-Forwarded-For", fmt.Sprintf("2001:db8:1:2::%x", i+1))
+	}
+	require.Equal(t, 429, last.status, "one /64 is one client")
+	r = h.raw("GET", "/v1/reqs/search", api.PublicDemoKey, nil, "X-Forwarded-For", "2001:db8:1:3::1")
+	require.Equal(t, 200, r.status, "another /64 is another client")
+}
+
+// waitForFreshWindow waits until at least 40 s of the current 60-second window remain.
+func waitForFreshWindow() {
+	if s := time.Now().Second(); s > 20 {
+		time.Sleep(time.Duration(60-s) * time.Second)
+	}
+}
+
+// Finding 5: fasthttp allocated a declared Content-Length before the body arrived, before
+// authentication.
+func TestSlowBodiesHoldNoDeclaredLengthBeforeAuthentication(t *testing.T) {
+	h := newHarness(t, nil)
+	addr := strings.TrimPrefix(h.s.Base, "http://")
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	const conns = 40
+	var cs []net.Conn
+	for i := 0; i < conns; i++ {
+		c, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		cs = append(cs, c)
+		_, err = fmt.Fprintf(c, "POST /v1/keys HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{\"scopes\":")
+		require.NoError(t, err)
+	}
+	time.Sleep(500 * time.Millisecond) // the server read every header
+	runtime.ReadMemStats(&after)
+	for _, c := range cs {
+		c.Close()
+	}
+	grew := after.TotalAlloc - before.TotalAlloc
+	require.Less(t, grew, uint64(8<<20), "%d connections declaring 1 MB each made the server allocate %d bytes", conns, grew)
+}
+
+// Finding 5: bodies in flight share a byte budget, connections per IP are capped and a header
+// must arrive within the header timeout.
+func TestConnectionAndBodyLimits(t *testing.T) {
+	h := newHarness(t, func(cfg *api.Config, _ *api.Server) {
+		cfg.MaxBodyBytes = 64 << 10
+		cfg.BodyBytesInFlight = 128 << 10
+		cfg.MaxConnsPerIP = 8
+		cfg.ReadHeaderTimeout = 300 * time.Millisecond
+		cfg.ReadBodyTimeout = 2 * time.Second
+	})
+	a := h.account("growth")
+	addr := strings.TrimPrefix(h.s.Base, "http://")
+	dial := func() net.Conn {
+		c, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	status := func(c net.Conn) int {
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		var code int
+		_, err := fmt.Fscanf(c, "HTTP/1.1 %d", &code)
+		require.NoError(t, err)
+		return code
+	}
+	// Two authenticated calls each hold a 64 KiB body budget while their bodies trickle in.
+	head := fmt.Sprintf("POST /v1/keys HTTP/1.1\r\nHost: x\r\nX-API-Key: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", a.Key, 60<<10)
+	prefix := append([]byte(`{"scopes":["read"],"pad":"`), bytes.Repeat([]byte("p"), 9000)...)
+	slow := []net.Conn{dial(), dial()}
+	for _, c := range slow {
+		_, err := io.WriteString(c, head)
+		require.NoError(t, err)
+		_, err = c.Write(prefix)
+		require.NoError(t, err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	// A third is refused at once: 503 in the spec's shape, not queued behind them.
+	r := h.raw("POST", "/v1/keys", a.Key, []byte(`{"scopes":["read"],"p":"`+strings.Repeat("q", 20000)+`"}`))
+	require.Equal(t, 503, r.status, "%s", r.body)
+	require.Contains(t, r.json(t)["detail"], "retry")
+	// The slow bodies time out (408) and free the budget.
+	for _, c := range slow {
+		require.Equal(t, 408, status(c))
+	}
+	require.Equal(t, 201, h.raw("POST", "/v1/keys", a.Key, []byte(`{"scopes":["read"]}`)).status)
+	// Larger than MaxBodyBytes: 413, before the body is read.
+	r = h.raw("POST", "/v1/keys", a.Key, bytes.Repeat([]byte(" "), 65<<10))
+	require.Equal(t, 413, r.status)
+
+	// A header that never completes is dropped after the header timeout.
+	c := dial()
+	_, err := io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n")
+	require.NoError(t, err)
+	_ = c.SetReadDeadline(time.Now().Add(3 * time.Second))
+	start := time.Now()
+	_, err = io.ReadAll(c)
+	require.NoError(t, err)
+	require.Less(t, time.Since(start), 2*time.Second)
+
+	// More than MaxConnsPerIP connections from one address: the extra ones are refused.
+	var open []net.Conn
+	for i := 0; i < 8; i++ {
+		open = append(open, dial())
+	}
+	time.Sleep(100 * time.Millisecond)
+	extra := dial()
+	_, _ = io.WriteString(extra, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+	require.Equal(t, 429, status(extra))
+	for _, c := range open {
+		c.Close()
+	}
+}
+
+// Finding 6: --demo-key "" left the previously installed demo key active.
+func TestDisablingTheDemoKeyRevokesTheInstalledOne(t *testing.T) {
+	pool := storetest.Postgres(t, "api")
+	h := startOn(t, pool, nil)
+	require.Equal(t, 200, h.do("GET", "/v1/whoami", api.PublicDemoKey, "").status)
+	off := startOn(t, pool, func(cfg *api.Config, _ *api.Server) { cfg.DemoKey = "" })
+	require.Equal(t, 403, off.do("GET", "/v1/whoami", api.PublicDemoKey, "").status)
+	require.Equal(t, 403, h.do("GET", "/v1/whoami", api.PublicDemoKey, "").status, "every instance drops it")
+	// Enabling it again reinstates it.
+	on := startOn(t, pool, nil)
+	require.Equal(t, 200, on.do("GET", "/v1/whoami", api.PublicDemoKey, "").status)
+}
+
+// Finding 7: store calls had no deadline; a store that does not answer hung the call.
+func TestStoreCallsHaveADeadlineAndTimeOutAs503(t *testing.T) {
+	var pool *pgxpool.Pool
+	h := newHarness(t, func(_ *api.Config, s *api.Server) {
+		if s != nil {
+			s.Register(stub("reqs.search", func(c *api.Call) (int, error) {
+				if _, err := pool.Exec(c.Context(), "SELECT pg_sleep(20)"); err != nil {
+					return 0, api.Internal(fmt.Errorf("cannot sleep: %w", err))
+				}
+				return 1, c.JSON(200, map[string]any{})
+			}))
+		}
+	})
+	pool = h.pool
+	a := h.account("growth")
+	start := time.Now()
+	r := h.do("GET", "/v1/reqs/search", a.Key, "")
+	took := time.Since(start)
+	require.Equal(t, 503, r.status, "%s", r.body)
+	require.IsType(t, "", r.json(t)["detail"])
+	require.Contains(t, r.json(t)["detail"], "retry")
+	require.Less(t, took, 8*time.Second, "the default store timeout is 5 s")
+}
+
+// Finding 7: a per-IP cap of calls in flight, next to the per-key one.
+func TestCallsInFlightAreCappedPerIP(t *testing.T) {
+	release := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	h := newHarness(t, func(cfg *api.Config, s *api.Server) {
+		cfg.IPMaxInFlight = 1
+		if s != nil {
+			s.Register(stub("reqs.search", func(c *api.Call) (int, error) {
+				select {
+				case entered <- struct{}{}:
+				default:
+				}
+				select {
+				case <-release:
+				case <-time.After(3 * time.Second):
+				}
+				return 1, c.JSON(200, map[string]any{})
+			}))
+		}
+	})
+	a, b := h.account("growth"), h.account("growth")
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); h.do("GET", "/v1/reqs/search", a.Key, "") }()
+	<-entered
+	r := h.do("GET", "/v1/reqs/search", b.Key, "") // another key, the same address
+	close(release)
+	wg.Wait()
+	require.Equal(t, 429, r.status, "%s", r.body)
+	require.Equal(t, "key_throttled", r.json(t)["detail"].(map[string]any)["reason"])
+	require.Equal(t, 200, h.do("GET", "/v1/reqs/search", b.Key, "").status)
+}
+
+// Finding 8: /readyz echoed driver errors.
+func TestReadyzNamesOnlyTheFailingStore(t *testing.T) {
+	secret := errors.New("failed to connect to `user=hs_admin database=prod`: 10.1.2.3:5432: password authentication failed")
+	srv := api.New(api.Config{Listen: "127.0.0.1:0", Checks: []api.Check{
+		{Name: "postgres", Ping: func(context.Context) error { return secret }},
+		{Name: "clickhouse", Ping: func(context.Context) error { return nil }},
+	}})
+	require.NoError(t, srv.Start(context.Background()))
+	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+	code, body, err := fasthttp.Get(nil, "http://"+srv.Addr()+"/readyz")
+	require.NoError(t, err)
+	require.Equal(t, 503, code)
+	require.Contains(t, string(body), "postgres")
+	require.NotContains(t, string(body), "clickhouse")
+	for _, leak := range []string{"hs_admin", "10.1.2.3", "password", "prod"} {
+		require.NotContains(t, string(body), leak)
+	}
+}
+
+// Finding 9: a 422 listed every bad value, each repeating the vocabulary.
+func TestValidationErrorsAreCappedAndListTheVocabularyOnce(t *testing.T) {
+	vocab := make([]string, 40)
+	for i := range vocab {
+		vocab[i] = fmt.Sprintf("vocabulary_word_%02d", i)
+	}
+	h := newHarness(t, func(_ *api.Config, s *api.Server) {
+		if s != nil {
+			s.Register(&api.Route{Name: "test.vocab", Method: "POST", Path: "/v1/test-vocab", Summary: "test", Tag: "test",
+				Body:     &api.Body{Required: true, Fields: []api.Field{{Name: "vals", Type: "array", Items: "string", Enum: vocab, MaxItems: 1_000_000}}},
+				Statuses: []int{200}, Handler: func(c *api.Call) (int, error) { return 0, c.JSON(200, map[string]any{}) }})
+		}
+	})
+	a := h.account("growth")
+	bad := make([]string, 100000)
+	for i := range bad {
+		bad[i] = "x"
+	}
+	body, err := json.Marshal(map[string]any{"vals": bad})
+	require.NoError(t, err)
+	require.Less(t, len(body), 1<<20)
+	r := h.do("POST", "/v1/test-vocab", a.Key, string(body))
+	require.Equal(t, 422, r.status)
+	require.Less(t, len(r.body), 32<<10, "a bounded answer")
+	var v apitest.Invalid
+	require.NoError(t, json.Unmarshal(r.body, &v))
+	require.Len(t, v.Detail, api.MaxFieldErrors)
+	last := v.Detail[len(v.Detail)-1]
+	require.Equal(t, "too_many_errors", last.Type)
+	require.EqualValues(t, 100000-(api.MaxFieldErrors-1), last.Ctx["omitted"])
+	require.Equal(t, 2, strings.Count(string(r.body), "vocabulary_word_39"), "listed once: in the first item's msg and ctx")
+	require.Equal(t, "enum", v.Detail[1].Type)
+	require.EqualValues(t, 0, v.Detail[1].Ctx["expected_in"])
+}

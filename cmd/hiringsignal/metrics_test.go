@@ -1,0 +1,36 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/VictoriaMetrics/metrics"
+	"github.com/stretchr/testify/require"
+
+	"github.com/planehq/hiringsignal/pipeline"
+)
+
+func TestCrawlMetricsCountCyclesAndFailedSourcesPerVendor(t *testing.T) {
+	set := metrics.NewSet()
+	m := crawlMetrics{set}
+	m.observe([]pipeline.CycleStats{
+		{Region: "eu", Duration: 2 * time.Second, Events: 7, Pages: 10, NotModified: 4, Sources: 5, FailedVendors: map[string]int{"lever": 2}},
+		{Region: "us", Skipped: true, Events: 99},
+	}, nil)
+	m.observe(nil, errors.New("directory unreachable"))
+	var b bytes.Buffer
+	set.WritePrometheus(&b)
+	out := b.String()
+	for _, want := range []string{
+		`hs_crawl_cycle_duration_seconds_count{region="eu"} 1`,
+		`hs_crawl_events_total{region="eu"} 7`,
+		`hs_crawl_sources_failed_total{vendor="lever"} 2`,
+		`hs_crawl_pages_not_modified_total 4`,
+		`hs_crawl_failures_total 1`,
+	} {
+		require.Contains(t, out, want)
+	}
+	require.NotContains(t, out, `region="us"`, "a skipped cycle did no work")
+}
