@@ -38,6 +38,19 @@ func (m *routeMetrics) observe(status int, start time.Time) {
 	c.Inc()
 }
 
+// registerMeteringMetrics exposes the metering log's backlog (sealed segments not yet in
+// Postgres), its overflows (calls that waited for the disk writer or syncer; raise
+// --metering-queue) and its unreadable-segment retries.
+func (s *Server) registerMeteringMetrics() {
+	if s.usage == nil {
+		return
+	}
+	u := s.usage
+	s.metrics.NewGauge("hs_metering_backlog_segments", func() float64 { return float64(u.Backlog()) })
+	s.metrics.NewGauge("hs_metering_overflows_total", func() float64 { return float64(u.Overflows()) })
+	s.metrics.NewGauge("hs_metering_segment_read_errors_total", func() float64 { return float64(u.SegmentReadErrors()) })
+}
+
 // metricsHandler serves the operator metrics in the Prometheus text format: the server's set
 // (calls per route and status, latencies, and whatever the other parts registered in it) and
 // the Go runtime and process metrics. It is outside /v1, never billed or limited.

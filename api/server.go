@@ -149,6 +149,7 @@ func New(cfg Config) *Server {
 	if cfg.Pool != nil {
 		s.usage = metering.New(metering.Config{Dir: cfg.MeteringDir, Pool: cfg.Pool, Log: cfg.Log,
 			QueueSize: cfg.MeteringQueue, FlushInterval: cfg.MeteringFlush, SyncEvery: cfg.MeteringSyncEvery, Committed: s.caps.Committed})
+		s.registerMeteringMetrics()
 	}
 	s.router.RedirectTrailingSlash = false
 	s.router.RedirectFixedPath = false

@@ -38,6 +38,7 @@ type Deps struct {
 	Log         *slog.Logger
 	MaxInFlight int           // searches running at once (default GOMAXPROCS*2)
 	QueueWait   time.Duration // how long a search waits for a slot before 503 (default 250ms)
+	OnSaturated func()        // when set, called for every search refused by the gate (metrics)
 }
 
 // Page bounds of the search routes.
@@ -102,6 +103,9 @@ func (h *handlers) gated(fn indexed) api.HandlerFunc {
 			case h.gate <- struct{}{}:
 				t.Stop()
 			case <-t.C:
+				if h.d.OnSaturated != nil {
+					h.d.OnSaturated()
+				}
 				e := api.Unavailable("Search (saturated: too many searches in flight)", nil)
 				e.Headers = map[string]string{"Retry-After": "1"}
 				return 0, e

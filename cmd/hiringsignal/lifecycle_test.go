@@ -214,7 +214,8 @@ func TestDevStopsCleanlyMidCrawl(t *testing.T) {
 		r.Body.Close()
 		return r.StatusCode == http.StatusOK
 	}, 3*time.Minute, 100*time.Millisecond, "dev never became ready")
-	requireMetrics(t, "http://"+listen+"/metrics", `hs_snapshot_build_duration_seconds_count 1`, `hs_http_request_duration_seconds_count{route="whoami"}`)
+	requireMetrics(t, "http://"+listen+"/metrics", `hs_snapshot_build_duration_seconds_count 1`, `hs_http_request_duration_seconds_count{route="whoami"}`,
+		"hs_metering_backlog_segments ", "hs_search_gate_rejections_total 0", "hs_auth_postgres_lookups_total")
 	p.stop(t)
 	requireClosed(t, sim)
 	requireClosed(t, listen)

@@ -30,6 +30,8 @@ type serveFlags struct {
 	siteURL           *string
 	trustForwardedFor *bool
 	refresh           *time.Duration
+	searchSlots       *int
+	searchQueueWait   *time.Duration
 	limits            *limitFlags
 }
 
@@ -45,6 +47,8 @@ func addServeFlags(fs *flagenv.Set) *serveFlags {
 		siteURL:           fs.String("site-url", "", "site with /upgrade, /purchase and /signup pages (default: links into /v1/pricing)"),
 		trustForwardedFor: fs.Bool("trust-forwarded-for", false, "take the client IP from X-Forwarded-For (only behind a trusted proxy)"),
 		refresh:           fs.Duration("read-refresh", 5*time.Second, "how often the read model and search index check for a newly committed cycle"),
+		searchSlots:       fs.Int("search-slots", 0, "searches (reqs/search, reqs/qualified, jobs/search) running at once on this instance; 0: 2 x GOMAXPROCS. Refusals are counted in hs_search_gate_rejections_total"),
+		searchQueueWait:   fs.Duration("search-queue-wait", 250*time.Millisecond, "how long a search waits for a slot before answering 503 with Retry-After"),
 		limits:            addLimitFlags(fs),
 	}
 }
@@ -110,7 +114,9 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 	})
 	account.Register(srv, account.Deps{Pool: s.pg, Log: log})
 	companies.Register(srv, companies.Deps{Snapshots: snap, Pool: s.pg, Log: log})
-	search.Register(srv, search.Deps{Snapshots: snap, Log: log})
+	saturated := set.NewCounter("hs_search_gate_rejections_total")
+	search.Register(srv, search.Deps{Snapshots: snap, Log: log, MaxInFlight: *sf.searchSlots, QueueWait: *sf.searchQueueWait,
+		OnSaturated: saturated.Inc})
 	readSide := &lifecycle.Loop{Run: func(ctx context.Context) {
 		if err := f.migrateWithRetry(ctx, s, log); err != nil {
 			return // stopped before the stores were ready
