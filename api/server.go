@@ -381,14 +381,26 @@ func (s *Server) healthz(ctx *fasthttp.RequestCtx) {
 }
 
 func (s *Server) readyz(ctx *fasthttp.RequestCtx) {
-	c, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	// The answer names what fails, never why: driver errors carry hosts, users and databases.
+	// The checks run at once, each with its own 2 s deadline, so a store that hangs cannot use
+	// up another's time and get it blamed. The answer names what fails, never why: driver
+	// errors carry hosts, users and databases.
+	errs := make([]error, len(s.cfg.Checks))
+	var wg sync.WaitGroup
+	for i, ch := range s.cfg.Checks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			errs[i] = ch.Ping(c)
+		}()
+	}
+	wg.Wait()
 	var failed []string
-	for _, ch := range s.cfg.Checks {
-		if err := ch.Ping(c); err != nil {
+	for i, ch := range s.cfg.Checks {
+		if errs[i] != nil {
 			failed = append(failed, ch.Name)
-			s.log.Warn("not ready", "check", ch.Name, "err", err)
+			s.log.Warn("not ready", "check", ch.Name, "err", errs[i])
 		}
 	}
 	if len(failed) > 0 {

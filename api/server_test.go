@@ -5,7 +5,9 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -47,4 +49,27 @@ func TestRegisterRefusesARouteWithoutHandler(t *testing.T) {
 	ok := &api.Route{Name: "x", Method: "GET", Path: "/v1/x", Handler: func(c *api.Call) (int, error) { return 0, c.NoContent() }}
 	srv.Register(ok)
 	require.Panics(t, func() { srv.Register(ok) }, "a name registered twice")
+}
+
+// A check that hangs does not use up the others' time: only it is named.
+func TestReadyzGivesEachCheckItsOwnDeadline(t *testing.T) {
+	ctx := context.Background()
+	hang := func(c context.Context) error { <-c.Done(); return c.Err() }
+	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Checks: []api.Check{
+		{Name: "postgres", Ping: hang},
+		{Name: "clickhouse", Ping: func(c context.Context) error {
+			<-time.After(100 * time.Millisecond) // answers, after the hanging check started
+			return c.Err()
+		}},
+	}})
+	require.NoError(t, srv.Start(ctx))
+	defer func() { require.NoError(t, srv.Stop(ctx)) }()
+	r, err := http.Get("http://" + srv.Addr() + "/readyz")
+	require.NoError(t, err)
+	defer r.Body.Close()
+	b, err := io.ReadAll(r.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusServiceUnavailable, r.StatusCode)
+	require.Contains(t, string(b), "postgres")
+	require.NotContains(t, string(b), "clickhouse")
 }

@@ -206,14 +206,7 @@ func TestDevStopsCleanlyMidCrawl(t *testing.T) {
 	sim, listen = freePort(t), freePort(t)
 	p = start(t, env, devArgs(t, opts, sim, listen)...)
 	p.waitFor(t, regexp.MustCompile(`msg="stores ready"`), 5*time.Minute)
-	require.Eventually(t, func() bool {
-		r, err := http.Get("http://" + listen + "/readyz")
-		if err != nil {
-			return false
-		}
-		r.Body.Close()
-		return r.StatusCode == http.StatusOK
-	}, 3*time.Minute, 100*time.Millisecond, "dev never became ready")
+	requireReady(t, listen, 3*time.Minute)
 	requireMetrics(t, "http://"+listen+"/metrics", `hs_snapshot_build_duration_seconds_count 1`, `hs_http_request_duration_seconds_count{route="whoami"}`,
 		"hs_metering_backlog_segments ", "hs_search_gate_rejections_total 0", "hs_auth_postgres_lookups_total")
 	p.stop(t)
@@ -243,14 +236,7 @@ func TestServeStopsCleanly(t *testing.T) {
 		listen := freePort(t)
 		p := start(t, []string{"HS_POSTGRES_URL=" + pg, "HS_CLICKHOUSE_ADDR=" + opts.Addr},
 			"serve", "--listen", listen, "--clickhouse-database", opts.Database, "--metering-dir", t.TempDir(), "--read-refresh", "200ms")
-		require.Eventually(t, func() bool {
-			r, err := http.Get("http://" + listen + "/readyz")
-			if err != nil {
-				return false
-			}
-			r.Body.Close()
-			return r.StatusCode == http.StatusOK
-		}, 2*time.Minute, 100*time.Millisecond, "serve never became ready")
+		requireReady(t, listen, 2*time.Minute)
 		p.stop(t)
 		requireClosed(t, listen)
 	})
@@ -268,4 +254,17 @@ func requireMetrics(t *testing.T, url string, want ...string) {
 	for _, w := range want {
 		require.Contains(t, string(b), w)
 	}
+}
+
+// requireReady waits until the binary listening on listen answers /readyz with 200.
+func requireReady(t *testing.T, listen string, within time.Duration) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		r, err := http.Get("http://" + listen + "/readyz")
+		if err != nil {
+			return false
+		}
+		r.Body.Close()
+		return r.StatusCode == http.StatusOK
+	}, within, 100*time.Millisecond, "never became ready")
 }
