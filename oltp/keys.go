@@ -125,6 +125,7 @@ type Key struct {
 	LastUsedAt  *time.Time `json:"last_used_at"`
 	RevokedAt   *time.Time `json:"revoked_at"`
 	ParentKeyID *int64     `json:"parent_key_id"`
+	LimitID     int64      `json:"-"` // its limit lineage (rotation replacements share it)
 }
 
 // IssuedKey is a freshly minted key: the only time its secret value is returned.
@@ -138,7 +139,7 @@ type IssuedKey struct {
 func ListKeys(ctx context.Context, pool *pgxpool.Pool, customerID string) ([]Key, error) {
 	rows, err := pool.Query(ctx, `SELECT k.key_id, k.display, k.scopes, a.tier, k.created_at,
 			(SELECT max(u.occurred_at) FROM usage_events u WHERE u.key_id = k.key_id AND u.customer_id = k.customer_id),
-			k.revoked_at, k.parent_key_id
+			k.revoked_at, k.parent_key_id, COALESCE(k.limit_id, k.key_id)
 		FROM api_keys k JOIN accounts a ON a.account_id = k.account_id
 		WHERE k.customer_id = $1 ORDER BY k.key_id`, customerID)
 	if err != nil {
@@ -146,7 +147,7 @@ func ListKeys(ctx context.Context, pool *pgxpool.Pool, customerID string) ([]Key
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Key, error) {
 		var k Key
-		err := r.Scan(&k.KeyID, &k.Display, &k.Scopes, &k.Tier, &k.CreatedAt, &k.LastUsedAt, &k.RevokedAt, &k.ParentKeyID)
+		err := r.Scan(&k.KeyID, &k.Display, &k.Scopes, &k.Tier, &k.CreatedAt, &k.LastUsedAt, &k.RevokedAt, &k.ParentKeyID, &k.LimitID)
 		return k, err
 	})
 }

@@ -114,12 +114,18 @@ func (h *handlers) dashboard(c *api.Call) (int, error) {
 		q := int64(*plan.DailyQuota)
 		quota = &q
 	}
+	// A key's daily quota is its lineage's (a rotation replacement inherits what the rotated
+	// key used today), so used sums the calls of every key of the lineage, revoked ones too.
+	lineage := map[int64]int64{}
+	for _, k := range keys {
+		lineage[k.LimitID] += calls[k.KeyID]
+	}
 	var worst *dashKey
 	for _, k := range keys {
 		if k.RevokedAt != nil {
 			continue
 		}
-		dk := dashKey{KeyID: k.KeyID, Display: k.Display, Used: calls[k.KeyID], Quota: quota, Status: StatusGreen, Reset: dayReset}
+		dk := dashKey{KeyID: k.KeyID, Display: k.Display, Used: lineage[k.LimitID], Quota: quota, Status: StatusGreen, Reset: dayReset}
 		if quota != nil {
 			switch {
 			case dk.Used >= *quota:

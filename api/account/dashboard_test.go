@@ -53,3 +53,23 @@ func TestDashboard(t *testing.T) {
 	require.Equal(t, "green", d["keys"].([]any)[0].(map[string]any)["status"])
 	require.Equal(t, "ok", d["spend_cap"].(map[string]any)["status"])
 }
+
+// A rotation replacement inherits its lineage's daily quota, so the dashboard shows what the
+// rotated key used today on the replacement, not 0.
+func TestDashboardShowsTheLineageUseOnARotatedKey(t *testing.T) {
+	ctx := context.Background()
+	h := start(t, searchStub(1))
+	free := h.Account(t, "free")
+	big := int64(1000)
+	require.NoError(t, oltp.SetCallsPerMinute(ctx, h.Pool, free.AccountID, &big))
+	for i := 0; i < 30; i++ {
+		require.Equal(t, 200, h.Do(t, "GET", "/v1/reqs/search", free.Key, "").Status)
+	}
+	r := h.Do(t, "POST", "/v1/keys/"+itoa(free.KeyID)+"/rotate", free.Key, `{}`)
+	require.Equal(t, 201, r.Status, string(r.Body))
+	replacement := object(t, r)["key"].(string)
+	d := object(t, h.Do(t, "GET", "/v1/usage/dashboard", replacement, ""))
+	keys := d["keys"].([]any)
+	require.Len(t, keys, 1, "the rotated key is revoked")
+	require.EqualValues(t, 30, keys[0].(map[string]any)["used"])
+}
