@@ -323,18 +323,26 @@ func TestConnectionAndBodyLimits(t *testing.T) {
 	require.NoError(t, err)
 	require.Less(t, time.Since(start), 2*time.Second)
 
-	// More than MaxConnsPerIP connections from one address: the extra ones are refused.
-	var open []net.Conn
-	for i := 0; i < 8; i++ {
-		open = append(open, dial())
+	// More than MaxConnsPerIP connections from one address: the extra ones are refused. The
+	// connections of the steps above are released as the server closes them, possibly while
+	// these are accepted, so the test holds 12 open keep-alive connections and requires that
+	// no more than 8 were served and the rest refused with 429.
+	served, refused := 0, 0
+	for i := 0; i < 12; i++ {
+		c := dial()
+		_, _ = io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+		switch code := status(c); code {
+		case 200:
+			served++ // kept open (keep-alive): it keeps counting
+		case 429:
+			refused++
+		default:
+			t.Fatalf("connection %d answered %d", i, code)
+		}
 	}
-	time.Sleep(100 * time.Millisecond)
-	extra := dial()
-	_, _ = io.WriteString(extra, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-	require.Equal(t, 429, status(extra))
-	for _, c := range open {
-		c.Close()
-	}
+	require.LessOrEqual(t, served, 8)
+	require.Equal(t, 12, served+refused)
+	require.GreaterOrEqual(t, refused, 4)
 }
 
 // Finding 6: --demo-key "" left the previously installed demo key active.
