@@ -99,9 +99,10 @@ const (
 	changeLog = 64
 )
 
-// authStats counts lookups that read Postgres and refusals by reason.
+// authStats counts lookups served from the cache (hits), lookups that read Postgres, and
+// refusals by reason. The cache hit ratio is hits / (hits + lookups).
 type authStats struct {
-	lookups, malformed, unknown, unknownCached, revoked, missLimited *metrics.Counter
+	hits, lookups, malformed, unknown, unknownCached, revoked, missLimited *metrics.Counter
 }
 
 // NewAuth returns the key cache of one instance; it counts its Postgres lookups and refusals in
@@ -118,7 +119,7 @@ func NewAuth(pool *pgxpool.Pool, log *slog.Logger, set *metrics.Set) *Auth {
 	a := &Auth{pool: pool, log: log, ttl: entryTTL, missTTL: missTTL, maxMiss: maxMisses,
 		entries: map[[32]byte]*Key{}, misses: map[[32]byte]time.Time{}, flight: map[int64]*atomic.Int64{},
 		waiters: map[string]*Waiter{}, id: "api-" + hex.EncodeToString(b[:]),
-		stats: authStats{lookups: set.GetOrCreateCounter("hs_auth_postgres_lookups_total"), malformed: refused("malformed"),
+		stats: authStats{hits: set.GetOrCreateCounter("hs_auth_cache_hits_total"), lookups: set.GetOrCreateCounter("hs_auth_postgres_lookups_total"), malformed: refused("malformed"),
 			unknown: refused("unknown"), unknownCached: refused("unknown_cached"), revoked: refused("revoked"), missLimited: refused("miss_limited")}}
 	a.loop.Run = a.run
 	return a
@@ -155,6 +156,7 @@ func (a *Auth) Lookup(ctx context.Context, key, ip string) (*Key, error) {
 	gen := a.gen
 	a.mu.RUnlock()
 	if useCache && e != nil && now.Sub(e.loadedAt) < a.ttl {
+		a.stats.hits.Inc()
 		if e.Auth.Revoked {
 			a.stats.revoked.Inc()
 			return nil, nil

@@ -46,4 +46,6 @@ func TestAuthCacheReloadsExpiredEntries(t *testing.T) {
 	next, err := a.Lookup(ctx, acct.Key, "")
 	require.NoError(t, err)
 	require.Same(t, reloaded, next, "and later calls are served from the cache again")
+	require.Equal(t, uint64(2), a.stats.hits.Get(), "two lookups served from the cache")
+	require.Equal(t, uint64(2), a.stats.lookups.Get(), "two read Postgres")
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -38,7 +39,11 @@ func (s *Server) handler(rt *Route) fasthttp.RequestHandler {
 		}()
 		if e := s.run(c); e != nil {
 			e = s.timedOut(c, e)
-			if e.Status >= 500 {
+			switch {
+			case e.Status == fasthttp.StatusServiceUnavailable:
+				// A store outage fails every request: WARN, one line per route per interval.
+				s.unavailableLog.log(s.log, slog.LevelWarn, rt.Name, time.Now(), "request answered 503", "route", rt.Name, "err", e)
+			case e.Status >= 500:
 				s.log.Error("request failed", "route", rt.Name, "status", e.Status, "err", e)
 			}
 			writeError(rc, e)

@@ -91,14 +91,15 @@ type Server struct {
 	router *router.Router
 	routes []*Route // in registration order, this package's own first
 
-	auth    *admission.Auth
-	limiter *admission.Limiter
-	caps    *admission.Caps
-	usage   *metering.Log // nil without a pool
-	doc     atomic.Pointer[[]byte]
-	metrics *metrics.Set
-	ipCalls inFlight   // calls in flight per client address
-	bodies  byteBudget // request body bytes held by calls in flight
+	auth           *admission.Auth
+	limiter        *admission.Limiter
+	caps           *admission.Caps
+	usage          *metering.Log // nil without a pool
+	doc            atomic.Pointer[[]byte]
+	metrics        *metrics.Set
+	unavailableLog *logSampler // 503 answers: one WARN per route per unavailableLogEvery
+	ipCalls        inFlight    // calls in flight per client address
+	bodies         byteBudget  // request body bytes held by calls in flight
 
 	mu     sync.Mutex // the fields below
 	state  int        // idle, running or stopped
@@ -142,7 +143,8 @@ func New(cfg Config) *Server {
 	if cfg.Metrics == nil {
 		cfg.Metrics = metrics.NewSet()
 	}
-	s := &Server{cfg: cfg, log: cfg.Log, pool: cfg.Pool, router: router.New(), metrics: cfg.Metrics}
+	s := &Server{cfg: cfg, log: cfg.Log, pool: cfg.Pool, router: router.New(), metrics: cfg.Metrics,
+		unavailableLog: newLogSampler(unavailableLogEvery)}
 	s.auth = admission.NewAuth(cfg.Pool, cfg.Log, cfg.Metrics)
 	s.limiter = admission.NewLimiter(oltp.RateWindows{Pool: cfg.Pool}, cfg.Log)
 	s.caps = admission.NewCaps(cfg.Pool)

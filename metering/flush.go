@@ -64,6 +64,9 @@ func (l *Log) flushLoop(ctx context.Context) {
 		}
 		err := l.flushClosed(ctx)
 		switch {
+		case ctx.Err() != nil:
+			// Stopping: the flush was cut short, not failed. Stop flushes what is left itself.
+			return
 		case err == nil || isOnlyUnreadable(err):
 			// Unreadable segments are logged by flushClosed and retried at the next tick; they hold
 			// nothing else up.

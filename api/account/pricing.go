@@ -45,7 +45,9 @@ func pricingSchema() map[string]any {
 		"tiers":        map[string]any{"type": "array", "items": tier},
 		"source_price": api.Object(map[string]any{"amount_per_weighted_unit": api.Type("number"), "currency": api.Type("string"), "weighted_unit": api.Type("string"), "weight": api.Type("integer")}),
 		"rate_limits": api.Object(map[string]any{"window_seconds": api.Type("integer"), "per_key_by_tier": map[string]any{"type": "object", "additionalProperties": api.Type("integer")},
-			"keyless_per_ip": api.Type("integer")}),
+			"keyless_per_ip": api.Type("integer"),
+			"account_keys_by_tier": map[string]any{"type": "object", "additionalProperties": api.Type("integer"),
+				"description": "account ceiling: all keys of one account together draw at most this many keys' worth of the per-key calls per window and of the daily quota, so minting keys does not multiply what an account draws"}}),
 		"compliance": api.Object(map[string]any{"headline": api.Type("string"), "summary": api.Type("string"), "statement_url": api.Type("string")}),
 	})
 }
@@ -53,7 +55,7 @@ func pricingSchema() map[string]any {
 // pricing answers the price list of spec 8 exactly.
 func (h *handlers) pricing(c *api.Call) (int, error) {
 	var tiers []pricingTier
-	perKey := map[string]int{}
+	perKey, accountKeys := map[string]int{}, map[string]int{}
 	for _, t := range plans.All() {
 		pt := pricingTier{Name: t.Name, MonthlyAmount: t.MonthlyAmount, Currency: "usd", Sellable: t.Sellable, DailyQuota: t.DailyQuota,
 			GatedEndpoints: t.GatedEndpoints, DefaultHardCapUnits: t.HardCapUnits, DefaultSoftCapUnits: t.SoftCapUnits}
@@ -61,6 +63,9 @@ func (h *handlers) pricing(c *api.Call) (int, error) {
 			id := t.ID
 			pt.TierID = &id
 			perKey[t.ID] = t.PerMinute
+		}
+		if t.AccountKeys > 0 {
+			accountKeys[t.ID] = t.AccountKeys
 		}
 		if t.HasBundle {
 			pt.Bundle = &bundle{Watches: t.Watches, Fires: t.Fires, Credits: t.Credits}
@@ -71,8 +76,9 @@ func (h *handlers) pricing(c *api.Call) (int, error) {
 		"tiers": tiers,
 		"source_price": map[string]any{"amount_per_weighted_unit": plans.SourcePricePerUnit, "currency": "usd",
 			"weighted_unit": "sourced company row", "weight": 1},
-		"rate_limits": map[string]any{"window_seconds": plans.WindowSeconds, "per_key_by_tier": perKey, "keyless_per_ip": plans.KeylessPerMinute},
-		"compliance":  compliance{Headline: complianceHeadline, Summary: complianceSummary, StatementURL: c.BaseURL() + "/v1/compliance"},
+		"rate_limits": map[string]any{"window_seconds": plans.WindowSeconds, "per_key_by_tier": perKey, "keyless_per_ip": plans.KeylessPerMinute,
+			"account_keys_by_tier": accountKeys},
+		"compliance": compliance{Headline: complianceHeadline, Summary: complianceSummary, StatementURL: c.BaseURL() + "/v1/compliance"},
 	})
 }
 

@@ -41,7 +41,7 @@ func TestPricingIsTheSpecPriceList(t *testing.T) {
 	require.Contains(t, tiers[1].(map[string]any)["gated_endpoints"], "hiring-pulse")
 	require.Equal(t, map[string]any{"amount_per_weighted_unit": 0.1, "currency": "usd", "weighted_unit": "sourced company row", "weight": 1.0}, p["source_price"])
 	require.Equal(t, map[string]any{"window_seconds": 60.0, "per_key_by_tier": map[string]any{"tier_0": 20.0, "tier_1": 100.0, "tier_2": 500.0, "tier_3": 2000.0},
-		"keyless_per_ip": 60.0}, p["rate_limits"])
+		"keyless_per_ip": 60.0, "account_keys_by_tier": map[string]any{"tier_0": 1.0, "tier_1": 1.0, "tier_2": 5.0, "tier_3": 5.0, "enterprise": 5.0}}, p["rate_limits"])
 	c := p["compliance"].(map[string]any)
 	require.True(t, strings.HasSuffix(c["statement_url"].(string), "/v1/compliance"))
 }
