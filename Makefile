@@ -34,7 +34,7 @@ deps:
 	@./scripts/deps.sh $(DEB_PKGS)
 
 lint: $(GOLANGCI)
-	gofmt -l . | tee /dev/stderr | (! read)
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "$$out"; echo 'gofmt: these files are not formatted; run gofmt -w on them'; exit 1; fi
 	$(GO) vet ./...
 	$(GOLANGCI) run ./...
 
