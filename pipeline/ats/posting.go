@@ -81,9 +81,9 @@ type place struct {
 }
 
 // appendPlaces appends p once per place (docs/crawl-contract.md, "Several places, one
-// posting"): the first place keeps p.SourceID, the n-th further place (n counted from 1 in
-// the feed's own list) gets SourceID + "#" + n. A further place identical to an earlier one is
-// skipped. With no place, p is appended as it is.
+// posting"): the first place keeps p.SourceID, the n-th further place (n counted from 1, in
+// the order the feed lists its places) gets SourceID + "#" + n. A further place identical to
+// an earlier one is skipped (its n is not reused). With no place, p is appended as it is.
 func appendPlaces(out []Posting, p Posting, places []place) []Posting {
 	if len(places) == 0 {
 		return append(out, p)
