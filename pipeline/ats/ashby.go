@@ -31,17 +31,17 @@ type ashbyResponse struct {
 }
 
 type ashbyJob struct {
-	ID            flexString `json:"id"`
-	Title         string     `json:"title"`
-	Location      flexString `json:"location"`
-	Department    flexString `json:"department"`
-	Team          flexString `json:"team"`
-	IsListed      optBool    `json:"isListed"`
-	IsRemote      flexBool   `json:"isRemote"`
-	WorkplaceType flexString `json:"workplaceType"`
-	PublishedAt   flexTime   `json:"publishedAt"`
-	JobURL        flexString `json:"jobUrl"`
-	ApplyURL      flexString `json:"applyUrl"`
+	ID            flexString   `json:"id"`
+	Title         string       `json:"title"`
+	Location      flexString   `json:"location"`
+	Department    flexString   `json:"department"`
+	Team          flexString   `json:"team"`
+	IsListed      optBool      `json:"isListed"`
+	IsRemote      flexBool     `json:"isRemote"`
+	WorkplaceType flexString   `json:"workplaceType"`
+	PublishedAt   flexTime     `json:"publishedAt"`
+	JobURL        flexString   `json:"jobUrl"`
+	ApplyURL      flexString   `json:"applyUrl"`
 	Address       ashbyAddress `json:"address"`
 	Secondary     []struct {
 		Location flexString   `json:"location"`

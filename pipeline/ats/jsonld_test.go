@@ -153,7 +153,7 @@ func TestJSONLDJobPages(t *testing.T) {
 	}
 	f(`<link rel="canonical" href="`+jobURL+`">`, jobURL+"&from=serp", jobURL)
 	f(`<link rel="canonical" href="/viewjob?jk=abc123">`, "https://uk.jobboard.example/rc/clk?jk=abc123", jobURL) // relative canonical
-	f(``, jobURL, jobURL)                                                                                    // no canonical: the page URL
+	f(``, jobURL, jobURL)                                                                                         // no canonical: the page URL
 	f(``, "https://jobboard.example/viewjob?jk=abc123", "https://jobboard.example/viewjob?jk=abc123")
 
 	// A well-known board's host never becomes the employer's domain, wherever the page lives.
