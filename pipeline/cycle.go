@@ -33,6 +33,7 @@ type CycleStats struct {
 	Postings      int
 	Malformed     int
 	Unresolved    int
+	SalaryDropped int // postings whose published pay was not served: implausible, or an unknown currency or period (normalize.YearlyUSD)
 	ReqsLive      int
 	Events        int
 	ByType        map[string]int
@@ -301,12 +302,15 @@ func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver,
 				}
 				out := make([]observation, 0, len(m.postings))
 				keep := make([]cachedObs, 0, len(m.postings))
-				unresolved := 0
+				unresolved, salDropped := 0, 0
 				for i := range m.postings {
 					o, ok := res.observe(m.src, &m.postings[i])
 					if !ok {
 						unresolved++
 						continue
+					}
+					if o.salaryDropped {
+						salDropped++
 					}
 					out = append(out, o)
 					keep = append(keep, cachedObs{reqKey: o.reqKey, sourceID: o.sourceID})
@@ -319,6 +323,7 @@ func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver,
 				stats[m.src.Region].CacheEvicted += evicted
 				stats[m.src.Region].Postings += len(m.postings)
 				stats[m.src.Region].Unresolved += unresolved
+				stats[m.src.Region].SalaryDropped += salDropped
 				countMu.Unlock()
 				obs <- obsMsg{src: m.src, full: out}
 			}

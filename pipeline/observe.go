@@ -28,6 +28,9 @@ type observation struct {
 	salary     bool
 	salLo      float64
 	salHi      float64
+	// salaryDropped: the posting published pay that is not served (unknown currency or period,
+	// or implausible per normalize.YearlyUSD); counted as CycleStats.SalaryDropped.
+	salaryDropped bool
 }
 
 // resolver maps postings to known companies and normalizes them. Read-only after construction.
@@ -106,6 +109,8 @@ func (r *resolver) observe(src *Source, p *ats.Posting) (observation, bool) {
 	if p.Salary != nil {
 		if lo, hi, ok := normalize.YearlyUSD(p.Salary.Min, p.Salary.Max, p.Salary.Currency, p.Salary.Period); ok {
 			o.salary, o.salLo, o.salHi = true, lo, hi
+		} else {
+			o.salaryDropped = true
 		}
 	}
 	o.reqKey = ReqKey(o.companyID, o.titleKey, o.country)
