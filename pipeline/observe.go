@@ -33,6 +33,21 @@ type observation struct {
 	salaryDropped bool
 }
 
+// Sighting is what one posting gives its req (Config.OnSighting).
+type Sighting struct {
+	SourceKey, SourceID, ReqKey string
+	URL                         string // link to the real posting
+	Country                     string // canonical country name; "" when unknown
+	Salary                      bool   // a plausible yearly-USD salary is served
+	SalaryMinUSD, SalaryMaxUSD  float64
+	SalaryDropped               bool // published pay that is not served
+}
+
+func (o *observation) sighting() Sighting {
+	return Sighting{SourceKey: o.sourceKey, SourceID: o.sourceID, ReqKey: o.reqKey, URL: o.url, Country: o.country,
+		Salary: o.salary, SalaryMinUSD: o.salLo, SalaryMaxUSD: o.salHi, SalaryDropped: o.salaryDropped}
+}
+
 // resolver maps postings to known companies and normalizes them. Read-only after construction.
 type resolver struct {
 	byDomain map[string]*companyInfo
