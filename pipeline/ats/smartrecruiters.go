@@ -92,7 +92,7 @@ func (smartRecruiters) Parse(body []byte, pageURL string) (Page, error) {
 			// The remote shape: city holds the remote area, region says REMOTE.
 			remote = true
 			area := city
-			city, region = "", ""
+			city = ""
 			if area != "" {
 				region = "Remote - " + area
 			} else {
