@@ -33,6 +33,7 @@ type CycleStats struct {
 	Postings      int
 	Malformed     int
 	Unresolved    int
+	SalaryDropped int // postings whose published pay was not served: implausible, or an unknown currency or period (normalize.YearlyUSD)
 	ReqsLive      int
 	Events        int
 	ByType        map[string]int
@@ -80,6 +81,7 @@ type Crawler struct {
 	batch   int
 	workers int
 	onObs   func(sourceKey, sourceID, reqKey string)
+	onSight func(Sighting)
 
 	mu    sync.Mutex // one cycle at a time
 	state *State
@@ -97,7 +99,11 @@ type Config struct {
 	// OnObservation, when set, is called (concurrently) for every posting resolved to a req: tests
 	// use it to score dedup against the simulator's ground truth.
 	OnObservation func(sourceKey, sourceID, reqKey string)
-	Log           *slog.Logger
+	// OnSighting, when set, is called (from one goroutine) for every posting of a freshly parsed
+	// page resolved to a req, with the attributes it gives the req: tests use it to measure what
+	// each source format delivers (url, country, pay).
+	OnSighting func(Sighting)
+	Log        *slog.Logger
 }
 
 func (c *Config) defaults() {
@@ -127,7 +133,7 @@ func NewCrawler(ctx context.Context, ch driver.Conn, cfg Config) (*Crawler, erro
 func newCrawler(ch driver.Conn, st *State, cfg Config) *Crawler {
 	cfg.defaults()
 	return &Crawler{ch: ch, fetch: NewFetcher(cfg.Fetch), log: cfg.Log, batch: cfg.InsertBatch, workers: cfg.NormalizeWorkers,
-		onObs: cfg.OnObservation, state: st, pages: newPageCache(cfg.PageCacheBytes)}
+		onObs: cfg.OnObservation, onSight: cfg.OnSighting, state: st, pages: newPageCache(cfg.PageCacheBytes)}
 }
 
 // Fetcher exposes the crawler's HTTP side (for the directory).
@@ -301,12 +307,15 @@ func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver,
 				}
 				out := make([]observation, 0, len(m.postings))
 				keep := make([]cachedObs, 0, len(m.postings))
-				unresolved := 0
+				unresolved, salDropped := 0, 0
 				for i := range m.postings {
 					o, ok := res.observe(m.src, &m.postings[i])
 					if !ok {
 						unresolved++
 						continue
+					}
+					if o.salaryDropped {
+						salDropped++
 					}
 					out = append(out, o)
 					keep = append(keep, cachedObs{reqKey: o.reqKey, sourceID: o.sourceID})
@@ -319,6 +328,7 @@ func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver,
 				stats[m.src.Region].CacheEvicted += evicted
 				stats[m.src.Region].Postings += len(m.postings)
 				stats[m.src.Region].Unresolved += unresolved
+				stats[m.src.Region].SalaryDropped += salDropped
 				countMu.Unlock()
 				obs <- obsMsg{src: m.src, full: out}
 			}
@@ -336,6 +346,9 @@ func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver,
 			d.add(&m.full[i])
 			if c.onObs != nil {
 				c.onObs(m.full[i].sourceKey, m.full[i].sourceID, m.full[i].reqKey)
+			}
+			if c.onSight != nil {
+				c.onSight(m.full[i].sighting())
 			}
 		}
 		for _, co := range m.cached {

@@ -28,6 +28,24 @@ type observation struct {
 	salary     bool
 	salLo      float64
 	salHi      float64
+	// salaryDropped: the posting published pay that is not served (unknown currency or period,
+	// or implausible per normalize.YearlyUSD); counted as CycleStats.SalaryDropped.
+	salaryDropped bool
+}
+
+// Sighting is what one posting gives its req (Config.OnSighting).
+type Sighting struct {
+	SourceKey, SourceID, ReqKey string
+	URL                         string // link to the real posting
+	Country                     string // canonical country name; "" when unknown
+	Salary                      bool   // a plausible yearly-USD salary is served
+	SalaryMinUSD, SalaryMaxUSD  float64
+	SalaryDropped               bool // published pay that is not served
+}
+
+func (o *observation) sighting() Sighting {
+	return Sighting{SourceKey: o.sourceKey, SourceID: o.sourceID, ReqKey: o.reqKey, URL: o.url, Country: o.country,
+		Salary: o.salary, SalaryMinUSD: o.salLo, SalaryMaxUSD: o.salHi, SalaryDropped: o.salaryDropped}
 }
 
 // resolver maps postings to known companies and normalizes them. Read-only after construction.
@@ -106,6 +124,8 @@ func (r *resolver) observe(src *Source, p *ats.Posting) (observation, bool) {
 	if p.Salary != nil {
 		if lo, hi, ok := normalize.YearlyUSD(p.Salary.Min, p.Salary.Max, p.Salary.Currency, p.Salary.Period); ok {
 			o.salary, o.salLo, o.salHi = true, lo, hi
+		} else {
+			o.salaryDropped = true
 		}
 	}
 	o.reqKey = ReqKey(o.companyID, o.titleKey, o.country)

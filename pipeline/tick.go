@@ -26,7 +26,7 @@ func (c *Crawler) RunTick(ctx context.Context, baseURL string, tick int) ([]Cycl
 		}
 		c.log.Debug("cycle committed", "region", region, "tick", st.Tick, "cycle_time", st.CycleTime.Format(time.RFC3339),
 			"sources", st.Sources, "failed", st.SourcesFailed, "postings", st.Postings, "malformed", st.Malformed,
-			"unresolved", st.Unresolved, "live", st.ReqsLive, "events", st.Events, "took", st.Duration.Round(time.Millisecond))
+			"unresolved", st.Unresolved, "salary_dropped", st.SalaryDropped, "live", st.ReqsLive, "events", st.Events, "took", st.Duration.Round(time.Millisecond))
 	}
 	return out, nil
 }

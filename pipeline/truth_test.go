@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"sort"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -61,11 +60,6 @@ func (o *observed) hook(sourceKey, sourceID, reqKey string) {
 	if m == nil {
 		m = map[[2]string]string{}
 		o.byTick[o.tick] = m
-	}
-	if strings.HasPrefix(sourceKey, "workable:") {
-		// The adapter keeps multi-location entries apart as shortcode/country/city; the world
-		// names them by the shared shortcode.
-		sourceID, _, _ = strings.Cut(sourceID, "/")
 	}
 	m[[2]string{sourceKey, sourceID}] = reqKey
 }

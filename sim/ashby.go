@@ -72,7 +72,18 @@ func (w *World) renderAshby(b []byte, c *company, tick int, comp, junk bool) []b
 		} else {
 			b = appendStr(b, cd.cities[g.city])
 		}
-		b = append(b, `,"secondaryLocations":[],"publishedAt":`...)
+		b = append(b, `,"secondaryLocations":[`...)
+		if g.country2 != noCountry {
+			cd2 := &countries[g.country2]
+			b = append(b, `{"location":`...)
+			b = appendStr(b, cd2.cities[g.city2])
+			b = append(b, `,"address":{"postalAddress":{"addressLocality":`...)
+			b = appendStr(b, cd2.cities[g.city2])
+			b = append(b, `,"addressRegion":"","addressCountry":`...)
+			b = appendStr(b, cd2.name)
+			b = append(b, `}}}`...)
+		}
+		b = append(b, `],"publishedAt":`...)
 		b = appendTime(b, w.postedAt(g, vAshby).UTC(), "2006-01-02T15:04:05.000-07:00")
 		b = append(b, `,"isListed":`...)
 		b = appendBool(b, entries[i].listed)

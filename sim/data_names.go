@@ -88,23 +88,33 @@ type boardDef struct {
 	prefix  string // posting id prefix
 	host    string // host used in posting URLs
 	region  int
+	// pages: a board of job pages (one JobPosting per page, no identifier, @id or url: the page
+	// is the posting) instead of list pages; see jobpages.go.
+	pages bool
 }
 
 var boardDefs = []boardDef{
-	{"jobsnorth", "JobsNorth", "jn", "www.jobsnorth.example", regNA},
-	{"careerharbor", "CareerHarbor", "ch", "careerharbor.example", regNA},
-	{"empleosur", "EmpleoSur", "es", "www.empleosur.example", regLatam},
-	{"vagaspro", "VagasPro", "vp", "vagaspro.example", regLatam},
-	{"britjobs", "BritJobs", "bj", "www.britjobs.example", regUKI},
-	{"thamesworks", "ThamesWorks", "tw", "thamesworks.example", regUKI},
-	{"stellenwelt", "Stellenwelt", "sw", "www.stellenwelt.example", regDACH},
-	{"jobalpin", "JobAlpin", "ja", "jobalpin.example", regDACH},
-	{"eurotalent", "EuroTalent", "et", "www.eurotalent.example", regEU},
-	{"werkhub", "WerkHub", "wh", "werkhub.example", regEU},
-	{"pacifichire", "PacificHire", "ph", "www.pacifichire.example", regAPAC},
-	{"asiacareers", "AsiaCareers", "ac", "asiacareers.example", regAPAC},
-	{"gulfroles", "GulfRoles", "gr", "www.gulfroles.example", regMEA},
-	{"savannajobs", "SavannaJobs", "sj", "savannajobs.example", regMEA},
+	{"jobsnorth", "JobsNorth", "jn", "www.jobsnorth.example", regNA, false},
+	{"careerharbor", "CareerHarbor", "ch", "careerharbor.example", regNA, false},
+	{"empleosur", "EmpleoSur", "es", "www.empleosur.example", regLatam, false},
+	{"vagaspro", "VagasPro", "vp", "vagaspro.example", regLatam, false},
+	{"britjobs", "BritJobs", "bj", "www.britjobs.example", regUKI, false},
+	{"thamesworks", "ThamesWorks", "tw", "thamesworks.example", regUKI, false},
+	{"stellenwelt", "Stellenwelt", "sw", "www.stellenwelt.example", regDACH, false},
+	{"jobalpin", "JobAlpin", "ja", "jobalpin.example", regDACH, false},
+	{"eurotalent", "EuroTalent", "et", "www.eurotalent.example", regEU, false},
+	{"werkhub", "WerkHub", "wh", "werkhub.example", regEU, false},
+	{"pacifichire", "PacificHire", "ph", "www.pacifichire.example", regAPAC, false},
+	{"asiacareers", "AsiaCareers", "ac", "asiacareers.example", regAPAC, false},
+	{"gulfroles", "GulfRoles", "gr", "www.gulfroles.example", regMEA, false},
+	{"savannajobs", "SavannaJobs", "sj", "savannajobs.example", regMEA, false},
+	{"hirelane", "HireLane", "hl", "www.hirelane.example", regNA, true},
+	{"trabajored", "TrabajoRed", "tr", "www.trabajored.example", regLatam, true},
+	{"joblink", "JobLink", "jl", "uk.joblink.example", regUKI, true},
+	{"stellenblick", "Stellenblick", "sb", "de.stellenblick.example", regDACH, true},
+	{"vacanteo", "Vacanteo", "vc", "www.vacanteo.example", regEU, true},
+	{"jobharbour", "JobHarbour", "jh", "www.jobharbour.example", regAPAC, true},
+	{"wazifa", "Wazifa", "wz", "www.wazifa.example", regMEA, true},
 }
 
 // aggregatorName is the aggregator's board name (one feed per region).

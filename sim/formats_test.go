@@ -392,7 +392,7 @@ func TestJSONLDFormat(t *testing.T) {
 	var stringOrg, objCountry, arrayLoc, sameAs, orgs, remote, salary int
 	blocks := map[string]int{}
 	for _, s := range d.Sources {
-		if s.Kind != KindBoard {
+		if s.Kind != KindBoard || isPageBoard(s.Board) { // job-page boards: TestJobPagesFormat
 			continue
 		}
 		body := fetchOK(t, s.URL)
@@ -457,6 +457,65 @@ func TestJSONLDFormat(t *testing.T) {
 	require.Greater(t, blocks["array"], 0)
 	require.Greater(t, blocks["graph"], 0)
 	require.Greater(t, blocks["object"], 0)
+}
+
+func isPageBoard(name string) bool {
+	for _, b := range boardDefs {
+		if b.name == name {
+			return b.pages
+		}
+	}
+	return false
+}
+
+// Job pages (issue 14): one JobPosting per page with no identifier, @id or url; most pages carry
+// a canonical link; sameAs, when present, is the board's own company page; a req published for
+// two countries lists both places in jobLocation.
+func TestJobPagesFormat(t *testing.T) {
+	t.Parallel()
+	_, d := formatWorld(t)
+	var pages, canonical, sameAs, multi int
+	for _, s := range d.Sources {
+		if !isPageBoard(s.Board) {
+			continue
+		}
+		require.Equal(t, KindBoard, s.Kind)
+		u := s.URL
+		index := fetchOK(t, u)
+		require.Empty(t, jsonldPostings(t, index), "the index page lists no posting")
+		m := nextRe.FindSubmatch(index)
+		for m != nil {
+			u = string(m[1])
+			body := fetchOK(t, u)
+			pages++
+			ps := jsonldPostings(t, body)
+			require.Len(t, ps, 1, u)
+			p := ps[0]
+			for _, k := range []string{"identifier", "@id", "url"} {
+				require.NotContains(t, p, k, "a job page's posting has no %s", k)
+			}
+			if canonicalRe.Match(body) {
+				canonical++
+			}
+			org := p["hiringOrganization"].(map[string]any)
+			if sa, ok := org["sameAs"].(string); ok {
+				sameAs++
+				require.Contains(t, sa, "/cmp/", "the board's own company page")
+				require.NotContains(t, sa, ".com\"")
+			}
+			if places, ok := p["jobLocation"].([]any); ok {
+				require.Len(t, places, 2)
+				multi++
+			}
+			m = nextRe.FindSubmatch(body)
+		}
+	}
+	t.Logf("job pages %d: canonical %d, sameAs %d, two countries %d", pages, canonical, sameAs, multi)
+	require.Greater(t, pages, 20)
+	require.Greater(t, canonical, 0)
+	require.Less(t, canonical, pages, "some pages have no canonical link")
+	require.Greater(t, sameAs, 0)
+	require.Greater(t, multi, 0)
 }
 
 func TestAggregatorFormat(t *testing.T) {

@@ -8,7 +8,8 @@ import (
 // Greenhouse Job Board API: GET /v1/boards/{token}/jobs?content=true
 // {"jobs":[{absolute_url, internal_job_id, location{name}, metadata, id, updated_at,
 // requisition_id, title, company_name, first_published, content?, departments[], offices[]}],
-// "meta":{"total":N}}. No paging, no country (location.name is free text), no salary on the list.
+// "meta":{"total":N}}. No paging, no country (location.name is free text, sometimes a bare
+// city), no salary on the list; offices[].location is the office's place with its country.
 
 const greenhouseJunk = `{"absolute_url":17,"internal_job_id":null,"location":"Remote","metadata":null,"id":"n/a","updated_at":"yesterday","requisition_id":null,"title":null,"departments":{},"offices":null}`
 
@@ -44,7 +45,12 @@ func (w *World) renderGreenhouse(b []byte, c *company, tick int, content, junk b
 		b = append(b, `","internal_job_id":`...)
 		b = strconv.AppendInt(b, 2000000000+int64(internalID32(c, g)), 10)
 		b = append(b, `,"location":{"name":`...)
-		b = appendStrBytes(b, appendLocationText(scratch[:0], g, h2(g.h, vGreenhouse)))
+		if !g.remote && h2(g.h, 72)%3 == 0 {
+			// Free text without a country ("London", "Cambridge"): only the office says where.
+			b = appendStr(b, countries[g.country].cities[g.city])
+		} else {
+			b = appendStrBytes(b, appendLocationText(scratch[:0], g, h2(g.h, vGreenhouse)))
+		}
 		b = append(b, `},"metadata":null,"id":`...)
 		b = appendATSID(b, c, vGreenhouse, g)
 		posted := w.postedAt(g, vGreenhouse).In(zone)

@@ -86,4 +86,6 @@ const (
 	saltID
 	saltBlock
 	saltExtra
+	saltMulti
+	saltJobPage
 )

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -174,16 +175,18 @@ func crawlSource(t *testing.T, src Source) crawled {
 				ok = false
 			}
 			add(id, ok, e["title"])
+			secondary, _ := e["secondaryLocations"].([]any)
+			for n := 1; ok && n <= len(secondary); n++ {
+				add(id+"#"+strconv.Itoa(n), ok, e["title"]) // each further place is a posting
+			}
 		}
 	case "workable":
-		seen := map[string]bool{}
 		for _, e := range entries(fetch(src.URL), "jobs") {
+			// One entry per location, named as the adapter names it: shortcode/country/city.
 			id, ok := str(e, "shortcode")
-			if ok && seen[id] {
-				continue // another location of the same job
-			}
-			seen[id] = true
-			add(id, ok, e["title"])
+			country, _ := e["country"].(string)
+			city, _ := e["city"].(string)
+			add(id+"/"+country+"/"+city, ok, e["title"])
 		}
 	case "smartrecruiters":
 		for offset := 0; ; {
@@ -213,8 +216,11 @@ func crawlSource(t *testing.T, src Source) crawled {
 	case "personio":
 		var feed struct {
 			Positions []struct {
-				ID   string  `xml:"id"`
-				Name *string `xml:"name"`
+				ID         string  `xml:"id"`
+				Name       *string `xml:"name"`
+				Additional struct {
+					Offices []string `xml:"office"`
+				} `xml:"additionalOffices"`
 			} `xml:"position"`
 		}
 		require.NoError(t, xml.Unmarshal(fetch(src.URL), &feed))
@@ -225,11 +231,32 @@ func crawlSource(t *testing.T, src Source) crawled {
 				continue
 			}
 			out.ids = append(out.ids, p.ID)
+			for n := 1; n <= len(p.Additional.Offices); n++ {
+				out.ids = append(out.ids, p.ID+"#"+strconv.Itoa(n)) // each further office is a posting
+			}
 		}
 	case "jsonld":
 		for u := src.URL; u != ""; {
 			body := fetch(u)
+			if isJobPage(body) {
+				// A job page: the page is the posting (canonical link, else its URL), and each
+				// further jobLocation is a posting of its own (id#n).
+				id := u
+				if m := canonicalRe.FindSubmatch(body); m != nil {
+					id = string(m[1])
+				}
+				for _, p := range jsonldPostings(t, body) {
+					places, _ := p["jobLocation"].([]any)
+					add(id, true, p["title"])
+					for n := 1; n < len(places); n++ {
+						add(id+"#"+strconv.Itoa(n), true, p["title"])
+					}
+				}
+			}
 			for _, p := range jsonldPostings(t, body) {
+				if isJobPage(body) {
+					break
+				}
 				idv, _ := p["identifier"].(map[string]any)
 				id, ok := "", false
 				if idv != nil {
@@ -262,6 +289,13 @@ func crawlSource(t *testing.T, src Source) crawled {
 		panic(fmt.Sprintf("vendor %q", src.Vendor))
 	}
 	return out
+}
+
+var canonicalRe = regexp.MustCompile(`<link rel="canonical" href="([^"]+)">`)
+
+// isJobPage reports whether a board page is a job page (one posting without identifier).
+func isJobPage(body []byte) bool {
+	return bytes.Contains(body, []byte("<script type=\"application/ld+json\">")) && !bytes.Contains(body, []byte(`"identifier"`))
 }
 
 // sourceOfVendor returns the first directory source of the vendor.

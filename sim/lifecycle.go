@@ -34,7 +34,11 @@ const (
 	remoteShare   = 0.12
 	salaryShare   = 0.4
 	repostShare   = 0.10
+	multiShare    = 0.15 // of the on-site reqs of companies whose ATS can list several places
 )
+
+// noCountry marks a gen without a second country.
+const noCountry = 0xFF
 
 // windowTable holds log-uniform window lengths.
 func windowTable() [256]int32 {
@@ -62,6 +66,11 @@ type gen struct {
 	remote   bool
 	salary   bool
 	empType  uint8 // 0 full-time, 1 part-time, 2 contract, 3 internship
+	// country2/city2: a second country the same posting is published for (noCountry when none).
+	// It is a req of its own (one req per company, title and country), carried by the ATS
+	// posting's further place and by job pages' jobLocation arrays only.
+	country2 uint8
+	city2    uint8
 }
 
 func (g *gen) hasGap() bool { return g.gapEnd > g.gapStart }
@@ -180,9 +189,41 @@ func (w *World) reqDetails(c *company, g *gen, r *rng, tick int) {
 	default:
 		g.empType = 3
 	}
+	w.multiCountry(c, g)
 	g.live = tick >= g.open && tick < g.close && !(tick >= g.gapStart && tick < g.gapEnd)
 	if g.hasGap() && tick >= g.gapEnd {
 		g.rep = 1
+	}
+}
+
+// multiOK reports whether every ATS vendor c ever uses can list several places for one posting
+// (Ashby secondaryLocations, Personio additionalOffices, Workable one entry per location), so
+// a multi-country req never appears or vanishes with an ATS migration.
+func multiOK(c *company) bool {
+	ok := func(v uint8) bool { return v == vAshby || v == vPersonio || v == vWorkable }
+	return ok(c.vendor) && (c.vendor2 == vNone || ok(c.vendor2))
+}
+
+// multiCountry draws g's second country from its own hash (the other draws stay as they were).
+func (w *World) multiCountry(c *company, g *gen) {
+	g.country2 = noCountry
+	others := w.regionCountries[c.region]
+	if g.remote || !multiOK(c) || len(others) < 2 {
+		return
+	}
+	r := rng{h2(g.h, saltMulti)}
+	if !r.chance(multiShare) {
+		return
+	}
+	x := others[r.intn(len(others)-1)]
+	if x == g.country {
+		x = others[len(others)-1]
+	}
+	g.country2 = x
+	// Personio names offices by city only: the first (largest) city, which every place table
+	// knows. Others draw a city.
+	if c.vendor != vPersonio && c.vendor2 != vPersonio {
+		g.city2 = uint8(r.intn(len(countries[x].cities)))
 	}
 }
 

@@ -4,8 +4,10 @@ package sim
 // <workzag-jobs><position><id/><subcompany/><office/><department/><recruitingCategory/>
 // <name/><jobDescriptions/><employmentType/><seniority/><schedule/><yearsOfExperience/>
 // <occupation/><occupationCategory/><createdAt/></position>...</workzag-jobs>.
-// No country, salary or URL: <office> is a city and the country is the company's HQ country
-// (which is why every req of a Personio company is in its HQ country).
+// No country, salary or URL: <office> is a city (or "Remote") and the country is the company's
+// HQ country (which is why every req of a Personio company is in its HQ country), except for
+// <additionalOffices>: further cities of the HQ country, and the first city of a req's second
+// country (gen.country2), which the crawl places by its city.
 
 const personioJunk = `<position><id>n/a</id><office></office><department/><employmentType>sometimes</employmentType><createdAt>sometime</createdAt></position>`
 
@@ -37,8 +39,28 @@ func (w *World) renderPersonio(b []byte, c *company, tick int, junk bool) []byte
 		b = append(b, "</id>\n    <subcompany>"...)
 		b = appendXML(b, c.name)
 		b = append(b, "</subcompany>\n    <office>"...)
-		b = appendXML(b, cd.cities[g.city])
-		b = append(b, "</office>\n    <department>"...)
+		if g.remote {
+			b = append(b, "Remote"...)
+		} else {
+			b = appendXML(b, cd.cities[g.city])
+		}
+		b = append(b, "</office>\n"...)
+		same, hasSame := personioSameOffice(g)
+		if hasSame || g.country2 != noCountry {
+			b = append(b, "    <additionalOffices>\n"...)
+			if hasSame {
+				b = append(b, "      <office>"...)
+				b = appendXML(b, cd.cities[same])
+				b = append(b, "</office>\n"...)
+			}
+			if g.country2 != noCountry {
+				b = append(b, "      <office>"...)
+				b = appendXML(b, countries[g.country2].cities[g.city2])
+				b = append(b, "</office>\n"...)
+			}
+			b = append(b, "    </additionalOffices>\n"...)
+		}
+		b = append(b, "    <department>"...)
 		b = appendXML(b, functionNames[t.fn])
 		b = append(b, "</department>\n    <recruitingCategory>"...)
 		b = appendXML(b, functionNames[t.fn])

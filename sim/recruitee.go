@@ -1,6 +1,9 @@
 package sim
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // Recruitee careers API: GET https://{tenant}.recruitee.com/api/offers/
 // {"offers":[{id, slug, title, status, company_name, department, location, city, country,
@@ -15,6 +18,9 @@ const recruiteeJunk = `{"id":"x","slug":null,"title":null,"status":"published","
 const recruiteeTime = "2006-01-02 15:04:05 UTC"
 
 var recruiteeEmployment = [...]string{"fulltime", "parttime", "contract", "internship"}
+
+// implausiblePay reports whether g's Recruitee offer publishes its pay with the wrong period.
+func implausiblePay(g *gen) bool { return h2(g.h, 64)%8 == 0 }
 
 func (w *World) renderRecruitee(b []byte, c *company, tick int, junk bool) []byte {
 	type entry struct {
@@ -112,7 +118,24 @@ func (w *World) renderRecruitee(b []byte, c *company, tick int, junk bool) []byt
 		b = append(b, `/c/new","employment_type_code":"`...)
 		b = append(b, recruiteeEmployment[g.empType]...)
 		b = append(b, `","salary":`...)
-		if g.salary {
+		if g.salary && implausiblePay(g) {
+			// A real Recruitee record: hourly figures labelled yearly ({"min":"75.00","max":"95.00",
+			// "period":"year","currency":"USD"} for an office manager). Not pay a crawl may serve.
+			s := w.salaryOf(g)
+			if s.period != periodHour {
+				s.min, s.max = s.min/2080, s.max/2080
+				if s.period == periodMonth {
+					s.min, s.max = s.min*12, s.max*12
+				}
+			}
+			b = append(b, `{"min":"`...)
+			b = strconv.AppendFloat(b, roundNice(s.min), 'f', 2, 64)
+			b = append(b, `","max":"`...)
+			b = strconv.AppendFloat(b, roundNice(s.max), 'f', 2, 64)
+			b = append(b, `","period":"year","currency":"`...)
+			b = append(b, s.currency...)
+			b = append(b, `"}`...)
+		} else if g.salary {
 			s := w.salaryOf(g)
 			b = append(b, `{"min":"`...)
 			b = appendNum(b, s.min)

@@ -23,6 +23,7 @@ func (w *World) Handler() http.Handler {
 	mux.HandleFunc("GET /recruitee/{tenant}/api/offers", w.tenantHandler(vRecruitee, "tenant"))
 	mux.HandleFunc("GET /personio/{tenant}/xml", w.tenantHandler(vPersonio, "tenant"))
 	mux.HandleFunc("GET /boards/{board}/jobs", w.serveBoard)
+	mux.HandleFunc("GET /boards/{board}/job/{id}", w.serveJobPage)
 	mux.HandleFunc("GET /aggregator/v1/feed", w.serveAggregator)
 
 	mux.HandleFunc("GET /_sim/directory", w.serveDirectory)
@@ -114,10 +115,40 @@ func (w *World) serveBoard(rw http.ResponseWriter, r *http.Request) {
 		base = "http://" + r.Host
 	}
 	w.serveSource(rw, r, tick, w.boardKey(bi), ctHTML, func(b []byte, junk bool) []byte {
+		if boardDefs[bi].pages {
+			if page > 1 {
+				return nil
+			}
+			return w.renderJobPagesIndex(b, bi, tick, base, junk)
+		}
 		if page > boardPages(len(w.snapshot(tick).boards[bi])) {
 			return nil
 		}
 		return w.renderJSONLD(b, bi, tick, page, base, junk && page == 1)
+	})
+}
+
+// serveJobPage serves one job page of a job-page board.
+func (w *World) serveJobPage(rw http.ResponseWriter, r *http.Request) {
+	tick := w.CurrentTick()
+	bi := -1
+	for i := range boardDefs {
+		if boardDefs[i].name == r.PathValue("board") && boardDefs[i].pages {
+			bi = i
+			break
+		}
+	}
+	if bi < 0 {
+		notFound(rw)
+		return
+	}
+	base := w.cfg.BaseURL
+	if base == "" {
+		base = "http://" + r.Host
+	}
+	id := r.PathValue("id")
+	w.serveSource(rw, r, tick, w.boardKey(bi), ctHTML, func(b []byte, _ bool) []byte {
+		return w.renderJobPage(b, bi, tick, id, base)
 	})
 }
 

@@ -9,7 +9,9 @@ import (
 // refNumber, company{identifier, name}, releasedDate, location{city, region, country (lower
 // alpha-2), remote, fullLocation}, industry{id,label}, department{id,label}, function{id,label},
 // typeOfEmployment{id,label}, experienceLevel{id,label}, visibility, ref, language{...}}]}.
-// Pages until offset+len(content) >= totalFound.
+// Pages until offset+len(content) >= totalFound. No public posting URL (ref is the API URL; the
+// page is jobs.smartrecruiters.com/{company.identifier}/{id}). Remote postings say so as
+// {"city":"<country>","region":"REMOTE","remote":true}; some postings send "department":{}.
 
 const smartRecruitersJunk = `{"id":false,"name":null,"uuid":7,"refNumber":{},"company":"?","releasedDate":123,"location":[]}`
 
@@ -71,16 +73,22 @@ func (w *World) renderSmartRecruiters(b []byte, c *company, tick int, offset, li
 		b = append(b, `},"releasedDate":`...)
 		b = appendTime(b, w.postedAt(g, vSmartRecruiters).UTC(), "2006-01-02T15:04:05.000Z")
 		b = append(b, `,"location":{"city":`...)
-		b = appendStr(b, cd.cities[g.city])
-		b = append(b, `,"region":"","country":"`...)
-		b = appendLowerASCII(b, cd.a2)
-		b = append(b, `","remote":`...)
-		b = appendBool(b, g.remote)
-		b = append(b, `,"fullLocation":`...)
-		fl := append(scratch[:0], cd.cities[g.city]...)
-		fl = append(fl, ", , "...)
-		fl = append(fl, cd.name...)
-		b = appendStrBytes(b, fl)
+		if g.remote {
+			// The real remote shape: the remote area in city, REMOTE in region, no fullLocation.
+			b = appendStr(b, cd.name)
+			b = append(b, `,"region":"REMOTE","country":"`...)
+			b = appendLowerASCII(b, cd.a2)
+			b = append(b, `","remote":true`...)
+		} else {
+			b = appendStr(b, cd.cities[g.city])
+			b = append(b, `,"region":"","country":"`...)
+			b = appendLowerASCII(b, cd.a2)
+			b = append(b, `","remote":false,"fullLocation":`...)
+			fl := append(scratch[:0], cd.cities[g.city]...)
+			fl = append(fl, ", , "...)
+			fl = append(fl, cd.name...)
+			b = appendStrBytes(b, fl)
+		}
 		b = append(b, `},"industry":{"id":"`...)
 		if c.industry >= 0 {
 			b = appendSnake(b, industries[c.industry])
@@ -89,11 +97,15 @@ func (w *World) renderSmartRecruiters(b []byte, c *company, tick int, offset, li
 		} else {
 			b = append(b, `other","label":"Other"`...)
 		}
-		b = append(b, `},"department":{"id":"`...)
-		b = strconv.AppendUint(b, h2(c.key, uint64(t.fn))%9000000+1000000, 10)
-		b = append(b, `","label":`...)
-		b = appendStr(b, functionNames[t.fn])
-		b = append(b, `},"function":{"id":"`...)
+		if h2(g.h, 71)%6 == 0 {
+			b = append(b, `},"department":{},"function":{"id":"`...) // no department: real feeds send {}
+		} else {
+			b = append(b, `},"department":{"id":"`...)
+			b = strconv.AppendUint(b, h2(c.key, uint64(t.fn))%9000000+1000000, 10)
+			b = append(b, `","label":`...)
+			b = appendStr(b, functionNames[t.fn])
+			b = append(b, `},"function":{"id":"`...)
+		}
 		b = appendSnake(b, functionNames[t.fn])
 		b = append(b, `","label":`...)
 		b = appendStr(b, functionNames[t.fn])

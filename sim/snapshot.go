@@ -18,6 +18,9 @@ type snapshot struct {
 	tick   int
 	boards [][]postRef           // per boardDefs index
 	aggs   [numRegions][]postRef // per region
+	// pageIdx maps a job-page board's posting id to its position in boards (per boardDefs index;
+	// nil for list boards).
+	pageIdx []map[string]int
 }
 
 type snapEntry struct {
@@ -59,10 +62,11 @@ func (w *World) snapshot(tick int) *snapshot {
 type chunkLists struct {
 	boards [2][]postRef
 	agg    []postRef
+	pages  []postRef
 }
 
 func (w *World) buildSnapshot(tick int) *snapshot {
-	s := &snapshot{tick: tick, boards: make([][]postRef, len(boardDefs))}
+	s := &snapshot{tick: tick, boards: make([][]postRef, len(boardDefs)), pageIdx: make([]map[string]int, len(boardDefs))}
 	workers := runtime.GOMAXPROCS(0)
 	for r := 0; r < numRegions; r++ {
 		comps := w.covered[r]
@@ -94,6 +98,9 @@ func (w *World) buildSnapshot(tick int) *snapshot {
 						if agg {
 							out.agg = append(out.agg, ref)
 						}
+						if jobPaged(&g) {
+							out.pages = append(out.pages, ref)
+						}
 					}
 				}
 			}(&chunks[ci], comps[lo:hi])
@@ -119,6 +126,21 @@ func (w *World) buildSnapshot(tick int) *snapshot {
 			list = append(list, chunks[i].agg...)
 		}
 		s.aggs[r] = list
+		pb := w.pageBoard[r]
+		var pages []postRef
+		for i := range chunks {
+			pages = append(pages, chunks[i].pages...)
+		}
+		s.boards[pb] = pages
+		idx := make(map[string]int, len(pages))
+		var buf []byte
+		for i, ref := range pages {
+			c := &w.companies[ref.comp]
+			g := w.genAt(c, int(ref.slot), tick)
+			buf = w.appendBoardID(buf[:0], pb, c, &g)
+			idx[string(buf)] = i
+		}
+		s.pageIdx[pb] = idx
 	}
 	return s
 }

@@ -65,6 +65,7 @@ func (w *World) truth(tick int, comps []int32) Truth {
 		FailedSources: []string{},
 	}
 	var buf []byte
+	var ids []string
 	var postings []TruthPosting // one backing array shared by the reqs, grown in chunks
 	n := len(w.companies)
 	if comps != nil {
@@ -86,6 +87,10 @@ func (w *World) truth(tick int, comps []int32) Truth {
 			if prev.live && !cur.live {
 				buf = truthID(buf[:0], c, &prev)
 				t.Transitions = append(t.Transitions, Transition{Kind: Closed, TruthID: string(buf), Tick: tick})
+				if prev.country2 != noCountry {
+					buf = truthID2(buf[:0], c, &prev)
+					t.Transitions = append(t.Transitions, Transition{Kind: Closed, TruthID: string(buf), Tick: tick})
+				}
 			}
 			if !cur.live {
 				continue
@@ -98,12 +103,18 @@ func (w *World) truth(tick int, comps []int32) Truth {
 					kind = Reposted
 				}
 				t.Transitions = append(t.Transitions, Transition{Kind: kind, TruthID: id, Tick: tick})
+				if cur.country2 != noCountry {
+					t.Transitions = append(t.Transitions, Transition{Kind: kind, TruthID: string(truthID2(buf[:0], c, &cur)), Tick: tick})
+				}
 			}
-			if cap(postings)-len(postings) < 4 {
+			if cap(postings)-len(postings) < 8 {
 				postings = make([]TruthPosting, 0, 4096)
 			}
 			start := len(postings)
-			postings = append(postings, TruthPosting{SourceKey: atsKey, SourceID: string(appendATSID(buf[:0], c, v, &cur))})
+			ids = atsPostingIDs(ids[:0], buf, c, v, &cur, false)
+			for _, sid := range ids {
+				postings = append(postings, TruthPosting{SourceKey: atsKey, SourceID: sid})
+			}
 			mask, agg := crossPost(&cur)
 			boards := w.boardsOf[c.region]
 			for j := 0; j < 2; j++ {
@@ -114,6 +125,7 @@ func (w *World) truth(tick int, comps []int32) Truth {
 			if agg {
 				postings = append(postings, TruthPosting{SourceKey: w.aggregatorKey(int(c.region)), SourceID: string(w.appendAggID(buf[:0], c, &cur))})
 			}
+			postings = w.appendJobPageTruth(postings, c, &cur, false)
 			tt := &w.titles[cur.title]
 			t.Reqs = append(t.Reqs, TruthReq{
 				TruthID:       id,
@@ -124,6 +136,23 @@ func (w *World) truth(tick int, comps []int32) Truth {
 				FirstTick:     cur.open,
 				Postings:      postings[start:len(postings):len(postings)],
 			})
+			if cur.country2 != noCountry {
+				start = len(postings)
+				ids = atsPostingIDs(ids[:0], buf, c, v, &cur, true)
+				for _, sid := range ids {
+					postings = append(postings, TruthPosting{SourceKey: atsKey, SourceID: sid})
+				}
+				postings = w.appendJobPageTruth(postings, c, &cur, true)
+				t.Reqs = append(t.Reqs, TruthReq{
+					TruthID:       string(truthID2(buf[:0], c, &cur)),
+					CompanyDomain: c.domain,
+					Title:         tt.name,
+					Country:       countries[cur.country2].name,
+					Function:      functionNames[tt.fn],
+					FirstTick:     cur.open,
+					Postings:      postings[start:len(postings):len(postings)],
+				})
+			}
 		}
 	}
 	if comps == nil {

@@ -33,27 +33,24 @@ func (w *World) renderWorkable(b []byte, c *company, tick int, junk bool) []byte
 			break
 		}
 		g := &gens[i]
-		cd := &countries[g.country]
 		sc := appendATSID(code[:0], c, vWorkable, g)
-		cities := []uint8{g.city}
-		if len(cd.cities) > 1 && h2(g.h, 81)%10 == 0 {
-			// Multi-location job: a second city in the same country, listed as its own entry.
-			cities = append(cities, uint8((int(g.city)+1+int(h2(g.h, 82)%uint64(len(cd.cities)-1)))%len(cd.cities)))
-		}
-		for _, city := range cities {
+		// Multi-location job: a second city in the same country and/or a second country, each
+		// listed as its own entry sharing the shortcode (workablePlaces).
+		for _, pl := range workablePlaces(g) {
 			if n > 0 {
 				b = append(b, ',')
 			}
 			n++
-			b = w.appendWorkableJob(b, c, g, sc, city)
+			b = w.appendWorkableJob(b, c, g, sc, pl)
 		}
 	}
 	return append(b, "]}"...)
 }
 
-func (w *World) appendWorkableJob(b []byte, c *company, g *gen, shortcode []byte, city uint8) []byte {
+func (w *World) appendWorkableJob(b []byte, c *company, g *gen, shortcode []byte, pl place) []byte {
 	t := &w.titles[g.title]
-	cd := &countries[g.country]
+	cd := &countries[pl.country]
+	city := pl.city
 	posted := w.postedAt(g, vWorkable).In(w.zone(g.country))
 	b = append(b, `{"title":`...)
 	b = appendStr(b, t.name)

@@ -26,8 +26,10 @@ type World struct {
 	tenants [numVendors]map[string]int32
 	// regionCountries lists country indexes per region.
 	regionCountries [numRegions][]uint8
-	// boardsOf lists the two board indexes (into boardDefs) of each region.
+	// boardsOf lists the two list-board indexes (into boardDefs) of each region.
 	boardsOf [numRegions][2]int
+	// pageBoard is the job-page board index (into boardDefs) of each region.
+	pageBoard [numRegions]int
 	// covered lists the indexes of companies with an ATS tenant, per region.
 	covered [numRegions][]int32
 	// Source keys of the boards and aggregator feeds.
@@ -113,6 +115,10 @@ func New(cfg Config) *World {
 	}
 	var nb [numRegions]int
 	for i, b := range boardDefs {
+		if b.pages {
+			w.pageBoard[b.region] = i
+			continue
+		}
 		w.boardsOf[b.region][nb[b.region]] = i
 		nb[b.region]++
 	}

@@ -83,11 +83,15 @@ func TestCompanies(t *testing.T) {
 	for _, v := range []string{"greenhouse", "lever", "ashby", "workable", "smartrecruiters", "recruitee", "personio"} {
 		require.Greater(t, vendors[v], 50, v)
 	}
-	boards, aggs := 0, 0
+	boards, pageBoards, aggs := 0, 0, 0
 	for _, s := range d.Sources {
 		switch s.Kind {
 		case KindBoard:
-			boards++
+			if isPageBoard(s.Board) {
+				pageBoards++
+			} else {
+				boards++
+			}
 			require.Equal(t, "jsonld", s.Vendor)
 			require.NotEmpty(t, s.Board)
 			require.Equal(t, w.cfg.BaseURL+"/boards/"+s.Board+"/jobs?page=1", s.URL)
@@ -98,6 +102,7 @@ func TestCompanies(t *testing.T) {
 		}
 	}
 	require.Equal(t, 14, boards)
+	require.Equal(t, 7, pageBoards, "one job-page board per region")
 	require.Equal(t, 7, aggs)
 }
 

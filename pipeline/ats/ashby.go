@@ -19,6 +19,9 @@ import (
 //
 // One page, no paging. Unlisted entries (isListed false) are skipped without being counted as
 // malformed. addressCountry may be a name or an alpha-3 code; it is passed on as published.
+// secondaryLocations ([{"location":"London","address":{"postalAddress":{…,"addressCountry":
+// "United Kingdom"}}}]) are further places of the same job, each its own Posting (see
+// appendPlaces) with its own country.
 type ashby struct{}
 
 func (ashby) Vendor() string { return "ashby" }
@@ -28,29 +31,53 @@ type ashbyResponse struct {
 }
 
 type ashbyJob struct {
-	ID            flexString `json:"id"`
-	Title         string     `json:"title"`
-	Location      flexString `json:"location"`
-	Department    flexString `json:"department"`
-	Team          flexString `json:"team"`
-	IsListed      optBool    `json:"isListed"`
-	IsRemote      flexBool   `json:"isRemote"`
-	WorkplaceType flexString `json:"workplaceType"`
-	PublishedAt   flexTime   `json:"publishedAt"`
-	JobURL        flexString `json:"jobUrl"`
-	ApplyURL      flexString `json:"applyUrl"`
-	Address       struct {
-		PostalAddress struct {
-			AddressLocality flexString `json:"addressLocality"`
-			AddressCountry  ldCountry  `json:"addressCountry"`
-		} `json:"postalAddress"`
-	} `json:"address"`
+	ID            flexString   `json:"id"`
+	Title         string       `json:"title"`
+	Location      flexString   `json:"location"`
+	Department    flexString   `json:"department"`
+	Team          flexString   `json:"team"`
+	IsListed      optBool      `json:"isListed"`
+	IsRemote      flexBool     `json:"isRemote"`
+	WorkplaceType flexString   `json:"workplaceType"`
+	PublishedAt   flexTime     `json:"publishedAt"`
+	JobURL        flexString   `json:"jobUrl"`
+	ApplyURL      flexString   `json:"applyUrl"`
+	Address       ashbyAddress `json:"address"`
+	Secondary     []struct {
+		Location flexString   `json:"location"`
+		Address  ashbyAddress `json:"address"`
+	} `json:"secondaryLocations"`
 	Compensation struct {
 		SummaryComponents []ashbyComponent `json:"summaryComponents"`
 		CompensationTiers []struct {
 			Components []ashbyComponent `json:"components"`
 		} `json:"compensationTiers"`
 	} `json:"compensation"`
+}
+
+// ashbyAddress is address{postalAddress{…}}; the fields are also accepted one level up
+// (address{addressLocality, addressCountry}), as some secondaryLocations carry them.
+type ashbyAddress struct {
+	PostalAddress   ashbyPostal `json:"postalAddress"`
+	AddressLocality flexString  `json:"addressLocality"`
+	AddressCountry  ldCountry   `json:"addressCountry"`
+}
+
+type ashbyPostal struct {
+	AddressLocality flexString `json:"addressLocality"`
+	AddressCountry  ldCountry  `json:"addressCountry"`
+}
+
+// postal returns the postal address, falling back to the fields placed one level up.
+func (a *ashbyAddress) postal() ashbyPostal {
+	p := a.PostalAddress
+	if p.AddressLocality == "" {
+		p.AddressLocality = a.AddressLocality
+	}
+	if p.AddressCountry == "" {
+		p.AddressCountry = a.AddressCountry
+	}
+	return p
 }
 
 type ashbyComponent struct {
@@ -81,7 +108,7 @@ func (ashby) Parse(body []byte, pageURL string) (Page, error) {
 		if j.IsListed.Set && !j.IsListed.V {
 			continue
 		}
-		addr := &j.Address.PostalAddress
+		addr := j.Address.postal()
 		p := Posting{
 			SourceID:   id,
 			Title:      j.Title,
@@ -107,7 +134,19 @@ func (ashby) Parse(body []byte, pageURL string) (Page, error) {
 				}
 			}
 		}
-		page.Postings = append(page.Postings, p)
+		var places []place
+		if len(j.Secondary) > 0 {
+			places = append(places, place{location: p.Location, city: p.City, country: p.Country})
+			for _, sl := range j.Secondary {
+				a := sl.Address.postal()
+				pl := place{location: clean(sl.Location), city: clean(a.AddressLocality), country: string(a.AddressCountry)}
+				if pl.location == "" {
+					pl.location = joinNonEmpty(", ", pl.city, pl.country)
+				}
+				places = append(places, pl)
+			}
+		}
+		page.Postings = appendPlaces(page.Postings, p, places)
 	}
 	return page, nil
 }

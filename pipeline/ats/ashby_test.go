@@ -13,7 +13,7 @@ func TestAshbyParse(t *testing.T) {
 	require.Equal(t, 2, page.Malformed, "missing title, non-object; the unlisted job is skipped, not counted")
 	require.Empty(t, page.NextURL)
 	m := bySourceID(t, page)
-	require.Len(t, m, 3)
+	require.Len(t, m, 4, "issue 14: the secondary location of the first job is its own posting")
 	require.NotContains(t, m, "1a2b3c4d-0000-0000-0000-000000000004", "isListed=false is skipped")
 
 	require.Equal(t, Posting{
@@ -28,7 +28,12 @@ func TestAshbyParse(t *testing.T) {
 		Salary:     &Salary{Min: 81000, Max: 87000, Currency: "USD", Period: "year"}, // equity and bonus components ignored
 	}, m["0f3c2a8e-1b2d-4e5f-8a9b-0c1d2e3f4a5b"])
 
-	p := m["1a2b3c4d-0000-0000-0000-000000000002"]
+	p := m["0f3c2a8e-1b2d-4e5f-8a9b-0c1d2e3f4a5b#1"]
+	require.Equal(t, "San Francisco", p.Location)
+	require.Equal(t, "San Francisco", p.City)
+	require.Equal(t, "USA", p.Country)
+
+	p = m["1a2b3c4d-0000-0000-0000-000000000002"]
 	require.True(t, p.Remote, "workplaceType Remote")
 	require.Equal(t, "Germany", p.Country, "country as a name")
 	require.Equal(t, &Salary{Min: 5000, Max: 6500, Currency: "EUR", Period: "month"}, p.Salary, "from summaryComponents")
@@ -37,6 +42,33 @@ func TestAshbyParse(t *testing.T) {
 	require.Empty(t, p.Country, "address null")
 	require.Equal(t, &Salary{Min: 21.5, Max: 0, Currency: "CAD", Period: "hour"}, p.Salary, "only one bound published")
 	require.Equal(t, ts("2026-01-06T03:00:00Z"), p.PostedAt)
+}
+
+// The real shapes of issue 14, from Ashby's documented posting API: secondaryLocations with
+// their own countries, and the country in address.postalAddress.addressCountry.
+func TestAshbyRealShapes(t *testing.T) {
+	body := `{"apiVersion":"1","jobs":[{"id":"j1","title":"Account Executive","location":"Berlin","isListed":true,
+	  "address":{"postalAddress":{"addressLocality":"Berlin","addressCountry":"Germany"}},
+	  "secondaryLocations":[
+	    {"location":"London","address":{"postalAddress":{"addressLocality":"London","addressRegion":"England","addressCountry":"GBR"}}},
+	    {"location":"Berlin","address":{"postalAddress":{"addressLocality":"Berlin","addressCountry":"Germany"}}},
+	    {"location":"","address":{"postalAddress":{"addressLocality":"Paris","addressCountry":{"@type":"Country","name":"France"}}}},
+	    {"location":"Remote","address":null}],
+	  "jobUrl":"https://jobs.ashbyhq.com/northwind/j1"}]}`
+	page := mustParse(t, "ashby", []byte(body), ashbyURL)
+	type pl struct{ id, loc, city, country string }
+	var got []pl
+	for _, p := range page.Postings {
+		require.Equal(t, "https://jobs.ashbyhq.com/northwind/j1", p.URL, "every place links the posting")
+		got = append(got, pl{p.SourceID, p.Location, p.City, p.Country})
+	}
+	require.Equal(t, []pl{
+		{"j1", "Berlin", "Berlin", "Germany"},
+		{"j1#1", "London", "London", "GBR"},
+		// j1#2 repeats the first place exactly: skipped
+		{"j1#3", "Paris, France", "Paris", "France"},
+		{"j1#4", "Remote", "", ""},
+	}, got)
 }
 
 func TestAshbyBadBodies(t *testing.T) {

@@ -6,7 +6,9 @@
 // (scalar-or-array and string-or-object fields, numbers as strings, several timestamp
 // styles, blank salary objects), maps each record onto Posting, counts records it cannot
 // use as Malformed instead of failing the page, and computes the next page URL from the
-// URL the body came from.
+// URL the body came from. It also derives what a format implies but does not spell out: the
+// public posting link where the feed has none (SmartRecruiters, Personio, JSON-LD job pages),
+// one Posting per place of a posting listed for several places, and remote wording.
 //
 // It must not touch anything else: no HTTP (callers fetch and hand over bodies), no
 // normalization beyond format-level decoding (countries stay as published, titles stay

@@ -3,7 +3,9 @@ package ats
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode"
 )
 
 // greenhouse parses the Greenhouse Job Board API list:
@@ -16,9 +18,13 @@ import (
 //	  "pay_input_ranges":[{"min_cents":12000000,"max_cents":15000000,"currency_type":"USD"}]}],
 //	 "meta":{"total":1}}
 //
-// The board is one page (no paging). There is no country field: location.name is free text
-// ("Berlin, Germany", "Remote - US") left for the pipeline to interpret, so Country stays "".
-// Pay ranges are in cents and, having no interval field, taken as yearly.
+// The board is one page (no paging). There is no country field, so Country stays "":
+// location.name is free text ("Berlin, Germany", "Remote - United States", "San Francisco,
+// CA"), and with content=true offices[].location is the office's full place with its country
+// ("London, England, United Kingdom"). Location is each office's location when an office
+// carries one (one Posting per office, see appendPlaces), else location.name; the pipeline
+// reads the country from it. Remote is a location.name that says "remote". Pay ranges are in
+// cents and, having no interval field, taken as yearly.
 type greenhouse struct{}
 
 func (greenhouse) Vendor() string { return "greenhouse" }
@@ -41,6 +47,10 @@ type ghJob struct {
 	Departments []struct {
 		Name flexString `json:"name"`
 	} `json:"departments"`
+	Offices []struct {
+		Name     flexString `json:"name"`
+		Location flexString `json:"location"`
+	} `json:"offices"`
 	PayInputRanges []struct {
 		MinCents     flexNum    `json:"min_cents"`
 		MaxCents     flexNum    `json:"max_cents"`
@@ -73,6 +83,13 @@ func (greenhouse) Parse(body []byte, pageURL string) (Page, error) {
 			Location:      clean(j.Location.Name),
 			URL:           clean(j.AbsoluteURL),
 			PostedAt:      firstTime(j.FirstPublished.T, j.UpdatedAt.T),
+			Remote:        mentionsRemote(clean(j.Location.Name)),
+		}
+		var places []place
+		for _, o := range j.Offices {
+			if loc := clean(o.Location); loc != "" {
+				places = append(places, place{location: loc})
+			}
 		}
 		for _, d := range j.Departments {
 			if name := clean(d.Name); name != "" {
@@ -89,9 +106,20 @@ func (greenhouse) Parse(body []byte, pageURL string) (Page, error) {
 				break
 			}
 		}
-		page.Postings = append(page.Postings, p)
+		page.Postings = appendPlaces(page.Postings, p, places)
 	}
 	return page, nil
+}
+
+// mentionsRemote reports whether a free-text location has the word "remote" ("Remote - US",
+// "US (Remote)", "remote"), not as part of another word.
+func mentionsRemote(loc string) bool {
+	for _, w := range strings.FieldsFunc(loc, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if strings.EqualFold(w, "remote") {
+			return true
+		}
+	}
+	return false
 }
 
 // firstTime returns the first non-zero time.

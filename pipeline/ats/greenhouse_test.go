@@ -45,6 +45,32 @@ func TestGreenhouseParse(t *testing.T) {
 	require.Nil(t, p.Salary, "blank pay range")
 }
 
+// The real shapes of issue 14, from Greenhouse's documented Job Board API: location.name is
+// free text; with content=true offices[].location carries the full place and its country.
+func TestGreenhouseRealShapes(t *testing.T) {
+	f := func(job string, want ...[3]string) { // SourceID, Location, remote
+		t.Helper()
+		page := mustParse(t, "greenhouse", []byte(`{"jobs":[`+job+`]}`), ghURL)
+		var got [][3]string
+		for _, p := range page.Postings {
+			require.Empty(t, p.Country, "greenhouse has no country field")
+			require.Equal(t, "https://boards.greenhouse.io/acme/jobs/1", p.URL)
+			got = append(got, [3]string{p.SourceID, p.Location, fmt.Sprint(p.Remote)})
+		}
+		require.Equal(t, want, got, job)
+	}
+	const head = `"id":1,"title":"Engineer","absolute_url":"https://boards.greenhouse.io/acme/jobs/1"`
+	f(`{`+head+`,"location":{"name":"London"},"offices":[{"id":7,"name":"London","location":"London, England, United Kingdom"}]}`,
+		[3]string{"1", "London, England, United Kingdom", "false"})
+	f(`{`+head+`,"location":{"name":"Remote - United States"},"offices":[]}`,
+		[3]string{"1", "Remote - United States", "true"})
+	f(`{`+head+`,"location":{"name":"San Francisco, CA"}}`, [3]string{"1", "San Francisco, CA", "false"}) // no content=true
+	f(`{`+head+`,"location":{"name":"London or Berlin (remote friendly)"},"offices":[
+	    {"name":"London","location":"London, England, United Kingdom"},{"name":"HQ","location":null},
+	    {"name":"Berlin","location":"Berlin, Berlin, Germany"}]}`,
+		[3]string{"1", "London, England, United Kingdom", "true"}, [3]string{"1#1", "Berlin, Berlin, Germany", "true"}) // an office without a location is no place
+}
+
 func TestGreenhouseLargeIDsStayExact(t *testing.T) {
 	body := `{"jobs":[{"id":9007199254740993,"title":"A","requisition_id":12345678901234567890},{"id":"18446744073709551615","title":"B"}]}`
 	page := mustParse(t, "greenhouse", []byte(body), ghURL)

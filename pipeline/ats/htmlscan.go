@@ -7,7 +7,8 @@ import (
 )
 
 // A small, allocation-light scanner for the parts of an HTML page the JSON-LD adapter needs:
-// <script type="application/ld+json"> blocks and <link rel="next" href="…">. Tag and
+// <script type="application/ld+json"> blocks, <link rel="next" href="…"> and
+// <link rel="canonical" href="…">. Tag and
 // attribute names match case-insensitively, attribute values may be double-, single- or
 // un-quoted, comments are skipped, and the raw-text content of <script>/<style> is never
 // mistaken for markup.
@@ -16,10 +17,11 @@ var errTruncated = errors.New("html: unexpected end of document")
 
 // htmlPage is what scanHTML found.
 type htmlPage struct {
-	blocks   [][]byte // contents of ld+json script elements, in document order
-	nextHref string   // href of the first <link rel="next">, entity-decoded
-	openHTML bool     // an <html> start tag was seen
-	endHTML  bool     // an </html> end tag was seen
+	blocks    [][]byte // contents of ld+json script elements, in document order
+	nextHref  string   // href of the first <link rel="next">, entity-decoded
+	canonical string   // href of the first <link rel="canonical">, entity-decoded
+	openHTML  bool     // an <html> start tag was seen
+	endHTML   bool     // an </html> end tag was seen
 }
 
 func scanHTML(body []byte) (htmlPage, error) {
@@ -78,8 +80,11 @@ func scanHTML(body []byte) (htmlPage, error) {
 			if !ok {
 				return pg, errTruncated
 			}
-			if pg.nextHref == "" && href != nil && relHasNext(rel) {
+			if pg.nextHref == "" && href != nil && relHas(rel, "next") {
 				pg.nextHref = decodeEntities(string(href))
+			}
+			if pg.canonical == "" && href != nil && relHas(rel, "canonical") {
+				pg.canonical = decodeEntities(string(href))
 			}
 			i = end
 		case hasTagName(rest, "html"):
@@ -189,9 +194,10 @@ func isLDType(v []byte) bool {
 	return len(v) == len(t) || v[len(t)] == ';' || isSpace(v[len(t)])
 }
 
-func relHasNext(rel []byte) bool {
+// relHas reports whether the rel attribute lists the link type name.
+func relHas(rel []byte, name string) bool {
 	for _, tok := range bytes.Fields(rel) {
-		if asciiEqualFold(tok, "next") {
+		if asciiEqualFold(tok, name) {
 			return true
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 )
 
@@ -32,7 +33,15 @@ import (
 // number, a numeric string or a QuantitativeValue {value|minValue|maxValue, unitText};
 // HTML-escaped JSON and entity-escaped text; raw control characters inside strings.
 //
-// SourceID is identifier (PropertyValue value, or a plain string/number), else @id, else url.
+// SourceID is identifier (PropertyValue value, or a plain string/number), else @id, else url,
+// else the page itself: its <link rel="canonical"> (resolved against the page URL), else the
+// page URL — real job pages (one posting per page) publish JobPostings with none of the
+// three. A second posting without identity on the same page gets that identity + "#job2", and
+// so on. URL is url, else that page identity. A jobLocation array of several places gives one
+// Posting per place (see appendPlaces). hiringOrganization.sameAs (or url) gives CompanyDomain
+// unless its host is the page's own site (the page or canonical host, a subdomain of either or
+// the reverse: a board links its own company-profile pages) or a well-known job board or
+// social site: a job board's host never becomes the employer's domain.
 // A block that is not valid JSON counts as one malformed record; a page with no ld+json
 // block is an empty page; a page whose blocks are all invalid, a truncated page (unclosed
 // tag, script or comment, or <html> without </html>) and a body that is not HTML are errors.
@@ -110,9 +119,14 @@ func (jsonLD) Parse(body []byte, pageURL string) (Page, error) {
 		return Page{}, errTruncated
 	}
 	var page Page
+	lp := &ldParse{page: &page, identity: resolveRef(pageURL, hp.canonical)}
+	if lp.identity == "" && parseAbs(pageURL) != nil {
+		lp.identity = strings.TrimSpace(pageURL)
+	}
+	lp.siteHosts = []string{hostOf(pageURL), hostOf(lp.identity)}
 	bad := 0
 	for _, blk := range hp.blocks {
-		if !parseLDBlock(blk, &page) {
+		if !lp.block(blk) {
 			bad++
 			page.Malformed++
 		}
@@ -128,20 +142,29 @@ func (jsonLD) Parse(body []byte, pageURL string) (Page, error) {
 	return page, nil
 }
 
-// parseLDBlock decodes one script block and appends its JobPostings. It returns false when
-// the block is not JSON at all (even after undoing HTML escaping).
-func parseLDBlock(blk []byte, page *Page) bool {
+// ldParse is the state of one page's parse: where postings go, the page's identity (canonical
+// link, else page URL) and the hosts of the page's own site.
+type ldParse struct {
+	page      *Page
+	identity  string
+	siteHosts []string
+	idless    int // postings so far that took the page identity
+}
+
+// block decodes one script block and appends its JobPostings. It returns false when the block
+// is not JSON at all (even after undoing HTML escaping).
+func (lp *ldParse) block(blk []byte) bool {
 	blk = unwrapLD(blk)
 	if len(blk) == 0 {
 		return true // an empty block carries nothing
 	}
-	if ldValue(blk, page, 0) {
+	if lp.value(blk, 0) {
 		return true
 	}
 	// Second chance: raw control characters inside strings (invalid JSON, common in the
 	// wild), then HTML-escaped JSON (&quot;…).
 	fixed := sanitizeControls(blk)
-	if fixed != nil && ldValue(fixed, page, 0) {
+	if fixed != nil && lp.value(fixed, 0) {
 		return true
 	}
 	if bytes.IndexByte(blk, '&') >= 0 {
@@ -149,16 +172,17 @@ func parseLDBlock(blk []byte, page *Page) bool {
 		if s := sanitizeControls(un); s != nil {
 			un = s
 		}
-		if ldValue(bytes.TrimSpace(un), page, 0) {
+		if lp.value(bytes.TrimSpace(un), 0) {
 			return true
 		}
 	}
 	return false
 }
 
-// ldValue handles one JSON value: an object node or an array of them. It reports false only
+// value handles one JSON value: an object node or an array of them. It reports false only
 // when the value is not syntactically valid JSON; records it could not use are counted.
-func ldValue(v []byte, page *Page, depth int) bool {
+func (lp *ldParse) value(v []byte, depth int) bool {
+	page := lp.page
 	if len(v) == 0 {
 		return false
 	}
@@ -168,7 +192,7 @@ func ldValue(v []byte, page *Page, depth int) bool {
 		if !unmarshalTolerant(v, &n) {
 			return false
 		}
-		ldHandleNode(&n, page, depth)
+		lp.node(&n, depth)
 		return true
 	case '[':
 		var items []json.RawMessage
@@ -176,7 +200,7 @@ func ldValue(v []byte, page *Page, depth int) bool {
 			return false
 		}
 		for _, it := range items {
-			ldElement(it, page, depth+1)
+			lp.element(it, depth+1)
 		}
 		return true
 	}
@@ -187,8 +211,8 @@ func ldValue(v []byte, page *Page, depth int) bool {
 	return true
 }
 
-// ldElement handles one element of an array or @graph (already known to be valid JSON).
-func ldElement(raw json.RawMessage, page *Page, depth int) {
+// element handles one element of an array or @graph (already known to be valid JSON).
+func (lp *ldParse) element(raw json.RawMessage, depth int) {
 	raw = bytes.TrimSpace(raw)
 	if depth > ldMaxDepth {
 		return
@@ -196,44 +220,46 @@ func ldElement(raw json.RawMessage, page *Page, depth int) {
 	switch {
 	case len(raw) == 0:
 	case raw[0] == '{' || raw[0] == '[':
-		ldValue(raw, page, depth)
+		lp.value(raw, depth)
 	default:
-		page.Malformed++ // a scalar where a node should be
+		lp.page.Malformed++ // a scalar where a node should be
 	}
 }
 
-func ldHandleNode(n *ldNode, page *Page, depth int) {
+func (lp *ldParse) node(n *ldNode, depth int) {
+	page := lp.page
 	if !isNull(n.Graph) && depth < ldMaxDepth {
 		g := bytes.TrimSpace(n.Graph)
 		if g[0] == '[' {
 			var items []json.RawMessage
 			if unmarshalTolerant(g, &items) {
 				for _, it := range items {
-					ldElement(it, page, depth+1)
+					lp.element(it, depth+1)
 				}
 			}
 		} else {
-			ldElement(g, page, depth+1)
+			lp.element(g, depth+1)
 		}
 	}
 	if !ldIsJobPosting(n.Type) {
 		return
 	}
-	if p, ok := n.posting(); ok {
-		page.Postings = append(page.Postings, p)
+	if p, places, ok := lp.posting(n); ok {
+		page.Postings = appendPlaces(page.Postings, p, places)
 	} else {
 		page.Malformed++
 	}
 }
 
-func (n *ldNode) posting() (Posting, bool) {
+// posting maps a JobPosting node onto a Posting and its places.
+func (lp *ldParse) posting(n *ldNode) (Posting, []place, bool) {
 	title := n.Title
 	if strings.TrimSpace(title) == "" {
 		title = n.Name
 	}
 	title = decodeEntities(title)
 	if strings.TrimSpace(title) == "" {
-		return Posting{}, false
+		return Posting{}, nil, false
 	}
 	id := ldIdentifier(n.Identifier)
 	if id == "" {
@@ -242,28 +268,42 @@ func (n *ldNode) posting() (Posting, bool) {
 	if id == "" {
 		id = clean(n.URL)
 	}
+	if id == "" && lp.identity != "" {
+		lp.idless++
+		id = lp.identity
+		if lp.idless > 1 {
+			id += "#job" + strconv.Itoa(lp.idless)
+		}
+	}
 	if id == "" {
-		return Posting{}, false
+		return Posting{}, nil, false
 	}
 	p := Posting{
 		SourceID: id,
 		Title:    title,
-		URL:      clean(n.URL),
+		URL:      firstNonEmpty(clean(n.URL), lp.identity),
 		PostedAt: n.DatePosted.T,
 		Remote:   ldHasTelecommute(n.JobLocationType),
 	}
-	p.CompanyName, p.CompanyDomain = ldOrganization(n.HiringOrganization)
-	p.Location, p.City, p.Country = ldPlace(n.JobLocation)
-	if p.Country == "" && !isNull(n.ApplicantLocationRequirements) {
+	p.CompanyName, p.CompanyDomain = ldOrganization(n.HiringOrganization, lp.siteHosts)
+	places := ldPlaces(n.JobLocation)
+	if len(places) == 0 {
+		places = append(places, place{})
+	}
+	if first := &places[0]; first.country == "" && !isNull(n.ApplicantLocationRequirements) {
 		var c ldCountry
 		_ = c.UnmarshalJSON(n.ApplicantLocationRequirements)
-		p.Country = decodeEntities(string(c))
-		if p.Location == "" && p.Remote && p.Country != "" {
-			p.Location = "Remote, " + p.Country
+		first.country = decodeEntities(string(c))
+		if first.location == "" && p.Remote && first.country != "" {
+			first.location = "Remote, " + first.country
 		}
 	}
+	p.Location, p.City, p.Country = places[0].location, places[0].city, places[0].country
+	if len(places) == 1 {
+		places = nil
+	}
 	p.Salary = ldSalary(n.BaseSalary)
-	return p, true
+	return p, places, true
 }
 
 // unmarshalTolerant decodes v, accepting type mismatches inside (the mismatched fields stay
@@ -335,8 +375,18 @@ func ldIdentifier(raw json.RawMessage) string {
 }
 
 // ldOrganization returns the employer name and website host from hiringOrganization (a
-// string, an Organization object with name/sameAs/url, or an array of those).
-func ldOrganization(raw json.RawMessage) (name, domain string) {
+// string, an Organization object with name/sameAs/url, or an array of those). A host of the
+// page's own site (siteHosts) is never the employer's website.
+func ldOrganization(raw json.RawMessage, siteHosts []string) (name, domain string) {
+	companyHost := func(ref string) string {
+		h := companyHost(ref)
+		for _, s := range siteHosts {
+			if sameSite(h, s) {
+				return ""
+			}
+		}
+		return h
+	}
 	forEachRaw(raw, func(r json.RawMessage) bool {
 		r = bytes.TrimSpace(r)
 		if len(r) == 0 {
@@ -368,18 +418,35 @@ func ldOrganization(raw json.RawMessage) (name, domain string) {
 }
 
 // companyHost returns the website host of a sameAs/url reference, skipping profile pages on
-// well-known social and reference sites (sameAs often lists those beside the website).
+// well-known social, reference and job-board sites (sameAs often lists those beside the
+// website, and boards point it at their own company-profile pages).
 func companyHost(ref string) string {
 	h := hostOf(decodeEntities(ref))
-	switch h {
-	case "twitter.com", "x.com", "linkedin.com", "facebook.com", "instagram.com", "youtube.com",
-		"github.com", "glassdoor.com", "crunchbase.com", "wikidata.org", "xing.com", "tiktok.com":
-		return ""
-	}
-	if strings.HasSuffix(h, ".wikipedia.org") || strings.HasSuffix(h, ".linkedin.com") {
-		return ""
+	for _, site := range notEmployerSites {
+		if sameSite(h, site) {
+			return ""
+		}
 	}
 	return h
+}
+
+// notEmployerSites are hosts whose pages are profiles of an employer, never its website.
+var notEmployerSites = [...]string{
+	"twitter.com", "x.com", "linkedin.com", "facebook.com", "instagram.com", "youtube.com",
+	"github.com", "glassdoor.com", "crunchbase.com", "wikidata.org", "wikipedia.org", "xing.com", "tiktok.com",
+	// job boards and aggregators
+	"indeed.com", "indeed.co.uk", "indeed.de", "monster.com", "ziprecruiter.com", "simplyhired.com",
+	"careerbuilder.com", "stepstone.de", "reed.co.uk", "totaljobs.com", "seek.com.au", "naukri.com",
+	"jooble.org", "adzuna.com", "talent.com", "welcometothejungle.com", "jobs.ch", "dice.com",
+}
+
+// sameSite reports whether two hosts are the same site: equal, or one a subdomain of the other
+// ("de.indeed.com" and "indeed.com"). "" is no site.
+func sameSite(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	return a == b || strings.HasSuffix(a, "."+b) || strings.HasSuffix(b, "."+a)
 }
 
 type ldAddress struct {
@@ -388,22 +455,29 @@ type ldAddress struct {
 	AddressCountry  ldCountry  `json:"addressCountry"`
 }
 
-// ldPlace returns the location text, city and country of the first usable jobLocation.
-func ldPlace(raw json.RawMessage) (loc, city, country string) {
+// ldPlaces returns every usable jobLocation (location text, city, country), in order.
+func ldPlaces(raw json.RawMessage) []place {
+	var out []place
 	forEachRaw(raw, func(r json.RawMessage) bool {
+		var loc, city, country string
+		defer func() {
+			if loc != "" || country != "" {
+				out = append(out, place{location: loc, city: city, country: country})
+			}
+		}()
 		r = bytes.TrimSpace(r)
 		if len(r) == 0 || r[0] != '{' {
 			loc = clean(decodeEntities(rawString(r)))
-			return loc == ""
+			return true
 		}
-		var place struct {
+		var pl struct {
 			Name    flexString      `json:"name"`
 			Address json.RawMessage `json:"address"`
 		}
-		if !unmarshalTolerant(r, &place) {
+		if !unmarshalTolerant(r, &pl) {
 			return true
 		}
-		addr := bytes.TrimSpace(firstRaw(place.Address))
+		addr := bytes.TrimSpace(firstRaw(pl.Address))
 		switch {
 		case len(addr) > 0 && addr[0] == '{':
 			var a ldAddress
@@ -416,11 +490,11 @@ func ldPlace(raw json.RawMessage) (loc, city, country string) {
 			loc = clean(decodeEntities(rawString(addr)))
 		}
 		if loc == "" {
-			loc = clean(decodeEntities(string(place.Name)))
+			loc = clean(decodeEntities(string(pl.Name)))
 		}
-		return loc == "" && country == ""
+		return true
 	})
-	return loc, city, country
+	return out
 }
 
 func ldHasTelecommute(raw json.RawMessage) bool {

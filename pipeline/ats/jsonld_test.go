@@ -16,8 +16,10 @@ func TestJSONLDParse(t *testing.T) {
 	require.Equal(t, "http://127.0.0.1:7070/boards/jobsnorth/jobs?page=2&sort=new", page.NextURL,
 		"relative href resolved, &amp; decoded, uppercase tag and single quotes accepted")
 	m := bySourceID(t, page)
-	require.Len(t, m, 6)
+	require.Len(t, m, 7, "issue 14: the second jobLocation of jn-88124 is its own posting")
 	require.NotContains(t, m, "x", "commented-out block ignored")
+	require.Equal(t, "Leeds", m["jn-88124#1"].City)
+	require.Equal(t, "GB", m["jn-88124#1"].Country)
 
 	require.Equal(t, Posting{
 		SourceID:      "jn-88123",
@@ -97,7 +99,8 @@ func TestJSONLDShapes(t *testing.T) {
 		{"graph object (not array)", wrap(`{"@graph":{"@type":"JobPosting","title":"A","identifier":"a"}}`), 1, 0, ""},
 		{"nested arrays", wrap(`[[{"@type":"JobPosting","title":"A","identifier":"a"}],{"@type":"JobPosting","title":"B","identifier":"b"}]`), 2, 0, ""},
 		{"scalar in array is malformed", wrap(`[{"@type":"JobPosting","title":"A","identifier":"a"}, "junk", 7]`), 1, 2, ""},
-		{"no id at all is malformed", wrap(`{"@type":"JobPosting","title":"A"}`, `{"@type":"JobPosting","title":"B","identifier":"b"}`), 1, 1, ""},
+		// issue 14: a posting with no identifier, @id or url takes the page's identity (it was malformed)
+		{"no id at all takes the page's identity", wrap(`{"@type":"JobPosting","title":"A"}`, `{"@type":"JobPosting","title":"B","identifier":"b"}`), 2, 0, ""},
 		{"title not a string falls back to name", wrap(`{"@type":"JobPosting","title":5,"name":"Named","identifier":"a"}`), 1, 0, ""},
 		{"title not a string is malformed", wrap(`{"@type":"JobPosting","title":{"x":1},"identifier":"a"}`, `{"@type":"JobPosting","title":"B","identifier":"b"}`), 1, 1, ""},
 		{"other types ignored", wrap(`{"@type":"Organization","name":"X"}`, `{"@type":["BreadcrumbList"]}`), 0, 0, ""},
@@ -118,6 +121,52 @@ func TestJSONLDShapes(t *testing.T) {
 			require.Equal(t, c.next, page.NextURL)
 		})
 	}
+}
+
+// The real shapes of issue 14, from schema.org's JobPosting and Google's job posting
+// guidance: job pages whose JobPosting has no identifier, @id or url (the page is the
+// posting: its canonical link, else the page URL), hiringOrganization.sameAs pointing at the
+// board's own company page, and jobLocation arrays of several countries.
+func TestJSONLDJobPages(t *testing.T) {
+	page := func(head, posting string) []byte {
+		return []byte(`<!DOCTYPE html><html><head>` + head + `</head><body><script type="application/ld+json">` + posting + `</script></body></html>`)
+	}
+	const jobURL = "https://uk.jobboard.example/viewjob?jk=abc123"
+	posting := `{"@context":"https://schema.org/","@type":"JobPosting","title":"Office Manager","datePosted":"2026-01-05",
+	  "hiringOrganization":{"@type":"Organization","name":"Northwind Ltd","sameAs":"https://www.jobboard.example/cmp/northwind"},
+	  "jobLocation":[{"@type":"Place","address":{"@type":"PostalAddress","addressLocality":"London","addressCountry":"GB"}},
+	                 {"@type":"Place","address":{"@type":"PostalAddress","addressLocality":"Dublin","addressCountry":"IE"}}]}`
+	f := func(head, pageURL, wantID string) {
+		t.Helper()
+		got := mustParse(t, "jsonld", page(head, posting), pageURL)
+		require.Zero(t, got.Malformed)
+		require.Len(t, got.Postings, 2)
+		p, q := got.Postings[0], got.Postings[1]
+		require.Equal(t, wantID, p.SourceID)
+		require.Equal(t, wantID, p.URL, "the page is the link")
+		require.Equal(t, "Northwind Ltd", p.CompanyName)
+		require.Empty(t, p.CompanyDomain, "the board's own company page is not the employer's website")
+		require.Equal(t, [3]string{"London", "London, GB", "GB"}, [3]string{p.City, p.Location, p.Country})
+		require.Equal(t, wantID+"#1", q.SourceID, "a further place is its own posting")
+		require.Equal(t, wantID, q.URL)
+		require.Equal(t, [3]string{"Dublin", "Dublin, IE", "IE"}, [3]string{q.City, q.Location, q.Country})
+	}
+	f(`<link rel="canonical" href="`+jobURL+`">`, jobURL+"&from=serp", jobURL)
+	f(`<link rel="canonical" href="/viewjob?jk=abc123">`, "https://uk.jobboard.example/rc/clk?jk=abc123", jobURL) // relative canonical
+	f(``, jobURL, jobURL)                                                                                         // no canonical: the page URL
+	f(``, "https://jobboard.example/viewjob?jk=abc123", "https://jobboard.example/viewjob?jk=abc123")
+
+	// A well-known board's host never becomes the employer's domain, wherever the page lives.
+	got := mustParse(t, "jsonld", page("", `{"@type":"JobPosting","title":"A","identifier":"a",
+	  "hiringOrganization":{"name":"Acme","sameAs":["https://de.indeed.com/cmp/Acme","https://acme.example"]}}`), ldURL)
+	require.Equal(t, "acme.example", got.Postings[0].CompanyDomain)
+	got = mustParse(t, "jsonld", page("", `{"@type":"JobPosting","title":"A","identifier":"a","hiringOrganization":{"name":"Acme","sameAs":"https://www.indeed.com/cmp/Acme"}}`), ldURL)
+	require.Empty(t, got.Postings[0].CompanyDomain)
+	require.Equal(t, ldURL, got.Postings[0].URL, "no url: the page links the posting")
+
+	// Two postings without identity on one page stay distinct.
+	got = mustParse(t, "jsonld", page(`<link rel=canonical href="`+jobURL+`">`, `[{"@type":"JobPosting","title":"A"},{"@type":"JobPosting","title":"B"}]`), ldURL)
+	require.Equal(t, []string{jobURL, jobURL + "#job2"}, []string{got.Postings[0].SourceID, got.Postings[1].SourceID})
 }
 
 func TestJSONLDSalaryShapes(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 )
@@ -24,9 +25,14 @@ import (
 //	  </position>
 //	</workzag-jobs>
 //
-// One page, no paging. The feed has no country, salary or url: those stay blank (the
-// pipeline takes the country from the company's HQ). office is a city; subcompany, when
-// present, is the CompanyName.
+// One page, no paging. The feed has no country, salary or url. office is a city;
+// <office>Remote</office> means a remote job (Remote, Location "Remote", no City);
+// <additionalOffices><office>…</office></additionalOffices> lists further offices, each its
+// own Posting (see appendPlaces). The country stays blank (the pipeline reads it from the
+// office's city, else the company's HQ). URL is the public posting page
+// https://{tenant}.jobs.personio.de/job/{id}: the tenant is the feed's host
+// ({tenant}.jobs.personio.de or .com), or on the simulator the path /personio/{tenant}/xml.
+// subcompany, when present, is the CompanyName.
 type personio struct{}
 
 func (personio) Vendor() string { return "personio" }
@@ -38,6 +44,9 @@ type personioPosition struct {
 	Department string `xml:"department"`
 	Name       string `xml:"name"`
 	CreatedAt  string `xml:"createdAt"`
+	Additional struct {
+		Offices []string `xml:"office"`
+	} `xml:"additionalOffices"`
 }
 
 func (personio) Parse(body []byte, pageURL string) (Page, error) {
@@ -46,6 +55,7 @@ func (personio) Parse(body []byte, pageURL string) (Page, error) {
 	d.Entity = xml.HTMLEntity
 	d.CharsetReader = charsetReader
 	var page Page
+	jobBase := personioJobBase(pageURL)
 	depth, roots := 0, 0
 	for {
 		tok, err := d.Token()
@@ -69,7 +79,16 @@ func (personio) Parse(body []byte, pageURL string) (Page, error) {
 					return Page{}, fmt.Errorf("personio: %w", err)
 				}
 				if p, ok := pos.posting(); ok {
-					page.Postings = append(page.Postings, p)
+					if jobBase != "" {
+						p.URL = jobBase + url.PathEscape(p.SourceID)
+					}
+					places := make([]place, 0, 1+len(pos.Additional.Offices))
+					for _, o := range append([]string{pos.Office}, pos.Additional.Offices...) {
+						if o = strings.TrimSpace(o); o != "" {
+							places = append(places, personioPlace(o))
+						}
+					}
+					page.Postings = appendPlaces(page.Postings, p, places)
 				} else {
 					page.Malformed++
 				}
@@ -99,15 +118,52 @@ func (pos *personioPosition) posting() (Posting, bool) {
 		return Posting{}, false
 	}
 	office := strings.TrimSpace(pos.Office)
+	pl := personioPlace(office)
 	return Posting{
 		SourceID:    id,
 		Title:       title,
 		CompanyName: strings.TrimSpace(pos.Subcompany),
-		Location:    office,
-		City:        office,
+		Location:    pl.location,
+		City:        pl.city,
+		Remote:      isRemoteWord(office),
 		Department:  strings.TrimSpace(pos.Department),
 		PostedAt:    parseTime(pos.CreatedAt),
 	}, true
+}
+
+// personioPlace is an office: a city, or "Remote" (no city).
+func personioPlace(office string) place {
+	if isRemoteWord(office) {
+		return place{location: "Remote"}
+	}
+	return place{location: office, city: office}
+}
+
+// isRemoteWord reports whether s says only "remote" (any case, e.g. "Remote", "REMOTE").
+func isRemoteWord(s string) bool { return strings.EqualFold(strings.TrimSpace(s), "remote") }
+
+// personioJobBase returns "https://{tenant}.jobs.personio.de/job/" for a feed URL, or "" when
+// the URL names no tenant.
+func personioJobBase(pageURL string) string {
+	u := parseAbs(pageURL)
+	if u == nil {
+		return ""
+	}
+	host := strings.ToLower(u.Hostname())
+	for _, suffix := range []string{".jobs.personio.de", ".jobs.personio.com"} {
+		if t, ok := strings.CutSuffix(host, suffix); ok && t != "" && !strings.Contains(t, ".") {
+			return "https://" + host + "/job/"
+		}
+	}
+	_, rest, ok := strings.Cut(u.Path, "/personio/")
+	if !ok {
+		return ""
+	}
+	tenant, _, _ := strings.Cut(rest, "/")
+	if tenant == "" || strings.ContainsAny(tenant, ".:@%") {
+		return ""
+	}
+	return "https://" + strings.ToLower(tenant) + ".jobs.personio.de/job/"
 }
 
 // charsetReader lets encoding/xml read Latin-1 / Windows-1252 declared documents (the

@@ -2,6 +2,7 @@ package ats
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -13,7 +14,7 @@ func TestPersonioParse(t *testing.T) {
 	require.Equal(t, 2, page.Malformed, "empty id, missing name")
 	require.Empty(t, page.NextURL)
 	m := bySourceID(t, page)
-	require.Len(t, m, 3)
+	require.Len(t, m, 4, "issue 14: the additional office (Munich) of 1234567 is its own posting")
 
 	require.Equal(t, Posting{
 		SourceID:    "1234567",
@@ -22,8 +23,11 @@ func TestPersonioParse(t *testing.T) {
 		Location:    "Berlin",
 		City:        "Berlin",
 		Department:  "Engineering",
+		URL:         "https://acme.jobs.personio.de/job/1234567", // issue 14: built from the tenant
 		PostedAt:    ts("2026-01-05T09:12:44Z"),
-	}, m["1234567"], "no country, salary or url in the Personio feed")
+	}, m["1234567"], "no country or salary in the Personio feed")
+	require.Equal(t, "Munich", m["1234567#1"].City)
+	require.Equal(t, m["1234567"].URL, m["1234567#1"].URL)
 
 	p := m["1234568"]
 	require.Equal(t, "Lagerist & Fahrer (m/w/d)", p.Title)
@@ -32,6 +36,31 @@ func TestPersonioParse(t *testing.T) {
 	require.Equal(t, ts("2026-01-06T09:00:00Z"), p.PostedAt)
 
 	require.True(t, m["1234569"].PostedAt.IsZero())
+}
+
+// The real shapes of issue 14, from Personio's documented XML feed: the public posting page
+// is https://{tenant}.jobs.personio.de/job/{id}, <office>Remote</office> is a remote job, and
+// <additionalOffices> lists further offices.
+func TestPersonioRealShapes(t *testing.T) {
+	f := func(feedURL, position string, want ...Posting) {
+		t.Helper()
+		body := `<?xml version="1.0" encoding="UTF-8"?><workzag-jobs><position>` + position + `</position></workzag-jobs>`
+		page := mustParse(t, "personio", []byte(body), feedURL)
+		for i := range page.Postings {
+			page.Postings[i].PostedAt = time.Time{}
+		}
+		require.Equal(t, want, page.Postings, position)
+	}
+	f("https://northwind.jobs.personio.de/xml?language=en", `<id>42</id><office>Remote</office><name>Support Agent</name>`,
+		Posting{SourceID: "42", Title: "Support Agent", Location: "Remote", Remote: true, URL: "https://northwind.jobs.personio.de/job/42"})
+	f("https://northwind.jobs.personio.com/xml", `<id>43</id><office>Berlin</office><additionalOffices><office>Vienna</office><office> Berlin </office><office>REMOTE</office></additionalOffices><name>Sales Lead</name>`,
+		Posting{SourceID: "43", Title: "Sales Lead", Location: "Berlin", City: "Berlin", URL: "https://northwind.jobs.personio.com/job/43"},
+		Posting{SourceID: "43#1", Title: "Sales Lead", Location: "Vienna", City: "Vienna", URL: "https://northwind.jobs.personio.com/job/43"},
+		Posting{SourceID: "43#3", Title: "Sales Lead", Location: "Remote", URL: "https://northwind.jobs.personio.com/job/43"})
+	f("http://127.0.0.1:7070/personio/north-wind/xml?language=en", `<id>44</id><name>Analyst</name>`,
+		Posting{SourceID: "44", Title: "Analyst", URL: "https://north-wind.jobs.personio.de/job/44"})
+	f("", `<id>45</id><office>Hamburg</office><name>Analyst</name>`,
+		Posting{SourceID: "45", Title: "Analyst", Location: "Hamburg", City: "Hamburg"}) // no tenant, no link
 }
 
 func TestPersonioEncodingsAndEmpty(t *testing.T) {

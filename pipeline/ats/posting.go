@@ -2,6 +2,7 @@ package ats
 
 import (
 	"sort"
+	"strconv"
 	"time"
 )
 
@@ -71,5 +72,40 @@ func Vendors() []string {
 		out = append(out, v)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// place is one place a posting is published for, as the feed states it.
+type place struct {
+	location, city, country string
+}
+
+// appendPlaces appends p once per place (docs/crawl-contract.md, "Several places, one
+// posting"): the first place keeps p.SourceID, the n-th further place (n counted from 1, in
+// the order the feed lists its places) gets SourceID + "#" + n. A further place identical to
+// an earlier one is skipped (its n is not reused). With no place, p is appended as it is.
+func appendPlaces(out []Posting, p Posting, places []place) []Posting {
+	if len(places) == 0 {
+		return append(out, p)
+	}
+	id := p.SourceID
+	for n, pl := range places {
+		dup := false
+		for _, prev := range places[:n] {
+			if prev == pl {
+				dup = true
+				break
+			}
+		}
+		if dup {
+			continue
+		}
+		q := p
+		q.Location, q.City, q.Country = pl.location, pl.city, pl.country
+		if n > 0 {
+			q.SourceID = id + "#" + strconv.Itoa(n)
+		}
+		out = append(out, q)
+	}
 	return out
 }

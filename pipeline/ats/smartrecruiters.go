@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"strconv"
+	"strings"
 )
 
 // smartRecruiters parses the SmartRecruiters Posting API list:
@@ -17,9 +19,14 @@ import (
 //	  "experienceLevel":{…},"ref":"https://api.smartrecruiters.com/v1/companies/acme/postings/75551135"}]}
 //
 // Paging is offset/limit: the next page starts at offset+len(content) until that reaches
-// totalFound. The list API has no salary and no public posting link (ref is the API URL);
-// a compensation object {min,max,currency,period} and postingUrl/applyUrl are used when a
-// response carries them.
+// totalFound. The list API has no salary and no public posting link (ref is the API URL):
+// URL is postingUrl/applyUrl when a response carries them, else the public posting page
+// https://jobs.smartrecruiters.com/{company.identifier}/{id} (the identifier falls back to
+// the company id of the page URL, /v1/companies/{id}/postings). A compensation object
+// {min,max,currency,period} is used when present. Remote postings may put the remote area
+// in city and "REMOTE" in region ({"city":"Poland","region":"REMOTE","remote":true}): such
+// a city is not a city, so City stays "" and Location reads "Remote - Poland".
+// "department": {} (no label) gives no Department.
 type smartRecruiters struct{}
 
 func (smartRecruiters) Vendor() string { return "smartrecruiters" }
@@ -39,7 +46,8 @@ type srItem struct {
 	PostingURL   flexString `json:"postingUrl"`
 	ApplyURL     flexString `json:"applyUrl"`
 	Company      struct {
-		Name flexString `json:"name"`
+		Identifier flexString `json:"identifier"`
+		Name       flexString `json:"name"`
 	} `json:"company"`
 	Location struct {
 		City         flexString `json:"city"`
@@ -69,6 +77,7 @@ func (smartRecruiters) Parse(body []byte, pageURL string) (Page, error) {
 	}
 	items := *resp.Content
 	page := Page{Postings: make([]Posting, 0, len(items))}
+	pageCompany := srCompanyOfURL(pageURL)
 	for i := range items {
 		it := &items[i]
 		id, title := clean(it.ID), clean(it.Name)
@@ -78,6 +87,18 @@ func (smartRecruiters) Parse(body []byte, pageURL string) (Page, error) {
 		}
 		loc := &it.Location
 		city, region, country := clean(loc.City), clean(loc.Region), clean(loc.Country)
+		remote := bool(loc.Remote)
+		if strings.EqualFold(region, "remote") {
+			// The remote shape: city holds the remote area, region says REMOTE.
+			remote = true
+			area := city
+			city = ""
+			if area != "" {
+				region = "Remote - " + area
+			} else {
+				region = "Remote"
+			}
+		}
 		p := Posting{
 			SourceID:      id,
 			RequisitionID: clean(it.RefNumber),
@@ -86,13 +107,16 @@ func (smartRecruiters) Parse(body []byte, pageURL string) (Page, error) {
 			Location:      clean(loc.FullLocation),
 			City:          city,
 			Country:       country,
-			Remote:        bool(loc.Remote),
+			Remote:        remote,
 			Department:    clean(it.Department.Label),
 			URL:           firstNonEmpty(clean(it.PostingURL), clean(it.ApplyURL)),
 			PostedAt:      it.ReleasedDate.T,
 		}
 		if p.Location == "" {
 			p.Location = joinNonEmpty(", ", city, region, country)
+		}
+		if p.URL == "" {
+			p.URL = srPostingURL(firstNonEmpty(clean(it.Company.Identifier), pageCompany), id)
 		}
 		if c := it.Compensation; c != nil {
 			period := clean(c.Period)
@@ -105,6 +129,28 @@ func (smartRecruiters) Parse(body []byte, pageURL string) (Page, error) {
 	}
 	page.NextURL = srNext(pageURL, resp, len(items))
 	return page, nil
+}
+
+// srPostingURL is the public posting page of a SmartRecruiters posting, "" without a company.
+func srPostingURL(company, id string) string {
+	if company == "" {
+		return ""
+	}
+	return "https://jobs.smartrecruiters.com/" + url.PathEscape(company) + "/" + url.PathEscape(id)
+}
+
+// srCompanyOfURL returns the company id of a list URL (…/companies/{id}/postings), or "".
+func srCompanyOfURL(pageURL string) string {
+	u := parseAbs(pageURL)
+	if u == nil {
+		return ""
+	}
+	_, rest, ok := strings.Cut(u.Path, "/companies/")
+	if !ok {
+		return ""
+	}
+	id, _, _ := strings.Cut(rest, "/")
+	return id
 }
 
 // srNext returns the URL of the page after this one, or "" when offset+n reaches totalFound

@@ -25,6 +25,7 @@ func TestSmartRecruitersParse(t *testing.T) {
 		Country:       "us", // lower-case alpha-2 as published
 		Remote:        true,
 		Department:    "Marketing",
+		URL:           "https://jobs.smartrecruiters.com/AcmeInc/744000012345678", // issue 14: the public posting page
 		PostedAt:      ts("2026-01-19T19:36:42.346Z"),
 	}, m["744000012345678"])
 
@@ -34,6 +35,32 @@ func TestSmartRecruitersParse(t *testing.T) {
 	require.Equal(t, "de", p.Country)
 	require.Empty(t, p.Department)
 	require.Equal(t, &Salary{Min: 2800, Max: 3200, Currency: "EUR", Period: "month"}, p.Salary)
+}
+
+// The real shapes of issue 14, from the Posting API's documented fields: no posting URL in the
+// list (the public page is jobs.smartrecruiters.com/{company.identifier}/{id}), the remote
+// location shape and an empty department object.
+func TestSmartRecruitersRealShapes(t *testing.T) {
+	f := func(item, pageURL string, want Posting) {
+		t.Helper()
+		body := `{"offset":0,"limit":100,"totalFound":1,"content":[` + item + `]}`
+		page := mustParse(t, "smartrecruiters", []byte(body), pageURL)
+		require.Len(t, page.Postings, 1, item)
+		got := page.Postings[0]
+		got.PostedAt = want.PostedAt
+		require.Equal(t, want, got, item)
+	}
+	f(`{"id":"744000099","name":"Backend Engineer","company":{"identifier":"Northwind1","name":"Northwind"},
+	    "location":{"city":"Poland","region":"REMOTE","remote":true},"department":{}}`, srBase,
+		Posting{SourceID: "744000099", Title: "Backend Engineer", CompanyName: "Northwind", Location: "Remote - Poland",
+			Remote: true, URL: "https://jobs.smartrecruiters.com/Northwind1/744000099"})
+	f(`{"id":"7","name":"Analyst","company":{"name":"Northwind"},"location":{"city":"","region":"remote","country":"de","remote":false}}`, srBase,
+		Posting{SourceID: "7", Title: "Analyst", CompanyName: "Northwind", Location: "Remote, de", Country: "de",
+			Remote: true, URL: "https://jobs.smartrecruiters.com/AcmeInc/7"}) // identifier from the page URL
+	f(`{"id":"8","name":"Analyst","location":{"city":"Lyon","region":"Auvergne","country":"fr"},"postingUrl":"https://careers.example/8"}`, "",
+		Posting{SourceID: "8", Title: "Analyst", Location: "Lyon, Auvergne, fr", City: "Lyon", Country: "fr", URL: "https://careers.example/8"})
+	f(`{"id":"9","name":"Analyst","location":{"city":"Lyon"}}`, "",
+		Posting{SourceID: "9", Title: "Analyst", Location: "Lyon", City: "Lyon"}) // nothing to build a link from
 }
 
 func TestSmartRecruitersPaging(t *testing.T) {

@@ -74,19 +74,45 @@ var periodsPerYear = map[string]float64{
 	"hour": 2080, "hourly": 2080, "hr": 2080, "1 hour": 2080, "per hour": 2080,
 }
 
-// Plausible yearly-USD pay; anything outside is a parsing or unit error.
+// Plausible pay. A published figure is read in its own period and currency
+// and converted to yearly USD (52 weeks, 260 days, 2,080 hours); it is
+// plausible when both bounds lie between the currency's floor and
+// maxYearlyUSD. The floor is highWageFloorUSD for the currencies of
+// high-wage economies (highWageCurrencies: there, less than 5,000 USD a
+// year is no full- or part-time pay but a unit error, such as a Recruitee
+// office manager at "75.00"–"95.00" USD "per year", an hourly or thousands
+// figure) and minYearlyUSD for every other currency. Per period, the floor
+// of a high-wage currency is 5,000 USD a year, 417 a month, 96 a week, 19.23
+// a day and 2.40 an hour. Anything outside is never served as pay.
 const (
-	minYearlyUSD = 1_000
-	maxYearlyUSD = 5_000_000
+	minYearlyUSD     = 1_000
+	highWageFloorUSD = 5_000
+	maxYearlyUSD     = 5_000_000
 )
+
+// highWageCurrencies are the currencies whose yearly pay floor is highWageFloorUSD.
+var highWageCurrencies = map[string]bool{
+	"USD": true, "EUR": true, "GBP": true, "CHF": true, "CAD": true, "AUD": true, "NZD": true,
+	"JPY": true, "SGD": true, "HKD": true, "KRW": true, "TWD": true, "ILS": true, "AED": true,
+	"SAR": true, "QAR": true, "SEK": true, "NOK": true, "DKK": true, "ISK": true,
+}
+
+// YearlyFloorUSD is the lowest plausible yearly pay in US dollars for a
+// currency (ISO 4217, any case): see highWageCurrencies.
+func YearlyFloorUSD(currency string) float64 {
+	if highWageCurrencies[strings.ToUpper(strings.TrimSpace(currency))] {
+		return highWageFloorUSD
+	}
+	return minYearlyUSD
+}
 
 // YearlyUSD converts a published pay range to whole yearly US dollars.
 // currency is an ISO 4217 code and period one of year, month, week, day or
 // hour (any case; "annual", "monthly", "hourly", ... are accepted). When one
 // bound is 0 the other is used for both; an inverted range is reordered. ok
 // is false when both bounds are missing, a bound is negative or not finite,
-// the currency or period is unknown, or the result is implausible (below
-// 1,000 or above 5,000,000 USD a year).
+// the currency or period is unknown, or the result is implausible (below the
+// currency's YearlyFloorUSD or above 5,000,000 USD a year).
 func YearlyUSD(min, max float64, currency, period string) (lo, hi float64, ok bool) {
 	rate, ok := usdPerUnit[strings.ToUpper(strings.TrimSpace(currency))]
 	if !ok {
@@ -112,7 +138,7 @@ func YearlyUSD(min, max float64, currency, period string) (lo, hi float64, ok bo
 	}
 	lo = math.Round(min * mult * rate)
 	hi = math.Round(max * mult * rate)
-	if lo < minYearlyUSD || hi > maxYearlyUSD {
+	if lo < YearlyFloorUSD(currency) || hi > maxYearlyUSD {
 		return 0, 0, false
 	}
 	return lo, hi, true

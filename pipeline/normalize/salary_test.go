@@ -114,3 +114,27 @@ func TestYearlyUSDRejects(t *testing.T) {
 		require.Zero(t, hi, c.name)
 	}
 }
+
+// The pay plausibility rule of issue 14, per period and currency.
+func TestYearlyUSDPlausibility(t *testing.T) {
+	f := func(min, max float64, currency, period string, want bool) {
+		t.Helper()
+		_, _, ok := YearlyUSD(min, max, currency, period)
+		require.Equal(t, want, ok, "%v-%v %s per %s", min, max, currency, period)
+	}
+	f(75, 95, "USD", "year", false)      // a real Recruitee record for an office manager: not yearly pay
+	f(75, 95, "USD", "hour", true)       // the same figures per hour are plausible
+	f(3500, 4200, "EUR", "year", false)  // a monthly figure labelled yearly, in a high-wage currency
+	f(3500, 4200, "EUR", "month", true)  // ... is plausible per month
+	f(4800, 6000, "GBP", "year", true)   // 6,576 USD: part-time pay, above the high-wage floor
+	f(2, 3, "USD", "hour", false)        // 4,160 USD a year
+	f(2.5, 3, "USD", "hour", true)       // 5,200 USD a year
+	f(80000, 0, "INR", "year", false)    // 934 USD: below the floor of other currencies
+	f(100000, 0, "INR", "year", true)    // 1,167 USD: plausible in a lower-wage currency
+	f(800, 1200, "BRL", "month", true)   // 1,759 USD a year
+	f(2_000_000, 0, "USD", "year", true) // executive pay
+	f(3_000, 0, "USD", "hour", false)    // 6.24 M USD a year
+	require.Equal(t, 5000.0, YearlyFloorUSD(" eur "))
+	require.Equal(t, 1000.0, YearlyFloorUSD("INR"))
+	require.Equal(t, 1000.0, YearlyFloorUSD(""))
+}
