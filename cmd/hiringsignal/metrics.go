@@ -43,7 +43,8 @@ func snapshotMetrics(set *metrics.Set, current func() *snapshot.Snapshot) func(t
 }
 
 // crawlMetrics records every crawl's cycles: durations per region, failed sources per vendor,
-// events, 304 replays, page-cache evictions, and crawls that failed whole.
+// events, 304 replays, page-cache evictions, published pay dropped as implausible, and crawls
+// that failed whole.
 type crawlMetrics struct{ set *metrics.Set }
 
 func (m crawlMetrics) observe(stats []pipeline.CycleStats, err error) {
@@ -62,6 +63,7 @@ func (m crawlMetrics) observe(stats []pipeline.CycleStats, err error) {
 		m.set.GetOrCreateCounter(`hs_crawl_pages_not_modified_total`).Add(s.NotModified)
 		m.set.GetOrCreateCounter(`hs_crawl_pages_total`).Add(s.Pages)
 		m.set.GetOrCreateCounter(`hs_crawl_page_cache_evictions_total`).Add(s.CacheEvicted)
+		m.set.GetOrCreateCounter(`hs_crawl_salary_dropped_total`).Add(s.SalaryDropped) // implausible published pay not served
 		m.set.GetOrCreateCounter(`hs_crawl_sources_total`).Add(s.Sources)
 		for vendor, n := range s.FailedVendors {
 			m.set.GetOrCreateCounter(fmt.Sprintf(`hs_crawl_sources_failed_total{vendor=%q}`, vendor)).Add(n)
