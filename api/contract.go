@@ -115,7 +115,7 @@ type Route struct {
 	// ErrorBodies are the JSON Schemas of error bodies that differ from the chain's for their
 	// status (e.g. a 409 whose detail is an object), keyed by status.
 	ErrorBodies map[int]map[string]any
-	Handler    HandlerFunc    // serves the call once the chain admitted it
+	Handler     HandlerFunc // serves the call once the chain admitted it
 
 	public   bool // this package's own routes outside the /v1 chain: no key, no limit (health, readiness, OpenAPI)
 	textBody bool // the success body is text/plain (the operator metrics), not JSON
