@@ -22,6 +22,7 @@ import (
 type serveFlags struct {
 	listen            *string
 	demoKey           *string
+	webhookSecretKeys *string // see webhookSecretBox
 	meteringDir       *string
 	meteringQueue     *int
 	meteringSync      *time.Duration
@@ -38,6 +39,7 @@ type serveFlags struct {
 func addServeFlags(fs *flagenv.Set) *serveFlags {
 	return &serveFlags{
 		listen:            fs.String("listen", "127.0.0.1:8080", "address the API listens on"),
+		webhookSecretKeys: addWebhookKeyFlag(fs),
 		demoKey:           fs.String("demo-key", api.PublicDemoKey, "the shared public demo key (hsk_ format; bills nothing, per-IP limit); empty disables it and revokes the one installed before"),
 		meteringDir:       fs.String("metering-dir", "", "write-ahead log of metering for this instance (default <run-dir>/metering; one per instance)"),
 		meteringQueue:     fs.Int("metering-queue", 8192, "with --metering-fsync-interval 0: metered calls waiting for the metering disk writer before calls block"),
