@@ -31,14 +31,14 @@ func Routes(d Deps) []*api.Route {
 				{Name: "url", Type: "string", Required: true, Schema: map[string]any{"type": "string", "maxLength": egress.MaxURLLength, "description": URLRules}},
 				{Name: "secret", Type: "string", Sensitive: true, Description: SecretRules + ". Registering a url already registered with a different secret is 409 secret_mismatch (change it with rotate-secret); with the same secret or none, 200"},
 			}},
-			Statuses: []int{200, 201, 409}, Response: registeredSchema(), ErrorBodies: map[int]map[string]any{409: conflictSchema(ReasonSecretMismatch)}, Handler: h.register},
+			Statuses: []int{200, 201, 409}, Response: registeredSchema(), ErrorBodies: map[int]map[string]any{409: ConflictSchema(ReasonSecretMismatch)}, Handler: h.register},
 		{Name: "webhooks.list", Method: "GET", Path: "/v1/webhooks", Tag: "webhooks", Scope: api.ScopeRead,
 			Summary:  "The caller's live webhook endpoints, newest first (never their secrets)",
 			Statuses: []int{200}, Response: listSchema(), Handler: h.list},
 		{Name: "webhooks.delete", Method: "DELETE", Path: "/v1/webhooks/{id}", Tag: "webhooks", Scope: api.ScopeWrite,
 			Summary: "Delete a webhook endpoint: 204, again 204; 409 endpoint_in_use with watch_ids while live watches deliver to it (cancel them first); " +
 				"404 for an id that does not exist or is another customer's",
-			Params: []api.Param{id}, Statuses: []int{204, 404, 409}, ErrorBodies: map[int]map[string]any{409: conflictSchema(ReasonEndpointInUse)}, Handler: h.delete},
+			Params: []api.Param{id}, Statuses: []int{204, 404, 409}, ErrorBodies: map[int]map[string]any{409: ConflictSchema(ReasonEndpointInUse)}, Handler: h.delete},
 		{Name: "webhooks.rotate_secret", Method: "POST", Path: "/v1/webhooks/{id}/rotate-secret", Tag: "webhooks", Scope: api.ScopeWrite,
 			Summary: "Replace the endpoint's signing secret: the new one is answered once; during the overlap deliveries carry a signature under each secret (Standard Webhooks), " +
 				"after it only the new one signs. 404 for a deleted, missing or another customer's endpoint",
@@ -91,7 +91,8 @@ func listSchema() map[string]any {
 	return obj(map[string]any{"endpoints": map[string]any{"type": "array", "items": EndpointSchema(), "maxItems": oltp.MaxLiveEndpoints}})
 }
 
-func conflictSchema(reason string) map[string]any {
+// ConflictSchema is the body of a 409 with reason (secret_mismatch, endpoint_in_use).
+func ConflictSchema(reason string) map[string]any {
 	d := map[string]any{"reason": api.Enum(reason), "message": api.Type("string"), "endpoint": api.Type("string")}
 	if reason == ReasonEndpointInUse {
 		d["watch_ids"] = map[string]any{"type": "array", "items": api.Type("integer"), "description": "the live watches delivering to the endpoint"}

@@ -24,6 +24,7 @@ func TestRegisterIsIdempotentAndShowsTheSecretOnce(t *testing.T) {
 
 	r := h.Post(t, "/v1/webhooks", a.Key, `{"url":"https://Hooks.Example.com/in?x=1"}`)
 	require.Equal(t, 201, r.Status, string(r.Body))
+	h.Conforms(t, "POST", "/v1/webhooks", r)
 	first := object(t, r)
 	secret := first["secret"].(string)
 	require.NoError(t, signing.ValidateSecret(secret))
@@ -34,6 +35,7 @@ func TestRegisterIsIdempotentAndShowsTheSecretOnce(t *testing.T) {
 
 	r = h.Post(t, "/v1/webhooks", a.Key, `{"url":"https://hooks.example.com/in?x=1"}`)
 	require.Equal(t, 200, r.Status, string(r.Body))
+	h.Conforms(t, "POST", "/v1/webhooks", r)
 	again := object(t, r)
 	require.Equal(t, id, idOf(t, again), "the same url is the same endpoint")
 	require.Nil(t, again["secret"], "the secret is shown only on creation")
@@ -42,6 +44,7 @@ func TestRegisterIsIdempotentAndShowsTheSecretOnce(t *testing.T) {
 	other := signing.NewSecret()
 	r = h.Post(t, "/v1/webhooks", a.Key, map[string]any{"url": "https://hooks.example.com/in?x=1", "secret": other})
 	require.Equal(t, 409, r.Status, string(r.Body))
+	h.Conforms(t, "POST", "/v1/webhooks", r)
 	d := object(t, r)["detail"].(map[string]any)
 	require.Equal(t, "secret_mismatch", d["reason"])
 	require.Contains(t, d["message"], "rotate-secret")
@@ -57,6 +60,7 @@ func TestRegisterIsIdempotentAndShowsTheSecretOnce(t *testing.T) {
 
 	r = h.Get(t, "/v1/webhooks", a.Key, nil)
 	require.Equal(t, 200, r.Status)
+	h.Conforms(t, "GET", "/v1/webhooks", r)
 	list := object(t, r)["endpoints"].([]any)
 	require.Len(t, list, 1)
 	require.NotContains(t, list[0].(map[string]any), "secret")
@@ -105,6 +109,7 @@ func TestURLsAreCheckedInEverySpelling(t *testing.T) {
 	} {
 		r := h.Post(t, "/v1/webhooks", a.Key, map[string]any{"url": c.url})
 		inv := r.Invalid(t)
+		h.Conforms(t, "POST", "/v1/webhooks", r)
 		require.Equal(t, []string{"body.url"}, inv.Locs(), c.url)
 		require.Equal(t, "url_refused", inv.Detail[0].Type, c.url)
 		require.Equal(t, c.reason, inv.Detail[0].Ctx["reason"], c.url)
@@ -149,6 +154,7 @@ func TestRotateSecretOverlap(t *testing.T) {
 
 	r := h.Post(t, "/v1/webhooks/"+itoa(id)+"/rotate-secret", a.Key, `{}`)
 	require.Equal(t, 200, r.Status, string(r.Body))
+	h.Conforms(t, "POST", "/v1/webhooks/{id}/rotate-secret", r)
 	rot := object(t, r)
 	fresh := rot["secret"].(string)
 	require.NoError(t, signing.ValidateSecret(fresh))
@@ -198,6 +204,7 @@ func TestDeleteEndpoint(t *testing.T) {
 
 	r := h.Do(t, "DELETE", "/v1/webhooks/"+itoa(id), a.Key, nil)
 	require.Equal(t, 409, r.Status, string(r.Body))
+	h.Conforms(t, "DELETE", "/v1/webhooks/{id}", r)
 	d := object(t, r)["detail"].(map[string]any)
 	require.Equal(t, "endpoint_in_use", d["reason"])
 	require.Equal(t, []any{float64(w.ID)}, d["watch_ids"])
@@ -206,6 +213,7 @@ func TestDeleteEndpoint(t *testing.T) {
 	require.NoError(t, oltp.CancelWatch(ctx, h.Pool, a.CustomerID, w.ID))
 	r = h.Do(t, "DELETE", "/v1/webhooks/"+itoa(id), a.Key, nil)
 	require.Equal(t, 204, r.Status)
+	h.Conforms(t, "DELETE", "/v1/webhooks/{id}", r)
 	require.Empty(t, r.Body)
 	require.Equal(t, 204, h.Do(t, "DELETE", "/v1/webhooks/"+itoa(id), a.Key, nil).Status, "again: 204")
 	require.Empty(t, object(t, h.Get(t, "/v1/webhooks", a.Key, nil))["endpoints"])
@@ -276,6 +284,7 @@ func TestCrossTenantEndpointIDsAnswerLikeMissingOnes(t *testing.T) {
 		theirs := h.Do(t, c.method, fmt.Sprintf(c.path, foreign), me.Key, body)
 		SameAnswer(t, missing, theirs)
 		require.Equal(t, 404, missing.Status)
+		h.Conforms(t, c.method, strings.ReplaceAll(c.path, "%s", "{id}"), missing)
 	}
 	require.Len(t, object(t, h.Get(t, "/v1/webhooks", other.Key, nil))["endpoints"], 1, "the foreign endpoint is untouched")
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/companies"
 	"github.com/planehq/hiringsignal/api/search"
+	"github.com/planehq/hiringsignal/api/watches"
 	"github.com/planehq/hiringsignal/api/webhooks"
 	"github.com/planehq/hiringsignal/egress"
 	"github.com/planehq/hiringsignal/internal/flagenv"
@@ -126,6 +127,7 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 	search.Register(srv, search.Deps{Snapshots: snap, Log: log, MaxInFlight: *sf.searchSlots, QueueWait: *sf.searchQueueWait,
 		OnSaturated: saturated.Inc})
 	webhooks.Register(srv, webhooks.Deps{Pool: s.pg, Log: log, Box: push.box, Egress: push.egress})
+	watches.Register(srv, watches.Deps{Pool: s.pg, Log: log, Box: push.box, Egress: push.egress, Snapshots: snap})
 	readSide := &lifecycle.Loop{Run: func(ctx context.Context) {
 		if err := f.migrateWithRetry(ctx, s, log); err != nil {
 			return // stopped before the stores were ready
