@@ -101,14 +101,17 @@ func (b *createBody) validate() (oltp.NewWatch, error) {
 func (b *createBody) criteriaDoc() (json.RawMessage, error) {
 	if b.Q == nil && b.Geo == nil {
 		if isEmpty(b.Criteria) {
-			return nil, api.Invalid(api.ValueError(json.RawMessage(b.Criteria), "criteria names no field: a watch on every req of the corpus is refused; name at least one field (e.g. req.q, req.function, company.company_id)", "body", "criteria"))
+			return nil, api.Invalid(api.ValueError(b.Criteria, "criteria names no field: a watch on every req of the corpus is refused; name at least one field (e.g. req.q, req.function, company.company_id)", "body", "criteria"))
 		}
 		return b.Criteria, nil
 	}
 	groups := map[string]map[string]json.RawMessage{}
 	if b.Criteria != nil {
-		if err := json.Unmarshal(b.Criteria, &groups); err != nil {
-			return b.Criteria, nil // not groups of fields: Parse says why
+		if json.Unmarshal(b.Criteria, &groups) != nil { // not groups of fields: Parse says why
+			if _, items := criteria.Parse(b.Criteria, criteria.Watch); len(items) > 0 {
+				return nil, api.Invalid(items...)
+			}
+			return nil, api.Invalid(api.ValueError(nil, "criteria must be an object of groups (company, req, event), each an object of fields", "body", "criteria"))
 		}
 	}
 	if groups["req"] == nil {

@@ -144,6 +144,7 @@ func TestBadWatchesAre422AndWriteNothing(t *testing.T) {
 		{map[string]any{"criteria": crit, "q": "nurse", "webhook_endpoint_id": ep}, []string{"body.q"}},
 		{map[string]any{"criteria": map[string]any{"req": map[string]any{"country": "France"}}, "geo": "Germany", "webhook_endpoint_id": ep}, []string{"body.geo"}},
 		{map[string]any{"geo": "Atlantis", "webhook_endpoint_id": ep}, []string{"body.geo"}},
+		{map[string]any{"criteria": map[string]any{"req": "engineer"}, "q": "nurse", "webhook_endpoint_id": ep}, []string{"body.criteria"}},
 		{map[string]any{"q": strings.Repeat("word ", 40), "webhook_endpoint_id": ep}, []string{"body.q"}},
 		{map[string]any{"company_id": acme, "webhook_endpoint_id": ep, "colour": "red"}, []string{"body.colour"}},
 	} {
