@@ -12,13 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/api/watches"
-	"github.com/planehq/hiringsignal/api/webhooks"
 	"github.com/planehq/hiringsignal/egress"
 	"github.com/planehq/hiringsignal/internal/apitest"
 	"github.com/planehq/hiringsignal/oltp"
@@ -83,17 +80,11 @@ type harness struct {
 // policy, over the fixed snapshot, with the server's log kept at debug level.
 func start(t *testing.T) *harness {
 	t.Helper()
-	box, err := secretbox.New(secretbox.GenerateKey())
-	require.NoError(t, err)
 	lb := &logBuffer{}
 	log := slog.New(slog.NewTextHandler(lb, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	policy := egress.Policy{LookupNetIP: fakeDNS}
 	srv := apitest.StartServer(t, apitest.Options{DB: "watches", Config: func(c *api.Config) { c.Log = log },
-		Register: func(srv *api.Server, pool *pgxpool.Pool) {
-			webhooks.Register(srv, webhooks.Deps{Pool: pool, Log: log, Box: box, Egress: policy})
-			watches.Register(srv, watches.Deps{Pool: pool, Log: log, Box: box, Egress: policy, Snapshots: newSnapshot()})
-		}})
-	return &harness{Server: srv, box: box, log: lb}
+		Push: &apitest.Push{Egress: egress.Policy{LookupNetIP: fakeDNS}, Snapshots: newSnapshot()}})
+	return &harness{Server: srv, box: srv.Box, log: lb}
 }
 
 // account is a new account on plan whose minute limit does not get in the way.
