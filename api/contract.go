@@ -71,6 +71,12 @@ type Field struct {
 	Forbidden   bool // present in the contract only to be refused (422), e.g. tier on POST /v1/keys
 	Description string
 	MaxItems    int // array: most elements (0: DefaultMaxItems)
+	// Schema, when set, is the field's JSON Schema in the document instead of the one built from
+	// Type, Items and Enum (a nested document such as criteria, or a range); the chain still
+	// checks Type and the handler the rest.
+	Schema map[string]any
+	// Sensitive fields (a secret) are never echoed: a 422 about them carries input null.
+	Sensitive bool
 }
 
 func (f *Field) maxItems() int {
@@ -106,7 +112,10 @@ type Route struct {
 	Body       *Body
 	Statuses   []int          // what the handler itself answers (the chain adds its own)
 	Response   map[string]any // JSON Schema of the success body; nil = an object not detailed yet
-	Handler    HandlerFunc    // serves the call once the chain admitted it
+	// ErrorBodies are the JSON Schemas of error bodies that differ from the chain's for their
+	// status (e.g. a 409 whose detail is an object), keyed by status.
+	ErrorBodies map[int]map[string]any
+	Handler     HandlerFunc // serves the call once the chain admitted it
 
 	public   bool // this package's own routes outside the /v1 chain: no key, no limit (health, readiness, OpenAPI)
 	textBody bool // the success body is text/plain (the operator metrics), not JSON

@@ -144,7 +144,12 @@ func (s *Server) operation(rt *Route) map[string]any {
 		var req []string
 		for _, f := range b.Fields {
 			var fs map[string]any
-			if f.Type == "array" {
+			if f.Schema != nil {
+				fs = map[string]any{}
+				for k, v := range f.Schema {
+					fs[k] = v
+				}
+			} else if f.Type == "array" {
 				item := Type(f.Items)
 				if len(f.Enum) > 0 {
 					item["enum"] = f.Enum
@@ -196,6 +201,8 @@ func (s *Server) operation(rt *Route) map[string]any {
 				sch = map[string]any{"type": "object"}
 			}
 			resp["content"] = map[string]any{"application/json": map[string]any{"schema": sch}}
+		case rt.ErrorBodies[st] != nil:
+			resp["content"] = map[string]any{"application/json": map[string]any{"schema": rt.ErrorBodies[st]}}
 		default:
 			resp["content"] = map[string]any{"application/json": map[string]any{"schema": errorSchemaFor(st)}}
 		}

@@ -11,6 +11,8 @@ import (
 	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/companies"
 	"github.com/planehq/hiringsignal/api/search"
+	"github.com/planehq/hiringsignal/api/watches"
+	"github.com/planehq/hiringsignal/api/webhooks"
 	"github.com/planehq/hiringsignal/internal/apitest"
 )
 
@@ -58,6 +60,8 @@ func TestTheDocumentListsExactlyTheBuiltRoutes(t *testing.T) {
 	account.Register(srv, account.Deps{})
 	companies.Register(srv, companies.Deps{})
 	search.Register(srv, search.Deps{})
+	webhooks.Register(srv, webhooks.Deps{})
+	watches.Register(srv, watches.Deps{})
 	b, err := srv.OpenAPI()
 	require.NoError(t, err)
 	var doc struct {

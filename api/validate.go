@@ -245,7 +245,13 @@ func (c *Call) validateBody() *Error {
 			errs.add(fe)
 			continue
 		}
+		before := len(errs.items)
 		checkType(&errs, f, in, Loc("body", k))
+		if f.Sensitive { // a secret is never echoed, even when it is of the wrong type
+			for i := before; i < len(errs.items); i++ {
+				errs.items[i].Input = nil
+			}
+		}
 	}
 	for i := range b.Fields {
 		if f := &b.Fields[i]; f.Required {

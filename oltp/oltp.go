@@ -1,5 +1,7 @@
 // Package oltp owns the Postgres side of the service: the connection pool, the embedded numbered
-// migrations and the account records (customers, accounts, API keys).
+// migrations, the account records (customers, accounts, API keys) and the push records (webhook
+// endpoints, whose secrets it stores only as sealed by the caller's SecretSealer, watches and
+// their fires).
 //
 // Every query that reads customer data takes the caller's customer_id and filters on it; another
 // customer's id answers exactly like a missing one. It must not touch ClickHouse or HTTP.

@@ -82,6 +82,28 @@ func ByID(id string) (Tier, bool) {
 	return Tier{}, false
 }
 
+// Live-watch allowances of the plans without a bundle (spec 8.1 shows none for Trial and
+// Enterprise): a Trial evaluates push on as many watches as Starter sells; Enterprise gets four
+// times Growth's.
+const (
+	TrialLiveWatches      = 5
+	EnterpriseLiveWatches = 100
+)
+
+// LiveWatchAllowance is how many watches an account on the tier may have live at once: the
+// bundle's watches (Free 3, Starter 5, Growth 25), TrialLiveWatches or EnterpriseLiveWatches.
+func (t Tier) LiveWatchAllowance() int {
+	switch {
+	case t.HasBundle:
+		return t.Watches
+	case t.Plan == "trial":
+		return TrialLiveWatches
+	case t.Plan == "enterprise":
+		return EnterpriseLiveWatches
+	}
+	return 0
+}
+
 // KeylessPerMinute is the per-IP limit of calls without a key and of the demo key.
 const KeylessPerMinute = 60
 

@@ -3,6 +3,7 @@ package searchindex
 import (
 	"sort"
 	"strings"
+	"time"
 )
 
 // QualifiedQuery is one reqs/qualified page request: the criteria already validated and resolved
@@ -34,46 +35,81 @@ type QualifiedPage struct {
 	More bool
 }
 
+// Qualifier is a QualifiedQuery compiled against one Index: the per-req predicate of
+// reqs/qualified. Qualified builds one per page; a caller asking about reqs one at a time (the
+// notifier matching ledger events) builds one per query and index and keeps it. It is immutable
+// and safe for concurrent use; it answers only for reqs of the Index it was compiled on.
+type Qualifier struct {
+	x      *Index
+	q      QualifiedQuery // a copy: c.f points into it
+	c      *compiled
+	noWord bool       // some word of q.Q is in no title of the index: no req matches
+	want   []uint32   // stem ids of q.Q
+	vetoes [][]uint32 // stem ids of each q.QExcludes phrase whose words all occur in the index
+	boards []string   // q.Boards, lower case
+}
+
+// Qualifier compiles q for Qualifies: its criteria, salary band, exclude_agencies and live_only
+// (Filter.IncludeClosed). The page fields (After, Limit) and the freshness floor
+// (Filter.FreshBefore) are not part of the predicate and are ignored.
+func (x *Index) Qualifier(q *QualifiedQuery) *Qualifier {
+	qq := *q
+	qq.Filter.FreshBefore, qq.After, qq.Limit = time.Time{}, 0, 0
+	return x.qualifier(&qq)
+}
+
+// Qualifies reports whether r qualifies for q (see Qualifier); to ask about many reqs, compile q
+// once with Qualifier.
+func (x *Index) Qualifies(r *Req, q *QualifiedQuery) bool { return x.Qualifier(q).Qualifies(r) }
+
+// Index is the index the Qualifier was compiled on.
+func (m *Qualifier) Index() *Index { return m.x }
+
+// qualifier compiles a copy of q as it is, freshness floor included.
+func (x *Index) qualifier(q *QualifiedQuery) *Qualifier {
+	m := &Qualifier{x: x, q: *q}
+	m.c = x.compile(&m.q.Filter)
+	if m.q.Q != "" {
+		ids, ok := x.stemIDsOf(m.q.Q)
+		m.want, m.noWord = ids, !ok
+	}
+	for _, p := range m.q.QExcludes {
+		if ids, ok := x.stemIDsOf(p); ok && len(ids) > 0 {
+			m.vetoes = append(m.vetoes, ids)
+		}
+	}
+	m.boards = make([]string, len(m.q.Boards))
+	for i, b := range m.q.Boards {
+		m.boards[i] = strings.ToLower(b)
+	}
+	if len(m.q.CompanyIDs) > 0 {
+		m.c.companyIn = x.companySet(m.q.CompanyIDs)
+	}
+	return m
+}
+
 // Qualified answers reqs/qualified in ledger order (the order reqs opened).
 func (x *Index) Qualified(q QualifiedQuery) QualifiedPage {
 	page := QualifiedPage{Next: q.After}
-	c := x.compile(&q.Filter)
-	if c.none || q.Limit <= 0 {
+	m := x.qualifier(&q)
+	if m.c.none || q.Limit <= 0 {
 		return page
 	}
-	var want []uint32
-	if q.Q != "" {
-		ids, ok := x.stemIDsOf(q.Q)
-		if !ok {
-			// No title holds some word: nothing can match, now or later in this build.
-			if n := len(x.bySeq); n > 0 {
-				page.Next = max(q.After, x.reqs[x.bySeq[n-1]].OpenSeq)
-			}
-			return page
+	if m.noWord {
+		// No title holds some word: nothing can match, now or later in this build.
+		if n := len(x.bySeq); n > 0 {
+			page.Next = max(q.After, x.reqs[x.bySeq[n-1]].OpenSeq)
 		}
-		want = ids
-	}
-	var vetoes [][]uint32
-	for _, p := range q.QExcludes {
-		if ids, ok := x.stemIDsOf(p); ok && len(ids) > 0 {
-			vetoes = append(vetoes, ids)
-		}
-	}
-	boards := make([]string, len(q.Boards))
-	for i, b := range q.Boards {
-		boards[i] = strings.ToLower(b)
-	}
-	if len(q.CompanyIDs) > 0 {
-		c.companyIn = x.companySet(q.CompanyIDs)
+		return page
 	}
 	start := sort.Search(len(x.bySeq), func(i int) bool { return x.reqs[x.bySeq[i]].OpenSeq > q.After })
 	for _, ord := range x.bySeq[start:] {
 		r := &x.reqs[ord]
-		if !c.freshOK(r) {
+		if !m.c.freshOK(r) {
 			// Not served yet on this plan; stop so that the cursor never passes it.
 			break
 		}
-		if x.qualifies(r, c, &q, want, vetoes, boards) {
+		if m.Qualifies(r) {
 			if len(page.Rows) == q.Limit {
 				page.More = true
 				break
@@ -85,18 +121,21 @@ func (x *Index) Qualified(q QualifiedQuery) QualifiedPage {
 	return page
 }
 
-func (x *Index) qualifies(r *Req, c *compiled, q *QualifiedQuery, want []uint32, vetoes [][]uint32, boards []string) bool {
-	if !c.req(r) {
+// Qualifies reports whether r, a req of the Qualifier's index, qualifies: every field of the
+// query holds (AND), one value of each (OR), and a NULL fact matches no field asking about it.
+func (m *Qualifier) Qualifies(r *Req) bool {
+	c, q := m.c, &m.q
+	if m.noWord || c.none || !c.req(r) {
 		return false
 	}
 	if len(q.SourceTypes) > 0 && !containsStr(q.SourceTypes, r.SourceType) {
 		return false
 	}
-	if len(want) > 0 && !r.Title.hasAll(want) {
+	if len(m.want) > 0 && !r.Title.hasAll(m.want) {
 		return false
 	}
 	if r.Title.Raw != "" {
-		for _, v := range vetoes {
+		for _, v := range m.vetoes {
 			if r.Title.hasAll(v) {
 				return false
 			}
@@ -105,10 +144,10 @@ func (x *Index) qualifies(r *Req, c *compiled, q *QualifiedQuery, want []uint32,
 	if len(q.Seniority) > 0 && (r.Title.Seniority == "" || !containsStr(q.Seniority, r.Title.Seniority)) {
 		return false
 	}
-	if len(boards) > 0 {
+	if len(m.boards) > 0 {
 		ok := false
 		for _, b := range r.Boards {
-			if containsStr(boards, strings.ToLower(b)) {
+			if containsStr(m.boards, strings.ToLower(b)) {
 				ok = true
 				break
 			}
@@ -117,7 +156,7 @@ func (x *Index) qualifies(r *Req, c *compiled, q *QualifiedQuery, want []uint32,
 			return false
 		}
 	}
-	co := &x.companies[r.company]
+	co := &m.x.companies[r.company]
 	if len(q.HQCountries) > 0 && (co.HQCountry == "" || !containsStr(q.HQCountries, co.HQCountry)) {
 		return false
 	}
@@ -137,7 +176,7 @@ func (x *Index) qualifies(r *Req, c *compiled, q *QualifiedQuery, want []uint32,
 		return false
 	}
 	if q.SalaryMin != nil || q.SalaryMax != nil {
-		f, _, ok := x.SalaryFigure(r)
+		f, _, ok := m.x.SalaryFigure(r)
 		if !ok || q.SalaryMin != nil && f < *q.SalaryMin || q.SalaryMax != nil && f > *q.SalaryMax {
 			return false
 		}

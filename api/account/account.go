@@ -24,7 +24,7 @@ import (
 type Deps struct {
 	Pool *pgxpool.Pool // accounts, keys, usage ledger, schema changelog
 	Log  *slog.Logger
-	Push PushStats // live watches and blocked deliveries for the dashboard (default: none yet)
+	Push PushStats // live watches and blocked deliveries for the dashboard (default: oltp.PushCounts over Pool)
 }
 
 type handlers struct {
@@ -39,7 +39,7 @@ func newHandlers(d Deps) *handlers {
 		d.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if d.Push == nil {
-		d.Push = noPushTables{}
+		d.Push = oltp.PushCounts{Pool: d.Pool}
 	}
 	return &handlers{d: d}
 }

@@ -177,7 +177,7 @@ func (h *handlers) dashboard(c *api.Call) (int, error) {
 			return 0, api.Internal(err)
 		}
 		out.FreeTier = &freeTier{ChangesAllowance: int64(plan.Fires), ChangesUsed: delivered, ChangesWallReached: delivered >= int64(plan.Fires),
-			WatchesAllowance: int64(plan.Watches), WatchesUsed: watches}
+			WatchesAllowance: int64(plan.LiveWatchAllowance()), WatchesUsed: watches}
 	}
 	return 0, c.JSON(200, out)
 }

@@ -16,6 +16,7 @@ type pricingTier struct {
 	DefaultHardCapUnits *int     `json:"default_hard_cap_units"`
 	DefaultSoftCapUnits *int     `json:"default_soft_cap_units"`
 	Bundle              *bundle  `json:"bundle"`
+	LiveWatchAllowance  int      `json:"live_watch_allowance"`
 }
 
 type bundle struct {
@@ -40,7 +41,8 @@ func pricingSchema() map[string]any {
 	tier := api.Object(map[string]any{"name": api.Type("string"), "tier_id": api.Nullable(api.Type("string")), "monthly_amount": num, "currency": api.Type("string"),
 		"sellable": api.Type("boolean"), "daily_quota": api.Nullable(api.Type("integer")), "gated_endpoints": api.ArrayOf("string"),
 		"default_hard_cap_units": api.Nullable(api.Type("integer")), "default_soft_cap_units": api.Nullable(api.Type("integer")),
-		"bundle": map[string]any{"oneOf": []any{api.Object(map[string]any{"watches": api.Type("integer"), "fires": api.Type("integer"), "credits": api.Type("integer")}), api.Type("null")}}})
+		"bundle":               map[string]any{"oneOf": []any{api.Object(map[string]any{"watches": api.Type("integer"), "fires": api.Type("integer"), "credits": api.Type("integer")}), api.Type("null")}},
+		"live_watch_allowance": map[string]any{"type": "integer", "description": "watches an account on the tier may have live at once (POST /v1/watches answers 402 past it); the bundle's watches, or the allowance of a tier without a bundle"}})
 	return api.Object(map[string]any{
 		"tiers":        map[string]any{"type": "array", "items": tier},
 		"source_price": api.Object(map[string]any{"amount_per_weighted_unit": api.Type("number"), "currency": api.Type("string"), "weighted_unit": api.Type("string"), "weight": api.Type("integer")}),
@@ -58,7 +60,8 @@ func (h *handlers) pricing(c *api.Call) (int, error) {
 	perKey, accountKeys := map[string]int{}, map[string]int{}
 	for _, t := range plans.All() {
 		pt := pricingTier{Name: t.Name, MonthlyAmount: t.MonthlyAmount, Currency: "usd", Sellable: t.Sellable, DailyQuota: t.DailyQuota,
-			GatedEndpoints: t.GatedEndpoints, DefaultHardCapUnits: t.HardCapUnits, DefaultSoftCapUnits: t.SoftCapUnits}
+			GatedEndpoints: t.GatedEndpoints, DefaultHardCapUnits: t.HardCapUnits, DefaultSoftCapUnits: t.SoftCapUnits,
+			LiveWatchAllowance: t.LiveWatchAllowance()}
 		if t.ID != "enterprise" {
 			id := t.ID
 			pt.TierID = &id

@@ -18,12 +18,13 @@ func TestPricingIsTheSpecPriceList(t *testing.T) {
 		sellable          bool
 		quota, hard, soft any
 		bundle            any
+		watches           float64
 	}{
-		{"Free", "tier_0", 0.0, false, 100.0, 10000.0, 8000.0, map[string]any{"watches": 3.0, "fires": 50.0, "credits": 0.0}},
-		{"Trial", "tier_1", 0.01, false, 10000.0, 10000.0, 8000.0, nil},
-		{"Starter", "tier_2", 49.0, true, 50000.0, 25000.0, 20000.0, map[string]any{"watches": 5.0, "fires": 250.0, "credits": 1000.0}},
-		{"Growth", "tier_3", 199.0, true, 200000.0, 100000.0, 80000.0, map[string]any{"watches": 25.0, "fires": 1500.0, "credits": 5000.0}},
-		{"Enterprise", nil, nil, false, nil, nil, nil, nil},
+		{"Free", "tier_0", 0.0, false, 100.0, 10000.0, 8000.0, map[string]any{"watches": 3.0, "fires": 50.0, "credits": 0.0}, 3},
+		{"Trial", "tier_1", 0.01, false, 10000.0, 10000.0, 8000.0, nil, 5},
+		{"Starter", "tier_2", 49.0, true, 50000.0, 25000.0, 20000.0, map[string]any{"watches": 5.0, "fires": 250.0, "credits": 1000.0}, 5},
+		{"Growth", "tier_3", 199.0, true, 200000.0, 100000.0, 80000.0, map[string]any{"watches": 25.0, "fires": 1500.0, "credits": 5000.0}, 25},
+		{"Enterprise", nil, nil, false, nil, nil, nil, nil, 100},
 	}
 	for i, w := range want {
 		tr := tiers[i].(map[string]any)
@@ -36,6 +37,7 @@ func TestPricingIsTheSpecPriceList(t *testing.T) {
 		require.Equal(t, w.soft, tr["default_soft_cap_units"])
 		require.Equal(t, w.bundle, tr["bundle"])
 		require.Equal(t, "usd", tr["currency"])
+		require.Equal(t, w.watches, tr["live_watch_allowance"], "every tier states its live-watch allowance")
 	}
 	require.NotContains(t, tiers[0].(map[string]any)["gated_endpoints"], "hiring-pulse")
 	require.Contains(t, tiers[1].(map[string]any)["gated_endpoints"], "hiring-pulse")

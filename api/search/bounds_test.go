@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/api/search"
+	"github.com/planehq/hiringsignal/criteria"
 )
 
 // qualifiedBody is a reqs/qualified body with criteria.group.field = vals.
@@ -50,12 +50,12 @@ func TestQualifiedBadFunctionFloodAnswersABounded422(t *testing.T) {
 	require.Len(t, items, 1)
 	require.Equal(t, "too_long", items[0].Type)
 	require.Equal(t, []any{"body", "criteria", "req", "function"}, items[0].Loc)
-	require.EqualValues(t, search.MaxCriterionValues, items[0].Ctx["max_length"])
+	require.EqualValues(t, criteria.MaxCriterionValues, items[0].Ctx["max_length"])
 
 	// At the bound, every value bad: at most MaxFieldErrors items, the names listed once.
-	items = post(qualifiedBody(t, "req", "function", repeat("nope", search.MaxCriterionValues)))
-	require.LessOrEqual(t, len(items), search.MaxFieldErrors+1) // the framework may add a count item
-	require.GreaterOrEqual(t, len(items), search.MaxFieldErrors)
+	items = post(qualifiedBody(t, "req", "function", repeat("nope", criteria.MaxCriterionValues)))
+	require.LessOrEqual(t, len(items), api.MaxFieldErrors+1) // the framework may add a count item
+	require.GreaterOrEqual(t, len(items), api.MaxFieldErrors)
 	listed := 0
 	for _, it := range items {
 		if _, ok := it.Ctx["expected"]; ok || strings.Contains(it.Msg, "Engineering") {
@@ -70,11 +70,11 @@ func TestQualifiedBadFunctionFloodAnswersABounded422(t *testing.T) {
 		vals         any
 		limit        int
 	}{
-		{"company", "company_id", repeat(1, search.MaxCompanyIDs+1), search.MaxCompanyIDs},
-		{"company", "domain", repeat("acme.com", search.MaxCriterionValues+1), search.MaxCriterionValues},
-		{"company", "headcount_band", repeat("huge", 100_000), search.MaxCriterionValues},
-		{"req", "country", repeat("Germany", search.MaxCriterionValues+1), search.MaxCriterionValues},
-		{"req", "q_excludes", repeat("senior", search.MaxCriterionValues+1), search.MaxCriterionValues},
+		{"company", "company_id", repeat(1, criteria.MaxCompanyIDs+1), criteria.MaxCompanyIDs},
+		{"company", "domain", repeat("acme.com", criteria.MaxCriterionValues+1), criteria.MaxCriterionValues},
+		{"company", "headcount_band", repeat("huge", 100_000), criteria.MaxCriterionValues},
+		{"req", "country", repeat("Germany", criteria.MaxCriterionValues+1), criteria.MaxCriterionValues},
+		{"req", "q_excludes", repeat("senior", criteria.MaxCriterionValues+1), criteria.MaxCriterionValues},
 	} {
 		items := post(qualifiedBody(t, c.group, c.field, c.vals))
 		require.Len(t, items, 1, c.field)
@@ -92,7 +92,7 @@ func TestQualifiedBadFunctionFloodAnswersABounded422(t *testing.T) {
 	b, err := json.Marshal(map[string]any{"criteria": map[string]any{"req": unknown}})
 	require.NoError(t, err)
 	items = post(b)
-	require.LessOrEqual(t, len(items), search.MaxFieldErrors+1)
+	require.LessOrEqual(t, len(items), api.MaxFieldErrors+1)
 	withAllowed := 0
 	for _, it := range items {
 		if _, ok := it.Ctx["allowed"]; ok {
@@ -103,11 +103,11 @@ func TestQualifiedBadFunctionFloodAnswersABounded422(t *testing.T) {
 
 	// Within the bounds the criteria are served.
 	key := fx.srv.Account(t, "starter").Key
-	ids := make([]uint64, 0, search.MaxCompanyIDs)
+	ids := make([]uint64, 0, criteria.MaxCompanyIDs)
 	for id := range fx.facts {
 		ids = append(ids, id)
 	}
-	for len(ids) < search.MaxCompanyIDs {
+	for len(ids) < criteria.MaxCompanyIDs {
 		ids = append(ids, uint64(len(ids)+1))
 	}
 	fx.srv.Post(t, "/v1/reqs/qualified", key, qualifiedBody(t, "company", "company_id", ids)).Decode(t, 200, &qualifiedPage{})
@@ -121,8 +121,8 @@ func TestLongQIsRefusedNotCut(t *testing.T) {
 	fx := world.Get(t)
 	key := fx.srv.Account(t, "starter").Key
 	long := strings.Repeat("engineer ", 59) + "zzqxnomatch"
-	fits := strings.Repeat("engineer ", search.MaxQWords)
-	for _, q := range []string{long, fits + "engineer", strings.Repeat("x", search.MaxQLength+1), strings.Repeat("evp ", 30)} {
+	fits := strings.Repeat("engineer ", criteria.MaxQWords)
+	for _, q := range []string{long, fits + "engineer", strings.Repeat("x", criteria.MaxQLength+1), strings.Repeat("evp ", 30)} {
 		inv := fx.srv.Get(t, "/v1/reqs/search", key, url.Values{"q": {q}}).Invalid(t)
 		require.Equal(t, []string{"query.q"}, inv.Locs(), "%.40s", q)
 		inv = fx.srv.Get(t, "/v1/jobs/search", key, url.Values{"q": {q}}).Invalid(t)
@@ -135,7 +135,7 @@ func TestLongQIsRefusedNotCut(t *testing.T) {
 	// Within the bounds every word is searched.
 	p := getReqs[reqsPage](t, fx, key, url.Values{"q": {fits}})
 	require.NotEmpty(t, p.Companies, "engineer matches titles")
-	p = getReqs[reqsPage](t, fx, key, url.Values{"q": {strings.Repeat("engineer ", search.MaxQWords-1) + "zzqxnomatch"}})
+	p = getReqs[reqsPage](t, fx, key, url.Values{"q": {strings.Repeat("engineer ", criteria.MaxQWords-1) + "zzqxnomatch"}})
 	require.Empty(t, p.Companies, "the last word matches nothing")
 }
 
@@ -144,9 +144,9 @@ func TestRepeatedSearchParametersAreBounded(t *testing.T) {
 	t.Parallel()
 	fx := world.Get(t)
 	key := fx.srv.Account(t, "starter").Key
-	inv := fx.srv.Get(t, "/v1/reqs/search", key, url.Values{"geo": repeat("Germany", search.MaxCriterionValues+1)}).Invalid(t)
+	inv := fx.srv.Get(t, "/v1/reqs/search", key, url.Values{"geo": repeat("Germany", criteria.MaxCriterionValues+1)}).Invalid(t)
 	require.Equal(t, []string{"query.geo"}, inv.Locs())
-	inv = fx.srv.Get(t, "/v1/jobs/search", key, url.Values{"industry": {strings.Repeat("x", search.MaxValueLength+1)}}).Invalid(t)
+	inv = fx.srv.Get(t, "/v1/jobs/search", key, url.Values{"industry": {strings.Repeat("x", criteria.MaxValueLength+1)}}).Invalid(t)
 	require.Equal(t, []string{"query.industry.0"}, inv.Locs())
 }
 

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/criteria"
 	"github.com/planehq/hiringsignal/snapshot"
 )
 
@@ -32,7 +33,7 @@ func (h *handlers) roleDemand(c *api.Call, snap *snapshot.Snapshot) (int, error)
 	x := snap.Index
 	var errs []api.FieldError
 	role, _ := c.String("role")
-	ids, fe := functionIDs(role, "query", "role")
+	ids, fe := criteria.FunctionIDs(role, "query", "role")
 	if fe != nil {
 		errs = append(errs, *fe)
 	}
@@ -40,7 +41,7 @@ func (h *handlers) roleDemand(c *api.Call, snap *snapshot.Snapshot) (int, error)
 	geo, hasGeo := c.String("geo")
 	if hasGeo {
 		var es []api.FieldError
-		countries, es = countryNames([]string{geo}, "query", "geo")
+		countries, es = criteria.CountryNames([]string{geo}, "query", "geo")
 		errs = append(errs, es...)
 	}
 	if len(errs) > 0 {

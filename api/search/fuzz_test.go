@@ -3,7 +3,6 @@ package search
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/criteria"
 	"github.com/planehq/hiringsignal/pipeline/normalize"
 	"github.com/planehq/hiringsignal/searchindex"
 )
@@ -62,10 +63,10 @@ func smallIndex() *searchindex.Index {
 }
 
 // requireBoundedProblems checks what every 422 of the search parsers promises: at most
-// MaxFieldErrors items, each small (no vocabulary repeated, no caller array echoed).
+// api.MaxFieldErrors items, each small (no vocabulary repeated, no caller array echoed).
 func requireBoundedProblems(t *testing.T, items []any) {
 	t.Helper()
-	require.LessOrEqual(t, len(items), MaxFieldErrors)
+	require.LessOrEqual(t, len(items), api.MaxFieldErrors)
 	b, err := json.Marshal(items)
 	require.NoError(t, err)
 	require.Less(t, len(b), 64<<10, "a bounded 422")
@@ -100,15 +101,15 @@ func FuzzQualifiedBody(f *testing.F) {
 			requireBoundedProblems(t, items)
 			return
 		}
-		require.LessOrEqual(t, len(q.CompanyIDs), MaxCompanyIDs)
+		require.LessOrEqual(t, len(q.CompanyIDs), criteria.MaxCompanyIDs)
 		for _, l := range [][]string{q.Domains, q.Filter.Industry, q.Filter.IndustryTerms, q.Filter.Headcount, q.HQCountries,
 			q.AgencyKinds, q.QExcludes, q.Filter.Countries, q.SourceTypes, q.Boards, q.Seniority} {
-			require.LessOrEqual(t, len(l), MaxCriterionValues)
+			require.LessOrEqual(t, len(l), criteria.MaxCriterionValues)
 		}
 		require.True(t, q.Limit >= 1 && q.Limit <= PageMax)
 		if q.Q != "" {
 			toks, complete := normalize.QueryTokens(q.Q)
-			require.True(t, complete && len(toks) <= MaxQWords)
+			require.True(t, complete && len(toks) <= criteria.MaxQWords)
 		}
 		page := x.Qualified(q)
 		require.LessOrEqual(t, len(page.Rows), q.Limit)
@@ -134,14 +135,14 @@ func FuzzQ(f *testing.F) {
 		if !utf8.ValidString(q) {
 			return // a query string is decoded UTF-8
 		}
-		if fe := checkQ(q, "query", "q"); fe != nil {
+		if fe := criteria.CheckQ(q, "query", "q"); fe != nil {
 			requireBoundedProblems(t, []any{*fe})
 			return
 		}
 		toks, complete := normalize.QueryTokens(q)
 		require.True(t, complete)
-		require.LessOrEqual(t, len(toks), MaxQWords)
-		require.LessOrEqual(t, utf8.RuneCountInString(q), MaxQLength)
+		require.LessOrEqual(t, len(toks), criteria.MaxQWords)
+		require.LessOrEqual(t, utf8.RuneCountInString(q), criteria.MaxQLength)
 
 		page := x.SearchCompanies(searchindex.CompanyQuery{Q: q, After: after, Limit: 7, MaxReqs: 3})
 		require.LessOrEqual(t, len(page.Companies), 7)
@@ -165,18 +166,4 @@ func FuzzQ(f *testing.F) {
 			require.Equal(t, jobs.Next.String(), again.String(), "next_cursor parses back")
 		}
 	})
-}
-
-// The criteria description states the bounds the parser enforces.
-func TestCriteriaDocStatesTheBounds(t *testing.T) {
-	for _, n := range []int{MaxCriterionValues, MaxValueLength, MaxQLength, MaxQWords, MaxFieldErrors} {
-		require.Contains(t, CriteriaVocabularyDoc, " "+strconv.Itoa(n)+" ")
-	}
-	require.Contains(t, CriteriaVocabularyDoc, "1,000")
-	require.Equal(t, 1000, MaxCompanyIDs)
-	s := VocabularySchema()
-	req := s["properties"].(map[string]any)["req"].(map[string]any)["properties"].(map[string]any)
-	fn := req["function"].(map[string]any)["oneOf"].([]any)[1].(map[string]any)
-	require.Equal(t, MaxCriterionValues, fn["maxItems"])
-	require.Equal(t, MaxQLength, req["q"].(map[string]any)["maxLength"])
 }

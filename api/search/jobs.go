@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/criteria"
 	"github.com/planehq/hiringsignal/pipeline/normalize"
 	"github.com/planehq/hiringsignal/searchindex"
 	"github.com/planehq/hiringsignal/snapshot"
@@ -19,19 +20,19 @@ func jobsSearchSchema() map[string]any {
 // jobsSearch serves GET /v1/jobs/search: one row (one source_row unit) per logical req.
 func (h *handlers) jobsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error) {
 	x := snap.Index
-	var p problems
+	var p criteria.Problems
 	q, _ := c.String("q")
-	if fe := checkQ(q, "query", "q"); fe != nil {
-		p.add(*fe)
+	if fe := criteria.CheckQ(q, "query", "q"); fe != nil {
+		p.Add(*fe)
 	}
 	checkRepeated(c, &p, "industry", "industry_terms", "headcount_band")
-	if err := p.err(); err != nil {
+	if err := invalid(&p); err != nil {
 		return 0, err
 	}
 	var errs []api.FieldError
 	f := commonFilter(c, x)
 	if v, ok := c.String("function"); ok {
-		ids, fe := functionIDs(v, "query", "function")
+		ids, fe := criteria.FunctionIDs(v, "query", "function")
 		if fe != nil {
 			errs = append(errs, *fe)
 		}
@@ -41,7 +42,7 @@ func (h *handlers) jobsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error)
 		}
 	}
 	if v, ok := c.String("geo"); ok {
-		names, es := countryNames([]string{v}, "query", "geo")
+		names, es := criteria.CountryNames([]string{v}, "query", "geo")
 		errs = append(errs, es...)
 		f.Countries = names
 	}
@@ -58,9 +59,9 @@ func (h *handlers) jobsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error)
 		cur, err := searchindex.ParseJobCursor(v)
 		switch {
 		case err != nil:
-			errs = append(errs, api.ValueError(clip(v), err.Error(), "query", "cursor"))
+			errs = append(errs, api.ValueError(criteria.Clip(v), err.Error(), "query", "cursor"))
 		case cur.Sort != sort:
-			errs = append(errs, api.ValueError(clip(v), fmt.Sprintf("this cursor was issued under sort %s and cannot be replayed under sort %s: replay it with the same sort (and q), or start again without a cursor",
+			errs = append(errs, api.ValueError(criteria.Clip(v), fmt.Sprintf("this cursor was issued under sort %s and cannot be replayed under sort %s: replay it with the same sort (and q), or start again without a cursor",
 				sortName(cur.Sort), sortName(sort)), "query", "cursor"))
 		default:
 			after = &cur

@@ -9,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/planehq/hiringsignal/api/search"
 	"github.com/planehq/hiringsignal/internal/apitest"
 	"github.com/planehq/hiringsignal/pipeline/normalize"
 )
@@ -189,17 +188,4 @@ func TestQualifiedCursorReturnsOnlyNewReqs(t *testing.T) {
 	}
 	require.Equal(t, want, got)
 	c.requireUnits(t)
-}
-
-// The OpenAPI criteria text names every field of the vocabulary.
-func TestVocabularyIsPublished(t *testing.T) {
-	t.Parallel()
-	for _, cr := range search.Vocabulary() {
-		require.Contains(t, search.CriteriaVocabularyDoc, cr.Group+"."+cr.Name)
-		for _, e := range cr.Enum {
-			require.Contains(t, search.CriteriaVocabularyDoc, e)
-		}
-	}
-	s := search.VocabularySchema()
-	require.Contains(t, s["properties"], "req")
 }

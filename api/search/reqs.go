@@ -2,6 +2,7 @@ package search
 
 import (
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/criteria"
 	"github.com/planehq/hiringsignal/searchindex"
 	"github.com/planehq/hiringsignal/snapshot"
 )
@@ -11,19 +12,19 @@ import (
 // that row. next_cursor is the highest company_id of the page, absent on the last page.
 func (h *handlers) reqsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error) {
 	x := snap.Index
-	var p problems
+	var p criteria.Problems
 	q, _ := c.String("q")
-	if fe := checkQ(q, "query", "q"); fe != nil {
-		p.add(*fe)
+	if fe := criteria.CheckQ(q, "query", "q"); fe != nil {
+		p.Add(*fe)
 	}
 	checkRepeated(c, &p, "geo", "industry", "industry_terms", "headcount_band")
-	if err := p.err(); err != nil {
+	if err := invalid(&p); err != nil {
 		return 0, err
 	}
-	geo, errs := countryNames(c.Strings("geo"), "query", "geo")
+	geo, errs := criteria.CountryNames(c.Strings("geo"), "query", "geo")
 	if len(errs) > 0 {
-		p.add(errs...)
-		return 0, p.err()
+		p.Add(errs...)
+		return 0, invalid(&p)
 	}
 	f := commonFilter(c, x)
 	f.Countries = geo
@@ -51,21 +52,29 @@ func (h *handlers) reqsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error)
 	return len(out.Companies), c.JSON(200, out)
 }
 
-// checkRepeated bounds the repeatable query parameters names: at most MaxCriterionValues values
-// of at most MaxValueLength characters each.
-func checkRepeated(c *api.Call, p *problems, names ...string) {
+// checkRepeated bounds the repeatable query parameters names: at most criteria.MaxCriterionValues values
+// of at most criteria.MaxValueLength characters each.
+func checkRepeated(c *api.Call, p *criteria.Problems, names ...string) {
 	for _, name := range names {
 		vals := c.Strings(name)
-		if len(vals) > MaxCriterionValues {
-			p.add(tooLong(len(vals), MaxCriterionValues, "query", name))
+		if len(vals) > criteria.MaxCriterionValues {
+			p.Add(criteria.TooLong(len(vals), criteria.MaxCriterionValues, "query", name))
 			continue
 		}
 		for i, v := range vals {
-			if fe := checkValue(v, "query", name, i); fe != nil {
-				p.add(*fe)
+			if fe := criteria.CheckValue(v, "query", name, i); fe != nil {
+				p.Add(*fe)
 			}
 		}
 	}
+}
+
+// invalid is the 422 of the problems collected, nil without any.
+func invalid(p *criteria.Problems) error {
+	if items := p.Items(); len(items) > 0 {
+		return api.Invalid(items...)
+	}
+	return nil
 }
 
 // commonFilter reads the filters reqs/search and jobs/search share (the chain validated them).

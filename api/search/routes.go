@@ -5,13 +5,14 @@ import (
 	"slices"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/criteria"
 	"github.com/planehq/hiringsignal/pipeline/normalize"
 )
 
 // Bounds as the parameters' descriptions state them (api.Param has no maxLength or maxItems).
 var (
-	qBound        = fmt.Sprintf("at most %d words and %d characters (422 beyond, never cut)", MaxQWords, MaxQLength)
-	repeatedBound = fmt.Sprintf("at most %d values of at most %d characters (422 beyond)", MaxCriterionValues, MaxValueLength)
+	qBound        = fmt.Sprintf("at most %d words and %d characters (422 beyond, never cut)", criteria.MaxQWords, criteria.MaxQLength)
+	repeatedBound = fmt.Sprintf("at most %d values of at most %d characters (422 beyond)", criteria.MaxCriterionValues, criteria.MaxValueLength)
 )
 
 // Routes are the five search routes with their handlers over deps (spec 4.3).
@@ -43,7 +44,7 @@ func Routes(deps Deps) []*api.Route {
 		{Name: "reqs.qualified", Method: "POST", Path: "/v1/reqs/qualified", Summary: "Live reqs matching an ICP (closed criteria vocabulary)", Tag: "search",
 			Meter: api.MeterSourceRow, Scope: api.ScopeRead, Idempotent: true,
 			Body: &api.Body{Required: true, Fields: []api.Field{
-				{Name: "criteria", Type: "object", Description: CriteriaVocabularyDoc},
+				{Name: "criteria", Type: "object", Description: criteria.Doc(criteria.Qualified)},
 				{Name: "salary_min_usd", Type: "number", Description: "yearly USD, >= 0; alone a half-open band; with salary_max_usd it brackets one figure per row (declared midpoint, else the inferred median of the function and country from at least 5 declared salaries); a req with no figure matches no band; min > max is 422"},
 				{Name: "salary_max_usd", Type: "number", Description: "yearly USD, >= 0 (see salary_min_usd)"},
 				{Name: "exclude_agencies", Type: "boolean", Description: "default true: drops staffing agencies, subcontractor networks, aggregators and job boards"},

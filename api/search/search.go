@@ -1,7 +1,8 @@
 // Package search serves the search routes of spec 4.3: GET /v1/reqs/search, POST
 // /v1/reqs/qualified, GET /v1/jobs/search, GET /v1/jobs/role and GET /v1/markets/role-demand.
 // Handlers validate what the contract's chain cannot (country names, function names, criteria
-// vocabulary, cursors), apply the caller's freshness floor, query the in-memory search index
+// vocabulary, cursors; the criteria and the input bounds through package criteria, which
+// watches share), apply the caller's freshness floor, query the in-memory search index
 // behind a bounded concurrency gate (503 with Retry-After when saturated) and report the rows
 // they serialised as source_row units.
 //
@@ -16,11 +17,9 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/pipeline/normalize"
 	"github.com/planehq/hiringsignal/searchindex"
 	"github.com/planehq/hiringsignal/snapshot"
 )
@@ -123,57 +122,6 @@ func freshBefore(c *api.Call, x *searchindex.Index) time.Time {
 		return time.Time{}
 	}
 	return x.CycleTime.Add(-time.Duration(floor) * time.Second)
-}
-
-// countryNames resolves country names (never codes); bad values become 422 items at loc.
-func countryNames(vals []string, loc ...any) ([]string, []api.FieldError) {
-	var out []string
-	var errs []api.FieldError
-	for i, v := range vals {
-		name, ok := countryName(v)
-		if !ok {
-			l := append(append([]any{}, loc...), i)
-			if len(vals) == 1 && len(loc) > 0 && loc[0] == "query" {
-				l = loc
-			}
-			fe := api.ValueError(v, "'"+v+"' is not a country name: send the country's name (e.g. 'Germany', 'United States'), never a two-letter code", l...)
-			fe.Ctx["expected"] = "a country name"
-			errs = append(errs, fe)
-			continue
-		}
-		out = append(out, name)
-	}
-	return out, errs
-}
-
-func countryName(v string) (string, bool) {
-	t := strings.TrimSpace(v)
-	if len(t) <= 2 { // alpha-2 codes are refused: the filter takes names (spec 2.2)
-		return "", false
-	}
-	return normalize.CountryName(t)
-}
-
-// functionIDs resolves a function name or taxonomy id; a bad value is a 422 item listing the names.
-func functionIDs(v string, loc ...any) ([]string, *api.FieldError) {
-	return resolveFunction(v, true, loc...)
-}
-
-// resolveFunction is functionIDs; with listNames false a bad value's item refers to the first
-// item of its field for the names instead of listing them again (a vocabulary is listed once).
-func resolveFunction(v string, listNames bool, loc ...any) ([]string, *api.FieldError) {
-	ids, ok := normalize.ResolveFunction(strings.TrimSpace(v))
-	if ok {
-		return ids, nil
-	}
-	if !listNames {
-		fe := api.ValueError(v, "'"+v+"' is not a function name or taxonomy id (the names are listed in the first item of this field)", loc...)
-		return nil, &fe
-	}
-	names := normalize.FunctionNames()
-	fe := api.ValueError(v, "'"+v+"' is not a function name or taxonomy id; the names are: "+strings.Join(names, ", "), loc...)
-	fe.Ctx["expected"] = names
-	return nil, &fe
 }
 
 func strPtr(s string) *string {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
+	"github.com/planehq/hiringsignal/egress"
 	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/lifecycle"
 	"github.com/planehq/hiringsignal/oltp"
@@ -24,6 +25,10 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	days := fs.Int("backfill-days", 57, "days of history to backfill before serving; 57 covers the 8 weeks the windowed pulse fields (direction, is_surge) need (committed cycles are skipped on the next run)")
 	interval := fs.Duration("interval", 3*time.Hour, "time between crawls")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	box, err := webhookSecretBox(*sf.webhookSecretKeys, true, *kf.dir)
+	if err != nil {
 		return err
 	}
 	// Every part joins one group as soon as it runs, so a signal at any point (during the
@@ -73,7 +78,8 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	}
 
 	set := metrics.NewSet() // served by the API at /metrics, crawl figures included
-	a := addAPI(&g, log, f, s, sf, set)
+	// dev allows http and loopback webhook URLs, so a receiver on this machine works.
+	a := addAPI(&g, log, f, s, sf, set, pushDeps{box: box, egress: egress.Policy{AllowHTTP: true, AllowPrivate: true}})
 	if err := g.Start(ctx); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/internal/storetest"
+	"github.com/planehq/hiringsignal/secretbox"
 )
 
 // These tests run the real binary (apptest style): built once per package run, started on
@@ -181,8 +183,11 @@ func requireLedgerConsistent(t *testing.T, opts analytics.Options) uint64 {
 
 func devArgs(t *testing.T, opts analytics.Options, sim, listen string) []string {
 	return []string{"dev", "--clickhouse-database", opts.Database, "--sim-listen", sim, "--listen", listen,
-		"--sim-companies", "60", "--backfill-days", "1", "--metering-dir", t.TempDir(), "--read-refresh", "200ms"}
+		"--sim-companies", "60", "--backfill-days", "1", "--metering-dir", t.TempDir(), "--read-refresh", "200ms", "--webhook-secret-keys", testSecretKeys}
 }
+
+// testSecretKeys is a --webhook-secret-keys value for the binary under test.
+var testSecretKeys = base64.StdEncoding.EncodeToString(secretbox.GenerateKey())
 
 var backfillProgress = regexp.MustCompile(`msg=backfill progress=.* tick=\d+`)
 
@@ -225,17 +230,31 @@ func TestServeStopsCleanly(t *testing.T) {
 		dead := freePort(t) // nothing listens there
 		listen := freePort(t)
 		p := start(t, []string{"HS_POSTGRES_URL=" + pg, "HS_CLICKHOUSE_ADDR=" + dead},
-			"serve", "--listen", listen, "--clickhouse-database", opts.Database, "--metering-dir", t.TempDir())
+			"serve", "--listen", listen, "--clickhouse-database", opts.Database, "--metering-dir", t.TempDir(), "--webhook-secret-keys", testSecretKeys)
 		p.waitFor(t, regexp.MustCompile(`stores not ready; retrying`), time.Minute)
 		p.stop(t)
 		require.NotContains(t, p.log(), "stores ready")
 		requireClosed(t, listen)
 	})
 
+	t.Run("without webhook secret keys", func(t *testing.T) {
+		listen := freePort(t)
+		p := start(t, []string{"HS_POSTGRES_URL=" + pg, "HS_CLICKHOUSE_ADDR=" + opts.Addr, "HS_WEBHOOK_SECRET_KEYS="},
+			"serve", "--listen", listen, "--clickhouse-database", opts.Database, "--metering-dir", t.TempDir())
+		select {
+		case err := <-p.done:
+			require.Error(t, err, "serve refuses to start")
+		case <-time.After(time.Minute):
+			t.Fatal("serve started without --webhook-secret-keys")
+		}
+		require.Contains(t, p.log(), "--webhook-secret-keys")
+		requireClosed(t, listen)
+	})
+
 	t.Run("when ready", func(t *testing.T) {
 		listen := freePort(t)
 		p := start(t, []string{"HS_POSTGRES_URL=" + pg, "HS_CLICKHOUSE_ADDR=" + opts.Addr},
-			"serve", "--listen", listen, "--clickhouse-database", opts.Database, "--metering-dir", t.TempDir(), "--read-refresh", "200ms")
+			"serve", "--listen", listen, "--clickhouse-database", opts.Database, "--metering-dir", t.TempDir(), "--read-refresh", "200ms", "--webhook-secret-keys", testSecretKeys)
 		requireReady(t, listen, 2*time.Minute)
 		p.stop(t)
 		requireClosed(t, listen)

@@ -14,8 +14,12 @@ import (
 	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/companies"
 	"github.com/planehq/hiringsignal/api/search"
+	"github.com/planehq/hiringsignal/api/watches"
+	"github.com/planehq/hiringsignal/api/webhooks"
+	"github.com/planehq/hiringsignal/egress"
 	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/lifecycle"
+	"github.com/planehq/hiringsignal/secretbox"
 	"github.com/planehq/hiringsignal/snapshot"
 )
 
@@ -67,7 +71,10 @@ type apiStack struct {
 // process) and then builds and follows the company read model and the search index; and the
 // server, which listens at once. Stopping in reverse stops the server (in-flight calls finish)
 // before the read side, and the read side never starts after its Stop.
-func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *serveFlags, set *metrics.Set) *apiStack {
+//
+// push is what the webhook and watch routes need: the box sealing webhook secrets and the URL
+// policy (production in serve, dev's allows http and loopback).
+func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *serveFlags, set *metrics.Set, push pushDeps) *apiStack {
 	var snap *snapshot.Service
 	snap = snapshot.New(snapshot.Config{ClickHouse: s.ch, Log: log, Poll: *sf.refresh,
 		OnBuild: snapshotMetrics(set, func() *snapshot.Snapshot { return snap.Current() })})
@@ -119,6 +126,8 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 	saturated := set.NewCounter("hs_search_gate_rejections_total")
 	search.Register(srv, search.Deps{Snapshots: snap, Log: log, MaxInFlight: *sf.searchSlots, QueueWait: *sf.searchQueueWait,
 		OnSaturated: saturated.Inc})
+	webhooks.Register(srv, webhooks.Deps{Pool: s.pg, Log: log, Box: push.box, Egress: push.egress})
+	watches.Register(srv, watches.Deps{Pool: s.pg, Log: log, Box: push.box, Egress: push.egress, Snapshots: snap})
 	readSide := &lifecycle.Loop{Run: func(ctx context.Context) {
 		if err := f.migrateWithRetry(ctx, s, log); err != nil {
 			return // stopped before the stores were ready
@@ -137,6 +146,12 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 	g.Add("read side", readSide)
 	g.Add("api", srv)
 	return &apiStack{srv: srv, stores: s, snap: snap}
+}
+
+// pushDeps are the webhook secret box and the webhook URL policy of a command.
+type pushDeps struct {
+	box    *secretbox.Box
+	egress egress.Policy
 }
 
 // runDirDefault is where per-instance files live when --metering-dir is not given: HS_RUN_DIR
@@ -167,13 +182,18 @@ func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	// Refused before anything starts: without keys no webhook secret could be kept.
+	box, err := webhookSecretBox(*sf.webhookSecretKeys, false, runDirDefault())
+	if err != nil {
+		return err
+	}
 	s, err := f.open(ctx)
 	if err != nil {
 		return err
 	}
 	var g lifecycle.Group
 	g.Add("stores", storesPart{s})
-	addAPI(&g, log, f, s, sf, metrics.NewSet())
+	addAPI(&g, log, f, s, sf, metrics.NewSet(), pushDeps{box: box})
 	return runUntilSignal(ctx, log, &g)
 }
 

@@ -26,8 +26,12 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/account"
+	"github.com/planehq/hiringsignal/api/watches"
+	"github.com/planehq/hiringsignal/api/webhooks"
+	"github.com/planehq/hiringsignal/egress"
 	"github.com/planehq/hiringsignal/internal/storetest"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/secretbox"
 )
 
 // Quiet is a logger that drops everything.
@@ -37,7 +41,8 @@ func Quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 type Server struct {
 	API  *api.Server
 	Pool *pgxpool.Pool
-	Base string // http://host:port
+	Base string         // http://host:port
+	Box  *secretbox.Box // the webhook secret box (Options.Push), nil without push routes
 }
 
 // Options shape StartServer's server. The zero value is an API server with the account routes
@@ -55,6 +60,15 @@ type Options struct {
 	// Register installs handler packages' routes (companies.Register, search.Register, ...);
 	// pool is the server's Postgres.
 	Register func(srv *api.Server, pool *pgxpool.Pool)
+	// Push, when set, installs the webhook and watch routes (api/webhooks, api/watches).
+	Push *Push
+}
+
+// Push configures the webhook and watch routes of a test server.
+type Push struct {
+	Box       *secretbox.Box    // seals webhook secrets; nil: a box with a fresh key (Server.Box)
+	Egress    egress.Policy     // the URL policy; set LookupNetIP to answer without DNS
+	Snapshots watches.Snapshots // companies a watch may name; nil: none
 }
 
 // StartServer builds and starts an API server on 127.0.0.1 with a quiet log, a metering log in
@@ -79,6 +93,17 @@ func StartServer(tb testing.TB, o Options) *Server {
 	if !o.NoAccount {
 		account.Register(srv, account.Deps{Pool: pool, Log: cfg.Log})
 	}
+	var box *secretbox.Box
+	if p := o.Push; p != nil {
+		box = p.Box
+		if box == nil {
+			var err error
+			box, err = secretbox.New(secretbox.GenerateKey())
+			require.NoError(tb, err)
+		}
+		webhooks.Register(srv, webhooks.Deps{Pool: pool, Log: cfg.Log, Box: box, Egress: p.Egress})
+		watches.Register(srv, watches.Deps{Pool: pool, Log: cfg.Log, Box: box, Egress: p.Egress, Snapshots: p.Snapshots})
+	}
 	if o.Register != nil {
 		o.Register(srv, pool)
 	}
@@ -90,7 +115,7 @@ func StartServer(tb testing.TB, o Options) *Server {
 	})
 	require.NoError(tb, srv.StoresReady(context.Background()))
 	require.Eventually(tb, srv.AuthListening, 5*time.Second, 10*time.Millisecond)
-	return &Server{API: srv, Pool: pool, Base: "http://" + srv.Addr()}
+	return &Server{API: srv, Pool: pool, Base: "http://" + srv.Addr(), Box: box}
 }
 
 var accounts atomic.Int64

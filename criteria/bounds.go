@@ -1,4 +1,4 @@
-package search
+package criteria
 
 import (
 	"fmt"
@@ -9,9 +9,11 @@ import (
 	"github.com/planehq/hiringsignal/pipeline/normalize"
 )
 
-// Input bounds of the search routes (docs/decisions.md, "Search"). Every array and string a
-// caller sends is bounded: a value over its bound is answered 422, never cut or searched in part,
-// so the work and the answer of one call stay bounded whatever the body.
+// Input bounds of the criteria object and of the search routes' parameters (docs/decisions.md,
+// "Search"). Every array and string a caller sends is bounded: a value over its bound is answered
+// 422, never cut or searched in part, so the work and the answer of one call stay bounded
+// whatever the body. Validation collects at most api.MaxFieldErrors items (Problems) and lists a
+// vocabulary (function names, allowed fields, an enum) once, in the first item that needs it.
 const (
 	// MaxQWords is the most words q (reqs/search, jobs/search, req.q) and each req.q_excludes
 	// phrase may have: every word must match, so a longer one is refused, not cut.
@@ -26,40 +28,31 @@ const (
 	// MaxValueLength is the most characters of one string value of a criteria field or of a
 	// repeatable query parameter.
 	MaxValueLength = 200
-	// MaxFieldErrors is the most 422 items the search routes collect: validation stops at the
-	// 50th problem (fix those and retry), and a vocabulary (function names, allowed fields, an
-	// enum) is listed once, in the first item that needs it.
-	MaxFieldErrors = 50
 )
 
-// problems collects the 422 items of one call, at most MaxFieldErrors.
-type problems struct {
+// Problems collects the 422 items of one call, at most api.MaxFieldErrors.
+type Problems struct {
 	items []api.FieldError
 }
 
-// add appends items while there is room.
-func (p *problems) add(items ...api.FieldError) {
+// Add appends items while there is room.
+func (p *Problems) Add(items ...api.FieldError) {
 	for _, fe := range items {
-		if len(p.items) >= MaxFieldErrors {
+		if p.Full() {
 			return
 		}
 		p.items = append(p.items, fe)
 	}
 }
 
-// full reports whether no further item would be kept: validation may stop.
-func (p *problems) full() bool { return len(p.items) >= MaxFieldErrors }
+// Full reports whether no further item would be kept: validation may stop.
+func (p *Problems) Full() bool { return len(p.items) >= api.MaxFieldErrors }
 
-// err is the 422 of the items collected, nil without any.
-func (p *problems) err() error {
-	if len(p.items) == 0 {
-		return nil
-	}
-	return api.Invalid(p.items...)
-}
+// Items are the items collected (nil without any).
+func (p *Problems) Items() []api.FieldError { return p.items }
 
-// clip shortens a caller's string echoed in a 422 (input, loc) to MaxValueLength characters.
-func clip(s string) string {
+// Clip shortens a caller's string echoed in a 422 (input, loc) to MaxValueLength characters.
+func Clip(s string) string {
 	if len(s) <= MaxValueLength {
 		return s
 	}
@@ -73,8 +66,8 @@ func clip(s string) string {
 	return s
 }
 
-// tooLong is the 422 item of an array over its bound; the array is not echoed.
-func tooLong(n, limit int, loc ...any) api.FieldError {
+// TooLong is the 422 item of an array over its bound; the array is not echoed.
+func TooLong(n, limit int, loc ...any) api.FieldError {
 	return api.FieldError{Type: "too_long", Loc: loc, Input: nil,
 		Msg: fmt.Sprintf("List should have at most %d items after validation, not %d", limit, n),
 		Ctx: map[string]any{"field_type": "List", "max_length": limit, "actual_length": n}}
@@ -82,12 +75,12 @@ func tooLong(n, limit int, loc ...any) api.FieldError {
 
 // stringTooLong is the 422 item of a string over limit characters (echoed clipped).
 func stringTooLong(s string, limit int, loc ...any) api.FieldError {
-	return api.FieldError{Type: "string_too_long", Loc: loc, Input: clip(s),
+	return api.FieldError{Type: "string_too_long", Loc: loc, Input: Clip(s),
 		Msg: "String should have at most " + strconv.Itoa(limit) + " characters", Ctx: map[string]any{"max_length": limit}}
 }
 
-// checkValue bounds one string value of a criteria field or repeatable parameter.
-func checkValue(s string, loc ...any) *api.FieldError {
+// CheckValue bounds one string value of a criteria field or repeatable parameter.
+func CheckValue(s string, loc ...any) *api.FieldError {
 	if len(s) > MaxValueLength && utf8.RuneCountInString(s) > MaxValueLength {
 		fe := stringTooLong(s, MaxValueLength, loc...)
 		return &fe
@@ -95,10 +88,10 @@ func checkValue(s string, loc ...any) *api.FieldError {
 	return nil
 }
 
-// checkQ bounds a full-text query (q, req.q, a req.q_excludes phrase): at most MaxQLength
+// CheckQ bounds a full-text query (q, req.q, a req.q_excludes phrase): at most MaxQLength
 // characters and MaxQWords words, every one of them read (normalize.QueryTokens), so the search
 // never runs on a prefix of what was asked.
-func checkQ(s string, loc ...any) *api.FieldError {
+func CheckQ(s string, loc ...any) *api.FieldError {
 	if len(s) > MaxQLength && utf8.RuneCountInString(s) > MaxQLength {
 		fe := stringTooLong(s, MaxQLength, loc...)
 		return &fe
@@ -106,7 +99,7 @@ func checkQ(s string, loc ...any) *api.FieldError {
 	toks, complete := normalize.QueryTokens(s)
 	if !complete || len(toks) > MaxQWords {
 		msg := fmt.Sprintf("the query is longer than the search reads: at most %d words (abbreviations such as 'VP' count as the words they stand for); every word must match, so none is dropped", MaxQWords)
-		fe := api.ValueError(clip(s), msg, loc...)
+		fe := api.ValueError(Clip(s), msg, loc...)
 		fe.Ctx["max_words"] = MaxQWords
 		return &fe
 	}

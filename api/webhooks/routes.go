@@ -1,0 +1,101 @@
+package webhooks
+
+import (
+	"fmt"
+
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/egress"
+	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/signing"
+)
+
+// Descriptions shared with POST /v1/watches' inline fields.
+var (
+	URLRules = fmt.Sprintf("absolute https URL of at most %d characters, without credentials (user:password@); a host that is or resolves to a loopback, "+
+		"private, link-local, CGNAT, unique-local, multicast or unspecified address, in any spelling (127.1, decimal, IPv4-mapped IPv6, localhost), "+
+		"is 422 url_refused (ctx.reason says why). Scheme and host are stored lower-cased; the rest as sent", egress.MaxURLLength)
+	SecretRules = fmt.Sprintf("Standard Webhooks secret: %q + standard base64 (padded) of %d to %d random bytes, as stock Standard Webhooks libraries take it; "+
+		"generated (32 bytes) when omitted. A malformed secret is 422 secret_format and is never echoed", signing.SecretPrefix, signing.MinSecretBytes, signing.MaxSecretBytes)
+)
+
+// Routes are the webhook endpoint routes with their handlers over d.
+func Routes(d Deps) []*api.Route {
+	h := newHandlers(d)
+	id := api.Param{Name: "id", In: "path", Type: "integer", Required: true, Min: new(int64(1)), Description: "the endpoint's id (webhook_endpoint_id)"}
+	maxOverlap := int64(oltp.MaxSecretOverlap.Seconds())
+	return []*api.Route{
+		{Name: "webhooks.register", Method: "POST", Path: "/v1/webhooks", Tag: "webhooks", Scope: api.ScopeWrite,
+			Summary: fmt.Sprintf("Register a webhook endpoint: 201 with its secret (shown only here); the same url again is 200 with the same id and secret null. "+
+				"At most %d live endpoints per customer (422 too_many_endpoints past it)", oltp.MaxLiveEndpoints),
+			Body: &api.Body{Required: true, Fields: []api.Field{
+				{Name: "url", Type: "string", Required: true, Schema: map[string]any{"type": "string", "maxLength": egress.MaxURLLength, "description": URLRules}},
+				{Name: "secret", Type: "string", Sensitive: true, Description: SecretRules + ". Registering a url already registered with a different secret is 409 secret_mismatch (change it with rotate-secret); with the same secret or none, 200"},
+			}},
+			Statuses: []int{200, 201, 409}, Response: registeredSchema(), ErrorBodies: map[int]map[string]any{409: ConflictSchema(ReasonSecretMismatch)}, Handler: h.register},
+		{Name: "webhooks.list", Method: "GET", Path: "/v1/webhooks", Tag: "webhooks", Scope: api.ScopeRead,
+			Summary:  "The caller's live webhook endpoints, newest first (never their secrets)",
+			Statuses: []int{200}, Response: listSchema(), Handler: h.list},
+		{Name: "webhooks.delete", Method: "DELETE", Path: "/v1/webhooks/{id}", Tag: "webhooks", Scope: api.ScopeWrite,
+			Summary: "Delete a webhook endpoint: 204, again 204; 409 endpoint_in_use with watch_ids while live watches deliver to it (cancel them first); " +
+				"404 for an id that does not exist or is another customer's",
+			Params: []api.Param{id}, Statuses: []int{204, 404, 409}, ErrorBodies: map[int]map[string]any{409: ConflictSchema(ReasonEndpointInUse)}, Handler: h.delete},
+		{Name: "webhooks.rotate_secret", Method: "POST", Path: "/v1/webhooks/{id}/rotate-secret", Tag: "webhooks", Scope: api.ScopeWrite,
+			Summary: "Replace the endpoint's signing secret: the new one is answered once; during the overlap deliveries carry a signature under each secret (Standard Webhooks), " +
+				"after it only the new one signs. 404 for a deleted, missing or another customer's endpoint",
+			Params: []api.Param{id},
+			Body: &api.Body{Fields: []api.Field{
+				{Name: "secret", Type: "string", Sensitive: true, Description: SecretRules},
+				{Name: "overlap_seconds", Type: "integer", Schema: map[string]any{"type": "integer", "minimum": 0, "maximum": maxOverlap, "default": int64(oltp.DefaultSecretOverlap.Seconds()),
+					"description": "how long the previous secret keeps signing, 0 to 7 days (default 24 h); a rotation during an overlap ends the earlier previous secret"}},
+			}},
+			Statuses: []int{200, 404}, Response: rotatedSchema(), Handler: h.rotate},
+	}
+}
+
+// obj is an object schema with props, every one of them required, and no other member.
+func obj(props map[string]any) map[string]any {
+	s := api.Object(props)
+	req := make([]string, 0, len(props))
+	for k := range props {
+		req = append(req, k)
+	}
+	s["required"] = req
+	s["additionalProperties"] = false
+	return s
+}
+
+func endpointProps() map[string]any {
+	return map[string]any{
+		"id": api.Type("integer"), "url": api.Type("string"), "created_at": api.DateTime(),
+		"secret_rotated_at":          api.Nullable(api.DateTime()),
+		"previous_secret_expires_at": map[string]any{"type": []any{"string", "null"}, "format": "date-time", "description": "until then the previous secret also signs (rotation overlap)"},
+	}
+}
+
+// EndpointSchema is an endpoint as listed (no secret).
+func EndpointSchema() map[string]any { return obj(endpointProps()) }
+
+func registeredSchema() map[string]any {
+	p := endpointProps()
+	p["secret"] = map[string]any{"type": []any{"string", "null"}, "description": "the signing secret: on 201 only (generated or as sent); null on 200 (the url was registered already)"}
+	return obj(p)
+}
+
+func rotatedSchema() map[string]any {
+	p := endpointProps()
+	p["secret"] = map[string]any{"type": "string", "description": "the new signing secret, shown only here"}
+	return obj(p)
+}
+
+func listSchema() map[string]any {
+	return obj(map[string]any{"endpoints": map[string]any{"type": "array", "items": EndpointSchema(), "maxItems": oltp.MaxLiveEndpoints}})
+}
+
+// ConflictSchema is the body of a 409 with reason (secret_mismatch, endpoint_in_use).
+func ConflictSchema(reason string) map[string]any {
+	d := map[string]any{"reason": api.Enum(reason), "message": api.Type("string"), "endpoint": api.Type("string")}
+	if reason == ReasonEndpointInUse {
+		d["watch_ids"] = map[string]any{"type": "array", "items": api.Type("integer"), "description": "the live watches delivering to the endpoint"}
+	}
+	return obj(map[string]any{"detail": obj(d)})
+}
