@@ -1,6 +1,7 @@
 package criteria_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -17,7 +18,7 @@ var at = time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
 // index builds an index of the companies ids (every third a staffing agency), each with reqs
 // "Backend Engineer" (Engineering, Germany, live) and "Account Executive" (Sales, France,
 // closed), keyed "<id>-eng" and "<id>-sales".
-func index(t *testing.T, ids ...uint64) *searchindex.Index {
+func index(t testing.TB, ids ...uint64) *searchindex.Index {
 	t.Helper()
 	var cos []analytics.Company
 	for i, id := range ids {
@@ -129,4 +130,26 @@ func TestMatchWithoutParse(t *testing.T) {
 	c := criteria.Criteria{Query: searchindex.QualifiedQuery{Q: "engineer"}}
 	require.True(t, c.Match(x, req(t, x, 10, "eng"), "opened", ""))
 	require.False(t, c.Match(x, req(t, x, 10, "sales"), "closed", ""))
+}
+
+// BenchmarkMatch is the notifier's cost per event: the query is compiled once per index, so a
+// match is one predicate over one req, whatever the number of company ids asked for.
+func BenchmarkMatch(b *testing.B) {
+	ids := make([]uint64, 2000)
+	for i := range ids {
+		ids[i] = uint64(i+1) * 10
+	}
+	x := index(b, ids...)
+	raw, err := json.Marshal(map[string]any{"company": map[string]any{"company_id": ids[:1000]},
+		"req":   map[string]any{"q": "backend engineer", "q_excludes": []string{"senior"}, "function": "Engineering"},
+		"event": map[string]any{"event_type": []string{"opened", "reposted"}}})
+	require.NoError(b, err)
+	c, errs := criteria.Parse(raw, criteria.Watch)
+	require.Empty(b, errs)
+	r, _ := x.Lookup(500, "500-eng")
+	require.True(b, c.Match(x, r, "opened", "fn_7k2q"))
+	b.ReportAllocs()
+	for b.Loop() {
+		c.Match(x, r, "opened", "fn_7k2q")
+	}
 }
