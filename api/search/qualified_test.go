@@ -34,6 +34,8 @@ type qualifiedQuery struct {
 	SalaryMinUSD *float64 `json:"salary_min_usd,omitempty"`
 	SalaryMaxUSD *float64 `json:"salary_max_usd,omitempty"`
 	IncludePulse bool     `json:"include_pulse,omitempty"`
+	LiveOnly     *bool    `json:"live_only,omitempty"`
+	Exclude      *bool    `json:"exclude_agencies,omitempty"`
 	Cursor       uint64   `json:"cursor"`
 	Limit        int      `json:"limit"`
 }
