@@ -44,7 +44,7 @@ func Routes(deps Deps) []*api.Route {
 		{Name: "reqs.qualified", Method: "POST", Path: "/v1/reqs/qualified", Summary: "Live reqs matching an ICP (closed criteria vocabulary)", Tag: "search",
 			Meter: api.MeterSourceRow, Scope: api.ScopeRead, Idempotent: true,
 			Body: &api.Body{Required: true, Fields: []api.Field{
-				{Name: "criteria", Type: "object", Description: criteria.Doc(criteria.Qualified)},
+				{Name: "criteria", Type: "object", Description: criteria.Doc(criteria.Qualified), Schema: criteria.Schema(criteria.Qualified)},
 				{Name: "salary_min_usd", Type: "number", Description: "yearly USD, >= 0; alone a half-open band; with salary_max_usd it brackets one figure per row (declared midpoint, else the inferred median of the function and country from at least 5 declared salaries); a req with no figure matches no band; min > max is 422"},
 				{Name: "salary_max_usd", Type: "number", Description: "yearly USD, >= 0 (see salary_min_usd)"},
 				{Name: "exclude_agencies", Type: "boolean", Description: "default true: drops staffing agencies, subcontractor networks, aggregators and job boards"},
