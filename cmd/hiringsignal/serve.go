@@ -13,6 +13,7 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/companies"
+	"github.com/planehq/hiringsignal/api/events"
 	"github.com/planehq/hiringsignal/api/search"
 	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/lifecycle"
@@ -117,6 +118,7 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 	saturated := set.NewCounter("hs_search_gate_rejections_total")
 	search.Register(srv, search.Deps{Snapshots: snap, Log: log, MaxInFlight: *sf.searchSlots, QueueWait: *sf.searchQueueWait,
 		OnSaturated: saturated.Inc})
+	events.Register(srv, events.Deps{Snapshots: snap, ClickHouse: s.ch, Log: log})
 	readSide := &lifecycle.Loop{Run: func(ctx context.Context) {
 		if err := f.migrateWithRetry(ctx, s, log); err != nil {
 			return // stopped before the stores were ready
