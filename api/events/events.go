@@ -1,0 +1,183 @@
+// Package events serves the change feed of spec 4.4 and 6.2, GET /v1/events: the ledger's
+// events by event_seq, ascending, after an integer cursor, with a next_cursor that replays
+// exactly. A page is one primary-key range read of the ledger in ClickHouse (package analytics)
+// bounded by the call's read snapshot: only committed events, at most the snapshot's watermark
+// and, for a plan with a freshness floor, at most the cycle watermark of the floor. Company
+// names come from the same snapshot's read model.
+//
+// It declares its route (Routes) with its schema next to its response types and registers it on
+// an api.Server; the chain has already authenticated, gated, limited and validated the call and
+// meters the events the handler reports as change units. It must not write any store, touch
+// Postgres, or hold SQL (package analytics does).
+package events
+
+import (
+	"io"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/pipeline/normalize"
+	"github.com/planehq/hiringsignal/snapshot"
+)
+
+// Bounds of GET /v1/events (docs/decisions.md, "Change feed").
+const (
+	// DefaultLimit is the page size when limit is absent (the demo key's cap when lower).
+	DefaultLimit = 100
+	// PageMax is the largest limit; more is 422, never truncated.
+	PageMax = 1000
+	// MaxSpan is the most event_seq positions past since that a filtered page examines: a page
+	// never scans the ledger, and one that found fewer events than its limit in its span answers
+	// the span's end as next_cursor.
+	MaxSpan = 100_000
+	// MaxCompanyIDs is the most company_id values a call may send.
+	MaxCompanyIDs = 100
+)
+
+// Snapshots gives the current read snapshot (*snapshot.Service implements it): its watermark
+// and cycle time bound a page; its read model names the companies.
+type Snapshots interface {
+	Current() *snapshot.Snapshot
+}
+
+// Deps is what the handler needs.
+type Deps struct {
+	Snapshots  Snapshots
+	ClickHouse driver.Conn
+	Log        *slog.Logger
+}
+
+type handlers struct{ d Deps }
+
+// Register installs GET /v1/events on srv (before srv.Start).
+func Register(srv *api.Server, deps Deps) { srv.Register(Routes(deps)...) }
+
+func newHandlers(d Deps) *handlers {
+	if d.Log == nil {
+		d.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &handlers{d: d}
+}
+
+// event is one event as the feed serves it.
+type event struct {
+	EventSeq     uint64  `json:"event_seq"`
+	EventType    string  `json:"event_type"`
+	ReqKey       string  `json:"req_key"`
+	CompanyID    uint64  `json:"company_id"`
+	CompanyName  *string `json:"company_name"`
+	RawTitle     string  `json:"raw_title"`
+	Country      *string `json:"country"`
+	CountryCode  *string `json:"country_code"`
+	Function     *string `json:"function"`
+	FunctionName *string `json:"function_name"`
+	Board        *string `json:"board"`
+	URL          *string `json:"url"`
+	OccurredAt   string  `json:"occurred_at"`
+	ObservedAt   string  `json:"observed_at"`
+}
+
+// page is the answer.
+type page struct {
+	Events          []event `json:"events"`
+	NextCursor      uint64  `json:"next_cursor"`
+	HasMore         bool    `json:"has_more"`
+	FreshnessFloorS int     `json:"freshness_floor_s"`
+}
+
+// events serves GET /v1/events: one change unit per event returned (an empty page, none).
+func (h *handlers) events(c *api.Call) (int, error) {
+	ids, errs := companyIDs(c.Strings("company_id"))
+	if len(errs) > 0 {
+		return 0, api.Invalid(errs...)
+	}
+	snap := h.d.Snapshots.Current()
+	if snap == nil || snap.Index == nil {
+		e := api.Unavailable("The change feed (the read snapshot is being built for the first time)", nil)
+		e.Headers = map[string]string{"Retry-After": "5"}
+		return 0, e
+	}
+	since, _ := c.Int("since")
+	upper := snap.Watermark
+	floor := c.Caller.Plan().FreshnessFloorS
+	if floor > 0 {
+		var err error
+		cutoff := snap.AsOf.Add(-time.Duration(floor) * time.Second)
+		upper, err = analytics.FlooredWatermark(c.Context(), h.d.ClickHouse, analytics.AtWatermark(snap.Watermark, snap.AsOf), cutoff)
+		if err != nil {
+			return 0, api.Unavailable("The change feed (ClickHouse)", err)
+		}
+	}
+	q := analytics.FeedQuery{After: uint64(since), Upper: upper, Limit: c.Limit(), Span: MaxSpan, CompanyIDs: ids,
+		Types: dedupe(c.Strings("event_type"))}
+	p, err := analytics.ReadFeed(c.Context(), h.d.ClickHouse, q)
+	if err != nil {
+		return 0, api.Unavailable("The change feed (ClickHouse)", err)
+	}
+	out := page{Events: make([]event, 0, len(p.Events)), NextCursor: p.Next, HasMore: p.Next < upper, FreshnessFloorS: floor}
+	for i := range p.Events {
+		out.Events = append(out.Events, newEvent(snap, &p.Events[i]))
+	}
+	return len(out.Events), c.JSON(200, out)
+}
+
+func newEvent(snap *snapshot.Snapshot, e *analytics.FeedEvent) event {
+	v := event{EventSeq: e.Seq, EventType: e.Type, ReqKey: e.ReqKey, CompanyID: e.CompanyID, RawTitle: e.RawTitle,
+		Country: strPtr(e.Country), Function: strPtr(e.Function), Board: strPtr(e.Board), URL: strPtr(e.URL),
+		OccurredAt: e.OccurredAt.UTC().Format(time.RFC3339), ObservedAt: e.ObservedAt.UTC().Format(time.RFC3339)}
+	if co := snap.Model.Company(e.CompanyID); co != nil {
+		v.CompanyName = strPtr(co.Name)
+	}
+	if e.Country != "" {
+		v.CountryCode = strPtr(normalize.CountryCode(e.Country))
+	}
+	if n, ok := normalize.FunctionName(e.Function); ok {
+		v.FunctionName = &n
+	}
+	return v
+}
+
+// companyIDs parses the company_id values (the chain bounded their number): each a positive
+// integer, else a 422 item at its index. Repeats are dropped.
+func companyIDs(vals []string) ([]uint64, []api.FieldError) {
+	var out []uint64
+	var errs []api.FieldError
+	seen := map[uint64]bool{}
+	for i, v := range vals {
+		id, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+		if err != nil || id == 0 {
+			errs = append(errs, api.FieldError{Type: "int_parsing", Loc: api.Loc("query", "company_id", i), Input: v, Ctx: map[string]any{},
+				Msg: "Input should be a valid integer, unable to parse string as an integer: send a company_id (a positive integer) as returned by the company reads"})
+			continue
+		}
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out, errs
+}
+
+func dedupe(vals []string) []string {
+	var out []string
+	for _, v := range vals {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func strPtr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

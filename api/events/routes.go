@@ -1,0 +1,85 @@
+package events
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/api"
+)
+
+// cursorDoc is how the cursor behaves, as the document states it.
+var cursorDoc = fmt.Sprintf("Events are served in ascending event_seq; event_seq has no gaps, so a consumer that stores "+
+	"next_cursor and sends it as since never misses or repeats an event. Only events of committed crawl cycles are served, up to the "+
+	"read snapshot's watermark. next_cursor is the event_seq of the page's last event when the page is full (limit events), "+
+	"otherwise the end of the span the page examined: without a filter the next limit positions, with company_id or event_type at "+
+	"most %d positions past since, so a filtered page may be empty yet advance (keep paging while has_more is true). "+
+	"It is never below since, and the same since (with the same filters and plan) replays the same page. "+
+	"With a freshness floor (Free: 24 h, freshness_floor_s) the page ends before the first event of any cycle observed less than the "+
+	"floor before the latest committed cycle: the cursor stops there and the event is served once its cycle is old enough, never skipped. "+
+	"One change unit per event returned; an empty page costs no unit (it counts as a call in the daily quota).", MaxSpan)
+
+// Routes is GET /v1/events with its handler over d.
+func Routes(d Deps) []*api.Route {
+	h := newHandlers(d)
+	return []*api.Route{{
+		Name: "events.list", Method: "GET", Path: "/v1/events", Tag: "events",
+		Summary: "Change feed: ledger events after a cursor, ascending by event_seq, replayed by next_cursor",
+		Meter:   api.MeterChange, Scope: api.ScopeRead, Gate: "/v1/events",
+		Params: []api.Param{
+			{Name: "since", In: "query", Type: "integer", Min: new(int64(0)), Default: int64(0),
+				Description: "cursor: the previous page's next_cursor; events with event_seq greater than it. Omit (0) for the start of the ledger."},
+			{Name: "limit", In: "query", Type: "integer", Min: new(int64(1)), Max: new(int64(PageMax)), Default: int64(DefaultLimit),
+				Description: fmt.Sprintf("events per page, 1..%d (default %d); out of range is 422, never truncated.", PageMax, DefaultLimit)},
+			{Name: "company_id", In: "query", Type: "integer", Repeatable: true, MaxItems: MaxCompanyIDs,
+				Description: fmt.Sprintf("only events of these companies (repeat to OR, at most %d values); a filtered page examines at most %d positions past since.", MaxCompanyIDs, MaxSpan)},
+			{Name: "event_type", In: "query", Type: "string", Repeatable: true, Enum: analytics.EventTypes,
+				Description: fmt.Sprintf("only events of these types (repeat to OR); a filtered page examines at most %d positions past since.", MaxSpan)},
+		},
+		Statuses: []int{200}, Response: pageSchema(), Handler: h.events,
+	}}
+}
+
+func pageSchema() map[string]any {
+	ev := closed(map[string]any{
+		"event_seq":  api.Type("integer"),
+		"event_type": map[string]any{"type": "string", "enum": analytics.EventTypes, "description": "opened: a new req; reobserved: a live req seen again (at most weekly); reposted: a req that had gone away returned; closed: no longer observed at its source"},
+		"req_key":    map[string]any{"type": "string", "description": "the req's identity in the ledger (as on reqs/search, jobs/search and company reads)"},
+		"company_id": api.Type("integer"),
+		"company_name": map[string]any{"type": []string{"string", "null"},
+			"description": "the company's registered name; null when the read snapshot does not know it"},
+		"raw_title":     map[string]any{"type": "string", "description": "the posting title exactly as the board published it"},
+		"country":       map[string]any{"type": []string{"string", "null"}, "description": "the posting's country name; null when none"},
+		"country_code":  map[string]any{"type": []string{"string", "null"}, "description": "ISO 3166-1 alpha-2 of country; null when none"},
+		"function":      map[string]any{"type": []string{"string", "null"}, "description": "function taxonomy id; null when the title has none"},
+		"function_name": map[string]any{"type": []string{"string", "null"}, "description": "human-readable function name; null without a function or outside the named vocabulary"},
+		"board":         map[string]any{"type": []string{"string", "null"}, "description": "the board (or ATS vendor) the event's posting was read on; null when unknown"},
+		"url":           map[string]any{"type": []string{"string", "null"}, "description": "link to the real posting; null when the source gave none"},
+		"occurred_at":   map[string]any{"type": "string", "format": "date-time", "description": "when the change happened: the posting date of an opening posted within the cycle, else the cycle time (RFC 3339, UTC)"},
+		"observed_at":   map[string]any{"type": "string", "format": "date-time", "description": "the time of the crawl cycle that observed it (RFC 3339, UTC)"},
+	})
+	s := closed(map[string]any{
+		"events": map[string]any{"type": "array", "items": ev, "maxItems": PageMax, "description": "ascending by event_seq"},
+		"next_cursor": map[string]any{"type": "integer", "minimum": 0,
+			"description": "send as since for the next page; replays exactly"},
+		"has_more": map[string]any{"type": "boolean",
+			"description": "true when events after next_cursor are already servable to this caller: page again now; false: caught up until the next crawl cycle commits"},
+		"freshness_floor_s": map[string]any{"type": "integer", "minimum": 0,
+			"description": "the plan's freshness floor in seconds (0: none): events of cycles newer than it are not served yet"},
+	})
+	s["description"] = cursorDoc
+	return s
+}
+
+// closed is an object schema of props, every one of them always answered and no other.
+func closed(props map[string]any) map[string]any {
+	s := api.Object(props)
+	req := make([]string, 0, len(props))
+	for k := range props {
+		req = append(req, k)
+	}
+	slices.Sort(req)
+	s["required"] = req
+	s["additionalProperties"] = false
+	return s
+}
