@@ -10,6 +10,7 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/companies"
+	feed "github.com/planehq/hiringsignal/api/events"
 	"github.com/planehq/hiringsignal/api/search"
 	"github.com/planehq/hiringsignal/api/watches"
 	"github.com/planehq/hiringsignal/api/webhooks"
@@ -40,7 +41,7 @@ func specRoutes() []string {
 	}
 }
 
-// unreadySide registers every route of api/companies and api/search (the harness adds those of
+// unreadySide registers every route of api/companies, api/search and api/events (the harness adds those of
 // api/account), each answering 503 as over a read side not built yet.
 func unreadySide(_ *api.Config, s *api.Server) {
 	if s != nil {
@@ -62,6 +63,7 @@ func TestTheDocumentListsExactlyTheBuiltRoutes(t *testing.T) {
 	search.Register(srv, search.Deps{})
 	webhooks.Register(srv, webhooks.Deps{})
 	watches.Register(srv, watches.Deps{})
+	feed.Register(srv, feed.Deps{})
 	b, err := srv.OpenAPI()
 	require.NoError(t, err)
 	var doc struct {

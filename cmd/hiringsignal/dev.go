@@ -117,6 +117,12 @@ Try:
   curl -s -H 'X-API-Key: %[2]s' %[1]s/v1/whoami
   curl -s -H 'X-API-Key: %[2]s' %[1]s/v1/companies/%[3]d/is-hiring
   curl -s -H 'Authorization: Bearer %[2]s' '%[1]s/v1/reqs/search?q=engineer&limit=5'
+  curl -s -H 'X-API-Key: %[2]s' '%[1]s/v1/events?since=0&limit=3'
+
+Push (dev accepts http and loopback receivers; the secret is shown once):
+  curl -s -H 'X-API-Key: %[2]s' -H 'Content-Type: application/json' -d '{"url":"http://127.0.0.1:9999/hook"}' %[1]s/v1/webhooks
+  curl -s -H 'X-API-Key: %[2]s' -H 'Content-Type: application/json' -d '{"webhook_endpoint_id":<id>,"company_id":%[3]d}' %[1]s/v1/watches
+  curl -s -H 'X-API-Key: %[2]s' %[1]s/v1/watches
 
 Ctrl-C stops everything this command started.
 
