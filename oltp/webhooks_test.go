@@ -20,14 +20,16 @@ const (
 func TestMigrationNumberedBelowAnAppliedOneIsApplied(t *testing.T) {
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
-	// A database migrated before 0008 and 0009 existed, but with 0020 applied.
-	_, err := pool.Exec(ctx, "DROP TABLE watch_fires, watches, webhook_endpoints; DELETE FROM schema_migrations WHERE version IN (8, 9)")
+	// A database migrated before 0008 to 0010 existed, but with 0020 applied.
+	_, err := pool.Exec(ctx, `DROP TABLE webhook_delivery_attempts, webhook_deliveries, notifier_position, watch_fires, watches, webhook_endpoints;
+		DELETE FROM schema_migrations WHERE version IN (8, 9, 10)`)
 	require.NoError(t, err)
 	require.NoError(t, oltp.Migrate(ctx, pool, nil))
 	v, err := oltp.AppliedVersions(ctx, pool)
 	require.NoError(t, err)
 	require.Contains(t, v, 8)
 	require.Contains(t, v, 9)
+	require.Contains(t, v, 10)
 	require.Contains(t, v, 20)
 	var ok bool
 	require.NoError(t, pool.QueryRow(ctx, "SELECT to_regclass('watch_fires') IS NOT NULL").Scan(&ok))
