@@ -33,6 +33,7 @@ var ErrEndpointNotFound = errors.New("webhook endpoint not found")
 type NewWatch struct {
 	CustomerID      string
 	AccountID       int64
+	KeyID           int64 // the key creating it: its delivered changes are metered to it (0: none)
 	Allowance       int64 // live watches the account's plan allows
 	EndpointID      int64
 	Inline          *InlineEndpoint // register or reuse an endpoint in the same transaction
@@ -114,9 +115,9 @@ func CreateWatch(ctx context.Context, pool *pgxpool.Pool, box SecretSealer, w Ne
 		if w.Criteria != nil {
 			crit = string(w.Criteria)
 		}
-		watch, err = scanWatch(tx.QueryRow(ctx, `INSERT INTO watches (customer_id, account_id, endpoint_id, company_id, criteria, event_types, max_fires_per_hour)
-			VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7) RETURNING `+watchCols,
-			w.CustomerID, w.AccountID, endpoint.ID, w.CompanyID, crit, w.EventTypes, w.MaxFiresPerHour))
+		watch, err = scanWatch(tx.QueryRow(ctx, `INSERT INTO watches (customer_id, account_id, key_id, endpoint_id, company_id, criteria, event_types, max_fires_per_hour)
+			VALUES ($1, $2, NULLIF($3, 0), $4, $5, $6::jsonb, $7, $8) RETURNING `+watchCols,
+			w.CustomerID, w.AccountID, w.KeyID, endpoint.ID, w.CompanyID, crit, w.EventTypes, w.MaxFiresPerHour))
 		if err != nil {
 			return fmt.Errorf("cannot insert the watch: %w", err)
 		}

@@ -136,7 +136,7 @@ func (h *handlers) create(c *api.Call) (int, error) {
 			return 0, err
 		}
 	}
-	nw.CustomerID, nw.AccountID = c.Caller.CustomerID, c.Caller.AccountID
+	nw.CustomerID, nw.AccountID, nw.KeyID = c.Caller.CustomerID, c.Caller.AccountID, c.Caller.KeyID
 	nw.Allowance = int64(c.Caller.Plan().LiveWatchAllowance())
 	w, _, created, err := oltp.CreateWatch(c.Context(), h.d.Pool, h.d.Box, nw)
 	var full *oltp.AllowanceError
