@@ -1,0 +1,56 @@
+// Package payload is the JSON body of a webhook delivery (spec 6.1): the spec's fields (event,
+// company, raw_title, location, detected_on, url) plus what a receiver needs without a second
+// call. The notifier builds ledger-event bodies and the test route builds test bodies with it;
+// the dispatcher sends the stored bytes as they are (a retry or a replay sends the same bytes).
+//
+// It owns the shape and the idempotency keys only: it must not read or write any store, sign or
+// send anything.
+package payload
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// EventTest is the event of a delivery made by POST /v1/webhooks/{id}/test.
+const EventTest = "test"
+
+// Body is one delivery's JSON body. Pointer fields are null on a test delivery.
+type Body struct {
+	Event          string  `json:"event"`       // opened, reobserved, reposted, closed, or test
+	Company        string  `json:"company"`     // company name ("" when the corpus has none)
+	RawTitle       string  `json:"raw_title"`   // the posting title as the board published it
+	Location       string  `json:"location"`    // the posting's location text, else its country
+	DetectedOn     string  `json:"detected_on"` // the board the event was detected on
+	URL            string  `json:"url"`         // the real posting
+	Country        *string `json:"country"`
+	CountryCode    *string `json:"country_code"`
+	Function       *string `json:"function"`
+	FunctionName   *string `json:"function_name"`
+	EventSeq       *uint64 `json:"event_seq"`
+	ReqKey         *string `json:"req_key"`
+	CompanyID      *uint64 `json:"company_id"`
+	OccurredAt     string  `json:"occurred_at"` // RFC 3339 UTC; a test delivery: its creation time
+	ObservedAt     *string `json:"observed_at"`
+	WatchID        *int64  `json:"watch_id"`
+	WebhookID      int64   `json:"webhook_endpoint_id"`
+	DeliveryID     int64   `json:"delivery_id"`
+	IdempotencyKey string  `json:"idempotency_key"` // = X-Plane-Idempotency-Key and webhook-id
+}
+
+// Marshal is the exact bytes stored, signed and sent.
+func (b *Body) Marshal() []byte {
+	out, err := json.Marshal(b)
+	if err != nil {
+		panic(fmt.Sprintf("payload: cannot encode a delivery body: %v", err)) // only strings and numbers: cannot happen
+	}
+	return out
+}
+
+// EventKey is the idempotency key of the delivery of ledger event eventSeq for watch watchID:
+// the same on every attempt and replay, unique across the service (one delivery per watch and
+// event). It is printable ASCII without spaces, as the webhook-id header needs.
+func EventKey(watchID int64, eventSeq uint64) string { return fmt.Sprintf("evt_%d_%d", watchID, eventSeq) }
+
+// TestKey is the idempotency key of test delivery deliveryID.
+func TestKey(deliveryID int64) string { return fmt.Sprintf("test_%d", deliveryID) }

@@ -1,0 +1,20 @@
+package payload
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestBodyCarriesTheSpecFieldsAndNullsOnTests(t *testing.T) {
+	b := Body{Event: EventTest, OccurredAt: "2026-11-23T00:00:00Z", WebhookID: 7, DeliveryID: 9, IdempotencyKey: TestKey(9)}
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(b.Marshal(), &m))
+	for _, f := range []string{"event", "company", "raw_title", "location", "detected_on", "url"} {
+		require.Contains(t, m, f)
+	}
+	require.Nil(t, m["event_seq"])
+	require.Equal(t, "test_9", m["idempotency_key"])
+	require.Equal(t, "evt_3_42", EventKey(3, 42))
+}
