@@ -37,11 +37,11 @@ func simServer(t *testing.T, cfg sim.Config) (*sim.World, string) {
 func faultyWorld(companies int) sim.Config {
 	return sim.Config{Seed: 42, Companies: companies,
 		FaultServerError: 0.03, FaultRateLimit: 0.02, FaultSlow: 0.01, FaultMalformedRecord: 0.03,
-		FaultMalformedBody: 0.01, FaultVanish: 0.02, SlowDelay: 3 * time.Second} // far beyond the timeout, so only slow sources fail even on a loaded machine
+		FaultMalformedBody: 0.01, FaultVanish: 0.02, SlowDelay: 3 * time.Second} // twice the fetch timeout, so only slow sources fail even on a loaded machine
 }
 
 func testFetch() pipeline.FetchConfig {
-	return pipeline.FetchConfig{Workers: 16, PerHost: 16, Timeout: 800 * time.Millisecond, Attempts: 4,
+	return pipeline.FetchConfig{Workers: 16, PerHost: 16, Timeout: 1500 * time.Millisecond, Attempts: 4,
 		Backoff: 5 * time.Millisecond, MaxRetryWait: 50 * time.Millisecond} // Retry-After is honoured in TestFetchHonoursRetryAfter
 }
 
