@@ -60,13 +60,17 @@ type Endpoint struct {
 	CreatedAt               time.Time  `json:"created_at"`
 	SecretRotatedAt         *time.Time `json:"secret_rotated_at"`
 	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at"`
+	// DisabledAt is when the endpoint was disabled (it answered 410, or failed every attempt for
+	// days): nothing is sent to it any more. DisabledReason says why.
+	DisabledAt     *time.Time `json:"disabled_at"`
+	DisabledReason *string    `json:"disabled_reason"`
 }
 
-const endpointCols = "endpoint_id, url, created_at, secret_rotated_at, previous_secret_expires_at"
+const endpointCols = "endpoint_id, url, created_at, secret_rotated_at, previous_secret_expires_at, disabled_at, disabled_reason"
 
 func scanEndpoint(row pgx.Row) (Endpoint, error) {
 	var e Endpoint
-	err := row.Scan(&e.ID, &e.URL, &e.CreatedAt, &e.SecretRotatedAt, &e.PreviousSecretExpiresAt)
+	err := row.Scan(&e.ID, &e.URL, &e.CreatedAt, &e.SecretRotatedAt, &e.PreviousSecretExpiresAt, &e.DisabledAt, &e.DisabledReason)
 	return e, err
 }
 
@@ -134,7 +138,7 @@ func registerEndpoint(ctx context.Context, tx pgx.Tx, box SecretSealer, customer
 
 func scanEndpointSealed(row pgx.Row, sealed *[]byte) (Endpoint, error) {
 	var e Endpoint
-	err := row.Scan(&e.ID, &e.URL, &e.CreatedAt, &e.SecretRotatedAt, &e.PreviousSecretExpiresAt, sealed)
+	err := row.Scan(&e.ID, &e.URL, &e.CreatedAt, &e.SecretRotatedAt, &e.PreviousSecretExpiresAt, &e.DisabledAt, &e.DisabledReason, sealed)
 	return e, err
 }
 
