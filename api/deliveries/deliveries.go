@@ -126,7 +126,7 @@ func (h *handlers) replay(c *api.Call) (int, error) {
 	if reopened {
 		h.d.Log.Info("webhook delivery replayed", "delivery_id", d.ID, "customer_id", c.Caller.CustomerID)
 	}
-	return 0, c.JSON(202, d)
+	return 0, c.JSON(200, d)
 }
 
 func dedupe(vals []string) []string {

@@ -34,7 +34,7 @@ const statusDoc = "pending: queued, sent at next_attempt_at (now when written, r
 	"(the last three are terminal and not replayable)"
 
 var replayDoc = fmt.Sprintf("Reopen a delivery of yours for the dispatcher's next tick (status pending, sent within seconds with the same body, "+
-	"idempotency key and webhook-id); 202 with the delivery. Idempotent: a delivery already pending or retrying is answered as it is. "+
+	"idempotency key and webhook-id); 200 with the delivery as reopened. Idempotent: a delivery already pending or retrying is answered as it is. "+
 	"Never billed again (one delivered_change unit per delivery, whatever accepts it). Replay window: %d days after the delivery's created_at. "+
 	"409 %s for rate_limited, wall_blocked and cap_blocked deliveries (never sent; the fire limit, allowance or cap decision stands and there is no backlog to replay), "+
 	"409 %s past the window, 409 %s or %s when the delivery's endpoint is deleted or disabled. "+
@@ -64,7 +64,7 @@ func Routes(d Deps) []*api.Route {
 				"404 for an id that does not exist or is another customer's. Not billable",
 			Params: []api.Param{id}, Statuses: []int{200, 404}, Response: detailSchema(), Handler: h.get},
 		{Name: "deliveries.replay", Method: "POST", Path: "/v1/webhook-deliveries/{delivery_id}/replay", Tag: "webhooks", Scope: api.ScopeWrite,
-			Summary: replayDoc, Params: []api.Param{id}, Statuses: []int{202, 404, 409}, Response: DeliverySchema(),
+			Summary: replayDoc, Params: []api.Param{id}, Statuses: []int{200, 404, 409}, Response: DeliverySchema(),
 			ErrorBodies: map[int]map[string]any{409: ConflictSchema(true, ReasonNotReplayable, ReasonWindowExpired, ReasonEndpointDeleted, ReasonEndpointOff)},
 			Handler:     h.replay},
 	}

@@ -251,5 +251,5 @@ func (h *handlers) test(c *api.Call) (int, error) {
 	case err != nil:
 		return 0, err
 	}
-	return 0, c.JSON(202, d)
+	return 0, c.JSON(201, d)
 }
