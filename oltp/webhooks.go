@@ -82,8 +82,8 @@ type EndpointSecret struct {
 	Sent   bool
 }
 
-// RegisterEndpoint registers url for customerID, or finds its live registration (created false).
-// Errors: ErrTooManyEndpoints, ErrSecretMismatch.
+// RegisterEndpoint registers url for customerID, or finds its live registration (created false)
+// and enables it again if it was disabled. Errors: ErrTooManyEndpoints, ErrSecretMismatch.
 func RegisterEndpoint(ctx context.Context, pool *pgxpool.Pool, box SecretSealer, customerID, url string, s EndpointSecret) (e Endpoint, created bool, err error) {
 	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		e, created, err = registerEndpoint(ctx, tx, box, customerID, url, s)
@@ -111,6 +111,15 @@ func registerEndpoint(ctx context.Context, tx pgx.Tx, box SecretSealer, customer
 			}
 			if subtle.ConstantTimeCompare(cur, []byte(s.Secret)) != 1 {
 				return Endpoint{}, false, ErrSecretMismatch
+			}
+		}
+		if e.DisabledAt != nil {
+			// Registering a disabled endpoint's url again enables it: its owner says it accepts
+			// deliveries again (the dispatcher disabled it after a 410 or days of failures).
+			e, err = scanEndpoint(tx.QueryRow(ctx, `UPDATE webhook_endpoints SET disabled_at = NULL, disabled_reason = NULL, failing_since = NULL
+				WHERE endpoint_id = $1 RETURNING `+endpointCols, e.ID))
+			if err != nil {
+				return Endpoint{}, false, fmt.Errorf("cannot enable the webhook endpoint again: %w", err)
 			}
 		}
 		return e, false, nil

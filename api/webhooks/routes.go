@@ -26,7 +26,8 @@ func Routes(d Deps) []*api.Route {
 	maxOverlap := int64(oltp.MaxSecretOverlap.Seconds())
 	return []*api.Route{
 		{Name: "webhooks.register", Method: "POST", Path: "/v1/webhooks", Tag: "webhooks", Scope: api.ScopeWrite,
-			Summary: fmt.Sprintf("Register a webhook endpoint: 201 with its secret (shown only here); the same url again is 200 with the same id and secret null. "+
+			Summary: fmt.Sprintf("Register a webhook endpoint: 201 with its secret (shown only here); the same url again is 200 with the same id and secret null, "+
+				"and enables the endpoint again if it was disabled (disabled_at). "+
 				"At most %d live endpoints per customer (422 too_many_endpoints past it)", oltp.MaxLiveEndpoints),
 			Body: &api.Body{Required: true, Fields: []api.Field{
 				{Name: "url", Type: "string", Required: true, Schema: map[string]any{"type": "string", "maxLength": egress.MaxURLLength, "description": URLRules}},

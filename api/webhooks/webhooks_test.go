@@ -319,7 +319,7 @@ func TestListedEndpointsSayWhetherTheyAreDisabled(t *testing.T) {
 	a := h.Account(t, "growth")
 	on := idOf(t, object(t, h.Post(t, "/v1/webhooks", a.Key, `{"url":"https://hooks.example.com/on"}`)))
 	off := idOf(t, object(t, h.Post(t, "/v1/webhooks", a.Key, `{"url":"https://hooks.example.com/off"}`)))
-	_, err := h.Pool.Exec(context.Background(), "UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = 'answered 410 Gone' WHERE endpoint_id = $1", off)
+	_, err := h.Pool.Exec(context.Background(), "UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = 'answered 410 Gone', failing_since = now() - interval '3 days' WHERE endpoint_id = $1", off)
 	require.NoError(t, err)
 	r := h.Get(t, "/v1/webhooks", a.Key, nil)
 	require.Equal(t, 200, r.Status)
@@ -343,4 +343,16 @@ func TestListedEndpointsSayWhetherTheyAreDisabled(t *testing.T) {
 	ok := h.Post(t, "/v1/webhooks/"+itoa(on)+"/test", a.Key, nil)
 	require.Equal(t, 201, ok.Status, string(ok.Body))
 	h.Conforms(t, "POST", "/v1/webhooks/{id}/test", ok)
+
+	// Registering its url again enables it: same id, nulls again, and it takes a test.
+	again := h.Post(t, "/v1/webhooks", a.Key, `{"url":"https://hooks.example.com/off"}`)
+	require.Equal(t, 200, again.Status, string(again.Body))
+	h.Conforms(t, "POST", "/v1/webhooks", again)
+	require.Equal(t, off, idOf(t, object(t, again)))
+	require.Nil(t, object(t, again)["disabled_at"])
+	require.Nil(t, object(t, again)["disabled_reason"])
+	var failing *time.Time
+	require.NoError(t, h.Pool.QueryRow(context.Background(), "SELECT failing_since FROM webhook_endpoints WHERE endpoint_id = $1", off).Scan(&failing))
+	require.Nil(t, failing)
+	require.Equal(t, 201, h.Post(t, "/v1/webhooks/"+itoa(off)+"/test", a.Key, nil).Status)
 }
