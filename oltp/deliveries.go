@@ -270,7 +270,7 @@ var ErrEndpointDisabled = errors.New("the webhook endpoint is disabled (GET /v1/
 // ErrTooManyTests is returned when an endpoint already took MaxTestDeliveries test deliveries
 // within TestDeliveryWindow.
 var ErrTooManyTests = fmt.Errorf("the endpoint already took %d test deliveries within the last %d seconds: wait for the first of them to age out, "+
-	"or follow them with GET /v1/webhook-deliveries?webhook_endpoint_id=...", MaxTestDeliveries, int(TestDeliveryWindow.Seconds()))
+	"or follow them with GET /v1/webhook-deliveries?webhook_endpoint_id=<id>", MaxTestDeliveries, int(TestDeliveryWindow.Seconds()))
 
 // NewTestDelivery is a test delivery to write.
 type NewTestDelivery struct {
