@@ -3,6 +3,7 @@ package deliveries_test
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"testing"
 	"time"
 
@@ -177,4 +178,30 @@ func TestReplayRefusalsNameTheirReason(t *testing.T) {
 	other := h.account(t, "growth")
 	require.Equal(t, 404, h.replay(t, other.Key, failed).Status)
 	require.Equal(t, 404, h.replay(t, a.Key, 999999).Status)
+}
+
+// Racing replays of one delivery reopen it once.
+func TestRacingReplaysReopenOnce(t *testing.T) {
+	h := start(t)
+	a := h.account(t, "growth")
+	ep := h.endpoint(t, a.Key, "race")
+	w := h.watch(t, a.Key, ep)
+	id := h.insert(t, a, row{watch: w, endpoint: ep, status: oltp.DeliveryFailed, attempts: 9})
+	var wg sync.WaitGroup
+	statuses := make(chan int, 8)
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses <- h.Post(t, "/v1/webhook-deliveries/"+itoa(id)+"/replay", a.Key, nil).Status
+		}()
+	}
+	wg.Wait()
+	close(statuses)
+	for s := range statuses {
+		require.Equal(t, 200, s)
+	}
+	st := h.state(t, id)
+	require.Equal(t, oltp.DeliveryPending, st.Status)
+	require.Equal(t, 1, st.ReplayCount)
 }

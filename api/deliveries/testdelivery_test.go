@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
+	"sync"
 	"testing"
 	"time"
 
@@ -174,4 +175,31 @@ func TestDashboardCountsBlockedDeliveriesOfTheMonth(t *testing.T) {
 	}
 	require.Equal(t, map[string]any{"wall_blocked": 3.0, "cap_blocked": 2.0}, blocked(a.Key))
 	require.Equal(t, map[string]any{"wall_blocked": 1.0, "cap_blocked": 0.0}, blocked(other.Key))
+}
+
+// Racing test calls on one endpoint make exactly MaxTestDeliveries deliveries; the rest are 409.
+func TestRacingTestDeliveriesHoldTheBound(t *testing.T) {
+	h := start(t)
+	a := h.account(t, "growth")
+	ep := h.endpoint(t, a.Key, "race")
+	const n = 2 * oltp.MaxTestDeliveries
+	statuses := make(chan int, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses <- h.Post(t, "/v1/webhooks/"+itoa(ep)+"/test", a.Key, nil).Status
+		}()
+	}
+	wg.Wait()
+	close(statuses)
+	count := map[int]int{}
+	for s := range statuses {
+		count[s]++
+	}
+	require.Equal(t, map[int]int{201: oltp.MaxTestDeliveries, 409: n - oltp.MaxTestDeliveries}, count)
+	var rows int
+	require.NoError(t, h.Pool.QueryRow(context.Background(), "SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1", ep).Scan(&rows))
+	require.Equal(t, oltp.MaxTestDeliveries, rows)
 }
