@@ -10,6 +10,7 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/companies"
+	"github.com/planehq/hiringsignal/api/deliveries"
 	feed "github.com/planehq/hiringsignal/api/events"
 	"github.com/planehq/hiringsignal/api/search"
 	"github.com/planehq/hiringsignal/api/watches"
@@ -64,6 +65,7 @@ func TestTheDocumentListsExactlyTheBuiltRoutes(t *testing.T) {
 	webhooks.Register(srv, webhooks.Deps{})
 	watches.Register(srv, watches.Deps{})
 	feed.Register(srv, feed.Deps{})
+	deliveries.Register(srv, deliveries.Deps{})
 	b, err := srv.OpenAPI()
 	require.NoError(t, err)
 	var doc struct {

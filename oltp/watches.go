@@ -209,9 +209,8 @@ func (p PushCounts) LiveWatches(ctx context.Context, customerID string) (int64, 
 	return LiveWatches(ctx, p.Pool, customerID)
 }
 
-// BlockedDeliveries is zero for both counters: nothing is delivered, so nothing is blocked, until
-// the delivery engine (the notifier) exists; it will count its wall_blocked and cap_blocked
-// deliveries here.
-func (p PushCounts) BlockedDeliveries(context.Context, string, time.Time) (wallBlocked, capBlocked int64, err error) {
-	return 0, 0, nil
+// BlockedDeliveries counts customerID's deliveries created since since (the billing month) that
+// the notifier wrote as wall_blocked and cap_blocked.
+func (p PushCounts) BlockedDeliveries(ctx context.Context, customerID string, since time.Time) (wallBlocked, capBlocked int64, err error) {
+	return BlockedDeliveryCounts(ctx, p.Pool, customerID, since)
 }

@@ -60,13 +60,17 @@ type Endpoint struct {
 	CreatedAt               time.Time  `json:"created_at"`
 	SecretRotatedAt         *time.Time `json:"secret_rotated_at"`
 	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at"`
+	// DisabledAt is when the endpoint was disabled (it answered 410, or failed every attempt for
+	// days): nothing is sent to it any more. DisabledReason says why.
+	DisabledAt     *time.Time `json:"disabled_at"`
+	DisabledReason *string    `json:"disabled_reason"`
 }
 
-const endpointCols = "endpoint_id, url, created_at, secret_rotated_at, previous_secret_expires_at"
+const endpointCols = "endpoint_id, url, created_at, secret_rotated_at, previous_secret_expires_at, disabled_at, disabled_reason"
 
 func scanEndpoint(row pgx.Row) (Endpoint, error) {
 	var e Endpoint
-	err := row.Scan(&e.ID, &e.URL, &e.CreatedAt, &e.SecretRotatedAt, &e.PreviousSecretExpiresAt)
+	err := row.Scan(&e.ID, &e.URL, &e.CreatedAt, &e.SecretRotatedAt, &e.PreviousSecretExpiresAt, &e.DisabledAt, &e.DisabledReason)
 	return e, err
 }
 
@@ -78,8 +82,8 @@ type EndpointSecret struct {
 	Sent   bool
 }
 
-// RegisterEndpoint registers url for customerID, or finds its live registration (created false).
-// Errors: ErrTooManyEndpoints, ErrSecretMismatch.
+// RegisterEndpoint registers url for customerID, or finds its live registration (created false)
+// and enables it again if it was disabled. Errors: ErrTooManyEndpoints, ErrSecretMismatch.
 func RegisterEndpoint(ctx context.Context, pool *pgxpool.Pool, box SecretSealer, customerID, url string, s EndpointSecret) (e Endpoint, created bool, err error) {
 	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		e, created, err = registerEndpoint(ctx, tx, box, customerID, url, s)
@@ -109,6 +113,15 @@ func registerEndpoint(ctx context.Context, tx pgx.Tx, box SecretSealer, customer
 				return Endpoint{}, false, ErrSecretMismatch
 			}
 		}
+		if e.DisabledAt != nil {
+			// Registering a disabled endpoint's url again enables it: its owner says it accepts
+			// deliveries again (the dispatcher disabled it after a 410 or days of failures).
+			e, err = scanEndpoint(tx.QueryRow(ctx, `UPDATE webhook_endpoints SET disabled_at = NULL, disabled_reason = NULL, failing_since = NULL
+				WHERE endpoint_id = $1 RETURNING `+endpointCols, e.ID))
+			if err != nil {
+				return Endpoint{}, false, fmt.Errorf("cannot enable the webhook endpoint again: %w", err)
+			}
+		}
 		return e, false, nil
 	case !errors.Is(err, pgx.ErrNoRows):
 		return Endpoint{}, false, fmt.Errorf("cannot read webhook endpoints: %w", err)
@@ -134,7 +147,7 @@ func registerEndpoint(ctx context.Context, tx pgx.Tx, box SecretSealer, customer
 
 func scanEndpointSealed(row pgx.Row, sealed *[]byte) (Endpoint, error) {
 	var e Endpoint
-	err := row.Scan(&e.ID, &e.URL, &e.CreatedAt, &e.SecretRotatedAt, &e.PreviousSecretExpiresAt, sealed)
+	err := row.Scan(&e.ID, &e.URL, &e.CreatedAt, &e.SecretRotatedAt, &e.PreviousSecretExpiresAt, &e.DisabledAt, &e.DisabledReason, sealed)
 	return e, err
 }
 

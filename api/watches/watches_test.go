@@ -3,6 +3,7 @@ package watches_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/internal/apitest"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/payload"
 	"github.com/planehq/hiringsignal/signing"
 )
 
@@ -348,7 +350,9 @@ func TestCrossTenantIDsAnswerLikeMissingOnes(t *testing.T) {
 	me, other := h.account(t, "growth"), h.account(t, "growth")
 	theirEndpoint := h.endpoint(t, other.Key, "https://hooks.example.com/t")
 	theirWatch := id(object(t, h.Post(t, "/v1/watches", other.Key, map[string]any{"company_id": acme, "webhook_endpoint_id": theirEndpoint})))
-	h.endpoint(t, me.Key, "https://hooks.example.com/t")
+	mine := h.endpoint(t, me.Key, "https://hooks.example.com/t")
+	theirDelivery := itoa(h.delivery(t, other, theirEndpoint, oltp.DeliveryFailed))
+	myDelivery := h.delivery(t, me, mine, oltp.DeliveryFailed)
 	cases := []struct {
 		method, path, body string
 		foreign            string
@@ -358,6 +362,9 @@ func TestCrossTenantIDsAnswerLikeMissingOnes(t *testing.T) {
 		{"POST", "/v1/webhooks/%s/rotate-secret", "{}", itoa(theirEndpoint)},
 		{"POST", "/v1/watches", `{"company_id": 42, "webhook_endpoint_id": %s}`, itoa(theirEndpoint)},
 		{"POST", "/v1/watches", `{"q": "engineer", "webhook_endpoint_id": %s}`, itoa(theirEndpoint)},
+		{"POST", "/v1/webhooks/%s/test", "", itoa(theirEndpoint)},
+		{"GET", "/v1/webhook-deliveries/%s", "", theirDelivery},
+		{"POST", "/v1/webhook-deliveries/%s/replay", "", theirDelivery},
 	}
 	for _, c := range cases {
 		do := func(ref string) apitest.Response {
@@ -377,7 +384,22 @@ func TestCrossTenantIDsAnswerLikeMissingOnes(t *testing.T) {
 		require.Equal(t, 404, missing.Status, "%s %s: %s", c.method, c.path, missing.Body)
 		sameAnswer(t, missing, foreign)
 	}
-	// Everything of the other customer is untouched.
+	// The list's filters select nothing of another customer's, exactly as a missing id.
+	for _, name := range []string{"watch_id", "webhook_endpoint_id"} {
+		ref := theirWatch
+		if name == "webhook_endpoint_id" {
+			ref = itoa(theirEndpoint)
+		}
+		missing := h.Get(t, "/v1/webhook-deliveries", me.Key, url.Values{name: {"999999"}})
+		require.Equal(t, 200, missing.Status)
+		sameAnswer(t, missing, h.Get(t, "/v1/webhook-deliveries", me.Key, url.Values{name: {ref}}))
+	}
+	// Everything of the other customer is untouched; each customer lists only its own deliveries.
+	var st string
+	require.NoError(t, h.Pool.QueryRow(context.Background(), "SELECT status FROM webhook_deliveries WHERE delivery_id = $1", theirDelivery).Scan(&st))
+	require.Equal(t, oltp.DeliveryFailed, st)
+	require.Equal(t, []any{float64(myDelivery)}, deliveryIDs(t, h.Get(t, "/v1/webhook-deliveries", me.Key, nil)))
+	require.Len(t, deliveryIDs(t, h.Get(t, "/v1/webhook-deliveries", other.Key, nil)), 1)
 	require.Len(t, object(t, h.Get(t, "/v1/watches", other.Key, nil))["watches"], 1)
 	require.Len(t, object(t, h.Get(t, "/v1/webhooks", other.Key, nil))["endpoints"], 1)
 	require.Empty(t, object(t, h.Get(t, "/v1/watches", me.Key, nil))["watches"])
@@ -399,4 +421,28 @@ func sameAnswer(t *testing.T, a, b apitest.Response) {
 		return out
 	}
 	require.Equal(t, strip(a.Header), strip(b.Header))
+}
+
+// delivery writes a test-shaped delivery of a to endpoint ep in status, straight into
+// webhook_deliveries (as the notifier or the dispatcher would leave it), and returns its id.
+func (h *harness) delivery(t *testing.T, a oltp.NewAccount, ep int64, status string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	var id int64
+	require.NoError(t, h.Pool.QueryRow(ctx, "SELECT nextval(pg_get_serial_sequence('webhook_deliveries', 'delivery_id'))").Scan(&id))
+	b := payload.Body{Event: payload.EventTest, WebhookID: ep, DeliveryID: id, IdempotencyKey: payload.TestKey(id), OccurredAt: "2026-11-01T00:00:00Z"}
+	_, err := h.Pool.Exec(ctx, `INSERT INTO webhook_deliveries (delivery_id, idempotency_key, customer_id, account_id, endpoint_id, event_type, body, status)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, id, b.IdempotencyKey, a.CustomerID, a.AccountID, ep, b.Event, b.Marshal(), status)
+	require.NoError(t, err)
+	return id
+}
+
+func deliveryIDs(t *testing.T, r apitest.Response) []any {
+	t.Helper()
+	require.Equal(t, 200, r.Status, string(r.Body))
+	var out []any
+	for _, d := range object(t, r)["deliveries"].([]any) {
+		out = append(out, d.(map[string]any)["delivery_id"])
+	}
+	return out
 }

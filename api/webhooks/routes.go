@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/deliveries"
 	"github.com/planehq/hiringsignal/egress"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/signing"
@@ -25,7 +26,8 @@ func Routes(d Deps) []*api.Route {
 	maxOverlap := int64(oltp.MaxSecretOverlap.Seconds())
 	return []*api.Route{
 		{Name: "webhooks.register", Method: "POST", Path: "/v1/webhooks", Tag: "webhooks", Scope: api.ScopeWrite,
-			Summary: fmt.Sprintf("Register a webhook endpoint: 201 with its secret (shown only here); the same url again is 200 with the same id and secret null. "+
+			Summary: fmt.Sprintf("Register a webhook endpoint: 201 with its secret (shown only here); the same url again is 200 with the same id and secret null, "+
+				"and enables the endpoint again if it was disabled (disabled_at). "+
 				"At most %d live endpoints per customer (422 too_many_endpoints past it)", oltp.MaxLiveEndpoints),
 			Body: &api.Body{Required: true, Fields: []api.Field{
 				{Name: "url", Type: "string", Required: true, Schema: map[string]any{"type": "string", "maxLength": egress.MaxURLLength, "description": URLRules}},
@@ -49,6 +51,15 @@ func Routes(d Deps) []*api.Route {
 					"description": "how long the previous secret keeps signing, 0 to 7 days (default 24 h); a rotation during an overlap ends the earlier previous secret"}},
 			}},
 			Statuses: []int{200, 404}, Response: rotatedSchema(), Handler: h.rotate},
+		{Name: "webhooks.test", Method: "POST", Path: "/v1/webhooks/{id}/test", Tag: "webhooks", Scope: api.ScopeWrite,
+			Summary: fmt.Sprintf("Send a signed test event to the endpoint: 201 with the test delivery created (event_type test, watch_id and event_seq null), "+
+				"sent within seconds and signed like every delivery; follow it with GET /v1/webhook-deliveries/{delivery_id}. Not billed. "+
+				"At most %d test deliveries per endpoint per %d seconds (409 %s past it); 409 %s for a disabled endpoint; "+
+				"404 for a deleted, missing or another customer's endpoint",
+				oltp.MaxTestDeliveries, int(oltp.TestDeliveryWindow.Seconds()), deliveries.ReasonTooManyTests, deliveries.ReasonEndpointOff),
+			Params: []api.Param{id}, Statuses: []int{201, 404, 409}, Response: deliveries.DeliverySchema(),
+			ErrorBodies: map[int]map[string]any{409: deliveries.ConflictSchema(false, deliveries.ReasonTooManyTests, deliveries.ReasonEndpointOff)},
+			Handler:     h.test},
 	}
 }
 
@@ -69,6 +80,9 @@ func endpointProps() map[string]any {
 		"id": api.Type("integer"), "url": api.Type("string"), "created_at": api.DateTime(),
 		"secret_rotated_at":          api.Nullable(api.DateTime()),
 		"previous_secret_expires_at": map[string]any{"type": []any{"string", "null"}, "format": "date-time", "description": "until then the previous secret also signs (rotation overlap)"},
+		"disabled_at": map[string]any{"type": []any{"string", "null"}, "format": "date-time",
+			"description": "when the endpoint was disabled (it answered 410 Gone, or failed every attempt for days): nothing is sent to it, deliveries to it fail and replays and test deliveries are 409; null while it is enabled"},
+		"disabled_reason": map[string]any{"type": []any{"string", "null"}, "description": "why the endpoint was disabled; null while it is enabled"},
 	}
 }
 

@@ -249,6 +249,7 @@ func TestDemoKeyCannotRegisterRotateOrDelete(t *testing.T) {
 		{"POST", "/v1/webhooks", `{"url":"https://hooks.example.com/demo"}`},
 		{"POST", "/v1/webhooks/" + itoa(id) + "/rotate-secret", `{}`},
 		{"DELETE", "/v1/webhooks/" + itoa(id), ""},
+		{"POST", "/v1/webhooks/" + itoa(id) + "/test", ""},
 	} {
 		var body any
 		if c.body != "" {
@@ -275,6 +276,7 @@ func TestCrossTenantEndpointIDsAnswerLikeMissingOnes(t *testing.T) {
 		{"DELETE", "/v1/webhooks/%s", ""},
 		{"POST", "/v1/webhooks/%s/rotate-secret", "{}"},
 		{"POST", "/v1/webhooks/%s/rotate-secret", `{"overlap_seconds":60}`},
+		{"POST", "/v1/webhooks/%s/test", ""},
 	} {
 		var body any
 		if c.body != "" {
@@ -309,4 +311,48 @@ func SameAnswer(t *testing.T, a, b apitest.Response) {
 	require.Equal(t, strip(a.Header), strip(b.Header))
 	var x any
 	require.NoError(t, json.Unmarshal(a.Body, &x))
+}
+
+// GET /v1/webhooks says when and why an endpoint was disabled; enabled endpoints carry nulls.
+func TestListedEndpointsSayWhetherTheyAreDisabled(t *testing.T) {
+	h := start(t, false)
+	a := h.Account(t, "growth")
+	on := idOf(t, object(t, h.Post(t, "/v1/webhooks", a.Key, `{"url":"https://hooks.example.com/on"}`)))
+	off := idOf(t, object(t, h.Post(t, "/v1/webhooks", a.Key, `{"url":"https://hooks.example.com/off"}`)))
+	_, err := h.Pool.Exec(context.Background(), "UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = 'answered 410 Gone', failing_since = now() - interval '3 days' WHERE endpoint_id = $1", off)
+	require.NoError(t, err)
+	r := h.Get(t, "/v1/webhooks", a.Key, nil)
+	require.Equal(t, 200, r.Status)
+	h.Conforms(t, "GET", "/v1/webhooks", r)
+	byID := map[int64]map[string]any{}
+	for _, e := range object(t, r)["endpoints"].([]any) {
+		m := e.(map[string]any)
+		byID[idOf(t, m)] = m
+	}
+	require.Nil(t, byID[on]["disabled_at"])
+	require.Nil(t, byID[on]["disabled_reason"])
+	at, err := time.Parse(time.RFC3339Nano, byID[off]["disabled_at"].(string))
+	require.NoError(t, err)
+	require.WithinDuration(t, time.Now(), at, time.Minute)
+	require.Equal(t, "answered 410 Gone", byID[off]["disabled_reason"])
+	// A test delivery to it is refused, naming its state.
+	t409 := h.Post(t, "/v1/webhooks/"+itoa(off)+"/test", a.Key, nil)
+	require.Equal(t, 409, t409.Status, string(t409.Body))
+	h.Conforms(t, "POST", "/v1/webhooks/{id}/test", t409)
+	require.Equal(t, "endpoint_disabled", object(t, t409)["detail"].(map[string]any)["reason"])
+	ok := h.Post(t, "/v1/webhooks/"+itoa(on)+"/test", a.Key, nil)
+	require.Equal(t, 201, ok.Status, string(ok.Body))
+	h.Conforms(t, "POST", "/v1/webhooks/{id}/test", ok)
+
+	// Registering its url again enables it: same id, nulls again, and it takes a test.
+	again := h.Post(t, "/v1/webhooks", a.Key, `{"url":"https://hooks.example.com/off"}`)
+	require.Equal(t, 200, again.Status, string(again.Body))
+	h.Conforms(t, "POST", "/v1/webhooks", again)
+	require.Equal(t, off, idOf(t, object(t, again)))
+	require.Nil(t, object(t, again)["disabled_at"])
+	require.Nil(t, object(t, again)["disabled_reason"])
+	var failing *time.Time
+	require.NoError(t, h.Pool.QueryRow(context.Background(), "SELECT failing_since FROM webhook_endpoints WHERE endpoint_id = $1", off).Scan(&failing))
+	require.Nil(t, failing)
+	require.Equal(t, 201, h.Post(t, "/v1/webhooks/"+itoa(off)+"/test", a.Key, nil).Status)
 }

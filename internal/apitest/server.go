@@ -26,6 +26,7 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/account"
+	"github.com/planehq/hiringsignal/api/deliveries"
 	"github.com/planehq/hiringsignal/api/watches"
 	"github.com/planehq/hiringsignal/api/webhooks"
 	"github.com/planehq/hiringsignal/egress"
@@ -60,11 +61,12 @@ type Options struct {
 	// Register installs handler packages' routes (companies.Register, search.Register, ...);
 	// pool is the server's Postgres.
 	Register func(srv *api.Server, pool *pgxpool.Pool)
-	// Push, when set, installs the webhook and watch routes (api/webhooks, api/watches).
+	// Push, when set, installs the webhook, watch and delivery routes (api/webhooks, api/watches,
+	// api/deliveries).
 	Push *Push
 }
 
-// Push configures the webhook and watch routes of a test server.
+// Push configures the webhook, watch and delivery routes of a test server.
 type Push struct {
 	Box       *secretbox.Box    // seals webhook secrets; nil: a box with a fresh key (Server.Box)
 	Egress    egress.Policy     // the URL policy; set LookupNetIP to answer without DNS
@@ -103,6 +105,7 @@ func StartServer(tb testing.TB, o Options) *Server {
 		}
 		webhooks.Register(srv, webhooks.Deps{Pool: pool, Log: cfg.Log, Box: box, Egress: p.Egress})
 		watches.Register(srv, watches.Deps{Pool: pool, Log: cfg.Log, Box: box, Egress: p.Egress, Snapshots: p.Snapshots})
+		deliveries.Register(srv, deliveries.Deps{Pool: pool, Log: cfg.Log})
 	}
 	if o.Register != nil {
 		o.Register(srv, pool)

@@ -1,0 +1,142 @@
+// Package deliveries serves the webhook delivery routes (spec 2.3, 3, 4.4): the caller's
+// deliveries (filtered, cursor-paged, most recent first), one delivery with its attempts and its
+// body, and replay (reopen a delivered or failed delivery within the replay window). It also
+// gives POST /v1/webhooks/{id}/test (package webhooks) its answer shape and conflict reasons.
+//
+// Every read and write goes through oltp scoped to the caller's customer: another customer's
+// delivery answers exactly like a missing one. A replay only reopens the row and wakes the
+// dispatcher (NOTIFY in the same transaction): it must not send, sign, bill, match events, write
+// delivery rows of the notifier, or touch ClickHouse.
+package deliveries
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/valyala/fasthttp"
+
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/oltp"
+)
+
+// Deps is what the handlers need.
+type Deps struct {
+	Pool *pgxpool.Pool
+	Log  *slog.Logger
+}
+
+type handlers struct{ d Deps }
+
+// Register installs the routes of this package on srv (before srv.Start).
+func Register(srv *api.Server, d Deps) { srv.Register(Routes(d)...) }
+
+func newHandlers(d Deps) *handlers {
+	if d.Log == nil {
+		d.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &handlers{d: d}
+}
+
+// DetailNotFound is the 404 of a delivery id that does not exist or is another customer's.
+const DetailNotFound = "Webhook delivery not found"
+
+// Conflict is the detail of a 409 of the delivery routes and of the test route.
+type Conflict struct {
+	Reason   string `json:"reason"`
+	Message  string `json:"message"`
+	Endpoint string `json:"endpoint"`
+	Status   string `json:"status,omitempty"` // the delivery's status (replay refusals)
+}
+
+type page struct {
+	Deliveries []oltp.Delivery `json:"deliveries"`
+	NextCursor *int64          `json:"next_cursor"`
+	HasMore    bool            `json:"has_more"`
+}
+
+func (h *handlers) list(c *api.Call) (int, error) {
+	q := oltp.DeliveryQuery{CustomerID: c.Caller.CustomerID, Statuses: dedupe(c.Strings("status")), Limit: c.Limit()}
+	if v, ok := c.Int("watch_id"); ok {
+		q.WatchID = &v
+	}
+	if v, ok := c.Int("webhook_endpoint_id"); ok {
+		q.EndpointID = &v
+	}
+	if v, ok := c.Time("created_since"); ok {
+		q.CreatedSince = &v
+	}
+	q.Before, _ = c.Int("cursor")
+	ds, more, err := oltp.ListDeliveries(c.Context(), h.d.Pool, q)
+	if err != nil {
+		return 0, err
+	}
+	out := page{Deliveries: ds, HasMore: more}
+	if out.Deliveries == nil {
+		out.Deliveries = []oltp.Delivery{}
+	}
+	if more {
+		out.NextCursor = &ds[len(ds)-1].ID
+	}
+	return 0, c.JSON(200, out)
+}
+
+type detail struct {
+	oltp.Delivery
+	Attempts []oltp.Attempt  `json:"attempts"`
+	Body     json.RawMessage `json:"body"`
+}
+
+func (h *handlers) get(c *api.Call) (int, error) {
+	id, _ := c.Int("delivery_id")
+	d, err := oltp.GetDelivery(c.Context(), h.d.Pool, c.Caller.CustomerID, id)
+	if errors.Is(err, oltp.ErrNotFound) {
+		return 0, api.NotFound(DetailNotFound)
+	}
+	if err != nil {
+		return 0, err
+	}
+	out := detail{Delivery: d.Delivery, Attempts: d.Attempts, Body: d.Body}
+	if out.Attempts == nil {
+		out.Attempts = []oltp.Attempt{}
+	}
+	if !json.Valid(d.Body) {
+		// Bodies are payload.Marshal's bytes; a row written otherwise is served, not hidden.
+		h.d.Log.Error("webhook delivery body is not JSON", "delivery_id", d.ID)
+		b, _ := json.Marshal(map[string]string{"raw": string(d.Body)})
+		out.Body = b
+	}
+	return 0, c.JSON(200, out)
+}
+
+func (h *handlers) replay(c *api.Call) (int, error) {
+	id, _ := c.Int("delivery_id")
+	d, reopened, err := oltp.ReplayDelivery(c.Context(), h.d.Pool, c.Caller.CustomerID, id)
+	var refusal *oltp.ReplayRefusal
+	switch {
+	case errors.Is(err, oltp.ErrNotFound):
+		return 0, api.NotFound(DetailNotFound)
+	case errors.As(err, &refusal):
+		return 0, &api.Error{Status: fasthttp.StatusConflict, Detail: Conflict{Reason: refusal.Reason, Message: refusal.Msg, Endpoint: c.Route.Path, Status: refusal.Status}}
+	case err != nil:
+		return 0, err
+	}
+	if reopened {
+		h.d.Log.Info("webhook delivery replayed", "delivery_id", d.ID, "customer_id", c.Caller.CustomerID)
+	}
+	return 0, c.JSON(200, d)
+}
+
+func dedupe(vals []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, v := range vals {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,141 @@
+package deliveries
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/criteria"
+	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/payload"
+)
+
+// Bounds of GET /v1/webhook-deliveries.
+const (
+	DefaultLimit = 20
+	PageMax      = 100
+)
+
+// Reasons of the 409 answers of this package and of POST /v1/webhooks/{id}/test.
+const (
+	ReasonNotReplayable   = oltp.ReplayNeverSent
+	ReasonWindowExpired   = oltp.ReplayWindowExpired
+	ReasonEndpointDeleted = oltp.ReplayEndpointDeleted
+	ReasonEndpointOff     = oltp.ReplayEndpointOff
+	ReasonTooManyTests    = "too_many_test_deliveries"
+)
+
+// statusDoc says what every status means, as the document states it.
+const statusDoc = "pending: queued, sent at next_attempt_at (now when written, replayed or a test); " +
+	"retrying: an attempt failed, the next is due at next_attempt_at; delivered: the endpoint answered 2xx (billed once, never again); " +
+	"failed: attempts exhausted over about three days, the endpoint answered 410 Gone, or the endpoint is disabled (terminal; replayable); " +
+	"rate_limited: past the watch's max_fires_per_hour, dropped, never sent; " +
+	"wall_blocked: past the plan's monthly delivered-changes allowance, never sent; cap_blocked: the account was past its hard spend cap, never sent " +
+	"(the last three are terminal and not replayable)"
+
+var replayDoc = fmt.Sprintf("Reopen a delivery of yours for the dispatcher's next tick (status pending, sent within seconds with the same body, "+
+	"idempotency key and webhook-id); 200 with the delivery as reopened. Idempotent: a delivery already pending or retrying is answered as it is. "+
+	"Never billed again (one delivered_change unit per delivery, whatever accepts it). Replay window: %d days after the delivery's created_at. "+
+	"409 %s for rate_limited, wall_blocked and cap_blocked deliveries (never sent; the fire limit, allowance or cap decision stands and there is no backlog to replay), "+
+	"409 %s past the window, 409 %s or %s when the delivery's endpoint is deleted or disabled. "+
+	"404 for an id that does not exist or is another customer's", oltp.ReplayWindowDays, ReasonNotReplayable, ReasonWindowExpired, ReasonEndpointDeleted, ReasonEndpointOff)
+
+// Routes are the delivery routes with their handlers over d.
+func Routes(d Deps) []*api.Route {
+	h := newHandlers(d)
+	id := api.Param{Name: "delivery_id", In: "path", Type: "integer", Required: true, Min: new(int64(1)), Description: "the delivery's id (delivery_id)"}
+	return []*api.Route{
+		{Name: "deliveries.list", Method: "GET", Path: "/v1/webhook-deliveries", Tag: "webhooks", Scope: api.ScopeRead,
+			Summary: "The caller's webhook deliveries, most recent first (descending delivery_id), filtered and paged by cursor. Not billable",
+			Params: []api.Param{
+				{Name: "status", In: "query", Type: "string", Repeatable: true, Enum: oltp.DeliveryStatuses, MaxItems: len(oltp.DeliveryStatuses),
+					Description: "only deliveries in these statuses (repeat to OR). " + statusDoc},
+				{Name: "watch_id", In: "query", Type: "integer", Min: new(int64(1)), Description: "only the deliveries of this watch of yours (test deliveries have none)"},
+				{Name: "webhook_endpoint_id", In: "query", Type: "integer", Min: new(int64(1)), Description: "only the deliveries to this endpoint of yours"},
+				{Name: "created_since", In: "query", Type: "date-time", Description: "only deliveries created at or after this RFC 3339 time"},
+				{Name: "cursor", In: "query", Type: "integer", Min: new(int64(1)),
+					Description: "the previous page's next_cursor (the delivery_id of its last delivery): deliveries with a lower delivery_id. Omit for the most recent"},
+				{Name: "limit", In: "query", Type: "integer", Min: new(int64(1)), Max: new(int64(PageMax)), Default: int64(DefaultLimit),
+					Description: fmt.Sprintf("deliveries per page, 1..%d (default %d); out of range is 422, never truncated.", PageMax, DefaultLimit)},
+			},
+			Statuses: []int{200}, Response: pageSchema(), Handler: h.list},
+		{Name: "deliveries.get", Method: "GET", Path: "/v1/webhook-deliveries/{delivery_id}", Tag: "webhooks", Scope: api.ScopeRead,
+			Summary: "One delivery of yours with its attempts and its body (the JSON payload exactly as signed and sent). " +
+				"404 for an id that does not exist or is another customer's. Not billable",
+			Params: []api.Param{id}, Statuses: []int{200, 404}, Response: detailSchema(), Handler: h.get},
+		{Name: "deliveries.replay", Method: "POST", Path: "/v1/webhook-deliveries/{delivery_id}/replay", Tag: "webhooks", Scope: api.ScopeWrite,
+			Summary: replayDoc, Params: []api.Param{id}, Statuses: []int{200, 404, 409}, Response: DeliverySchema(),
+			ErrorBodies: map[int]map[string]any{409: ConflictSchema(true, ReasonNotReplayable, ReasonWindowExpired, ReasonEndpointDeleted, ReasonEndpointOff)},
+			Handler:     h.replay},
+	}
+}
+
+func deliveryProps() map[string]any {
+	return map[string]any{
+		"delivery_id": api.Type("integer"),
+		"idempotency_key": map[string]any{"type": "string",
+			"description": "sent as X-Plane-Idempotency-Key and webhook-id; the same on every attempt and replay: dedupe on it"},
+		"watch_id":            map[string]any{"type": []any{"integer", "null"}, "description": "the watch that fired; null for a test delivery"},
+		"webhook_endpoint_id": api.Type("integer"),
+		"event_type": map[string]any{"type": "string", "enum": slices.Concat(criteria.EventTypes, []string{payload.EventTest}),
+			"description": "the event delivered; test for POST /v1/webhooks/{id}/test"},
+		"event_seq":     map[string]any{"type": []any{"integer", "null"}, "description": "the ledger event delivered (as on GET /v1/events); null for a test delivery"},
+		"status":        map[string]any{"type": "string", "enum": oltp.DeliveryStatuses, "description": statusDoc},
+		"attempt_count": map[string]any{"type": "integer", "minimum": 0, "description": "attempts made so far (replays included)"},
+		"response_status": map[string]any{"type": []any{"integer", "null"},
+			"description": "the HTTP status of the last attempt; null before the first attempt or when no HTTP response came (refused, timed out)"},
+		"response_ms":     map[string]any{"type": []any{"integer", "null"}, "description": "how long the last attempt took, in milliseconds; null before the first attempt"},
+		"next_attempt_at": map[string]any{"type": []any{"string", "null"}, "format": "date-time", "description": "when the next attempt is due (pending, retrying); null otherwise"},
+		"delivered_at":    map[string]any{"type": []any{"string", "null"}, "format": "date-time", "description": "when the endpoint first accepted it (2xx); null until then"},
+		"replayed_at":     map[string]any{"type": []any{"string", "null"}, "format": "date-time", "description": "when it was last replayed; null if never"},
+		"created_at":      api.DateTime(),
+	}
+}
+
+// DeliverySchema is a delivery as listed, replayed and answered by a test.
+func DeliverySchema() map[string]any { return closed(deliveryProps()) }
+
+func detailSchema() map[string]any {
+	p := deliveryProps()
+	p["attempts"] = map[string]any{"type": "array", "maxItems": oltp.MaxListedAttempts, "description": "every attempt, oldest first",
+		"items": closed(map[string]any{
+			"attempt":         map[string]any{"type": "integer", "minimum": 1},
+			"started_at":      api.DateTime(),
+			"response_status": map[string]any{"type": []any{"integer", "null"}, "description": "null when no HTTP response came"},
+			"response_ms":     map[string]any{"type": []any{"integer", "null"}},
+			"error":           map[string]any{"type": []any{"string", "null"}, "description": "what went wrong (connection refused, timeout, refused address, non-2xx); null on success"},
+		})}
+	p["body"] = map[string]any{"type": "object", "description": "the delivery's JSON payload exactly as signed and sent (every attempt and replay sends the same bytes)"}
+	return closed(p)
+}
+
+func pageSchema() map[string]any {
+	return closed(map[string]any{
+		"deliveries": map[string]any{"type": "array", "items": DeliverySchema(), "maxItems": PageMax, "description": "most recent first (descending delivery_id)"},
+		"next_cursor": map[string]any{"type": []any{"integer", "null"},
+			"description": "send as cursor for the next page (the last delivery's id) while has_more; null on the last page. Pages neither miss nor repeat a delivery"},
+		"has_more": map[string]any{"type": "boolean", "description": "more deliveries match after this page"},
+	})
+}
+
+// ConflictSchema is the body of a 409 with one of reasons; withStatus adds the delivery's status.
+func ConflictSchema(withStatus bool, reasons ...string) map[string]any {
+	d := map[string]any{"reason": api.Enum(reasons...), "message": api.Type("string"), "endpoint": api.Type("string")}
+	if withStatus {
+		d["status"] = map[string]any{"type": "string", "enum": oltp.DeliveryStatuses, "description": "the delivery's status"}
+	}
+	return closed(map[string]any{"detail": closed(d)})
+}
+
+// closed is an object schema of props, every one of them always answered and no other.
+func closed(props map[string]any) map[string]any {
+	s := api.Object(props)
+	req := make([]string, 0, len(props))
+	for k := range props {
+		req = append(req, k)
+	}
+	slices.Sort(req)
+	s["required"] = req
+	s["additionalProperties"] = false
+	return s
+}
