@@ -20,7 +20,9 @@ import (
 	"github.com/planehq/hiringsignal/egress"
 	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/lifecycle"
+	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/secretbox"
+	"github.com/planehq/hiringsignal/sim"
 	"github.com/planehq/hiringsignal/snapshot"
 )
 
@@ -123,12 +125,14 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 		},
 	})
 	account.Register(srv, account.Deps{Pool: s.pg, Log: log})
-	companies.Register(srv, companies.Deps{Snapshots: snap, Pool: s.pg, Log: log})
+	// Company ages (coldness, max_age) and the on-demand crawl floor run on the world's clock;
+	// the watch fire counters too. Billing, quotas and rate limits stay on the wall clock.
+	companies.Register(srv, companies.Deps{Snapshots: snap, Pool: s.pg, Log: log, Now: push.clock.Now, CrawlFloor: push.clock.Wall(oltp.CrawlFloor)})
 	saturated := set.NewCounter("hs_search_gate_rejections_total")
 	search.Register(srv, search.Deps{Snapshots: snap, Log: log, MaxInFlight: *sf.searchSlots, QueueWait: *sf.searchQueueWait,
 		OnSaturated: saturated.Inc})
 	webhooks.Register(srv, webhooks.Deps{Pool: s.pg, Log: log, Box: push.box, Egress: push.egress})
-	watches.Register(srv, watches.Deps{Pool: s.pg, Log: log, Box: push.box, Egress: push.egress, Snapshots: snap})
+	watches.Register(srv, watches.Deps{Pool: s.pg, Log: log, Box: push.box, Egress: push.egress, Snapshots: snap, Now: push.clock.Now})
 	events.Register(srv, events.Deps{Snapshots: snap, ClickHouse: s.ch, Log: log})
 	readSide := &lifecycle.Loop{Run: func(ctx context.Context) {
 		if err := f.migrateWithRetry(ctx, s, log); err != nil {
@@ -150,10 +154,12 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 	return &apiStack{srv: srv, stores: s, snap: snap}
 }
 
-// pushDeps are the webhook secret box and the webhook URL policy of a command.
+// pushDeps are the webhook secret box, the webhook URL policy and the world's clock of a command
+// (nil: the wall clock; dev's --cycle-every).
 type pushDeps struct {
 	box    *secretbox.Box
 	egress egress.Policy
+	clock  *sim.Clock
 }
 
 // runDirDefault is where per-instance files live when --metering-dir is not given: HS_RUN_DIR
