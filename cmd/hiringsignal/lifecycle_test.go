@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -286,4 +287,36 @@ func requireReady(t *testing.T, listen string, within time.Duration) {
 		r.Body.Close()
 		return r.StatusCode == http.StatusOK
 	}, within, 100*time.Millisecond, "never became ready")
+}
+
+var crawlDone = regexp.MustCompile(`msg="crawl done" tick=(\d+)`)
+
+// TestDevAcceleratedClock runs `dev --cycle-every 2s` on a tiny world: after the backfill the
+// crawl commits one new cycle per 2 s of wall time (three consecutive cycles here, nine hours of
+// world time, well within a minute), and it stops cleanly.
+func TestDevAcceleratedClock(t *testing.T) {
+	pg := storetest.PostgresURL(t, "cmd_lifecycle")
+	opts := storetest.ClickHouseOptions(t, "cmd_lifecycle")
+	env := []string{"HS_POSTGRES_URL=" + pg, "HS_CLICKHOUSE_ADDR=" + opts.Addr, "HS_LOG_LEVEL=info", "HS_CYCLE_EVERY=2s"}
+	sim, listen := freePort(t), freePort(t)
+	p := start(t, env, devArgs(t, opts, sim, listen)...)
+	p.waitFor(t, regexp.MustCompile(`msg="simulated clock" cycle_every=2s speedup=5400`), 2*time.Minute)
+	requireReady(t, listen, 3*time.Minute)
+	var ticks []int
+	require.Eventually(t, func() bool {
+		ticks = ticks[:0]
+		for _, l := range strings.Split(p.log(), "\n") {
+			if m := crawlDone.FindStringSubmatch(l); m != nil {
+				n, err := strconv.Atoi(m[1])
+				require.NoError(t, err)
+				ticks = append(ticks, n)
+			}
+		}
+		return len(ticks) >= 3
+	}, 2*time.Minute, 200*time.Millisecond, "three crawls of the accelerated clock")
+	for i := 1; i < len(ticks); i++ {
+		require.Greater(t, ticks[i], ticks[i-1], "each crawl is of a later cycle: %v", ticks)
+	}
+	p.stop(t)
+	requireLedgerConsistent(t, opts)
 }
