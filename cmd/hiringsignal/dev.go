@@ -141,8 +141,11 @@ func devClock(ctx context.Context, log *slog.Logger, s *stores, cycleEvery time.
 }
 
 func printDemo(base, key string, companyID uint64, clock *sim.Clock) {
-	if clock.Accelerated() {
-		fmt.Printf("\nAccelerated clock: one 3-hour cycle every %s of wall time (world time now %s).\n", clock.Every(), clock.Now().Format(time.RFC3339))
+	switch world := clock.Now(); {
+	case clock.Accelerated():
+		fmt.Printf("\nAccelerated clock: one 3-hour cycle every %s of wall time (world time now %s).\n", clock.Every(), world.Format(time.RFC3339))
+	case world.Sub(time.Now()) > time.Minute:
+		fmt.Printf("\nWorld time now %s, ahead of the wall clock (an earlier run's accelerated clock); it runs at real speed from there.\n", world.Format(time.RFC3339))
 	}
 	fmt.Printf(`
 hiringsignal is up.
