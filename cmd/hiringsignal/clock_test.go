@@ -12,7 +12,7 @@ import (
 
 // dev's schedule and served tick follow the world's clock: the next crawl is due at the start of
 // the clock's next cycle (at most --cycle-every away) and crawls the clock's tick, and the crawl
-// floor is 15 minutes of world time.
+// floor and the fire windows are spans of world time.
 func TestDevScheduleFollowsTheClock(t *testing.T) {
 	world := sim.New(sim.Config{Companies: 10})
 	ahead := time.Now().Add(40 * 24 * time.Hour) // a ledger left 40 days ahead by an accelerated run
@@ -31,4 +31,8 @@ func TestDevScheduleFollowsTheClock(t *testing.T) {
 	var wall *sim.Clock
 	require.Equal(t, oltp.CrawlFloor, wall.Wall(oltp.CrawlFloor), "serve keeps 15 minutes")
 	require.WithinDuration(t, time.Now(), wall.Now(), time.Minute)
+
+	// Fire-limit hours are world hours: an hour of world time is 20 s / 3 of wall time here.
+	require.Equal(t, oltp.FireWindows{Hour: 20 * time.Second / 3, Week: 7 * 8 * 20 * time.Second, Month: 30 * 8 * 20 * time.Second}, fireWindows(clock))
+	require.Equal(t, oltp.RealFireWindows, fireWindows(nil))
 }
