@@ -144,7 +144,7 @@ func printDemo(base, key string, companyID uint64, clock *sim.Clock) {
 	switch world := clock.Now(); {
 	case clock.Accelerated():
 		fmt.Printf("\nAccelerated clock: one 3-hour cycle every %s of wall time (world time now %s).\n", clock.Every(), world.Format(time.RFC3339))
-	case world.Sub(time.Now()) > time.Minute:
+	case time.Until(world) > time.Minute:
 		fmt.Printf("\nWorld time now %s, ahead of the wall clock (an earlier run's accelerated clock); it runs at real speed from there.\n", world.Format(time.RFC3339))
 	}
 	fmt.Printf(`
