@@ -88,7 +88,7 @@ func crawlLoop(log *slog.Logger, c *pipeline.Crawler, simURL string, next func(f
 			}
 			if err != nil {
 				if ctx.Err() == nil {
-					log.Error("crawl failed; will retry at the next cycle", "err", err)
+					log.Error("crawl failed; will retry at the next scheduled crawl", "err", err)
 				}
 				continue
 			}
