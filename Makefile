@@ -9,6 +9,8 @@ GOLANGCI_VERSION := v2.15.0
 
 .PHONY: run test fuzz deps build stores-up stores-down lint clean
 
+# HS_* variables reach dev from the environment: HS_CYCLE_EVERY=20s make run runs one 3-hour
+# cycle every 20 s (push in one minute; README "Push in one minute").
 run: deps build
 	./$(BIN) dev
 

@@ -129,20 +129,32 @@ func CreateWatch(ctx context.Context, pool *pgxpool.Pool, box SecretSealer, w Ne
 	return watch, endpoint, created, nil
 }
 
+// FireWindows are the spans of a watch's fire counters: an hour, 7 days and 30 days, or those
+// spans of an accelerated dev clock's world time in wall time (fires are recorded at wall time).
+type FireWindows struct{ Hour, Week, Month time.Duration }
+
+// RealFireWindows are the fire counters' spans on the wall clock.
+var RealFireWindows = FireWindows{Hour: time.Hour, Week: 7 * 24 * time.Hour, Month: 30 * 24 * time.Hour}
+
 // ListWatches returns customerID's live watches, newest first, with their fires counted at at:
 // in (at − 1 h, at], (at − 7 d, at] and (at − 30 d, at].
 func ListWatches(ctx context.Context, pool *pgxpool.Pool, customerID string, at time.Time) ([]Watch, error) {
+	return ListWatchesIn(ctx, pool, customerID, at, RealFireWindows)
+}
+
+// ListWatchesIn is ListWatches with the counters' spans given: (at − win.Hour, at], ...
+func ListWatchesIn(ctx context.Context, pool *pgxpool.Pool, customerID string, at time.Time, win FireWindows) ([]Watch, error) {
 	rows, err := pool.Query(ctx, `SELECT w.watch_id, w.endpoint_id, w.company_id, w.criteria, w.event_types, w.max_fires_per_hour, w.created_at, w.last_fired_at,
 			coalesce(f.h, 0), coalesce(f.d7, 0), coalesce(f.d30, 0)
 		FROM watches w
 		LEFT JOIN LATERAL (
-			SELECT count(*) FILTER (WHERE fired_at > $2::timestamptz - interval '1 hour') AS h,
-				count(*) FILTER (WHERE fired_at > $2::timestamptz - interval '7 days') AS d7,
+			SELECT count(*) FILTER (WHERE fired_at > $2::timestamptz - make_interval(secs => $4)) AS h,
+				count(*) FILTER (WHERE fired_at > $2::timestamptz - make_interval(secs => $5)) AS d7,
 				count(*) AS d30
-			FROM watch_fires WHERE watch_id = w.watch_id AND fired_at > $2::timestamptz - interval '30 days' AND fired_at <= $2::timestamptz
+			FROM watch_fires WHERE watch_id = w.watch_id AND fired_at > $2::timestamptz - make_interval(secs => $6) AND fired_at <= $2::timestamptz
 		) f ON true
 		WHERE w.customer_id = $1 AND w.canceled_at IS NULL
-		ORDER BY w.created_at DESC, w.watch_id DESC LIMIT $3`, customerID, at, MaxListedWatches)
+		ORDER BY w.created_at DESC, w.watch_id DESC LIMIT $3`, customerID, at, MaxListedWatches, win.Hour.Seconds(), win.Week.Seconds(), win.Month.Seconds())
 	if err != nil {
 		return nil, fmt.Errorf("cannot list watches: %w", err)
 	}

@@ -134,6 +134,13 @@ func TestListWatchesCountsFiresAndCancelFreesTheSlot(t *testing.T) {
 	require.EqualValues(t, 5, got.FiresLast30d)
 	require.True(t, now.Add(-time.Minute).Equal(*got.LastFiredAt))
 
+	// The same fires in the spans of an accelerated dev clock (world hours in wall time).
+	scaled, err := oltp.ListWatchesIn(ctx, pool, a.CustomerID, now, oltp.FireWindows{Hour: 10 * time.Minute, Week: time.Hour, Month: 4 * 24 * time.Hour})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, scaled[1].FiresLastHour)
+	require.EqualValues(t, 2, scaled[1].FiresLast7d)
+	require.EqualValues(t, 4, scaled[1].FiresLast30d)
+
 	others, err := oltp.ListWatches(ctx, pool, other.CustomerID, now)
 	require.NoError(t, err)
 	require.Empty(t, others)

@@ -26,6 +26,10 @@ type Config struct {
 
 	// SlowDelay is how long a "slow" response sleeps (default 30s).
 	SlowDelay time.Duration
+
+	// Clock is the world's time: the served tick when never pinned follows it (nil: the wall
+	// clock). The dev stack's accelerated clock (--cycle-every) is one.
+	Clock *Clock
 }
 
 // DefaultEpoch returns the default start of tick 0: 2026-01-05T00:00:00Z, a Monday.

@@ -8,8 +8,9 @@
 // What it owns: the world model (companies, coverage, ATS migrations, req lifecycles, surges,
 // reposts, cross-posting with variant titles), the vendor wire formats and their pagination,
 // conditional requests (ETag / If-None-Match) and gzip, the fault schedule, the source directory
-// and the ground truth (/_sim/directory, /_sim/truth, /_sim/tick, /_sim/healthz). The contract it
-// implements is docs/crawl-contract.md.
+// and the ground truth (/_sim/directory, /_sim/truth, /_sim/tick, /_sim/healthz), and the world's
+// clock (Clock: wall time, or one 3-hour cycle per --cycle-every of wall time for the dev stack).
+// The contract it implements is docs/crawl-contract.md.
 //
 // Determinism: every fact about tick t is a pure function of (seed, company, slot, t), computed on
 // the fly from hashes; nothing is replayed. Static per-company data is computed once in New. The

@@ -313,12 +313,12 @@ func (w *World) Pin(tick int) {
 	w.pinned.Store(int64(max(tick, 0)))
 }
 
-// CurrentTick is the served tick: the pinned tick, or the wall-clock tick when never pinned.
+// CurrentTick is the served tick: the pinned tick, or Config.Clock's tick when never pinned.
 func (w *World) CurrentTick() int {
 	if p := w.pinned.Load(); p >= 0 {
 		return int(p)
 	}
-	return max(0, w.TickAt(time.Now()))
+	return max(0, w.TickAt(w.cfg.Clock.Now()))
 }
 
 // Config returns the effective configuration (defaults applied).

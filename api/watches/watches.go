@@ -58,6 +58,10 @@ type Deps struct {
 	Box       *secretbox.Box // seals the secret of an inline endpoint; nil: 503 naming the flag
 	Egress    egress.Policy  // the URL policy of an inline webhook_url (as POST /v1/webhooks)
 	Snapshots Snapshots
+	// FireWindows are the spans of the fire counters (fires_last_hour, the rate_limited status,
+	// fires_last_7d, fires_last_30d), the notifier's fire window among them. Zero: an hour, 7 and
+	// 30 days; dev's accelerated clock passes those spans of world time in wall time.
+	FireWindows oltp.FireWindows
 }
 
 type handlers struct{ d Deps }
@@ -66,6 +70,9 @@ type handlers struct{ d Deps }
 func Register(srv *api.Server, d Deps) { srv.Register(Routes(d)...) }
 
 func newHandlers(d Deps) *handlers {
+	if d.FireWindows == (oltp.FireWindows{}) {
+		d.FireWindows = oltp.RealFireWindows
+	}
 	if d.Log == nil {
 		d.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -176,7 +183,7 @@ func (h *handlers) companyExists(id int64) error {
 }
 
 func (h *handlers) list(c *api.Call) (int, error) {
-	ws, err := oltp.ListWatches(c.Context(), h.d.Pool, c.Caller.CustomerID, c.Now())
+	ws, err := oltp.ListWatchesIn(c.Context(), h.d.Pool, c.Caller.CustomerID, c.Now(), h.d.FireWindows)
 	if err != nil {
 		return 0, err
 	}

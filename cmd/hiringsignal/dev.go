@@ -9,23 +9,28 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
+	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/egress"
 	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/lifecycle"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/sim"
 )
 
 func runDev(ctx context.Context, log *slog.Logger, args []string) error {
-	fs := flagenv.New("dev", "Bring the whole stack up with demo data: private Postgres and ClickHouse under --run-dir (unless HS_POSTGRES_URL / HS_CLICKHOUSE_ADDR point elsewhere), migrations, the simulated world, a backfill of --backfill-days, the API, and a crawl every --interval. Ctrl-C stops what it started.")
+	fs := flagenv.New("dev", "Bring the whole stack up with demo data: private Postgres and ClickHouse under --run-dir (unless HS_POSTGRES_URL / HS_CLICKHOUSE_ADDR point elsewhere), migrations, the simulated world, a backfill of --backfill-days, the API, and a crawl at the start of every cycle of the world's clock (one 3-hour cycle every --cycle-every of wall time). Ctrl-C stops what it started.")
 	f := addStoreFlags(fs)
 	sf := addServeFlags(fs)
 	kf := addStackFlags(fs)
 	cf := addCrawlFlags(fs)
 	simf := addSimFlags(fs)
 	days := fs.Int("backfill-days", 57, "days of history to backfill before serving; 57 covers the 8 weeks the windowed pulse fields (direction, is_surge) need (committed cycles are skipped on the next run)")
-	interval := fs.Duration("interval", 3*time.Hour, "time between crawls")
+	cycleEvery := fs.Duration("cycle-every", sim.TickDuration, "wall time of one 3-hour cycle of the simulated world and the crawl (e.g. 20s: the accelerated clock, deliveries within a minute of creating a watch); every time rule (coldness, max_age, on-demand crawls, the freshness floor, fire-limit hours) reads the same simulated clock. From 1s to 3h")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *cycleEvery < time.Second || *cycleEvery > sim.TickDuration {
+		return fmt.Errorf("cannot run a cycle every %s: --cycle-every (env HS_CYCLE_EVERY) must be from 1s to 3h", *cycleEvery)
 	}
 	box, err := webhookSecretBox(*sf.webhookSecretKeys, true, *kf.dir)
 	if err != nil {
@@ -54,20 +59,27 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	g.Add("stores", storesPart{s})
+	if err := g.Start(ctx); err != nil {
+		return err
+	}
+	crawler, err := newCrawler(ctx, log, f, s, cf)
+	if err != nil {
+		return err
+	}
+	clock, err := devClock(ctx, log, s, *cycleEvery)
+	if err != nil {
+		return err
+	}
 	// The simulated world on loopback; the crawl reads it over HTTP like any source.
 	*simf.epoch = *cf.epoch
-	simulator := &simPart{f: simf, log: log}
+	simulator := &simPart{f: simf, log: log, clock: clock}
 	g.Add("simulator", simulator)
 	if err := g.Start(ctx); err != nil {
 		return err
 	}
 	*cf.simURL = simulator.url
 
-	crawler, err := newCrawler(ctx, log, f, s, cf)
-	if err != nil {
-		return err
-	}
-	now := simulator.world.TickAt(time.Now())
+	now := simulator.world.TickAt(clock.Now())
 	from := max(0, now-*days*8)
 	log.Info("backfilling the demo history", "days", *days, "from_tick", from, "to_tick", now)
 	if err := backfill(ctx, log, crawler, simulator.url, from, now); err != nil {
@@ -79,7 +91,7 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 
 	set := metrics.NewSet() // served by the API at /metrics, crawl figures included
 	// dev allows http and loopback webhook URLs, so a receiver on this machine works.
-	a := addAPI(&g, log, f, s, sf, set, pushDeps{box: box, egress: egress.Policy{AllowHTTP: true, AllowPrivate: true}})
+	a := addAPI(&g, log, f, s, sf, set, pushDeps{box: box, egress: egress.Policy{AllowHTTP: true, AllowPrivate: true}, clock: clock})
 	if err := g.Start(ctx); err != nil {
 		return err
 	}
@@ -90,12 +102,12 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := waitReady(ctx, a); err != nil {
 		return nil // stopped before the read model was built
 	}
-	printDemo("http://"+a.srv.Addr(), key, crawler.State().BusiestCompany())
+	printDemo("http://"+a.srv.Addr(), key, crawler.State().BusiestCompany(), clock)
 
 	// The API reads the ledger this process writes: a commit rebuilds its snapshot at once
 	// instead of at the next poll.
-	g.Add("crawl loop", crawlLoop(log, crawler, simulator.url, *interval, false, worldTick(simulator.world), a.snap.Nudge, crawlMetrics{set}))
-	g.Add("crawl jobs", crawlJobs(log, crawler, s, simulator.url, 2*time.Second, a.snap.Nudge))
+	g.Add("crawl loop", crawlLoop(log, crawler, simulator.url, cycleStarts(simulator.world, clock), worldTick(simulator.world, clock), a.snap.Nudge, crawlMetrics{set}))
+	g.Add("crawl jobs", crawlJobs(log, crawler, s, simulator.url, 2*time.Second, clock.Now, a.snap.Nudge))
 	if err := g.Start(ctx); err != nil {
 		return err
 	}
@@ -103,7 +115,38 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	return nil
 }
 
-func printDemo(base, key string, companyID uint64) {
+// devClock is the world's clock of a dev run: one cycle every cycleEvery of wall time, starting
+// now at the later of the wall clock and the latest committed cycle (a run after an accelerated
+// one resumes where the world was, instead of idling until the wall clock catches up with the
+// ledger: cycles older than the latest committed one are never crawled).
+func devClock(ctx context.Context, log *slog.Logger, s *stores, cycleEvery time.Duration) (*sim.Clock, error) {
+	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	_, latest, err := analytics.Watermark(rctx, s.ch)
+	if err != nil {
+		return nil, fmt.Errorf("cannot start the dev clock: %w", err)
+	}
+	from := time.Now().UTC()
+	if latest.After(from) {
+		from = latest.UTC()
+	}
+	clock, err := sim.NewClock(cycleEvery, from)
+	if err != nil {
+		return nil, fmt.Errorf("cannot start the dev clock (--cycle-every): %w", err)
+	}
+	if clock.Accelerated() || !latest.Before(time.Now()) {
+		log.Info("simulated clock", "cycle_every", cycleEvery, "speedup", float64(sim.TickDuration)/float64(cycleEvery), "world_time", from.Format(time.RFC3339))
+	}
+	return clock, nil
+}
+
+func printDemo(base, key string, companyID uint64, clock *sim.Clock) {
+	switch world := clock.Now(); {
+	case clock.Accelerated():
+		fmt.Printf("\nAccelerated clock: one 3-hour cycle every %s of wall time (world time now %s).\n", clock.Every(), world.Format(time.RFC3339))
+	case time.Until(world) > time.Minute:
+		fmt.Printf("\nWorld time now %s, ahead of the wall clock (an earlier run's accelerated clock); it runs at real speed from there.\n", world.Format(time.RFC3339))
+	}
 	fmt.Printf(`
 hiringsignal is up.
   base URL:  %[1]s/v1
@@ -123,6 +166,9 @@ Push (dev accepts http and loopback receivers; the secret is shown once):
   curl -s -H 'X-API-Key: %[2]s' -H 'Content-Type: application/json' -d '{"url":"http://127.0.0.1:9999/hook"}' %[1]s/v1/webhooks
   curl -s -H 'X-API-Key: %[2]s' -H 'Content-Type: application/json' -d '{"webhook_endpoint_id":<id>,"company_id":%[3]d}' %[1]s/v1/watches
   curl -s -H 'X-API-Key: %[2]s' %[1]s/v1/watches
+
+Push in one minute (HS_CYCLE_EVERY=20s make run): print every delivery, both signatures verified:
+  ./bin/hiringsignal listen --api %[1]s --key %[2]s --company-id %[3]d
 
 Ctrl-C stops everything this command started.
 

@@ -15,8 +15,9 @@ import (
 // pre-action-brief) every poll and runs each as a real crawl of that company's own sources. Jobs
 // run one at a time, between and serialised with the scheduled cycles; a crawler that dies
 // mid-job leaves it to be reclaimed after oltp.CrawlLease. committed, when set, runs after a job
-// committed its cycle (the dev stack nudges its read snapshot with it).
-func crawlJobLoop(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, pool *pgxpool.Pool, simURL string, poll time.Duration, committed func()) {
+// committed its cycle (the dev stack nudges its read snapshot with it). now is the crawl's
+// observation time: the wall clock, or dev's simulated clock.
+func crawlJobLoop(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, pool *pgxpool.Pool, simURL string, poll time.Duration, now func() time.Time, committed func()) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -29,7 +30,7 @@ func crawlJobLoop(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, po
 			continue
 		}
 		for _, j := range jobs {
-			if runCrawlJob(ctx, log, c, pool, simURL, j) && committed != nil {
+			if runCrawlJob(ctx, log, c, pool, simURL, j, now()) && committed != nil {
 				committed()
 			}
 		}
@@ -37,11 +38,11 @@ func crawlJobLoop(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, po
 }
 
 // runCrawlJob runs one job and reports whether it committed.
-func runCrawlJob(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, pool *pgxpool.Pool, simURL string, j oltp.CrawlJob) bool {
+func runCrawlJob(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, pool *pgxpool.Pool, simURL string, j oltp.CrawlJob, now time.Time) bool {
 	dir, err := pipeline.FetchDirectory(ctx, c.Fetcher().Client(), simURL, -1)
 	var st pipeline.CycleStats
 	if err == nil {
-		st, err = c.RunCompany(ctx, dir, j.Domain, time.Now())
+		st, err = c.RunCompany(ctx, dir, j.Domain, now)
 	}
 	if ferr := oltp.FinishCrawlJob(ctx, pool, j.JobID, err); ferr != nil {
 		log.Warn("cannot record crawl job outcome", "job_id", j.JobID, "err", ferr)

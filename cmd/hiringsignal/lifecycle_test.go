@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -12,16 +13,20 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/internal/storetest"
+	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/pipeline"
 	"github.com/planehq/hiringsignal/secretbox"
 )
 
@@ -286,4 +291,99 @@ func requireReady(t *testing.T, listen string, within time.Duration) {
 		r.Body.Close()
 		return r.StatusCode == http.StatusOK
 	}, within, 100*time.Millisecond, "never became ready")
+}
+
+var crawlDone = regexp.MustCompile(`msg="crawl done" tick=(\d+)`)
+
+// TestDevAcceleratedClock runs `dev --cycle-every 2s` on a tiny world: after the backfill the
+// crawl commits one new cycle per 2 s of wall time (three consecutive cycles here, nine hours of
+// world time, well within a minute), and it stops cleanly.
+func TestDevAcceleratedClock(t *testing.T) {
+	pg := storetest.PostgresURL(t, "cmd_lifecycle")
+	opts := storetest.ClickHouseOptions(t, "cmd_lifecycle")
+	env := []string{"HS_POSTGRES_URL=" + pg, "HS_CLICKHOUSE_ADDR=" + opts.Addr, "HS_LOG_LEVEL=info", "HS_CYCLE_EVERY=2s"}
+	sim, listen := freePort(t), freePort(t)
+	p := start(t, env, devArgs(t, opts, sim, listen)...)
+	p.waitFor(t, regexp.MustCompile(`msg="simulated clock" cycle_every=2s speedup=5400`), 2*time.Minute)
+	requireReady(t, listen, 3*time.Minute)
+	var ticks []int
+	require.Eventually(t, func() bool {
+		ticks = ticks[:0]
+		for _, l := range strings.Split(p.log(), "\n") {
+			if m := crawlDone.FindStringSubmatch(l); m != nil {
+				n, err := strconv.Atoi(m[1])
+				require.NoError(t, err)
+				ticks = append(ticks, n)
+			}
+		}
+		return len(ticks) >= 3
+	}, 2*time.Minute, 200*time.Millisecond, "three crawls of the accelerated clock")
+	for i := 1; i < len(ticks); i++ {
+		require.Greater(t, ticks[i], ticks[i-1], "each crawl is of a later cycle: %v", ticks)
+	}
+	requireWorldTimeRules(t, pg, opts, "http://"+listen)
+	p.stop(t)
+	requireLedgerConsistent(t, opts)
+}
+
+// requireWorldTimeRules checks that max_age, on-demand crawls and the crawl floor of a dev stack
+// whose world runs hours ahead of the wall clock follow the world's time: max_age=60 is stale a
+// world minute after the last read (on the wall clock that read would lie in the future, never
+// stale), the on-demand crawl observes at world time, and the 15-minute crawl floor is 15 world
+// minutes (a fraction of a second at 2 s per cycle), so a second demand queues a second crawl.
+func requireWorldTimeRules(t *testing.T, pg string, opts analytics.Options, base string) {
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, pg)
+	require.NoError(t, err)
+	defer pool.Close()
+	acct, err := oltp.CreateAccount(ctx, pool, "growth", fmt.Sprintf("devclock-%d@example.com", time.Now().UnixNano()))
+	require.NoError(t, err)
+	get := func(path string, out any) int {
+		req, err := http.NewRequest(http.MethodGet, base+path, nil)
+		require.NoError(t, err)
+		req.Header.Set("X-API-Key", acct.Key)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(out))
+		return resp.StatusCode
+	}
+	var feed struct {
+		Events []struct {
+			CompanyID uint64 `json:"company_id"`
+		} `json:"events"`
+	}
+	require.Equal(t, 200, get("/v1/events?since=0&limit=1", &feed))
+	require.NotEmpty(t, feed.Events)
+	company := feed.Events[0].CompanyID
+
+	crawl := func() int64 {
+		var job struct {
+			JobID  int64  `json:"job_id"`
+			Status string `json:"status"`
+		}
+		// Stale a world minute after its last read (fresh only in the first 11 ms of a cycle).
+		require.Eventually(t, func() bool {
+			return get(fmt.Sprintf("/v1/companies/%d/hiring-pulse?max_age=60", company), &job) == 202
+		}, 10*time.Second, 50*time.Millisecond, "max_age=60 answers 202 crawling")
+		require.Equal(t, "crawling", job.Status)
+		require.Eventually(t, func() bool {
+			var j struct {
+				Status string `json:"status"`
+			}
+			require.Equal(t, 200, get(fmt.Sprintf("/v1/crawl-jobs/%d", job.JobID), &j))
+			return j.Status == "done"
+		}, time.Minute, 100*time.Millisecond, "the on-demand crawl finishes")
+		return job.JobID
+	}
+	first := crawl()
+	time.Sleep(time.Second) // 15 world minutes are 1/6 s here
+	require.NotEqual(t, first, crawl(), "past the crawl floor in world time: a new crawl")
+
+	ch, err := analytics.Open(opts)
+	require.NoError(t, err)
+	defer ch.Close()
+	var observed time.Time
+	require.NoError(t, ch.QueryRow(ctx, "SELECT max(cycle_time) FROM cycles WHERE region = ?", pipeline.CompanyRegion(company)).Scan(&observed))
+	require.True(t, observed.After(time.Now().Add(time.Hour)), "the on-demand crawl observed at world time (%s), hours ahead of the wall clock", observed)
 }

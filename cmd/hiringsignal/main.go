@@ -1,5 +1,6 @@
 // Command hiringsignal is the service's one binary: serve, crawl, backfill, simulate, migrate,
-// dev (what `make run` calls), stores (private Postgres/ClickHouse for dev and tests) and accounts.
+// dev (what `make run` calls), stores (private Postgres/ClickHouse for dev and tests), accounts and
+// listen (a webhook receiver for trying push).
 //
 // main stays thin: parse flags, start the parts in order, wait for a signal, stop them in reverse.
 package main
@@ -30,6 +31,7 @@ func commands() map[string]command {
 		"simulate": {"serve the simulated ATS/board world on loopback", runSimulate},
 		"crawl":    {"crawl every region each interval (or --once)", runCrawl},
 		"backfill": {"replay crawl cycles over a date range on the simulator's virtual clock", runBackfill},
+		"listen":   {"receive webhook deliveries on loopback, verify both signatures, print each event (try push)", runListen},
 	}
 }
 

@@ -44,6 +44,7 @@ func (p *devstackPart) Stop(ctx context.Context) error {
 type simPart struct {
 	f     *simFlags
 	log   *slog.Logger
+	clock *sim.Clock // the world's time (nil: the wall clock)
 	world *sim.World
 	srv   *http.Server
 	url   string
@@ -53,7 +54,7 @@ func (p *simPart) Start(context.Context) (err error) {
 	if p.srv != nil {
 		return nil
 	}
-	p.world, p.srv, p.url, err = p.f.start(p.log)
+	p.world, p.srv, p.url, err = p.f.start(p.log, p.clock)
 	return err
 }
 
@@ -66,31 +67,28 @@ func (p *simPart) Stop(ctx context.Context) error {
 	return err
 }
 
-// crawlLoop runs one crawl every interval (the first one at once when now is set); tick says
-// which tick to crawl (-1: the simulator's current one). A Stop cancels a crawl in progress: the
-// region cycles not committed are rerun by the next crawl (commits are idempotent).
-// committed, when set, runs after each crawl that committed.
-func crawlLoop(log *slog.Logger, c *pipeline.Crawler, simURL string, interval time.Duration, now bool, tick func() int, committed func(), m crawlMetrics) *lifecycle.Loop {
+// crawlLoop runs one crawl whenever next says (next(true) before the first one, next(false) after
+// each crawl); tick says which tick to crawl (-1: the simulator's current one). A Stop cancels a
+// crawl in progress: the region cycles not committed are rerun by the next crawl (commits are
+// idempotent). committed, when set, runs after each crawl that committed.
+func crawlLoop(log *slog.Logger, c *pipeline.Crawler, simURL string, next func(first bool) time.Duration, tick func() int, committed func(), m crawlMetrics) *lifecycle.Loop {
 	return &lifecycle.Loop{Run: func(ctx context.Context) {
-		wait := interval
-		if now {
-			wait = 0
-		}
+		wait := next(true)
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-time.After(wait):
 			}
-			wait = interval
 			start := time.Now()
 			stats, err := c.RunTick(ctx, simURL, tick())
+			wait = next(false)
 			if ctx.Err() == nil {
 				m.observe(stats, err)
 			}
 			if err != nil {
 				if ctx.Err() == nil {
-					log.Error("crawl failed; will retry next interval", "err", err)
+					log.Error("crawl failed; will retry at the next scheduled crawl", "err", err)
 				}
 				continue
 			}
@@ -102,16 +100,38 @@ func crawlLoop(log *slog.Logger, c *pipeline.Crawler, simURL string, interval ti
 	}}
 }
 
-// worldTick crawls the world at the wall clock's tick, pinning the simulator to it.
-func worldTick(world *sim.World) func() int {
+// every schedules a crawl each interval (the first at once when now is set).
+func every(interval time.Duration, now bool) func(first bool) time.Duration {
+	return func(first bool) time.Duration {
+		if first && now {
+			return 0
+		}
+		return interval
+	}
+}
+
+// cycleStarts schedules a crawl at the start of each of the world's cycles on its clock: one
+// every --cycle-every of wall time. A crawl that overruns its cycle is followed at once by the
+// crawl of the cycle then current (the cycles in between are not crawled, as in production when
+// a crawl falls behind: the next diff carries their changes).
+func cycleStarts(world *sim.World, clock *sim.Clock) func(bool) time.Duration {
+	return func(bool) time.Duration {
+		next := world.CycleTime(world.TickAt(clock.Now()) + 1)
+		return max(0, time.Until(clock.WallAt(next)))
+	}
+}
+
+// worldTick crawls the world at its clock's tick, pinning the simulator to it.
+func worldTick(world *sim.World, clock *sim.Clock) func() int {
 	return func() int {
-		t := world.TickAt(time.Now())
+		t := world.TickAt(clock.Now())
 		world.Pin(t)
 		return t
 	}
 }
 
 // crawlJobs claims on-demand crawl jobs every poll (see crawlJobLoop).
-func crawlJobs(log *slog.Logger, c *pipeline.Crawler, s *stores, simURL string, poll time.Duration, committed func()) *lifecycle.Loop {
-	return &lifecycle.Loop{Run: func(ctx context.Context) { crawlJobLoop(ctx, log, c, s.pg, simURL, poll, committed) }}
+// now is the observation time of an on-demand crawl (the world's clock).
+func crawlJobs(log *slog.Logger, c *pipeline.Crawler, s *stores, simURL string, poll time.Duration, now func() time.Time, committed func()) *lifecycle.Loop {
+	return &lifecycle.Loop{Run: func(ctx context.Context) { crawlJobLoop(ctx, log, c, s.pg, simURL, poll, now, committed) }}
 }

@@ -21,7 +21,9 @@ import (
 	"github.com/planehq/hiringsignal/egress"
 	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/lifecycle"
+	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/secretbox"
+	"github.com/planehq/hiringsignal/sim"
 	"github.com/planehq/hiringsignal/snapshot"
 )
 
@@ -124,12 +126,15 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 		},
 	})
 	account.Register(srv, account.Deps{Pool: s.pg, Log: log})
-	companies.Register(srv, companies.Deps{Snapshots: snap, Pool: s.pg, Log: log})
+	// Company ages (coldness, max_age) and the on-demand crawl floor run on the world's clock, and
+	// the watch fire counters count world hours (wall time spans scaled by it). Billing, quotas
+	// and rate limits stay on the wall clock.
+	companies.Register(srv, companies.Deps{Snapshots: snap, Pool: s.pg, Log: log, Now: push.clock.Now, CrawlFloor: push.clock.Wall(oltp.CrawlFloor)})
 	saturated := set.NewCounter("hs_search_gate_rejections_total")
 	search.Register(srv, search.Deps{Snapshots: snap, Log: log, MaxInFlight: *sf.searchSlots, QueueWait: *sf.searchQueueWait,
 		OnSaturated: saturated.Inc})
 	webhooks.Register(srv, webhooks.Deps{Pool: s.pg, Log: log, Box: push.box, Egress: push.egress})
-	watches.Register(srv, watches.Deps{Pool: s.pg, Log: log, Box: push.box, Egress: push.egress, Snapshots: snap})
+	watches.Register(srv, watches.Deps{Pool: s.pg, Log: log, Box: push.box, Egress: push.egress, Snapshots: snap, FireWindows: fireWindows(push.clock)})
 	events.Register(srv, events.Deps{Snapshots: snap, ClickHouse: s.ch, Log: log})
 	deliveries.Register(srv, deliveries.Deps{Pool: s.pg, Log: log})
 	readSide := &lifecycle.Loop{Run: func(ctx context.Context) {
@@ -152,10 +157,19 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 	return &apiStack{srv: srv, stores: s, snap: snap}
 }
 
-// pushDeps are the webhook secret box and the webhook URL policy of a command.
+// pushDeps are the webhook secret box, the webhook URL policy and the world's clock of a command
+// (nil: the wall clock; dev's --cycle-every).
 type pushDeps struct {
 	box    *secretbox.Box
 	egress egress.Policy
+	clock  *sim.Clock
+}
+
+// fireWindows are an hour, 7 days and 30 days of the world's clock in wall time (fires are
+// recorded at wall time): the spans of the watch fire counters and of the notifier's fire window.
+func fireWindows(clock *sim.Clock) oltp.FireWindows {
+	w := oltp.RealFireWindows
+	return oltp.FireWindows{Hour: clock.Wall(w.Hour), Week: clock.Wall(w.Week), Month: clock.Wall(w.Month)}
 }
 
 // runDirDefault is where per-instance files live when --metering-dir is not given: HS_RUN_DIR

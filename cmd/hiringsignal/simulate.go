@@ -38,8 +38,8 @@ func addSimFlags(fs *flagenv.Set) *simFlags {
 	}
 }
 
-// start builds the world and serves it on its listener.
-func (f *simFlags) start(log *slog.Logger) (*sim.World, *http.Server, string, error) {
+// start builds the world on clock (nil: the wall clock) and serves it on its listener.
+func (f *simFlags) start(log *slog.Logger, clock *sim.Clock) (*sim.World, *http.Server, string, error) {
 	epoch, err := time.Parse(time.RFC3339, *f.epoch)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("cannot parse --sim-epoch: %w", err)
@@ -55,7 +55,7 @@ func (f *simFlags) start(log *slog.Logger) (*sim.World, *http.Server, string, er
 	t0 := time.Now()
 	w := sim.New(sim.Config{Seed: int64(*f.seed), Companies: *f.companies, Epoch: epoch, BaseURL: base,
 		FaultServerError: *f.serverError, FaultRateLimit: *f.rateLimit, FaultSlow: *f.slow,
-		FaultMalformedRecord: *f.badRecord, FaultMalformedBody: *f.badBody, FaultVanish: *f.vanish, SlowDelay: *f.slowDelay})
+		FaultMalformedRecord: *f.badRecord, FaultMalformedBody: *f.badBody, FaultVanish: *f.vanish, SlowDelay: *f.slowDelay, Clock: clock})
 	srv := &http.Server{Handler: w.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -72,7 +72,7 @@ func runSimulate(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	_, srv, _, err := sf.start(log)
+	_, srv, _, err := sf.start(log, nil)
 	if err != nil {
 		return err
 	}
