@@ -1,7 +1,6 @@
 package notifier
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -58,7 +57,7 @@ func compile(w oltp.LiveWatch) (*watch, error) {
 		c.company = uint64(*w.CompanyID)
 		return c, nil
 	}
-	crit, problems := criteria.Parse(json.RawMessage(w.Criteria), criteria.Watch)
+	crit, problems := criteria.Parse(w.Criteria, criteria.Watch)
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("cannot parse the criteria of watch %d: %s", w.ID, problems[0].Msg)
 	}

@@ -50,7 +50,9 @@ func (b *Body) Marshal() []byte {
 // EventKey is the idempotency key of the delivery of ledger event eventSeq for watch watchID:
 // the same on every attempt and replay, unique across the service (one delivery per watch and
 // event). It is printable ASCII without spaces, as the webhook-id header needs.
-func EventKey(watchID int64, eventSeq uint64) string { return fmt.Sprintf("evt_%d_%d", watchID, eventSeq) }
+func EventKey(watchID int64, eventSeq uint64) string {
+	return fmt.Sprintf("evt_%d_%d", watchID, eventSeq)
+}
 
 // TestKey is the idempotency key of test delivery deliveryID.
 func TestKey(deliveryID int64) string { return fmt.Sprintf("test_%d", deliveryID) }
