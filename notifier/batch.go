@@ -3,7 +3,9 @@ package notifier
 import (
 	"cmp"
 	"context"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/planehq/hiringsignal/analytics"
@@ -33,17 +35,17 @@ func (n *Notifier) batch(ctx context.Context, snap *snapshot.Snapshot, pos uint6
 	if err := n.reloadWatches(ctx); err != nil {
 		return 0, err
 	}
-	var ms []match
-	for i := range page.Events {
-		e := &page.Events[i]
-		before := len(ms)
-		n.watches.match(snap.Index, lookup(snap.Index, e), e, func(w *watch) { ms = append(ms, match{w: w, e: e}) })
-		if len(ms) > before {
-			n.m.matched.Inc()
-			// One order whatever the index's: the checks of an account's watches meeting one
-			// event are decided by watch id.
-			slices.SortFunc(ms[before:], func(a, b match) int { return cmp.Compare(a.w.ID, b.w.ID) })
+	ms := n.matchAll(snap, page.Events)
+	next := page.Next
+	if limit := n.cfg.BatchDeliveries; len(ms) > limit {
+		// Cut the batch after the event that reaches the bound (all its matches kept): every
+		// position up to that event is covered (event_seq has no gaps below the watermark).
+		cut := ms[limit-1].e.Seq
+		k := limit
+		for k < len(ms) && ms[k].e.Seq == cut {
+			k++
 		}
+		ms, next = ms[:k], cut
 	}
 	b, err := oltp.BeginNotifierBatch(ctx, n.cfg.Pool, pos)
 	if err != nil {
@@ -56,11 +58,57 @@ func (n *Notifier) batch(ctx context.Context, snap *snapshot.Snapshot, pos uint6
 			return 0, err
 		}
 	}
-	if err := b.Commit(ctx, page.Next); err != nil {
+	if err := b.Commit(ctx, next); err != nil {
 		return 0, err
 	}
 	n.m.written(written, page.Events, time.Now()) // latency is wall time, whatever Now is
-	return page.Next, nil
+	return next, nil
+}
+
+// parallelFrom is the batch size from which events are matched on every core.
+const parallelFrom = 256
+
+// matchAll matches events against the live watches, on every core for a large batch, and
+// returns the matches in event order and, within one event, by watch id (one order whatever the
+// index's: the checks of an account's watches meeting one event are decided by watch id).
+func (n *Notifier) matchAll(snap *snapshot.Snapshot, events []analytics.FeedEvent) []match {
+	one := func(events []analytics.FeedEvent) (ms []match, matched int) {
+		for i := range events {
+			e := &events[i]
+			before := len(ms)
+			n.watches.match(snap.Index, lookup(snap.Index, e), e, func(w *watch) { ms = append(ms, match{w: w, e: e}) })
+			if len(ms) > before {
+				matched++
+				slices.SortFunc(ms[before:], func(a, b match) int { return cmp.Compare(a.w.ID, b.w.ID) })
+			}
+		}
+		return ms, matched
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(events)/parallelFrom)
+	if workers <= 1 {
+		ms, matched := one(events)
+		n.m.matched.Add(matched)
+		return ms
+	}
+	parts := make([][]match, workers)
+	counts := make([]int, workers)
+	var wg sync.WaitGroup
+	per := (len(events) + workers - 1) / workers
+	for k := range workers {
+		chunk := events[min(k*per, len(events)):min((k+1)*per, len(events))]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[k], counts[k] = one(chunk)
+		}()
+	}
+	wg.Wait()
+	var ms []match
+	for k := range workers {
+		ms = append(ms, parts[k]...)
+		n.m.matched.Add(counts[k])
+	}
+	return ms
 }
 
 // write decides each match's status (checks) and inserts the deliveries in b.

@@ -14,6 +14,7 @@ import (
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/pipeline/normalize"
 	"github.com/planehq/hiringsignal/searchindex"
+	"github.com/planehq/hiringsignal/snapshot"
 )
 
 // A synthetic world for the watch index: companies with reqs in a few functions and countries,
@@ -259,4 +260,30 @@ func BenchmarkMatchCycle(b *testing.B) {
 	}
 	b.ReportMetric(float64(matches)/float64(b.N), "matches/cycle")
 	b.ReportMetric(float64(candidates)/float64(len(w.events)), "candidates/event")
+}
+
+// A large batch is matched on every core and gives the matches of the one-core loop, in event
+// order and by watch id within an event.
+func TestMatchingOnEveryCoreKeepsTheOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	w := newWorld(t, rng, small, 40, 6, 4*parallelFrom+17)
+	n := New(Config{})
+	n.watches = newWatchIndex(randomWatches(t, rng, small, 300, 40, false, false))
+	snap := &snapshot.Snapshot{Index: w.x}
+	var want []match
+	for i := range w.events {
+		e := &w.events[i]
+		var ids []int64
+		n.watches.matchNaive(w.x, lookup(w.x, e), e, func(x *watch) { ids = append(ids, x.ID) })
+		slices.Sort(ids)
+		for _, id := range ids {
+			want = append(want, match{w: n.watches.all[id-1], e: e})
+		}
+	}
+	got := n.matchAll(snap, w.events)
+	require.Equal(t, len(want), len(got))
+	for i := range want {
+		require.Equal(t, want[i].e.Seq, got[i].e.Seq)
+		require.Equal(t, want[i].w.ID, got[i].w.ID)
+	}
 }

@@ -21,11 +21,12 @@ import (
 
 // Defaults of Config.
 const (
-	DefaultPoll         = 250 * time.Millisecond
-	DefaultBatchEvents  = 2000
-	DefaultFireWindow   = time.Hour
-	DefaultStoreTimeout = 30 * time.Second
-	retryWait           = 2 * time.Second // after a failed batch or start
+	DefaultPoll            = 250 * time.Millisecond
+	DefaultBatchEvents     = 2000
+	DefaultBatchDeliveries = 10_000
+	DefaultFireWindow      = time.Hour
+	DefaultStoreTimeout    = 30 * time.Second
+	retryWait              = 2 * time.Second // after a failed batch or start
 )
 
 // Snapshots gives the current read snapshot (*snapshot.Service implements it): its watermark
@@ -47,6 +48,9 @@ type Config struct {
 	Poll time.Duration
 	// BatchEvents is the most ledger events one batch (one transaction) covers.
 	BatchEvents int
+	// BatchDeliveries bounds the delivery rows of one batch (one statement): a batch whose
+	// events match more ends after the event that reaches it (all of that event's kept).
+	BatchDeliveries int
 	// FireWindow is the window of max_fires_per_hour (an hour; an accelerated dev clock may
 	// shorten it in proportion).
 	FireWindow time.Duration
@@ -83,6 +87,9 @@ func New(cfg Config) *Notifier {
 	}
 	if cfg.BatchEvents <= 0 {
 		cfg.BatchEvents = DefaultBatchEvents
+	}
+	if cfg.BatchDeliveries <= 0 {
+		cfg.BatchDeliveries = DefaultBatchDeliveries
 	}
 	if cfg.FireWindow <= 0 {
 		cfg.FireWindow = DefaultFireWindow

@@ -354,7 +354,8 @@ func TestANewInstallStartsAtTheWatermarkAndARestartResumesFromThePosition(t *tes
 }
 
 // The notifier is stopped at random points over and over (a stop cancels the batch in flight:
-// its transaction rolls back, or it had committed) and restarted, in batches of 20 events; then its position is rewound to
+// its transaction rolls back, or it had committed) and restarted, in batches of 20 events cut at
+// 1 to 9 deliveries; then its position is rewound to
 // the start as if it had been lost. Every matched event is delivered exactly once per watch, and
 // every admitted delivery has exactly one fire.
 func TestCrashesAndRewindsNeitherLoseNorDoubleADelivery(t *testing.T) {
@@ -382,7 +383,8 @@ func TestCrashesAndRewindsNeitherLoseNorDoubleADelivery(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	restarts := 0
 	for e.position() < e.watermark() {
-		n := notifier.New(notifier.Config{Pool: e.pool, ClickHouse: e.ch, Snapshots: e.snaps, BatchEvents: 20, Poll: time.Millisecond})
+		n := notifier.New(notifier.Config{Pool: e.pool, ClickHouse: e.ch, Snapshots: e.snaps, BatchEvents: 20, BatchDeliveries: 1 + restarts%9,
+			Poll: time.Millisecond})
 		require.NoError(t, n.Start(context.Background()))
 		time.Sleep(time.Duration(rng.IntN(200)) * time.Millisecond)
 		require.NoError(t, n.Stop(context.Background()))
@@ -405,4 +407,35 @@ func TestCrashesAndRewindsNeitherLoseNorDoubleADelivery(t *testing.T) {
 	e.caughtUp(n)
 	require.Equal(t, e.watermark(), e.position())
 	check()
+}
+
+// Two notifiers on one database (two serve instances) share the work: the position row decides
+// which one writes each batch, and the other moves on; every delivery is written once.
+func TestTwoInstancesWriteEachDeliveryOnce(t *testing.T) {
+	e := newEnv(t)
+	a, ep := e.account("growth")
+	w := e.watch(a, ep, 0, `{"req":{"country":["Spain","France"]}}`, types, 1000)
+	first := e.start(0)
+	second := notifier.New(notifier.Config{Pool: e.pool, ClickHouse: e.ch, Snapshots: e.snaps, BatchEvents: 10, Poll: time.Millisecond})
+	require.NoError(t, second.Start(context.Background()))
+	t.Cleanup(func() { _ = second.Stop(context.Background()) })
+
+	var want []uint64
+	for c := range 4 {
+		var evs []ev
+		for i := range 50 {
+			evs = append(evs, ev{uint64(20 + i%5), types[(i+c)%4], []string{"Spain", "Germany", "France"}[i%3]})
+		}
+		for i, s := range e.commit(evs...) {
+			if evs[i].country != "Germany" {
+				want = append(want, s)
+			}
+		}
+		first.Wake()
+		second.Wake()
+	}
+	e.caughtUp(first)
+	e.caughtUp(second)
+	require.Equal(t, want, seqsOf(e.deliveries(), w, notifier.StatusPending))
+	require.EqualValues(t, len(want), e.fires(w))
 }
