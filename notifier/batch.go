@@ -62,6 +62,14 @@ func (n *Notifier) batch(ctx context.Context, snap *snapshot.Snapshot, pos uint6
 		return 0, err
 	}
 	n.m.written(written, page.Events, time.Now()) // latency is wall time, whatever Now is
+	if len(written) > 0 {
+		by := map[string]int{}
+		for _, d := range written {
+			by[d.Status]++
+		}
+		n.cfg.Log.Info("deliveries written", "position", next, "events", next-pos, "pending", by[StatusPending],
+			"rate_limited", by[StatusRateLimited], "wall_blocked", by[StatusWallBlocked], "cap_blocked", by[StatusCapBlocked])
+	}
 	return next, nil
 }
 

@@ -21,7 +21,7 @@ import (
 
 // Defaults of Config.
 const (
-	DefaultPoll            = 250 * time.Millisecond
+	DefaultPoll            = 100 * time.Millisecond
 	DefaultBatchEvents     = 2000
 	DefaultBatchDeliveries = 10_000
 	DefaultFireWindow      = time.Hour
