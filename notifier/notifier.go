@@ -26,6 +26,7 @@ const (
 	DefaultBatchDeliveries = 10_000
 	DefaultFireWindow      = time.Hour
 	DefaultStoreTimeout    = 30 * time.Second
+	DefaultCommitPoll      = time.Second
 	retryWait              = 2 * time.Second // after a failed batch or start
 )
 
@@ -46,6 +47,12 @@ type Config struct {
 	// Poll is how often the current snapshot is looked at when no Wake came (an in-memory read;
 	// the stores are asked only when the snapshot's watermark is past the position).
 	Poll time.Duration
+	// Nudge, when set, asks the read snapshot to rebuild now (snapshot.Service.Nudge): the
+	// notifier calls it when the committed watermark it polls every CommitPoll is past the
+	// snapshot's, so a cycle committed by another process (serve beside crawl) is matched within
+	// about CommitPoll plus a build, not the snapshot's own poll.
+	Nudge      func()
+	CommitPoll time.Duration
 	// BatchEvents is the most ledger events one batch (one transaction) covers.
 	BatchEvents int
 	// BatchDeliveries bounds the delivery rows of one batch (one statement): a batch whose
@@ -87,6 +94,9 @@ func New(cfg Config) *Notifier {
 	}
 	if cfg.BatchEvents <= 0 {
 		cfg.BatchEvents = DefaultBatchEvents
+	}
+	if cfg.CommitPoll <= 0 {
+		cfg.CommitPoll = DefaultCommitPoll
 	}
 	if cfg.BatchDeliveries <= 0 {
 		cfg.BatchDeliveries = DefaultBatchDeliveries
@@ -165,6 +175,8 @@ func (n *Notifier) run(ctx context.Context) {
 	}
 	t := time.NewTicker(n.cfg.Poll)
 	defer t.Stop()
+	commits := time.NewTicker(n.cfg.CommitPoll)
+	defer commits.Stop()
 	for {
 		more, err := n.step(ctx)
 		if ctx.Err() != nil {
@@ -186,7 +198,25 @@ func (n *Notifier) run(ctx context.Context) {
 			return
 		case <-n.wake:
 		case <-t.C:
+		case <-commits.C:
+			n.nudgeOnCommit(ctx)
 		}
+	}
+}
+
+// nudgeOnCommit nudges the read snapshot when the committed watermark is past its own.
+func (n *Notifier) nudgeOnCommit(ctx context.Context) {
+	if n.cfg.Nudge == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, n.cfg.StoreTimeout)
+	defer cancel()
+	wm, _, err := analytics.Watermark(ctx, n.cfg.ClickHouse)
+	if err != nil {
+		return // the snapshot's own poll reports ClickHouse trouble
+	}
+	if s := n.cfg.Snapshots.Current(); s == nil || wm > s.Watermark {
+		n.cfg.Nudge()
 	}
 }
 

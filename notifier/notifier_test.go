@@ -59,6 +59,15 @@ type ev struct {
 // commit commits the next cycle with evs and rebuilds the snapshot; it returns their event_seqs.
 func (e *env) commit(evs ...ev) []uint64 {
 	e.t.Helper()
+	seqs := e.write(evs...)
+	_, err := e.snaps.Refresh(context.Background(), false)
+	require.NoError(e.t, err)
+	return seqs
+}
+
+// write commits the next cycle with evs (the snapshot is not told).
+func (e *env) write(evs ...ev) []uint64 {
+	e.t.Helper()
 	at := e.at.Add(time.Duration(e.tick) * time.Minute)
 	var rows []analytics.Event
 	var seqs []uint64
@@ -80,8 +89,6 @@ func (e *env) commit(evs ...ev) []uint64 {
 	c := analytics.Cycle{Region: "test", Tick: e.tick, CycleTime: at, StartedAt: at, Events: uint64(len(rows)), SeqFrom: e.next - uint64(len(rows)), SeqTo: e.next - 1}
 	require.NoError(e.t, analytics.WriteCycle(context.Background(), e.ch, &analytics.CycleWrite{Events: rows, Companies: companies, Cycle: c}, 1000))
 	e.tick++
-	_, err := e.snaps.Refresh(context.Background(), false)
-	require.NoError(e.t, err)
 	return seqs
 }
 
@@ -438,4 +445,22 @@ func TestTwoInstancesWriteEachDeliveryOnce(t *testing.T) {
 	e.caughtUp(second)
 	require.Equal(t, want, seqsOf(e.deliveries(), w, notifier.StatusPending))
 	require.EqualValues(t, len(want), e.fires(w))
+}
+
+// A cycle committed by another process: the notifier sees the committed watermark pass the
+// snapshot's and nudges the snapshot, whose own poll is an hour here, and then delivers.
+func TestACommitElsewhereNudgesTheSnapshotAndIsDelivered(t *testing.T) {
+	e := newEnv(t)
+	a, ep := e.account("growth")
+	w := e.watch(a, ep, 9, "", types, 1000)
+	require.NoError(t, e.snaps.Start(context.Background()))
+	t.Cleanup(func() { _ = e.snaps.Stop(context.Background()) })
+	n := notifier.New(notifier.Config{Pool: e.pool, ClickHouse: e.ch, Snapshots: e.snaps, Nudge: e.snaps.Nudge, CommitPoll: 20 * time.Millisecond})
+	require.NoError(t, n.Start(context.Background()))
+	t.Cleanup(func() { _ = n.Stop(context.Background()) })
+	require.Eventually(t, func() bool { _, err := oltp.NotifierPosition(context.Background(), e.pool); return err == nil }, time.Minute, 10*time.Millisecond)
+
+	seqs := e.write(ev{9, "opened", "Germany"}, ev{10, "opened", "Germany"}, ev{9, "closed", "Germany"})
+	require.Eventually(t, func() bool { return len(e.deliveries()) == 2 }, time.Minute, 20*time.Millisecond)
+	require.Equal(t, []uint64{seqs[0], seqs[2]}, seqsOf(e.deliveries(), w, notifier.StatusPending))
 }

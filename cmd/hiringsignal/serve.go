@@ -86,7 +86,7 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 			built(took, err)
 			notify.Wake() // a commit: the notifier matches its events at once
 		}})
-	notify = notifier.New(notifier.Config{Pool: s.pg, ClickHouse: s.ch, Snapshots: snap, Log: log, Metrics: set})
+	notify = notifier.New(notifier.Config{Pool: s.pg, ClickHouse: s.ch, Snapshots: snap, Nudge: snap.Nudge, Log: log, Metrics: set})
 	meteringDir := *sf.meteringDir
 	if meteringDir == "" {
 		meteringDir = filepath.Join(runDirDefault(), "metering")
