@@ -33,6 +33,11 @@ type FeedEvent struct {
 	Country    string
 	Board      string
 	URL        string
+	Location   string // the posting's location text ("" when the crawl had none)
+	// Version is the version of the row served: WriteCycle writes the wall clock (Unix ns) at
+	// which the cycle's rows were written, just before its commit (the notifier's
+	// commit-to-delivery latency starts there).
+	Version uint64
 }
 
 // FeedQuery is one page of the change feed: events with event_seq in (After, Upper], ascending,
@@ -61,7 +66,7 @@ type FeedPage struct {
 }
 
 // feedColumns are the events columns a FeedEvent carries, in scan order.
-const feedColumns = "event_seq, event_type, req_key, company_id, occurred_at, observed_at, raw_title, function, country, board, url"
+const feedColumns = "event_seq, event_type, req_key, company_id, occurred_at, observed_at, raw_title, function, country, board, url, location, version"
 
 // ReadFeed reads the page q of the change feed.
 func ReadFeed(ctx context.Context, ch driver.Conn, q FeedQuery) (FeedPage, error) {
@@ -108,7 +113,7 @@ func ReadFeed(ctx context.Context, ch driver.Conn, q FeedQuery) (FeedPage, error
 	for rows.Next() {
 		var e FeedEvent
 		if err := rows.Scan(&e.Seq, &e.Type, &e.ReqKey, &e.CompanyID, &e.OccurredAt, &e.ObservedAt, &e.RawTitle, &e.Function,
-			&e.Country, &e.Board, &e.URL); err != nil {
+			&e.Country, &e.Board, &e.URL, &e.Location, &e.Version); err != nil {
 			return FeedPage{}, fmt.Errorf("cannot scan a change feed row: %w", err)
 		}
 		if n := len(events); n > 0 && events[n-1].Seq == e.Seq {

@@ -184,3 +184,22 @@ func TestFlooredWatermarkStopsBeforeTheFirstCycleNewerThanTheCutoff(t *testing.T
 	require.NoError(t, err)
 	require.Equal(t, uint64(20), got)
 }
+
+func TestReadFeedCarriesTheLocationAndTheWriteVersion(t *testing.T) {
+	ctx := context.Background()
+	ch, _ := storetest.ClickHouse(t, "analytics")
+	t0 := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	evs := synthEvents(1, 3, t0, "located")
+	evs[0].Location, evs[0].Country = "Berlin, Germany", "Germany"
+	before := uint64(time.Now().UnixNano())
+	commit(t, ch, 1, t0, 1, evs)
+	p, err := analytics.ReadFeed(ctx, ch, analytics.FeedQuery{Upper: 3, Limit: 10})
+	require.NoError(t, err)
+	require.Len(t, p.Events, 3)
+	require.Equal(t, "Berlin, Germany", p.Events[0].Location)
+	require.Empty(t, p.Events[1].Location, "a posting without location text")
+	for _, e := range p.Events {
+		require.GreaterOrEqual(t, e.Version, before, "WriteCycle's version is the wall clock of the write")
+		require.LessOrEqual(t, e.Version, uint64(time.Now().UnixNano()))
+	}
+}

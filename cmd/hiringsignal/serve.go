@@ -21,6 +21,7 @@ import (
 	"github.com/planehq/hiringsignal/egress"
 	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/lifecycle"
+	"github.com/planehq/hiringsignal/notifier"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/secretbox"
 	"github.com/planehq/hiringsignal/sim"
@@ -63,7 +64,8 @@ func addServeFlags(fs *flagenv.Set) *serveFlags {
 	}
 }
 
-// apiStack is the API process's parts: the server and the read side that follows the ledger.
+// apiStack is the API process's parts: the server, the read side that follows the ledger and
+// the notifier that turns its commits into webhook deliveries.
 type apiStack struct {
 	srv    *api.Server
 	stores *stores
@@ -80,8 +82,15 @@ type apiStack struct {
 // policy (production in serve, dev's allows http and loopback).
 func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *serveFlags, set *metrics.Set, push pushDeps) *apiStack {
 	var snap *snapshot.Service
+	var notify *notifier.Notifier
+	built := snapshotMetrics(set, func() *snapshot.Snapshot { return snap.Current() })
 	snap = snapshot.New(snapshot.Config{ClickHouse: s.ch, Log: log, Poll: *sf.refresh,
-		OnBuild: snapshotMetrics(set, func() *snapshot.Snapshot { return snap.Current() })})
+		OnBuild: func(took time.Duration, err error) {
+			built(took, err)
+			notify.Wake() // a commit: the notifier matches its events at once
+		}})
+	notify = notifier.New(notifier.Config{Pool: s.pg, ClickHouse: s.ch, Snapshots: snap, Nudge: snap.Nudge, Log: log, Metrics: set,
+		FireWindow: fireWindows(push.clock).Hour}) // world hours under dev's accelerated clock; fires recorded at wall time
 	meteringDir := *sf.meteringDir
 	if meteringDir == "" {
 		meteringDir = filepath.Join(runDirDefault(), "metering")
@@ -154,6 +163,9 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 	}}
 	g.Add("read side", readSide)
 	g.Add("api", srv)
+	// The notifier writes deliveries of the commits the read side learns of; it waits for the
+	// migrated stores by itself and stops first.
+	g.Add("notifier", notify)
 	return &apiStack{srv: srv, stores: s, snap: snap}
 }
 
