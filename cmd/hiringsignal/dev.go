@@ -21,6 +21,7 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	sf := addServeFlags(fs)
 	kf := addStackFlags(fs)
 	cf := addCrawlFlags(fs)
+	df := addDispatchFlags(fs)
 	simf := addSimFlags(fs)
 	days := fs.Int("backfill-days", 57, "days of history to backfill before serving; 57 covers the 8 weeks the windowed pulse fields (direction, is_surge) need (committed cycles are skipped on the next run)")
 	interval := fs.Duration("interval", 3*time.Hour, "time between crawls")
@@ -79,7 +80,11 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 
 	set := metrics.NewSet() // served by the API at /metrics, crawl figures included
 	// dev allows http and loopback webhook URLs, so a receiver on this machine works.
-	a := addAPI(&g, log, f, s, sf, set, pushDeps{box: box, egress: egress.Policy{AllowHTTP: true, AllowPrivate: true}})
+	push := pushDeps{box: box, egress: egress.Policy{AllowHTTP: true, AllowPrivate: true}}
+	a := addAPI(&g, log, f, s, sf, set, push)
+	if err := addDispatcher(&g, log, s, df, set, push, a.ready); err != nil {
+		return err
+	}
 	if err := g.Start(ctx); err != nil {
 		return err
 	}
