@@ -113,16 +113,19 @@ type job struct {
 	claimedAt time.Time
 }
 
-// run claims due deliveries while workers are free, hands them to the workers, and waits for a
-// NOTIFY, the poll, or a freed worker when the last claim left more due.
+// run claims due deliveries in batches and hands them to the workers: up to two batches of
+// Workers are outstanding (claimed and not yet attempted), and a claim is made once no more than
+// one is, so claims stay large under load. Between claims it waits for a NOTIFY, the poll, or a
+// freed worker when the last claim left more due.
 func (x *Dispatcher) run(ctx context.Context) {
 	var wg sync.WaitGroup
 	wake := make(chan struct{}, 1)
 	freed := make(chan struct{}, 1)
-	jobs := make(chan job, x.cfg.Workers)
-	results := make(chan oltp.AttemptResult, x.cfg.Workers)
-	var inFlight atomic.Int64
-	x.m.inFlight(&inFlight)
+	capacity := 2 * x.cfg.Workers
+	jobs := make(chan job, capacity)
+	results := make(chan oltp.AttemptResult, capacity)
+	var outstanding atomic.Int64
+	x.m.inFlight(&outstanding)
 
 	wg.Go(func() { x.listen(ctx, wake) })
 	var workers sync.WaitGroup
@@ -130,10 +133,11 @@ func (x *Dispatcher) run(ctx context.Context) {
 		workers.Go(func() {
 			for j := range jobs {
 				results <- x.deliver(ctx, j)
-				inFlight.Add(-1)
-				select {
-				case freed <- struct{}{}:
-				default:
+				if outstanding.Add(-1) == int64(x.cfg.Workers) {
+					select {
+					case freed <- struct{}{}:
+					default:
+					}
 				}
 			}
 		})
@@ -146,10 +150,13 @@ func (x *Dispatcher) run(ctx context.Context) {
 	defer poll.Stop()
 	more := true
 	for ctx.Err() == nil {
-		if free := x.cfg.Workers - int(inFlight.Load()); free > 0 {
+		if n := int(outstanding.Load()); n <= x.cfg.Workers {
+			limit := capacity - n
 			cctx, cancel := context.WithTimeout(ctx, x.cfg.StoreTimeout)
-			claimed, err := oltp.ClaimDue(cctx, x.cfg.Pool, x.cfg.Box, free, lease)
+			t0 := time.Now()
+			claimed, err := oltp.ClaimDue(cctx, x.cfg.Pool, x.cfg.Box, limit, lease)
 			cancel()
+			x.cfg.Log.Debug("claimed due deliveries", "n", len(claimed), "limit", limit, "took", time.Since(t0))
 			if err != nil && ctx.Err() == nil {
 				x.cfg.Log.Warn("cannot claim due deliveries; retrying at the next poll", "err", err)
 			}
@@ -159,11 +166,11 @@ func (x *Dispatcher) run(ctx context.Context) {
 					x.m.failed.Inc()
 					continue
 				}
-				inFlight.Add(1)
+				outstanding.Add(1)
 				jobs <- job{d: d, claimedAt: now}
 			}
-			more = err == nil && len(claimed) == free
-			if more {
+			more = err == nil && len(claimed) == limit
+			if more && int(outstanding.Load()) <= x.cfg.Workers {
 				continue
 			}
 		}
@@ -242,8 +249,10 @@ func (x *Dispatcher) writeBatch(batch []oltp.AttemptResult) {
 	deadline := time.Now().Add(time.Minute)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), x.cfg.StoreTimeout)
+		t0 := time.Now()
 		rec, err := oltp.RecordAttempts(ctx, x.cfg.Pool, batch, x.cfg.DisableAfter)
 		cancel()
+		x.cfg.Log.Debug("recorded delivery attempts", "n", len(batch), "took", time.Since(t0), "err", err)
 		if err == nil {
 			x.m.recorded(rec)
 			for _, id := range rec.DisabledGone {

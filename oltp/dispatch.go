@@ -233,95 +233,68 @@ func RecordAttempts(ctx context.Context, pool *pgxpool.Pool, results []AttemptRe
 			gone[r.EndpointID] = true
 		}
 	}
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		rec = Recorded{}
-		if len(released) > 0 {
-			if _, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET next_attempt_at = now()
-				WHERE delivery_id = ANY($1) AND status IN ('pending', 'retrying')`, released); err != nil {
-				return fmt.Errorf("cannot release deliveries: %w", err)
-			}
-		}
-		if len(attempted) == 0 {
-			return nil
-		}
-		rows, err := tx.Query(ctx, `UPDATE webhook_deliveries d SET attempt_count = d.attempt_count + 1, status = x.st,
-				response_status = x.rs, response_ms = x.ms,
-				next_attempt_at = CASE WHEN x.st = 'retrying' THEN now() + make_interval(secs => x.secs) END,
-				delivered_at = CASE WHEN x.st = 'delivered' THEN COALESCE(d.delivered_at, now()) ELSE d.delivered_at END,
-				updated_at = now()
-			FROM unnest($1::int8[], $2::text[], $3::int4[], $4::int4[], $5::float8[]) AS x(id, st, rs, ms, secs)
-			WHERE d.delivery_id = x.id AND d.status IN ('pending', 'retrying')
-			RETURNING d.delivery_id, d.attempt_count`, attempted, statuses, rstatus, rms, retry)
-		if err != nil {
-			return fmt.Errorf("cannot record delivery attempts: %w", err)
-		}
-		counts := map[int64]int32{}
-		for rows.Next() {
-			var id int64
-			var n int32
-			if err := rows.Scan(&id, &n); err != nil {
-				rows.Close()
+	// One round trip: the statements of a batch run in one implicit transaction.
+	b := &pgx.Batch{}
+	if len(released) > 0 {
+		b.Queue(`UPDATE webhook_deliveries SET next_attempt_at = now()
+			WHERE delivery_id = ANY($1) AND status IN ('pending', 'retrying')`, released)
+	}
+	if len(attempted) > 0 {
+		// The deliveries (o is each row before this statement, so a first acceptance is told
+		// from a second one), their attempts, the units of first acceptances and the monthly
+		// sums of the units actually inserted.
+		b.Queue(`WITH x AS (
+				SELECT * FROM unnest($1::int8[], $2::text[], $3::int4[], $4::int4[], $5::float8[], $6::timestamptz[], $7::text[])
+					AS x(id, st, rs, ms, secs, started, err)),
+			upd AS (
+				UPDATE webhook_deliveries d SET attempt_count = d.attempt_count + 1, status = x.st,
+					response_status = x.rs, response_ms = x.ms,
+					next_attempt_at = CASE WHEN x.st = 'retrying' THEN now() + make_interval(secs => x.secs) END,
+					delivered_at = CASE WHEN x.st = 'delivered' THEN COALESCE(o.delivered_at, now()) ELSE o.delivered_at END,
+					billed_at = CASE WHEN x.st = 'delivered' AND o.watch_id IS NOT NULL THEN COALESCE(o.billed_at, now()) ELSE o.billed_at END,
+					updated_at = now()
+				FROM x JOIN webhook_deliveries o ON o.delivery_id = x.id
+				WHERE d.delivery_id = x.id AND d.status IN ('pending', 'retrying')
+				RETURNING d.delivery_id, d.attempt_count, x.st, x.rs, x.ms, x.started, x.err,
+					x.st = 'delivered' AND o.watch_id IS NOT NULL AND o.billed_at IS NULL AS bill,
+					d.idempotency_key, d.customer_id, d.account_id,
+					COALESCE(d.key_id, (SELECT w.key_id FROM watches w WHERE w.watch_id = d.watch_id), 0) AS key_id),
+			att AS (
+				INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, response_status, response_ms, error)
+				SELECT delivery_id, attempt_count, started, rs, ms, err FROM upd
+				ON CONFLICT (delivery_id, attempt) DO NOTHING),
+			ins AS (
+				INSERT INTO usage_events (unit_id, customer_id, account_id, key_id, method, route, meter_class, function, calls, units, forced_fresh, occurred_at)
+				SELECT $8 || idempotency_key, customer_id, account_id, key_id, 'POST', 'webhook delivery', $9, NULL, 0, 1, false, now()
+				FROM upd WHERE bill
+				ON CONFLICT (unit_id) DO NOTHING
+				RETURNING account_id, occurred_at, calls, units),
+			monthly AS (
+				INSERT INTO usage_monthly AS m (account_id, month, calls, units)
+				SELECT account_id, date_trunc('month', occurred_at AT TIME ZONE 'UTC')::date, sum(calls), sum(units) FROM ins GROUP BY 1, 2
+				ON CONFLICT (account_id, month) DO UPDATE SET calls = m.calls + EXCLUDED.calls, units = m.units + EXCLUDED.units)
+			SELECT (SELECT count(*) FILTER (WHERE st = 'delivered') FROM upd), (SELECT count(*) FILTER (WHERE st = 'failed') FROM upd),
+				(SELECT count(*) FROM upd), (SELECT count(*) FROM ins)`,
+			attempted, statuses, rstatus, rms, retry, started, errs, DeliveryUnitPrefix, MeterDeliveredChange).QueryRow(func(row pgx.Row) error {
+			var current int
+			if err := row.Scan(&rec.Delivered, &rec.Failed, &current, &rec.Billed); err != nil {
 				return fmt.Errorf("cannot record delivery attempts: %w", err)
 			}
-			counts[id] = n
-		}
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("cannot record delivery attempts: %w", err)
-		}
-		var aIDs []int64
-		var aNums, aMS []int32
-		var aRSNull []*int32
-		var aStarted []time.Time
-		var aErr []*string
-		for i, id := range attempted {
-			n, ok := counts[id]
-			if !ok {
-				rec.NotCurrent++
-				continue
-			}
-			switch statuses[i] {
-			case DeliveryDelivered:
-				rec.Delivered++
-			case DeliveryFailed:
-				rec.Failed++
-			}
-			aIDs, aNums, aRSNull, aMS = append(aIDs, id), append(aNums, n), append(aRSNull, rstatus[i]), append(aMS, rms[i])
-			aStarted, aErr = append(aStarted, started[i]), append(aErr, errs[i])
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, response_status, response_ms, error)
-			SELECT * FROM unnest($1::int8[], $2::int4[], $3::timestamptz[], $4::int4[], $5::int4[], $6::text[])
-			ON CONFLICT (delivery_id, attempt) DO NOTHING`, aIDs, aNums, aStarted, aRSNull, aMS, aErr); err != nil {
-			return fmt.Errorf("cannot record delivery attempts: %w", err)
-		}
-		if rec.Delivered > 0 {
-			var billed int64
-			err := tx.QueryRow(ctx, `WITH bill AS (
-					UPDATE webhook_deliveries d SET billed_at = now()
-					WHERE d.delivery_id = ANY($1) AND d.status = 'delivered' AND d.billed_at IS NULL AND d.watch_id IS NOT NULL
-					RETURNING d.idempotency_key, d.customer_id, d.account_id,
-						COALESCE(d.key_id, (SELECT w.key_id FROM watches w WHERE w.watch_id = d.watch_id), 0) AS key_id),
-				ins AS (
-					INSERT INTO usage_events (unit_id, customer_id, account_id, key_id, method, route, meter_class, function, calls, units, forced_fresh, occurred_at)
-					SELECT $2 || idempotency_key, customer_id, account_id, key_id, 'POST', 'webhook delivery', $3, NULL, 0, 1, false, now() FROM bill
-					ON CONFLICT (unit_id) DO NOTHING
-					RETURNING account_id, occurred_at, calls, units),
-				monthly AS (
-					INSERT INTO usage_monthly AS m (account_id, month, calls, units)
-					SELECT account_id, date_trunc('month', occurred_at AT TIME ZONE 'UTC')::date, sum(calls), sum(units) FROM ins GROUP BY 1, 2
-					ON CONFLICT (account_id, month) DO UPDATE SET calls = m.calls + EXCLUDED.calls, units = m.units + EXCLUDED.units)
-				SELECT count(*) FROM ins`, aIDs, DeliveryUnitPrefix, MeterDeliveredChange).Scan(&billed)
-			if err != nil {
-				return fmt.Errorf("cannot bill delivered changes: %w", err)
-			}
-			rec.Billed = int(billed)
-		}
-		return recordEndpoints(ctx, tx, &rec, endpointOK, endpointFailed, gone, failingLimit)
-	})
-	return rec, err
+			rec.NotCurrent = len(attempted) - current
+			return nil
+		})
+	}
+	queueEndpoints(b, &rec, endpointOK, endpointFailed, gone, failingLimit)
+	if err := pool.SendBatch(ctx, b).Close(); err != nil {
+		return Recorded{}, fmt.Errorf("cannot record delivery attempts: %w", err)
+	}
+	return rec, nil
 }
 
-// recordEndpoints keeps the endpoints' failing state (RecordAttempts).
-func recordEndpoints(ctx context.Context, tx pgx.Tx, rec *Recorded, ok, failed, gone map[int64]bool, failingLimit time.Duration) error {
+// queueEndpoints queues the endpoints' failing state (RecordAttempts): an endpoint with an
+// accepted attempt stops failing; one whose attempts all failed starts; one that answered 410,
+// or has failed for longer than failingLimit, is disabled and its remaining deliveries failed.
+func queueEndpoints(b *pgx.Batch, rec *Recorded, ok, failed, gone map[int64]bool, failingLimit time.Duration) {
 	var okIDs, failIDs, goneIDs []int64
 	for id := range ok {
 		okIDs = append(okIDs, id)
@@ -339,46 +312,33 @@ func recordEndpoints(ctx context.Context, tx pgx.Tx, rec *Recorded, ok, failed, 
 	slices.Sort(goneIDs)
 	if len(okIDs) > 0 {
 		// Only rows that change are written: a busy endpoint's row is not a hot spot.
-		if _, err := tx.Exec(ctx, `UPDATE webhook_endpoints SET failing_since = NULL WHERE endpoint_id = ANY($1) AND failing_since IS NOT NULL`, okIDs); err != nil {
-			return fmt.Errorf("cannot record working endpoints: %w", err)
-		}
+		b.Queue(`UPDATE webhook_endpoints SET failing_since = NULL WHERE endpoint_id = ANY($1) AND failing_since IS NOT NULL`, okIDs)
 	}
 	if len(failIDs) > 0 {
-		if _, err := tx.Exec(ctx, `UPDATE webhook_endpoints SET failing_since = now() WHERE endpoint_id = ANY($1) AND failing_since IS NULL`, failIDs); err != nil {
-			return fmt.Errorf("cannot record failing endpoints: %w", err)
-		}
+		b.Queue(`UPDATE webhook_endpoints SET failing_since = now() WHERE endpoint_id = ANY($1) AND failing_since IS NULL`, failIDs)
 	}
-	disable := func(ids []int64, reason, cond string, args ...any) ([]int64, error) {
-		if len(ids) == 0 {
-			return nil, nil
-		}
-		rows, err := tx.Query(ctx, `UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = $2
-			WHERE endpoint_id = ANY($1) AND disabled_at IS NULL `+cond+` RETURNING endpoint_id`, append([]any{ids, reason}, args...)...)
-		if err != nil {
-			return nil, fmt.Errorf("cannot disable webhook endpoints: %w", err)
-		}
-		out, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-		if err != nil {
-			return nil, fmt.Errorf("cannot disable webhook endpoints: %w", err)
-		}
-		return out, nil
+	if len(failIDs) == 0 && len(goneIDs) == 0 {
+		return
 	}
-	var err error
-	if rec.DisabledGone, err = disable(goneIDs, DisabledGone, ""); err != nil {
-		return err
-	}
-	if rec.DisabledFailing, err = disable(failIDs, DisabledFailing, "AND failing_since < now() - make_interval(secs => $3)", failingLimit.Seconds()); err != nil {
-		return err
-	}
-	all := append(slices.Clone(rec.DisabledGone), rec.DisabledFailing...)
-	if len(all) == 0 {
+	b.Queue(`WITH dis AS (
+			UPDATE webhook_endpoints SET disabled_at = now(),
+				disabled_reason = CASE WHEN endpoint_id = ANY($1) THEN $4 ELSE $5 END
+			WHERE disabled_at IS NULL AND (endpoint_id = ANY($1)
+				OR (endpoint_id = ANY($2) AND failing_since < now() - make_interval(secs => $3)))
+			RETURNING endpoint_id, disabled_reason),
+		f AS (
+			UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, updated_at = now()
+			WHERE endpoint_id IN (SELECT endpoint_id FROM dis) AND status IN ('pending', 'retrying')
+			RETURNING 1)
+		SELECT COALESCE(array_agg(endpoint_id ORDER BY endpoint_id) FILTER (WHERE disabled_reason = $4), '{}'),
+			COALESCE(array_agg(endpoint_id ORDER BY endpoint_id) FILTER (WHERE disabled_reason = $5), '{}'),
+			(SELECT count(*) FROM f)
+		FROM dis`, goneIDs, failIDs, failingLimit.Seconds(), DisabledGone, DisabledFailing).QueryRow(func(row pgx.Row) error {
+		var n int
+		if err := row.Scan(&rec.DisabledGone, &rec.DisabledFailing, &n); err != nil {
+			return fmt.Errorf("cannot disable webhook endpoints: %w", err)
+		}
+		rec.Failed += n
 		return nil
-	}
-	tag, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, updated_at = now()
-		WHERE endpoint_id = ANY($1) AND status IN ('pending', 'retrying')`, all)
-	if err != nil {
-		return fmt.Errorf("cannot fail the deliveries of disabled endpoints: %w", err)
-	}
-	rec.Failed += int(tag.RowsAffected())
-	return nil
+	})
 }
