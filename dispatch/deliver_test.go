@@ -283,3 +283,50 @@ func metricsText(d *Dispatcher) string {
 	d.cfg.Metrics.WritePrometheus(&b)
 	return b.String()
 }
+
+func TestTwoDispatchersSendEachDeliveryOnce(t *testing.T) {
+	f := newFixture(t)
+	var ids []int64
+	for range 200 {
+		id, _ := f.deliver(f.acct, f.endpoint, f.watch)
+		ids = append(ids, id)
+	}
+	f.start(Config{Workers: 4})
+	f.start(Config{Workers: 4})
+	for _, id := range ids {
+		f.waitStatus(id, oltp.DeliveryDelivered, 1)
+	}
+	keys, bad := f.rc.seen()
+	require.Empty(t, bad)
+	require.Len(t, keys, 200, "every delivery was sent exactly once")
+	seen := map[string]bool{}
+	for _, k := range keys {
+		require.False(t, seen[k], "sent twice: %s", k)
+		seen[k] = true
+	}
+	var units int64
+	require.NoError(t, f.pool.QueryRow(f.ctx, "SELECT COALESCE(sum(units), 0) FROM usage_monthly WHERE account_id = $1", f.acct.AccountID).Scan(&units))
+	require.EqualValues(t, 200, units)
+}
+
+func TestAStoppedDispatcherLeavesNothingClaimed(t *testing.T) {
+	f := newFixture(t)
+	release := make(chan struct{})
+	f.rc.setAnswer(func(_ int, w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	d := f.start(Config{})
+	id, _ := f.deliver(f.acct, f.endpoint, f.watch)
+	require.Eventually(t, func() bool { keys, _ := f.rc.seen(); return len(keys) == 1 }, 20*time.Second, 5*time.Millisecond)
+	require.NoError(t, d.Stop(f.ctx))
+	close(release)
+	var claimed bool
+	require.NoError(t, f.pool.QueryRow(f.ctx, "SELECT claimed_until IS NOT NULL FROM webhook_deliveries WHERE delivery_id = $1", id).Scan(&claimed))
+	require.False(t, claimed, "an abandoned attempt is released: due again at once")
+	r := f.row(id)
+	require.Equal(t, oltp.DeliveryPending, r.status)
+	require.Zero(t, r.attempts, "an abandoned attempt is not counted")
+}

@@ -113,45 +113,68 @@ type job struct {
 	claimedAt time.Time
 }
 
-// run claims due deliveries in batches and hands them to the workers: up to two batches of
-// Workers are outstanding (claimed and not yet attempted), and a claim is made once no more than
-// one is, so claims stay large under load. Between claims it waits for a NOTIFY, the poll, or a
-// freed worker when the last claim left more due.
-func (x *Dispatcher) run(ctx context.Context) {
-	var wg sync.WaitGroup
-	wake := make(chan struct{}, 1)
-	freed := make(chan struct{}, 1)
-	capacity := 2 * x.cfg.Workers
-	jobs := make(chan job, capacity)
-	results := make(chan oltp.AttemptResult, capacity)
-	var outstanding atomic.Int64
-	x.m.inFlight(&outstanding)
+// queue is what the claimers, the workers and the recorders of one run share.
+type queue struct {
+	wake, freed chan struct{} // a NOTIFY (or a retry due soon); room for another claim
+	jobs        chan job
+	results     chan oltp.AttemptResult
+	outstanding atomic.Int64 // claimed and not yet attempted or abandoned
+	capacity    int          // outstanding at most (about)
+	batch       int          // rows a claim asks for at most
+}
 
-	wg.Go(func() { x.listen(ctx, wake) })
-	var workers sync.WaitGroup
+// run claims due deliveries in batches of up to 2 x Workers and hands them to the workers;
+// outstanding deliveries (claimed and not yet attempted) stay under 4 x Workers. Two claimers
+// and two recorders run, so one's round trip to Postgres overlaps the other's.
+func (x *Dispatcher) run(ctx context.Context) {
+	q := &queue{wake: make(chan struct{}, 1), freed: make(chan struct{}, 1), capacity: 4 * x.cfg.Workers, batch: 2 * x.cfg.Workers}
+	q.jobs = make(chan job, q.capacity)
+	q.results = make(chan oltp.AttemptResult, q.capacity)
+	x.m.inFlight(&q.outstanding)
+
+	var listener sync.WaitGroup
+	listener.Go(func() { x.listen(ctx, q.wake) })
+	var workers, claimers, recorders sync.WaitGroup
 	for range x.cfg.Workers {
 		workers.Go(func() {
-			for j := range jobs {
-				results <- x.deliver(ctx, j)
-				if outstanding.Add(-1) == int64(x.cfg.Workers) {
-					select {
-					case freed <- struct{}{}:
-					default:
-					}
+			for j := range q.jobs {
+				q.results <- x.deliver(ctx, j)
+				if q.outstanding.Add(-1) == int64(q.capacity-q.batch) {
+					signal(q.freed)
 				}
 			}
 		})
 	}
-	recorded := make(chan struct{})
-	go func() { defer close(recorded); x.record(results, wake) }()
+	for range 2 {
+		recorders.Go(func() { x.record(q.results, q.wake) })
+		claimers.Go(func() { x.claim(ctx, q) })
+	}
+	claimers.Wait()
+	close(q.jobs)
+	workers.Wait()
+	close(q.results)
+	recorders.Wait()
+	listener.Wait()
+}
 
+// signal wakes whoever waits on c, once.
+func signal(c chan<- struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+// claim claims due deliveries while there is room, until ctx ends. Between claims it waits for
+// a NOTIFY, the poll, or room when the last claim left more due.
+func (x *Dispatcher) claim(ctx context.Context, q *queue) {
 	lease := x.cfg.Timeout + time.Minute // longer than the queue wait, the attempt and its recording
 	poll := time.NewTicker(x.cfg.Poll)
 	defer poll.Stop()
 	more := true
 	for ctx.Err() == nil {
-		if n := int(outstanding.Load()); n <= x.cfg.Workers {
-			limit := capacity - n
+		if n := int(q.outstanding.Load()); n <= q.capacity-q.batch {
+			limit := q.batch
 			cctx, cancel := context.WithTimeout(ctx, x.cfg.StoreTimeout)
 			t0 := time.Now()
 			claimed, err := oltp.ClaimDue(cctx, x.cfg.Pool, x.cfg.Box, limit, lease)
@@ -166,34 +189,29 @@ func (x *Dispatcher) run(ctx context.Context) {
 					x.m.failed.Inc()
 					continue
 				}
-				outstanding.Add(1)
-				jobs <- job{d: d, claimedAt: now}
+				q.outstanding.Add(1)
+				q.jobs <- job{d: d, claimedAt: now}
 			}
 			more = err == nil && len(claimed) == limit
-			if more && int(outstanding.Load()) <= x.cfg.Workers {
+			if more && int(q.outstanding.Load()) <= q.capacity-q.batch {
 				continue
 			}
 		}
 		select {
 		case <-ctx.Done():
-		case <-wake:
+		case <-q.wake:
 		case <-poll.C:
-		case <-freed:
+		case <-q.freed:
 			if !more {
 				// Nothing was left due at the last claim: wait for news instead.
 				select {
 				case <-ctx.Done():
-				case <-wake:
+				case <-q.wake:
 				case <-poll.C:
 				}
 			}
 		}
 	}
-	close(jobs)
-	workers.Wait()
-	close(results)
-	<-recorded
-	wg.Wait()
 }
 
 // deliver makes one attempt of j and says what to record.

@@ -54,17 +54,18 @@ type DueDelivery struct {
 
 // ClaimDue claims at most limit due deliveries (status pending or retrying, next_attempt_at
 // passed) of accounts not paused, oldest due first, skipping rows another dispatcher holds. A
-// claim is a lease: next_attempt_at moves lease ahead, so no other dispatcher sends the row
-// before this one records its attempt or the lease ends (a crash: the row is due again).
+// claim is a lease (claimed_until, migration 0012): no other dispatcher sends the row before this
+// one records its attempt or the lease ends (a crash: the row is due again).
 // Deliveries to a disabled or deleted endpoint are failed at once and returned with Gone set.
 // Secrets are opened with box.
 func ClaimDue(ctx context.Context, pool *pgxpool.Pool, box SecretSealer, limit int, lease time.Duration) ([]DueDelivery, error) {
 	rows, err := pool.Query(ctx, `WITH due AS (
 			SELECT d.delivery_id FROM webhook_deliveries d JOIN accounts a ON a.account_id = d.account_id
 			WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= now() AND NOT a.paused
+				AND (d.claimed_until IS NULL OR d.claimed_until < now())
 			ORDER BY d.next_attempt_at LIMIT $1 FOR UPDATE OF d SKIP LOCKED),
 		claimed AS (
-			UPDATE webhook_deliveries d SET next_attempt_at = now() + make_interval(secs => $2)
+			UPDATE webhook_deliveries d SET claimed_until = now() + make_interval(secs => $2)
 			FROM due WHERE d.delivery_id = due.delivery_id
 			RETURNING d.delivery_id, d.idempotency_key, d.endpoint_id, d.watch_id, d.body, d.attempt_count)
 		SELECT c.delivery_id, c.idempotency_key, c.endpoint_id, c.watch_id, c.body, c.attempt_count,
@@ -115,7 +116,7 @@ func ClaimDue(ctx context.Context, pool *pgxpool.Pool, box SecretSealer, limit i
 		d.Secrets = secrets
 	}
 	if len(gone) > 0 {
-		if _, err := pool.Exec(ctx, `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, updated_at = now()
+		if _, err := pool.Exec(ctx, `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, claimed_until = NULL, updated_at = now()
 			WHERE delivery_id = ANY($1) AND status IN ('pending', 'retrying')`, gone); err != nil {
 			return nil, fmt.Errorf("cannot fail the deliveries of disabled endpoints: %w", err)
 		}
@@ -236,7 +237,7 @@ func RecordAttempts(ctx context.Context, pool *pgxpool.Pool, results []AttemptRe
 	// One round trip: the statements of a batch run in one implicit transaction.
 	b := &pgx.Batch{}
 	if len(released) > 0 {
-		b.Queue(`UPDATE webhook_deliveries SET next_attempt_at = now()
+		b.Queue(`UPDATE webhook_deliveries SET claimed_until = NULL
 			WHERE delivery_id = ANY($1) AND status IN ('pending', 'retrying')`, released)
 	}
 	if len(attempted) > 0 {
@@ -247,7 +248,7 @@ func RecordAttempts(ctx context.Context, pool *pgxpool.Pool, results []AttemptRe
 				SELECT * FROM unnest($1::int8[], $2::text[], $3::int4[], $4::int4[], $5::float8[], $6::timestamptz[], $7::text[])
 					AS x(id, st, rs, ms, secs, started, err)),
 			upd AS (
-				UPDATE webhook_deliveries d SET attempt_count = d.attempt_count + 1, status = x.st,
+				UPDATE webhook_deliveries d SET attempt_count = d.attempt_count + 1, status = x.st, claimed_until = NULL,
 					response_status = x.rs, response_ms = x.ms,
 					next_attempt_at = CASE WHEN x.st = 'retrying' THEN now() + make_interval(secs => x.secs) END,
 					delivered_at = CASE WHEN x.st = 'delivered' THEN COALESCE(o.delivered_at, now()) ELSE o.delivered_at END,
@@ -271,7 +272,7 @@ func RecordAttempts(ctx context.Context, pool *pgxpool.Pool, results []AttemptRe
 				RETURNING account_id, occurred_at, calls, units),
 			monthly AS (
 				INSERT INTO usage_monthly AS m (account_id, month, calls, units)
-				SELECT account_id, date_trunc('month', occurred_at AT TIME ZONE 'UTC')::date, sum(calls), sum(units) FROM ins GROUP BY 1, 2
+				SELECT account_id, date_trunc('month', occurred_at AT TIME ZONE 'UTC')::date, sum(calls), sum(units) FROM ins GROUP BY 1, 2 ORDER BY 1, 2
 				ON CONFLICT (account_id, month) DO UPDATE SET calls = m.calls + EXCLUDED.calls, units = m.units + EXCLUDED.units)
 			SELECT (SELECT count(*) FILTER (WHERE st = 'delivered') FROM upd), (SELECT count(*) FILTER (WHERE st = 'failed') FROM upd),
 				(SELECT count(*) FROM upd), (SELECT count(*) FROM ins)`,
@@ -327,7 +328,7 @@ func queueEndpoints(b *pgx.Batch, rec *Recorded, ok, failed, gone map[int64]bool
 				OR (endpoint_id = ANY($2) AND failing_since < now() - make_interval(secs => $3)))
 			RETURNING endpoint_id, disabled_reason),
 		f AS (
-			UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, updated_at = now()
+			UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, claimed_until = NULL, updated_at = now()
 			WHERE endpoint_id IN (SELECT endpoint_id FROM dis) AND status IN ('pending', 'retrying')
 			RETURNING 1)
 		SELECT COALESCE(array_agg(endpoint_id ORDER BY endpoint_id) FILTER (WHERE disabled_reason = $4), '{}'),

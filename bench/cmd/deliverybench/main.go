@@ -167,7 +167,6 @@ type delivery struct {
 	watch    int64
 	seq      uint64
 	body     []byte
-	url      string
 }
 
 func (f *fixture) bodies(round, n int) []delivery {
