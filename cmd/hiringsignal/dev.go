@@ -82,7 +82,7 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	// dev allows http and loopback webhook URLs, so a receiver on this machine works.
 	push := pushDeps{box: box, egress: egress.Policy{AllowHTTP: true, AllowPrivate: true}}
 	a := addAPI(&g, log, f, s, sf, set, push)
-	if err := addDispatcher(&g, log, s, df, set, push, a.ready); err != nil {
+	if err := addDispatcher(ctx, &g, log, f, df, set, push, a.ready); err != nil {
 		return err
 	}
 	if err := g.Start(ctx); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/planehq/hiringsignal/dispatch"
 	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/lifecycle"
+	"github.com/planehq/hiringsignal/oltp"
 )
 
 // dispatchFlags tune the webhook dispatcher of serve and dev.
@@ -25,15 +26,22 @@ func addDispatchFlags(fs *flagenv.Set) *dispatchFlags {
 	}
 }
 
-// addDispatcher adds the webhook dispatcher to g (after the API: it stops first). It starts
-// sending once ready says the migrations are applied, and polls for that meanwhile.
-func addDispatcher(g *lifecycle.Group, log *slog.Logger, s *stores, df *dispatchFlags, set *metrics.Set, push pushDeps, ready func() bool) error {
-	d, err := dispatch.New(dispatch.Config{Pool: s.pg, Box: push.box, Egress: push.egress, Log: log.With("part", "dispatch"),
-		Metrics: set, Workers: *df.workers, Timeout: *df.timeout})
+// addDispatcher adds the webhook dispatcher to g (after the API: it stops first). It has a
+// Postgres pool of its own, so a burst of deliveries never takes the API's connections. It
+// starts sending once ready says the migrations are applied, and polls for that meanwhile.
+func addDispatcher(ctx context.Context, g *lifecycle.Group, log *slog.Logger, f *storeFlags, df *dispatchFlags, set *metrics.Set, push pushDeps, ready func() bool) error {
+	pool, err := oltp.Open(ctx, *f.postgresURL)
 	if err != nil {
 		return err
 	}
+	d, err := dispatch.New(dispatch.Config{Pool: pool, Box: push.box, Egress: push.egress, Log: log.With("part", "dispatch"),
+		Metrics: set, Workers: *df.workers, Timeout: *df.timeout})
+	if err != nil {
+		pool.Close()
+		return err
+	}
 	g.Add("webhook dispatcher", &lifecycle.Loop{Run: func(ctx context.Context) {
+		defer pool.Close()
 		for !ready() {
 			select {
 			case <-ctx.Done():

@@ -200,7 +200,7 @@ func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 	set := metrics.NewSet()
 	push := pushDeps{box: box}
 	a := addAPI(&g, log, f, s, sf, set, push)
-	if err := addDispatcher(&g, log, s, df, set, push, a.ready); err != nil {
+	if err := addDispatcher(ctx, &g, log, f, df, set, push, a.ready); err != nil {
 		s.Close()
 		return err
 	}
