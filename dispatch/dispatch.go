@@ -146,7 +146,7 @@ func (x *Dispatcher) run(ctx context.Context) {
 		})
 	}
 	for range 2 {
-		recorders.Go(func() { x.record(q.results, q.wake) })
+		recorders.Go(func() { x.record(ctx, q.results, q.wake) })
 		claimers.Go(func() { x.claim(ctx, q) })
 	}
 	claimers.Wait()
@@ -231,7 +231,7 @@ func (x *Dispatcher) deliver(ctx context.Context, j job) oltp.AttemptResult {
 // record writes results in batches (whatever arrived while the last batch was written) until
 // results is closed, retrying a batch the store refused (see writeBatch). A batch holding a retry
 // due before the next poll wakes the claim loop.
-func (x *Dispatcher) record(results <-chan oltp.AttemptResult, wake chan<- struct{}) {
+func (x *Dispatcher) record(ctx context.Context, results <-chan oltp.AttemptResult, wake chan<- struct{}) {
 	const maxBatch = 1000
 	batch := make([]oltp.AttemptResult, 0, maxBatch)
 	for r := range results {
@@ -248,7 +248,7 @@ func (x *Dispatcher) record(results <-chan oltp.AttemptResult, wake chan<- struc
 				break fill
 			}
 		}
-		x.writeBatch(batch)
+		x.writeBatch(ctx, batch)
 		for _, r := range batch {
 			if r.Outcome == oltp.OutcomeRetry && r.RetryIn < x.cfg.Poll {
 				select {
@@ -261,8 +261,9 @@ func (x *Dispatcher) record(results <-chan oltp.AttemptResult, wake chan<- struc
 	}
 }
 
-// writeBatch records one batch, retrying with backoff for up to a minute.
-func (x *Dispatcher) writeBatch(batch []oltp.AttemptResult) {
+// writeBatch records one batch, retrying with backoff for up to a minute, or trying once when
+// the dispatcher is stopping (run's ctx ended), so a Stop waits one StoreTimeout at most for it.
+func (x *Dispatcher) writeBatch(run context.Context, batch []oltp.AttemptResult) {
 	backoff := 100 * time.Millisecond
 	deadline := time.Now().Add(time.Minute)
 	for {
@@ -281,13 +282,16 @@ func (x *Dispatcher) writeBatch(batch []oltp.AttemptResult) {
 			}
 			return
 		}
-		if time.Now().After(deadline) {
+		if time.Now().After(deadline) || run.Err() != nil {
 			x.cfg.Log.Error("cannot record delivery attempts; their deliveries are sent again when their leases end",
 				"deliveries", len(batch), "err", err)
 			return
 		}
 		x.cfg.Log.Warn("cannot record delivery attempts; retrying", "deliveries", len(batch), "err", err)
-		time.Sleep(backoff)
+		select {
+		case <-run.Done():
+		case <-time.After(backoff):
+		}
 		backoff = min(2*backoff, 5*time.Second)
 	}
 }

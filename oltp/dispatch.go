@@ -209,7 +209,13 @@ func RecordAttempts(ctx context.Context, pool *pgxpool.Pool, results []AttemptRe
 			continue
 		}
 		attempted = append(attempted, id)
-		st := map[int]string{OutcomeDelivered: DeliveryDelivered, OutcomeRetry: DeliveryRetrying, OutcomeFailed: DeliveryFailed}[r.Outcome]
+		st := DeliveryFailed
+		switch r.Outcome {
+		case OutcomeDelivered:
+			st = DeliveryDelivered
+		case OutcomeRetry:
+			st = DeliveryRetrying
+		}
 		statuses = append(statuses, st)
 		var rs *int32
 		if r.ResponseStatus != 0 {
