@@ -160,7 +160,9 @@ func TestGoneDisablesTheEndpointAndFailsItsDeliveries(t *testing.T) {
 	f.waitStatus(later, oltp.DeliveryFailed, 0)
 	keys, _ := f.rc.seen()
 	require.Len(t, keys, n)
-	require.Contains(t, metricsText(d), `hs_webhook_endpoints_disabled_total{reason="gone"} 1`)
+	require.Eventually(t, func() bool {
+		return strings.Contains(metricsText(d), `hs_webhook_endpoints_disabled_total{reason="gone"} 1`)
+	}, 20*time.Second, 5*time.Millisecond)
 }
 
 func TestAnEndpointFailingForDaysIsDisabled(t *testing.T) {
@@ -329,4 +331,29 @@ func TestAStoppedDispatcherLeavesNothingClaimed(t *testing.T) {
 	r := f.row(id)
 	require.Equal(t, oltp.DeliveryPending, r.status)
 	require.Zero(t, r.attempts, "an abandoned attempt is not counted")
+}
+
+func TestALeaseKeepsOthersOffUntilItEnds(t *testing.T) {
+	f := newFixture(t)
+	id, _ := f.deliver(f.acct, f.endpoint, f.watch)
+	claimed, err := oltp.ClaimDue(f.ctx, f.pool, f.box, 10, time.Hour)
+	require.NoError(t, err)
+	require.Len(t, claimed, 1)
+	require.Equal(t, id, claimed[0].ID)
+	require.Equal(t, []string{f.secret}, claimed[0].Secrets)
+	again, err := oltp.ClaimDue(f.ctx, f.pool, f.box, 10, time.Hour)
+	require.NoError(t, err)
+	require.Empty(t, again, "a live lease keeps the row from other dispatchers")
+
+	// The claimer crashed: once its lease ends the row is due again and goes.
+	_, err = f.pool.Exec(f.ctx, "UPDATE webhook_deliveries SET claimed_until = now() - interval '1 second' WHERE delivery_id = $1", id)
+	require.NoError(t, err)
+	d := f.start(Config{})
+	f.waitStatus(id, oltp.DeliveryDelivered, 1)
+	// The counters move right after the commit the row shows.
+	require.Eventually(t, func() bool {
+		text := metricsText(d)
+		return strings.Contains(text, "hs_deliveries_delivered_total 1") && strings.Contains(text, "hs_deliveries_billed_total 1") &&
+			strings.Contains(text, `hs_delivery_attempts_total{outcome="delivered"} 1`)
+	}, 20*time.Second, 5*time.Millisecond)
 }
