@@ -357,3 +357,21 @@ func TestALeaseKeepsOthersOffUntilItEnds(t *testing.T) {
 			strings.Contains(text, `hs_delivery_attempts_total{outcome="delivered"} 1`)
 	}, 20*time.Second, 5*time.Millisecond)
 }
+
+func TestASecretThatDoesNotOpenHoldsOnlyItsOwnDeliveries(t *testing.T) {
+	f := newFixture(t)
+	rc := newReceiver(t)
+	broken, w := f.endpointAndWatch(f.acct, rc.srv.URL+"/broken", signing.NewSecret())
+	_, err := f.pool.Exec(f.ctx, "UPDATE webhook_endpoints SET secret_sealed = '\\x00'::bytea WHERE endpoint_id = $1", broken)
+	require.NoError(t, err)
+	bad, _ := f.deliver(f.acct, broken, w)
+	good, _ := f.deliver(f.acct, f.endpoint, f.watch)
+	f.start(Config{Schedule: func(n int) (time.Duration, bool) { return time.Hour, n < 5 }})
+	f.waitStatus(good, oltp.DeliveryDelivered, 1)
+	r := f.waitStatus(bad, oltp.DeliveryRetrying, 1)
+	require.Nil(t, r.responseStatus)
+	a := f.attempts(bad)
+	require.Contains(t, *a[0].err, "--webhook-secret-keys")
+	keys, _ := rc.seen()
+	require.Empty(t, keys, "nothing unsigned is sent")
+}

@@ -50,6 +50,10 @@ type attempt struct {
 // send POSTs d's body once, signed, and reports what came back. ok is false when ctx ended
 // (the dispatcher is stopping): nothing is to be recorded.
 func (x *Dispatcher) send(ctx context.Context, d *oltp.DueDelivery) (a attempt, ok bool) {
+	if d.SecretErr != nil {
+		x.cfg.Log.Warn("cannot open a webhook endpoint's secret; the delivery is retried", "endpoint_id", d.EndpointID, "delivery_id", d.ID, "err", d.SecretErr)
+		return attempt{err: "cannot open the endpoint's signing secret (is --webhook-secret-keys the key that sealed it?)", kind: "sign_error"}, true
+	}
 	now := time.Now()
 	sig, err := signing.Sign(d.Secrets, d.IdempotencyKey, now, d.Body)
 	if err != nil {
@@ -103,8 +107,9 @@ func (x *Dispatcher) failure(err error) attempt {
 }
 
 // result turns an attempt of d into what is recorded: delivered on a 2xx; failed with the
-// endpoint disabled on a 410; else retried on the schedule (not before a Retry-After of a 429 or
-// 503, bounded by MaxRetryAfter) or failed when no attempt is left.
+// endpoint disabled on a 410; else (a signing failure too: the operator may fix the keys)
+// retried on the schedule (not before a Retry-After of a 429 or 503, bounded by MaxRetryAfter)
+// or failed when no attempt is left.
 func (x *Dispatcher) result(d *oltp.DueDelivery, a attempt, started time.Time, took time.Duration) oltp.AttemptResult {
 	r := oltp.AttemptResult{DeliveryID: d.ID, EndpointID: d.EndpointID, StartedAt: started, ResponseStatus: a.status,
 		ResponseMS: int(took.Milliseconds()), Error: a.err}
@@ -114,9 +119,6 @@ func (x *Dispatcher) result(d *oltp.DueDelivery, a attempt, started time.Time, t
 		return r
 	case a.status == http.StatusGone:
 		r.Outcome, r.Gone = oltp.OutcomeFailed, true
-		return r
-	case a.kind == "sign_error":
-		r.Outcome = oltp.OutcomeFailed
 		return r
 	}
 	delay, more := x.cfg.Schedule(d.AttemptCount + 1)

@@ -49,6 +49,7 @@ type DueDelivery struct {
 	AttemptCount   int    // attempts made before this one
 	URL            string
 	Secrets        []string // current secret first, then the previous one during an overlap
+	SecretErr      error    // the secrets did not open (wrong --webhook-secret-keys): not sendable now
 	Gone           bool     // the endpoint was disabled or deleted: failed without sending
 }
 
@@ -57,7 +58,7 @@ type DueDelivery struct {
 // claim is a lease (claimed_until, migration 0012): no other dispatcher sends the row before this
 // one records its attempt or the lease ends (a crash: the row is due again).
 // Deliveries to a disabled or deleted endpoint are failed at once and returned with Gone set.
-// Secrets are opened with box.
+// Secrets are opened with box; a delivery whose secrets do not open carries SecretErr.
 func ClaimDue(ctx context.Context, pool *pgxpool.Pool, box SecretSealer, limit int, lease time.Duration) ([]DueDelivery, error) {
 	rows, err := pool.Query(ctx, `WITH due AS (
 			SELECT d.delivery_id FROM webhook_deliveries d JOIN accounts a ON a.account_id = d.account_id
@@ -110,7 +111,9 @@ func ClaimDue(ctx context.Context, pool *pgxpool.Pool, box SecretSealer, limit i
 		}
 		secrets, err := openSecrets(box, seal[i].customer, d.EndpointID, seal[i].cur, seal[i].prev)
 		if err != nil {
-			return nil, err // the leases end by themselves; every claim would fail alike
+			// One endpoint's secret must not stop every other delivery: this one is reported.
+			d.SecretErr = err
+			continue
 		}
 		opened[d.EndpointID] = secrets
 		d.Secrets = secrets
