@@ -67,8 +67,8 @@ func (n *Notifier) batch(ctx context.Context, snap *snapshot.Snapshot, pos uint6
 		for _, d := range written {
 			by[d.Status]++
 		}
-		n.cfg.Log.Info("deliveries written", "position", next, "events", next-pos, "pending", by[StatusPending],
-			"rate_limited", by[StatusRateLimited], "wall_blocked", by[StatusWallBlocked], "cap_blocked", by[StatusCapBlocked])
+		n.cfg.Log.Info("deliveries written", "position", next, "events", next-pos, "pending", by[oltp.DeliveryPending],
+			"rate_limited", by[oltp.DeliveryRateLimited], "wall_blocked", by[oltp.DeliveryWallBlocked], "cap_blocked", by[oltp.DeliveryCapBlocked])
 	}
 	return next, nil
 }

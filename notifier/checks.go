@@ -7,14 +7,8 @@ import (
 	"github.com/planehq/hiringsignal/plans"
 )
 
-// Delivery statuses the notifier writes (the lifecycle of a row: docs/decisions.md, "Push:
-// notifier" and "Push: deliveries").
-const (
-	StatusPending     = "pending"      // due now: the dispatcher sends it
-	StatusRateLimited = "rate_limited" // past the watch's max_fires_per_hour: dropped, never sent
-	StatusWallBlocked = "wall_blocked" // past the plan's monthly delivered-changes allowance: never sent
-	StatusCapBlocked  = "cap_blocked"  // the account is at its hard spend cap: never sent
-)
+// The notifier writes rows pending, or blocked (rate_limited, wall_blocked, cap_blocked): the
+// statuses are oltp.Delivery* (the lifecycle: docs/decisions.md, "Push: deliveries").
 
 // Monthly delivered-changes allowances of the plans without a bundle (spec 8.1 lists none for
 // Trial and Enterprise): a Trial evaluates push with Starter's allowance, as it has Starter's
@@ -59,18 +53,18 @@ type checks struct {
 //  4. else pending, and it counts as a fire, an admitted delivery and an unsent one.
 func (c *checks) decide(w *watch) string {
 	if c.fires[w.ID] >= int64(w.MaxFiresPerHour) {
-		return StatusRateLimited
+		return oltp.DeliveryRateLimited
 	}
 	st := c.accounts[w.AccountID]
 	if allowance, limited := DeliveredChangeAllowance(st.Tier); limited && st.Admitted >= allowance {
-		return StatusWallBlocked
+		return oltp.DeliveryWallBlocked
 	}
 	if st.HardCap != nil && st.MonthUnits+st.Unsent >= *st.HardCap {
-		return StatusCapBlocked
+		return oltp.DeliveryCapBlocked
 	}
 	c.fires[w.ID]++
 	st.Admitted++
 	st.Unsent++
 	c.accounts[w.AccountID] = st
-	return StatusPending
+	return oltp.DeliveryPending
 }

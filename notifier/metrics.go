@@ -36,7 +36,7 @@ func newMeters(set *metrics.Set, lag func() float64) *meters {
 func (m *meters) written(ds []oltp.InsertedDelivery, events []analytics.FeedEvent, now time.Time) {
 	for _, d := range ds {
 		m.set.GetOrCreateCounter(`hs_notifier_deliveries_written_total{status="` + d.Status + `"}`).Inc()
-		if d.Status != StatusPending {
+		if d.Status != oltp.DeliveryPending {
 			continue
 		}
 		if e := eventOf(events, d.EventSeq); e != nil && e.Version > 1e18 { // a wall-clock version (after 2001)

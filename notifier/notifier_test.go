@@ -226,9 +226,9 @@ func TestCompanyAndCriteriaWatchesGetExactlyTheirEvents(t *testing.T) {
 		}
 	}
 	got := e.deliveries()
-	require.Equal(t, wantCompany, seqsOf(got, company, notifier.StatusPending))
-	require.Equal(t, wantFrance, seqsOf(got, france, notifier.StatusPending))
-	require.Equal(t, wantReposted, seqsOf(got, reposted, notifier.StatusPending))
+	require.Equal(t, wantCompany, seqsOf(got, company, oltp.DeliveryPending))
+	require.Equal(t, wantFrance, seqsOf(got, france, oltp.DeliveryPending))
+	require.Equal(t, wantReposted, seqsOf(got, reposted, oltp.DeliveryPending))
 	require.Len(t, got, len(wantCompany)+len(wantFrance)+len(wantReposted), "nothing else")
 	require.NotEmpty(t, wantReposted)
 	for _, id := range []int64{company, france, reposted} {
@@ -302,14 +302,14 @@ func TestTheChecksRateLimitWallAndCapInTheSpecsOrder(t *testing.T) {
 	got := e.deliveries()
 	count := func(id int64, status string) int { return len(seqsOf(got, id, status)) }
 
-	require.Equal(t, 3, count(limited, notifier.StatusPending), "max_fires_per_hour 3")
-	require.Equal(t, 7, count(limited, notifier.StatusRateLimited))
-	require.Equal(t, 50, count(walled, notifier.StatusPending), "the Free plan's 50 delivered changes a month")
-	require.Equal(t, 10, count(walled, notifier.StatusWallBlocked))
-	require.Equal(t, 5, count(capped, notifier.StatusPending), "the hard cap of 5 units")
-	require.Equal(t, 3, count(capped, notifier.StatusCapBlocked))
+	require.Equal(t, 3, count(limited, oltp.DeliveryPending), "max_fires_per_hour 3")
+	require.Equal(t, 7, count(limited, oltp.DeliveryRateLimited))
+	require.Equal(t, 50, count(walled, oltp.DeliveryPending), "the Free plan's 50 delivered changes a month")
+	require.Equal(t, 10, count(walled, oltp.DeliveryWallBlocked))
+	require.Equal(t, 5, count(capped, oltp.DeliveryPending), "the hard cap of 5 units")
+	require.Equal(t, 3, count(capped, oltp.DeliveryCapBlocked))
 	for _, r := range got {
-		require.Equal(t, r.Status == notifier.StatusPending, r.Due, "a blocked delivery is never due")
+		require.Equal(t, r.Status == oltp.DeliveryPending, r.Due, "a blocked delivery is never due")
 	}
 	require.EqualValues(t, 3, e.fires(limited), "rate-limited deliveries are not fires")
 	require.EqualValues(t, 50, e.fires(walled))
@@ -319,8 +319,8 @@ func TestTheChecksRateLimitWallAndCapInTheSpecsOrder(t *testing.T) {
 	e.commit(ev{1, "closed", "Germany"}, ev{2, "closed", "Germany"})
 	e.caughtUp(n)
 	got = e.deliveries()
-	require.Equal(t, 8, count(limited, notifier.StatusRateLimited))
-	require.Equal(t, 11, count(walled, notifier.StatusWallBlocked))
+	require.Equal(t, 8, count(limited, oltp.DeliveryRateLimited))
+	require.Equal(t, 11, count(walled, oltp.DeliveryWallBlocked))
 
 	// A failed delivery does not count against the allowance: its slot is admitted again.
 	_, err := e.pool.Exec(ctx, "UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE delivery_id = (SELECT min(delivery_id) FROM webhook_deliveries WHERE watch_id = $1)", walled)
@@ -328,7 +328,7 @@ func TestTheChecksRateLimitWallAndCapInTheSpecsOrder(t *testing.T) {
 	e.commit(ev{2, "opened", "Germany"})
 	e.caughtUp(n)
 	got = e.deliveries()
-	require.Equal(t, 50, count(walled, notifier.StatusPending))
+	require.Equal(t, 50, count(walled, oltp.DeliveryPending))
 	require.Equal(t, 1, count(walled, "failed"))
 
 	allowance, limitedPlan := notifier.DeliveredChangeAllowance("tier_1")
@@ -356,7 +356,7 @@ func TestANewInstallStartsAtTheWatermarkAndARestartResumesFromThePosition(t *tes
 
 	n2 := e.start(0)
 	e.caughtUp(n2)
-	require.Equal(t, append(first, second[0], second[2]), seqsOf(e.deliveries(), w, notifier.StatusPending))
+	require.Equal(t, append(first, second[0], second[2]), seqsOf(e.deliveries(), w, oltp.DeliveryPending))
 	require.Equal(t, e.watermark(), e.position())
 }
 
@@ -400,8 +400,8 @@ func TestCrashesAndRewindsNeitherLoseNorDoubleADelivery(t *testing.T) {
 	}
 	check := func() {
 		got := e.deliveries()
-		require.Equal(t, wantCo, seqsOf(got, co, notifier.StatusPending))
-		require.Equal(t, wantCrit, seqsOf(got, crit, notifier.StatusPending))
+		require.Equal(t, wantCo, seqsOf(got, co, oltp.DeliveryPending))
+		require.Equal(t, wantCrit, seqsOf(got, crit, oltp.DeliveryPending))
 		require.Len(t, got, len(wantCo)+len(wantCrit))
 		require.EqualValues(t, len(wantCo), e.fires(co))
 		require.EqualValues(t, len(wantCrit), e.fires(crit))
@@ -443,7 +443,7 @@ func TestTwoInstancesWriteEachDeliveryOnce(t *testing.T) {
 	}
 	e.caughtUp(first)
 	e.caughtUp(second)
-	require.Equal(t, want, seqsOf(e.deliveries(), w, notifier.StatusPending))
+	require.Equal(t, want, seqsOf(e.deliveries(), w, oltp.DeliveryPending))
 	require.EqualValues(t, len(want), e.fires(w))
 }
 
@@ -462,5 +462,5 @@ func TestACommitElsewhereNudgesTheSnapshotAndIsDelivered(t *testing.T) {
 
 	seqs := e.write(ev{9, "opened", "Germany"}, ev{10, "opened", "Germany"}, ev{9, "closed", "Germany"})
 	require.Eventually(t, func() bool { return len(e.deliveries()) == 2 }, time.Minute, 20*time.Millisecond)
-	require.Equal(t, []uint64{seqs[0], seqs[2]}, seqsOf(e.deliveries(), w, notifier.StatusPending))
+	require.Equal(t, []uint64{seqs[0], seqs[2]}, seqsOf(e.deliveries(), w, oltp.DeliveryPending))
 }

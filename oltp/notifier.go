@@ -17,10 +17,6 @@ import (
 // inserted (UNIQUE (watch_id, event_seq), ON CONFLICT DO NOTHING), the fires of the admitted ones
 // recorded, the dispatcher woken and the position advanced, all or nothing.
 
-// notifierWakeChannel is the channel the dispatcher LISTENs on: a transaction that makes a
-// delivery due notifies it.
-const notifierWakeChannel = "hs_deliveries"
-
 // ErrPositionMoved is returned by BeginNotifierBatch when the notifier position is not where the
 // caller left it: another notifier instance advanced it. The caller re-reads it and carries on.
 var ErrPositionMoved = errors.New("the notifier position moved (another notifier instance wrote this batch)")
@@ -304,7 +300,7 @@ func (b *NotifierBatch) Insert(ctx context.Context, ds []NewDelivery, firedAt ti
 	if _, err := b.tx.Exec(ctx, `UPDATE watches SET last_fired_at = greatest(last_fired_at, $2) WHERE watch_id = ANY($1)`, fw, firedAt); err != nil {
 		return nil, fmt.Errorf("cannot update the watches' last fire: %w", err)
 	}
-	if _, err := b.tx.Exec(ctx, "SELECT pg_notify($1, '')", notifierWakeChannel); err != nil {
+	if _, err := b.tx.Exec(ctx, "SELECT pg_notify($1, '')", DeliveriesChannel); err != nil {
 		return nil, fmt.Errorf("cannot notify the dispatcher: %w", err)
 	}
 	return out, nil

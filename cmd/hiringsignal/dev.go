@@ -23,6 +23,7 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	sf := addServeFlags(fs)
 	kf := addStackFlags(fs)
 	cf := addCrawlFlags(fs)
+	df := addDispatchFlags(fs)
 	simf := addSimFlags(fs)
 	days := fs.Int("backfill-days", 57, "days of history to backfill before serving; 57 covers the 8 weeks the windowed pulse fields (direction, is_surge) need (committed cycles are skipped on the next run)")
 	cycleEvery := fs.Duration("cycle-every", sim.TickDuration, "wall time of one 3-hour cycle of the simulated world and the crawl (e.g. 20s: the accelerated clock, deliveries within a minute of creating a watch); every time rule (coldness, max_age, on-demand crawls, the freshness floor, fire-limit hours) reads the same simulated clock. From 1s to 3h")
@@ -91,7 +92,11 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 
 	set := metrics.NewSet() // served by the API at /metrics, crawl figures included
 	// dev allows http and loopback webhook URLs, so a receiver on this machine works.
-	a := addAPI(&g, log, f, s, sf, set, pushDeps{box: box, egress: egress.Policy{AllowHTTP: true, AllowPrivate: true}, clock: clock})
+	push := pushDeps{box: box, egress: egress.Policy{AllowHTTP: true, AllowPrivate: true}, clock: clock}
+	a := addAPI(&g, log, f, s, sf, set, push)
+	if err := addDispatcher(ctx, &g, log, f, df, set, push, a.ready); err != nil {
+		return err
+	}
 	if err := g.Start(ctx); err != nil {
 		return err
 	}

@@ -70,6 +70,7 @@ type apiStack struct {
 	srv    *api.Server
 	stores *stores
 	snap   *snapshot.Service // the company read model and the search index, of one watermark
+	ready  func() bool       // the migrations are applied
 }
 
 // addAPI adds the API's parts to g, after the stores s: the read side, which migrates with
@@ -166,7 +167,7 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 	// The notifier writes deliveries of the commits the read side learns of; it waits for the
 	// migrated stores by itself and stops first.
 	g.Add("notifier", notify)
-	return &apiStack{srv: srv, stores: s, snap: snap}
+	return &apiStack{srv: srv, stores: s, snap: snap, ready: migrated.Load}
 }
 
 // pushDeps are the webhook secret box, the webhook URL policy and the world's clock of a command
@@ -209,6 +210,7 @@ func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 	fs := flagenv.New("serve", "Run the HTTP API.")
 	f := addStoreFlags(fs)
 	sf := addServeFlags(fs)
+	df := addDispatchFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -223,7 +225,13 @@ func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 	}
 	var g lifecycle.Group
 	g.Add("stores", storesPart{s})
-	addAPI(&g, log, f, s, sf, metrics.NewSet(), pushDeps{box: box})
+	set := metrics.NewSet()
+	push := pushDeps{box: box}
+	a := addAPI(&g, log, f, s, sf, set, push)
+	if err := addDispatcher(ctx, &g, log, f, df, set, push, a.ready); err != nil {
+		s.Close()
+		return err
+	}
 	return runUntilSignal(ctx, log, &g)
 }
 
