@@ -104,7 +104,7 @@ func (smartRecruiters) Parse(body []byte, pageURL string) (Page, error) {
 			RequisitionID: clean(it.RefNumber),
 			Title:         it.Name,
 			CompanyName:   clean(it.Company.Name),
-			Location:      clean(loc.FullLocation),
+			Location:      tidyPlace(clean(loc.FullLocation)),
 			City:          city,
 			Country:       country,
 			Remote:        remote,
@@ -173,4 +173,19 @@ func srNext(pageURL string, resp srResponse, n int) string {
 		out = withQuery(out, "limit", strconv.Itoa(int(resp.Limit.V)))
 	}
 	return out
+}
+
+// tidyPlace drops the empty parts of a comma-separated place: SmartRecruiters' fullLocation
+// leaves a slot for an absent region ("Atlanta, , United States").
+func tidyPlace(s string) string {
+	if !strings.Contains(s, ",") {
+		return s
+	}
+	var kept []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			kept = append(kept, p)
+		}
+	}
+	return strings.Join(kept, ", ")
 }

@@ -86,3 +86,14 @@ func TestSmartRecruitersBadBodies(t *testing.T) {
 		parseErr(t, "smartrecruiters", []byte(body))
 	}
 }
+
+func TestSmartRecruitersTidiesEmptyRegionSlots(t *testing.T) {
+	f := func(in, want string) {
+		t.Helper()
+		require.Equal(t, want, tidyPlace(in))
+	}
+	f("Atlanta, , United States", "Atlanta, United States")
+	f("Hamburg, Hamburg, Germany", "Hamburg, Hamburg, Germany") // as published when the region is named
+	f("Remote", "Remote")
+	f(", ,", "")
+}
