@@ -66,8 +66,8 @@ func newHandlers(d Deps) *handlers {
 	return &handlers{d: d}
 }
 
-// event is one event as the feed serves it.
-type event struct {
+// Event is one event as the feed serves it (the answer's shape, also what a consumer decodes).
+type Event struct {
 	EventSeq     uint64  `json:"event_seq"`
 	EventType    string  `json:"event_type"`
 	ReqKey       string  `json:"req_key"`
@@ -84,9 +84,9 @@ type event struct {
 	ObservedAt   string  `json:"observed_at"`
 }
 
-// page is the answer.
-type page struct {
-	Events          []event `json:"events"`
+// Page is the answer of GET /v1/events.
+type Page struct {
+	Events          []Event `json:"events"`
 	NextCursor      uint64  `json:"next_cursor"`
 	HasMore         bool    `json:"has_more"`
 	FreshnessFloorS int     `json:"freshness_floor_s"`
@@ -121,15 +121,15 @@ func (h *handlers) events(c *api.Call) (int, error) {
 	if err != nil {
 		return 0, api.Unavailable("The change feed (ClickHouse)", err)
 	}
-	out := page{Events: make([]event, 0, len(p.Events)), NextCursor: p.Next, HasMore: p.Next < upper, FreshnessFloorS: floor}
+	out := Page{Events: make([]Event, 0, len(p.Events)), NextCursor: p.Next, HasMore: p.Next < upper, FreshnessFloorS: floor}
 	for i := range p.Events {
 		out.Events = append(out.Events, newEvent(snap, &p.Events[i]))
 	}
 	return len(out.Events), c.JSON(200, out)
 }
 
-func newEvent(snap *snapshot.Snapshot, e *analytics.FeedEvent) event {
-	v := event{EventSeq: e.Seq, EventType: e.Type, ReqKey: e.ReqKey, CompanyID: e.CompanyID, RawTitle: e.RawTitle,
+func newEvent(snap *snapshot.Snapshot, e *analytics.FeedEvent) Event {
+	v := Event{EventSeq: e.Seq, EventType: e.Type, ReqKey: e.ReqKey, CompanyID: e.CompanyID, RawTitle: e.RawTitle,
 		Country: strPtr(e.Country), Function: strPtr(e.Function), Board: strPtr(e.Board), URL: strPtr(e.URL),
 		OccurredAt: e.OccurredAt.UTC().Format(time.RFC3339), ObservedAt: e.ObservedAt.UTC().Format(time.RFC3339)}
 	if co := snap.Model.Company(e.CompanyID); co != nil {

@@ -91,30 +91,10 @@ func readLedger(tb testing.TB, ch driver.Conn, wm uint64) []ledgerRow {
 	return out
 }
 
-// The answer, as the tests read it.
+// The answer, as the tests read it: the handler's own types (a field the route adds is decoded too).
 type (
-	event struct {
-		EventSeq     uint64  `json:"event_seq"`
-		EventType    string  `json:"event_type"`
-		ReqKey       string  `json:"req_key"`
-		CompanyID    uint64  `json:"company_id"`
-		CompanyName  *string `json:"company_name"`
-		RawTitle     string  `json:"raw_title"`
-		Country      *string `json:"country"`
-		CountryCode  *string `json:"country_code"`
-		Function     *string `json:"function"`
-		FunctionName *string `json:"function_name"`
-		Board        *string `json:"board"`
-		URL          *string `json:"url"`
-		OccurredAt   string  `json:"occurred_at"`
-		ObservedAt   string  `json:"observed_at"`
-	}
-	page struct {
-		Events          []event `json:"events"`
-		NextCursor      uint64  `json:"next_cursor"`
-		HasMore         bool    `json:"has_more"`
-		FreshnessFloorS int     `json:"freshness_floor_s"`
-	}
+	event = events.Event
+	page  = events.Page
 )
 
 // caller is a fresh account on a server that counts the events it was served, to check the

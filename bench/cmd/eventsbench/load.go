@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/planehq/hiringsignal/api/events"
 )
 
 // result is one measured run.
@@ -76,26 +78,7 @@ func load(name, base string, paths []string, headers map[string]string, conns in
 }
 
 // feedPage is the answer's shape, for the decoding baseline and to count events.
-type feedPage struct {
-	Events []struct {
-		EventSeq     uint64  `json:"event_seq"`
-		EventType    string  `json:"event_type"`
-		ReqKey       string  `json:"req_key"`
-		CompanyID    uint64  `json:"company_id"`
-		CompanyName  *string `json:"company_name"`
-		RawTitle     string  `json:"raw_title"`
-		Country      *string `json:"country"`
-		CountryCode  *string `json:"country_code"`
-		Function     *string `json:"function"`
-		FunctionName *string `json:"function_name"`
-		Board        *string `json:"board"`
-		URL          *string `json:"url"`
-		OccurredAt   string  `json:"occurred_at"`
-		ObservedAt   string  `json:"observed_at"`
-	} `json:"events"`
-	NextCursor uint64 `json:"next_cursor"`
-	HasMore    bool   `json:"has_more"`
-}
+type feedPage = events.Page
 
 // decodeRun decodes body with encoding/json on workers goroutines for dur: the client-side
 // floor of consuming one page.
