@@ -65,12 +65,12 @@ func TestListIsMostRecentFirstAndEveryFilterSelects(t *testing.T) {
 	// Each delivery carries its fields as written.
 	byID := map[int64]delivery{}
 	for _, d := range p.Deliveries {
-		byID[d.DeliveryID] = d
+		byID[d.ID] = d
 	}
 	first := byID[all[0].id]
 	require.Equal(t, payload.EventKey(w1, uint64(all[0].id)), first.IdempotencyKey)
 	require.Equal(t, w1, *first.WatchID)
-	require.Equal(t, ep1, first.WebhookEndpointID)
+	require.Equal(t, ep1, first.EndpointID)
 	require.Equal(t, "opened", first.EventType)
 	require.Equal(t, all[0].id, *first.EventSeq)
 	require.Equal(t, oltp.DeliveryDelivered, first.Status)
@@ -166,7 +166,7 @@ func TestCursorPagingHasNoGapsOrRepeats(t *testing.T) {
 	q.Set("cursor", itoa(*first.NextCursor))
 	second := h.list(t, a.Key, q)
 	require.Equal(t, made[10:20], ids(second.Deliveries))
-	require.Equal(t, fresh, h.list(t, a.Key, url.Values{"limit": {"1"}}).Deliveries[0].DeliveryID)
+	require.Equal(t, fresh, h.list(t, a.Key, url.Values{"limit": {"1"}}).Deliveries[0].ID)
 
 	// The demo key pages at most api.DemoPageLimit and sees none of this customer's deliveries.
 	demo := h.list(t, api.PublicDemoKey, nil)
@@ -203,7 +203,7 @@ func TestDetailCarriesAttemptsAndBody(t *testing.T) {
 		Body json.RawMessage `json:"body"`
 	}
 	require.NoError(t, json.Unmarshal(r.Body, &d))
-	require.Equal(t, id, d.DeliveryID)
+	require.Equal(t, id, d.ID)
 	require.Equal(t, oltp.DeliveryDelivered, d.Status)
 	require.Equal(t, 3, d.AttemptCount)
 	require.Equal(t, 204, *d.ResponseStatus)

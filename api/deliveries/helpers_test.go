@@ -136,22 +136,8 @@ func (h *harness) state(t *testing.T, id int64) state {
 	return s
 }
 
-type delivery struct {
-	DeliveryID        int64      `json:"delivery_id"`
-	IdempotencyKey    string     `json:"idempotency_key"`
-	WatchID           *int64     `json:"watch_id"`
-	WebhookEndpointID int64      `json:"webhook_endpoint_id"`
-	EventType         string     `json:"event_type"`
-	EventSeq          *int64     `json:"event_seq"`
-	Status            string     `json:"status"`
-	AttemptCount      int        `json:"attempt_count"`
-	ResponseStatus    *int       `json:"response_status"`
-	ResponseMS        *int       `json:"response_ms"`
-	NextAttemptAt     *time.Time `json:"next_attempt_at"`
-	DeliveredAt       *time.Time `json:"delivered_at"`
-	ReplayedAt        *time.Time `json:"replayed_at"`
-	CreatedAt         time.Time  `json:"created_at"`
-}
+// delivery is a delivery as answered: the handler's own type.
+type delivery = oltp.Delivery
 
 type page struct {
 	Deliveries []delivery `json:"deliveries"`
@@ -184,7 +170,7 @@ func (h *harness) all(t *testing.T, key string, q url.Values, limit int) []int64
 		p := h.list(t, key, q2)
 		require.LessOrEqual(t, len(p.Deliveries), limit)
 		for _, d := range p.Deliveries {
-			out = append(out, d.DeliveryID)
+			out = append(out, d.ID)
 		}
 		if !p.HasMore {
 			require.Nil(t, p.NextCursor)
@@ -192,7 +178,7 @@ func (h *harness) all(t *testing.T, key string, q url.Values, limit int) []int64
 		}
 		require.Len(t, p.Deliveries, limit, "a page before the last is full")
 		require.NotNil(t, p.NextCursor)
-		require.Equal(t, p.Deliveries[len(p.Deliveries)-1].DeliveryID, *p.NextCursor)
+		require.Equal(t, p.Deliveries[len(p.Deliveries)-1].ID, *p.NextCursor)
 		q2.Set("cursor", strconv.FormatInt(*p.NextCursor, 10))
 	}
 }
@@ -200,7 +186,7 @@ func (h *harness) all(t *testing.T, key string, q url.Values, limit int) []int64
 func ids(ds []delivery) []int64 {
 	out := make([]int64, 0, len(ds))
 	for _, d := range ds {
-		out = append(out, d.DeliveryID)
+		out = append(out, d.ID)
 	}
 	return out
 }

@@ -85,7 +85,7 @@ func TestReplayReopensDeliveredAndFailedDeliveriesIdempotently(t *testing.T) {
 		require.Equal(t, 200, res.Status, string(res.Body))
 		var d delivery
 		require.NoError(t, json.Unmarshal(res.Body, &d))
-		require.Equal(t, id, d.DeliveryID)
+		require.Equal(t, id, d.ID)
 		require.Equal(t, oltp.DeliveryPending, d.Status)
 		require.NotNil(t, d.NextAttemptAt)
 		require.NotNil(t, d.ReplayedAt)

@@ -37,11 +37,11 @@ func TestTestDeliveriesAreQueuedDueNowAndBounded(t *testing.T) {
 	var d delivery
 	require.NoError(t, json.Unmarshal(r.Body, &d))
 	l.woken(t)
-	require.Equal(t, payload.TestKey(d.DeliveryID), d.IdempotencyKey)
+	require.Equal(t, payload.TestKey(d.ID), d.IdempotencyKey)
 	require.Equal(t, payload.EventTest, d.EventType)
 	require.Nil(t, d.WatchID)
 	require.Nil(t, d.EventSeq)
-	require.Equal(t, ep, d.WebhookEndpointID)
+	require.Equal(t, ep, d.EndpointID)
 	require.Equal(t, oltp.DeliveryPending, d.Status)
 	require.Zero(t, d.AttemptCount)
 	require.NotNil(t, d.NextAttemptAt)
@@ -54,14 +54,14 @@ func TestTestDeliveriesAreQueuedDueNowAndBounded(t *testing.T) {
 		body    []byte
 	)
 	require.NoError(t, h.Pool.QueryRow(context.Background(), `SELECT status IN ('pending', 'retrying') AND next_attempt_at <= now(), key_id, account_id, body
-		FROM webhook_deliveries WHERE delivery_id = $1`, d.DeliveryID).Scan(&due, &keyID, &account, &body))
+		FROM webhook_deliveries WHERE delivery_id = $1`, d.ID).Scan(&due, &keyID, &account, &body))
 	require.True(t, due)
 	require.Equal(t, a.KeyID, *keyID)
 	require.Equal(t, a.AccountID, account)
 	var b payload.Body
 	require.NoError(t, json.Unmarshal(body, &b))
 	require.Equal(t, payload.EventTest, b.Event)
-	require.Equal(t, d.DeliveryID, b.DeliveryID)
+	require.Equal(t, d.ID, b.DeliveryID)
 	require.Equal(t, d.IdempotencyKey, b.IdempotencyKey)
 	require.Equal(t, ep, b.WebhookID)
 	require.Nil(t, b.WatchID)
@@ -72,8 +72,8 @@ func TestTestDeliveriesAreQueuedDueNowAndBounded(t *testing.T) {
 
 	// It is listed and detailed like any delivery.
 	got := h.list(t, a.Key, url.Values{"webhook_endpoint_id": {itoa(ep)}})
-	require.Equal(t, []int64{d.DeliveryID}, ids(got.Deliveries))
-	det := h.Get(t, "/v1/webhook-deliveries/"+itoa(d.DeliveryID), a.Key, nil)
+	require.Equal(t, []int64{d.ID}, ids(got.Deliveries))
+	det := h.Get(t, "/v1/webhook-deliveries/"+itoa(d.ID), a.Key, nil)
 	require.Equal(t, 200, det.Status)
 	require.JSONEq(t, string(body), string(det.Fields(t)["body"]))
 
