@@ -6,17 +6,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzztime=${FUZZTIME:-2s}
 total=0
+# inputs counts the failing inputs saved for a target (0 when none was ever saved).
+inputs() { if [ -d "$1" ]; then find "$1" -type f | wc -l; else echo 0; fi; }
 for pkg in $(go list ./...); do
 	dir=$(go list -f '{{.Dir}}' "$pkg")
 	grep -lq '^func Fuzz' "$dir"/*_test.go 2>/dev/null || continue
 	for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
 		echo "fuzz $pkg $target ($fuzztime)"
-		saved=$(ls "$dir/testdata/fuzz/$target" 2>/dev/null | wc -l)
+		saved=$(inputs "$dir/testdata/fuzz/$target")
 		if ! go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "$pkg" >/tmp/hs-fuzz.$$ 2>&1; then
 			# A failure always saves its input. One that saved none is the fuzzing engine running out
 			# of time around a slow execution ("context deadline exceeded" on a loaded machine): run
 			# the target once more, and fail if it fails again.
-			if [ "$(ls "$dir/testdata/fuzz/$target" 2>/dev/null | wc -l)" -eq "$saved" ]; then
+			if [ "$(inputs "$dir/testdata/fuzz/$target")" -eq "$saved" ]; then
 				echo "fuzz target $target of $pkg stopped without a failing input (engine timeout); running it again" >&2
 				go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "$pkg" >/tmp/hs-fuzz.$$ 2>&1 && { total=$((total + 1)); continue; }
 			fi
