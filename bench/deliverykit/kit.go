@@ -9,14 +9,11 @@ package deliverykit
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	neturl "net/url"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -30,6 +27,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/planehq/hiringsignal/bench/benchdb"
 	"github.com/planehq/hiringsignal/dispatch"
 	"github.com/planehq/hiringsignal/egress"
 	"github.com/planehq/hiringsignal/oltp"
@@ -79,7 +77,7 @@ func Run(ctx context.Context, o Options, senders ...Sender) error {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	pool, drop, err := throwawaySchema(ctx, o.PostgresURL)
+	pool, drop, err := benchdb.ThrowawaySchema(ctx, o.PostgresURL, "bench_delivery_")
 	if err != nil {
 		return err
 	}
@@ -353,42 +351,4 @@ func startProfile(path string, on bool) (func(), error) {
 		return nil, err
 	}
 	return func() { pprof.StopCPUProfile(); _ = f.Close() }, nil
-}
-
-// throwawaySchema creates a migrated Postgres schema for the run; drop removes it.
-func throwawaySchema(ctx context.Context, pgURL string) (*pgxpool.Pool, func(), error) {
-	var b [5]byte
-	_, _ = rand.Read(b[:])
-	schema := "bench_delivery_" + hex.EncodeToString(b[:])
-	admin, err := pgx.Connect(ctx, pgURL)
-	if err != nil {
-		return nil, nil, fmt.Errorf("cannot reach Postgres at %s (run `bin/hiringsignal stores up` or pass --postgres-url): %w", pgURL, err)
-	}
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		admin.Close(ctx)
-		return nil, nil, err
-	}
-	drop := func() {
-		_, _ = admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
-		admin.Close(context.Background())
-	}
-	u, err := neturl.Parse(pgURL)
-	if err != nil {
-		drop()
-		return nil, nil, err
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	pool, err := oltp.Open(ctx, u.String())
-	if err != nil {
-		drop()
-		return nil, nil, err
-	}
-	if err := oltp.Migrate(ctx, pool, nil); err != nil {
-		pool.Close()
-		drop()
-		return nil, nil, err
-	}
-	return pool, func() { pool.Close(); drop() }, nil
 }

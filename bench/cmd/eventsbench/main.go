@@ -14,26 +14,22 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
-	neturl "net/url"
 	"os"
 	"runtime"
 	"slices"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/valyala/fasthttp"
 
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/events"
+	"github.com/planehq/hiringsignal/bench/benchdb"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/readmodel"
 	"github.com/planehq/hiringsignal/searchindex"
@@ -106,7 +102,7 @@ func run(ctx context.Context, o options) error {
 	snap := &snapshot.Snapshot{Watermark: wm, AsOf: at.UTC(), Model: readmodel.NewBuilder(wm, at, nil, cos).Build(readmodel.Side{}),
 		Index: searchindex.NewBuilder(wm, at, cos).Build(nil)}
 
-	pool, drop, err := throwawaySchema(ctx, o.pgURL)
+	pool, drop, err := benchdb.ThrowawaySchema(ctx, o.pgURL, "bench_events_")
 	if err != nil {
 		return err
 	}
@@ -254,42 +250,4 @@ func get(url, key string) ([]byte, error) {
 		return nil, fmt.Errorf("GET %s answered %d: %s", url, res.StatusCode(), res.Body())
 	}
 	return append([]byte(nil), res.Body()...), nil
-}
-
-// throwawaySchema creates a migrated Postgres schema for the run; drop removes it.
-func throwawaySchema(ctx context.Context, pgURL string) (*pgxpool.Pool, func(), error) {
-	var b [5]byte
-	_, _ = rand.Read(b[:])
-	schema := "bench_events_" + hex.EncodeToString(b[:])
-	admin, err := pgx.Connect(ctx, pgURL)
-	if err != nil {
-		return nil, nil, fmt.Errorf("cannot reach Postgres at %s (run `bin/hiringsignal stores up` or pass --postgres-url): %w", pgURL, err)
-	}
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		admin.Close(ctx)
-		return nil, nil, err
-	}
-	drop := func() {
-		_, _ = admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
-		admin.Close(context.Background())
-	}
-	u, err := neturl.Parse(pgURL)
-	if err != nil {
-		drop()
-		return nil, nil, err
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	pool, err := oltp.Open(ctx, u.String())
-	if err != nil {
-		drop()
-		return nil, nil, err
-	}
-	if err := oltp.Migrate(ctx, pool, nil); err != nil {
-		pool.Close()
-		drop()
-		return nil, nil, err
-	}
-	return pool, func() { pool.Close(); drop() }, nil
 }
