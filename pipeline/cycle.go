@@ -29,7 +29,8 @@ type CycleStats struct {
 	SourcesFailed int
 	Pages         int
 	NotModified   int // pages answered 304 and replayed from the page cache
-	CacheEvicted  int // pages the page cache evicted (least recently used) to stay in its bound
+	CacheEvicted  int // pages the page cache evicted (not read for two cycles) to make room
+	CacheRefused  int // pages the full page cache did not keep (next cycle reads them in full): raise --page-cache-mib
 	Postings      int
 	Malformed     int
 	Unresolved    int
@@ -141,7 +142,9 @@ func (c *Crawler) Fetcher() *Fetcher { return c.fetch }
 
 // PageCacheStats reports the pages the page cache keeps, their approximate bytes, and the
 // evictions since the crawler started.
-func (c *Crawler) PageCacheStats() (pages int, bytes int64, evictions uint64) { return c.pages.stats() }
+func (c *Crawler) PageCacheStats() (pages int, bytes int64, evictions, refused uint64) {
+	return c.pages.stats()
+}
 
 // State returns the in-memory ledger state (read-only use, between cycles).
 func (c *Crawler) State() *State { return c.state }
@@ -170,6 +173,7 @@ func (c *Crawler) RunRegions(ctx context.Context, dir *Directory, regions []stri
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	tick := uint32(dir.Tick)
+	c.pages.advance(tick)
 	cycleTime := dir.CycleTime.UTC()
 	started := time.Now().UTC()
 	stats := make(map[string]*CycleStats, len(regions))
@@ -222,8 +226,15 @@ func (c *Crawler) RunRegions(ctx context.Context, dir *Directory, regions []stri
 	if err != nil {
 		return out(), err
 	}
+	refused := 0
 	for _, st := range stats {
 		st.CollectTook = time.Since(tc)
+		refused += st.CacheRefused
+	}
+	if refused > 0 {
+		pages, bytes, _, _ := c.pages.stats()
+		c.log.Warn("page cache full: pages not kept are read in full next cycle, without If-None-Match; raise --page-cache-mib (HS_PAGE_CACHE_MIB)",
+			"not_kept", refused, "kept", pages, "kept_mib", bytes>>20, "bound_mib", c.pages.maxBytes>>20, "tick", tick)
 	}
 	for _, region := range todo {
 		st := stats[region]
@@ -320,12 +331,16 @@ func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver,
 					out = append(out, o)
 					keep = append(keep, cachedObs{reqKey: o.reqKey, sourceID: o.sourceID})
 				}
-				evicted := 0
+				evicted, refused := 0, 0
 				if m.etag != "" {
-					evicted = c.pages.put(m.url, &cachedPage{etag: m.etag, next: m.next, obs: keep})
+					var kept bool
+					if evicted, kept = c.pages.put(m.url, &cachedPage{etag: m.etag, next: m.next, obs: keep}); !kept {
+						refused = 1
+					}
 				}
 				countMu.Lock()
 				stats[m.src.Region].CacheEvicted += evicted
+				stats[m.src.Region].CacheRefused += refused
 				stats[m.src.Region].Postings += len(m.postings)
 				stats[m.src.Region].Unresolved += unresolved
 				stats[m.src.Region].SalaryDropped += salDropped

@@ -207,34 +207,64 @@ func TestPageBodyIsBoundedPerPageAndInTotal(t *testing.T) {
 	require.LessOrEqual(t, counter.peak.Load(), int32(2), "bodies held at once must stay within BodyBudget/MaxBody")
 }
 
-func TestPageCacheEvictsLeastRecentlyUsed(t *testing.T) {
+// A crawl reads every page once a cycle in the same order: a plain LRU smaller than the pages
+// evicts each page just before it is read again (a 100k-company world replayed no 304 at all).
+// The cache keeps what the last two cycles read and refuses new pages instead; only pages not
+// read for two cycles make room, least recently used first.
+func TestPageCacheSurvivesCycleScans(t *testing.T) {
 	page := func(etag string) *cachedPage {
 		return &cachedPage{etag: etag, obs: []cachedObs{{reqKey: "0123456789abcdef", sourceID: "a1"}}}
 	}
 	one := page("e").size("u1")
 	c := newPageCache(3 * one)
-	require.Zero(t, c.put("u1", page("e")))
-	require.Zero(t, c.put("u2", page("e")))
-	require.Zero(t, c.put("u3", page("e")))
-	require.NotNil(t, c.get("u1"))              // u1 used: u2 is now the least recently used
-	require.Equal(t, 1, c.put("u4", page("e"))) // evicts u2
-	require.Nil(t, c.get("u2"))
-	require.NotNil(t, c.get("u1"))
-	require.NotNil(t, c.get("u3"))
-	require.NotNil(t, c.get("u4"))
-	pages, bytes, evictions := c.stats()
+	put := func(url string) (int, bool) { return c.put(url, page("e")) }
+	scan := func(urls ...string) (hits int) {
+		for _, u := range urls {
+			if c.get(u) != nil {
+				hits++
+			} else {
+				put(u)
+			}
+		}
+		return hits
+	}
+	// Five pages, room for three, read in the same order every cycle: the first three stay.
+	urls := []string{"u1", "u2", "u3", "u4", "u5"}
+	c.advance(1)
+	require.Zero(t, scan(urls...))
+	for tick := uint32(2); tick <= 4; tick++ {
+		c.advance(tick)
+		require.Equal(t, 3, scan(urls...), "cycle %d replays what fits", tick)
+	}
+	pages, bytes, evictions, refused := c.stats()
 	require.Equal(t, 3, pages)
 	require.Equal(t, 3*one, bytes)
-	require.EqualValues(t, 1, evictions)
+	require.Zero(t, evictions)
+	require.EqualValues(t, 8, refused, "u4 and u5 in each of four cycles")
+
+	// u2 goes away (its source left the directory): read neither at tick 5 nor at 6, it makes room
+	// at tick 6 for u4; u1 and u3, read at tick 5 and 6, stay.
+	c.advance(5)
+	require.Equal(t, 2, scan("u1", "u3"))
+	c.advance(6)
+	require.Equal(t, 2, scan("u1", "u3"))
+	evicted, kept := put("u4")
+	require.True(t, kept)
+	require.Equal(t, 1, evicted)
+	require.Nil(t, c.get("u2"))
+	require.NotNil(t, c.get("u1"))
+	require.NotNil(t, c.get("u4"))
 	// A page larger than the whole cache is not kept, and drops the stale entry for its URL.
 	huge := &cachedPage{etag: "e", obs: make([]cachedObs, 100)}
-	require.Zero(t, c.put("u1", huge))
+	_, kept = c.put("u1", huge)
+	require.False(t, kept)
 	require.Nil(t, c.get("u1"))
-	pages, bytes, _ = c.stats()
+	pages, bytes, _, _ = c.stats()
 	require.Equal(t, 2, pages)
 	require.Equal(t, 2*one, bytes)
 
-	// In a crawl: an evicted page is fetched in full next time, without If-None-Match.
+	// In a crawl: a page not kept is fetched in full next time, without If-None-Match, and one
+	// not read for two cycles makes room.
 	var conditional atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		etag := `"` + r.URL.Path + `"`
@@ -253,22 +283,32 @@ func TestPageCacheEvictsLeastRecentlyUsed(t *testing.T) {
 	b := Source{Key: "jsonld:b", Vendor: "jsonld", Kind: "board", URL: srv.URL + "/b"}
 	size := (&cachedPage{etag: `"/a"`}).size(a.URL)
 	cr := quietCrawler(Config{PageCacheBytes: size + 10}) // room for one page
-	evicted := 0
-	for i, src := range []Source{a, a, b, a} {
-		status, st := collectSources(t, context.Background(), cr, src)
-		require.Equal(t, sourceOK, status[src.Key])
+	evicted, refusedPages := 0, 0
+	for i, step := range []struct {
+		tick uint32
+		src  Source
+	}{{1, a}, {1, a}, {1, b}, {2, b}, {3, b}, {3, a}} {
+		cr.pages.advance(step.tick)
+		status, st := collectSources(t, context.Background(), cr, step.src)
+		require.Equal(t, sourceOK, status[step.src.Key])
 		evicted += st.CacheEvicted
-		if i == 1 {
+		refusedPages += st.CacheRefused
+		switch i {
+		case 1:
 			require.Equal(t, 1, st.NotModified, "a page still kept is asked for conditionally")
-		}
-		if i == 3 {
+		case 2, 3:
+			require.Equal(t, 1, st.CacheRefused, "a was read in this cycle or the one before: b is not kept")
+		case 4:
+			require.Equal(t, 1, st.CacheEvicted, "a, not read at ticks 2 and 3, makes room for b")
+		case 5:
 			require.Zero(t, st.NotModified)
 		}
 	}
-	require.EqualValues(t, 1, conditional.Load(), "a page evicted (a, by b) is fetched in full, without If-None-Match")
-	require.Equal(t, 2, evicted, "b evicts a, then a evicts b")
-	_, _, evictions = cr.PageCacheStats()
-	require.EqualValues(t, 2, evictions)
+	require.EqualValues(t, 1, conditional.Load(), "pages not kept (b twice, a after its eviction) are fetched in full")
+	require.Equal(t, 1, evicted)
+	require.Equal(t, 3, refusedPages, "b at ticks 1 and 2, a at tick 3 (b was read at tick 3)")
+	_, _, evictions, _ = cr.PageCacheStats()
+	require.EqualValues(t, 1, evictions)
 
 	var cfg Config
 	cfg.defaults()

@@ -21,6 +21,7 @@ func (c *Crawler) RunCompany(ctx context.Context, dir *Directory, domain string,
 	id := CompanyID(domain)
 	region := CompanyRegion(id)
 	tick := uint32(dir.Tick)
+	c.pages.advance(tick)
 	now = now.UTC().Truncate(time.Second)
 	st := &CycleStats{Region: region, Tick: tick, CycleTime: now, StartedAt: time.Now().UTC(), ByType: map[string]int{}}
 	var homeRegion string

@@ -7,22 +7,32 @@ import (
 
 // pageCache remembers, per page URL, its ETag, its next-page URL and the reqs it carried, so a
 // 304 Not Modified replays the page's sightings without keeping its postings: two short strings
-// per posting instead of the parsed page. It holds about maxBytes (see cachedPage.size) and
-// evicts the least recently used pages beyond that; an evicted page is fetched in full next
-// time, without If-None-Match.
+// per posting instead of the parsed page. It holds about maxBytes (see cachedPage.size).
+//
+// A crawl reads every page once per cycle in about the same order, the access pattern that
+// defeats plain LRU: with more pages than fit, each page is evicted just before it is read again
+// and no 304 is ever replayed. So the cache is scan-resistant: a page read in this cycle or the
+// one before (stamped with the cycle's tick) is never evicted for another page; only pages not
+// read for two cycles (a source that went away) make room, least recently used first. When
+// nothing may go, the new page is not kept (counted as refused): a full cache keeps the same
+// pages from cycle to cycle and replays as many 304s as it has room for. A page not kept is
+// fetched in full next time, without If-None-Match.
 type pageCache struct {
 	mu        sync.Mutex
 	maxBytes  int64
 	bytes     int64
 	pages     map[string]*list.Element // url → element of lru holding a *cacheEntry
 	lru       *list.List               // front: most recently used
+	tick      uint32                   // the latest cycle's tick (advance)
 	evictions uint64
+	refused   uint64
 }
 
 type cacheEntry struct {
 	url  string
 	page *cachedPage
 	size int64
+	tick uint32 // of the cycle that last read it
 }
 
 type cachedPage struct {
@@ -57,7 +67,15 @@ func newPageCache(maxBytes int64) *pageCache {
 	return &pageCache{maxBytes: maxBytes, pages: map[string]*list.Element{}, lru: list.New()}
 }
 
-// get returns what is kept for url (nil when nothing is) and marks it recently used.
+// advance starts the cycle of tick (a cycle of an older tick, or an on-demand crawl at the same
+// one, leaves it as it is).
+func (c *pageCache) advance(tick uint32) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.tick = max(c.tick, tick)
+}
+
+// get returns what is kept for url (nil when nothing is) and marks it read in this cycle.
 func (c *pageCache) get(url string) *cachedPage {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -66,31 +84,35 @@ func (c *pageCache) get(url string) *cachedPage {
 		return nil
 	}
 	c.lru.MoveToFront(el)
-	return el.Value.(*cacheEntry).page
+	e := el.Value.(*cacheEntry)
+	e.tick = c.tick
+	return e.page
 }
 
-// put keeps p for url, evicting the least recently used pages while the cache is over its
-// bound, and returns how many it evicted. A page larger than the whole bound is not kept (and
-// what was kept for its URL is dropped: it is stale).
-func (c *pageCache) put(url string, p *cachedPage) int {
+// put keeps p for url when there is room, or room can be made by evicting pages not read in
+// this cycle or the one before, and returns how many it evicted and whether p was kept. What was
+// kept for url before is dropped either way (it is stale).
+func (c *pageCache) put(url string, p *cachedPage) (evicted int, kept bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.pages[url]; ok {
 		c.remove(el)
 	}
 	size := p.size(url)
-	if size > c.maxBytes {
-		return 0
-	}
-	c.pages[url] = c.lru.PushFront(&cacheEntry{url: url, page: p, size: size})
-	c.bytes += size
-	evicted := 0
-	for c.bytes > c.maxBytes {
-		c.remove(c.lru.Back())
+	for c.bytes+size > c.maxBytes {
+		back := c.lru.Back()
+		if back == nil || back.Value.(*cacheEntry).tick+1 >= c.tick {
+			c.refused++
+			c.evictions += uint64(evicted)
+			return evicted, false
+		}
+		c.remove(back)
 		evicted++
 	}
+	c.pages[url] = c.lru.PushFront(&cacheEntry{url: url, page: p, size: size, tick: c.tick})
+	c.bytes += size
 	c.evictions += uint64(evicted)
-	return evicted
+	return evicted, true
 }
 
 func (c *pageCache) remove(el *list.Element) {
@@ -99,11 +121,11 @@ func (c *pageCache) remove(el *list.Element) {
 	c.bytes -= e.size
 }
 
-// stats reports the pages and approximate bytes kept, and the evictions so far.
-func (c *pageCache) stats() (pages int, bytes int64, evictions uint64) {
+// stats reports the pages and approximate bytes kept, and the evictions and refusals so far.
+func (c *pageCache) stats() (pages int, bytes int64, evictions, refused uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.pages), c.bytes, c.evictions
+	return len(c.pages), c.bytes, c.evictions, c.refused
 }
 
 // obsFromEvent rebuilds a sighting of a req on an unchanged page from its ledger state.

@@ -376,10 +376,11 @@ func largeWorld(ctx context.Context, log *slog.Logger, companies, cycles int, ch
 		}
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
+		cachePages, cacheBytes, _, cacheRefused := c.PageCacheStats()
 		ps := float64(postings) / took.Seconds()
-		fmt.Printf("crawl cycle %d:  %8d postings %7.1fs %9.0f postings/s  ratio %.2f  events %d  failed sources %d  pages 304 %d  peak RSS %s  GCs %d (GC CPU %.0f%%)  emit %.1fs\n",
+		fmt.Printf("crawl cycle %d:  %8d postings %7.1fs %9.0f postings/s  ratio %.2f  events %d  failed sources %d  pages 304 %d  peak RSS %s  GCs %d (GC CPU %.0f%%)  emit %.1fs  page cache %d pages %d MiB (%d not kept so far)\n",
 			i+1, postings, took.Seconds(), ps, ps/(float64(base.postings)/base.took.Seconds()), events, failed, notModified, peakRSS(),
-			ms.NumGC, 100*ms.GCCPUFraction, emitTook.Seconds())
+			ms.NumGC, 100*ms.GCCPUFraction, emitTook.Seconds(), cachePages, cacheBytes>>20, cacheRefused)
 	}
 	_, live := c.State().Reqs()
 	fmt.Printf("live reqs after the cycles: %d\n\n", live)
