@@ -12,6 +12,7 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/deliveries"
+	"github.com/planehq/hiringsignal/internal/apitest"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/payload"
 )
@@ -20,7 +21,7 @@ import (
 // subset; another customer's deliveries never show.
 func TestListIsMostRecentFirstAndEveryFilterSelects(t *testing.T) {
 	h := start(t)
-	a, other := h.account(t, "growth"), h.account(t, "growth")
+	a, other := h.RoomyAccount(t, "growth"), h.RoomyAccount(t, "growth")
 	ep1, ep2 := h.endpoint(t, a.Key, "one"), h.endpoint(t, a.Key, "two")
 	w1, w2 := h.watch(t, a.Key, ep1), h.watch(t, a.Key, ep2)
 	theirs := h.endpoint(t, other.Key, "one")
@@ -132,7 +133,7 @@ func TestListIsMostRecentFirstAndEveryFilterSelects(t *testing.T) {
 // filter, and the default page is DefaultLimit.
 func TestCursorPagingHasNoGapsOrRepeats(t *testing.T) {
 	h := start(t)
-	a := h.account(t, "growth")
+	a := h.RoomyAccount(t, "growth")
 	ep := h.endpoint(t, a.Key, "page")
 	w := h.watch(t, a.Key, ep)
 	var made, failed []int64
@@ -178,7 +179,7 @@ func TestCursorPagingHasNoGapsOrRepeats(t *testing.T) {
 // The detail is one delivery with its attempts, oldest first, and its body as stored.
 func TestDetailCarriesAttemptsAndBody(t *testing.T) {
 	h := start(t)
-	a, other := h.account(t, "growth"), h.account(t, "growth")
+	a, other := h.RoomyAccount(t, "growth"), h.RoomyAccount(t, "growth")
 	ep := h.endpoint(t, a.Key, "detail")
 	w := h.watch(t, a.Key, ep)
 	id := h.insert(t, a, row{watch: w, endpoint: ep, status: oltp.DeliveryDelivered, attempts: 3, respStatus: ptr(204), respMS: ptr(31), deliveredAt: true, billed: true})
@@ -229,7 +230,7 @@ func TestDetailCarriesAttemptsAndBody(t *testing.T) {
 	queued := h.insert(t, a, row{watch: w, endpoint: ep, status: oltp.DeliveryPending})
 	r = h.Get(t, "/v1/webhook-deliveries/"+itoa(queued), a.Key, nil)
 	require.Equal(t, 200, r.Status)
-	require.Equal(t, []any{}, object(t, r)["attempts"])
+	require.Equal(t, []any{}, apitest.Object(t, r)["attempts"])
 	missing := h.Get(t, "/v1/webhook-deliveries/999999", a.Key, nil)
 	require.Equal(t, 404, missing.Status)
 	h.Conforms(t, "GET", "/v1/webhook-deliveries/{delivery_id}", missing)

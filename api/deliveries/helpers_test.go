@@ -3,8 +3,6 @@ package deliveries_test
 import (
 	"context"
 	"encoding/json"
-	"net"
-	"net/netip"
 	"net/url"
 	"strconv"
 	"testing"
@@ -18,36 +16,18 @@ import (
 	"github.com/planehq/hiringsignal/payload"
 )
 
-func fakeDNS(_ context.Context, _, host string) ([]netip.Addr, error) {
-	if host == "hooks.example.com" {
-		return []netip.Addr{netip.MustParseAddr("93.184.216.34")}, nil
-	}
-	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-}
-
 type harness struct{ *apitest.Server }
 
 // start serves the account, webhook, watch and delivery routes on a fresh schema.
 func start(t *testing.T) *harness {
 	t.Helper()
-	return &harness{apitest.StartServer(t, apitest.Options{DB: "deliveries", Push: &apitest.Push{Egress: egress.Policy{LookupNetIP: fakeDNS}}})}
-}
-
-// account is a new account on plan whose minute limit does not get in the way.
-func (h *harness) account(t *testing.T, plan string) oltp.NewAccount {
-	t.Helper()
-	a := h.Account(t, plan)
-	big := int64(10000)
-	require.NoError(t, oltp.SetCallsPerMinute(context.Background(), h.Pool, a.AccountID, &big))
-	return a
+	return &harness{apitest.StartServer(t, apitest.Options{DB: "deliveries", Push: &apitest.Push{Egress: egress.Policy{LookupNetIP: apitest.FakeDNS}}})}
 }
 
 // endpoint registers https://hooks.example.com/<name> for key and returns its id.
 func (h *harness) endpoint(t *testing.T, key, name string) int64 {
 	t.Helper()
-	r := h.Post(t, "/v1/webhooks", key, map[string]any{"url": "https://hooks.example.com/" + name})
-	require.Contains(t, []int{200, 201}, r.Status, string(r.Body))
-	return int64(object(t, r)["id"].(float64))
+	return h.Endpoint(t, key, "https://hooks.example.com/"+name)
 }
 
 // watch creates a criteria watch of key delivering to endpoint ep and returns its id.
@@ -55,7 +35,7 @@ func (h *harness) watch(t *testing.T, key string, ep int64) int64 {
 	t.Helper()
 	r := h.Post(t, "/v1/watches", key, map[string]any{"q": "engineer", "webhook_endpoint_id": ep})
 	require.Equal(t, 201, r.Status, string(r.Body))
-	return int64(object(t, r)["watch_id"].(float64))
+	return int64(apitest.Object(t, r)["watch_id"].(float64))
 }
 
 // row is a delivery written straight into webhook_deliveries, as the notifier or the dispatcher
@@ -189,13 +169,6 @@ func ids(ds []delivery) []int64 {
 		out = append(out, d.ID)
 	}
 	return out
-}
-
-func object(t *testing.T, r apitest.Response) map[string]any {
-	t.Helper()
-	var m map[string]any
-	require.NoError(t, json.Unmarshal(r.Body, &m), string(r.Body))
-	return m
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }

@@ -69,7 +69,7 @@ func conflictOf(t *testing.T, r apitest.Response) deliveries.Conflict {
 // billing left as it is); again, or on a delivery already queued, it answers the delivery as it is.
 func TestReplayReopensDeliveredAndFailedDeliveriesIdempotently(t *testing.T) {
 	h := start(t)
-	a := h.account(t, "growth")
+	a := h.RoomyAccount(t, "growth")
 	ep := h.endpoint(t, a.Key, "replay")
 	w := h.watch(t, a.Key, ep)
 	l := listen(t, h)
@@ -113,7 +113,7 @@ func TestReplayReopensDeliveredAndFailedDeliveriesIdempotently(t *testing.T) {
 		before := h.state(t, id)
 		res := h.replay(t, a.Key, id)
 		require.Equal(t, 200, res.Status, string(res.Body))
-		require.Equal(t, st, object(t, res)["status"])
+		require.Equal(t, st, apitest.Object(t, res)["status"])
 		after := h.state(t, id)
 		require.Equal(t, before, after)
 		l.quiet(t)
@@ -123,10 +123,10 @@ func TestReplayReopensDeliveredAndFailedDeliveriesIdempotently(t *testing.T) {
 	id := h.insert(t, a, row{watch: w, endpoint: ep, status: oltp.DeliveryFailed})
 	res := h.replay(t, api.PublicDemoKey, id)
 	require.Equal(t, 403, res.Status, string(res.Body))
-	require.Equal(t, "insufficient_scope", object(t, res)["detail"].(map[string]any)["reason"])
+	require.Equal(t, "insufficient_scope", apitest.Object(t, res)["detail"].(map[string]any)["reason"])
 	ro := h.Post(t, "/v1/keys", a.Key, map[string]any{"scopes": []string{"read"}})
 	require.Equal(t, 201, ro.Status, string(ro.Body))
-	res = h.replay(t, object(t, ro)["key"].(string), id)
+	res = h.replay(t, apitest.Object(t, ro)["key"].(string), id)
 	require.Equal(t, 403, res.Status, string(res.Body))
 	require.Equal(t, oltp.DeliveryFailed, h.state(t, id).Status)
 }
@@ -135,7 +135,7 @@ func TestReplayReopensDeliveredAndFailedDeliveriesIdempotently(t *testing.T) {
 // a deleted or disabled endpoint are 409 with a reason naming why; nothing changes.
 func TestReplayRefusalsNameTheirReason(t *testing.T) {
 	h := start(t)
-	a := h.account(t, "growth")
+	a := h.RoomyAccount(t, "growth")
 	ep := h.endpoint(t, a.Key, "refusals")
 	w := h.watch(t, a.Key, ep)
 	l := listen(t, h)
@@ -175,7 +175,7 @@ func TestReplayRefusalsNameTheirReason(t *testing.T) {
 	l.quiet(t)
 
 	// Missing and another customer's deliveries are the same 404.
-	other := h.account(t, "growth")
+	other := h.RoomyAccount(t, "growth")
 	require.Equal(t, 404, h.replay(t, other.Key, failed).Status)
 	require.Equal(t, 404, h.replay(t, a.Key, 999999).Status)
 }
@@ -183,7 +183,7 @@ func TestReplayRefusalsNameTheirReason(t *testing.T) {
 // Racing replays of one delivery reopen it once.
 func TestRacingReplaysReopenOnce(t *testing.T) {
 	h := start(t)
-	a := h.account(t, "growth")
+	a := h.RoomyAccount(t, "growth")
 	ep := h.endpoint(t, a.Key, "race")
 	w := h.watch(t, a.Key, ep)
 	id := h.insert(t, a, row{watch: w, endpoint: ep, status: oltp.DeliveryFailed, attempts: 9})

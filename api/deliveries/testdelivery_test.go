@@ -28,7 +28,7 @@ func (h *harness) test(t *testing.T, key string, ep int64) apitest.Response {
 // around its own id, and wakes the dispatcher; it is bounded per endpoint and never billed.
 func TestTestDeliveriesAreQueuedDueNowAndBounded(t *testing.T) {
 	h := start(t)
-	a := h.account(t, "growth")
+	a := h.RoomyAccount(t, "growth")
 	ep := h.endpoint(t, a.Key, "test")
 	l := listen(t, h)
 
@@ -109,7 +109,7 @@ func TestTestDeliveriesAreQueuedDueNowAndBounded(t *testing.T) {
 // customer's endpoint is 404; the demo key and read-only keys are refused.
 func TestTestDeliveryRefusals(t *testing.T) {
 	h := start(t)
-	a, other := h.account(t, "growth"), h.account(t, "growth")
+	a, other := h.RoomyAccount(t, "growth"), h.RoomyAccount(t, "growth")
 	ep := h.endpoint(t, a.Key, "refused")
 	theirs := h.endpoint(t, other.Key, "theirs")
 	l := listen(t, h)
@@ -130,10 +130,10 @@ func TestTestDeliveryRefusals(t *testing.T) {
 
 	r := h.test(t, api.PublicDemoKey, theirs)
 	require.Equal(t, 403, r.Status)
-	require.Equal(t, "insufficient_scope", object(t, r)["detail"].(map[string]any)["reason"])
+	require.Equal(t, "insufficient_scope", apitest.Object(t, r)["detail"].(map[string]any)["reason"])
 	ro := h.Post(t, "/v1/keys", other.Key, map[string]any{"scopes": []string{"read"}})
 	require.Equal(t, 201, ro.Status, string(ro.Body))
-	require.Equal(t, 403, h.test(t, object(t, ro)["key"].(string), theirs).Status)
+	require.Equal(t, 403, h.test(t, apitest.Object(t, ro)["key"].(string), theirs).Status)
 	l.quiet(t)
 	require.Empty(t, h.list(t, a.Key, nil).Deliveries)
 	require.Empty(t, h.list(t, other.Key, nil).Deliveries)
@@ -142,7 +142,7 @@ func TestTestDeliveryRefusals(t *testing.T) {
 // The usage dashboard counts the wall_blocked and cap_blocked deliveries of the billing month.
 func TestDashboardCountsBlockedDeliveriesOfTheMonth(t *testing.T) {
 	h := start(t)
-	a, other := h.account(t, "growth"), h.account(t, "growth")
+	a, other := h.RoomyAccount(t, "growth"), h.RoomyAccount(t, "growth")
 	ep := h.endpoint(t, a.Key, "dash")
 	w := h.watch(t, a.Key, ep)
 	theirs := h.endpoint(t, other.Key, "dash")
@@ -171,7 +171,7 @@ func TestDashboardCountsBlockedDeliveriesOfTheMonth(t *testing.T) {
 		r := h.Get(t, "/v1/usage/dashboard", key, nil)
 		require.Equal(t, 200, r.Status, string(r.Body))
 		h.Conforms(t, "GET", "/v1/usage/dashboard", r)
-		return object(t, r)["blocked_deliveries"].(map[string]any)
+		return apitest.Object(t, r)["blocked_deliveries"].(map[string]any)
 	}
 	require.Equal(t, map[string]any{"wall_blocked": 3.0, "cap_blocked": 2.0}, blocked(a.Key))
 	require.Equal(t, map[string]any{"wall_blocked": 1.0, "cap_blocked": 0.0}, blocked(other.Key))
@@ -180,7 +180,7 @@ func TestDashboardCountsBlockedDeliveriesOfTheMonth(t *testing.T) {
 // Racing test calls on one endpoint make exactly MaxTestDeliveries deliveries; the rest are 409.
 func TestRacingTestDeliveriesHoldTheBound(t *testing.T) {
 	h := start(t)
-	a := h.account(t, "growth")
+	a := h.RoomyAccount(t, "growth")
 	ep := h.endpoint(t, a.Key, "race")
 	const n = 2 * oltp.MaxTestDeliveries
 	statuses := make(chan int, n)

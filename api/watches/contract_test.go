@@ -17,17 +17,17 @@ import (
 // with a body its schema describes.
 func TestEveryPushAnswerIsDocumented(t *testing.T) {
 	h := start(t)
-	good := h.account(t, "free")
-	paused := h.account(t, "free")
+	good := h.RoomyAccount(t, "free")
+	paused := h.RoomyAccount(t, "free")
 	good2 := h.Account(t, "free")
 	require.Equal(t, 200, h.Post(t, "/v1/account/pause", paused.Key, nil).Status)
-	ep := itoa(h.endpoint(t, good.Key, "https://hooks.example.com/sweep"))
+	ep := itoa(h.Endpoint(t, good.Key, "https://hooks.example.com/sweep"))
 	keys := []string{"", "hsk_invalid", good.Key, api.PublicDemoKey, paused.Key, good2.Key}
 	bodies := []string{"", "{", "[]", `{"url":"https://hooks.example.com/sweep","company_id":42,"webhook_endpoint_id":` + ep + `}`,
 		`{"url":"https://127.0.0.1/","criteria":{"req":{"q":"engineer"}},"webhook_url":"https://hooks.example.com/sweep2","overlap_seconds":60}`,
 		`{"url":1,"secret":"whsec_x","company_id":-1,"event_types":["x"],"max_fires_per_hour":0}`}
-	delivered := itoa(h.delivery(t, good, h.endpoint(t, good.Key, "https://hooks.example.com/sweep3"), "delivered"))
-	blocked := itoa(h.delivery(t, good2, h.endpoint(t, good2.Key, "https://hooks.example.com/sweep"), "wall_blocked"))
+	delivered := itoa(h.delivery(t, good, h.Endpoint(t, good.Key, "https://hooks.example.com/sweep3"), "delivered"))
+	blocked := itoa(h.delivery(t, good2, h.Endpoint(t, good2.Key, "https://hooks.example.com/sweep"), "wall_blocked"))
 	routes := slices.Concat(webhooks.Routes(webhooks.Deps{}), watches.Routes(watches.Deps{}), deliveries.Routes(deliveries.Deps{}))
 	for _, rt := range routes {
 		for _, ref := range []string{ep, "999999", "x", delivered, blocked} {

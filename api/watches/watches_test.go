@@ -35,13 +35,13 @@ func sorted(s ...string) []string { s = append([]string{}, s...); sort.Strings(s
 
 func TestCreateListAndMeterWatches(t *testing.T) {
 	h := start(t)
-	a := h.account(t, "starter")
-	ep := h.endpoint(t, a.Key, "https://hooks.example.com/w")
+	a := h.RoomyAccount(t, "starter")
+	ep := h.Endpoint(t, a.Key, "https://hooks.example.com/w")
 
 	r := h.Post(t, "/v1/watches", a.Key, map[string]any{"company_id": acme, "webhook_endpoint_id": ep})
 	require.Equal(t, 201, r.Status, string(r.Body))
 	h.Conforms(t, "POST", "/v1/watches", r)
-	w := object(t, r)
+	w := apitest.Object(t, r)
 	require.Equal(t, sorted(append(watchFields, "webhook_secret")...), keysOf(w))
 	require.EqualValues(t, acme, w["company_id"])
 	require.Nil(t, w["criteria"])
@@ -58,7 +58,7 @@ func TestCreateListAndMeterWatches(t *testing.T) {
 		"q": "platform engineer", "geo": "Germany", "webhook_endpoint_id": ep, "event_types": []string{"closed", "reobserved", "closed"}, "max_fires_per_hour": 5})
 	require.Equal(t, 201, r.Status, string(r.Body))
 	h.Conforms(t, "POST", "/v1/watches", r)
-	c := object(t, r)
+	c := apitest.Object(t, r)
 	require.Nil(t, c["company_id"])
 	require.Equal(t, map[string]any{"req": map[string]any{"function": "engineering", "q": "platform engineer", "country": "Germany"},
 		"event": map[string]any{"event_type": "opened"}}, c["criteria"], "q and geo are folded into criteria")
@@ -67,7 +67,7 @@ func TestCreateListAndMeterWatches(t *testing.T) {
 
 	r = h.Get(t, "/v1/watches", a.Key, nil)
 	h.Conforms(t, "GET", "/v1/watches", r)
-	list := object(t, r)["watches"].([]any)
+	list := apitest.Object(t, r)["watches"].([]any)
 	require.Len(t, list, 2)
 	first, second := list[0].(map[string]any), list[1].(map[string]any)
 	require.Equal(t, id(c), id(first), "newest first")
@@ -82,9 +82,9 @@ func TestCreateListAndMeterWatches(t *testing.T) {
 func TestFireCountersAndHeartbeat(t *testing.T) {
 	ctx := context.Background()
 	h := start(t)
-	a := h.account(t, "growth")
-	ep := h.endpoint(t, a.Key, "https://hooks.example.com/f")
-	w := object(t, h.Post(t, "/v1/watches", a.Key, map[string]any{"company_id": beta, "webhook_endpoint_id": ep, "max_fires_per_hour": 2}))
+	a := h.RoomyAccount(t, "growth")
+	ep := h.Endpoint(t, a.Key, "https://hooks.example.com/f")
+	w := apitest.Object(t, h.Post(t, "/v1/watches", a.Key, map[string]any{"company_id": beta, "webhook_endpoint_id": ep, "max_fires_per_hour": 2}))
 	wid := int64(w["watch_id"].(float64))
 
 	now := time.Now().UTC().Truncate(time.Second)
@@ -92,7 +92,7 @@ func TestFireCountersAndHeartbeat(t *testing.T) {
 	require.NoError(t, oltp.RecordWatchFire(ctx, h.Pool, wid, now.Add(-2*24*time.Hour), 2))
 	require.NoError(t, oltp.RecordWatchFire(ctx, h.Pool, wid, now.Add(-90*time.Minute), 3))
 	require.NoError(t, oltp.RecordWatchFire(ctx, h.Pool, wid, now.Add(-20*time.Minute), 4))
-	got := object(t, h.Get(t, "/v1/watches", a.Key, nil))["watches"].([]any)[0].(map[string]any)
+	got := apitest.Object(t, h.Get(t, "/v1/watches", a.Key, nil))["watches"].([]any)[0].(map[string]any)
 	require.EqualValues(t, 1, got["fires_last_hour"])
 	require.EqualValues(t, 3, got["fires_last_7d"])
 	require.EqualValues(t, 4, got["fires_last_30d"])
@@ -103,7 +103,7 @@ func TestFireCountersAndHeartbeat(t *testing.T) {
 	require.True(t, now.Add(-20*time.Minute).Equal(last))
 
 	require.NoError(t, oltp.RecordWatchFire(ctx, h.Pool, wid, now.Add(-time.Minute), 5))
-	got = object(t, h.Get(t, "/v1/watches", a.Key, nil))["watches"].([]any)[0].(map[string]any)
+	got = apitest.Object(t, h.Get(t, "/v1/watches", a.Key, nil))["watches"].([]any)[0].(map[string]any)
 	require.EqualValues(t, 2, got["fires_last_hour"])
 	require.Equal(t, true, got["rate_limited"], "fires_last_hour met max_fires_per_hour")
 	require.Equal(t, "rate_limited", got["status"])
@@ -112,17 +112,17 @@ func TestFireCountersAndHeartbeat(t *testing.T) {
 	r := h.Get(t, "/v1/watches", a.Key, nil)
 	require.Equal(t, 200, r.Status, "listing is not billable: it works while paused")
 	h.Conforms(t, "GET", "/v1/watches", r)
-	require.Equal(t, "paused", object(t, r)["watches"].([]any)[0].(map[string]any)["status"])
+	require.Equal(t, "paused", apitest.Object(t, r)["watches"].([]any)[0].(map[string]any)["status"])
 	r = h.Post(t, "/v1/watches", a.Key, map[string]any{"company_id": beta, "webhook_endpoint_id": ep})
 	require.Equal(t, 403, r.Status, "creating is billable")
-	require.Equal(t, "account_paused", object(t, r)["detail"].(map[string]any)["reason"])
+	require.Equal(t, "account_paused", apitest.Object(t, r)["detail"].(map[string]any)["reason"])
 }
 
 func TestBadWatchesAre422AndWriteNothing(t *testing.T) {
 	ctx := context.Background()
 	h := start(t)
-	a := h.account(t, "growth")
-	ep := h.endpoint(t, a.Key, "https://hooks.example.com/bad")
+	a := h.RoomyAccount(t, "growth")
+	ep := h.Endpoint(t, a.Key, "https://hooks.example.com/bad")
 	crit := map[string]any{"req": map[string]any{"q": "engineer"}}
 	for _, c := range []struct {
 		body map[string]any
@@ -164,33 +164,33 @@ func TestBadWatchesAre422AndWriteNothing(t *testing.T) {
 
 func TestCompanyAndEndpointMustExist(t *testing.T) {
 	h := start(t)
-	a, b := h.account(t, "growth"), h.account(t, "growth")
-	ep := h.endpoint(t, a.Key, "https://hooks.example.com/e")
-	theirs := h.endpoint(t, b.Key, "https://hooks.example.com/e")
+	a, b := h.RoomyAccount(t, "growth"), h.RoomyAccount(t, "growth")
+	ep := h.Endpoint(t, a.Key, "https://hooks.example.com/e")
+	theirs := h.Endpoint(t, b.Key, "https://hooks.example.com/e")
 
 	r := h.Post(t, "/v1/watches", a.Key, map[string]any{"company_id": nobod, "webhook_endpoint_id": ep})
 	require.Equal(t, 404, r.Status)
-	require.Contains(t, object(t, r)["detail"], "company_id")
+	require.Contains(t, apitest.Object(t, r)["detail"], "company_id")
 
 	missing := h.Post(t, "/v1/watches", a.Key, map[string]any{"company_id": acme, "webhook_endpoint_id": 999999})
 	foreign := h.Post(t, "/v1/watches", a.Key, map[string]any{"company_id": acme, "webhook_endpoint_id": theirs})
 	require.Equal(t, 404, missing.Status)
 	h.Conforms(t, "POST", "/v1/watches", missing)
 	sameAnswer(t, missing, foreign)
-	require.Empty(t, object(t, h.Get(t, "/v1/watches", a.Key, nil))["watches"])
-	require.Empty(t, object(t, h.Get(t, "/v1/watches", b.Key, nil))["watches"])
+	require.Empty(t, apitest.Object(t, h.Get(t, "/v1/watches", a.Key, nil))["watches"])
+	require.Empty(t, apitest.Object(t, h.Get(t, "/v1/watches", b.Key, nil))["watches"])
 	require.EqualValues(t, 0, h.usage(t, a.Key)["watches"])
 }
 
 func TestInlineWebhookURL(t *testing.T) {
 	h := start(t)
-	a := h.account(t, "growth")
+	a := h.RoomyAccount(t, "growth")
 	r := h.Post(t, "/v1/watches", a.Key, map[string]any{"company_id": acme, "webhook_url": "https://hooks.example.com/inline"})
 	require.Equal(t, 201, r.Status, string(r.Body))
-	w := object(t, r)
+	w := apitest.Object(t, r)
 	secret := w["webhook_secret"].(string)
 	require.NoError(t, signing.ValidateSecret(secret))
-	eps := object(t, h.Get(t, "/v1/webhooks", a.Key, nil))["endpoints"].([]any)
+	eps := apitest.Object(t, h.Get(t, "/v1/webhooks", a.Key, nil))["endpoints"].([]any)
 	require.Len(t, eps, 1)
 	require.Equal(t, w["webhook_endpoint_id"], eps[0].(map[string]any)["id"])
 	s, err := oltp.SigningSecrets(context.Background(), h.Pool, h.box, int64(w["webhook_endpoint_id"].(float64)), time.Now())
@@ -199,7 +199,7 @@ func TestInlineWebhookURL(t *testing.T) {
 
 	r = h.Post(t, "/v1/watches", a.Key, map[string]any{"q": "nurse", "webhook_url": "https://hooks.example.com/inline"})
 	require.Equal(t, 201, r.Status)
-	again := object(t, r)
+	again := apitest.Object(t, r)
 	require.Equal(t, w["webhook_endpoint_id"], again["webhook_endpoint_id"], "the url's endpoint is reused")
 	require.Nil(t, again["webhook_secret"], "its secret is not shown again")
 
@@ -207,12 +207,12 @@ func TestInlineWebhookURL(t *testing.T) {
 	r = h.Post(t, "/v1/watches", a.Key, map[string]any{"company_id": beta, "webhook_url": "https://hooks.example.com/inline", "secret": other})
 	require.Equal(t, 409, r.Status, string(r.Body))
 	h.Conforms(t, "POST", "/v1/watches", r)
-	require.Equal(t, "secret_mismatch", object(t, r)["detail"].(map[string]any)["reason"])
+	require.Equal(t, "secret_mismatch", apitest.Object(t, r)["detail"].(map[string]any)["reason"])
 
 	mine := signing.NewSecret()
 	r = h.Post(t, "/v1/watches", a.Key, map[string]any{"company_id": beta, "webhook_url": "https://hooks.example.com/mine", "secret": mine})
 	require.Equal(t, 201, r.Status)
-	require.Equal(t, mine, object(t, r)["webhook_secret"])
+	require.Equal(t, mine, apitest.Object(t, r)["webhook_secret"])
 
 	for _, c := range []struct {
 		body map[string]any
@@ -230,7 +230,7 @@ func TestInlineWebhookURL(t *testing.T) {
 		require.NotContains(t, string(r.Body), strings.TrimPrefix(mine, "whsec_"))
 		require.NotContains(t, string(r.Body), "tooshort")
 	}
-	require.Len(t, object(t, h.Get(t, "/v1/watches", a.Key, nil))["watches"], 3)
+	require.Len(t, apitest.Object(t, h.Get(t, "/v1/watches", a.Key, nil))["watches"], 3)
 	for _, v := range []string{secret, other, mine} {
 		require.NotContains(t, h.log.String(), strings.TrimPrefix(v, "whsec_"))
 		require.NotContains(t, string(h.Get(t, "/v1/watches", a.Key, nil).Body), strings.TrimPrefix(v, "whsec_"))
@@ -242,8 +242,8 @@ func TestInlineWebhookURL(t *testing.T) {
 func TestTheAllowanceHoldsUnderConcurrentCreations(t *testing.T) {
 	ctx := context.Background()
 	h := start(t)
-	a := h.account(t, "free")
-	ep := h.endpoint(t, a.Key, "https://hooks.example.com/race")
+	a := h.RoomyAccount(t, "free")
+	ep := h.Endpoint(t, a.Key, "https://hooks.example.com/race")
 	const n = 10
 	res := make([]apitest.Response, n)
 	var wg sync.WaitGroup
@@ -271,7 +271,7 @@ func TestTheAllowanceHoldsUnderConcurrentCreations(t *testing.T) {
 	require.Equal(t, 3, created)
 	require.Equal(t, n-3, refused)
 	h.Conforms(t, "POST", "/v1/watches", last)
-	d := object(t, last)["detail"].(map[string]any)
+	d := apitest.Object(t, last)["detail"].(map[string]any)
 	require.Equal(t, "quota_exceeded", d["reason"])
 	require.Equal(t, map[string]any{"limit": 3.0, "used": 3.0, "reset": nil}, d["quota"])
 	require.Equal(t, "/v1/watches", d["endpoint"])
@@ -285,31 +285,31 @@ func TestTheAllowanceHoldsUnderConcurrentCreations(t *testing.T) {
 	require.Equal(t, 3, rows)
 	require.Equal(t, 1+3, endpoints, "a refused watch leaves its inline endpoint behind neither")
 	require.EqualValues(t, 3, h.usage(t, a.Key)["watches"])
-	ft := object(t, h.Get(t, "/v1/usage/dashboard", a.Key, nil))["free_tier"].(map[string]any)
+	ft := apitest.Object(t, h.Get(t, "/v1/usage/dashboard", a.Key, nil))["free_tier"].(map[string]any)
 	require.EqualValues(t, 3, ft["watches_used"])
 	require.EqualValues(t, 3, ft["watches_allowance"])
 
 	// Canceling returns the slot.
-	list := object(t, h.Get(t, "/v1/watches", a.Key, nil))["watches"].([]any)
+	list := apitest.Object(t, h.Get(t, "/v1/watches", a.Key, nil))["watches"].([]any)
 	require.Equal(t, 204, h.Do(t, "DELETE", "/v1/watches/"+id(list[0].(map[string]any)), a.Key, nil).Status)
-	require.EqualValues(t, 2, object(t, h.Get(t, "/v1/usage/dashboard", a.Key, nil))["free_tier"].(map[string]any)["watches_used"])
+	require.EqualValues(t, 2, apitest.Object(t, h.Get(t, "/v1/usage/dashboard", a.Key, nil))["free_tier"].(map[string]any)["watches_used"])
 	require.Equal(t, 201, h.Post(t, "/v1/watches", a.Key, map[string]any{"company_id": beta, "webhook_endpoint_id": ep}).Status)
 	require.Equal(t, 402, h.Post(t, "/v1/watches", a.Key, map[string]any{"company_id": beta, "webhook_endpoint_id": ep}).Status)
 }
 
 func TestCancelWatch(t *testing.T) {
 	h := start(t)
-	a, b := h.account(t, "starter"), h.account(t, "starter")
-	ep := h.endpoint(t, a.Key, "https://hooks.example.com/c")
-	w1 := object(t, h.Post(t, "/v1/watches", a.Key, map[string]any{"company_id": acme, "webhook_endpoint_id": ep}))
-	w2 := object(t, h.Post(t, "/v1/watches", a.Key, map[string]any{"company_id": beta, "webhook_endpoint_id": ep}))
+	a, b := h.RoomyAccount(t, "starter"), h.RoomyAccount(t, "starter")
+	ep := h.Endpoint(t, a.Key, "https://hooks.example.com/c")
+	w1 := apitest.Object(t, h.Post(t, "/v1/watches", a.Key, map[string]any{"company_id": acme, "webhook_endpoint_id": ep}))
+	w2 := apitest.Object(t, h.Post(t, "/v1/watches", a.Key, map[string]any{"company_id": beta, "webhook_endpoint_id": ep}))
 
 	r := h.Do(t, "DELETE", "/v1/watches/"+id(w1), a.Key, nil)
 	require.Equal(t, 204, r.Status)
 	h.Conforms(t, "DELETE", "/v1/watches/{watch_id}", r)
 	require.Empty(t, r.Body)
 	require.Equal(t, 204, h.Do(t, "DELETE", "/v1/watches/"+id(w1), a.Key, nil).Status, "again: 204")
-	list := object(t, h.Get(t, "/v1/watches", a.Key, nil))["watches"].([]any)
+	list := apitest.Object(t, h.Get(t, "/v1/watches", a.Key, nil))["watches"].([]any)
 	require.Len(t, list, 1, "canceled watches are omitted")
 	require.Equal(t, id(w2), id(list[0].(map[string]any)))
 
@@ -318,39 +318,39 @@ func TestCancelWatch(t *testing.T) {
 	require.Equal(t, 404, missing.Status)
 	h.Conforms(t, "DELETE", "/v1/watches/{watch_id}", missing)
 	sameAnswer(t, missing, foreign)
-	require.Len(t, object(t, h.Get(t, "/v1/watches", a.Key, nil))["watches"], 1, "the foreign watch is untouched")
+	require.Len(t, apitest.Object(t, h.Get(t, "/v1/watches", a.Key, nil))["watches"], 1, "the foreign watch is untouched")
 	require.Equal(t, 422, h.Do(t, "DELETE", "/v1/watches/x", a.Key, nil).Status)
 }
 
 func TestDemoKeyCannotCreateOrCancel(t *testing.T) {
 	h := start(t)
-	a := h.account(t, "starter")
-	ep := h.endpoint(t, a.Key, "https://hooks.example.com/demo")
-	w := object(t, h.Post(t, "/v1/watches", a.Key, map[string]any{"company_id": acme, "webhook_endpoint_id": ep}))
+	a := h.RoomyAccount(t, "starter")
+	ep := h.Endpoint(t, a.Key, "https://hooks.example.com/demo")
+	w := apitest.Object(t, h.Post(t, "/v1/watches", a.Key, map[string]any{"company_id": acme, "webhook_endpoint_id": ep}))
 	for _, r := range []apitest.Response{
 		h.Post(t, "/v1/watches", api.PublicDemoKey, map[string]any{"company_id": acme, "webhook_url": "https://hooks.example.com/demo"}),
 		h.Do(t, "DELETE", "/v1/watches/"+id(w), api.PublicDemoKey, nil),
 	} {
 		require.Equal(t, 403, r.Status)
-		d := object(t, r)["detail"].(map[string]any)
+		d := apitest.Object(t, r)["detail"].(map[string]any)
 		require.Equal(t, "insufficient_scope", d["reason"])
 		require.Equal(t, "write", d["required_scope"])
 	}
 	r := h.Get(t, "/v1/watches", api.PublicDemoKey, nil)
 	require.Equal(t, 200, r.Status)
 	h.Conforms(t, "GET", "/v1/watches", r)
-	require.Empty(t, object(t, r)["watches"])
-	require.Len(t, object(t, h.Get(t, "/v1/watches", a.Key, nil))["watches"], 1)
+	require.Empty(t, apitest.Object(t, r)["watches"])
+	require.Len(t, apitest.Object(t, h.Get(t, "/v1/watches", a.Key, nil))["watches"], 1)
 }
 
 // The cross-tenant sweep of the push routes: every route taking a watch or endpoint id answers
 // another customer's id exactly like a missing one (status, body and headers).
 func TestCrossTenantIDsAnswerLikeMissingOnes(t *testing.T) {
 	h := start(t)
-	me, other := h.account(t, "growth"), h.account(t, "growth")
-	theirEndpoint := h.endpoint(t, other.Key, "https://hooks.example.com/t")
-	theirWatch := id(object(t, h.Post(t, "/v1/watches", other.Key, map[string]any{"company_id": acme, "webhook_endpoint_id": theirEndpoint})))
-	mine := h.endpoint(t, me.Key, "https://hooks.example.com/t")
+	me, other := h.RoomyAccount(t, "growth"), h.RoomyAccount(t, "growth")
+	theirEndpoint := h.Endpoint(t, other.Key, "https://hooks.example.com/t")
+	theirWatch := id(apitest.Object(t, h.Post(t, "/v1/watches", other.Key, map[string]any{"company_id": acme, "webhook_endpoint_id": theirEndpoint})))
+	mine := h.Endpoint(t, me.Key, "https://hooks.example.com/t")
 	theirDelivery := itoa(h.delivery(t, other, theirEndpoint, oltp.DeliveryFailed))
 	myDelivery := h.delivery(t, me, mine, oltp.DeliveryFailed)
 	cases := []struct {
@@ -400,9 +400,9 @@ func TestCrossTenantIDsAnswerLikeMissingOnes(t *testing.T) {
 	require.Equal(t, oltp.DeliveryFailed, st)
 	require.Equal(t, []any{float64(myDelivery)}, deliveryIDs(t, h.Get(t, "/v1/webhook-deliveries", me.Key, nil)))
 	require.Len(t, deliveryIDs(t, h.Get(t, "/v1/webhook-deliveries", other.Key, nil)), 1)
-	require.Len(t, object(t, h.Get(t, "/v1/watches", other.Key, nil))["watches"], 1)
-	require.Len(t, object(t, h.Get(t, "/v1/webhooks", other.Key, nil))["endpoints"], 1)
-	require.Empty(t, object(t, h.Get(t, "/v1/watches", me.Key, nil))["watches"])
+	require.Len(t, apitest.Object(t, h.Get(t, "/v1/watches", other.Key, nil))["watches"], 1)
+	require.Len(t, apitest.Object(t, h.Get(t, "/v1/webhooks", other.Key, nil))["endpoints"], 1)
+	require.Empty(t, apitest.Object(t, h.Get(t, "/v1/watches", me.Key, nil))["watches"])
 }
 
 // sameAnswer requires two answers to be indistinguishable: status, body and headers (but the
@@ -441,7 +441,7 @@ func deliveryIDs(t *testing.T, r apitest.Response) []any {
 	t.Helper()
 	require.Equal(t, 200, r.Status, string(r.Body))
 	var out []any
-	for _, d := range object(t, r)["deliveries"].([]any) {
+	for _, d := range apitest.Object(t, r)["deliveries"].([]any) {
 		out = append(out, d.(map[string]any)["delivery_id"])
 	}
 	return out

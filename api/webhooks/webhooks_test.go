@@ -25,7 +25,7 @@ func TestRegisterIsIdempotentAndShowsTheSecretOnce(t *testing.T) {
 	r := h.Post(t, "/v1/webhooks", a.Key, `{"url":"https://Hooks.Example.com/in?x=1"}`)
 	require.Equal(t, 201, r.Status, string(r.Body))
 	h.Conforms(t, "POST", "/v1/webhooks", r)
-	first := object(t, r)
+	first := apitest.Object(t, r)
 	secret := first["secret"].(string)
 	require.NoError(t, signing.ValidateSecret(secret))
 	require.Equal(t, "https://hooks.example.com/in?x=1", first["url"], "scheme and host lower-cased")
@@ -36,7 +36,7 @@ func TestRegisterIsIdempotentAndShowsTheSecretOnce(t *testing.T) {
 	r = h.Post(t, "/v1/webhooks", a.Key, `{"url":"https://hooks.example.com/in?x=1"}`)
 	require.Equal(t, 200, r.Status, string(r.Body))
 	h.Conforms(t, "POST", "/v1/webhooks", r)
-	again := object(t, r)
+	again := apitest.Object(t, r)
 	require.Equal(t, id, idOf(t, again), "the same url is the same endpoint")
 	require.Nil(t, again["secret"], "the secret is shown only on creation")
 	require.Equal(t, 200, h.Post(t, "/v1/webhooks", a.Key, map[string]any{"url": "https://hooks.example.com/in?x=1", "secret": secret}).Status, "the same secret again")
@@ -45,7 +45,7 @@ func TestRegisterIsIdempotentAndShowsTheSecretOnce(t *testing.T) {
 	r = h.Post(t, "/v1/webhooks", a.Key, map[string]any{"url": "https://hooks.example.com/in?x=1", "secret": other})
 	require.Equal(t, 409, r.Status, string(r.Body))
 	h.Conforms(t, "POST", "/v1/webhooks", r)
-	d := object(t, r)["detail"].(map[string]any)
+	d := apitest.Object(t, r)["detail"].(map[string]any)
 	require.Equal(t, "secret_mismatch", d["reason"])
 	require.Contains(t, d["message"], "rotate-secret")
 	require.NotContains(t, string(r.Body), other)
@@ -55,13 +55,13 @@ func TestRegisterIsIdempotentAndShowsTheSecretOnce(t *testing.T) {
 	mine := signing.NewSecret()
 	r = h.Post(t, "/v1/webhooks", b.Key, map[string]any{"url": "https://hooks.example.com/in?x=1", "secret": mine})
 	require.Equal(t, 201, r.Status, string(r.Body))
-	require.NotEqual(t, id, idOf(t, object(t, r)))
-	require.Equal(t, mine, object(t, r)["secret"])
+	require.NotEqual(t, id, idOf(t, apitest.Object(t, r)))
+	require.Equal(t, mine, apitest.Object(t, r)["secret"])
 
 	r = h.Get(t, "/v1/webhooks", a.Key, nil)
 	require.Equal(t, 200, r.Status)
 	h.Conforms(t, "GET", "/v1/webhooks", r)
-	list := object(t, r)["endpoints"].([]any)
+	list := apitest.Object(t, r)["endpoints"].([]any)
 	require.Len(t, list, 1)
 	require.NotContains(t, list[0].(map[string]any), "secret")
 	require.NotContains(t, string(r.Body), secret)
@@ -115,7 +115,7 @@ func TestURLsAreCheckedInEverySpelling(t *testing.T) {
 		require.Equal(t, c.reason, inv.Detail[0].Ctx["reason"], c.url)
 		require.NotContains(t, string(r.Body), "secret-token", "a URL with credentials is not echoed")
 	}
-	require.Empty(t, object(t, h.Get(t, "/v1/webhooks", a.Key, nil))["endpoints"], "nothing was saved")
+	require.Empty(t, apitest.Object(t, h.Get(t, "/v1/webhooks", a.Key, nil))["endpoints"], "nothing was saved")
 	require.Equal(t, []string{"body.url"}, h.Post(t, "/v1/webhooks", a.Key, `{}`).Invalid(t).Locs())
 
 	// dev allows http and loopback, so a local receiver works.
@@ -138,7 +138,7 @@ func TestBadSecretsAreRefusedWithoutEcho(t *testing.T) {
 		}
 		require.NotContains(t, string(r.Body), "12345")
 	}
-	require.Empty(t, object(t, h.Get(t, "/v1/webhooks", a.Key, nil))["endpoints"])
+	require.Empty(t, apitest.Object(t, h.Get(t, "/v1/webhooks", a.Key, nil))["endpoints"])
 	for _, s := range []string{"c2hvcnQ=", "sk_live_notawebhooksecretatallbutlong"} {
 		require.NotContains(t, h.log.String(), s)
 	}
@@ -148,14 +148,14 @@ func TestRotateSecretOverlap(t *testing.T) {
 	ctx := context.Background()
 	h := start(t, false)
 	a, b := h.Account(t, "starter"), h.Account(t, "starter")
-	first := object(t, h.Post(t, "/v1/webhooks", a.Key, `{"url":"https://hooks.example.com/r"}`))
+	first := apitest.Object(t, h.Post(t, "/v1/webhooks", a.Key, `{"url":"https://hooks.example.com/r"}`))
 	id := idOf(t, first)
 	old := first["secret"].(string)
 
 	r := h.Post(t, "/v1/webhooks/"+itoa(id)+"/rotate-secret", a.Key, `{}`)
 	require.Equal(t, 200, r.Status, string(r.Body))
 	h.Conforms(t, "POST", "/v1/webhooks/{id}/rotate-secret", r)
-	rot := object(t, r)
+	rot := apitest.Object(t, r)
 	fresh := rot["secret"].(string)
 	require.NoError(t, signing.ValidateSecret(fresh))
 	require.NotEqual(t, old, fresh)
@@ -189,14 +189,14 @@ func TestRotateSecretOverlap(t *testing.T) {
 		require.NotContains(t, string(r.Body), v)
 		require.NotContains(t, h.log.String(), v)
 	}
-	require.NotNil(t, object(t, r)["endpoints"].([]any)[0].(map[string]any)["secret_rotated_at"])
+	require.NotNil(t, apitest.Object(t, r)["endpoints"].([]any)[0].(map[string]any)["secret_rotated_at"])
 }
 
 func TestDeleteEndpoint(t *testing.T) {
 	ctx := context.Background()
 	h := start(t, false)
 	a := h.Account(t, "free")
-	id := idOf(t, object(t, h.Post(t, "/v1/webhooks", a.Key, `{"url":"https://hooks.example.com/d"}`)))
+	id := idOf(t, apitest.Object(t, h.Post(t, "/v1/webhooks", a.Key, `{"url":"https://hooks.example.com/d"}`)))
 	company := int64(7)
 	w, _, _, err := oltp.CreateWatch(ctx, h.Pool, h.box, oltp.NewWatch{CustomerID: a.CustomerID, AccountID: a.AccountID, Allowance: 3, EndpointID: id,
 		CompanyID: &company, EventTypes: []string{"opened"}, MaxFiresPerHour: 20})
@@ -205,10 +205,10 @@ func TestDeleteEndpoint(t *testing.T) {
 	r := h.Do(t, "DELETE", "/v1/webhooks/"+itoa(id), a.Key, nil)
 	require.Equal(t, 409, r.Status, string(r.Body))
 	h.Conforms(t, "DELETE", "/v1/webhooks/{id}", r)
-	d := object(t, r)["detail"].(map[string]any)
+	d := apitest.Object(t, r)["detail"].(map[string]any)
 	require.Equal(t, "endpoint_in_use", d["reason"])
 	require.Equal(t, []any{float64(w.ID)}, d["watch_ids"])
-	require.Len(t, object(t, h.Get(t, "/v1/webhooks", a.Key, nil))["endpoints"], 1, "nothing was deleted")
+	require.Len(t, apitest.Object(t, h.Get(t, "/v1/webhooks", a.Key, nil))["endpoints"], 1, "nothing was deleted")
 
 	require.NoError(t, oltp.CancelWatch(ctx, h.Pool, a.CustomerID, w.ID))
 	r = h.Do(t, "DELETE", "/v1/webhooks/"+itoa(id), a.Key, nil)
@@ -216,11 +216,11 @@ func TestDeleteEndpoint(t *testing.T) {
 	h.Conforms(t, "DELETE", "/v1/webhooks/{id}", r)
 	require.Empty(t, r.Body)
 	require.Equal(t, 204, h.Do(t, "DELETE", "/v1/webhooks/"+itoa(id), a.Key, nil).Status, "again: 204")
-	require.Empty(t, object(t, h.Get(t, "/v1/webhooks", a.Key, nil))["endpoints"])
+	require.Empty(t, apitest.Object(t, h.Get(t, "/v1/webhooks", a.Key, nil))["endpoints"])
 	require.Equal(t, 404, h.Post(t, "/v1/webhooks/"+itoa(id)+"/rotate-secret", a.Key, `{}`).Status, "a deleted endpoint is not rotated")
 	r = h.Post(t, "/v1/webhooks", a.Key, `{"url":"https://hooks.example.com/d"}`)
 	require.Equal(t, 201, r.Status, "the url is free again: a new endpoint")
-	require.NotEqual(t, id, idOf(t, object(t, r)))
+	require.NotEqual(t, id, idOf(t, apitest.Object(t, r)))
 }
 
 func TestEndpointsPerCustomerAreBounded(t *testing.T) {
@@ -236,7 +236,7 @@ func TestEndpointsPerCustomerAreBounded(t *testing.T) {
 	require.Equal(t, "too_many_endpoints", inv.Detail[0].Type)
 	require.Equal(t, []string{"body.url"}, inv.Locs())
 	require.Equal(t, 200, h.Post(t, "/v1/webhooks", a.Key, `{"url":"https://hooks.example.com/0"}`).Status, "re-registering is not creating")
-	list := object(t, h.Get(t, "/v1/webhooks", a.Key, nil))["endpoints"].([]any)
+	list := apitest.Object(t, h.Get(t, "/v1/webhooks", a.Key, nil))["endpoints"].([]any)
 	require.Len(t, list, oltp.MaxLiveEndpoints)
 	require.Equal(t, "https://hooks.example.com/24", list[0].(map[string]any)["url"], "newest first")
 }
@@ -244,7 +244,7 @@ func TestEndpointsPerCustomerAreBounded(t *testing.T) {
 func TestDemoKeyCannotRegisterRotateOrDelete(t *testing.T) {
 	h := start(t, false)
 	a := h.Account(t, "free")
-	id := idOf(t, object(t, h.Post(t, "/v1/webhooks", a.Key, `{"url":"https://hooks.example.com/demo"}`)))
+	id := idOf(t, apitest.Object(t, h.Post(t, "/v1/webhooks", a.Key, `{"url":"https://hooks.example.com/demo"}`)))
 	for _, c := range []struct{ method, path, body string }{
 		{"POST", "/v1/webhooks", `{"url":"https://hooks.example.com/demo"}`},
 		{"POST", "/v1/webhooks/" + itoa(id) + "/rotate-secret", `{}`},
@@ -257,21 +257,21 @@ func TestDemoKeyCannotRegisterRotateOrDelete(t *testing.T) {
 		}
 		r := h.Do(t, c.method, c.path, api.PublicDemoKey, body)
 		require.Equal(t, 403, r.Status, c.path)
-		d := object(t, r)["detail"].(map[string]any)
+		d := apitest.Object(t, r)["detail"].(map[string]any)
 		require.Equal(t, "insufficient_scope", d["reason"])
 		require.Equal(t, "write", d["required_scope"])
 	}
 	r := h.Get(t, "/v1/webhooks", api.PublicDemoKey, nil)
 	require.Equal(t, 200, r.Status)
-	require.Empty(t, object(t, r)["endpoints"], "the demo key sees no one's endpoints")
-	require.Len(t, object(t, h.Get(t, "/v1/webhooks", a.Key, nil))["endpoints"], 1)
+	require.Empty(t, apitest.Object(t, r)["endpoints"], "the demo key sees no one's endpoints")
+	require.Len(t, apitest.Object(t, h.Get(t, "/v1/webhooks", a.Key, nil))["endpoints"], 1)
 }
 
 // Every webhook route taking an id answers another customer's id exactly like a missing one.
 func TestCrossTenantEndpointIDsAnswerLikeMissingOnes(t *testing.T) {
 	h := start(t, false)
 	me, other := h.Account(t, "growth"), h.Account(t, "growth")
-	foreign := itoa(idOf(t, object(t, h.Post(t, "/v1/webhooks", other.Key, `{"url":"https://hooks.example.com/x"}`))))
+	foreign := itoa(idOf(t, apitest.Object(t, h.Post(t, "/v1/webhooks", other.Key, `{"url":"https://hooks.example.com/x"}`))))
 	for _, c := range []struct{ method, path, body string }{
 		{"DELETE", "/v1/webhooks/%s", ""},
 		{"POST", "/v1/webhooks/%s/rotate-secret", "{}"},
@@ -288,7 +288,7 @@ func TestCrossTenantEndpointIDsAnswerLikeMissingOnes(t *testing.T) {
 		require.Equal(t, 404, missing.Status)
 		h.Conforms(t, c.method, strings.ReplaceAll(c.path, "%s", "{id}"), missing)
 	}
-	require.Len(t, object(t, h.Get(t, "/v1/webhooks", other.Key, nil))["endpoints"], 1, "the foreign endpoint is untouched")
+	require.Len(t, apitest.Object(t, h.Get(t, "/v1/webhooks", other.Key, nil))["endpoints"], 1, "the foreign endpoint is untouched")
 }
 
 // SameAnswer requires two answers to be indistinguishable: status, body and headers (but the
@@ -317,15 +317,15 @@ func SameAnswer(t *testing.T, a, b apitest.Response) {
 func TestListedEndpointsSayWhetherTheyAreDisabled(t *testing.T) {
 	h := start(t, false)
 	a := h.Account(t, "growth")
-	on := idOf(t, object(t, h.Post(t, "/v1/webhooks", a.Key, `{"url":"https://hooks.example.com/on"}`)))
-	off := idOf(t, object(t, h.Post(t, "/v1/webhooks", a.Key, `{"url":"https://hooks.example.com/off"}`)))
+	on := idOf(t, apitest.Object(t, h.Post(t, "/v1/webhooks", a.Key, `{"url":"https://hooks.example.com/on"}`)))
+	off := idOf(t, apitest.Object(t, h.Post(t, "/v1/webhooks", a.Key, `{"url":"https://hooks.example.com/off"}`)))
 	_, err := h.Pool.Exec(context.Background(), "UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = 'answered 410 Gone', failing_since = now() - interval '3 days' WHERE endpoint_id = $1", off)
 	require.NoError(t, err)
 	r := h.Get(t, "/v1/webhooks", a.Key, nil)
 	require.Equal(t, 200, r.Status)
 	h.Conforms(t, "GET", "/v1/webhooks", r)
 	byID := map[int64]map[string]any{}
-	for _, e := range object(t, r)["endpoints"].([]any) {
+	for _, e := range apitest.Object(t, r)["endpoints"].([]any) {
 		m := e.(map[string]any)
 		byID[idOf(t, m)] = m
 	}
@@ -339,7 +339,7 @@ func TestListedEndpointsSayWhetherTheyAreDisabled(t *testing.T) {
 	t409 := h.Post(t, "/v1/webhooks/"+itoa(off)+"/test", a.Key, nil)
 	require.Equal(t, 409, t409.Status, string(t409.Body))
 	h.Conforms(t, "POST", "/v1/webhooks/{id}/test", t409)
-	require.Equal(t, "endpoint_disabled", object(t, t409)["detail"].(map[string]any)["reason"])
+	require.Equal(t, "endpoint_disabled", apitest.Object(t, t409)["detail"].(map[string]any)["reason"])
 	ok := h.Post(t, "/v1/webhooks/"+itoa(on)+"/test", a.Key, nil)
 	require.Equal(t, 201, ok.Status, string(ok.Body))
 	h.Conforms(t, "POST", "/v1/webhooks/{id}/test", ok)
@@ -348,9 +348,9 @@ func TestListedEndpointsSayWhetherTheyAreDisabled(t *testing.T) {
 	again := h.Post(t, "/v1/webhooks", a.Key, `{"url":"https://hooks.example.com/off"}`)
 	require.Equal(t, 200, again.Status, string(again.Body))
 	h.Conforms(t, "POST", "/v1/webhooks", again)
-	require.Equal(t, off, idOf(t, object(t, again)))
-	require.Nil(t, object(t, again)["disabled_at"])
-	require.Nil(t, object(t, again)["disabled_reason"])
+	require.Equal(t, off, idOf(t, apitest.Object(t, again)))
+	require.Nil(t, apitest.Object(t, again)["disabled_at"])
+	require.Nil(t, apitest.Object(t, again)["disabled_reason"])
 	var failing *time.Time
 	require.NoError(t, h.Pool.QueryRow(context.Background(), "SELECT failing_since FROM webhook_endpoints WHERE endpoint_id = $1", off).Scan(&failing))
 	require.Nil(t, failing)
