@@ -267,11 +267,21 @@ func (f *fixture) write(ctx context.Context, ds []delivery) error {
 
 // baseline POSTs the same bodies with a plain Go client, workers at once.
 func baseline(base string, ds []delivery, workers int) Result {
+	urls, bodies := make([]string, len(ds)), make([][]byte, len(ds))
+	for i, d := range ds {
+		urls[i], bodies[i] = base+"/hooks/"+strconv.FormatInt(d.endpoint, 10), d.body
+	}
+	return PlainPosts(urls, bodies, workers)
+}
+
+// PlainPosts is the baseline of the delivery benchmarks: a plain Go HTTP client (keep-alive, as
+// many connections per host as workers) POSTing bodies[i] to urls[i], workers at once.
+func PlainPosts(urls []string, bodies [][]byte, workers int) Result {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost, t.MaxConnsPerHost = workers, workers
 	c := &http.Client{Transport: t, Timeout: 15 * time.Second}
 	defer c.CloseIdleConnections()
-	lat := make([]time.Duration, len(ds))
+	lat := make([]time.Duration, len(bodies))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -279,11 +289,11 @@ func baseline(base string, ds []delivery, workers int) Result {
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1)) - 1
-				if i >= len(ds) {
+				if i >= len(bodies) {
 					return
 				}
 				s := time.Now()
-				resp, err := c.Post(base+"/hooks/"+strconv.FormatInt(ds[i].endpoint, 10), "application/json", bytes.NewReader(ds[i].body))
+				resp, err := c.Post(urls[i], "application/json", bytes.NewReader(bodies[i]))
 				if err == nil {
 					_, _ = io.Copy(io.Discard, resp.Body)
 					_ = resp.Body.Close()
@@ -293,8 +303,11 @@ func baseline(base string, ds []delivery, workers int) Result {
 		})
 	}
 	wg.Wait()
-	return Result{Name: "baseline (plain Go client POST)", N: len(ds), Took: time.Since(start), Lat: lat, Baseline: true}
+	return Result{Name: "baseline (plain Go client POST)", N: len(bodies), Took: time.Since(start), Lat: lat, Baseline: true}
 }
+
+// Pct is the p-quantile (0..1) of d (0 when empty).
+func Pct(d []time.Duration, p float64) time.Duration { return pct(d, p) }
 
 func pct(d []time.Duration, p float64) time.Duration {
 	if len(d) == 0 {
