@@ -65,17 +65,30 @@ func decode(b []byte, v any) error {
 	return d.Decode(v)
 }
 
-// shape applies detail (full falls back to concise past MaxResultBytes, with a note).
+// shape applies detail: full cuts nested lists to fullNested items, concise leaves out
+// conciseDrop and cuts them to conciseNested. An answer past MaxResultBytes is answered more
+// concisely (nested lists cut to one item, then none), with a note; the page's rows are never
+// dropped (they are billed and the cursor counts them).
 func shape(t Tool, v map[string]any, detail string) (map[string]any, string) {
-	if detail == "full" {
-		full := trim(v, t, fullNested, nil, 0).(map[string]any)
-		if b, _ := json.Marshal(full); len(b) <= MaxResultBytes {
-			return full, ""
-		}
-		c := trim(v, t, conciseNested, t.Concise, 0).(map[string]any)
-		return c, "The full answer is larger than a tool result should be: answered concise; ask for fewer rows (limit) to get it full."
+	type step struct {
+		nested int
+		drop   []string
 	}
-	return trim(v, t, conciseNested, t.Concise, 0).(map[string]any), ""
+	steps := []step{{conciseNested, conciseDrop}, {1, conciseDrop}, {0, conciseDrop}}
+	if detail == "full" {
+		steps = append([]step{{fullNested, nil}}, steps...)
+	}
+	var out map[string]any
+	for i, st := range steps {
+		out = trim(v, t, st.nested, st.drop, 0).(map[string]any)
+		if b, _ := json.Marshal(out); len(b) <= MaxResultBytes {
+			if i == 0 {
+				return out, ""
+			}
+			break
+		}
+	}
+	return out, "The answer was cut to stay small (nested lists shortened, secondary fields left out): ask for fewer rows (limit) to get more of each."
 }
 
 // trim copies v without the members named in drop and with every list below the page's own
