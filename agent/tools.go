@@ -41,20 +41,20 @@ func Tools() []Tool {
 			Description: "Companies currently hiring for a job title (every word of q must match a posting title), deduplicated by company: each row has the company " +
 				"(company_id, name, domain, country), how many matching reqs it has open and the newest of them, and its hiring pulse. Filter by country (geo), " +
 				"first_seen (since), industry, headcount band, source type, and leave staffing agencies out. Use company_id with the company tools." + pagedNote + " " + costRows,
-			Args:    []string{"q", "geo", "since", "source_type", "exclude_agencies", "industry", "industry_terms", "headcount_band", "cursor", "limit"},},
+			Args: []string{"q", "geo", "since", "source_type", "exclude_agencies", "industry", "industry_terms", "headcount_band", "cursor", "limit"}},
 		{Name: "company_hiring_brief", Title: "Company hiring brief", Route: "companies.pre_action_brief", ReadOnly: true, Brief: true,
 			Description: "Everything to know before contacting a company about hiring, in one call: is_hiring (true when it has open reqs, null when it is not covered), " +
 				"its hiring pulse (velocity, direction, weekly momentum), the first open reqs and their total, first hires per function, hard-to-fill reposts and ATS migrations. " +
 				"A company whose data is older than max_age answers status crawling (call again shortly). " + costCall,
-			Args:    []string{"company_id", "max_age"},},
+			Args: []string{"company_id", "max_age"}},
 		{Name: "company_open_reqs", Title: "A company's open reqs", Route: "companies.open_reqs", ReadOnly: true, List: "reqs",
 			Description: "A company's open reqs (deduplicated across boards: one row per title and country), newest first, optionally for one function or country; " +
 				"total counts them all, limit bounds the rows. " + costCall,
-			Args:    []string{"company_id", "function", "country", "limit"},},
+			Args: []string{"company_id", "function", "country", "limit"}},
 		{Name: "search_roles", Title: "Search roles", Route: "jobs.search", ReadOnly: true, List: "jobs",
 			Description: "Flat search of open roles, one row per logical req (title, company, country, function, first_seen, boards), ranked by relevance to q or by recency; " +
 				"filter by function, country (geo), first_seen (since), industry, headcount band and source type." + pagedNote + " " + costRows,
-			Args:    []string{"q", "function", "geo", "since", "sort", "source_type", "exclude_agencies", "industry", "industry_terms", "headcount_band", "cursor", "limit"},},
+			Args: []string{"q", "function", "geo", "since", "sort", "source_type", "exclude_agencies", "industry", "industry_terms", "headcount_band", "cursor", "limit"}},
 		{Name: "company_is_hiring", Title: "Is a company hiring?", Route: "companies.is_hiring", ReadOnly: true,
 			Description: "Whether a company is hiring now: is_hiring, open_req_count and coverage_status (null answers when the company's sources are not covered). " + costCall,
 			Args:        []string{"company_id"}},
@@ -68,7 +68,7 @@ func Tools() []Tool {
 		{Name: "change_feed", Title: "Hiring changes since a cursor", Route: "events.list", ReadOnly: true, List: "events",
 			Description: "The change feed: reqs opened, reposted, reobserved and closed after the cursor since, ascending, optionally for some companies or event types. " +
 				"Store next_cursor and pass it as since next time to never miss or repeat an event; has_more says to page again now. " + costEvents,
-			Args:    []string{"since", "limit", "company_id", "event_type"},},
+			Args: []string{"since", "limit", "company_id", "event_type"}},
 		{Name: "create_watch", Title: "Watch a company or a search", Route: "watches.create",
 			Description: "Watch one company (company_id) or one saved search (q, geo or criteria) and have its hiring changes POSTed to a webhook endpoint of yours " +
 				"(webhook_endpoint_id, or webhook_url to register one; a new endpoint's secret is answered once). Answers the watch with its watch_id. " + costWatch,

@@ -182,9 +182,9 @@ func (l *Log) committed(id string, recs []Record) {
 // usageKey is what one usage_events row aggregates over.
 type usageKey struct {
 	customer, method, route, class, function, channel string
-	account, key                             int64
-	forced                                   bool
-	second                                   int64
+	account, key                                      int64
+	forced                                            bool
+	second                                            int64
 }
 
 // InsertSegment moves one segment's records to Postgres in one transaction: the segment is

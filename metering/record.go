@@ -213,4 +213,3 @@ func allZero(b []byte) bool {
 	}
 	return true
 }
-
