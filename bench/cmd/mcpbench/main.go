@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -40,12 +41,13 @@ func main() {
 	dur := flag.Duration("duration", 5*time.Second, "duration of each measured run")
 	rounds := flag.Int("rounds", 2, "alternating rounds of the REST and tool runs")
 	maxReq := flag.Int64("max-requests", 5_000_000, "upper bound on requests per run")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the tool runs (server and generator) to this file")
 	flag.Parse()
 	if *chDB == "" {
 		fmt.Fprintln(os.Stderr, "mcpbench: pass --clickhouse-database naming a crawled world (see bench/README.md)")
 		os.Exit(2)
 	}
-	if err := run(*pgURL, *chAddr, *chDB, *conns, *dur, *rounds, *maxReq); err != nil {
+	if err := run(*pgURL, *chAddr, *chDB, *conns, *dur, *rounds, *maxReq, *cpuProfile); err != nil {
 		fmt.Fprintln(os.Stderr, "mcpbench:", err)
 		os.Exit(1)
 	}
@@ -58,7 +60,7 @@ func envOr(k, d string) string {
 	return d
 }
 
-func run(pgURL, chAddr, chDB string, conns int, dur time.Duration, rounds int, maxReq int64) error {
+func run(pgURL, chAddr, chDB string, conns int, dur time.Duration, rounds int, maxReq int64, cpuProfile string) error {
 	ctx := context.Background()
 	pool, drop, err := benchdb.ThrowawaySchema(ctx, pgURL, "bench_mcp_")
 	if err != nil {
@@ -137,7 +139,11 @@ func run(pgURL, chAddr, chDB string, conns int, dur time.Duration, rounds int, m
 	var runs []loadgen.Result
 	for i := 0; i < rounds; i++ {
 		for _, s := range []loadgen.Spec{rest, tool} {
+			profiling := s.Name == tool.Name && cpuProfile != "" && startProfile(cpuProfile, i)
 			r := loadgen.Run(s)
+			if profiling {
+				pprof.StopCPUProfile()
+			}
 			runs = append(runs, r)
 			fmt.Fprintf(os.Stderr, "round %d/%d %-48s %7.0f req/s  p50 %-9s p99 %s  errors %d\n", i+1, rounds, r.Name, r.RPS(),
 				r.Pct(0.50).Round(time.Microsecond), r.Pct(0.99).Round(time.Microsecond), r.Errors)
@@ -172,4 +178,18 @@ func run(pgURL, chAddr, chDB string, conns int, dur time.Duration, rounds int, m
 		fmt.Printf("metered calls, channel %s: %d\n", chn, n)
 	}
 	return rows.Err()
+}
+
+// startProfile starts the CPU profile of round i's tool run (round 0 writes path, later rounds
+// path.<i>).
+func startProfile(path string, i int) bool {
+	if i > 0 {
+		path = fmt.Sprintf("%s.%d", path, i)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mcpbench: cannot write the CPU profile:", err)
+		return false
+	}
+	return pprof.StartCPUProfile(f) == nil
 }
