@@ -40,8 +40,7 @@ func result(t Tool, r api.InternalResponse, detail string) *mcp.CallToolResult {
 				v["is_hiring"] = p["is_hiring"]
 			}
 		}
-		out, note := shape(t, v, detail)
-		text, _ := json.Marshal(out)
+		out, text, note := shape(t, v, detail)
 		if r.Status == 202 {
 			note = "Accepted, not answered yet: " + fmt.Sprint(v["message"]) + " Call the tool again shortly."
 		}
@@ -69,7 +68,8 @@ func decode(b []byte, v any) error {
 // conciseDrop and cuts them to conciseNested. An answer past MaxResultBytes is answered more
 // concisely (nested lists cut to one item, then none), with a note; the page's rows are never
 // dropped (they are billed and the cursor counts them).
-func shape(t Tool, v map[string]any, detail string) (map[string]any, string) {
+// It returns the answer, its JSON and the note.
+func shape(t Tool, v map[string]any, detail string) (map[string]any, []byte, string) {
 	type step struct {
 		nested int
 		drop   []string
@@ -79,16 +79,17 @@ func shape(t Tool, v map[string]any, detail string) (map[string]any, string) {
 		steps = append([]step{{fullNested, nil}}, steps...)
 	}
 	var out map[string]any
+	var b []byte
 	for i, st := range steps {
 		out = trim(v, t, st.nested, st.drop, 0).(map[string]any)
-		if b, _ := json.Marshal(out); len(b) <= MaxResultBytes {
+		if b, _ = json.Marshal(out); len(b) <= MaxResultBytes {
 			if i == 0 {
-				return out, ""
+				return out, b, ""
 			}
 			break
 		}
 	}
-	return out, "The answer was cut to stay small (nested lists shortened, secondary fields left out): ask for fewer rows (limit) to get more of each."
+	return out, b, "The answer was cut to stay small (nested lists shortened, secondary fields left out): ask for fewer rows (limit) to get more of each."
 }
 
 // trim copies v without the members named in drop and with every list below the page's own
