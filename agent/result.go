@@ -27,10 +27,10 @@ const (
 
 // result turns the route's answer into the tool result.
 func result(t Tool, r api.InternalResponse, detail string) *mcp.CallToolResult {
-	switch {
-	case r.Status == 204:
+	switch r.Status {
+	case 204:
 		return okResult(map[string]any{"ok": true}, "Done.")
-	case r.Status == 200 || r.Status == 201 || r.Status == 202:
+	case 200, 201, 202:
 		var v map[string]any
 		if err := decode(r.Body, &v); err != nil {
 			return errorResult(map[string]any{"reason": "unavailable", "message": "the answer could not be read; retry"}, "The answer could not be read; retry.")

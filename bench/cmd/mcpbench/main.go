@@ -125,7 +125,9 @@ func run(pgURL, chAddr, chDB string, conns int, dur time.Duration, rounds int, m
 		Headers: map[string]string{"X-API-Key": acct.Key}, Conns: conns, Dur: dur, MaxReq: maxReq}
 	tool := loadgen.Spec{Name: "tools/call company_hiring_brief (POST /mcp)", Base: base, Method: "POST", Paths: []string{agent.Path}, Bodies: bodies,
 		Headers: map[string]string{"X-API-Key": acct.Key, "Content-Type": "application/json", "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"},
-		OK:    func(b []byte) bool { return !strings.Contains(string(b), `"isError":true`) && strings.Contains(string(b), `"result"`) },
+		OK: func(b []byte) bool {
+			return !strings.Contains(string(b), `"isError":true`) && strings.Contains(string(b), `"result"`)
+		},
 		Conns: conns, Dur: dur, MaxReq: maxReq}
 
 	// Warm up both (connections, key cache, first lease), then alternate.
