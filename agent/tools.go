@@ -24,7 +24,7 @@ var conciseDrop = []string{"title", "board", "boards", "url", "source_type", "sa
 // detailArg is the argument every tool that answers data takes.
 const detailArg = "detail"
 
-// costNote states what a tool's route meters, for descriptions.
+// What a tool's route meters, as its description states it.
 const (
 	costCall   = "Cost: one metered call against the daily quota, no units."
 	costRows   = "Cost: one metered call plus one source_row unit per row returned (limit caps it)."
@@ -34,7 +34,7 @@ const (
 	pagedNote  = " Paged: pass next_cursor back as cursor for the next page; absent on the last page."
 )
 
-// Tools are the curated tools, in the order tools/list answers them.
+// Tools are the curated tools (tools/list answers them in name order).
 func Tools() []Tool {
 	return []Tool{
 		{Name: "find_hiring_companies", Title: "Find companies hiring for a role", Route: "reqs.search", ReadOnly: true, List: "companies",
