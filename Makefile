@@ -7,7 +7,7 @@ export PATH := /usr/local/go/bin:$(PATH)
 GOLANGCI  := bin/golangci-lint
 GOLANGCI_VERSION := v2.15.0
 
-.PHONY: run test fuzz deps build stores-up stores-down lint clean
+.PHONY: run test fuzz deps build stores-up stores-down lint clean mcp-check
 
 # HS_* variables reach dev from the environment: HS_CYCLE_EVERY=20s make run runs one 3-hour
 # cycle every 20 s (push in one minute; README "Push in one minute").
@@ -17,6 +17,12 @@ run: deps build
 test: deps build stores-up
 	$(GO) test -race -timeout 20m ./...
 	FUZZTIME=2s ./scripts/fuzz.sh
+	./scripts/mcp-check.sh
+
+# mcp-check runs an independent MCP client (the TypeScript SDK's, from npm) against /mcp of a
+# `serve` it starts: tools/list and tools/call (node and npm from Debian's packages when missing).
+mcp-check: deps build stores-up
+	./scripts/mcp-check.sh
 
 # fuzz runs every fuzz target longer than make test does (FUZZTIME=10m make fuzz for more).
 fuzz:

@@ -118,6 +118,7 @@ type Route struct {
 	Handler     HandlerFunc // serves the call once the chain admitted it
 
 	public   bool // this package's own routes outside the /v1 chain: no key, no limit (health, readiness, OpenAPI)
+	mounted  bool // served by a handler of its own behind key authentication (Mount), outside the chain
 	textBody bool // the success body is text/plain (the operator metrics), not JSON
 }
 

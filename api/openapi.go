@@ -40,7 +40,7 @@ func (rt *Route) statuses() []int {
 	return slices.Compact(out)
 }
 
-var statusText = map[int]string{200: "OK", 201: "Created", 202: "Accepted (crawling or over_cap)", 204: "No Content", 401: "Missing API key",
+var statusText = map[int]string{200: "OK", 400: "Bad request for its protocol", 201: "Created", 202: "Accepted (crawling or over_cap)", 204: "No Content", 401: "Missing API key",
 	403: "Invalid or revoked API key, key without the route's scope, or (billable routes) account_paused", 402: "Daily quota, plan gate or spend cap exhausted",
 	404: "Not found (another customer's id answers the same)", 408: "Request body not received within the body timeout",
 	409: "A call with this Idempotency-Key is in progress, or its answer was not kept", 413: "Request body too large",
@@ -87,37 +87,7 @@ func (s *Server) operation(rt *Route) map[string]any {
 	}
 	var params []any
 	for _, p := range rt.Params {
-		sch := map[string]any{}
-		switch p.Type {
-		case "date-time":
-			sch = DateTime()
-		default:
-			sch["type"] = p.Type
-		}
-		if len(p.Enum) > 0 {
-			sch["enum"] = p.Enum
-		}
-		if p.Min != nil {
-			sch["minimum"] = *p.Min
-		}
-		if p.Max != nil {
-			sch["maximum"] = *p.Max
-		}
-		if p.MinLength > 0 {
-			sch["minLength"] = p.MinLength
-		}
-		if p.MaxLength > 0 {
-			sch["maxLength"] = p.MaxLength
-		}
-		if p.ASCII {
-			sch["pattern"] = PrintableASCII
-		}
-		if p.Default != nil {
-			sch["default"] = p.Default
-		}
-		if p.Repeatable {
-			sch = map[string]any{"type": "array", "items": sch, "maxItems": p.maxItems()}
-		}
+		sch := ParamSchema(p)
 		pm := map[string]any{"name": p.Name, "in": p.In, "required": p.Required, "schema": sch}
 		desc := p.Description
 		if p.Name == "limit" && p.Max != nil && *p.Max > DemoPageLimit {
@@ -143,31 +113,7 @@ func (s *Server) operation(rt *Route) map[string]any {
 		props := map[string]any{}
 		var req []string
 		for _, f := range b.Fields {
-			var fs map[string]any
-			if f.Schema != nil {
-				fs = map[string]any{}
-				for k, v := range f.Schema {
-					fs[k] = v
-				}
-			} else if f.Type == "array" {
-				item := Type(f.Items)
-				if len(f.Enum) > 0 {
-					item["enum"] = f.Enum
-				}
-				fs = map[string]any{"type": "array", "items": item, "maxItems": f.maxItems()}
-			} else {
-				fs = Type(f.Type)
-				if len(f.Enum) > 0 {
-					fs["enum"] = f.Enum
-				}
-			}
-			if f.Description != "" {
-				fs["description"] = f.Description
-			}
-			if f.Forbidden {
-				fs["deprecated"] = true
-				fs["description"] = "Refused with 422: " + f.Description
-			}
+			fs := FieldSchema(f)
 			props[f.Name] = fs
 			if f.Required {
 				req = append(req, f.Name)
@@ -206,7 +152,7 @@ func (s *Server) operation(rt *Route) map[string]any {
 		default:
 			resp["content"] = map[string]any{"application/json": map[string]any{"schema": errorSchemaFor(st)}}
 		}
-		if !rt.public && (st == 200 || st == 201 || st == 429) {
+		if !rt.public && !rt.mounted && (st == 200 || st == 201 || st == 429) {
 			h := map[string]any{}
 			h["RateLimit-Limit"] = intHeader("calls allowed in the current 60-second window", 1)
 			h["RateLimit-Remaining"] = intHeader("calls left in the window", 0)
@@ -310,4 +256,72 @@ func (s *Server) OpenAPI() ([]byte, error) {
 		return nil, fmt.Errorf("cannot generate the OpenAPI document: %w", err)
 	}
 	return b, nil
+}
+
+// ParamSchema is the JSON Schema of a parameter's value as the document states it (an array of
+// them for a repeatable parameter). The agent tools' input schemas are built with it, so a tool
+// and its route cannot disagree.
+func ParamSchema(p Param) map[string]any {
+	sch := map[string]any{}
+	switch p.Type {
+	case "date-time":
+		sch = DateTime()
+	default:
+		sch["type"] = p.Type
+	}
+	if len(p.Enum) > 0 {
+		sch["enum"] = p.Enum
+	}
+	if p.Min != nil {
+		sch["minimum"] = *p.Min
+	}
+	if p.Max != nil {
+		sch["maximum"] = *p.Max
+	}
+	if p.MinLength > 0 {
+		sch["minLength"] = p.MinLength
+	}
+	if p.MaxLength > 0 {
+		sch["maxLength"] = p.MaxLength
+	}
+	if p.ASCII {
+		sch["pattern"] = PrintableASCII
+	}
+	if p.Default != nil {
+		sch["default"] = p.Default
+	}
+	if p.Repeatable {
+		sch = map[string]any{"type": "array", "items": sch, "maxItems": p.maxItems()}
+	}
+	return sch
+}
+
+// FieldSchema is the JSON Schema of a request body field as the document states it.
+func FieldSchema(f Field) map[string]any {
+	var fs map[string]any
+	if f.Schema != nil {
+		fs = map[string]any{}
+		for k, v := range f.Schema {
+			fs[k] = v
+		}
+	} else if f.Type == "array" {
+		item := Type(f.Items)
+		if len(f.Enum) > 0 {
+			item["enum"] = f.Enum
+		}
+		fs = map[string]any{"type": "array", "items": item, "maxItems": f.maxItems()}
+	} else {
+		fs = Type(f.Type)
+		if len(f.Enum) > 0 {
+			fs["enum"] = f.Enum
+		}
+	}
+	if f.Description != "" {
+		fs["description"] = f.Description
+	}
+	if f.Forbidden {
+		fs["deprecated"] = true
+		fs["description"] = "Refused with 422: " + f.Description
+	}
+	return fs
 }

@@ -6,7 +6,10 @@
 //
 // It serves no /v1 route of its own: packages api/account, api/companies and api/search declare
 // theirs next to their response types and register them with Server.Register, so a route is
-// routed and documented exactly when its handler exists. Admission decisions come from package
+// routed and documented exactly when its handler exists. Mount serves another interface of the
+// binary behind the chain's authentication (the agent interface at /mcp), and Execute runs a
+// registered route in-process for it through the very chain an HTTP request takes, recording
+// its metering under that interface's channel. Admission decisions come from package
 // admission and metered calls go to package metering. It must not hold a handler package's
 // schemas, run crawls or deliver webhooks.
 package api

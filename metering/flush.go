@@ -1,6 +1,7 @@
 package metering
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/planehq/hiringsignal/oltp"
 )
 
 // The flusher: closed segments (.wal) move to Postgres in one transaction each, oldest first, and
@@ -178,15 +181,15 @@ func (l *Log) committed(id string, recs []Record) {
 
 // usageKey is what one usage_events row aggregates over.
 type usageKey struct {
-	customer, method, route, class, function string
-	account, key                             int64
-	forced                                   bool
-	second                                   int64
+	customer, method, route, class, function, channel string
+	account, key                                      int64
+	forced                                            bool
+	second                                            int64
 }
 
 // InsertSegment moves one segment's records to Postgres in one transaction: the segment is
 // recorded in usage_segments, its records are rolled up into usage_events rows (calls and units
-// summed per customer, key, route, meter class, function, forced_fresh and second) and into
+// summed per customer, key, route, meter class, function, forced_fresh, channel and second) and into
 // usage_monthly. A segment already recorded is skipped whole, so a replay doubles nothing.
 func InsertSegment(ctx context.Context, pool *pgxpool.Pool, segmentID string, recs []Record) error {
 	_, err := insertSegment(ctx, pool, segmentID, recs)
@@ -205,7 +208,7 @@ func insertSegment(ctx context.Context, pool *pgxpool.Pool, segmentID string, re
 	sums := map[usageKey]*agg{}
 	order := make([]usageKey, 0, 16)
 	for _, r := range recs {
-		k := usageKey{customer: r.CustomerID, method: r.Method, route: r.Route, class: r.MeterClass, function: r.Function,
+		k := usageKey{customer: r.CustomerID, method: r.Method, route: r.Route, class: r.MeterClass, function: r.Function, channel: r.Channel,
 			account: r.AccountID, key: r.KeyID, forced: r.ForcedFresh, second: r.OccurredAt.Unix()}
 		a := sums[k]
 		if a == nil {
@@ -218,6 +221,7 @@ func insertSegment(ctx context.Context, pool *pgxpool.Pool, segmentID string, re
 	}
 	n := len(order)
 	ids, custs, methods, routes, classes, fns := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	chans := make([]string, n)
 	accts, keys, units, calls := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	forced := make([]bool, n)
 	at := make([]time.Time, n)
@@ -225,6 +229,7 @@ func insertSegment(ctx context.Context, pool *pgxpool.Pool, segmentID string, re
 		a := sums[k]
 		ids[i] = segmentID + ":" + strconv.Itoa(i)
 		custs[i], methods[i], routes[i], classes[i], fns[i] = k.customer, k.method, k.route, k.class, k.function
+		chans[i] = cmp.Or(k.channel, oltp.ChannelREST)
 		accts[i], keys[i], units[i], calls[i], forced[i], at[i] = k.account, k.key, a.units, a.calls, k.forced, time.Unix(k.second, 0).UTC()
 	}
 	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
@@ -238,15 +243,15 @@ func insertSegment(ctx context.Context, pool *pgxpool.Pool, segmentID string, re
 		}
 		inserted = true
 		_, err = tx.Exec(ctx, `WITH ins AS (
-				INSERT INTO usage_events (unit_id, customer_id, account_id, key_id, method, route, meter_class, function, calls, units, forced_fresh, occurred_at)
-				SELECT u, c, a, k, m, r, mc, NULLIF(f, ''), n, un, ff, t
-				FROM unnest($1::text[], $2::text[], $3::int8[], $4::int8[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int8[], $10::int8[], $11::bool[], $12::timestamptz[])
-					AS x(u, c, a, k, m, r, mc, f, n, un, ff, t)
+				INSERT INTO usage_events (unit_id, customer_id, account_id, key_id, method, route, meter_class, function, calls, units, forced_fresh, occurred_at, channel)
+				SELECT u, c, a, k, m, r, mc, NULLIF(f, ''), n, un, ff, t, ch
+				FROM unnest($1::text[], $2::text[], $3::int8[], $4::int8[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int8[], $10::int8[], $11::bool[], $12::timestamptz[], $13::text[])
+					AS x(u, c, a, k, m, r, mc, f, n, un, ff, t, ch)
 				RETURNING account_id, occurred_at, calls, units)
 			INSERT INTO usage_monthly AS m (account_id, month, calls, units)
 			SELECT account_id, date_trunc('month', occurred_at AT TIME ZONE 'UTC')::date, sum(calls), sum(units) FROM ins GROUP BY 1, 2
 			ON CONFLICT (account_id, month) DO UPDATE SET calls = m.calls + EXCLUDED.calls, units = m.units + EXCLUDED.units`,
-			ids, custs, accts, keys, methods, routes, classes, fns, calls, units, forced, at)
+			ids, custs, accts, keys, methods, routes, classes, fns, calls, units, forced, at, chans)
 		if err != nil {
 			return fmt.Errorf("cannot insert the %d usage rows of segment %s: %w", n, segmentID, err)
 		}

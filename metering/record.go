@@ -23,17 +23,28 @@ type Record struct {
 	Units       int64     `json:"un"`
 	ForcedFresh bool      `json:"ff,omitempty"`
 	OccurredAt  time.Time `json:"t"`
+	// Channel is how the call reached the API: "" or "rest" for an HTTP request to its route,
+	// "mcp" for an agent tool call (set by the chain, never by the caller).
+	Channel string `json:"ch,omitempty"`
 }
 
 // recordV1 marks the binary payload of a usage record. Payloads starting with '{' are the JSON
 // records of earlier versions and are still read, so segments left by an older build replay.
 const recordV1 = 0x01
 
+// recordV2 is recordV1 followed by one more length-prefixed string: the channel. A record whose
+// channel is empty is written as recordV1, so segments of REST calls read the same everywhere.
+const recordV2 = 0x02
+
 // encodeRecord appends rec's binary payload: version, five length-prefixed strings (customer,
 // method, route, meter class, function), zig-zag varints (account, key, calls, units,
-// occurred_at in unix nanoseconds) and the forced_fresh byte.
+// occurred_at in unix nanoseconds), the forced_fresh byte and, in recordV2, the channel.
 func encodeRecord(buf []byte, rec Record) []byte {
-	buf = append(buf, recordV1)
+	if rec.Channel != "" {
+		buf = append(buf, recordV2)
+	} else {
+		buf = append(buf, recordV1)
+	}
 	for _, s := range [...]string{rec.CustomerID, rec.Method, rec.Route, rec.MeterClass, rec.Function} {
 		buf = binary.AppendUvarint(buf, uint64(len(s)))
 		buf = append(buf, s...)
@@ -44,9 +55,15 @@ func encodeRecord(buf []byte, rec Record) []byte {
 	buf = binary.AppendVarint(buf, rec.Units)
 	buf = binary.AppendVarint(buf, rec.OccurredAt.UnixNano())
 	if rec.ForcedFresh {
-		return append(buf, 1)
+		buf = append(buf, 1)
+	} else {
+		buf = append(buf, 0)
 	}
-	return append(buf, 0)
+	if rec.Channel != "" {
+		buf = binary.AppendUvarint(buf, uint64(len(rec.Channel)))
+		buf = append(buf, rec.Channel...)
+	}
+	return buf
 }
 
 var errBadRecord = errors.New("malformed usage record")
@@ -58,9 +75,10 @@ func decodeRecord(p []byte) (Record, error) {
 		err := json.Unmarshal(p, &rec)
 		return rec, err
 	}
-	if len(p) == 0 || p[0] != recordV1 {
+	if len(p) == 0 || (p[0] != recordV1 && p[0] != recordV2) {
 		return rec, errBadRecord
 	}
+	v2 := p[0] == recordV2
 	p = p[1:]
 	str := func() (string, bool) {
 		n, k := binary.Uvarint(p)
@@ -97,10 +115,20 @@ func decodeRecord(p []byte) (Record, error) {
 			return rec, errBadRecord
 		}
 	}
-	if len(p) != 1 || p[0] > 1 {
+	if len(p) < 1 || p[0] > 1 {
 		return rec, errBadRecord
 	}
 	rec.ForcedFresh = p[0] == 1
+	p = p[1:]
+	if v2 {
+		var ok bool
+		if rec.Channel, ok = str(); !ok || rec.Channel == "" {
+			return rec, errBadRecord
+		}
+	}
+	if len(p) != 0 {
+		return rec, errBadRecord
+	}
 	rec.OccurredAt = time.Unix(0, at).UTC()
 	return rec, nil
 }
@@ -108,7 +136,7 @@ func decodeRecord(p []byte) (Record, error) {
 // appendFrame appends one record as a frame: length and CRC-32 of the payload, then the payload
 // (encodeRecord).
 func appendFrame(buf []byte, rec Record) ([]byte, error) {
-	if len(rec.CustomerID)+len(rec.Method)+len(rec.Route)+len(rec.MeterClass)+len(rec.Function) > 1<<16 {
+	if len(rec.CustomerID)+len(rec.Method)+len(rec.Route)+len(rec.MeterClass)+len(rec.Function)+len(rec.Channel) > 1<<16 {
 		return buf, errors.New("usage record too large")
 	}
 	start := len(buf)

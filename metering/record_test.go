@@ -26,14 +26,28 @@ func TestRecordRoundTripsAndReadsLegacyJSON(t *testing.T) {
 		_, err := decodeRecord(full[:i])
 		require.Error(t, err, "a payload cut at %d bytes is refused", i)
 	}
+
+	// A tool call's record carries its channel (recordV2); a REST call's is written as before.
+	require.Equal(t, byte(recordV1), full[0])
+	rec.Channel = "mcp"
+	v2 := encodeRecord(nil, rec)
+	require.Equal(t, byte(recordV2), v2[0])
+	got, err = decodeRecord(v2)
+	require.NoError(t, err)
+	require.Equal(t, rec, got)
+	for i := 0; i < len(v2); i++ {
+		_, err := decodeRecord(v2[:i])
+		require.Error(t, err, "a payload cut at %d bytes is refused", i)
+	}
 }
 
 func FuzzDecodeRecord(f *testing.F) {
 	f.Add(encodeRecord(nil, Record{CustomerID: "c", Route: "/v1/x", Calls: 1}))
 	f.Add([]byte{recordV1, 0xff, 0xff, 0xff, 0xff, 0x0f})
+	f.Add(encodeRecord(nil, Record{CustomerID: "c", Route: "/v1/x", Calls: 1, Channel: "mcp"}))
 	f.Fuzz(func(t *testing.T, p []byte) {
 		rec, err := decodeRecord(p)
-		if err == nil && len(p) > 0 && p[0] == recordV1 {
+		if err == nil && len(p) > 0 && (p[0] == recordV1 || p[0] == recordV2) {
 			again, err := decodeRecord(encodeRecord(nil, rec))
 			require.NoError(t, err)
 			require.Equal(t, rec, again)

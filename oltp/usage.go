@@ -29,6 +29,20 @@ type UsageTotals struct {
 	ForcedFresh      int64            `json:"forced_fresh"`
 	ByMeterClass     map[string]int64 `json:"by_meter_class"`
 	ByFunction       map[string]int64 `json:"by_function"`
+	// ByChannel is calls by how they reached the API: rest (HTTP requests to the routes) and
+	// mcp (agent tool calls at /mcp), both always present.
+	ByChannel map[string]int64 `json:"by_channel"`
+}
+
+// Channels of usage_events.channel.
+const (
+	ChannelREST = "rest"
+	ChannelMCP  = "mcp"
+)
+
+// NewUsageTotals are zero totals with their maps made (both channels present).
+func NewUsageTotals() UsageTotals {
+	return UsageTotals{ByMeterClass: map[string]int64{}, ByFunction: map[string]int64{}, ByChannel: map[string]int64{ChannelREST: 0, ChannelMCP: 0}}
 }
 
 // Add adds o to t (whose maps must not be nil).
@@ -45,6 +59,9 @@ func (t *UsageTotals) Add(o UsageTotals) {
 	for f, v := range o.ByFunction {
 		t.ByFunction[f] += v
 	}
+	for ch, v := range o.ByChannel {
+		t.ByChannel[ch] += v
+	}
 }
 
 // KeyUsage is one key's metered totals over a window.
@@ -56,10 +73,10 @@ type KeyUsage struct {
 // UsageByKey returns the metered totals of every key of customerID with at least one metered
 // event since since, ascending by key_id.
 func UsageByKey(ctx context.Context, pool *pgxpool.Pool, customerID string, since time.Time) ([]KeyUsage, error) {
-	rows, err := pool.Query(ctx, `SELECT key_id, meter_class, COALESCE(function, ''), sum(calls), sum(units),
+	rows, err := pool.Query(ctx, `SELECT key_id, meter_class, COALESCE(function, ''), channel, sum(calls), sum(units),
 			COALESCE(sum(calls) FILTER (WHERE forced_fresh), 0)
 		FROM usage_events WHERE customer_id = $1 AND occurred_at >= $2
-		GROUP BY key_id, meter_class, COALESCE(function, '') ORDER BY key_id`, customerID, since)
+		GROUP BY key_id, meter_class, COALESCE(function, ''), channel ORDER BY key_id`, customerID, since)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read usage: %w", err)
 	}
@@ -67,15 +84,16 @@ func UsageByKey(ctx context.Context, pool *pgxpool.Pool, customerID string, sinc
 	var out []KeyUsage
 	for rows.Next() {
 		var keyID, calls, units, forced int64
-		var class, fn string
-		if err := rows.Scan(&keyID, &class, &fn, &calls, &units, &forced); err != nil {
+		var class, fn, channel string
+		if err := rows.Scan(&keyID, &class, &fn, &channel, &calls, &units, &forced); err != nil {
 			return nil, fmt.Errorf("cannot read usage: %w", err)
 		}
 		if len(out) == 0 || out[len(out)-1].KeyID != keyID {
-			out = append(out, KeyUsage{KeyID: keyID, UsageTotals: UsageTotals{ByMeterClass: map[string]int64{}, ByFunction: map[string]int64{}}})
+			out = append(out, KeyUsage{KeyID: keyID, UsageTotals: NewUsageTotals()})
 		}
 		k := &out[len(out)-1]
 		k.Calls += calls
+		k.ByChannel[channel] += calls
 		k.ForcedFresh += forced
 		switch class {
 		case MeterSourceRow:

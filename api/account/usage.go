@@ -25,10 +25,13 @@ type usageResponse struct {
 
 func usageSchema() map[string]any {
 	counts := map[string]any{"type": "object", "additionalProperties": api.Type("integer")}
+	channels := api.Object(map[string]any{"rest": api.Type("integer"), "mcp": api.Type("integer")})
+	channels["required"] = []string{"rest", "mcp"}
+	channels["description"] = "calls by how they reached the API: rest (HTTP requests to the routes) and mcp (agent tool calls at /mcp); set by the server, never by the caller"
 	key := api.Object(map[string]any{"key_id": api.Type("integer"), "calls": api.Type("integer"), "source_rows": api.Type("integer"), "changes": api.Type("integer"),
-		"watches": api.Type("integer"), "delivered_changes": api.Type("integer"), "forced_fresh": api.Type("integer"), "by_meter_class": counts, "by_function": counts})
+		"watches": api.Type("integer"), "delivered_changes": api.Type("integer"), "forced_fresh": api.Type("integer"), "by_meter_class": counts, "by_function": counts, "by_channel": channels})
 	s := api.Object(map[string]any{"window": api.Type("integer"), "since": api.DateTime(), "calls": api.Type("integer"), "source_rows": api.Type("integer"), "changes": api.Type("integer"),
-		"watches": api.Type("integer"), "delivered_changes": api.Type("integer"), "forced_fresh": api.Type("integer"), "by_meter_class": counts, "by_function": counts,
+		"watches": api.Type("integer"), "delivered_changes": api.Type("integer"), "forced_fresh": api.Type("integer"), "by_meter_class": counts, "by_function": counts, "by_channel": channels,
 		"referral_credit_units": api.Type("integer"), "sla_credit_units": api.Type("integer"), "keys": map[string]any{"type": "array", "items": key}})
 	s["description"] = "Each of calls, source_rows, changes, watches and delivered_changes equals the sum over keys[]; keys[] lists keys with metered events in the window, ascending by key_id."
 	return s
@@ -60,7 +63,7 @@ func (h *handlers) usageTotals(c *api.Call) (int, error) {
 		return 0, api.Internal(err)
 	}
 	out := usageResponse{WindowHours: window, Since: since, Keys: keys,
-		UsageTotals: oltp.UsageTotals{ByMeterClass: map[string]int64{}, ByFunction: map[string]int64{}}}
+		UsageTotals: oltp.NewUsageTotals()}
 	if out.Keys == nil {
 		out.Keys = []oltp.KeyUsage{}
 	}

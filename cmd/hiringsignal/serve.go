@@ -10,6 +10,7 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
+	"github.com/planehq/hiringsignal/agent"
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/companies"
@@ -147,6 +148,8 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 	watches.Register(srv, watches.Deps{Pool: s.pg, Log: log, Box: push.box, Egress: push.egress, Snapshots: snap, FireWindows: fireWindows(push.clock)})
 	events.Register(srv, events.Deps{Snapshots: snap, ClickHouse: s.ch, Log: log})
 	deliveries.Register(srv, deliveries.Deps{Pool: s.pg, Log: log})
+	// The agent interface (/mcp) runs the routes above in-process: registered last.
+	agent.Register(agent.Deps{API: srv, Log: log})
 	readSide := &lifecycle.Loop{Run: func(ctx context.Context) {
 		if err := f.migrateWithRetry(ctx, s, log); err != nil {
 			return // stopped before the stores were ready

@@ -25,10 +25,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
-	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -36,25 +33,11 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/account"
+	"github.com/planehq/hiringsignal/bench/loadgen"
 	"github.com/planehq/hiringsignal/oltp"
 )
 
-type result struct {
-	name     string
-	requests int64
-	errors   int64
-	elapsed  time.Duration
-	lat      []time.Duration
-}
-
-func (r result) rps() float64 { return float64(r.requests) / r.elapsed.Seconds() }
-
-func (r result) pct(p float64) time.Duration {
-	if len(r.lat) == 0 {
-		return 0
-	}
-	return r.lat[min(len(r.lat)-1, int(float64(len(r.lat))*p))]
-}
+type result = loadgen.Result
 
 // load runs conns workers against one URL for dur (at most maxReq requests in all).
 func load(name, url string, headers map[string]string, conns int, dur time.Duration, maxReq int64) result {
@@ -64,49 +47,13 @@ func load(name, url string, headers map[string]string, conns int, dur time.Durat
 // loadMix runs conns workers for dur (at most maxReq requests in all); worker w sends base+paths[i]
 // for i = w, w+1, ... round the list. onOK (may be nil) sees the body of every 200 answer.
 func loadMix(name, base string, paths []string, headers map[string]string, conns int, dur time.Duration, maxReq int64, onOK func(body []byte)) result {
-	u, _ := neturl.Parse(base)
-	c := &fasthttp.HostClient{Addr: u.Host, MaxConns: conns, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second, MaxResponseBodySize: 64 << 20}
-	var n, errs atomic.Int64
-	lats := make([][]time.Duration, conns)
-	deadline := time.Now().Add(dur)
-	start := time.Now()
-	var wg sync.WaitGroup
-	for w := 0; w < conns; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			req, res := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
-			defer fasthttp.ReleaseRequest(req)
-			defer fasthttp.ReleaseResponse(res)
-			for k, v := range headers {
-				req.Header.Set(k, v)
-			}
-			req.SetRequestURI(base + paths[w%len(paths)])
-			for i := w; time.Now().Before(deadline) && n.Add(1) <= maxReq; i++ {
-				if len(paths) > 1 {
-					req.SetRequestURI(base + paths[i%len(paths)])
-				}
-				t0 := time.Now()
-				err := c.Do(req, res)
-				lats[w] = append(lats[w], time.Since(t0))
-				if err != nil || res.StatusCode() != 200 {
-					errs.Add(1)
-					continue
-				}
-				if onOK != nil {
-					onOK(res.Body())
-				}
-			}
-		}(w)
+	ok := func(body []byte) bool {
+		if onOK != nil {
+			onOK(body)
+		}
+		return true
 	}
-	wg.Wait()
-	r := result{name: name, elapsed: time.Since(start), errors: errs.Load()}
-	for _, l := range lats {
-		r.lat = append(r.lat, l...)
-	}
-	r.requests = int64(len(r.lat))
-	slices.Sort(r.lat)
-	return r
+	return loadgen.Run(loadgen.Spec{Name: name, Base: base, Paths: paths, Headers: headers, OK: ok, Conns: conns, Dur: dur, MaxReq: maxReq})
 }
 
 // options are the flags of one load run.
@@ -274,8 +221,8 @@ func run(o options) error {
 	var all []result
 	progress := func(round int) {
 		r := all[len(all)-1]
-		fmt.Fprintf(os.Stderr, "round %d/%d %-45s %8.0f req/s  p50 %-9s p99 %s\n", round+1, rounds, r.name, r.rps(),
-			r.pct(0.50).Round(time.Microsecond), r.pct(0.99).Round(time.Microsecond))
+		fmt.Fprintf(os.Stderr, "round %d/%d %-45s %8.0f req/s  p50 %-9s p99 %s\n", round+1, rounds, r.Name, r.RPS(),
+			r.Pct(0.50).Round(time.Microsecond), r.Pct(0.99).Round(time.Microsecond))
 	}
 	for i := 0; i < rounds; i++ {
 		all = append(all, load("trivial fasthttp handler", trivialURL, nil, conns, dur, maxReq))
@@ -299,28 +246,15 @@ func run(o options) error {
 			f.Close()
 		}
 	}
-	merge := func(name string) result {
-		var m result
-		m.name = name
-		for _, r := range all {
-			if r.name == name {
-				m.requests += r.requests
-				m.errors += r.errors
-				m.elapsed += r.elapsed
-				m.lat = append(m.lat, r.lat...)
-			}
-		}
-		slices.Sort(m.lat)
-		return m
-	}
+	merge := func(name string) result { return loadgen.Merge(all, name) }
 	t, a := merge("trivial fasthttp handler"), merge("GET /v1/whoami (auth + rate limit)")
 	fmt.Printf("%d connections, %d rounds of %s each, loopback, GOMAXPROCS=%d\n\n", conns, rounds, dur, runtimeProcs())
 	fmt.Println("| target | requests | errors | req/s | p50 | p99 |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|")
 	for _, r := range []result{t, a} {
-		fmt.Printf("| %s | %d | %d | %.0f | %s | %s |\n", r.name, r.requests, r.errors, r.rps(), r.pct(0.50).Round(time.Microsecond), r.pct(0.99).Round(time.Microsecond))
+		fmt.Printf("| %s | %d | %d | %.0f | %s | %s |\n", r.Name, r.Requests, r.Errors, r.RPS(), r.Pct(0.50).Round(time.Microsecond), r.Pct(0.99).Round(time.Microsecond))
 	}
-	fmt.Printf("\nthroughput ratio (whoami / trivial): %.2f\n", a.rps()/t.rps())
+	fmt.Printf("\nthroughput ratio (whoami / trivial): %.2f\n", a.RPS()/t.RPS())
 	var used int64
 	_ = pool.QueryRow(ctx, "SELECT COALESCE(sum(used),0) FROM rate_windows WHERE scope LIKE 'rk:%'").Scan(&used)
 	fmt.Printf("calls leased from the shared Postgres rate counter: %d (leases of up to 1000 calls)\n", used)

@@ -111,10 +111,10 @@ func (st *searchTarget) report(ctx context.Context, pool *pgxpool.Pool, srv *api
 	}
 	fmt.Printf("\n| target | requests | errors | req/s | p50 | p95 | p99 |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, x := range []result{trivial, hiring, r} {
-		fmt.Printf("| %s | %d | %d | %.0f | %s | %s | %s |\n", x.name, x.requests, x.errors, x.rps(),
-			x.pct(0.50).Round(time.Microsecond), x.pct(0.95).Round(time.Microsecond), x.pct(0.99).Round(time.Microsecond))
+		fmt.Printf("| %s | %d | %d | %.0f | %s | %s | %s |\n", x.Name, x.Requests, x.Errors, x.RPS(),
+			x.Pct(0.50).Round(time.Microsecond), x.Pct(0.95).Round(time.Microsecond), x.Pct(0.99).Round(time.Microsecond))
 	}
-	fmt.Printf("\nthroughput ratio (is-hiring / trivial): %.2f\n", hiring.rps()/trivial.rps())
+	fmt.Printf("\nthroughput ratio (is-hiring / trivial): %.2f\n", hiring.RPS()/trivial.RPS())
 	if err := srv.FlushUsage(ctx); err != nil {
 		return err
 	}

@@ -1,0 +1,164 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/planehq/hiringsignal/api"
+)
+
+// handler runs tool t: its arguments become a request of route rt, run in-process for the
+// authenticated caller through the chain; the answer becomes the tool result.
+func handler(a *api.Server, t Tool, rt api.Route) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		who, ok := api.PresentedFrom(ctx)
+		if !ok {
+			// Mount authenticates every request before the SDK sees it: this is a wiring bug.
+			return nil, errors.New("cannot run a tool: the request was not authenticated (serve tools through agent.Register)")
+		}
+		ir, detail, problems := request(t, rt, req.Params.Arguments)
+		if len(problems) > 0 {
+			return argumentError(t, problems), nil
+		}
+		ir.As, ir.Channel = who, api.ChannelMCP
+		resp, err := a.Execute(ir)
+		if err != nil {
+			return nil, err
+		}
+		return result(t, resp, detail), nil
+	}
+}
+
+// request translates raw arguments into the route's path, query or body; problems says what to
+// change when they do not fit (the chain checks the values themselves).
+func request(t Tool, rt api.Route, raw json.RawMessage) (ir api.InternalRequest, detail string, problems []string) {
+	ir = api.InternalRequest{Route: rt.Name, Path: map[string]string{}, Query: url.Values{}}
+	detail = "concise"
+	args := map[string]json.RawMessage{}
+	if len(bytes.TrimSpace(raw)) > 0 && string(bytes.TrimSpace(raw)) != "null" {
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return ir, detail, []string{"arguments must be a JSON object of the tool's input schema"}
+		}
+	}
+	names := make([]string, 0, len(args))
+	for n := range args {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	body := map[string]json.RawMessage{}
+	for _, name := range names {
+		v := args[name]
+		if name == detailArg && t.answersData() {
+			var d string
+			if json.Unmarshal(v, &d) != nil || (d != "concise" && d != "full") {
+				problems = append(problems, `detail: must be "concise" or "full"`)
+			} else {
+				detail = d
+			}
+			continue
+		}
+		if !slices.Contains(t.Args, name) {
+			problems = append(problems, fmt.Sprintf("%s: not an argument of %s; it takes %s", name, t.Name, takes(t)))
+			continue
+		}
+		p, f := findArg(rt, name)
+		if f != nil {
+			body[name] = v
+			continue
+		}
+		vals, err := scalars(v, p.Repeatable)
+		if err != nil {
+			problems = append(problems, name+": "+err.Error())
+			continue
+		}
+		if p.In == "path" {
+			ir.Path[name] = vals[0]
+		} else {
+			ir.Query[name] = vals
+		}
+	}
+	for _, p := range rt.Params {
+		if p.In == "path" && ir.Path[p.Name] == "" && slices.Contains(t.Args, p.Name) {
+			problems = append(problems, p.Name+": required")
+		}
+	}
+	if rt.Body != nil {
+		ir.Body, _ = json.Marshal(body) // a map of raw messages always marshals
+	}
+	return ir, detail, problems
+}
+
+// takes lists a tool's arguments for an error message.
+func takes(t Tool) string {
+	names := slices.Clone(t.Args)
+	if t.answersData() {
+		names = append(names, detailArg)
+	}
+	if len(names) == 0 {
+		return "no arguments"
+	}
+	return strings.Join(names, ", ")
+}
+
+// scalars is v as query values: a string, number or boolean, or (repeatable) an array of them.
+func scalars(v json.RawMessage, repeatable bool) ([]string, error) {
+	d := json.NewDecoder(bytes.NewReader(v))
+	d.UseNumber()
+	var x any
+	if err := d.Decode(&x); err != nil {
+		return nil, errors.New("not valid JSON")
+	}
+	one := func(x any) (string, bool) {
+		switch y := x.(type) {
+		case string:
+			return y, true
+		case json.Number:
+			return y.String(), true
+		case bool:
+			if y {
+				return "true", true
+			}
+			return "false", true
+		}
+		return "", false
+	}
+	if arr, ok := x.([]any); ok && repeatable {
+		out := make([]string, 0, len(arr))
+		for _, e := range arr {
+			s, ok := one(e)
+			if !ok {
+				return nil, errors.New("every item must be a string, number or boolean")
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	}
+	s, ok := one(x)
+	if !ok {
+		if repeatable {
+			return nil, errors.New("must be a value or an array of values")
+		}
+		return nil, errors.New("must be a string, number or boolean")
+	}
+	return []string{s}, nil
+}
+
+// argumentError is the tool error for arguments that do not fit the tool.
+func argumentError(t Tool, problems []string) *mcp.CallToolResult {
+	msg := "Bad arguments for " + t.Name + ": " + strings.Join(problems, "; ") + ". Nothing was run or billed."
+	return errorResult(map[string]any{"reason": "invalid_arguments", "problems": problems, "message": msg}, msg)
+}
+
+// errorResult is an isError result carrying structured and a text copy.
+func errorResult(structured map[string]any, text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, StructuredContent: structured, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}

@@ -1,0 +1,15 @@
+// Package agent is the agent interface of the API: a Model Context Protocol server at /mcp
+// (Streamable HTTP, stateless, JSON responses, on the official Go SDK behind fasthttp's net/http
+// adaptor) whose curated, task-level tools each run one registered /v1 route in-process.
+//
+// It owns the tool table (names, descriptions, which route each runs and which of the route's
+// parameters it exposes), the translation of tool arguments into the route's query, path or
+// body, and of the route's answer into a tool result (structuredContent plus a text copy, concise
+// or full, bounded in size; limits and bad arguments as isError results). Input schemas are the
+// routes' own (api.ParamSchema, api.FieldSchema), so a tool cannot drift from /openapi.json.
+//
+// It must not admit, limit or meter anything itself: every tools/call goes through
+// api.Server.Execute, the chain an HTTP request to the route takes, with the caller's key
+// (recorded under the mcp channel), and the /mcp endpoint authenticates through api.Server.Mount.
+// It holds no handler of its own and reads no store.
+package agent

@@ -1,0 +1,118 @@
+package agent
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/valyala/fasthttp/fasthttpadaptor"
+
+	"github.com/planehq/hiringsignal/api"
+)
+
+// Path is where the agent interface is served.
+const Path = "/mcp"
+
+// Deps are what the agent interface needs: the API server whose routes its tools run.
+type Deps struct {
+	API *api.Server
+	Log *slog.Logger
+}
+
+// Register mounts the MCP server at /mcp on d.API. Call it after every handler package
+// registered its routes and before Start: each tool's route must be registered (a missing one
+// panics, like any route table error). Its input schema is built from that route's declaration.
+func Register(d Deps) {
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
+	srv := NewMCPServer(d.API, d.Log)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: d.Log, MaxRequestBodyBytes: 1 << 20})
+	d.API.Mount(&api.Route{Name: "mcp", Method: "POST", Path: Path, Tag: "agent",
+		Summary: "The agent interface: a Model Context Protocol server (Streamable HTTP, stateless, JSON responses; protocol revisions 2024-11-05 to 2026-07-28). " +
+			"Authenticate as for every route (X-API-Key or Authorization: Bearer). tools/list and the other protocol calls are free; each tools/call runs one /v1 route " +
+			"through the same limits and metering as that route, recorded in usage by_channel.mcp",
+		Statuses: []int{200, 400}, Response: map[string]any{"type": "object", "description": "a JSON-RPC response"}},
+		fasthttpadaptor.NewFastHTTPHandler(h))
+}
+
+// NewMCPServer builds the MCP server whose tools run api's routes (every tool of Tools).
+func NewMCPServer(a *api.Server, log *slog.Logger) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "hiringsignal", Title: "Hiring signal", Version: api.APIVersion},
+		&mcp.ServerOptions{Logger: log, Capabilities: &mcp.ServerCapabilities{},
+			Instructions: "Hiring signals from employers' applicant-tracking systems and job boards. Start with resolve_company or find_hiring_companies " +
+				"to get company_id, then company_hiring_brief. Every tool states its cost; limits answer isError with reason and retry_after."})
+	routes := a.Routes()
+	for _, t := range Tools() {
+		i := slices.IndexFunc(routes, func(r api.Route) bool { return r.Name == t.Route })
+		if i < 0 {
+			panic(fmt.Sprintf("agent: tool %s runs route %q, which is not registered: register its handler package first", t.Name, t.Route))
+		}
+		rt := routes[i]
+		schema, err := InputSchema(t, rt)
+		if err != nil {
+			panic("agent: " + err.Error())
+		}
+		ro := t.ReadOnly
+		ann := &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: ro, IdempotentHint: ro || t.Destructive, DestructiveHint: &t.Destructive}
+		s.AddTool(&mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: schema, Annotations: ann},
+			handler(a, t, rt))
+	}
+	return s
+}
+
+// InputSchema is the tool's input schema: each argument's schema exactly as the route declares
+// it (api.ParamSchema of a parameter, api.FieldSchema of a body field), its description, which
+// are required, and detail on tools that answer data.
+func InputSchema(t Tool, rt api.Route) (map[string]any, error) {
+	props := map[string]any{}
+	required := []string{}
+	for _, name := range t.Args {
+		switch p, f := findArg(rt, name); {
+		case p != nil:
+			s := api.ParamSchema(*p)
+			if p.Description != "" {
+				s["description"] = p.Description
+			}
+			props[name] = s
+			if p.Required {
+				required = append(required, name)
+			}
+		case f != nil:
+			props[name] = api.FieldSchema(*f)
+			if f.Required {
+				required = append(required, name)
+			}
+		default:
+			return nil, fmt.Errorf("tool %s takes %q, which route %s does not declare", t.Name, name, rt.Name)
+		}
+	}
+	if t.answersData() {
+		props[detailArg] = map[string]any{"type": "string", "enum": []string{"concise", "full"}, "default": "concise",
+			"description": "concise (default): the fields an agent needs, nested lists cut to a few items; full: every field the route answers"}
+	}
+	return map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": false}, nil
+}
+
+// answersData reports whether the tool's answer is data worth shaping (not an ack).
+func (t Tool) answersData() bool { return t.ReadOnly }
+
+// findArg is the route's parameter (path, query) or body field called name.
+func findArg(rt api.Route, name string) (*api.Param, *api.Field) {
+	for i := range rt.Params {
+		if p := &rt.Params[i]; p.Name == name && p.In != "header" && p.AliasOf == "" {
+			return p, nil
+		}
+	}
+	if rt.Body != nil {
+		for i := range rt.Body.Fields {
+			if f := &rt.Body.Fields[i]; f.Name == name && !f.Forbidden {
+				return nil, f
+			}
+		}
+	}
+	return nil, nil
+}

@@ -1,0 +1,158 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/planehq/hiringsignal/oltp"
+)
+
+// Calls made in-process: another interface of the same binary (the agent tools at /mcp) runs a
+// registered /v1 route through the very chain an HTTP request to it takes, with its caller's key
+// and address, so admission (scope, pause, rate limit, quota, spend cap, plan gate) and metering
+// cannot drift between the two. Only the channel differs, and the caller cannot set it.
+
+// Channels a metered call is recorded under (usage by_channel).
+const (
+	ChannelREST = oltp.ChannelREST // an HTTP request to the route
+	ChannelMCP  = oltp.ChannelMCP  // an agent tool call at /mcp
+)
+
+// channelKey is the request user value carrying an in-process call's channel. The type is
+// unexported, so nothing a client sends can set it.
+type channelKey struct{}
+
+// presentedKey0 is the user value carrying the Presented of a request to a mounted handler.
+type presentedKey0 struct{}
+
+// Presented is what a caller of a mounted handler presented, once authenticated: its key and
+// address, for running routes on its behalf with Execute.
+type Presented struct {
+	Key          string
+	Remote       net.Addr
+	ForwardedFor []string // X-Forwarded-For values (used only with Config.TrustForwardedFor)
+	Caller       Caller   // who the key is, as the chain authenticated it
+}
+
+// PresentedFrom returns the Presented of the mounted request ctx descends from (a net/http
+// handler's request context under fasthttpadaptor is the fasthttp request).
+func PresentedFrom(ctx context.Context) (*Presented, bool) {
+	p, ok := ctx.Value(presentedKey0{}).(*Presented)
+	return p, ok
+}
+
+// Mount serves rt (documented in /openapi.json like any route, with rt's statuses and
+// response) with h after authenticating the caller exactly as the chain does: no key is 401, an
+// unknown or revoked key 403, too many unknown keys from one address 429, before h runs. h finds
+// the caller with PresentedFrom. Nothing is metered or limited here: h meters what it runs
+// through Execute. Call it before Start.
+func (s *Server) Mount(rt *Route, h fasthttp.RequestHandler) {
+	r := *rt
+	r.mounted = true
+	s.add(&r, func(rc *fasthttp.RequestCtx) {
+		c := &Call{Ctx: rc, Route: &r, srv: s}
+		c.startDeadline()
+		defer c.cancel()
+		c.Caller.IP = s.clientIP(rc)
+		if s.pool == nil {
+			writeError(rc, Unavailable("Postgres (not configured)", nil))
+			return
+		}
+		if e := s.authenticate(c); e != nil {
+			writeError(rc, s.timedOut(c, e))
+			return
+		}
+		key, _ := presentedKey(rc)
+		p := &Presented{Key: key, Remote: rc.RemoteAddr(), Caller: c.Caller}
+		for _, v := range rc.Request.Header.PeekAll("X-Forwarded-For") {
+			p.ForwardedFor = append(p.ForwardedFor, string(v))
+		}
+		rc.SetUserValue(presentedKey0{}, p)
+		h(rc)
+	})
+}
+
+// InternalRequest is one in-process call of a registered /v1 route on behalf of a caller.
+type InternalRequest struct {
+	Route   string            // the route's operation name (reqs.search, companies.pre_action_brief, ...)
+	Path    map[string]string // its path parameters by name
+	Query   url.Values
+	Body    []byte // JSON, for routes with a body
+	As      *Presented
+	Channel string // ChannelMCP; "" is ChannelREST
+}
+
+// InternalResponse is the route's answer: what an HTTP caller would have received.
+type InternalResponse struct {
+	Status int
+	Body   []byte
+	Header map[string]string // RateLimit-*, Retry-After, Deprecation, Sunset when answered
+}
+
+// answeredHeaders are the response headers an in-process caller gets back.
+var answeredHeaders = []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After", "Deprecation", "Sunset"}
+
+// Execute runs the route named req.Route for req.As through the router and the chain (every
+// admission step, the handler and metering, recorded under req.Channel) and returns its answer.
+// The error is for a call that cannot be made at all: no such /v1 route, or a path parameter
+// missing.
+func (s *Server) Execute(req InternalRequest) (InternalResponse, error) {
+	var rt *Route
+	for _, r := range s.routes {
+		if r.Name == req.Route {
+			rt = r
+		}
+	}
+	if rt == nil || rt.public || rt.mounted || req.As == nil {
+		return InternalResponse{}, fmt.Errorf("cannot execute %q in-process: name a registered /v1 route and its caller", req.Route)
+	}
+	path := rt.Path
+	for name, v := range req.Path {
+		path = strings.Replace(path, "{"+name+"}", url.PathEscape(v), 1)
+	}
+	if strings.Contains(path, "{") {
+		return InternalResponse{}, fmt.Errorf("cannot execute %q in-process: path %s lacks a parameter", req.Route, path)
+	}
+	var fr fasthttp.Request
+	fr.Header.SetMethod(rt.Method)
+	uri := path
+	if len(req.Query) > 0 {
+		uri += "?" + req.Query.Encode()
+	}
+	fr.SetRequestURI(uri)
+	fr.Header.SetHost("in-process")
+	fr.Header.Set("X-API-Key", req.As.Key)
+	for _, v := range req.As.ForwardedFor {
+		fr.Header.Add("X-Forwarded-For", v)
+	}
+	if len(req.Body) > 0 {
+		fr.Header.SetContentType("application/json")
+		fr.SetBody(req.Body)
+	}
+	var rc fasthttp.RequestCtx
+	rc.Init(&fr, req.As.Remote, fasthttpLogger{s.log})
+	if req.Channel != "" && req.Channel != ChannelREST {
+		rc.SetUserValue(channelKey{}, req.Channel)
+	}
+	s.router.Handler(&rc)
+	out := InternalResponse{Status: rc.Response.StatusCode(), Body: append([]byte(nil), rc.Response.Body()...), Header: map[string]string{}}
+	for _, h := range answeredHeaders {
+		if v := rc.Response.Header.Peek(h); len(v) > 0 {
+			out.Header[h] = string(v)
+		}
+	}
+	return out, nil
+}
+
+// channelOf is the channel of the call rc carries (ChannelREST unless Execute set another).
+func channelOf(rc *fasthttp.RequestCtx) string {
+	if ch, ok := rc.UserValue(channelKey{}).(string); ok {
+		return ch
+	}
+	return ""
+}

@@ -1,0 +1,197 @@
+// Command mcpbench measures the agent interface beside REST in one run: the company_hiring_brief
+// tool (POST /mcp, tools/call, stateless, JSON response) and the route it runs (GET
+// /v1/companies/{id}/pre-action-brief), on the same api.Server over a crawled world in ClickHouse
+// (--clickhouse-database), at the same connection count, in alternating rounds, with one
+// Enterprise key (no daily quota or spend cap; calls_per_minute override) so every call is
+// admitted and metered. It prints each round as it ends, a Markdown table for bench/README.md,
+// and checks that the metered calls per channel equal the successful calls of each target.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"time"
+
+	"github.com/planehq/hiringsignal/agent"
+	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/account"
+	"github.com/planehq/hiringsignal/api/companies"
+	"github.com/planehq/hiringsignal/api/events"
+	"github.com/planehq/hiringsignal/api/search"
+	"github.com/planehq/hiringsignal/api/watches"
+	"github.com/planehq/hiringsignal/bench/benchdb"
+	"github.com/planehq/hiringsignal/bench/loadgen"
+	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/snapshot"
+)
+
+func main() {
+	pgURL := flag.String("postgres-url", envOr("HS_POSTGRES_URL", "postgres://postgres@127.0.0.1:55432/hiringsignal"), "Postgres server (a throwaway schema is created and dropped)")
+	chAddr := flag.String("clickhouse-addr", envOr("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse of the crawled world")
+	chDB := flag.String("clickhouse-database", "", "ClickHouse database of a crawled world (read only), e.g. hs_bench_events")
+	conns := flag.Int("conns", 16, "concurrent connections")
+	dur := flag.Duration("duration", 5*time.Second, "duration of each measured run")
+	rounds := flag.Int("rounds", 2, "alternating rounds of the REST and tool runs")
+	maxReq := flag.Int64("max-requests", 5_000_000, "upper bound on requests per run")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the tool runs (server and generator) to this file")
+	flag.Parse()
+	if *chDB == "" {
+		fmt.Fprintln(os.Stderr, "mcpbench: pass --clickhouse-database naming a crawled world (see bench/README.md)")
+		os.Exit(2)
+	}
+	if err := run(*pgURL, *chAddr, *chDB, *conns, *dur, *rounds, *maxReq, *cpuProfile); err != nil {
+		fmt.Fprintln(os.Stderr, "mcpbench:", err)
+		os.Exit(1)
+	}
+}
+
+func envOr(k, d string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return d
+}
+
+func run(pgURL, chAddr, chDB string, conns int, dur time.Duration, rounds int, maxReq int64, cpuProfile string) error {
+	ctx := context.Background()
+	pool, drop, err := benchdb.ThrowawaySchema(ctx, pgURL, "bench_mcp_")
+	if err != nil {
+		return err
+	}
+	defer drop()
+	ch, err := analytics.Open(analytics.Options{Addr: chAddr, Database: chDB})
+	if err != nil {
+		return fmt.Errorf("cannot open ClickHouse %s/%s: %w", chAddr, chDB, err)
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	snaps := snapshot.New(snapshot.Config{ClickHouse: ch, Log: quiet, Poll: time.Hour})
+	if _, err := snaps.Refresh(ctx, true); err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "mcpbench-metering")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: quiet, Pool: pool, ClickHouse: ch, MeteringDir: dir, MeteringSyncEvery: 20 * time.Millisecond})
+	account.Register(srv, account.Deps{Pool: pool})
+	// The world is not re-crawled while the bench runs: the cold-company check (202 crawling) is off.
+	companies.Register(srv, companies.Deps{Snapshots: snaps, Pool: pool, ColdAfter: -1})
+	search.Register(srv, search.Deps{Snapshots: snaps})
+	events.Register(srv, events.Deps{Snapshots: snaps, ClickHouse: ch})
+	watches.Register(srv, watches.Deps{Pool: pool, Snapshots: snaps})
+	agent.Register(agent.Deps{API: srv})
+	if err := srv.Start(ctx); err != nil {
+		return err
+	}
+	defer srv.Stop(context.Background()) //nolint:errcheck
+	if err := srv.StoresReady(ctx); err != nil {
+		return err
+	}
+	for i := 0; i < 100 && !srv.AuthListening(); i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	acct, err := oltp.CreateAccount(ctx, pool, "enterprise", "mcp-bench@example.com")
+	if err != nil {
+		return err
+	}
+	perMinute := int64(1_000_000_000)
+	if err := oltp.SetCallsPerMinute(ctx, pool, acct.AccountID, &perMinute); err != nil {
+		return err
+	}
+
+	// 2,000 companies spread across the world, the same ones for both targets.
+	all, err := analytics.Companies(ctx, ch)
+	if err != nil {
+		return err
+	}
+	var paths []string
+	var bodies [][]byte
+	for i := 0; i < len(all) && len(paths) < 2000; i += max(1, len(all)/2000) {
+		id := all[i].CompanyID
+		paths = append(paths, fmt.Sprintf("/v1/companies/%d/pre-action-brief", id))
+		bodies = append(bodies, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"company_hiring_brief","arguments":{"company_id":%d}}}`, i+1, id))
+	}
+	base := "http://" + srv.Addr()
+	rest := loadgen.Spec{Name: "GET /v1/companies/{id}/pre-action-brief (REST)", Base: base, Paths: paths,
+		Headers: map[string]string{"X-API-Key": acct.Key}, Conns: conns, Dur: dur, MaxReq: maxReq}
+	tool := loadgen.Spec{Name: "tools/call company_hiring_brief (POST /mcp)", Base: base, Method: "POST", Paths: []string{agent.Path}, Bodies: bodies,
+		Headers: map[string]string{"X-API-Key": acct.Key, "Content-Type": "application/json", "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"},
+		OK: func(b []byte) bool {
+			return !strings.Contains(string(b), `"isError":true`) && strings.Contains(string(b), `"result"`)
+		},
+		Conns: conns, Dur: dur, MaxReq: maxReq}
+
+	// Warm up both (connections, key cache, first lease), then alternate.
+	for _, s := range []loadgen.Spec{rest, tool} {
+		w := s
+		w.Name, w.Dur = "warmup", time.Second
+		if r := loadgen.Run(w); r.Errors > 0 {
+			return fmt.Errorf("warm-up of %s: %d of %d calls failed", s.Name, r.Errors, r.Requests)
+		}
+	}
+	var runs []loadgen.Result
+	for i := 0; i < rounds; i++ {
+		for _, s := range []loadgen.Spec{rest, tool} {
+			profiling := s.Name == tool.Name && cpuProfile != "" && startProfile(cpuProfile, i)
+			r := loadgen.Run(s)
+			if profiling {
+				pprof.StopCPUProfile()
+			}
+			runs = append(runs, r)
+			fmt.Fprintf(os.Stderr, "round %d/%d %-48s %7.0f req/s  p50 %-9s p99 %s  errors %d\n", i+1, rounds, r.Name, r.RPS(),
+				r.Pct(0.50).Round(time.Microsecond), r.Pct(0.99).Round(time.Microsecond), r.Errors)
+		}
+	}
+	r, t := loadgen.Merge(runs, rest.Name), loadgen.Merge(runs, tool.Name)
+	fmt.Printf("%d connections, %d rounds of %s per target, loopback, GOMAXPROCS=%d, world %s (%d companies)\n\n",
+		conns, rounds, dur, runtime.GOMAXPROCS(0), chDB, len(all))
+	fmt.Println("| target | requests | errors | req/s | p50 | p95 | p99 |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|")
+	for _, x := range []loadgen.Result{r, t} {
+		fmt.Printf("| %s | %d | %d | %.0f | %s | %s | %s |\n", x.Name, x.Requests, x.Errors, x.RPS(),
+			x.Pct(0.50).Round(time.Microsecond), x.Pct(0.95).Round(time.Microsecond), x.Pct(0.99).Round(time.Microsecond))
+	}
+	fmt.Printf("\nthroughput ratio (tool / REST): %.2f\n", t.RPS()/r.RPS())
+
+	// Every successful call of either kind metered once, under its channel (warm-ups included).
+	if err := srv.FlushUsage(ctx); err != nil {
+		return err
+	}
+	rows, err := pool.Query(ctx, "SELECT channel, sum(calls) FROM usage_events WHERE account_id = $1 GROUP BY channel ORDER BY channel", acct.AccountID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var chn string
+		var n int64
+		if err := rows.Scan(&chn, &n); err != nil {
+			return err
+		}
+		fmt.Printf("metered calls, channel %s: %d\n", chn, n)
+	}
+	return rows.Err()
+}
+
+// startProfile starts the CPU profile of round i's tool run (round 0 writes path, later rounds
+// path.<i>).
+func startProfile(path string, i int) bool {
+	if i > 0 {
+		path = fmt.Sprintf("%s.%d", path, i)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mcpbench: cannot write the CPU profile:", err)
+		return false
+	}
+	return pprof.StartCPUProfile(f) == nil
+}
