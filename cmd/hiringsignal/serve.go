@@ -14,6 +14,7 @@ import (
 	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/companies"
 	"github.com/planehq/hiringsignal/api/deliveries"
+	"github.com/planehq/hiringsignal/api/outcomes"
 	"github.com/planehq/hiringsignal/api/events"
 	"github.com/planehq/hiringsignal/api/search"
 	"github.com/planehq/hiringsignal/api/watches"
@@ -147,6 +148,7 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 	watches.Register(srv, watches.Deps{Pool: s.pg, Log: log, Box: push.box, Egress: push.egress, Snapshots: snap, FireWindows: fireWindows(push.clock)})
 	events.Register(srv, events.Deps{Snapshots: snap, ClickHouse: s.ch, Log: log})
 	deliveries.Register(srv, deliveries.Deps{Pool: s.pg, Log: log})
+	outcomes.Register(srv, outcomes.Deps{Pool: s.pg, Log: log, Snapshots: snap})
 	readSide := &lifecycle.Loop{Run: func(ctx context.Context) {
 		if err := f.migrateWithRetry(ctx, s, log); err != nil {
 			return // stopped before the stores were ready
