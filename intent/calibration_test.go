@@ -68,10 +68,11 @@ func TestScoreIsCalibratedOnHeldOutSimulatedLabels(t *testing.T) {
 	m, err := intent.Fit(train)
 	require.NoError(t, err)
 
-	var held, truth []intent.Scored
+	var held, raw, truth []intent.Scored
 	for id, c := range cos {
 		if id%2 == 1 {
 			held = append(held, intent.Scored{P: m.Score(c.x), Positive: c.hpos, Negative: c.hneg})
+			raw = append(raw, intent.Scored{P: m.Uncalibrated(c.x), Positive: c.hpos, Negative: c.hneg})
 		}
 	}
 	for _, co := range w.Companies {
@@ -87,6 +88,7 @@ func TestScoreIsCalibratedOnHeldOutSimulatedLabels(t *testing.T) {
 	t.Logf("train: %d companies, %.0f labels (base rate %.3f); held out: %d companies, %d labels", len(train), trainN, base, len(held), len(held)*labelsPerCompany)
 	t.Logf("held out: ECE %.4f; Brier %.4f vs base rate %.4f (skill %.3f); the hidden propensity itself: ECE %.4f, Brier %.4f",
 		ece, brier, baseBrier, 1-brier/baseBrier, intent.ECE(truth), intent.Brier(truth))
+	t.Logf("the regression before Platt scaling: ECE %.4f, Brier %.4f", intent.ECE(raw), intent.Brier(raw))
 	require.Greater(t, len(held), 100)
 	require.LessOrEqual(t, ece, 0.05)
 	require.Less(t, brier, baseBrier)

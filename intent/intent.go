@@ -141,6 +141,10 @@ func (m *Model) Score(x []float64) float64 {
 	return sigmoid(m.a*dot(m.w, m.z(x)) + m.b)
 }
 
+// Uncalibrated is the regression's own probability for x, before Platt scaling (to measure what
+// the calibration step changes).
+func (m *Model) Uncalibrated(x []float64) float64 { return sigmoid(dot(m.w, m.z(x))) }
+
 func (m *Model) standardise(examples []Example) {
 	m.mean, m.scale = make([]float64, dims), make([]float64, dims)
 	var n float64
