@@ -93,4 +93,3 @@ func TestScoreIsCalibratedOnHeldOutSimulatedLabels(t *testing.T) {
 	require.LessOrEqual(t, ece, 0.05)
 	require.Less(t, brier, baseBrier)
 }
-

@@ -132,4 +132,3 @@ func slicesMin(v []float64) float64 {
 	}
 	return m
 }
-
