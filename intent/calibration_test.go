@@ -33,7 +33,6 @@ func TestScoreIsCalibratedOnHeldOutSimulatedLabels(t *testing.T) {
 		pos, neg float64 // training draw
 		hpos     float64 // held-out draw
 		hneg     float64
-		truth    float64
 	}
 	cos := map[uint64]*company{}
 	for id := range w.Companies {
