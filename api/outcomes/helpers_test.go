@@ -73,12 +73,15 @@ type harness struct {
 // start serves the outcome routes (and the push routes, to make endpoints and watches) over the
 // crawled world on a fresh schema of its own: the intent score reads every customer's labels, so
 // tests must not share one. The model is refitted on every call.
-func start(t *testing.T) *harness {
+func start(t *testing.T) *harness { t.Helper(); return startRefit(t, time.Nanosecond) }
+
+// startRefit is start with the model kept for refit.
+func startRefit(t *testing.T, refit time.Duration) *harness {
 	t.Helper()
 	f := world.Get(t)
 	srv := apitest.StartServer(t, apitest.Options{DB: "outcomes", Push: &apitest.Push{Egress: egress.Policy{LookupNetIP: fakeDNS}, Snapshots: f.snaps},
 		Register: func(s *api.Server, pool *pgxpool.Pool) {
-			outcomes.Register(s, outcomes.Deps{Pool: pool, Log: apitest.Quiet(), Snapshots: f.snaps, RefitEvery: time.Nanosecond})
+			outcomes.Register(s, outcomes.Deps{Pool: pool, Log: apitest.Quiet(), Snapshots: f.snaps, RefitEvery: refit})
 		}})
 	return &harness{Server: srv, f: f}
 }

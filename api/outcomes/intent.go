@@ -68,12 +68,24 @@ func (h *handlers) intent(c *api.Call) (int, error) {
 
 // fitted is the model fitted on every customer's labels of the training window joined to the
 // pulses of snapshot s, refitted when s is not the snapshot it was fitted on or it is older than
-// RefitEvery. intent.ErrTooFewLabels says there are not enough labels yet (also cached).
+// RefitEvery. One call refits at a time; while it does, other calls are answered with the
+// previous model (the first fit is waited for). intent.ErrTooFewLabels says there are not enough
+// labels yet (also kept, like a model).
 func (h *handlers) fitted(ctx context.Context, s *snapshot.Snapshot, now time.Time) (*intent.Model, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if !h.fittedAt.IsZero() && h.fittedWM == s.Model.Watermark && now.Sub(h.fittedAt) < h.d.RefitEvery && now.After(h.fittedAt.Add(-time.Minute)) {
-		return h.model, h.fitErr
+	m, have, fresh, ferr := h.cached(s, now)
+	if fresh {
+		return m, ferr
+	}
+	if have {
+		if !h.refit.TryLock() {
+			return m, ferr // another call is refitting
+		}
+	} else {
+		h.refit.Lock()
+	}
+	defer h.refit.Unlock()
+	if m, _, fresh, ferr := h.cached(s, now); fresh {
+		return m, ferr // refitted while this call waited
 	}
 	labels, err := oltp.TrainingLabels(ctx, h.d.Pool, now.Add(-TrainingWindow))
 	if err != nil {
@@ -91,13 +103,25 @@ func (h *handlers) fitted(ctx context.Context, s *snapshot.Snapshot, now time.Ti
 		}
 		examples = append(examples, intent.Example{X: x, Positive: float64(l.Positive), Negative: float64(l.Negative), Fold: int(l.CompanyID % intent.Folds)})
 	}
-	m, err := intent.Fit(examples)
+	m, err = intent.Fit(examples)
 	if err != nil && !errors.Is(err, intent.ErrTooFewLabels) {
 		return nil, err
 	}
+	h.mu.Lock()
 	h.model, h.fitErr, h.fittedWM, h.fittedAt = m, err, s.Model.Watermark, now
+	h.mu.Unlock()
 	if m != nil {
 		h.d.Log.Info("intent model fitted", "labels", m.Labels, "companies", len(examples), "watermark", s.Model.Watermark)
 	}
 	return m, err
+}
+
+// cached is the model kept, whether there is one (or a kept ErrTooFewLabels), and whether it is
+// still fresh for snapshot s at now.
+func (h *handlers) cached(s *snapshot.Snapshot, now time.Time) (m *intent.Model, have, fresh bool, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	have = !h.fittedAt.IsZero()
+	fresh = have && h.fittedWM == s.Model.Watermark && now.Sub(h.fittedAt) < h.d.RefitEvery && now.After(h.fittedAt.Add(-time.Minute))
+	return h.model, have, fresh, h.fitErr
 }

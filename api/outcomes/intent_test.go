@@ -3,6 +3,7 @@ package outcomes_test
 import (
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -131,4 +132,40 @@ func slicesMin(v []float64) float64 {
 		m = min(m, x)
 	}
 	return m
+}
+
+// The counts are read live on every call; the fitted model is kept until it is RefitEvery old
+// (or the snapshot moves), so labels sent since show in the counts before they reach the model.
+func TestIntentCountsAreLiveAndTheModelIsKept(t *testing.T) {
+	h := startRefit(t, time.Hour)
+	a := h.account(t, "growth")
+	f := h.f
+	tick := f.w.Ticks[len(f.w.Ticks)-1]
+	scorable := map[uint64]bool{}
+	for _, id := range f.scorable {
+		scorable[id] = true
+	}
+	n := 0
+	for _, l := range f.w.Sim.OutcomeLabels(tick, 6, 3) {
+		if id := pipeline.CompanyID(l.CompanyDomain); scorable[id] {
+			outcome := "no_response"
+			if l.Positive {
+				outcome = "meeting"
+			}
+			h.post(t, a.Key, id, map[string]any{"outcome": outcome}).Decode(t, 201, &label{})
+			n++
+		}
+	}
+	co := f.scorable[0]
+	first := h.intent(t, a.Key, co)
+	require.Equal(t, "scored", first.ScoreStatus)
+	require.Equal(t, n, first.ModelLabels)
+	for range 5 {
+		h.post(t, a.Key, co, map[string]any{"outcome": "won"}).Decode(t, 201, &label{})
+	}
+	later := h.intent(t, a.Key, co)
+	require.Equal(t, first.LabelCount+5, later.LabelCount)
+	require.Equal(t, first.PositiveCount+5, later.PositiveCount)
+	require.Equal(t, n, later.ModelLabels, "the model fitted an hour's worth ago is kept")
+	require.Equal(t, *first.Score, *later.Score)
 }

@@ -94,7 +94,8 @@ type Deps struct {
 type handlers struct {
 	d Deps
 
-	mu       sync.Mutex // guards the fitted model below; held while refitting
+	refit    sync.Mutex // held by the one call refitting the model
+	mu       sync.Mutex // guards the fitted model below
 	model    *intent.Model
 	fitErr   error // intent.ErrTooFewLabels when no model could be fitted
 	fittedWM uint64
