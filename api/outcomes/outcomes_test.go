@@ -76,6 +76,16 @@ func TestOutcomeIsAppendedAndReSendsAreIdempotent(t *testing.T) {
 	}
 	require.Equal(t, 3, labelRows(t, h, a.CustomerID))
 	require.Equal(t, 1, labelRows(t, h, b.CustomerID))
+
+	// Not billable: nothing metered, and a paused account still writes labels and reads attribution.
+	require.NoError(t, h.API.FlushUsage(t.Context()))
+	var u struct{ Calls int }
+	h.Get(t, "/v1/usage", a.Key, nil).Decode(t, 200, &u)
+	require.Zero(t, u.Calls)
+	require.Equal(t, 200, h.Post(t, "/v1/account/pause", a.Key, nil).Status)
+	h.post(t, a.Key, co, map[string]any{"outcome": "lost"}).Decode(t, 201, &label{})
+	require.Equal(t, 200, h.Get(t, "/v1/attribution", a.Key, nil).Status)
+	require.Equal(t, 403, h.Get(t, intentPath(co), a.Key, nil).Status, "intent is a billable company read")
 }
 
 // An unknown company is 404 (after the body was found valid); every bad body is 422 in the spec's
