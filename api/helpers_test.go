@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -10,6 +11,7 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/companies"
 	feed "github.com/planehq/hiringsignal/api/events"
+	"github.com/planehq/hiringsignal/api/outcomes"
 	"github.com/planehq/hiringsignal/api/search"
 	"github.com/planehq/hiringsignal/internal/apitest"
 	"github.com/planehq/hiringsignal/internal/storetest"
@@ -75,7 +77,7 @@ func (h *harness) account(plan string) oltp.NewAccount {
 // declared are the routes api/search and api/companies declare, over zero Deps: the chain's tests
 // need billable routes as declared, not the read side behind them, so they replace the handlers.
 func declared() []*api.Route {
-	return append(append(search.Routes(search.Deps{}), companies.Routes(companies.Deps{})...), feed.Routes(feed.Deps{})...)
+	return slices.Concat(search.Routes(search.Deps{}), companies.Routes(companies.Deps{}), feed.Routes(feed.Deps{}), outcomes.Routes(outcomes.Deps{}))
 }
 
 // stub is the declared route named name, served by h.

@@ -343,8 +343,8 @@ func (s *Server) StoresReady(ctx context.Context) error {
 	return s.recordSchema(ctx)
 }
 
-// janitor sweeps ended rate windows every 30 s and, every 10 minutes, expires idempotency keys
-// and forgets old metering segment ids.
+// janitor sweeps ended rate windows every 30 s and, every 10 minutes, expires idempotency keys,
+// forgets old metering segment ids and deletes outcome labels past their retention.
 func (s *Server) janitor(ctx context.Context) {
 	t := time.NewTicker(30 * time.Second)
 	defer t.Stop()
@@ -364,6 +364,12 @@ func (s *Server) janitor(ctx context.Context) {
 			// and it comes back when that instance restarts: 30 days covers any restart.
 			if err := metering.PruneSegments(ctx, s.pool, 30*24*time.Hour); err != nil {
 				s.log.Warn("cannot prune flushed metering segment ids", "err", err)
+			}
+			// Outcome labels are kept oltp.OutcomeRetention after they occurred (docs/decisions.md).
+			if n, err := oltp.PruneOutcomeLabels(ctx, s.pool, s.now()); err != nil {
+				s.log.Warn("cannot delete outcome labels past their retention", "err", err)
+			} else if n > 0 {
+				s.log.Info("outcome labels past their retention deleted", "labels", n)
 			}
 		}
 	}

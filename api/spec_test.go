@@ -12,6 +12,7 @@ import (
 	"github.com/planehq/hiringsignal/api/companies"
 	"github.com/planehq/hiringsignal/api/deliveries"
 	feed "github.com/planehq/hiringsignal/api/events"
+	"github.com/planehq/hiringsignal/api/outcomes"
 	"github.com/planehq/hiringsignal/api/search"
 	"github.com/planehq/hiringsignal/api/watches"
 	"github.com/planehq/hiringsignal/api/webhooks"
@@ -42,7 +43,7 @@ func specRoutes() []string {
 	}
 }
 
-// unreadySide registers every route of api/companies, api/search and api/events (the harness adds those of
+// unreadySide registers every route of api/companies, api/search, api/events and api/outcomes (the harness adds those of
 // api/account), each answering 503 as over a read side not built yet.
 func unreadySide(_ *api.Config, s *api.Server) {
 	if s != nil {
@@ -66,6 +67,7 @@ func TestTheDocumentListsExactlyTheBuiltRoutes(t *testing.T) {
 	watches.Register(srv, watches.Deps{})
 	feed.Register(srv, feed.Deps{})
 	deliveries.Register(srv, deliveries.Deps{})
+	outcomes.Register(srv, outcomes.Deps{})
 	b, err := srv.OpenAPI()
 	require.NoError(t, err)
 	var doc struct {

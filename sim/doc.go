@@ -9,7 +9,9 @@
 // reposts, cross-posting with variant titles), the vendor wire formats and their pagination,
 // conditional requests (ETag / If-None-Match) and gzip, the fault schedule, the source directory
 // and the ground truth (/_sim/directory, /_sim/truth, /_sim/tick, /_sim/healthz), and the world's
-// clock (Clock: wall time, or one 3-hour cycle per --cycle-every of wall time for the dev stack).
+// clock (Clock: wall time, or one 3-hour cycle per --cycle-every of wall time for the dev stack),
+// and each company's hidden conversion propensity, tied to its hiring motion, from which
+// OutcomeLabels draws outcome labels (outcomes.go).
 // The contract it implements is docs/crawl-contract.md.
 //
 // Determinism: every fact about tick t is a pure function of (seed, company, slot, t), computed on
