@@ -103,6 +103,9 @@ func (c *Call) ChangeKeys(change func(token string) error) error {
 // Int returns a validated integer parameter (path or query); ok is false when absent without a default.
 func (c *Call) Int(name string) (v int64, ok bool) { v, ok = c.vals[name].(int64); return }
 
+// Float returns a validated number parameter.
+func (c *Call) Float(name string) (v float64, ok bool) { v, ok = c.vals[name].(float64); return }
+
 // String returns a validated string parameter. A deprecated alias (role for q) is answered here
 // under the current name.
 func (c *Call) String(name string) (v string, ok bool) { v, ok = c.vals[name].(string); return }

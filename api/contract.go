@@ -32,7 +32,7 @@ var AllScopes = []string{ScopeRead, ScopeWrite, ScopeKeys}
 type Param struct {
 	Name        string
 	In          string // path, query or header
-	Type        string // integer, string, boolean, date-time
+	Type        string // integer, number, string, boolean, date-time
 	Required    bool
 	Repeatable  bool // query only: repeating ORs the values; otherwise a repeat is 422
 	Min, Max    *int64

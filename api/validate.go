@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -162,6 +163,18 @@ func (c *Call) parseOne(p *Param, s string) (any, *FieldError) {
 			return nil, &FieldError{Type: "less_than_equal", Loc: loc, Msg: fmt.Sprintf("Input should be less than or equal to %d", *m), Input: s, Ctx: map[string]any{"le": *m}}
 		}
 		return n, nil
+	case "number":
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, &FieldError{Type: "float_parsing", Loc: loc, Msg: "Input should be a valid number, unable to parse string as a number", Input: s, Ctx: map[string]any{}}
+		}
+		if p.Min != nil && f < float64(*p.Min) {
+			return nil, &FieldError{Type: "greater_than_equal", Loc: loc, Msg: fmt.Sprintf("Input should be greater than or equal to %d", *p.Min), Input: s, Ctx: map[string]any{"ge": *p.Min}}
+		}
+		if p.Max != nil && f > float64(*p.Max) {
+			return nil, &FieldError{Type: "less_than_equal", Loc: loc, Msg: fmt.Sprintf("Input should be less than or equal to %d", *p.Max), Input: s, Ctx: map[string]any{"le": *p.Max}}
+		}
+		return f, nil
 	case "boolean":
 		switch strings.ToLower(s) {
 		case "true", "1", "yes", "on", "t", "y":

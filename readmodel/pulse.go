@@ -96,12 +96,16 @@ func (m *Model) Pulse(id uint64) (Pulse, bool) {
 
 // PulseOf computes the pulse of c; withMomentum false leaves Momentum null (cheaper).
 func (m *Model) PulseOf(c *Company, withMomentum bool) Pulse {
+	return m.pulseWith(c, c.stats, withMomentum)
+}
+
+// pulseWith is PulseOf over the counts s (c's own, or fewer: PulseUnder).
+func (m *Model) pulseWith(c *Company, s pulseStats, withMomentum bool) Pulse {
 	p := Pulse{CompanyID: c.ID, CoverageStatus: c.Coverage}
 	if !c.Covered() {
 		return p // unknown is never zero: every motion field stays null
 	}
 	now := m.AsOf
-	s := &c.stats
 	asOf := c.LastRead
 	if asOf.IsZero() {
 		asOf = now

@@ -6,10 +6,12 @@ import (
 
 // CompanyQuery is one reqs/search page request.
 type CompanyQuery struct {
-	Q      string // every word must match raw_title (stems, any order); "" matches every req
-	Filter Filter
-	After  uint64 // cursor: only companies with company_id > After
-	Limit  int    // companies per page
+	Q string // every word must match raw_title (stems or other spellings, any order); "" matches every req
+	// Literal keeps each word to its own stem (expand=false): no other spellings.
+	Literal bool
+	Filter  Filter
+	After   uint64 // cursor: only companies with company_id > After
+	Limit   int    // companies per page
 	// MaxReqs caps matched_reqs per company (newest first); MatchedCount still counts them all.
 	MaxReqs int
 }
@@ -35,7 +37,7 @@ func (x *Index) SearchCompanies(q CompanyQuery) CompanyPage {
 	if c.none || q.Limit <= 0 {
 		return page
 	}
-	lists, ok := x.stemLists(q.Q)
+	lists, ok := x.compileWords(q.Q, !q.Literal).lists()
 	if !ok {
 		return page
 	}

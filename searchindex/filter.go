@@ -154,19 +154,6 @@ func containsStr(list []string, s string) bool {
 	return false
 }
 
-// stemLists returns the posting list of every stem of q; ok is false when some stem is in no
-// title (nothing can match). An empty q gives no lists (every req matches).
-func (x *Index) stemLists(q string) (lists [][]uint32, ok bool) {
-	for _, s := range normalize.Stems(q) {
-		id, found := x.stemIDs[s]
-		if !found {
-			return nil, false
-		}
-		lists = append(lists, x.postings[id])
-	}
-	return lists, true
-}
-
 // walk calls fn for every ordinal at or after from that is in every list (every ordinal when
 // there are no lists), ascending, until fn returns false.
 func (x *Index) walk(lists [][]uint32, from uint32, fn func(ord uint32) bool) {

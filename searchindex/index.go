@@ -190,6 +190,16 @@ func (x *Index) Company(id uint64) (*Company, bool) {
 	return nil, false
 }
 
+// CompanyReqs is every indexed req of a company (live, and closed within the index's window),
+// by req_key; nil when the index has none. The slice is the index's: read only.
+func (x *Index) CompanyReqs(id uint64) []Req {
+	co, ok := x.Company(id)
+	if !ok {
+		return nil
+	}
+	return x.reqs[co.first:co.end]
+}
+
 // position is the insertion point of (companyID, key) in reqs and whether it is there.
 func (x *Index) position(companyID uint64, key string) (int, bool) {
 	i := sort.Search(len(x.reqs), func(i int) bool {

@@ -22,27 +22,40 @@ const (
 // them exactly):
 //
 //   - Each query word (normalize.Tokens) is a term. A term is covered directly (weight 1) when the
-//     title holds its stem, or through an expansion (normalize.ExpansionWeight, 0.6) when the
+//     title holds its stem or one of its other spellings (normalize.Spellings: "ml" is "machine
+//     learning"; see words), or through an expansion (normalize.ExpansionWeight, 0.6) when the
 //     title holds every stem of one of normalize.Expand(word) — or of Expand of the word and its
-//     neighbour ("software engineer" → "swe"), which covers both words.
+//     neighbour ("software developer" → "software engineer"), which covers both words. Expansion
+//     goes one hop: the expansions of an expansion are not followed.
 //   - A title covering every term scores mean(weights) × (0.85 + 0.15 × min(1, terms/title
 //     words)): all-direct matches score 0.85..1 (shorter titles higher), any expansion caps the
 //     score at 0.8 (mixed) or 0.6 (all expanded).
 //   - A title of the query's own function (normalize.Classify(q)) that does not cover every term
 //     scores 0.25 + 0.25 × covered/terms, below every title match (< 0.5).
 //
-// So a direct stem match always ranks above synonym expansions, which rank above same-function
-// titles.
+// So a direct match always ranks above synonym expansions, which rank above same-function
+// titles. JobQuery.MinRelevance drops rows scoring below it (api/search defaults it to
+// DefaultMinRelevance, which keeps the same-function tier out), and JobQuery.Literal turns every
+// expansion off: only titles holding each word's own stem.
 const (
 	relScale        = 10000
 	sameFunctionMin = 0.25
+	// DefaultMinRelevance is the relevance floor api/search applies when the caller sends none:
+	// every title match (direct or expanded, >= 0.51) and none of the same-function tier (< 0.5).
+	DefaultMinRelevance = 0.5
 )
 
 // JobQuery is one jobs/search page request.
 type JobQuery struct {
 	Q      string
 	Sort   string // SortDefault, SortRelevance or SortRecency (the caller resolves the default)
-	Filter Filter
+	// MinRelevance (0..1, with Q) drops rows whose relevance is below it, in every sort; 0 keeps
+	// every scored row.
+	MinRelevance float64
+	// Literal (with Q) turns expansion off: a row must hold each word's own stem (no other
+	// spellings, no synonyms, no same-function titles).
+	Literal bool
+	Filter  Filter
 	After  *JobCursor // the previous page's last row
 	Limit  int
 }
@@ -124,30 +137,33 @@ func ParseJobCursor(s string) (JobCursor, error) {
 }
 
 type term struct {
-	direct    uint32
-	hasDirect bool
-	exps      [][]uint32 // stem ids of each expansion phrase that can match
+	exps [][]uint32 // stem ids of each expansion phrase that can match
 }
 
 type scorer struct {
 	x       *Index
+	words   *words // the direct matches: each word's stem or other spellings
 	terms   []term
 	pairs   map[int][][]uint32 // i → expansion phrases covering terms i and i+1
 	fn      int                // function index of the query's function, -1 none
 	present bool
+	minRel  int       // rows scoring below it are not rows (at least 1)
 	w       []float64 // per-term weights of the title being scored (one query, one goroutine)
 }
 
-func (x *Index) newScorer(q string) *scorer {
-	s := &scorer{x: x, fn: -1, pairs: map[int][][]uint32{}}
+func (x *Index) newScorer(q string, literal bool, minRelevance float64) *scorer {
+	s := &scorer{x: x, fn: -1, pairs: map[int][][]uint32{}, words: x.compileWords(q, !literal),
+		minRel: max(1, int(math.Round(minRelevance*relScale)))}
 	toks := normalize.Tokens(q)
-	stems := normalize.Stems(q)
 	if len(toks) == 0 {
 		return s
 	}
 	s.present = true
 	phrases := func(word string) [][]uint32 {
 		var out [][]uint32
+		if literal {
+			return nil
+		}
 		for _, p := range normalize.Expand(word) {
 			if ids, ok := x.stemIDsOf(p); ok && len(ids) > 0 {
 				out = append(out, ids)
@@ -156,20 +172,14 @@ func (x *Index) newScorer(q string) *scorer {
 		return out
 	}
 	for i, tok := range toks {
-		t := term{exps: phrases(tok)}
-		if i < len(stems) {
-			if id, ok := x.stemIDs[stems[i]]; ok {
-				t.direct, t.hasDirect = id, true
-			}
-		}
-		s.terms = append(s.terms, t)
+		s.terms = append(s.terms, term{exps: phrases(tok)})
 		if i+1 < len(toks) {
 			if ps := phrases(tok + " " + toks[i+1]); len(ps) > 0 {
 				s.pairs[i] = ps
 			}
 		}
 	}
-	if id, ok := normalize.Classify(q); ok {
+	if id, ok := normalize.Classify(q); ok && !literal {
 		if i, ok := x.functionIx[id]; ok {
 			s.fn = int(i)
 		}
@@ -193,9 +203,7 @@ func (s *scorer) candidates() []uint32 {
 	}
 	cover := make([][]uint32, len(s.terms))
 	for i, t := range s.terms {
-		if t.hasDirect {
-			cover[i] = x.postings[t.direct]
-		}
+		cover[i] = s.words.wordList(i)
 		for _, p := range t.exps {
 			cover[i] = union(cover[i], phraseList(p))
 		}
@@ -218,19 +226,20 @@ func (s *scorer) candidates() []uint32 {
 	return all
 }
 
-// direct is every ordinal whose title holds every query stem, ascending (nil when a word has no
-// stem in any title).
+// direct is every ordinal whose title covers every word directly (its stem or another
+// spelling), ascending.
 func (s *scorer) direct() []uint32 {
+	lists, ok := s.words.lists()
+	if !ok {
+		return nil
+	}
 	var out []uint32
-	for i, t := range s.terms {
-		if !t.hasDirect {
-			return nil
-		}
+	for i, l := range lists {
 		if i == 0 {
-			out = s.x.postings[t.direct]
+			out = l
 			continue
 		}
-		out = intersect(out, s.x.postings[t.direct])
+		out = intersect(out, l)
 	}
 	return out
 }
@@ -261,7 +270,7 @@ func (s *scorer) score(r *Req) int {
 	w := s.w[:n]
 	clear(w)
 	for i, tm := range s.terms {
-		if tm.hasDirect && t.has(tm.direct) {
+		if s.words.covered(i, t) {
 			w[i] = 1
 			continue
 		}
@@ -305,6 +314,9 @@ func (s *scorer) score(r *Req) int {
 	if v < 1 {
 		v = 1
 	}
+	if v < s.minRel {
+		return 0
+	}
 	return v
 }
 
@@ -316,7 +328,7 @@ func (x *Index) SearchJobs(q JobQuery) JobPage {
 	if c.none || q.Limit <= 0 {
 		return page
 	}
-	sc := x.newScorer(q.Q)
+	sc := x.newScorer(q.Q, q.Literal, q.MinRelevance)
 	ckey := int64(-1) // rows after the cursor have 2*ord > ckey
 	if q.After != nil {
 		p, exact := x.position(q.After.CompanyID, q.After.Key)
@@ -389,7 +401,7 @@ func (x *Index) SearchJobs(q JobQuery) JobPage {
 		}
 		tiers := []tier{{8500, relScale, sc.direct}, {5001, 8499, sc.candidates}, {1, 5000, sc.sameFunction}}
 		for _, t := range tiers {
-			if len(rows) == k && rows[k-1].rel > t.hi {
+			if len(rows) == k && rows[k-1].rel > t.hi || t.hi < sc.minRel {
 				break
 			}
 			if q.After != nil && q.After.Rel < t.lo {

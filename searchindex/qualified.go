@@ -43,8 +43,8 @@ type Qualifier struct {
 	x      *Index
 	q      QualifiedQuery // a copy: c.f points into it
 	c      *compiled
-	noWord bool       // some word of q.Q is in no title of the index: no req matches
-	want   []uint32   // stem ids of q.Q
+	noWord bool       // some word of q.Q is covered by no title of the index: no req matches
+	want   *words     // q.Q: every word (or its other spelling) in the title
 	vetoes [][]uint32 // stem ids of each q.QExcludes phrase whose words all occur in the index
 	boards []string   // q.Boards, lower case
 }
@@ -69,10 +69,8 @@ func (m *Qualifier) Index() *Index { return m.x }
 func (x *Index) qualifier(q *QualifiedQuery) *Qualifier {
 	m := &Qualifier{x: x, q: *q}
 	m.c = x.compile(&m.q.Filter)
-	if m.q.Q != "" {
-		ids, ok := x.stemIDsOf(m.q.Q)
-		m.want, m.noWord = ids, !ok
-	}
+	m.want = x.compileWords(m.q.Q, true)
+	m.noWord = m.want.none
 	for _, p := range m.q.QExcludes {
 		if ids, ok := x.stemIDsOf(p); ok && len(ids) > 0 {
 			m.vetoes = append(m.vetoes, ids)
@@ -131,7 +129,7 @@ func (m *Qualifier) Qualifies(r *Req) bool {
 	if len(q.SourceTypes) > 0 && !containsStr(q.SourceTypes, r.SourceType) {
 		return false
 	}
-	if len(m.want) > 0 && !r.Title.hasAll(m.want) {
+	if !m.want.empty() && !m.want.matches(r.Title) {
 		return false
 	}
 	if r.Title.Raw != "" {

@@ -11,9 +11,9 @@ import (
 )
 
 func jobsSearchSchema() map[string]any {
-	s := api.Object(map[string]any{"jobs": map[string]any{"type": "array", "items": api.Object(jobRowProps())},
-		"next_cursor": map[string]any{"type": "string", "description": "opaque (the page's last company_id:req_key, with the sort key when sorted); absent on the last page"}})
-	s["description"] = "One source_row unit per job row. relevance is null without q."
+	s := api.Object(metaProps(map[string]any{"jobs": map[string]any{"type": "array", "items": api.Object(jobRowProps())},
+		"next_cursor": map[string]any{"type": "string", "description": "opaque (the page's last company_id:req_key, with the sort key when sorted); absent on the last page"}}, "rows of this query across every page (the cursor aside) at or above min_relevance"))
+	s["description"] = "One source_row unit per job row: rows below min_relevance are neither served nor billed. relevance is null without q."
 	return s
 }
 
@@ -47,6 +47,11 @@ func (h *handlers) jobsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error)
 		f.Countries = names
 	}
 	hasQ := len(normalize.Tokens(q)) > 0
+	minRel, _ := c.Float("min_relevance")
+	if !hasQ && c.Ctx.QueryArgs().Has("min_relevance") {
+		errs = append(errs, api.ValueError(minRel, "min_relevance needs q (relevance is the score of the title match); send q, or omit min_relevance", "query", "min_relevance"))
+	}
+	expand, _ := c.Bool("expand")
 	sort, _ := c.String("sort")
 	if sort == "" && hasQ {
 		sort = searchindex.SortRelevance
@@ -70,11 +75,14 @@ func (h *handlers) jobsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error)
 	if len(errs) > 0 {
 		return 0, api.Invalid(errs...)
 	}
-	page := x.SearchJobs(searchindex.JobQuery{Q: q, Sort: sort, Filter: f, After: after, Limit: c.Limit()})
+	jq := searchindex.JobQuery{Q: q, Sort: sort, MinRelevance: minRel, Literal: !expand, Filter: f, After: after, Limit: c.Limit()}
+	page := x.SearchJobs(jq)
 	out := struct {
+		freshness
+		paging
 		Jobs       []jobRow `json:"jobs"`
 		NextCursor *string  `json:"next_cursor,omitempty"`
-	}{Jobs: make([]jobRow, 0, len(page.Jobs))}
+	}{freshness: freshnessOf(c, x), paging: pagingOf(page.Next != nil, x.CountJobs(jq)), Jobs: make([]jobRow, 0, len(page.Jobs))}
 	for _, j := range page.Jobs {
 		out.Jobs = append(out.Jobs, newJobRow(j.Req, j.Relevance))
 	}
@@ -100,6 +108,7 @@ type roleRow struct {
 	CompanyName *string  `json:"company_name"`
 	RepostCount uint32   `json:"repost_count"`
 	salary
+	freshness
 }
 
 func roleSchema() map[string]any {
@@ -111,22 +120,58 @@ func roleSchema() map[string]any {
 	p["salary_min_usd"] = api.Nullable(api.Type("number"))
 	p["salary_max_usd"] = api.Nullable(api.Type("number"))
 	p["salary_estimate_samples"] = api.Nullable(api.Type("integer"))
-	return api.Object(p)
+	return api.Object(metaFreshness(p))
+}
+
+// Reasons of a jobs/role 404.
+const (
+	roleClosed   = "closed"    // the req was served under the caller's floor and has closed since
+	roleNotFound = "not_found" // no req the caller's plan can see: missing, long closed, or newer than the floor
+)
+
+// roleMissing is the detail of a jobs/role 404: why, in words, and what the answer reflects.
+type roleMissing struct {
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+	freshness
+}
+
+func roleMissingSchema() map[string]any {
+	d := api.Object(metaFreshness(map[string]any{
+		"reason": map[string]any{"type": "string", "enum": []string{roleClosed, roleNotFound},
+			"description": "closed: the req exists, your plan could see it, and it is no longer observed at its source (closed within the last 30 days). " +
+				"not_found: no req your plan can see has this company_id and req_key: it does not exist, closed more than 30 days ago, or (with a freshness floor) " +
+				"was first seen after first_seen_cutoff; these are one answer on purpose, so the floor never tells what it hides. A req_key from a row you were served " +
+				"was past your floor already, so for it not_found never means the floor"},
+		"message": api.Type("string")}))
+	d["required"] = []string{"reason", "message", "as_of", "freshness_floor_s", "first_seen_cutoff"}
+	return api.Object(map[string]any{"detail": d})
 }
 
 // jobsRole serves GET /v1/jobs/role?company_id=&req_key=: 404 (never metered) when the req is
-// missing, closed or not yet past the caller's freshness floor.
+// missing, closed or not yet past the caller's freshness floor; the 404's reason tells closed
+// (a req the caller's plan could see) from not_found, which covers the floor without saying so.
 func (h *handlers) jobsRole(c *api.Call, snap *snapshot.Snapshot) (int, error) {
 	x := snap.Index
 	id, _ := c.Int("company_id")
 	key, _ := c.String("req_key")
 	r, ok := x.Lookup(uint64(id), key)
 	floor := freshBefore(c, x)
-	if !ok || !r.Live || !floor.IsZero() && r.FirstSeen > floor.Unix() {
-		return 0, api.NotFound("Not Found: no live role with this company_id and req_key (it does not exist, is closed, or is newer than your plan's freshness floor)")
+	hidden := ok && !floor.IsZero() && r.FirstSeen > floor.Unix()
+	switch {
+	case ok && !hidden && !r.Live:
+		return 0, &api.Error{Status: 404, Detail: roleMissing{Reason: roleClosed, freshness: freshnessOf(c, x),
+			Message: "This role closed: it is no longer observed at its source (last event " + ts(r.LastEventAt) + ")."}}
+	case !ok || hidden:
+		msg := "No role with this company_id and req_key: it does not exist or closed more than 30 days ago."
+		if !floor.IsZero() {
+			msg = "No role your plan can see with this company_id and req_key: it does not exist, closed more than 30 days ago, " +
+				"or was first seen after first_seen_cutoff (your plan's freshness floor); a role newer than the floor becomes visible once it is freshness_floor_s old."
+		}
+		return 0, &api.Error{Status: 404, Detail: roleMissing{Reason: roleNotFound, Message: msg, freshness: freshnessOf(c, x)}}
 	}
 	row := roleRow{jobRow: newJobRow(r, nil), Boards: r.Boards, URL: strPtr(r.URL), CompanyName: strPtr(x.CompanyOf(r).Name),
-		RepostCount: r.RepostCount, salary: salaryOf(x, r)}
+		RepostCount: r.RepostCount, salary: salaryOf(x, r), freshness: freshnessOf(c, x)}
 	if r.Function != "" {
 		c.SetFunction(r.Function)
 	}

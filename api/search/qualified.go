@@ -18,6 +18,7 @@ type qualifiedBody struct {
 	ExcludeAgencies *bool           `json:"exclude_agencies"`
 	LiveOnly        *bool           `json:"live_only"`
 	IncludePulse    bool            `json:"include_pulse"`
+	Include         []string        `json:"include"`
 	Cursor          *int64          `json:"cursor"`
 	Limit           *int64          `json:"limit"`
 }
@@ -56,9 +57,9 @@ func qualifiedSchema() map[string]any {
 	p["apply"] = api.Object(map[string]any{"url": api.Nullable(api.Type("string")), "actionable": api.Type("boolean")})
 	p["lifecycle"] = api.Object(map[string]any{"first_seen": api.DateTime(), "last_event_at": api.DateTime(), "status": api.Enum("opened", "reobserved", "reposted", "closed"), "live": api.Type("boolean"), "repost_count": api.Type("integer")})
 	p["dedup"] = api.Object(map[string]any{"boards": api.ArrayOf("string"), "board_count": api.Type("integer"), "board": api.Type("string"), "source_type": api.Type("string")})
-	s := api.Object(map[string]any{"rows": map[string]any{"type": "array", "items": row},
+	s := api.Object(metaProps(map[string]any{"rows": map[string]any{"type": "array", "items": row},
 		"next_cursor": map[string]any{"type": "integer", "description": "monotone ledger position: pass it back to get only reqs that opened after"},
-		"companies":   map[string]any{"type": "object", "additionalProperties": pulseSchema(), "description": "with include_pulse: the pulse of every company on the page, keyed by company_id"}})
+		"companies":   map[string]any{"type": "object", "additionalProperties": pulseSchema(), "description": "with include_pulse: the pulse of every company on the page, keyed by company_id"}}, "rows matching after the cursor, up to the first req still under the floor (what this and the following pages serve now)"))
 	s["description"] = "One source_row unit per row."
 	return s
 }
@@ -190,12 +191,15 @@ func (h *handlers) reqsQualified(c *api.Call, snap *snapshot.Snapshot) (int, err
 	}
 	q.Filter.FreshBefore = freshBefore(c, x)
 	page := x.Qualified(q)
+	inc := includesOf(b.Include)
 
 	out := struct {
+		freshness
+		paging
 		Rows       []qualifiedRow               `json:"rows"`
 		NextCursor uint64                       `json:"next_cursor"`
 		Companies  *map[string]*readmodel.Pulse `json:"companies,omitempty"`
-	}{Rows: make([]qualifiedRow, 0, len(page.Rows)), NextCursor: page.Next}
+	}{freshness: freshnessOf(c, x), paging: pagingOf(page.More, x.CountQualified(q)), Rows: make([]qualifiedRow, 0, len(page.Rows)), NextCursor: page.Next}
 	pulses := map[string]*readmodel.Pulse{}
 	if b.IncludePulse {
 		out.Companies = &pulses
@@ -205,7 +209,7 @@ func (h *handlers) reqsQualified(c *api.Call, snap *snapshot.Snapshot) (int, err
 		if b.IncludePulse {
 			k := strconv.FormatUint(r.CompanyID, 10)
 			if _, done := pulses[k]; !done {
-				pulses[k] = h.pulse(snap, r.CompanyID)
+				pulses[k] = flooredPulse(snap, q.Filter.FreshBefore, r.CompanyID, inc)
 			}
 		}
 	}

@@ -29,16 +29,21 @@ func (h *handlers) reqsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error)
 	f := commonFilter(c, x)
 	f.Countries = geo
 	after, _ := c.Int("cursor")
-	page := x.SearchCompanies(searchindex.CompanyQuery{Q: q, Filter: f, After: uint64(after), Limit: c.Limit(), MaxReqs: MaxMatchedReqs})
+	expand, _ := c.Bool("expand")
+	inc := includesOf(c.Strings("include"))
+	cq := searchindex.CompanyQuery{Q: q, Literal: !expand, Filter: f, After: uint64(after), Limit: c.Limit(), MaxReqs: MaxMatchedReqs}
+	page := x.SearchCompanies(cq)
 
 	out := struct {
+		freshness
+		paging
 		Companies  []companyRow `json:"companies"`
 		NextCursor *uint64      `json:"next_cursor,omitempty"`
-	}{Companies: make([]companyRow, 0, len(page.Companies))}
+	}{freshness: freshnessOf(c, x), paging: pagingOf(page.More, x.CountCompanies(cq)), Companies: make([]companyRow, 0, len(page.Companies))}
 	for _, hit := range page.Companies {
 		co := hit.Company
 		row := companyRow{CompanyID: co.ID, CompanyName: strPtr(co.Name), CompanyDomain: strPtr(co.Domain),
-			HQCountry: strPtr(co.HQCountry), CountryCode: countryCode(co.HQCountry), Pulse: h.pulse(snap, co.ID),
+			HQCountry: strPtr(co.HQCountry), CountryCode: countryCode(co.HQCountry), Pulse: flooredPulse(snap, f.FreshBefore, co.ID, inc),
 			MatchedReqCount: hit.MatchedCount, MatchedReqs: make([]reqRow, 0, len(hit.Reqs))}
 		for _, r := range hit.Reqs {
 			row.MatchedReqs = append(row.MatchedReqs, newReqRow(x, r))

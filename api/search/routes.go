@@ -7,6 +7,7 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/criteria"
 	"github.com/planehq/hiringsignal/pipeline/normalize"
+	"github.com/planehq/hiringsignal/searchindex"
 )
 
 // Bounds as the parameters' descriptions state them (api.Param has no maxLength or maxItems).
@@ -30,14 +31,17 @@ func Routes(deps Deps) []*api.Route {
 		{Name: "headcount_band", In: "query", Type: "string", Repeatable: true, Enum: normalize.HeadcountBands(), Description: repeatedBound},
 	}
 	since := api.Param{Name: "since", In: "query", Type: "date-time", Description: "lower bound on first_seen"}
+	expand := api.Param{Name: "expand", In: "query", Type: "boolean", Default: true}
 	return []*api.Route{
 		{Name: "reqs.search", Method: "GET", Path: "/v1/reqs/search", Summary: "Companies hiring for a title, deduplicated by company", Tag: "search",
 			Meter: api.MeterSourceRow, Scope: api.ScopeRead, Gate: "reqs/search", Idempotent: true, Params: slices.Concat(
 				[]api.Param{
-					{Name: "q", In: "query", Type: "string", Description: "full-text over raw_title; every word must match; " + qBound},
+					{Name: "q", In: "query", Type: "string", Description: "full-text over raw_title; every word must match (its inflections, or with expand its other spelling: ml = machine learning); " + qBound},
 					{Name: "role", In: "query", Type: "string", AliasOf: "q", Sunset: "2026-11-09", Description: "deprecated name of q"},
 					{Name: "geo", In: "query", Type: "string", Repeatable: true, Description: "country name; repeating ORs; " + repeatedBound},
-					since},
+					since, withDesc(expand, "default true: a word of q also matches its other spelling (an abbreviation and its spelled-out form: ml = machine learning, swe = software engineer; the list is normalize.Spellings); false: only the word's own stem. No synonyms: every word must match. No effect without q"),
+					{Name: "include", In: "query", Type: "string", Repeatable: true, Enum: []string{includeMomentum}, MaxItems: 1,
+						Description: "heavy parts to add: momentum (each pulse's full weekly history; without it pulse.momentum is null)"}},
 				filters,
 				[]api.Param{{Name: "cursor", In: "query", Type: "integer", Min: new(int64(0)), Description: "the previous page's next_cursor (companies with a higher company_id)"}, limit}),
 			Statuses: []int{200}, Response: reqsSearchSchema(), Handler: h.gated(h.reqsSearch)},
@@ -50,24 +54,35 @@ func Routes(deps Deps) []*api.Route {
 				{Name: "exclude_agencies", Type: "boolean", Description: "default true: drops staffing agencies, subcontractor networks, aggregators and job boards"},
 				{Name: "live_only", Type: "boolean", Description: "default true; false adds reqs closed in the last 30 days"},
 				{Name: "include_pulse", Type: "boolean", Description: "default false; adds companies: the pulse of every company on the page keyed by company_id (not billed)"},
+				{Name: "include", Type: "array", Items: "string", Enum: []string{includeMomentum}, MaxItems: 1, Description: "heavy parts to add: [\"momentum\"] gives each pulse of companies its full weekly history (without it pulse.momentum is null)"},
 				{Name: "cursor", Type: "integer", Description: "the previous next_cursor (>= 0): only reqs that opened in the ledger after it"},
 				{Name: "limit", Type: "integer", Description: "rows per page, 1..100 (demo key 1..5), default 20; out of range is 422"}}},
 			Statuses: []int{200}, Response: qualifiedSchema(), Handler: h.gated(h.reqsQualified)},
 		{Name: "jobs.search", Method: "GET", Path: "/v1/jobs/search", Summary: "Flat role search, one row per logical req", Tag: "search",
 			Meter: api.MeterSourceRow, Scope: api.ScopeRead, Gate: "jobs/search", Idempotent: true, Params: slices.Concat(
 				[]api.Param{function, geo, since, {Name: "q", In: "query", Type: "string", Description: "free-text title search, ranked; " + qBound},
-					{Name: "sort", In: "query", Type: "string", Enum: []string{"relevance", "recency"}}},
+					{Name: "sort", In: "query", Type: "string", Enum: []string{"relevance", "recency"}},
+					{Name: "min_relevance", In: "query", Type: "number", Min: new(int64(0)), Max: new(int64(1)), Default: searchindex.DefaultMinRelevance,
+						Description: "with q: rows scoring below it are not served (nor billed, nor counted in total), in every sort. The default 0.5 serves every title match " +
+							"(all words direct: 0.85..1; some through a synonym: 0.51..0.8) and none of the same-function titles (0.25..0.5); 0 adds them. Sent without q: 422"},
+					withDesc(expand, "with q, default true: a word also matches its synonyms, one hop (developer ~ engineer, normalize.Expand; relevance at most 0.8), and titles of q's function fill in below 0.5 (when min_relevance allows); "+
+						"false: only titles holding every word's own stem (no other spellings, synonyms or same-function titles)")},
 				filters,
 				[]api.Param{{Name: "cursor", In: "query", Type: "string", Description: "opaque: the previous page's next_cursor, replayed with the same sort (another sort is 422)"}, limit}),
 			Statuses: []int{200}, Response: jobsSearchSchema(), Handler: h.gated(h.jobsSearch)},
-		{Name: "jobs.role", Method: "GET", Path: "/v1/jobs/role", Summary: "One role's detail (404, never metered, when missing, closed or below the floor)", Tag: "search",
+		{Name: "jobs.role", Method: "GET", Path: "/v1/jobs/role", Summary: "One role's detail (404, never metered, when missing, closed or below the floor: reason closed or not_found)", Tag: "search",
 			Meter: api.MeterCall, Scope: api.ScopeRead, Params: []api.Param{
 				{Name: "company_id", In: "query", Type: "integer", Required: true, Min: new(int64(1))},
 				{Name: "req_key", In: "query", Type: "string", Required: true}},
-			Statuses: []int{200, 404}, Response: roleSchema(), Handler: h.withIndex(h.jobsRole)},
+			Statuses: []int{200, 404}, Response: roleSchema(), ErrorBodies: map[int]map[string]any{404: roleMissingSchema()}, Handler: h.withIndex(h.jobsRole)},
 		{Name: "markets.role_demand", Method: "GET", Path: "/v1/markets/role-demand", Summary: "Market-wide weekly demand for a role", Tag: "search",
 			Meter: api.MeterCall, Scope: api.ScopeRead, Gate: "role-demand", Params: []api.Param{
 				{Name: "role", In: "query", Type: "string", Required: true, Description: "function taxonomy id (a function name covers its ids); unresolvable is 422 listing the names"}, geo},
 			Statuses: []int{200}, Response: roleDemandSchema(), Handler: h.withIndex(h.roleDemand)},
 	}
+}
+
+func withDesc(p api.Param, desc string) api.Param {
+	p.Description = desc
+	return p
 }

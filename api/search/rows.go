@@ -8,7 +8,6 @@ import (
 	"github.com/planehq/hiringsignal/pipeline/normalize"
 	"github.com/planehq/hiringsignal/readmodel"
 	"github.com/planehq/hiringsignal/searchindex"
-	"github.com/planehq/hiringsignal/snapshot"
 )
 
 // reqRow is a req as reqs/search (matched_reqs) serves it: the served req, the board it was
@@ -128,7 +127,8 @@ func pulseSchema() map[string]any {
 		"company_id": api.Type("integer"), "coverage_status": api.Type("string"), "is_hiring": api.Nullable(api.Type("boolean")),
 		"open_req_count": api.Nullable(api.Type("integer")), "active_reqs": api.Nullable(api.Type("integer")), "new_roles_30d": api.Nullable(api.Type("integer")),
 		"velocity": api.Nullable(api.Type("number")), "direction": api.Nullable(api.Type("string")), "is_surge": api.Nullable(api.Type("boolean")),
-		"momentum": map[string]any{"type": "array", "items": weekSchema()}, "motion_as_of": api.Nullable(api.DateTime()),
+		"momentum": map[string]any{"type": []any{"array", "null"}, "items": weekSchema(), "description": "null unless include=momentum (reqs/search) or include: [\"momentum\"] (reqs/qualified): the full weekly history"},
+		"motion_as_of": api.Nullable(api.DateTime()),
 	}))
 }
 
@@ -138,17 +138,9 @@ func reqsSearchSchema() map[string]any {
 		"hq_country": api.Nullable(api.Type("string")), "country_code": api.Nullable(api.Type("string")), "pulse": pulseSchema(),
 		"matched_req_count": api.Type("integer"), "matched_reqs": map[string]any{"type": "array", "items": reqSchema(), "maxItems": 50},
 	})
-	s := api.Object(map[string]any{"companies": map[string]any{"type": "array", "items": co},
-		"next_cursor": map[string]any{"type": "integer", "description": "highest company_id of the page; absent on the last page"}})
-	s["description"] = "One source_row unit per company row. matched_reqs: the company's matching reqs, newest first, at most 50 (matched_req_count counts them all)."
+	s := api.Object(metaProps(map[string]any{"companies": map[string]any{"type": "array", "items": co},
+		"next_cursor": map[string]any{"type": "integer", "description": "highest company_id of the page; absent on the last page"}}, "companies matching this query across every page (the cursor aside)"))
+	s["description"] = "One source_row unit per company row. matched_reqs: the company's matching reqs, newest first, at most 50 (matched_req_count counts them all). " +
+		"Under a freshness floor each pulse counts only the reqs first seen at or before first_seen_cutoff, as the rows do."
 	return s
-}
-
-// pulse is the company's pulse in the read model of snap, the call's snapshot (nil when unknown).
-func (h *handlers) pulse(snap *snapshot.Snapshot, id uint64) *readmodel.Pulse {
-	p, ok := snap.Model.Pulse(id)
-	if !ok {
-		return nil
-	}
-	return &p
 }

@@ -104,10 +104,40 @@ var synonymGroups = [][]string{
 	{"ecommerce", "e-commerce"},
 }
 
-// synonyms indexes synonymGroups. Read-only.
-var synonyms = func() map[string][]string {
+// spellingGroups are the same term written differently: an abbreviation and its spelled-out
+// form. Unlike synonymGroups (nearby titles, a ranking hint of jobs/search) they are the same
+// word, so "every word must match" (reqs/search q, req.q of reqs/qualified and watches) and
+// jobs/search's direct matches accept them: "ml engineer" matches "Machine Learning Engineer".
+// Two-word compounds ("front end") are joined by Tokens already. Lower case, single-spaced.
+var spellingGroups = [][]string{
+	{"ml", "machine learning"},
+	{"ai", "artificial intelligence"},
+	{"swe", "software engineer"},
+	{"sde", "software development engineer"},
+	{"pm", "product manager"},
+	{"tpm", "technical program manager"},
+	{"sre", "site reliability engineer"},
+	{"ux", "user experience"},
+	{"ui", "user interface"},
+	{"qa", "quality assurance"},
+	{"hr", "human resources"},
+	{"ae", "account executive"},
+	{"csm", "customer success manager"},
+	{"sdr", "sales development representative"},
+	{"bdr", "business development representative"},
+	{"js", "javascript"},
+	{"golang", "go"},
+	{"k8s", "kubernetes"},
+	{"infosec", "information security"},
+}
+
+// synonyms indexes synonymGroups, spellings spellingGroups. Read-only.
+var spellings = groupIndex(spellingGroups)
+var synonyms = groupIndex(synonymGroups)
+
+func groupIndex(groups [][]string) map[string][]string {
 	m := make(map[string][]string)
-	for _, g := range synonymGroups {
+	for _, g := range groups {
 		for _, term := range g {
 			for _, other := range g {
 				if other != term && !contains(m[term], other) {
@@ -117,7 +147,7 @@ var synonyms = func() map[string][]string {
 		}
 	}
 	return m
-}()
+}
 
 func contains(list []string, s string) bool {
 	for _, x := range list {
@@ -137,6 +167,18 @@ func contains(list []string, s string) bool {
 func Expand(token string) []string {
 	t := strings.ToLower(strings.Join(strings.Fields(token), " "))
 	if exp, ok := synonyms[t]; ok {
+		return append([]string(nil), exp...)
+	}
+	return nil
+}
+
+// Spellings returns the other spellings of a query token or two-word phrase ("ml" → "machine
+// learning", "software engineer" → "swe"), or nil: the same term written differently, which
+// "every word must match" accepts as the word itself. The input is matched lower-cased with its
+// whitespace collapsed. The slice is the caller's.
+func Spellings(token string) []string {
+	t := strings.ToLower(strings.Join(strings.Fields(token), " "))
+	if exp, ok := spellings[t]; ok {
 		return append([]string(nil), exp...)
 	}
 	return nil
