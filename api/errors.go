@@ -222,6 +222,17 @@ type QuotaDetail struct {
 	PurchaseURL string     `json:"purchase_url"`
 	Endpoint    string     `json:"endpoint"`
 	Message     string     `json:"message,omitempty"`
+	// PlanGate is set only when the plan does not include the route at all (not a spent quota).
+	PlanGate *PlanGate `json:"plan_gate,omitempty"`
+}
+
+// PlanGate says that a 402 comes from the plan's gated_endpoints, not from a spent quota: the
+// route's gate, the caller's plan, and the plans that include it.
+type PlanGate struct {
+	GatedEndpoint string   `json:"gated_endpoint"`
+	Plan          string   `json:"plan"`
+	IncludedIn    []string `json:"included_in"`
+	UpgradeTo     *string  `json:"upgrade_to"`
 }
 
 // QuotaState is the quota (or spend cap) a QuotaDetail is about; Reset is RFC 3339 or null.

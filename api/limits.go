@@ -49,8 +49,25 @@ func (s *Server) checkGate(c *Call) *Error {
 	if slices.Contains(plan.GatedEndpoints, c.Route.Gate) {
 		return nil
 	}
-	return paymentRequired(c, ReasonQuotaExceeded, QuotaState{Limit: 0, Used: 0},
-		c.Route.Gate+" is not included in the "+plan.Name+" plan: upgrade to call it")
+	g := &PlanGate{GatedEndpoint: c.Route.Gate, Plan: plan.Plan, IncludedIn: []string{}}
+	var cheapest *plans.Tier
+	for _, t := range plans.All() {
+		if !slices.Contains(t.GatedEndpoints, c.Route.Gate) {
+			continue
+		}
+		g.IncludedIn = append(g.IncludedIn, t.Plan)
+		if cheapest == nil && t.Sellable {
+			cheapest = &t
+			g.UpgradeTo = &t.Plan
+		}
+	}
+	msg := fmt.Sprintf("Your %s plan does not include %s (this is not a spent quota: quota.limit 0 means the plan has no calls of this route).", plan.Name, c.Route.Gate)
+	if cheapest != nil {
+		msg += fmt.Sprintf(" The %s plan and above include it: upgrade at upgrade_url.", cheapest.Name)
+	}
+	e := paymentRequired(c, ReasonQuotaExceeded, QuotaState{Limit: 0, Used: 0}, msg)
+	e.Detail.(*QuotaDetail).PlanGate = g
+	return e
 }
 
 // takeQuota spends one call of the key's daily quota; 402 quota_exceeded when it is spent. The
@@ -131,7 +148,7 @@ const unknownPageUnits = 100
 
 func paymentRequired(c *Call, reason string, q QuotaState, msg string) *Error {
 	l := c.Links()
-	return &Error{Status: fasthttp.StatusPaymentRequired, Detail: QuotaDetail{Reason: reason, Quota: q, UpgradeURL: l.Upgrade, PurchaseURL: l.Purchase, Endpoint: c.Route.Path, Message: msg}}
+	return &Error{Status: fasthttp.StatusPaymentRequired, Detail: &QuotaDetail{Reason: reason, Quota: q, UpgradeURL: l.Upgrade, PurchaseURL: l.Purchase, Endpoint: c.Route.Path, Message: msg}}
 }
 
 // Links are the URLs error details and prompts point to.

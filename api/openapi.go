@@ -180,7 +180,11 @@ func (s *Server) components() map[string]any {
 	fieldErr["required"] = []string{"type", "loc", "msg", "input"}
 	quota := Object(map[string]any{"reason": Enum(ReasonQuotaExceeded, ReasonSpendCapExceeded),
 		"quota":       Object(map[string]any{"limit": Type("integer"), "used": Type("integer"), "reset": Nullable(DateTime())}),
-		"upgrade_url": Type("string"), "purchase_url": Type("string"), "endpoint": Type("string"), "message": Type("string")})
+		"upgrade_url": Type("string"), "purchase_url": Type("string"), "endpoint": Type("string"), "message": Type("string"),
+		"plan_gate": map[string]any{"type": "object", "description": "present only when the caller's plan does not include the route at all (reason stays quota_exceeded, " +
+			"with quota limit 0 and used 0): the route's gated_endpoints entry, the caller's plan, every plan that includes it, and the cheapest sellable one (null when none is)",
+			"properties": map[string]any{"gated_endpoint": Type("string"), "plan": Type("string"), "included_in": ArrayOf("string"), "upgrade_to": Nullable(Type("string"))},
+			"required":   []string{"gated_endpoint", "plan", "included_in", "upgrade_to"}}})
 	quota["required"] = []string{"reason", "endpoint"}
 	validation := Object(map[string]any{"detail": map[string]any{"type": "array", "items": fieldErr, "maxItems": MaxFieldErrors,
 		"description": fmt.Sprintf("at most %d items: past that the last item (type too_many_errors) counts the rest in ctx.omitted. A list of expected values "+

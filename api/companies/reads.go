@@ -84,11 +84,16 @@ type openReqsView struct {
 	CompanyID      uint64   `json:"company_id"`
 	CoverageStatus string   `json:"coverage_status"`
 	Total          *int     `json:"total"` // live reqs matching the filters; null without coverage
+	HasMore        bool     `json:"has_more"`
+	NextCursor     *string  `json:"next_cursor,omitempty"`
 	Reqs           []reqRow `json:"reqs"`
 }
 
 func openReqsSchema() map[string]any {
-	return api.Object(map[string]any{"company_id": api.Type("integer"), "coverage_status": api.Type("string"), "total": api.Nullable(api.Type("integer")),
+	return api.Object(map[string]any{"company_id": api.Type("integer"), "coverage_status": api.Type("string"),
+		"total": map[string]any{"type": []any{"integer", "null"}, "description": "exact count of the live reqs matching the filters, across every page (the cursor aside); free; null without coverage"},
+		"has_more": map[string]any{"type": "boolean", "description": "another page follows: pass next_cursor as cursor"},
+		"next_cursor": map[string]any{"type": "string", "description": "opaque (the page's last first_seen:req_key); absent on the last page"},
 		"reqs": map[string]any{"type": "array", "items": reqSchema()}})
 }
 
@@ -105,9 +110,18 @@ func (h *handlers) openReqs(c *api.Call) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	var after *openReqsCursor
+	if v, ok := c.String("cursor"); ok {
+		k, ok := parseOpenReqsCursor(v)
+		if !ok {
+			return 0, api.Invalid(api.ValueError(v, "not an open-reqs cursor: pass the next_cursor of the previous page unchanged", "query", "cursor"))
+		}
+		after = &k
+	}
 	limit := c.Limit()
 	out := openReqsView{CompanyID: co.ID, CoverageStatus: co.Coverage, Reqs: []reqRow{}}
 	total := 0
+	var last *readmodel.Req
 	for i := range co.Live {
 		r := &co.Live[i]
 		if fns != nil && !fns[r.Function] {
@@ -117,8 +131,17 @@ func (h *handlers) openReqs(c *api.Call) (int, error) {
 			continue
 		}
 		total++
-		if len(out.Reqs) < limit {
+		if after != nil && !after.after(r) {
+			continue
+		}
+		switch {
+		case len(out.Reqs) < limit:
 			out.Reqs = append(out.Reqs, rowOf(co.ID, r))
+			last = r
+		case !out.HasMore:
+			out.HasMore = true
+			next := openReqsCursor{firstSeen: last.FirstSeen, key: last.Key}.String()
+			out.NextCursor = &next
 		}
 	}
 	if co.Covered() {
