@@ -63,7 +63,9 @@ const includeMomentum = "momentum"
 // includes is the heavy parts the caller asked for.
 type includes struct{ momentum bool }
 
-func includesOf(vals []string) includes { return includes{momentum: slices.Contains(vals, includeMomentum)} }
+func includesOf(vals []string) includes {
+	return includes{momentum: slices.Contains(vals, includeMomentum)}
+}
 
 // flooredPulse is the company's pulse as the call may see it: without momentum unless asked,
 // and, under a freshness floor, without the reqs the floor hides (readmodel.PulseUnder), so the

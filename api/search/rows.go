@@ -127,7 +127,7 @@ func pulseSchema() map[string]any {
 		"company_id": api.Type("integer"), "coverage_status": api.Type("string"), "is_hiring": api.Nullable(api.Type("boolean")),
 		"open_req_count": api.Nullable(api.Type("integer")), "active_reqs": api.Nullable(api.Type("integer")), "new_roles_30d": api.Nullable(api.Type("integer")),
 		"velocity": api.Nullable(api.Type("number")), "direction": api.Nullable(api.Type("string")), "is_surge": api.Nullable(api.Type("boolean")),
-		"momentum": map[string]any{"type": []any{"array", "null"}, "items": weekSchema(), "description": "null unless include=momentum (reqs/search) or include: [\"momentum\"] (reqs/qualified): the full weekly history"},
+		"momentum":     map[string]any{"type": []any{"array", "null"}, "items": weekSchema(), "description": "null unless include=momentum (reqs/search) or include: [\"momentum\"] (reqs/qualified): the full weekly history"},
 		"motion_as_of": api.Nullable(api.DateTime()),
 	}))
 }
