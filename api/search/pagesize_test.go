@@ -1,0 +1,36 @@
+package search_test
+
+import (
+	"net/url"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/planehq/hiringsignal/readmodel/readmodeltest"
+)
+
+// TestPageSizes measures reqs/search page sizes (bench/README.md, "Page sizes") on a world with
+// eight weeks of history: 20 and 100 companies a page, with momentum (include=momentum, the
+// shape every page had before issue 19) and without (the default now). It crawls its own world,
+// so it runs only with HS_PAGE_SIZES=1:
+//
+//	HS_PAGE_SIZES=1 go test ./api/search -run TestPageSizes -v
+func TestPageSizes(t *testing.T) {
+	if os.Getenv("HS_PAGE_SIZES") == "" {
+		t.Skip("measurement: set HS_PAGE_SIZES=1")
+	}
+	// 400 companies, one cycle a day for 57 days (8 weeks and a day, as make run's backfill).
+	w := readmodeltest.Crawl(t, readmodeltest.Config{Seed: 11, Companies: 400, First: 0, Last: 56 * 8, Step: 8})
+	srv, _ := startServer(t, w.CH)
+	key := srv.Account(t, "growth").Key
+	for _, limit := range []int{20, 100} {
+		for _, q := range []url.Values{{}, {"include": {"momentum"}}} {
+			q.Set("limit", strconv.Itoa(limit))
+			resp := srv.Get(t, "/v1/reqs/search", key, q)
+			require.Equal(t, 200, resp.Status)
+			t.Logf("reqs/search limit=%d include=%q: %d bytes", limit, q.Get("include"), len(resp.Body))
+		}
+	}
+}
