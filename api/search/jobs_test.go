@@ -84,7 +84,7 @@ func TestJobsSearchRelevanceDirectAboveExpansionsAboveSameFunction(t *testing.T)
 	t.Parallel()
 	f := world.Get(t)
 	c := newCaller(t, f.srv, "growth")
-	rows := pageJobs(t, c, url.Values{"q": {"developers"}}, 29)
+	rows := pageJobs(t, c, url.Values{"q": {"developers"}, "min_relevance": {"0"}}, 29) // the same-function tier too
 	require.NotEmpty(t, rows)
 	keysOf(t, rows)
 	dev := normalize.Stems("developer")

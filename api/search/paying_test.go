@@ -157,7 +157,7 @@ func TestReqsSearchFreshnessAndFlooredPulse(t *testing.T) {
 	require.Positive(t, hidden, "the world opens reqs in its last day")
 	for _, plan := range []string{"free", "growth"} {
 		c := newCaller(t, f.srv, plan)
-		q := url.Values{"limit": {"7"}}
+		q := url.Values{"limit": {"83"}} // a few pages: the Free plan allows 20 calls a minute
 		seen := 0
 		for page := 0; ; page++ {
 			require.Less(t, page, 1000)
@@ -227,7 +227,7 @@ func TestSearchAnswersCarryAsOf(t *testing.T) {
 	require.Equal(t, 86400, j.FreshnessFloorS)
 	require.True(t, j.HasMore)
 
-	body := map[string]any{"criteria": map[string]any{"req": map[string]any{"q": "engineer"}}, "limit": 5, "include_pulse": true}
+	body := map[string]any{"criteria": map[string]any{"req": map[string]any{"q": "engineer"}}, "limit": 40, "include_pulse": true}
 	total, served := -1, 0
 	for page := 0; ; page++ {
 		require.Less(t, page, 1000)
