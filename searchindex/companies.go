@@ -12,7 +12,8 @@ type CompanyQuery struct {
 	Filter  Filter
 	After   uint64 // cursor: only companies with company_id > After
 	Limit   int    // companies per page
-	// MaxReqs caps matched_reqs per company (newest first); MatchedCount still counts them all.
+	// MaxReqs caps matched_reqs per company (newest first): 0 no cap, negative none listed;
+	// MatchedCount still counts them all.
 	MaxReqs int
 }
 
@@ -75,8 +76,8 @@ func (x *Index) SearchCompanies(q CompanyQuery) CompanyPage {
 			ra, rb := h.Reqs[a], h.Reqs[b]
 			return ra.FirstSeen > rb.FirstSeen || ra.FirstSeen == rb.FirstSeen && ra.Key < rb.Key
 		})
-		if q.MaxReqs > 0 && len(h.Reqs) > q.MaxReqs {
-			h.Reqs = h.Reqs[:q.MaxReqs]
+		if q.MaxReqs != 0 && len(h.Reqs) > max(q.MaxReqs, 0) {
+			h.Reqs = h.Reqs[:max(q.MaxReqs, 0)]
 		}
 	}
 	return page

@@ -12,8 +12,9 @@ import (
 )
 
 // TestPageSizes measures reqs/search page sizes (bench/README.md, "Page sizes") on a world with
-// eight weeks of history: 20 and 100 companies a page, with momentum (include=momentum, the
-// shape every page had before issue 19) and without (the default now). It crawls its own world,
+// eight weeks of history: 20 and 100 companies a page, by default (no momentum, 5 matched reqs
+// a company), with each heavy part, and with both (include=momentum&matched_reqs=50: the shape
+// every page had before issue 19, plus its few new members). It crawls its own world,
 // so it runs only with HS_PAGE_SIZES=1:
 //
 //	HS_PAGE_SIZES=1 go test ./api/search -run TestPageSizes -v
@@ -26,11 +27,11 @@ func TestPageSizes(t *testing.T) {
 	srv, _ := startServer(t, w.CH)
 	key := srv.Account(t, "growth").Key
 	for _, limit := range []int{20, 100} {
-		for _, q := range []url.Values{{}, {"include": {"momentum"}}} {
+		for _, q := range []url.Values{{}, {"include": {"momentum"}}, {"matched_reqs": {"50"}}, {"include": {"momentum"}, "matched_reqs": {"50"}}} {
 			q.Set("limit", strconv.Itoa(limit))
 			resp := srv.Get(t, "/v1/reqs/search", key, q)
 			require.Equal(t, 200, resp.Status)
-			t.Logf("reqs/search limit=%d include=%q: %d bytes", limit, q.Get("include"), len(resp.Body))
+			t.Logf("reqs/search %s: %d bytes", q.Encode(), len(resp.Body))
 		}
 	}
 }

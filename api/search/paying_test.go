@@ -306,3 +306,29 @@ func TestJobsRoleTellsClosedFromTheFloor(t *testing.T) {
 	f.srv.Conforms(t, "GET", "/v1/jobs/role", ok)
 	require.Zero(t, f.srv.SourceRows(t, free), "a 404 is never metered")
 }
+
+// matched_reqs is opt-in beyond the 5 newest a company; matched_req_count always counts them all.
+func TestReqsSearchMatchedReqsAreOptIn(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	c := newCaller(t, f.srv, "growth")
+	for _, n := range []int{0, 5, 50} {
+		q := url.Values{"limit": {"100"}}
+		if n != 5 {
+			q.Set("matched_reqs", strconv.Itoa(n))
+		}
+		resp := f.srv.Get(t, "/v1/reqs/search", c.key, q)
+		f.srv.Conforms(t, "GET", "/v1/reqs/search", resp)
+		var p reqsPage
+		resp.Decode(t, 200, &p)
+		more := false
+		for _, co := range p.Companies {
+			require.Len(t, co.MatchedReqs, min(n, co.MatchedReqCount), "company %d, matched_reqs=%d", co.CompanyID, n)
+			more = more || co.MatchedReqCount > n
+		}
+		if n == 5 {
+			require.True(t, more, "some company has more than the default lists")
+		}
+	}
+	require.Equal(t, 422, f.srv.Get(t, "/v1/reqs/search", c.key, url.Values{"matched_reqs": {"51"}}).Status)
+}

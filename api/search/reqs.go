@@ -31,7 +31,11 @@ func (h *handlers) reqsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error)
 	after, _ := c.Int("cursor")
 	expand, _ := c.Bool("expand")
 	inc := includesOf(c.Strings("include"))
-	cq := searchindex.CompanyQuery{Q: q, Literal: !expand, Filter: f, After: uint64(after), Limit: c.Limit(), MaxReqs: MaxMatchedReqs}
+	perCompany, _ := c.Int("matched_reqs")
+	if perCompany == 0 {
+		perCompany = -1 // the index's "none listed"
+	}
+	cq := searchindex.CompanyQuery{Q: q, Literal: !expand, Filter: f, After: uint64(after), Limit: c.Limit(), MaxReqs: int(perCompany)}
 	page := x.SearchCompanies(cq)
 
 	out := struct {

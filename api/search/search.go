@@ -45,6 +45,9 @@ const (
 	// MaxMatchedReqs caps matched_reqs per company on reqs/search (newest first); matched_req_count
 	// gives the full count.
 	MaxMatchedReqs = 50
+	// DefaultMatchedReqs is how many matched_reqs a company row carries when the caller does not
+	// say (matched_reqs): the newest few; the rest are opt-in up to MaxMatchedReqs.
+	DefaultMatchedReqs = 5
 	// DefaultLimit is the default page of reqs/search, reqs/qualified and jobs/search.
 	DefaultLimit = 20
 	// PageMax is the largest page of reqs/search, reqs/qualified and jobs/search.
