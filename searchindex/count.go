@@ -3,14 +3,15 @@ package searchindex
 import "sort"
 
 // Totals: every list answer says how many rows match its query (after the freshness floor and
-// the relevance floor, before the cursor). Counting stops at MaxCount, so a total costs at most
-// one pass over the query's candidates and never more rows than MaxCount: a total that reached
-// it is a lower bound (Count.Exact false), as a search engine's "10,000+".
+// the relevance floor). Counting is exact up to MaxCount matching rows; there it stops and the
+// total is an estimate: MaxCount divided by the share of the query's candidates examined so far
+// (Count.Exact false). So a total costs at most MaxCount matches of work beside the page (a
+// large world's "engineer" would otherwise score a million titles per call).
 
-// MaxCount is where counting stops.
-const MaxCount = 10000
+// MaxCount is where exact counting stops.
+const MaxCount = 1000
 
-// Count is a total: N rows match, exactly when Exact, else at least N (N == MaxCount).
+// Count is a total: N rows match, exactly when Exact, else about N (an extrapolation).
 type Count struct {
 	N     int
 	Exact bool
@@ -18,15 +19,26 @@ type Count struct {
 
 type counter struct {
 	n, max int
+	est    int // the estimate, once counting stopped
 }
 
-// add counts one row and reports whether counting goes on.
-func (c *counter) add() bool {
+// add counts one row found at position pos of a candidate space of size of (pos < of), and
+// reports whether counting goes on.
+func (c *counter) add(pos, of int) bool {
 	c.n++
-	return c.n < c.max
+	if c.n < c.max {
+		return true
+	}
+	c.est = max(c.n, int(float64(c.n)*float64(of)/float64(pos+1)+0.5))
+	return false
 }
 
-func (c *counter) result() Count { return Count{N: c.n, Exact: c.n < c.max} }
+func (c *counter) result() Count {
+	if c.n < c.max {
+		return Count{N: c.n, Exact: true}
+	}
+	return Count{N: c.est}
+}
 
 // CountJobs counts the rows jobs/search serves for q over all its pages (q.After, q.Sort and
 // q.Limit are ignored).
@@ -44,7 +56,7 @@ func (x *Index) CountJobs(q JobQuery) Count {
 		}
 		x.walk(lists, 0, func(ord uint32) bool {
 			if c.req(&x.reqs[ord]) {
-				return cnt.add()
+				return cnt.add(int(ord), len(x.reqs))
 			}
 			return true
 		})
@@ -54,9 +66,9 @@ func (x *Index) CountJobs(q JobQuery) Count {
 	if sc.minRel < 5001 {
 		cands = union(cands, sc.sameFunction())
 	}
-	for _, ord := range cands {
+	for i, ord := range cands {
 		r := &x.reqs[ord]
-		if sc.score(r) > 0 && c.req(r) && !cnt.add() {
+		if sc.score(r) > 0 && c.req(r) && !cnt.add(i, len(cands)) {
 			break
 		}
 	}
@@ -85,7 +97,7 @@ func (x *Index) CountCompanies(q CompanyQuery) Count {
 			return true
 		}
 		last = r.company
-		return cnt.add()
+		return cnt.add(int(ord), len(x.reqs))
 	})
 	return cnt.result()
 }
@@ -99,12 +111,13 @@ func (x *Index) CountQualified(q QualifiedQuery) Count {
 		return cnt.result()
 	}
 	start := sort.Search(len(x.bySeq), func(i int) bool { return x.reqs[x.bySeq[i]].OpenSeq > q.After })
-	for _, ord := range x.bySeq[start:] {
+	rest := x.bySeq[start:]
+	for i, ord := range rest {
 		r := &x.reqs[ord]
 		if !m.c.freshOK(r) {
 			break
 		}
-		if m.Qualifies(r) && !cnt.add() {
+		if m.Qualifies(r) && !cnt.add(i, len(rest)) {
 			break
 		}
 	}

@@ -40,9 +40,9 @@ func pagingOf(more bool, n searchindex.Count) paging {
 func metaProps(p map[string]any, counted string) map[string]any {
 	metaFreshness(p)
 	p["has_more"] = map[string]any{"type": "boolean", "description": "another page follows (next_cursor is the way to it)"}
-	p["total"] = map[string]any{"type": "integer", "minimum": 0, "maximum": searchindex.MaxCount,
-		"description": counted + ", after the freshness floor; not metered. Counting stops at 10,000: total_exact false means at least total"}
-	p["total_exact"] = map[string]any{"type": "boolean", "description": "total is the exact count (false: counting stopped at 10,000, a lower bound)"}
+	p["total"] = map[string]any{"type": "integer", "minimum": 0,
+		"description": counted + ", after the freshness floor; not metered. Exact up to 1,000; past that an estimate (total_exact false)"}
+	p["total_exact"] = map[string]any{"type": "boolean", "description": "total is the exact count; false: counting stopped at 1,000 matches and total extrapolates them over the share of candidates examined"}
 	return p
 }
 
