@@ -47,8 +47,8 @@ const (
 
 // JobQuery is one jobs/search page request.
 type JobQuery struct {
-	Q      string
-	Sort   string // SortDefault, SortRelevance or SortRecency (the caller resolves the default)
+	Q    string
+	Sort string // SortDefault, SortRelevance or SortRecency (the caller resolves the default)
 	// MinRelevance (0..1, with Q) drops rows whose relevance is below it, in every sort; 0 keeps
 	// every scored row.
 	MinRelevance float64
@@ -56,8 +56,8 @@ type JobQuery struct {
 	// spellings, no synonyms, no same-function titles).
 	Literal bool
 	Filter  Filter
-	After  *JobCursor // the previous page's last row
-	Limit  int
+	After   *JobCursor // the previous page's last row
+	Limit   int
 }
 
 // JobHit is one row of jobs/search.
