@@ -33,7 +33,7 @@ func Vocabulary() []Criterion {
 		{Group: "company", Name: "headcount_band", Type: "strings", Enum: normalize.HeadcountBands(), Description: "headcount band of the ladder"},
 		{Group: "company", Name: "hq_country", Type: "strings", Description: "country name of the company headquarters"},
 		{Group: "company", Name: "agency_kind", Type: "strings", Enum: AgencyKinds, Description: "classification of the company (employer: classified as none of the others; unclassified companies match no value)"},
-		{Group: "req", Name: "q", Type: "string", Description: "every word must match raw_title (inflections, any order, case-insensitive)"},
+		{Group: "req", Name: "q", Type: "string", Description: "every word must match raw_title (inflections or another spelling of the word, ml = machine learning; any order, case-insensitive)"},
 		{Group: "req", Name: "q_excludes", Type: "strings", Description: "veto: a req whose raw_title holds every word of one of these phrases is dropped; never fires on an absent title"},
 		{Group: "req", Name: "function", Type: "strings", Description: "function name or taxonomy id (a name covers every id serving it)"},
 		{Group: "req", Name: "country", Type: "strings", Description: "country name of the posting"},
@@ -69,7 +69,7 @@ const (
 		"company.company_id (integer or integers); company.domain (exact, case-insensitive); company.industry (exact, case-insensitive); " +
 		"company.industry_terms (case-insensitive substring of the industry); company.headcount_band (1-10, 11-50, 51-200, 201-500, 501-1000, 1001-5000, 5001+); " +
 		"company.hq_country (country names); company.agency_kind (employer, staffing_agency, subcontractor_network, aggregator, job_board). " +
-		"req.q (one string: every word matches raw_title, inflections, any order); req.q_excludes (phrases: a raw_title holding every word of one is vetoed; never fires on an absent title); " +
+		"req.q (one string: every word matches raw_title, inflections or another spelling of the word such as ml = machine learning, any order); req.q_excludes (phrases: a raw_title holding every word of one is vetoed; never fires on an absent title); " +
 		"req.function (function names or taxonomy ids; unresolvable is 422 listing the names); req.country (country names); req.source_type (ats_tenant, board); " +
 		"req.boards (board names, case-insensitive); req.seniority (intern, junior, mid, senior, staff, principal, lead, manager, director, vp, executive; derived from the title); " +
 		"req.since (date-time, lower bound on first_seen). "
