@@ -206,9 +206,18 @@ func TestModelMatchesTheCrawledWorld(t *testing.T) {
 				require.NotEmpty(t, f.RawTitle)
 				byFn[f.Function] = f.FirstSeen
 			}
+			censored := map[string]bool{}
+			for i := range c.Live {
+				if r := &c.Live[i]; c.LeftCensored(r) {
+					censored[r.Function] = true
+				}
+			}
+			for _, f := range c.FirstHires {
+				require.True(t, f.FirstSeen.After(c.ObservedFrom), "no first hire at or before the coverage start (%s)", c.ObservedFrom)
+			}
 			for i := range c.Live {
 				r := &c.Live[i]
-				if r.Function == "" {
+				if r.Function == "" || censored[r.Function] {
 					continue
 				}
 				first, ok := byFn[r.Function]

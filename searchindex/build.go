@@ -131,14 +131,14 @@ func (b *builder) add(s *analytics.LedgerReq) {
 
 func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
 	x := &Index{reqs: b.reqs, stemIDs: b.stemIDs, countryIx: map[string]uint16{"": 0}, functionIx: map[string]uint16{"": 0},
-		countries: []string{""}, functions: []string{""}, salaries: map[salaryKey]SalaryEstimate{}}
+		countries: []string{""}, functions: []string{""}}
 	b.reqs = nil
 	sort.Slice(x.reqs, func(i, j int) bool {
 		a, c := &x.reqs[i], &x.reqs[j]
 		return a.CompanyID < c.CompanyID || a.CompanyID == c.CompanyID && a.Key < c.Key
 	})
 	x.postings = make([][]uint32, len(x.stemIDs))
-	declared := map[salaryKey][]float64{}
+	var declared []paySample
 	for i := range x.reqs {
 		r := &x.reqs[i]
 		ord := uint32(i)
@@ -163,8 +163,7 @@ func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
 			x.byRecency = append(x.byRecency, ord)
 		}
 		if f, ok := r.declaredFigure(); ok && r.Function != "" && r.Country != "" {
-			k := salaryKey{r.Function, r.Country}
-			declared[k] = append(declared[k], f)
+			declared = append(declared, paySample{r.Function, r.Country, r.Title.Seniority, f})
 		}
 	}
 	sort.Slice(x.byRecency, func(i, j int) bool {
@@ -180,14 +179,7 @@ func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
 		a, c := x.bySeq[i], x.bySeq[j]
 		return x.reqs[a].OpenSeq < x.reqs[c].OpenSeq || x.reqs[a].OpenSeq == x.reqs[c].OpenSeq && a < c
 	})
-	for k, v := range declared {
-		sort.Float64s(v)
-		med := v[len(v)/2]
-		if len(v)%2 == 0 {
-			med = (v[len(v)/2-1] + v[len(v)/2]) / 2
-		}
-		x.salaries[k] = SalaryEstimate{MedianUSD: math.Round(med), Samples: len(v)}
-	}
+	x.pay = newPayTable(declared)
 	return x
 }
 

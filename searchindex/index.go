@@ -115,17 +115,6 @@ func (r *Req) declaredFigure() (float64, bool) {
 	return 0, false
 }
 
-// SalaryEstimate is the inferred median yearly-USD salary of a function in a country, from the
-// declared salaries of the indexed reqs.
-type SalaryEstimate struct {
-	MedianUSD float64
-	Samples   int
-}
-
-// MinSalarySamples is how many declared salaries a function and country need before an inferred
-// median is served.
-const MinSalarySamples = 5
-
 // Week is one weekly bucket of the market-wide role demand (weeks start Monday 00:00 UTC).
 type Week struct {
 	BucketStart time.Time
@@ -151,12 +140,11 @@ type Index struct {
 	byFunction              [][]uint32
 	byRecency               []uint32 // live ordinals by first_seen desc, ordinal asc
 	bySeq                   []uint32 // every ordinal by OpenSeq asc
-	salaries                map[salaryKey]SalaryEstimate
+	pay                     payTable
 	demand                  map[demandKey][]Week
 	demandFirst, demandLast time.Time // global span of the role-demand weeks
 }
 
-type salaryKey struct{ function, country string }
 type demandKey struct{ function, country string }
 
 // Stats describes a build.
@@ -206,29 +194,4 @@ func (x *Index) Lookup(companyID uint64, key string) (*Req, bool) {
 		return nil, false
 	}
 	return &x.reqs[i], true
-}
-
-// SalaryEstimate returns the inferred median of the req's function and country when at least
-// MinSalarySamples declared salaries back it.
-func (x *Index) SalaryEstimate(r *Req) (SalaryEstimate, bool) {
-	if r.Function == "" || r.Country == "" {
-		return SalaryEstimate{}, false
-	}
-	e, ok := x.salaries[salaryKey{r.Function, r.Country}]
-	if !ok || e.Samples < MinSalarySamples {
-		return SalaryEstimate{}, false
-	}
-	return e, true
-}
-
-// SalaryFigure is the one yearly-USD figure a pay band brackets: the declared salary (midpoint of
-// a declared range) when present, else the inferred median when enough samples exist.
-func (x *Index) SalaryFigure(r *Req) (figure float64, basis string, ok bool) {
-	if f, ok := r.declaredFigure(); ok {
-		return f, "declared", true
-	}
-	if e, ok := x.SalaryEstimate(r); ok {
-		return e.MedianUSD, "inferred", true
-	}
-	return 0, "", false
 }

@@ -117,7 +117,10 @@ type (
 	firstHire struct {
 		HistoryCapped bool `json:"history_capped"`
 		FirstHires    []struct {
-			SourceBoard string `json:"source_board"`
+			SourceBoard  string    `json:"source_board"`
+			FunctionName *string   `json:"function_name"`
+			Function     string    `json:"function"`
+			FirstSeen    time.Time `json:"first_seen"`
 		} `json:"first_hires"`
 	}
 	repostPain struct {

@@ -93,7 +93,7 @@ func openReqsSchema() map[string]any {
 }
 
 func (h *handlers) openReqs(c *api.Call) (int, error) {
-	_, co, err := h.company(c)
+	snap, co, err := h.companyAt(c)
 	if err != nil {
 		return 0, err
 	}
@@ -118,7 +118,7 @@ func (h *handlers) openReqs(c *api.Call) (int, error) {
 		}
 		total++
 		if len(out.Reqs) < limit {
-			out.Reqs = append(out.Reqs, rowOf(co.ID, r))
+			out.Reqs = append(out.Reqs, rowOf(snap.Index, co, r))
 		}
 	}
 	if co.Covered() {

@@ -19,7 +19,7 @@ var (
 func Routes(deps Deps) []*api.Route {
 	h := newHandlers(deps)
 	function := api.Param{Name: "function", In: "query", Type: "string", Description: "function name or taxonomy id; anything else is 422 listing the names"}
-	geo := api.Param{Name: "geo", In: "query", Type: "string", Description: "country name"}
+	geo := api.Param{Name: "geo", In: "query", Type: "string", Description: "country name or alias; " + criteria.CountryRule}
 	limit := api.Param{Name: "limit", In: "query", Type: "integer", Min: new(int64(1)), Max: new(int64(PageMax)), Default: int64(DefaultLimit)}
 	// filters are the company and req filters reqs/search and jobs/search share.
 	filters := []api.Param{
@@ -36,7 +36,7 @@ func Routes(deps Deps) []*api.Route {
 				[]api.Param{
 					{Name: "q", In: "query", Type: "string", Description: "full-text over raw_title; every word must match; " + qBound},
 					{Name: "role", In: "query", Type: "string", AliasOf: "q", Sunset: "2026-11-09", Description: "deprecated name of q"},
-					{Name: "geo", In: "query", Type: "string", Repeatable: true, Description: "country name; repeating ORs; " + repeatedBound},
+					{Name: "geo", In: "query", Type: "string", Repeatable: true, Description: "country name or alias; repeating ORs; " + repeatedBound + "; " + criteria.CountryRule},
 					since},
 				filters,
 				[]api.Param{{Name: "cursor", In: "query", Type: "integer", Min: new(int64(0)), Description: "the previous page's next_cursor (companies with a higher company_id)"}, limit}),
