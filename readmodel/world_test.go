@@ -206,10 +206,10 @@ func TestModelMatchesTheCrawledWorld(t *testing.T) {
 				require.NotEmpty(t, f.RawTitle)
 				byFn[f.Function] = f.FirstSeen
 			}
-			censored := map[string]bool{}
+			censored := c.CensoredFunctions // including reqs live at the coverage start that closed since
 			for i := range c.Live {
-				if r := &c.Live[i]; c.LeftCensored(r) {
-					censored[r.Function] = true
+				if r := &c.Live[i]; c.LeftCensored(r) && r.Function != "" {
+					require.True(t, censored[r.Function], "a left-censored live req's function is censored")
 				}
 			}
 			for _, f := range c.FirstHires {

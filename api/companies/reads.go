@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/pipeline/normalize"
 	"github.com/planehq/hiringsignal/readmodel"
 )
 
@@ -147,7 +148,7 @@ type enrichmentView struct {
 func enrichmentSchema() map[string]any {
 	return api.Object(map[string]any{"company_id": api.Type("integer"), "name": api.Type("string"), "domain": api.Type("string"),
 		"hq_country": api.Nullable(api.Type("string")), "hq_country_code": api.Nullable(api.Type("string")), "industry": api.Nullable(api.Type("string")),
-		"headcount_band": api.Nullable(api.Type("string")), "agency_kind": api.Nullable(api.Type("string")), "ats_vendor": api.Nullable(api.Type("string")),
+		"headcount_band": api.Nullable(api.Type("string")), "agency_kind": agencyKindSchema(), "ats_vendor": api.Nullable(api.Type("string")),
 		"coverage_status": api.Enum("covered", "no_ats_signal"), "boards": api.ArrayOf("string"), "enrichment_as_of": api.Nullable(api.DateTime()),
 		"freshness_floor_s": api.Type("integer")})
 }
@@ -161,7 +162,7 @@ func (h *handlers) enrichment(c *api.Call) (int, error) {
 	cutoff := m.AsOf.Add(-time.Duration(floor) * time.Second)
 	v := enrichmentView{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, HQCountry: strOrNil(co.HQCountry),
 		HQCountryCode: strOrNil(co.HQCountryCode()), Industry: strOrNil(co.Industry), HeadcountBand: strOrNil(co.HeadcountBand),
-		AgencyKind: strOrNil(co.AgencyKind), ATSVendor: strOrNil(co.ATSVendor), CoverageStatus: co.Coverage, Boards: []string{},
+		AgencyKind: strOrNil(normalize.ServedAgencyKind(co.AgencyKind, co.Name)), ATSVendor: strOrNil(co.ATSVendor), CoverageStatus: co.Coverage, Boards: []string{},
 		FreshnessFloor: floor}
 	for _, b := range co.Boards {
 		if !b.FirstSeen.After(cutoff) {
@@ -173,4 +174,11 @@ func (h *handlers) enrichment(c *api.Call) (int, error) {
 		v.EnrichmentAsOf = &at
 	}
 	return 0, c.JSON(200, v)
+}
+
+func agencyKindSchema() map[string]any {
+	s := api.Nullable(api.Type("string"))
+	s["enum"] = []any{"employer", "staffing_agency", "subcontractor_network", "aggregator", "job_board", nil}
+	s["description"] = "the values criteria company.agency_kind accepts: employer (a named company classified as none of the others), staffing_agency, subcontractor_network, aggregator, job_board; null when unclassified (matches no criteria value)"
+	return s
 }
