@@ -108,6 +108,10 @@ func NewBuilder(wm uint64, asOf time.Time, regions []analytics.RegionRead, cos [
 	return &Builder{m: m, in: in, now: m.AsOf, activeFrom: m.AsOf.Add(-ActiveWindow).Unix()}
 }
 
+// Since is the first committed cycle time of any region (zero before any), the start of
+// observation of the corpus.
+func (b *Builder) Since() time.Time { return b.m.Since }
+
 // Add adds one req's current state (analytics.Req, Boards being the committed sightings). It
 // does not keep r.
 func (b *Builder) Add(r *analytics.Req) {

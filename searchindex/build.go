@@ -22,7 +22,12 @@ type Builder struct {
 	at          time.Time
 	closedSince time.Time
 	facts       map[uint64]*analytics.Company
+	from        time.Time
 }
+
+// ObservedFrom sets when observation began (the first committed cycle of any region): role-demand
+// weeks that began before it are marked partial.
+func (b *Builder) ObservedFrom(t time.Time) { b.from = t.UTC() }
 
 // NewBuilder starts an index at watermark wm, whose latest committed cycle ran at at, over the
 // company directory (kept, not copied, until Build).
@@ -48,7 +53,7 @@ func (b *Builder) Build(demand []analytics.WeekCount) *Index {
 	x := b.b.finish(b.facts)
 	b.b, b.facts = nil, nil
 	x.addDemand(demand, b.at)
-	x.Watermark, x.CycleTime = b.wm, b.at
+	x.Watermark, x.CycleTime, x.observedFrom = b.wm, b.at, b.from
 	return x
 }
 

@@ -121,6 +121,7 @@ type Week struct {
 	Opened      uint64
 	Reposted    uint64
 	Closed      uint64
+	Partial     bool // not observed whole: began before observation started or not ended at CycleTime
 }
 
 // Index is one immutable build. Every method is safe for concurrent use.
@@ -143,6 +144,7 @@ type Index struct {
 	pay                     payTable
 	demand                  map[demandKey][]Week
 	demandFirst, demandLast time.Time // global span of the role-demand weeks
+	observedFrom            time.Time // the first committed cycle of any region (zero: unknown)
 }
 
 type demandKey struct{ function, country string }

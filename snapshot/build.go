@@ -53,6 +53,7 @@ func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
 	}
 	models := readmodel.NewBuilder(wm, at, regions, cos)
 	index := searchindex.NewBuilder(wm, at, cos)
+	index.ObservedFrom(models.Since())
 	phase("companies")
 
 	sctx, cancel := context.WithCancel(ctx)
