@@ -23,7 +23,12 @@ type Builder struct {
 	closedSince time.Time
 	facts       map[uint64]*analytics.Company
 	from        time.Time
+	coverage    func(companyID uint64) time.Time
 }
+
+// CoverageStarts sets where each company's coverage began (the read model's ObservedFrom; zero
+// when unknown): reqs first seen at or before it are left-censored.
+func (b *Builder) CoverageStarts(f func(companyID uint64) time.Time) { b.coverage = f }
 
 // ObservedFrom sets when observation began (the first committed cycle of any region): role-demand
 // weeks that began before it are marked partial.
@@ -51,6 +56,13 @@ func (b *Builder) Add(r *analytics.LedgerReq) {
 // watermark). The Builder must not be used after.
 func (b *Builder) Build(demand []analytics.WeekCount) *Index {
 	x := b.b.finish(b.facts)
+	if b.coverage != nil {
+		for i := range x.companies {
+			if t := b.coverage(x.companies[i].ID); !t.IsZero() {
+				x.companies[i].CoverageStart = t.Unix()
+			}
+		}
+	}
 	b.b, b.facts = nil, nil
 	x.addDemand(demand, b.at)
 	x.Watermark, x.CycleTime, x.observedFrom = b.wm, b.at, b.from
@@ -121,6 +133,9 @@ func (b *builder) add(s *analytics.LedgerReq) {
 		SourceType: b.intern(s.SourceType), Board: b.intern(s.Board), Boards: b.boardSet(s.AnyBoards), URL: s.URL,
 		FirstSeen: s.FirstSeen.Unix(), LastEventAt: s.LastEventAt.Unix(), OpenSeq: s.OpenSeq, RepostCount: s.RepostCount,
 		Live: s.Live(), EventType: b.intern(s.EventType), salMin: math.NaN(), salMax: math.NaN(), declared: s.SalaryDeclared,
+	}
+	if s.PostedAt != nil {
+		r.PostedAt = s.PostedAt.Unix()
 	}
 	if s.SalaryMinUSD != nil {
 		r.salMin = *s.SalaryMinUSD

@@ -38,6 +38,7 @@ type Company struct {
 	Industry      string
 	HeadcountBand string
 	AgencyKind    string // "", staffing_agency, job_board, aggregator, subcontractor_network or unknown
+	CoverageStart int64  // unix seconds of the first committed cycle that read it (0: unknown)
 	industryFold  string
 	first, end    uint32 // its reqs are reqs[first:end]
 }
@@ -70,12 +71,29 @@ type Req struct {
 	RepostCount uint32
 	Live        bool
 	EventType   string // latest event: opened, reobserved, reposted or closed
+	PostedAt    int64  // unix seconds of the employer's own posting date; 0 when its source gives none
 
 	salMin, salMax float64 // NaN when absent
 	declared       bool
 	company        uint32
 	country        uint16 // index in Index.countries
 	function       uint16 // index in Index.functions
+}
+
+// PostedAtTime is the employer's own posting date, nil when its source gives none.
+func (r *Req) PostedAtTime() *time.Time {
+	if r.PostedAt == 0 {
+		return nil
+	}
+	t := time.Unix(r.PostedAt, 0).UTC()
+	return &t
+}
+
+// LeftCensored reports whether r was already live when its company's coverage began (first seen
+// at or before the company's CoverageStart): first_seen is then the start of observation.
+func (x *Index) LeftCensored(r *Req) bool {
+	cs := x.companies[r.company].CoverageStart
+	return cs != 0 && r.FirstSeen <= cs
 }
 
 // FirstSeenTime is first_seen as a time.

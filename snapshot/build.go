@@ -81,6 +81,12 @@ func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
 	s := &Snapshot{Watermark: wm, AsOf: at}
 	s.Model = models.Build(sd.model)
 	phase("model")
+	index.CoverageStarts(func(id uint64) time.Time {
+		if c := s.Model.Company(id); c != nil {
+			return c.ObservedFrom
+		}
+		return time.Time{}
+	})
 	s.Index = index.Build(sd.demand)
 	phase("index")
 	s.Phases = strings.Join(phases, " ")

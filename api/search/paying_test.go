@@ -257,3 +257,47 @@ func TestRoleDemandLeavesOutTheCoverageStart(t *testing.T) {
 	first := p.Series[0]
 	require.Equal(t, first.BucketStart.Before(start), first.Partial, "the coverage-start week is partial when it began before observation")
 }
+
+// Issue #19 (3): 694 of the 1,500 oldest live reqs carried the first crawl's time as first_seen,
+// indistinguishable from openings. Every route marks them left_censored, and serves the
+// employer's own posting date beside first_seen when its source states one.
+func TestReqsLiveAtTheCoverageStartAreLeftCensored(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	srv := bothServer(t, f)
+	key := srv.Account(t, "growth").Key
+	start := f.w.Sim.CycleTime(worldConfig.First).UTC()
+	type flags struct {
+		ReqKey       string     `json:"req_key"`
+		LeftCensored bool       `json:"left_censored"`
+		PostedAt     *time.Time `json:"posted_at"`
+	}
+	seen := map[bool]int{}
+	posted := 0
+	for _, lr := range f.all {
+		censored := !lr.FirstSeen.After(start)
+		if !lr.Live() || seen[censored] >= 5 {
+			continue
+		}
+		seen[censored]++
+		q := url.Values{"company_id": {strconv.FormatUint(lr.CompanyID, 10)}, "req_key": {lr.ReqKey}}
+		role := apitest.GetJSON[flags](t, srv, "/v1/jobs/role", key, q, 200)
+		require.Equal(t, censored, role.LeftCensored, "jobs/role of %s (first seen %s, coverage start %s)", lr.ReqKey, lr.FirstSeen, start)
+		open := apitest.GetJSON[struct{ Reqs []flags }](t, srv, fmt.Sprintf("/v1/companies/%d/open-reqs", lr.CompanyID), key, url.Values{"limit": {"200"}}, 200)
+		for _, r := range open.Reqs {
+			if r.ReqKey == lr.ReqKey {
+				require.Equal(t, censored, r.LeftCensored, "open-reqs of %s", lr.ReqKey)
+				require.Equal(t, role.PostedAt, r.PostedAt, "posted_at of %s", lr.ReqKey)
+			}
+		}
+		if role.PostedAt != nil {
+			posted++
+		}
+		if seen[true] >= 5 && seen[false] >= 5 {
+			break
+		}
+	}
+	require.Equal(t, 5, seen[true])
+	require.Equal(t, 5, seen[false])
+	require.Positive(t, posted, "sources state posting dates (Personio createdAt, JSON-LD datePosted, ...)")
+}

@@ -54,7 +54,7 @@ func newReqRow(x *searchindex.Index, r *searchindex.Req) reqRow {
 			Function: strPtr(r.Function), FunctionName: functionName(r.Function),
 			Country: strPtr(r.Country), CountryCode: countryCode(r.Country),
 			Boards: r.Boards, SourceType: r.SourceType, FirstSeen: time.Unix(r.FirstSeen, 0).UTC(),
-			SalaryMinUSD: lo, SalaryMaxUSD: hi, Salary: salaryOf(x, r)},
+			SalaryMinUSD: lo, SalaryMaxUSD: hi, Salary: salaryOf(x, r), LeftCensored: x.LeftCensored(r), PostedAt: r.PostedAtTime()},
 		Board: r.Board, URL: strPtr(r.URL),
 	}
 }
@@ -74,15 +74,18 @@ type jobRow struct {
 	SourceType   string         `json:"source_type"`
 	Relevance    *float64       `json:"relevance"`
 	Salary       *reqrow.Salary `json:"salary"`
+	LeftCensored bool           `json:"left_censored"`
+	PostedAt     *time.Time     `json:"posted_at"`
 }
 
 // jobRowProps are the schema properties of jobRow.
 func jobRowProps() map[string]any {
+	reqProps := reqrow.Props()
 	return map[string]any{
 		"board": api.Type("string"), "company_id": api.Type("integer"), "req_key": api.Type("string"), "raw_title": api.Type("string"), "title": api.Nullable(api.Type("string")),
 		"first_seen": api.DateTime(), "function": api.Nullable(api.Type("string")), "function_name": api.Nullable(api.Type("string")), "country": api.Nullable(api.Type("string")),
 		"country_code": api.Nullable(api.Type("string")), "source_type": api.Enum("ats_tenant", "board"), "relevance": api.Nullable(api.Type("number")),
-		"salary": reqrow.SalarySchema(),
+		"salary": reqrow.SalarySchema(), "left_censored": reqProps["left_censored"], "posted_at": reqProps["posted_at"],
 	}
 }
 
@@ -91,7 +94,7 @@ func newJobRow(x *searchindex.Index, r *searchindex.Req, rel *float64) jobRow {
 		Board: r.Board, CompanyID: r.CompanyID, ReqKey: r.Key, RawTitle: r.Title.Raw, Title: strPtr(r.Title.Clean),
 		FirstSeen: ts(r.FirstSeen), Function: strPtr(r.Function), FunctionName: functionName(r.Function),
 		Country: strPtr(r.Country), CountryCode: countryCode(r.Country), SourceType: r.SourceType, Relevance: rel,
-		Salary: salaryOf(x, r),
+		Salary: salaryOf(x, r), LeftCensored: x.LeftCensored(r), PostedAt: r.PostedAtTime(),
 	}
 }
 
