@@ -59,7 +59,10 @@ func (h *handlers) freshnessDemand(c *api.Call, co *readmodel.Company) (done boo
 
 // pulseProps are the schema properties of the hiring-pulse answer (readmodel.Pulse).
 func pulseProps() map[string]any {
-	week := api.Object(map[string]any{"bucket_start": api.DateTime(), "opened": api.Type("integer"), "reposted": api.Type("integer"), "closed": api.Type("integer")})
+	partial := api.Type("boolean")
+	partial["description"] = "the week was not observed whole: it began before the company's coverage start (reqs already live then are left-censored: no opening counted) or it has not ended at motion_as_of (the current week)"
+	week := api.Object(map[string]any{"bucket_start": api.DateTime(), "opened": api.Type("integer"), "reposted": api.Type("integer"), "closed": api.Type("integer"), "partial": partial})
+	week["description"] = "opened counts reqs first observed after the company's coverage start only"
 	return map[string]any{
 		"company_id": api.Type("integer"), "coverage_status": api.Enum("covered", "no_ats_signal"), "is_hiring": api.Nullable(api.Type("boolean")),
 		"open_req_count": api.Nullable(api.Type("integer")), "active_reqs": api.Nullable(api.Type("integer")), "new_roles_30d": api.Nullable(api.Type("integer")),

@@ -79,8 +79,9 @@ func SalarySchema() map[string]any {
 		"max_usd":          api.Nullable(api.Type("number")),
 		"estimate_usd":     api.Nullable(api.Type("number")),
 		"estimate_samples": api.Nullable(api.Type("integer")),
-		"estimate_basis":   api.Nullable(api.Enum(searchindex.BasisFunctionCountrySeniority, searchindex.BasisFunctionCountryScaled, searchindex.BasisFunctionCountry)),
-		"seniority":        api.Nullable(api.Type("string")),
+		"estimate_basis": map[string]any{"type": []any{"string", "null"},
+			"enum": []any{searchindex.BasisFunctionCountrySeniority, searchindex.BasisFunctionCountryScaled, searchindex.BasisFunctionCountry, nil}},
+		"seniority": api.Nullable(api.Type("string")),
 	})
 	s["description"] = "The req's one salary, identical on every route. kind declared: the employer's published yearly-USD range in min_usd/max_usd (estimate_* null). " +
 		"kind estimated: nothing was published; estimate_usd is the median of estimate_samples (>= 5) declared salaries of the same function and country — " +
