@@ -11,6 +11,7 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/companies"
+	"github.com/planehq/hiringsignal/criteria"
 	"github.com/planehq/hiringsignal/internal/apitest"
 	"github.com/planehq/hiringsignal/pipeline/normalize"
 	"github.com/planehq/hiringsignal/readmodel"
@@ -221,6 +222,15 @@ func TestEnrichmentFirmographicsAndBoardsAtTheFreshnessFloor(t *testing.T) {
 	cc := normalize.CountryCode(co.HQCountry)
 	require.Equal(t, &cc, pv.HQCountryCode)
 	require.Equal(t, "covered", pv.CoverageStatus)
+	// Issue #19 (5): enrichment said null for ordinary employers while the criteria filter
+	// accepts "employer"; both now use one rule.
+	if co.AgencyKind == "" {
+		require.NotNil(t, pv.AgencyKind)
+		require.Equal(t, "employer", *pv.AgencyKind)
+	}
+	if pv.AgencyKind != nil {
+		require.Contains(t, criteria.AgencyKinds, *pv.AgencyKind, "a value the criteria filter accepts")
+	}
 	fields := r.Fields(t)
 	for _, banned := range []string{"linkedin", "linkedin_url", "employees_on_linkedin"} {
 		require.NotContains(t, fields, banned)

@@ -113,6 +113,7 @@ type (
 		HQCountryCode  *string  `json:"hq_country_code"`
 		CoverageStatus string   `json:"coverage_status"`
 		Boards         []string `json:"boards"`
+		AgencyKind     *string  `json:"agency_kind"`
 	}
 	firstHire struct {
 		HistoryCapped bool `json:"history_capped"`
