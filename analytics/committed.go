@@ -46,6 +46,14 @@ func (g Committed) byRegionTick() (string, []any) {
 // companyRegions is a joinable subquery of every company's region (company_id, region).
 const companyRegions = "(SELECT company_id, argMax(region, tick) AS region FROM companies GROUP BY company_id)"
 
+// coverageStarts is a joinable subquery of every company's coverage start (company_id,
+// coverage_start): the first committed cycle (seq_to <= its one ? argument, the watermark) of the
+// company's region. An opening observed at or before it is left-censored: the req was already
+// live when observation began, so it is no opening, first hire or flow. A company whose region
+// has no committed cycle gets the zero time (nothing censored).
+const coverageStarts = "(SELECT company_id, coverage_start FROM " + companyRegions + ` ANY LEFT JOIN
+	(SELECT region, min(cycle_time) AS coverage_start FROM cycles WHERE seq_to <= ? GROUP BY region) USING region)`
+
 // bySighting is a condition on a table with company_id and first_seen joined with
 // companyRegions (req_boards, ats_history): the sighting's cycle (the company's region or its
 // on-demand region at the sighting's time, which is its cycle's time) is committed within the

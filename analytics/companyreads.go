@@ -46,9 +46,10 @@ func RegionReads(ctx context.Context, ch driver.Conn, g Committed) ([]RegionRead
 func StreamMomentum(ctx context.Context, ch driver.Conn, wm uint64, fn func(w WeekCount) error) error {
 	rows, err := ch.Query(ctx, `
 		SELECT company_id, toMonday(observed_at) AS week,
-		       countIf(event_type = 'opened'), countIf(event_type = 'reposted'), countIf(event_type = 'closed')
+		       countIf(event_type = 'opened' AND observed_at > coverage_start) AS o, countIf(event_type = 'reposted') AS r, countIf(event_type = 'closed') AS c
 		FROM (SELECT company_id, observed_at, event_type FROM events FINAL WHERE event_seq <= ? AND event_type != 'reobserved')
-		GROUP BY company_id, week ORDER BY company_id, week`, wm)
+		ANY LEFT JOIN `+coverageStarts+` USING company_id
+		GROUP BY company_id, week HAVING o + r + c > 0 ORDER BY company_id, week`, wm, wm)
 	if err != nil {
 		return fmt.Errorf("cannot read momentum: %w", err)
 	}
@@ -73,7 +74,8 @@ func StreamFirstHires(ctx context.Context, ch driver.Conn, wm uint64, fn func(f 
 		       argMin(raw_title, (first_seen, req_key)), argMin(board, (first_seen, req_key))
 		FROM (SELECT company_id, function, first_seen, req_key, raw_title, board FROM events FINAL
 		      WHERE event_seq <= ? AND event_type = 'opened' AND function != '')
-		GROUP BY company_id, function ORDER BY company_id, function`, wm)
+		ANY LEFT JOIN `+coverageStarts+` USING company_id
+		GROUP BY company_id, function HAVING min(first_seen) > any(coverage_start) ORDER BY company_id, function`, wm, wm)
 	if err != nil {
 		return fmt.Errorf("cannot read first hires: %w", err)
 	}

@@ -114,7 +114,7 @@ func latestEvents(ctx context.Context, ch driver.Conn, wm uint64, in string, out
 		e := &Event{}
 		if err := rows.Scan(&e.Seq, &e.Type, &e.ReqKey, &e.CompanyID, &e.Region, &e.Tick, &e.OccurredAt, &e.ObservedAt, &e.FirstSeen,
 			&e.RawTitle, &e.Title, &e.TitleKey, &e.Function, &e.Country, &e.Location, &e.SourceType, &e.Boards, &e.Sources, &e.Board, &e.URL,
-			&e.RequisitionID, &e.SalMin, &e.SalMax, &e.SalDeclared, &e.RepostCount); err != nil {
+			&e.RequisitionID, &e.SalMin, &e.SalMax, &e.SalDeclared, &e.RepostCount, &e.PostedAt); err != nil {
 			return fmt.Errorf("cannot scan a ledger row: %w", err)
 		}
 		out[e.ReqKey] = e // ascending event_seq: the last one wins

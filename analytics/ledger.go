@@ -48,6 +48,7 @@ type Event struct {
 	SalMax        *float64
 	SalDeclared   uint8
 	RepostCount   uint32
+	PostedAt      *time.Time // the employer's posting date as its source states it; nil when none
 }
 
 // Live reports whether the req is open after this event.
@@ -57,7 +58,7 @@ func (e *Event) Live() bool { return e.Type != EventClosed }
 // LatestEvents scans them.
 const eventColumns = `event_seq, event_type, req_key, company_id, region, tick, occurred_at, observed_at, first_seen,
 	raw_title, title, title_key, function, country, location, source_type, boards, sources, board, url,
-	requisition_id, salary_min_usd, salary_max_usd, salary_declared, repost_count`
+	requisition_id, salary_min_usd, salary_max_usd, salary_declared, repost_count, posted_at`
 
 // Cycle is a row of the cycles table: one crawl cycle (a region at a tick). Its presence is the
 // commit of the cycle's rows; its seq_to advances the committed watermark.
@@ -112,7 +113,7 @@ func WriteCycle(ctx context.Context, ch driver.Conn, w *CycleWrite, batch int) e
 			e := &w.Events[i]
 			if err := b.Append(version, e.Seq, e.Type, e.ReqKey, e.CompanyID, e.Region, e.Tick, e.OccurredAt, e.ObservedAt, e.FirstSeen,
 				e.RawTitle, e.Title, e.TitleKey, e.Function, e.Country, e.Location, e.SourceType, e.Boards, e.Sources, e.Board, e.URL,
-				e.RequisitionID, e.SalMin, e.SalMax, e.SalDeclared, e.RepostCount); err != nil {
+				e.RequisitionID, e.SalMin, e.SalMax, e.SalDeclared, e.RepostCount, e.PostedAt); err != nil {
 				return fmt.Errorf("cannot append event: %w", err)
 			}
 		}

@@ -43,6 +43,7 @@ type Req struct {
 	SalaryMaxUSD  *float64
 	RepostCount   uint32
 	RequisitionID string
+	PostedAt      *time.Time // the employer's own posting date (StreamLedgerReqs only); nil when none
 }
 
 // Live reports whether the req is open.
@@ -158,33 +159,22 @@ type WeekCount struct {
 // Momentum is the weekly flow of each company's publications over its whole history: reqs first
 // observed (opened), reposted and closed per week, oldest first.
 func Momentum(ctx context.Context, ch driver.Conn, wm uint64) ([]WeekCount, error) {
-	rows, err := ch.Query(ctx, `
-		SELECT company_id, toMonday(observed_at) AS week,
-		       countIf(event_type = 'opened'), countIf(event_type = 'reposted'), countIf(event_type = 'closed')
-		FROM (SELECT company_id, observed_at, event_type FROM events FINAL WHERE event_seq <= ? AND event_type != 'reobserved')
-		GROUP BY company_id, week ORDER BY company_id, week`, wm)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read momentum: %w", err)
-	}
-	defer rows.Close()
 	var out []WeekCount
-	for rows.Next() {
-		var w WeekCount
-		if err := rows.Scan(&w.Key, &w.BucketStart, &w.Opened, &w.Reposted, &w.Closed); err != nil {
-			return nil, err
-		}
+	err := StreamMomentum(ctx, ch, wm, func(w WeekCount) error {
 		out = append(out, w)
-	}
-	return out, rows.Err()
+		return nil
+	})
+	return out, err
 }
 
 // RoleDemand is the market-wide weekly series of reqs first observed per function and country.
 func RoleDemand(ctx context.Context, ch driver.Conn, wm uint64) ([]WeekCount, error) {
 	rows, err := ch.Query(ctx, `
 		SELECT function, country, toMonday(observed_at) AS week,
-		       countIf(event_type = 'opened'), countIf(event_type = 'reposted'), countIf(event_type = 'closed')
-		FROM (SELECT function, country, observed_at, event_type FROM events FINAL WHERE event_seq <= ? AND event_type != 'reobserved')
-		GROUP BY function, country, week ORDER BY function, country, week`, wm)
+		       countIf(event_type = 'opened' AND observed_at > coverage_start) AS o, countIf(event_type = 'reposted') AS r, countIf(event_type = 'closed') AS c
+		FROM (SELECT company_id, function, country, observed_at, event_type FROM events FINAL WHERE event_seq <= ? AND event_type != 'reobserved')
+		ANY LEFT JOIN `+coverageStarts+` USING company_id
+		GROUP BY function, country, week HAVING o + r + c > 0 ORDER BY function, country, week`, wm, wm)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read role demand: %w", err)
 	}
@@ -217,7 +207,8 @@ func FirstHires(ctx context.Context, ch driver.Conn, wm uint64) ([]FirstHire, er
 		       argMin(raw_title, (first_seen, req_key)), argMin(board, (first_seen, req_key))
 		FROM (SELECT company_id, function, first_seen, req_key, raw_title, board FROM events FINAL
 		      WHERE event_seq <= ? AND event_type = 'opened' AND function != '')
-		GROUP BY company_id, function ORDER BY company_id, function`, wm)
+		ANY LEFT JOIN `+coverageStarts+` USING company_id
+		GROUP BY company_id, function HAVING min(first_seen) > any(coverage_start) ORDER BY company_id, function`, wm, wm)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read first hires: %w", err)
 	}

@@ -79,6 +79,9 @@ func TestReadsMatchTheCrawledWorld(t *testing.T) {
 				continue
 			}
 			seen[k] = true
+			if tick == first {
+				continue // live when the crawl began: left-censored, no opening
+			}
 			id := pipeline.CompanyID(r.CompanyDomain)
 			if wantOpenedByWeek[id] == nil {
 				wantOpenedByWeek[id] = map[time.Time]uint64{}
@@ -147,7 +150,9 @@ func TestReadsMatchTheCrawledWorld(t *testing.T) {
 	fh, err := analytics.FirstHires(ctx, ch, wm)
 	require.NoError(t, err)
 	require.NotEmpty(t, fh)
+	start := world.CycleTime(first).UTC()
 	for _, f := range fh {
+		require.True(t, f.FirstSeen.After(start), "no first hire at the coverage start %s: %+v", start, f)
 		_, named := normalize.FunctionName(f.Function)
 		_, resolvable := normalize.ResolveFunction(f.Function)
 		require.True(t, named || resolvable, "function id %q", f.Function)

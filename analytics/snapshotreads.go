@@ -32,7 +32,7 @@ func StreamLedgerReqs(ctx context.Context, ch driver.Conn, g Committed, fn func(
 	wm := g.Watermark
 	rows, err := ch.Query(ctx, `
 		SELECT req_key, company_id, event_type, raw_title, title, function, country, location, source_type, board, url,
-		       first_seen, observed_at, salary_min_usd, salary_max_usd, repost_count, salary_declared
+		       first_seen, observed_at, salary_min_usd, salary_max_usd, repost_count, salary_declared, posted_at
 		FROM events FINAL
 		WHERE event_seq IN (SELECT max(event_seq) FROM events FINAL WHERE event_seq <= ? GROUP BY req_key)
 		ORDER BY req_key`, wm)
@@ -92,7 +92,7 @@ func StreamLedgerReqs(ctx context.Context, ch driver.Conn, g Committed, fn func(
 		var declared uint8
 		if err := rows.Scan(&r.ReqKey, &r.CompanyID, &r.EventType, &r.RawTitle, &r.Title, &r.Function, &r.Country, &r.Location,
 			&r.SourceType, &r.Board, &r.URL, &r.FirstSeen, &r.LastEventAt, &r.SalaryMinUSD, &r.SalaryMaxUSD, &r.RepostCount,
-			&declared); err != nil {
+			&declared, &r.PostedAt); err != nil {
 			return fmt.Errorf("cannot scan a current req: %w", err)
 		}
 		r.SalaryDeclared = declared == 1

@@ -1,6 +1,10 @@
 package api
 
-import "github.com/planehq/hiringsignal/oltp"
+import (
+	"time"
+
+	"github.com/planehq/hiringsignal/oltp"
+)
 
 // MeterClass says how a route is metered; "" means not billable (never metered, never paused,
 // no quota or spend cap).
@@ -39,7 +43,7 @@ type Param struct {
 	Default     any
 	Enum        []string
 	AliasOf     string // a deprecated name answered exactly as AliasOf
-	Sunset      string // with AliasOf: date (YYYY-MM-DD) after which the alias is refused
+	Sunset      string // with AliasOf: date (YYYY-MM-DD); from 00:00 UTC of it the alias is refused (422 naming AliasOf)
 	Description string
 	MinLength   int  // string: fewest characters (0: no bound)
 	MaxLength   int  // string: most characters (0: no bound)
@@ -145,4 +149,13 @@ func publicRoutes() []*Route {
 		{Name: "openapi", Method: "GET", Path: "/openapi.json", Summary: "This OpenAPI 3.1 document", Tag: "meta", public: true, Statuses: []int{200}},
 		{Name: "metrics", Method: "GET", Path: "/metrics", Summary: "Operator metrics in the Prometheus text format (counts and latencies, no customer data)", Tag: "health", public: true, textBody: true, Statuses: []int{200}},
 	}
+}
+
+// sunsetTime is the start (00:00 UTC) of p's Sunset date; ok is false when p has none.
+func (p *Param) sunsetTime() (time.Time, bool) {
+	if p.Sunset == "" {
+		return time.Time{}, false
+	}
+	t, err := time.Parse("2006-01-02", p.Sunset)
+	return t.UTC(), err == nil
 }

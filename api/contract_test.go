@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -117,12 +118,35 @@ func TestErrorsAreJSONInTheSpecShape(t *testing.T) {
 			require.Equal(t, "query", m["loc"].([]any)[0])
 		}
 	}
-	// The deprecated role is answered as q, with Deprecation and Sunset headers.
+	// The deprecated role is past its sunset (the harness runs on the wall clock): refused with a
+	// 422 naming q, the Sunset header an HTTP-date in GMT.
 	r = h.do("GET", "/v1/reqs/search?role=engineer", a.Key, "")
+	require.Equal(t, 422, r.status)
+	item := r.json(t)["detail"].([]any)[0].(map[string]any)
+	require.Equal(t, []any{"query", "role"}, item["loc"])
+	require.Equal(t, "q", item["ctx"].(map[string]any)["replacement"])
+	require.NotEmpty(t, r.header["Deprecation"])
+	require.Equal(t, "Mon, 09 Nov 2026 00:00:00 GMT", r.header["Sunset"])
+}
+
+// Before its sunset the deprecated role is answered exactly as q.
+func TestDeprecatedAliasIsServedBeforeItsSunset(t *testing.T) {
+	before := time.Date(2026, 11, 8, 23, 59, 0, 0, time.UTC)
+	h := newHarness(t, func(c *api.Config, s *api.Server) {
+		c.Now = func() time.Time { return before }
+		if s != nil {
+			s.Register(stub("reqs.search", func(c *api.Call) (int, error) {
+				q, _ := c.String("q")
+				return 0, c.JSON(200, map[string]any{"q": q})
+			}))
+		}
+	})
+	a := h.account("growth")
+	r := h.do("GET", "/v1/reqs/search?role=engineer", a.Key, "")
 	require.Equal(t, 200, r.status)
 	require.Equal(t, "engineer", r.json(t)["q"])
-	require.NotEmpty(t, r.header["Deprecation"])
-	require.Contains(t, r.header["Sunset"], "2026")
+	require.Equal(t, "true", r.header["Deprecation"])
+	require.Equal(t, "Mon, 09 Nov 2026 00:00:00 GMT", r.header["Sunset"])
 }
 
 func TestSchemaChangelogRecordsChangedEndpoints(t *testing.T) {

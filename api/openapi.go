@@ -96,7 +96,7 @@ func (s *Server) operation(rt *Route) map[string]any {
 		}
 		if p.AliasOf != "" {
 			pm["deprecated"] = true
-			desc += fmt.Sprintf(" Answered exactly as %s until %s; responses carry Deprecation and Sunset headers. Sending both is 422.", p.AliasOf, p.Sunset)
+			desc += fmt.Sprintf(" Answered exactly as %s before %s 00:00 UTC; from then on (its Sunset) it is refused with 422 naming %s. Responses that saw it carry Deprecation and Sunset (an HTTP-date, GMT) headers. Sending both is 422.", p.AliasOf, p.Sunset, p.AliasOf)
 		}
 		if p.Repeatable {
 			pm["style"], pm["explode"] = "form", true
@@ -161,9 +161,9 @@ func (s *Server) operation(rt *Route) map[string]any {
 				h["Retry-After"] = intHeader("seconds to wait; absent (with RateLimit-*) when reason is key_throttled", 1)
 			}
 			for _, p := range rt.Params {
-				if p.AliasOf != "" && st == 200 {
+				if p.AliasOf != "" && (st == 200 || st == 422) {
 					h["Deprecation"] = map[string]any{"description": "sent when the deprecated " + p.Name + " parameter was used", "schema": Type("string")}
-					h["Sunset"] = map[string]any{"description": "HTTP date after which " + p.Name + " is refused", "schema": Type("string")}
+					h["Sunset"] = map[string]any{"description": "HTTP-date (IMF-fixdate, GMT) from which " + p.Name + " is refused with 422", "schema": Type("string")}
 				}
 			}
 			resp["headers"] = h

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,12 +45,18 @@ func (c *Call) validateParams() *Error {
 			}
 			name = p.AliasOf
 			c.Ctx.Response.Header.Set("Deprecation", "true")
-			if p.Sunset != "" {
-				if t, err := time.Parse("2006-01-02", p.Sunset); err == nil {
-					c.Ctx.Response.Header.Set("Sunset", t.UTC().Format(time.RFC1123))
+			c.Ctx.Response.Header.Set("Link", `</openapi.json>; rel="deprecation"`)
+			if sunset, ok := p.sunsetTime(); ok {
+				c.Ctx.Response.Header.Set("Sunset", sunset.Format(http.TimeFormat)) // an HTTP-date: "... GMT"
+				if !c.Now().Before(sunset) {
+					fe := ValueError(string(raw[0]), fmt.Sprintf("%s was retired at its sunset, %s: send %s=%s instead (%s was its deprecated name)",
+						p.Name, sunset.Format(http.TimeFormat), p.AliasOf, string(raw[0]), p.Name), p.In, p.Name)
+					fe.Ctx["sunset"] = p.Sunset
+					fe.Ctx["replacement"] = p.AliasOf
+					errs.add(fe)
+					continue
 				}
 			}
-			c.Ctx.Response.Header.Set("Link", `</openapi.json>; rel="deprecation"`)
 		}
 		if len(raw) == 0 {
 			if p.Required {

@@ -110,8 +110,8 @@ func TestWrongTypesAreRefused(t *testing.T) {
 		{`{"req":{"function":[]}}`, []api.FieldError{{Type: "too_short", Loc: loc("req", "function"),
 			Msg: "List should have at least 1 item (omit the field to not filter on it)", Input: []any{}, Ctx: map[string]any{"min_length": 1}}}},
 		{`{"req":{"country":["Germany","DE"]}}`, []api.FieldError{{Type: "value_error", Loc: loc("req", "country", 1), Input: "DE",
-			Msg: "Value error, 'DE' is not a country name: send the country's name (e.g. 'Germany', 'United States'), never a two-letter code",
-			Ctx: map[string]any{"error": "'DE' is not a country name: send the country's name (e.g. 'Germany', 'United States'), never a two-letter code", "expected": "a country name"}}}},
+			Msg: "Value error, 'DE' is a two-letter country code: " + criteria.CountryRule + ". Send 'Germany'",
+			Ctx: map[string]any{"error": "'DE' is a two-letter country code: " + criteria.CountryRule + ". Send 'Germany'", "expected": "a country name", "suggestion": "Germany"}}}},
 	} {
 		require.Equal(t, c.want, refused(t, c.raw, criteria.Watch), c.raw)
 	}

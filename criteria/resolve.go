@@ -19,14 +19,33 @@ func CountryNames(vals []string, loc ...any) ([]string, []api.FieldError) {
 			if len(vals) == 1 && len(loc) > 0 && loc[0] == "query" {
 				l = loc
 			}
-			fe := api.ValueError(v, "'"+v+"' is not a country name: send the country's name (e.g. 'Germany', 'United States'), never a two-letter code", l...)
-			fe.Ctx["expected"] = "a country name"
-			errs = append(errs, fe)
+			errs = append(errs, countryError(v, l))
 			continue
 		}
 		out = append(out, name)
 	}
 	return out, errs
+}
+
+// CountryRule is the country parameter rule of every route (geo, country, hq_country, criteria),
+// as the 422 states it.
+const CountryRule = "country filters take a country name or alias (e.g. 'Germany', 'United States', 'USA') on every route; two-letter ISO codes are refused everywhere (the spec's names-only rule), and the answer names the country a code stands for"
+
+// countryError is the 422 item of a value that is no country name: a two-letter code gets the
+// name to send instead (ctx.suggestion).
+func countryError(v string, loc []any) api.FieldError {
+	t := strings.TrimSpace(v)
+	if len(t) == 2 {
+		if name, ok := normalize.CountryName(t); ok {
+			fe := api.ValueError(v, "'"+v+"' is a two-letter country code: "+CountryRule+". Send '"+name+"'", loc...)
+			fe.Ctx["expected"] = "a country name"
+			fe.Ctx["suggestion"] = name
+			return fe
+		}
+	}
+	fe := api.ValueError(v, "'"+v+"' is not a country name: "+CountryRule, loc...)
+	fe.Ctx["expected"] = "a country name"
+	return fe
 }
 
 func countryName(v string) (string, bool) {

@@ -117,6 +117,10 @@ func eventFrom(a *reqAgg, region string, tick uint32, cycleTime time.Time) Event
 	if slices.Contains(ev.Boards, "") {
 		ev.Boards = slices.DeleteFunc(ev.Boards, func(s string) bool { return s == "" })
 	}
+	if !b.postedAt.IsZero() {
+		t := b.postedAt.UTC().Truncate(time.Second)
+		ev.PostedAt = &t
+	}
 	if s := a.salary; s != nil {
 		lo, hi := s.salLo, s.salHi
 		ev.SalMin, ev.SalMax, ev.SalDeclared = &lo, &hi, 1

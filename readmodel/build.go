@@ -108,6 +108,10 @@ func NewBuilder(wm uint64, asOf time.Time, regions []analytics.RegionRead, cos [
 	return &Builder{m: m, in: in, now: m.AsOf, activeFrom: m.AsOf.Add(-ActiveWindow).Unix()}
 }
 
+// Since is the first committed cycle time of any region (zero before any), the start of
+// observation of the corpus.
+func (b *Builder) Since() time.Time { return b.m.Since }
+
 // Add adds one req's current state (analytics.Req, Boards being the committed sightings). It
 // does not keep r.
 func (b *Builder) Add(r *analytics.Req) {
@@ -119,7 +123,14 @@ func (b *Builder) Add(r *analytics.Req) {
 	c.stats.anyReq = true
 	c.stats.addFirstSeen(r.FirstSeen, b.now)
 	if r.Function != "" {
-		c.firstHire(in, r)
+		if c.censors(r.FirstSeen.Unix()) {
+			if c.CensoredFunctions == nil {
+				c.CensoredFunctions = map[string]bool{}
+			}
+			c.CensoredFunctions[in.str(r.Function)] = true
+		} else {
+			c.firstHire(in, r)
+		}
 	}
 	live := r.Live()
 	if !live && r.RepostCount == 0 {
@@ -133,6 +144,9 @@ func (b *Builder) Add(r *analytics.Req) {
 	}
 	if r.SalaryMaxUSD != nil {
 		q.SalaryMaxUSD, q.HasSalaryMax = *r.SalaryMaxUSD, true
+	}
+	if r.PostedAt != nil {
+		q.PostedAt = r.PostedAt.Unix()
 	}
 	if live {
 		c.Live = append(c.Live, q)
@@ -202,8 +216,13 @@ func (c *Company) firstHire(in *interner, r *analytics.Req) {
 		RawTitle: in.str(r.RawTitle), Board: in.str(r.Board)})
 }
 
-// finish orders a company's lists, settles its coverage and indexes it for resolve.
+// finish orders a company's lists, settles its coverage and indexes it for resolve. A function
+// that already had a req live when observation began has no known first hire: its first req was
+// posted before coverage, so a later one is not the first.
 func (m *Model) finish(c *Company) {
+	if len(c.CensoredFunctions) > 0 {
+		c.FirstHires = slices.DeleteFunc(c.FirstHires, func(f FirstHire) bool { return c.CensoredFunctions[f.Function] })
+	}
 	if c.Coverage == "" {
 		if c.stats.anyReq || len(c.Boards) > 0 {
 			c.Coverage = CoverageCovered // board or aggregator postings were observed

@@ -17,7 +17,8 @@ type Hidden struct {
 // asked) drops their opening from the week of their first_seen and, for a hidden req that
 // closed or was reposted since, that flow from the week of its latest event. The windows still
 // end at the model's AsOf. A hidden req is at most a floor old, so every flow it made is among
-// these.
+// these. A hidden req that is also left-censored (coverage began within the floor) made no
+// opening, so none is taken out for it.
 func (m *Model) PulseUnder(c *Company, withMomentum bool, hidden []Hidden) Pulse {
 	if len(hidden) == 0 || !c.Covered() {
 		return m.PulseOf(c, withMomentum)
@@ -54,7 +55,8 @@ func (m *Model) PulseUnder(c *Company, withMomentum bool, hidden []Hidden) Pulse
 		return nil
 	}
 	for _, h := range hidden {
-		if w := bucket(h.FirstSeen); w != nil && w.Opened > 0 {
+		// A left-censored req (live when coverage began) was never counted as an opening.
+		if w := bucket(h.FirstSeen); w != nil && w.Opened > 0 && !c.censors(h.FirstSeen) {
 			w.Opened--
 		}
 		w := bucket(h.LastEventAt)

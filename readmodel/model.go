@@ -56,6 +56,10 @@ type Company struct {
 
 	momentum []week // weeks with any flow, oldest first
 	stats    pulseStats
+
+	// CensoredFunctions are the function ids with a req already live at ObservedFrom: their first
+	// hire happened before observation began, so none is known (nil when none).
+	CensoredFunctions map[string]bool
 }
 
 // Req is one deduplicated req (one per company, title and country, all boards listed).
@@ -75,10 +79,29 @@ type Req struct {
 	HasSalaryMin bool
 	HasSalaryMax bool
 	Live         bool
+	PostedAt     int64 // unix seconds of the employer's own posting date; 0 when its source gives none
 }
 
 // FirstSeenTime is FirstSeen as a time.
 func (r *Req) FirstSeenTime() time.Time { return time.Unix(r.FirstSeen, 0).UTC() }
+
+// PostedAtTime is the employer's posting date, nil when its source gives none.
+func (r *Req) PostedAtTime() *time.Time {
+	if r.PostedAt == 0 {
+		return nil
+	}
+	t := time.Unix(r.PostedAt, 0).UTC()
+	return &t
+}
+
+// LeftCensored reports whether r was already live when the crawl started reading c's sources
+// (first seen at or before ObservedFrom): its first_seen is the start of observation, not its
+// opening, so it counts in no first-hire, momentum or role-demand flow.
+func (c *Company) LeftCensored(r *Req) bool { return c.censors(r.FirstSeen) }
+
+func (c *Company) censors(firstSeen int64) bool {
+	return !c.ObservedFrom.IsZero() && firstSeen <= c.ObservedFrom.Unix()
+}
 
 // LastEventTime is LastEventAt as a time.
 func (r *Req) LastEventTime() time.Time { return time.Unix(r.LastEventAt, 0).UTC() }

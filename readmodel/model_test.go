@@ -11,14 +11,18 @@ func TestMomentumWeeksZeroFill(t *testing.T) {
 	mon := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 	require.Equal(t, time.Monday, mon.Weekday())
 	ws := []week{{day: mondayDay(mon), opened: 3}, {day: mondayDay(mon.Add(2 * Week)), closed: 1}}
-	got := momentumWeeks(ws, mon.Add(3*Week+2*Day))
+	got := momentumWeeks(ws, mon.Add(3*Week+2*Day), mon.Add(9*time.Hour)) // observation began Monday 09:00
 	require.Len(t, got, 4)
+	require.True(t, got[0].Partial, "the coverage-start week began before observation")
+	require.False(t, got[1].Partial)
+	require.False(t, got[2].Partial)
+	require.True(t, got[3].Partial, "the current week has not ended")
 	require.Equal(t, mon, got[0].BucketStart)
 	require.Equal(t, 3, got[0].Opened)
 	require.Equal(t, MomentumWeek{BucketStart: mon.Add(Week)}, got[1])
 	require.Equal(t, 1, got[2].Closed)
 	require.Equal(t, mon.Add(3*Week), got[3].BucketStart)
-	require.Equal(t, []MomentumWeek{}, momentumWeeks(nil, mon))
+	require.Equal(t, []MomentumWeek{}, momentumWeeks(nil, mon, mon))
 	require.Equal(t, mondayDay(mon), mondayDay(mon.Add(6*Day+23*time.Hour)))
 }
 

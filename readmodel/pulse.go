@@ -36,6 +36,10 @@ type MomentumWeek struct {
 	Opened      int       `json:"opened"`
 	Reposted    int       `json:"reposted"`
 	Closed      int       `json:"closed"`
+	// Partial: the week was not observed whole: it began before the company's coverage start
+	// (openings before it are unknown, and the reqs live at it are left-censored, not counted) or
+	// it has not ended at the answer's as-of (the current week).
+	Partial bool `json:"partial"`
 }
 
 // Windows and thresholds of the pulse rules (docs/decisions.md, "Company reads"). "now" is the
@@ -132,7 +136,7 @@ func (m *Model) pulseWith(c *Company, s pulseStats, withMomentum bool) Pulse {
 		p.IsSurge = &surge
 	}
 	if withMomentum {
-		p.Momentum = momentumWeeks(c.momentum, now)
+		p.Momentum = momentumWeeks(c.momentum, now, c.ObservedFrom)
 	}
 	return p
 }
@@ -159,7 +163,7 @@ func isSurge(last2w, prior6w int) bool {
 // momentumWeeks expands the stored weeks into Monday buckets from the company's first week of
 // flow through the week of now, zero-filled, oldest first. Empty (not null) for a covered
 // company that never published.
-func momentumWeeks(ws []week, now time.Time) []MomentumWeek {
+func momentumWeeks(ws []week, now, observedFrom time.Time) []MomentumWeek {
 	if len(ws) == 0 {
 		return []MomentumWeek{}
 	}
@@ -172,6 +176,7 @@ func momentumWeeks(ws []week, now time.Time) []MomentumWeek {
 	i := 0
 	for d := first; d <= last; d += 7 {
 		mw := MomentumWeek{BucketStart: time.Unix(int64(d)*86400, 0).UTC()}
+		mw.Partial = PartialWeek(mw.BucketStart, observedFrom, now)
 		for i < len(ws) && ws[i].day < d {
 			i++
 		}
@@ -181,6 +186,12 @@ func momentumWeeks(ws []week, now time.Time) []MomentumWeek {
 		out = append(out, mw)
 	}
 	return out
+}
+
+// PartialWeek reports whether the week starting at start was not observed whole between from
+// (the start of observation; zero: unknown, not partial on that account) and now.
+func PartialWeek(start, from, now time.Time) bool {
+	return start.Before(from) || start.Add(Week).After(now)
 }
 
 // mondayDay is the Monday (UTC) of t's week as days since the Unix epoch (1970-01-01 was a

@@ -206,9 +206,18 @@ func TestModelMatchesTheCrawledWorld(t *testing.T) {
 				require.NotEmpty(t, f.RawTitle)
 				byFn[f.Function] = f.FirstSeen
 			}
+			censored := c.CensoredFunctions // including reqs live at the coverage start that closed since
+			for i := range c.Live {
+				if r := &c.Live[i]; c.LeftCensored(r) && r.Function != "" {
+					require.True(t, censored[r.Function], "a left-censored live req's function is censored")
+				}
+			}
+			for _, f := range c.FirstHires {
+				require.True(t, f.FirstSeen.After(c.ObservedFrom), "no first hire at or before the coverage start (%s)", c.ObservedFrom)
+			}
 			for i := range c.Live {
 				r := &c.Live[i]
-				if r.Function == "" {
+				if r.Function == "" || censored[r.Function] {
 					continue
 				}
 				first, ok := byFn[r.Function]

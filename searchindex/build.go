@@ -22,7 +22,17 @@ type Builder struct {
 	at          time.Time
 	closedSince time.Time
 	facts       map[uint64]*analytics.Company
+	from        time.Time
+	coverage    func(companyID uint64) time.Time
 }
+
+// CoverageStarts sets where each company's coverage began (the read model's ObservedFrom; zero
+// when unknown): reqs first seen at or before it are left-censored.
+func (b *Builder) CoverageStarts(f func(companyID uint64) time.Time) { b.coverage = f }
+
+// ObservedFrom sets when observation began (the first committed cycle of any region): role-demand
+// weeks that began before it are marked partial.
+func (b *Builder) ObservedFrom(t time.Time) { b.from = t.UTC() }
 
 // NewBuilder starts an index at watermark wm, whose latest committed cycle ran at at, over the
 // company directory (kept, not copied, until Build).
@@ -46,9 +56,16 @@ func (b *Builder) Add(r *analytics.LedgerReq) {
 // watermark). The Builder must not be used after.
 func (b *Builder) Build(demand []analytics.WeekCount) *Index {
 	x := b.b.finish(b.facts)
+	if b.coverage != nil {
+		for i := range x.companies {
+			if t := b.coverage(x.companies[i].ID); !t.IsZero() {
+				x.companies[i].CoverageStart = t.Unix()
+			}
+		}
+	}
 	b.b, b.facts = nil, nil
 	x.addDemand(demand, b.at)
-	x.Watermark, x.CycleTime = b.wm, b.at
+	x.Watermark, x.CycleTime, x.observedFrom = b.wm, b.at, b.from
 	return x
 }
 
@@ -117,6 +134,9 @@ func (b *builder) add(s *analytics.LedgerReq) {
 		FirstSeen: s.FirstSeen.Unix(), LastEventAt: s.LastEventAt.Unix(), OpenSeq: s.OpenSeq, RepostCount: s.RepostCount,
 		Live: s.Live(), EventType: b.intern(s.EventType), salMin: math.NaN(), salMax: math.NaN(), declared: s.SalaryDeclared,
 	}
+	if s.PostedAt != nil {
+		r.PostedAt = s.PostedAt.Unix()
+	}
 	if s.SalaryMinUSD != nil {
 		r.salMin = *s.SalaryMinUSD
 	}
@@ -131,14 +151,14 @@ func (b *builder) add(s *analytics.LedgerReq) {
 
 func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
 	x := &Index{reqs: b.reqs, stemIDs: b.stemIDs, countryIx: map[string]uint16{"": 0}, functionIx: map[string]uint16{"": 0},
-		countries: []string{""}, functions: []string{""}, salaries: map[salaryKey]SalaryEstimate{}}
+		countries: []string{""}, functions: []string{""}}
 	b.reqs = nil
 	sort.Slice(x.reqs, func(i, j int) bool {
 		a, c := &x.reqs[i], &x.reqs[j]
 		return a.CompanyID < c.CompanyID || a.CompanyID == c.CompanyID && a.Key < c.Key
 	})
 	x.postings = make([][]uint32, len(x.stemIDs))
-	declared := map[salaryKey][]float64{}
+	var declared []paySample
 	for i := range x.reqs {
 		r := &x.reqs[i]
 		ord := uint32(i)
@@ -163,8 +183,7 @@ func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
 			x.byRecency = append(x.byRecency, ord)
 		}
 		if f, ok := r.declaredFigure(); ok && r.Function != "" && r.Country != "" {
-			k := salaryKey{r.Function, r.Country}
-			declared[k] = append(declared[k], f)
+			declared = append(declared, paySample{r.Function, r.Country, r.Title.Seniority, f})
 		}
 	}
 	sort.Slice(x.byRecency, func(i, j int) bool {
@@ -180,14 +199,7 @@ func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
 		a, c := x.bySeq[i], x.bySeq[j]
 		return x.reqs[a].OpenSeq < x.reqs[c].OpenSeq || x.reqs[a].OpenSeq == x.reqs[c].OpenSeq && a < c
 	})
-	for k, v := range declared {
-		sort.Float64s(v)
-		med := v[len(v)/2]
-		if len(v)%2 == 0 {
-			med = (v[len(v)/2-1] + v[len(v)/2]) / 2
-		}
-		x.salaries[k] = SalaryEstimate{MedianUSD: math.Round(med), Samples: len(v)}
-	}
+	x.pay = newPayTable(declared)
 	return x
 }
 

@@ -13,6 +13,7 @@ func (x *Index) RoleDemand(functions, countries []string) []Week {
 	out := make([]Week, n)
 	for i := range out {
 		out[i].BucketStart = x.demandFirst.AddDate(0, 0, 7*i)
+		out[i].Partial = out[i].BucketStart.Before(x.observedFrom) || out[i].BucketStart.AddDate(0, 0, 7).After(x.CycleTime)
 	}
 	add := func(ws []Week) {
 		for _, w := range ws {

@@ -38,6 +38,7 @@ type Company struct {
 	Industry      string
 	HeadcountBand string
 	AgencyKind    string // "", staffing_agency, job_board, aggregator, subcontractor_network or unknown
+	CoverageStart int64  // unix seconds of the first committed cycle that read it (0: unknown)
 	industryFold  string
 	first, end    uint32 // its reqs are reqs[first:end]
 }
@@ -70,12 +71,29 @@ type Req struct {
 	RepostCount uint32
 	Live        bool
 	EventType   string // latest event: opened, reobserved, reposted or closed
+	PostedAt    int64  // unix seconds of the employer's own posting date; 0 when its source gives none
 
 	salMin, salMax float64 // NaN when absent
 	declared       bool
 	company        uint32
 	country        uint16 // index in Index.countries
 	function       uint16 // index in Index.functions
+}
+
+// PostedAtTime is the employer's own posting date, nil when its source gives none.
+func (r *Req) PostedAtTime() *time.Time {
+	if r.PostedAt == 0 {
+		return nil
+	}
+	t := time.Unix(r.PostedAt, 0).UTC()
+	return &t
+}
+
+// LeftCensored reports whether r was already live when its company's coverage began (first seen
+// at or before the company's CoverageStart): first_seen is then the start of observation.
+func (x *Index) LeftCensored(r *Req) bool {
+	cs := x.companies[r.company].CoverageStart
+	return cs != 0 && r.FirstSeen <= cs
 }
 
 // FirstSeenTime is first_seen as a time.
@@ -115,23 +133,13 @@ func (r *Req) declaredFigure() (float64, bool) {
 	return 0, false
 }
 
-// SalaryEstimate is the inferred median yearly-USD salary of a function in a country, from the
-// declared salaries of the indexed reqs.
-type SalaryEstimate struct {
-	MedianUSD float64
-	Samples   int
-}
-
-// MinSalarySamples is how many declared salaries a function and country need before an inferred
-// median is served.
-const MinSalarySamples = 5
-
 // Week is one weekly bucket of the market-wide role demand (weeks start Monday 00:00 UTC).
 type Week struct {
 	BucketStart time.Time
 	Opened      uint64
 	Reposted    uint64
 	Closed      uint64
+	Partial     bool // not observed whole: began before observation started or not ended at CycleTime
 }
 
 // Index is one immutable build. Every method is safe for concurrent use.
@@ -151,12 +159,12 @@ type Index struct {
 	byFunction              [][]uint32
 	byRecency               []uint32 // live ordinals by first_seen desc, ordinal asc
 	bySeq                   []uint32 // every ordinal by OpenSeq asc
-	salaries                map[salaryKey]SalaryEstimate
+	pay                     payTable
 	demand                  map[demandKey][]Week
 	demandFirst, demandLast time.Time // global span of the role-demand weeks
+	observedFrom            time.Time // the first committed cycle of any region (zero: unknown)
 }
 
-type salaryKey struct{ function, country string }
 type demandKey struct{ function, country string }
 
 // Stats describes a build.
@@ -216,29 +224,4 @@ func (x *Index) Lookup(companyID uint64, key string) (*Req, bool) {
 		return nil, false
 	}
 	return &x.reqs[i], true
-}
-
-// SalaryEstimate returns the inferred median of the req's function and country when at least
-// MinSalarySamples declared salaries back it.
-func (x *Index) SalaryEstimate(r *Req) (SalaryEstimate, bool) {
-	if r.Function == "" || r.Country == "" {
-		return SalaryEstimate{}, false
-	}
-	e, ok := x.salaries[salaryKey{r.Function, r.Country}]
-	if !ok || e.Samples < MinSalarySamples {
-		return SalaryEstimate{}, false
-	}
-	return e, true
-}
-
-// SalaryFigure is the one yearly-USD figure a pay band brackets: the declared salary (midpoint of
-// a declared range) when present, else the inferred median when enough samples exist.
-func (x *Index) SalaryFigure(r *Req) (figure float64, basis string, ok bool) {
-	if f, ok := r.declaredFigure(); ok {
-		return f, "declared", true
-	}
-	if e, ok := x.SalaryEstimate(r); ok {
-		return e.MedianUSD, "inferred", true
-	}
-	return 0, "", false
 }

@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/planehq/hiringsignal/pipeline/normalize"
 )
 
 // QualifiedQuery is one reqs/qualified page request: the criteria already validated and resolved
@@ -159,11 +161,8 @@ func (m *Qualifier) Qualifies(r *Req) bool {
 		return false
 	}
 	if len(q.AgencyKinds) > 0 {
-		kind := co.AgencyKind
-		if kind == "" && co.Name != "" {
-			kind = "employer"
-		}
-		if kind == "" || kind == "unknown" || !containsStr(q.AgencyKinds, kind) {
+		kind := normalize.ServedAgencyKind(co.AgencyKind, co.Name)
+		if kind == "" || !containsStr(q.AgencyKinds, kind) {
 			return false
 		}
 	}

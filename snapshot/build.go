@@ -53,6 +53,7 @@ func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
 	}
 	models := readmodel.NewBuilder(wm, at, regions, cos)
 	index := searchindex.NewBuilder(wm, at, cos)
+	index.ObservedFrom(models.Since())
 	phase("companies")
 
 	sctx, cancel := context.WithCancel(ctx)
@@ -80,6 +81,12 @@ func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
 	s := &Snapshot{Watermark: wm, AsOf: at}
 	s.Model = models.Build(sd.model)
 	phase("model")
+	index.CoverageStarts(func(id uint64) time.Time {
+		if c := s.Model.Company(id); c != nil {
+			return c.ObservedFrom
+		}
+		return time.Time{}
+	})
 	s.Index = index.Build(sd.demand)
 	phase("index")
 	s.Phases = strings.Join(phases, " ")

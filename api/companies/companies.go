@@ -82,16 +82,26 @@ func newHandlers(d Deps) *handlers {
 
 // company finds the path's company in the current model: 404 when unknown.
 func (h *handlers) company(c *api.Call) (*readmodel.Model, *readmodel.Company, error) {
+	s, co, err := h.companyAt(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.Model, co, nil
+}
+
+// companyAt is company with the whole snapshot (the search index of the same build gives req
+// rows their salary).
+func (h *handlers) companyAt(c *api.Call) (*snapshot.Snapshot, *readmodel.Company, error) {
 	id, _ := c.Int("company_id")
 	if err := h.ready(); err != nil {
 		return nil, nil, err
 	}
-	m := h.d.Snapshots.Current().Model
-	co := m.Company(uint64(id))
+	s := h.d.Snapshots.Current()
+	co := s.Model.Company(uint64(id))
 	if co == nil {
 		return nil, nil, api.NotFound(fmt.Sprintf("No company with company_id %d", id))
 	}
-	return m, co, nil
+	return s, co, nil
 }
 
 // ready is 503 until the first model was built (every company would read as unknown before).

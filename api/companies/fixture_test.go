@@ -113,11 +113,15 @@ type (
 		HQCountryCode  *string  `json:"hq_country_code"`
 		CoverageStatus string   `json:"coverage_status"`
 		Boards         []string `json:"boards"`
+		AgencyKind     *string  `json:"agency_kind"`
 	}
 	firstHire struct {
 		HistoryCapped bool `json:"history_capped"`
 		FirstHires    []struct {
-			SourceBoard string `json:"source_board"`
+			SourceBoard  string    `json:"source_board"`
+			FunctionName *string   `json:"function_name"`
+			Function     string    `json:"function"`
+			FirstSeen    time.Time `json:"first_seen"`
 		} `json:"first_hires"`
 	}
 	repostPain struct {

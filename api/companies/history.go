@@ -4,7 +4,9 @@ import (
 	"time"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/pipeline/normalize"
 	"github.com/planehq/hiringsignal/readmodel"
+	"github.com/planehq/hiringsignal/searchindex"
 )
 
 // historyWindow tells the caller how far back a history read reaches.
@@ -36,6 +38,7 @@ func windowOf(c *api.Call, m *readmodel.Model) (time.Time, historyWindow) {
 type firstHireRow struct {
 	Function     string    `json:"function"`
 	FunctionName *string   `json:"function_name"`
+	FunctionIDs  []string  `json:"function_ids"`
 	FirstSeen    time.Time `json:"first_seen"`
 	ReqKey       string    `json:"req_key"`
 	RawTitle     string    `json:"raw_title"`
@@ -43,8 +46,13 @@ type firstHireRow struct {
 }
 
 func firstHireSchema() map[string]any {
-	return api.Object(map[string]any{"function": api.Type("string"), "function_name": api.Nullable(api.Type("string")), "first_seen": api.DateTime(),
-		"req_key": api.Type("string"), "raw_title": api.Type("string"), "source_board": api.Enum("role_slot_recompute")})
+	ids := api.ArrayOf("string")
+	ids["description"] = "every taxonomy id of function_name the company has a first hire in (function is the id of the earliest)"
+	s := api.Object(map[string]any{"function": api.Type("string"), "function_name": api.Nullable(api.Type("string")), "function_ids": ids,
+		"first_seen": api.DateTime(), "req_key": api.Type("string"), "raw_title": api.Type("string"), "source_board": api.Enum("role_slot_recompute")})
+	s["description"] = "One row per function name (the name a person reads; an id outside the named vocabulary keeps a row of its own): the earliest req of any of its ids. " +
+		"A function in which the company already had a req live when observation began (a left-censored req) has no row: its first hire predates coverage."
+	return s
 }
 
 type firstHireView struct {
@@ -58,21 +66,44 @@ func firstHiresSchema() map[string]any {
 	return api.Object(historyProps(map[string]any{"company_id": api.Type("integer"), "coverage_status": api.Type("string"), "first_hires": nullableArr(firstHireSchema())}))
 }
 
+// firstHires is one row per function name (unnamed ids by id), the earliest first hire of its
+// ids, oldest first; a name with any left-censored id has none (its first hire predates
+// observation). fns filters by id, cut drops rows before the caller's history window.
 func firstHires(co *readmodel.Company, fns map[string]bool, cut time.Time) []firstHireRow {
 	if !co.Covered() {
 		return nil
 	}
+	keyOf := func(id string) string {
+		if n, ok := normalize.FunctionName(id); ok {
+			return n
+		}
+		return id
+	}
+	censored := map[string]bool{}
+	for id := range co.CensoredFunctions {
+		censored[keyOf(id)] = true
+	}
 	out := []firstHireRow{}
-	for _, f := range co.FirstHires {
-		if fns != nil && !fns[f.Function] {
+	at := map[string]int{}
+	for _, f := range co.FirstHires { // oldest first: the first row of a name is its earliest
+		k := keyOf(f.Function)
+		if censored[k] || fns != nil && !fns[f.Function] {
+			continue
+		}
+		if i, ok := at[k]; ok {
+			if i >= 0 {
+				out[i].FunctionIDs = append(out[i].FunctionIDs, f.Function)
+			}
 			continue
 		}
 		if f.FirstSeen.Before(cut) {
+			at[k] = -1 // the name's first hire is before the caller's history window: none of its ids is first
 			continue
 		}
 		r := readmodel.Req{Function: f.Function}
-		out = append(out, firstHireRow{Function: f.Function, FunctionName: strOrNil(r.FunctionName()), FirstSeen: f.FirstSeen,
-			ReqKey: f.ReqKey, RawTitle: f.RawTitle, SourceBoard: readmodel.FirstHireSource})
+		at[k] = len(out)
+		out = append(out, firstHireRow{Function: f.Function, FunctionName: strOrNil(r.FunctionName()), FunctionIDs: []string{f.Function},
+			FirstSeen: f.FirstSeen, ReqKey: f.ReqKey, RawTitle: f.RawTitle, SourceBoard: readmodel.FirstHireSource})
 	}
 	return out
 }
@@ -105,7 +136,7 @@ func repostPainSchema() map[string]any {
 
 // repostPain lists reqs that came back after going away, hardest (most reposts) first; a capped
 // caller sees those active (latest event) within its history window. max bounds the rows.
-func repostPain(co *readmodel.Company, cut time.Time, max int) ([]repostRow, int) {
+func repostPain(x *searchindex.Index, co *readmodel.Company, cut time.Time, max int) ([]repostRow, int) {
 	if !co.Covered() {
 		return nil, 0
 	}
@@ -118,19 +149,20 @@ func repostPain(co *readmodel.Company, cut time.Time, max int) ([]repostRow, int
 		}
 		total++
 		if len(out) < max {
-			out = append(out, repostRow{reqRow: rowOf(co.ID, r), Live: r.Live, LastEventAt: r.LastEventTime()})
+			out = append(out, repostRow{reqRow: rowOf(x, co, r), Live: r.Live, LastEventAt: r.LastEventTime()})
 		}
 	}
 	return out, total
 }
 
 func (h *handlers) repostPain(c *api.Call) (int, error) {
-	m, co, err := h.company(c)
+	snap, co, err := h.companyAt(c)
 	if err != nil {
 		return 0, err
 	}
+	m := snap.Model
 	cut, win := windowOf(c, m)
-	rows, total := repostPain(co, cut, RepostPainMax)
+	rows, total := repostPain(snap.Index, co, cut, RepostPainMax)
 	v := repostPainView{CompanyID: co.ID, CoverageStatus: co.Coverage, Reqs: rows, historyWindow: win}
 	if co.Covered() {
 		v.Total = &total
@@ -218,10 +250,11 @@ func briefSchema() map[string]any {
 }
 
 func (h *handlers) preActionBrief(c *api.Call) (int, error) {
-	m, co, err := h.company(c)
+	snap, co, err := h.companyAt(c)
 	if err != nil {
 		return 0, err
 	}
+	m := snap.Model
 	if done, err := h.freshnessDemand(c, co); done || err != nil {
 		return 0, err
 	}
@@ -232,13 +265,13 @@ func (h *handlers) preActionBrief(c *api.Call) (int, error) {
 	}
 	v := briefView{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, HQCountry: strOrNil(co.HQCountry), HQCountryCode: strOrNil(co.HQCountryCode()),
 		CoverageStatus: co.Coverage, Pulse: p, FirstHires: firstHires(co, nil, cut), Migrations: migrations(co), AsOf: m.AsOf, historyWindow: win}
-	v.RepostPain, _ = repostPain(co, cut, BriefReposts)
+	v.RepostPain, _ = repostPain(snap.Index, co, cut, BriefReposts)
 	if co.Covered() {
 		n := len(co.Live)
 		v.OpenReqTotal = &n
 		v.OpenReqs = make([]reqRow, 0, min(n, BriefReqs))
 		for i := 0; i < n && i < BriefReqs; i++ {
-			v.OpenReqs = append(v.OpenReqs, rowOf(co.ID, &co.Live[i]))
+			v.OpenReqs = append(v.OpenReqs, rowOf(snap.Index, co, &co.Live[i]))
 		}
 	}
 	return 0, c.JSON(200, v)

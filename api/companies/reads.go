@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/pipeline/normalize"
 	"github.com/planehq/hiringsignal/readmodel"
 )
 
@@ -58,7 +59,10 @@ func (h *handlers) freshnessDemand(c *api.Call, co *readmodel.Company) (done boo
 
 // pulseProps are the schema properties of the hiring-pulse answer (readmodel.Pulse).
 func pulseProps() map[string]any {
-	week := api.Object(map[string]any{"bucket_start": api.DateTime(), "opened": api.Type("integer"), "reposted": api.Type("integer"), "closed": api.Type("integer")})
+	partial := api.Type("boolean")
+	partial["description"] = "the week was not observed whole: it began before the company's coverage start (reqs already live then are left-censored: no opening counted) or it has not ended at motion_as_of (the current week)"
+	week := api.Object(map[string]any{"bucket_start": api.DateTime(), "opened": api.Type("integer"), "reposted": api.Type("integer"), "closed": api.Type("integer"), "partial": partial})
+	week["description"] = "opened counts reqs first observed after the company's coverage start only"
 	return map[string]any{
 		"company_id": api.Type("integer"), "coverage_status": api.Enum("covered", "no_ats_signal"), "is_hiring": api.Nullable(api.Type("boolean")),
 		"open_req_count": api.Nullable(api.Type("integer")), "active_reqs": api.Nullable(api.Type("integer")), "new_roles_30d": api.Nullable(api.Type("integer")),
@@ -98,7 +102,7 @@ func openReqsSchema() map[string]any {
 }
 
 func (h *handlers) openReqs(c *api.Call) (int, error) {
-	_, co, err := h.company(c)
+	snap, co, err := h.companyAt(c)
 	if err != nil {
 		return 0, err
 	}
@@ -136,7 +140,7 @@ func (h *handlers) openReqs(c *api.Call) (int, error) {
 		}
 		switch {
 		case len(out.Reqs) < limit:
-			out.Reqs = append(out.Reqs, rowOf(co.ID, r))
+			out.Reqs = append(out.Reqs, rowOf(snap.Index, co, r))
 			last = r
 		case !out.HasMore:
 			out.HasMore = true
@@ -170,7 +174,7 @@ type enrichmentView struct {
 func enrichmentSchema() map[string]any {
 	return api.Object(map[string]any{"company_id": api.Type("integer"), "name": api.Type("string"), "domain": api.Type("string"),
 		"hq_country": api.Nullable(api.Type("string")), "hq_country_code": api.Nullable(api.Type("string")), "industry": api.Nullable(api.Type("string")),
-		"headcount_band": api.Nullable(api.Type("string")), "agency_kind": api.Nullable(api.Type("string")), "ats_vendor": api.Nullable(api.Type("string")),
+		"headcount_band": api.Nullable(api.Type("string")), "agency_kind": agencyKindSchema(), "ats_vendor": api.Nullable(api.Type("string")),
 		"coverage_status": api.Enum("covered", "no_ats_signal"), "boards": api.ArrayOf("string"), "enrichment_as_of": api.Nullable(api.DateTime()),
 		"freshness_floor_s": api.Type("integer")})
 }
@@ -184,7 +188,7 @@ func (h *handlers) enrichment(c *api.Call) (int, error) {
 	cutoff := m.AsOf.Add(-time.Duration(floor) * time.Second)
 	v := enrichmentView{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, HQCountry: strOrNil(co.HQCountry),
 		HQCountryCode: strOrNil(co.HQCountryCode()), Industry: strOrNil(co.Industry), HeadcountBand: strOrNil(co.HeadcountBand),
-		AgencyKind: strOrNil(co.AgencyKind), ATSVendor: strOrNil(co.ATSVendor), CoverageStatus: co.Coverage, Boards: []string{},
+		AgencyKind: strOrNil(normalize.ServedAgencyKind(co.AgencyKind, co.Name)), ATSVendor: strOrNil(co.ATSVendor), CoverageStatus: co.Coverage, Boards: []string{},
 		FreshnessFloor: floor}
 	for _, b := range co.Boards {
 		if !b.FirstSeen.After(cutoff) {
@@ -196,4 +200,11 @@ func (h *handlers) enrichment(c *api.Call) (int, error) {
 		v.EnrichmentAsOf = &at
 	}
 	return 0, c.JSON(200, v)
+}
+
+func agencyKindSchema() map[string]any {
+	s := api.Nullable(api.Type("string"))
+	s["enum"] = []any{"employer", "staffing_agency", "subcontractor_network", "aggregator", "job_board", nil}
+	s["description"] = "the values criteria company.agency_kind accepts: employer (a named company classified as none of the others), staffing_agency, subcontractor_network, aggregator, job_board; null when unclassified (matches no criteria value)"
+	return s
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/criteria"
 	"github.com/planehq/hiringsignal/oltp"
 )
 
@@ -29,7 +30,7 @@ func Routes(d Deps) []*api.Route {
 			Statuses: []int{200, 202, 404}, Response: isHiringSchema(), Handler: h.isHiring}),
 		read("open-reqs", "Open reqs deduplicated across boards", api.Route{Name: "companies.open_reqs", Idempotent: true,
 			Params: []api.Param{function,
-				{Name: "country", In: "query", Type: "string", Description: "country name"},
+				{Name: "country", In: "query", Type: "string", Description: "country name or alias; " + criteria.CountryRule},
 				{Name: "cursor", In: "query", Type: "string", MaxLength: 100, Description: "opaque: the previous page's next_cursor (rows after it in the same order, newest first_seen first)"},
 				{Name: "limit", In: "query", Type: "integer", Min: new(int64(1)), Max: new(int64(OpenReqsPageMax)), Default: int64(50)}},
 			Statuses: []int{200, 404}, Response: openReqsSchema(), Handler: h.openReqs}),

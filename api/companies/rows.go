@@ -6,8 +6,10 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/reqrow"
+	"github.com/planehq/hiringsignal/criteria"
 	"github.com/planehq/hiringsignal/pipeline/normalize"
 	"github.com/planehq/hiringsignal/readmodel"
+	"github.com/planehq/hiringsignal/searchindex"
 )
 
 // reqRow is one served req (spec 2.3) and how often it was reposted.
@@ -37,10 +39,13 @@ func repostSchema() map[string]any {
 	return s
 }
 
-func rowOf(companyID uint64, r *readmodel.Req) reqRow {
-	row := reqRow{Row: reqrow.Row{ReqKey: r.Key, CompanyID: companyID, RawTitle: r.RawTitle, Title: strOrNil(r.Title),
+// rowOf is the served row of a req of co; x (the search index of the same snapshot, nil before
+// the first build) gives it the salary every route serves for it.
+func rowOf(x *searchindex.Index, co *readmodel.Company, r *readmodel.Req) reqRow {
+	row := reqRow{Row: reqrow.Row{ReqKey: r.Key, CompanyID: co.ID, RawTitle: r.RawTitle, Title: strOrNil(r.Title),
 		Function: strOrNil(r.Function), FunctionName: strOrNil(r.FunctionName()), Country: strOrNil(r.Country),
-		CountryCode: strOrNil(r.CountryCode()), Boards: r.Boards, SourceType: r.SourceType, FirstSeen: r.FirstSeenTime()},
+		CountryCode: strOrNil(r.CountryCode()), Boards: r.Boards, SourceType: r.SourceType, FirstSeen: r.FirstSeenTime(),
+		LeftCensored: co.LeftCensored(r), PostedAt: r.PostedAtTime()},
 		RepostCount: r.RepostCount}
 	if row.Boards == nil {
 		row.Boards = []string{}
@@ -53,7 +58,30 @@ func rowOf(companyID uint64, r *readmodel.Req) reqRow {
 		v := r.SalaryMaxUSD
 		row.SalaryMaxUSD = &v
 	}
+	row.Salary = salaryOf(x, co.ID, r, row.SalaryMinUSD, row.SalaryMaxUSD)
 	return row
+}
+
+// salaryOf is the req's one salary object, the one the search routes serve: the index's when it
+// holds the req, else the declared bounds, else the index's estimate for the req's function,
+// country and seniority (a req closed longer than the index keeps).
+func salaryOf(x *searchindex.Index, companyID uint64, r *readmodel.Req, lo, hi *float64) *reqrow.Salary {
+	if x == nil {
+		if lo != nil || hi != nil {
+			return &reqrow.Salary{Kind: searchindex.SalaryDeclared, MinUSD: lo, MaxUSD: hi}
+		}
+		return nil
+	}
+	if s, ok := x.Lookup(companyID, r.Key); ok {
+		return reqrow.SalaryOf(x.Salary(s))
+	}
+	if lo != nil || hi != nil {
+		return &reqrow.Salary{Kind: searchindex.SalaryDeclared, MinUSD: lo, MaxUSD: hi}
+	}
+	if e, ok := x.EstimateFor(r.Function, r.Country, r.RawTitle); ok {
+		return reqrow.EstimateOf(e)
+	}
+	return nil
 }
 
 // functionFilter resolves the `function` parameter (a name, any case, or a taxonomy id) to the
@@ -81,16 +109,17 @@ func functionFilter(c *api.Call) (map[string]bool, error) {
 	return set, nil
 }
 
-// countryFilter resolves the `country` parameter (a country name or alias) to the canonical
-// name; "" when absent. Unresolvable is 422.
+// countryFilter resolves the `country` parameter by the rule of every route
+// (criteria.CountryNames: a name or alias, never a two-letter code) to the canonical name; ""
+// when absent. Unresolvable is 422.
 func countryFilter(c *api.Call) (string, error) {
 	v, ok := c.String("country")
 	if !ok {
 		return "", nil
 	}
-	name, found := normalize.CountryName(v)
-	if !found {
-		return "", api.Invalid(api.ValueError(v, "unknown country '"+v+"': send a country name, e.g. Germany or United States", "query", "country"))
+	names, errs := criteria.CountryNames([]string{v}, "query", "country")
+	if len(errs) > 0 {
+		return "", api.Invalid(errs...)
 	}
-	return name, nil
+	return names[0], nil
 }

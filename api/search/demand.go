@@ -13,11 +13,14 @@ type weekRow struct {
 	Opened      uint64 `json:"opened"`
 	Reposted    uint64 `json:"reposted"`
 	Closed      uint64 `json:"closed"`
+	Partial     bool   `json:"partial"`
 }
 
 // weekSchema is one weekly bucket (weekRow, and readmodel.MomentumWeek in a pulse).
 func weekSchema() map[string]any {
-	return api.Object(map[string]any{"bucket_start": api.DateTime(), "opened": api.Type("integer"), "reposted": api.Type("integer"), "closed": api.Type("integer")})
+	partial := api.Type("boolean")
+	partial["description"] = "the week was not observed whole: it began before observation started (openings of reqs already live then are left-censored and not counted) or it has not ended at the latest committed cycle (the current week)"
+	return api.Object(map[string]any{"bucket_start": api.DateTime(), "opened": api.Type("integer"), "reposted": api.Type("integer"), "closed": api.Type("integer"), "partial": partial})
 }
 
 func roleDemandSchema() map[string]any {
@@ -61,7 +64,7 @@ func (h *handlers) roleDemand(c *api.Call, snap *snapshot.Snapshot) (int, error)
 		out.Geo, out.CountryCode = &countries[0], countryCode(countries[0])
 	}
 	for _, w := range weeks {
-		out.Series = append(out.Series, weekRow{BucketStart: w.BucketStart.Format("2006-01-02T15:04:05Z"), Opened: w.Opened, Reposted: w.Reposted, Closed: w.Closed})
+		out.Series = append(out.Series, weekRow{BucketStart: w.BucketStart.Format("2006-01-02T15:04:05Z"), Opened: w.Opened, Reposted: w.Reposted, Closed: w.Closed, Partial: w.Partial})
 	}
 	return 0, c.JSON(200, out)
 }

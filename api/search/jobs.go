@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/reqrow"
 	"github.com/planehq/hiringsignal/criteria"
 	"github.com/planehq/hiringsignal/pipeline/normalize"
 	"github.com/planehq/hiringsignal/searchindex"
@@ -84,7 +85,7 @@ func (h *handlers) jobsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error)
 		NextCursor *string  `json:"next_cursor,omitempty"`
 	}{freshness: freshnessOf(c, x), paging: pagingOf(page.Next != nil, x.CountJobs(jq)), Jobs: make([]jobRow, 0, len(page.Jobs))}
 	for _, j := range page.Jobs {
-		out.Jobs = append(out.Jobs, newJobRow(j.Req, j.Relevance))
+		out.Jobs = append(out.Jobs, newJobRow(x, j.Req, j.Relevance))
 	}
 	if page.Next != nil {
 		s := page.Next.String()
@@ -103,11 +104,12 @@ func sortName(s string) string {
 // roleRow is the jobs/role answer: a jobs/search row plus the full deduplicated boards list.
 type roleRow struct {
 	jobRow
-	Boards      []string `json:"boards"`
-	URL         *string  `json:"url"`
-	CompanyName *string  `json:"company_name"`
-	RepostCount uint32   `json:"repost_count"`
-	salary
+	Boards       []string `json:"boards"`
+	URL          *string  `json:"url"`
+	CompanyName  *string  `json:"company_name"`
+	RepostCount  uint32   `json:"repost_count"`
+	SalaryMinUSD *float64 `json:"salary_min_usd"`
+	SalaryMaxUSD *float64 `json:"salary_max_usd"`
 	freshness
 }
 
@@ -117,9 +119,8 @@ func roleSchema() map[string]any {
 	p["url"] = api.Nullable(api.Type("string"))
 	p["company_name"] = api.Nullable(api.Type("string"))
 	p["repost_count"] = api.Type("integer")
-	p["salary_min_usd"] = api.Nullable(api.Type("number"))
-	p["salary_max_usd"] = api.Nullable(api.Type("number"))
-	p["salary_estimate_samples"] = api.Nullable(api.Type("integer"))
+	rp := reqrow.Props()
+	p["salary_min_usd"], p["salary_max_usd"] = rp["salary_min_usd"], rp["salary_max_usd"]
 	return api.Object(metaFreshness(p))
 }
 
@@ -170,8 +171,9 @@ func (h *handlers) jobsRole(c *api.Call, snap *snapshot.Snapshot) (int, error) {
 		}
 		return 0, &api.Error{Status: 404, Detail: roleMissing{Reason: roleNotFound, Message: msg, freshness: freshnessOf(c, x)}}
 	}
-	row := roleRow{jobRow: newJobRow(r, nil), Boards: r.Boards, URL: strPtr(r.URL), CompanyName: strPtr(x.CompanyOf(r).Name),
-		RepostCount: r.RepostCount, salary: salaryOf(x, r), freshness: freshnessOf(c, x)}
+	row := roleRow{jobRow: newJobRow(x, r, nil), Boards: r.Boards, URL: strPtr(r.URL), CompanyName: strPtr(x.CompanyOf(r).Name),
+		RepostCount: r.RepostCount, freshness: freshnessOf(c, x)}
+	row.SalaryMinUSD, row.SalaryMaxUSD = r.DeclaredSalary()
 	if r.Function != "" {
 		c.SetFunction(r.Function)
 	}

@@ -49,8 +49,9 @@ func qualifiedSchema() map[string]any {
 	p["job_family"] = api.Nullable(api.Type("string"))
 	p["ledger_seq"] = api.Type("integer")
 	p["compensation"] = api.Object(map[string]any{
-		"declared":   api.Nullable(api.Object(map[string]any{"min_usd": api.Nullable(api.Type("number")), "max_usd": api.Nullable(api.Type("number"))})),
-		"inferred":   api.Nullable(api.Object(map[string]any{"median_usd": api.Type("number"), "samples": api.Type("integer")})),
+		"declared": api.Nullable(api.Object(map[string]any{"min_usd": api.Nullable(api.Type("number")), "max_usd": api.Nullable(api.Type("number"))})),
+		"inferred": api.Nullable(api.Object(map[string]any{"median_usd": api.Type("number"), "samples": api.Type("integer"),
+			"basis": api.Type("string"), "seniority": api.Nullable(api.Type("string"))})),
 		"figure_usd": api.Nullable(api.Type("number")), "basis": api.Nullable(api.Enum("declared", "inferred")),
 	})
 	p["eligibility"] = api.Object(map[string]any{"country": api.Nullable(api.Type("string")), "country_code": api.Nullable(api.Type("string")), "location": api.Nullable(api.Type("string")), "remote": api.Type("boolean")})
@@ -79,6 +80,8 @@ type declaredPay struct {
 type inferredPay struct {
 	MedianUSD float64 `json:"median_usd"`
 	Samples   int     `json:"samples"`
+	Basis     string  `json:"basis"`
+	Seniority *string `json:"seniority"`
 }
 
 type eligibility struct {
@@ -122,7 +125,7 @@ func newQualifiedRow(x *searchindex.Index, r *searchindex.Req) qualifiedRow {
 		row.Compensation.Declared = &declaredPay{MinUSD: lo, MaxUSD: hi}
 	}
 	if e, ok := x.SalaryEstimate(r); ok {
-		row.Compensation.Inferred = &inferredPay{MedianUSD: e.MedianUSD, Samples: e.Samples}
+		row.Compensation.Inferred = &inferredPay{MedianUSD: e.MedianUSD, Samples: e.Samples, Basis: e.Basis, Seniority: strPtr(e.Seniority)}
 	}
 	if f, basis, ok := x.SalaryFigure(r); ok {
 		row.Compensation.FigureUSD, row.Compensation.Basis = &f, &basis

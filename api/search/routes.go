@@ -20,7 +20,7 @@ var (
 func Routes(deps Deps) []*api.Route {
 	h := newHandlers(deps)
 	function := api.Param{Name: "function", In: "query", Type: "string", Description: "function name or taxonomy id; anything else is 422 listing the names"}
-	geo := api.Param{Name: "geo", In: "query", Type: "string", Description: "country name"}
+	geo := api.Param{Name: "geo", In: "query", Type: "string", Description: "country name or alias; " + criteria.CountryRule}
 	limit := api.Param{Name: "limit", In: "query", Type: "integer", Min: new(int64(1)), Max: new(int64(PageMax)), Default: int64(DefaultLimit)}
 	// filters are the company and req filters reqs/search and jobs/search share.
 	filters := []api.Param{
@@ -38,7 +38,7 @@ func Routes(deps Deps) []*api.Route {
 				[]api.Param{
 					{Name: "q", In: "query", Type: "string", Description: "full-text over raw_title; every word must match (its inflections, or with expand its other spelling: ml = machine learning); " + qBound},
 					{Name: "role", In: "query", Type: "string", AliasOf: "q", Sunset: "2026-11-09", Description: "deprecated name of q"},
-					{Name: "geo", In: "query", Type: "string", Repeatable: true, Description: "country name; repeating ORs; " + repeatedBound},
+					{Name: "geo", In: "query", Type: "string", Repeatable: true, Description: "country name or alias; repeating ORs; " + repeatedBound + "; " + criteria.CountryRule},
 					since, withDesc(expand, "default true: a word of q also matches its other spelling (an abbreviation and its spelled-out form: ml = machine learning, swe = software engineer; the list is normalize.Spellings); false: only the word's own stem. No synonyms: every word must match. No effect without q"),
 					{Name: "matched_reqs", In: "query", Type: "integer", Min: new(int64(0)), Max: new(int64(MaxMatchedReqs)), Default: int64(DefaultMatchedReqs),
 						Description: "how many of each company's matching reqs to list in matched_reqs, newest first (matched_req_count always counts them all; jobs/search or open-reqs list every one)"},

@@ -11,41 +11,23 @@ import (
 )
 
 // reqRow is a req as reqs/search (matched_reqs) serves it: the served req, the board it was
-// first seen on, its URL and, when its salary is inferred, how many salaries the median came from.
+// first seen on and its URL.
 type reqRow struct {
 	reqrow.Row
-	Board                 string  `json:"board"`
-	URL                   *string `json:"url"`
-	SalaryEstimateSamples *int    `json:"salary_estimate_samples"`
+	Board string  `json:"board"`
+	URL   *string `json:"url"`
 }
 
 func reqSchema() map[string]any {
 	p := reqrow.Props()
 	p["board"] = api.Type("string")
 	p["url"] = api.Nullable(api.Type("string"))
-	p["salary_estimate_samples"] = api.Nullable(api.Type("integer"))
 	return api.Object(p)
 }
 
-// salary: the declared yearly-USD bounds; when none were declared and the req's function and
-// country have at least searchindex.MinSalarySamples declared salaries, both bounds carry the
-// inferred median and salary_estimate_samples says how many salaries it came from.
-type salary struct {
-	SalaryMinUSD          *float64 `json:"salary_min_usd"`
-	SalaryMaxUSD          *float64 `json:"salary_max_usd"`
-	SalaryEstimateSamples *int     `json:"salary_estimate_samples"`
-}
-
-func salaryOf(x *searchindex.Index, r *searchindex.Req) salary {
-	lo, hi := r.DeclaredSalary()
-	if lo != nil || hi != nil {
-		return salary{SalaryMinUSD: lo, SalaryMaxUSD: hi}
-	}
-	if e, ok := x.SalaryEstimate(r); ok {
-		m, n := e.MedianUSD, e.Samples
-		return salary{SalaryMinUSD: &m, SalaryMaxUSD: &m, SalaryEstimateSamples: &n}
-	}
-	return salary{}
+// salaryOf is the req's one salary object (reqrow.Salary): declared range, else estimate, else nil.
+func salaryOf(x *searchindex.Index, r *searchindex.Req) *reqrow.Salary {
+	return reqrow.SalaryOf(x.Salary(r))
 }
 
 func ts(unix int64) string { return time.Unix(unix, 0).UTC().Format(time.RFC3339) }
@@ -65,47 +47,53 @@ func countryCode(name string) *string {
 }
 
 func newReqRow(x *searchindex.Index, r *searchindex.Req) reqRow {
-	sal := salaryOf(x, r)
+	lo, hi := r.DeclaredSalary()
 	return reqRow{
 		Row: reqrow.Row{ReqKey: r.Key, CompanyID: r.CompanyID, RawTitle: r.Title.Raw, Title: strPtr(r.Title.Clean),
 			Function: strPtr(r.Function), FunctionName: functionName(r.Function),
 			Country: strPtr(r.Country), CountryCode: countryCode(r.Country),
 			Boards: r.Boards, SourceType: r.SourceType, FirstSeen: time.Unix(r.FirstSeen, 0).UTC(),
-			SalaryMinUSD: sal.SalaryMinUSD, SalaryMaxUSD: sal.SalaryMaxUSD},
-		Board: r.Board, URL: strPtr(r.URL), SalaryEstimateSamples: sal.SalaryEstimateSamples,
+			SalaryMinUSD: lo, SalaryMaxUSD: hi, Salary: salaryOf(x, r), LeftCensored: x.LeftCensored(r), PostedAt: r.PostedAtTime()},
+		Board: r.Board, URL: strPtr(r.URL),
 	}
 }
 
 // jobRow is one jobs/search row (one logical req); jobs/role adds the full boards list.
 type jobRow struct {
-	Board        string   `json:"board"`
-	CompanyID    uint64   `json:"company_id"`
-	ReqKey       string   `json:"req_key"`
-	RawTitle     string   `json:"raw_title"`
-	Title        *string  `json:"title"`
-	FirstSeen    string   `json:"first_seen"`
-	Function     *string  `json:"function"`
-	FunctionName *string  `json:"function_name"`
-	Country      *string  `json:"country"`
-	CountryCode  *string  `json:"country_code"`
-	SourceType   string   `json:"source_type"`
-	Relevance    *float64 `json:"relevance"`
+	Board        string         `json:"board"`
+	CompanyID    uint64         `json:"company_id"`
+	ReqKey       string         `json:"req_key"`
+	RawTitle     string         `json:"raw_title"`
+	Title        *string        `json:"title"`
+	FirstSeen    string         `json:"first_seen"`
+	Function     *string        `json:"function"`
+	FunctionName *string        `json:"function_name"`
+	Country      *string        `json:"country"`
+	CountryCode  *string        `json:"country_code"`
+	SourceType   string         `json:"source_type"`
+	Relevance    *float64       `json:"relevance"`
+	Salary       *reqrow.Salary `json:"salary"`
+	LeftCensored bool           `json:"left_censored"`
+	PostedAt     *time.Time     `json:"posted_at"`
 }
 
 // jobRowProps are the schema properties of jobRow.
 func jobRowProps() map[string]any {
+	reqProps := reqrow.Props()
 	return map[string]any{
 		"board": api.Type("string"), "company_id": api.Type("integer"), "req_key": api.Type("string"), "raw_title": api.Type("string"), "title": api.Nullable(api.Type("string")),
 		"first_seen": api.DateTime(), "function": api.Nullable(api.Type("string")), "function_name": api.Nullable(api.Type("string")), "country": api.Nullable(api.Type("string")),
 		"country_code": api.Nullable(api.Type("string")), "source_type": api.Enum("ats_tenant", "board"), "relevance": api.Nullable(api.Type("number")),
+		"salary": reqrow.SalarySchema(), "left_censored": reqProps["left_censored"], "posted_at": reqProps["posted_at"],
 	}
 }
 
-func newJobRow(r *searchindex.Req, rel *float64) jobRow {
+func newJobRow(x *searchindex.Index, r *searchindex.Req, rel *float64) jobRow {
 	return jobRow{
 		Board: r.Board, CompanyID: r.CompanyID, ReqKey: r.Key, RawTitle: r.Title.Raw, Title: strPtr(r.Title.Clean),
 		FirstSeen: ts(r.FirstSeen), Function: strPtr(r.Function), FunctionName: functionName(r.Function),
 		Country: strPtr(r.Country), CountryCode: countryCode(r.Country), SourceType: r.SourceType, Relevance: rel,
+		Salary: salaryOf(x, r), LeftCensored: x.LeftCensored(r), PostedAt: r.PostedAtTime(),
 	}
 }
 

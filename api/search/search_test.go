@@ -139,16 +139,18 @@ func TestReqsSearchInflectionsAndWordOrder(t *testing.T) {
 	c.requireUnits(t)
 }
 
-func TestReqsSearchRoleIsQsDeprecatedAlias(t *testing.T) {
+// role, q's deprecated name, is past its sunset (2026-11-09; the fixture runs on the wall clock):
+// refused with a 422 naming q, never metered; api's TestDeprecatedAliasIsServedBeforeItsSunset
+// covers the days before.
+func TestReqsSearchRoleIsRefusedAfterItsSunset(t *testing.T) {
 	t.Parallel()
 	f := world.Get(t)
 	c := newCaller(t, f.srv, "growth")
 	r := f.srv.Get(t, "/v1/reqs/search", c.key, url.Values{"role": {"engineers"}, "limit": {"100"}})
-	var p reqsPage
-	r.Decode(t, 200, &p)
+	require.Equal(t, 422, r.Status, string(r.Body))
+	require.Contains(t, string(r.Body), "send q=engineers")
 	require.Equal(t, "true", r.Header["Deprecation"])
-	require.NotEmpty(t, r.Header["Sunset"])
-	c.served += len(p.Companies)
+	require.Equal(t, "Mon, 09 Nov 2026 00:00:00 GMT", r.Header["Sunset"])
 	c.requireUnits(t)
 }
 

@@ -150,3 +150,18 @@ func isJobsCompound(w string) bool {
 	}
 	return false
 }
+
+// ServedAgencyKind is the agency_kind the API serves and the criteria filter matches for a
+// company of the directory's kind and name: "employer" for a named company classified as none of
+// the agency kinds, "" (null, matching no filter value) when unclassified ("unknown", or no name
+// to classify), else the kind. Enrichment and company.agency_kind both use it, so a value
+// enrichment shows is one the filter accepts.
+func ServedAgencyKind(kind, name string) string {
+	switch {
+	case kind == "unknown":
+		return ""
+	case kind == "" && name != "":
+		return "employer"
+	}
+	return kind
+}

@@ -49,7 +49,8 @@ type World struct {
 	Live map[uint64]map[string]sim.TruthReq
 	// FirstSeen: company → req_key → cycle time of the first crawled tick that showed it.
 	FirstSeen map[uint64]map[string]time.Time
-	// OpenedByWeek: company → Monday → reqs first seen that week.
+	// OpenedByWeek: company → Monday → reqs first seen that week, after the first crawled tick
+	// (the reqs live at it are left-censored: no opening).
 	OpenedByWeek map[uint64]map[time.Time]int
 }
 
@@ -115,7 +116,9 @@ func Crawl(t testing.TB, cfg Config) *World {
 			}
 			if _, ok := w.FirstSeen[id][k]; !ok {
 				w.FirstSeen[id][k] = at
-				w.OpenedByWeek[id][Monday(at)]++
+				if tick != cfg.First { // live at the first crawl: left-censored, no opening
+					w.OpenedByWeek[id][Monday(at)]++
+				}
 			}
 		}
 		w.Live = live
