@@ -21,7 +21,7 @@ const MaxResultBytes = 32 << 10
 
 // Nested lists of a row are cut to these many items (the page's own list is kept whole).
 const (
-	conciseNested = 3
+	conciseNested = 2
 	fullNested    = 20
 )
 

@@ -64,7 +64,7 @@ func (m crawlMetrics) observe(stats []pipeline.CycleStats, err error) {
 		m.set.GetOrCreateCounter(`hs_crawl_pages_total`).Add(s.Pages)
 		m.set.GetOrCreateCounter(`hs_crawl_page_cache_evictions_total`).Add(s.CacheEvicted)
 		m.set.GetOrCreateCounter(`hs_crawl_page_cache_refused_total`).Add(s.CacheRefused) // full: raise --page-cache-mib
-		m.set.GetOrCreateCounter(`hs_crawl_salary_dropped_total`).Add(s.SalaryDropped) // implausible published pay not served
+		m.set.GetOrCreateCounter(`hs_crawl_salary_dropped_total`).Add(s.SalaryDropped)    // implausible published pay not served
 		m.set.GetOrCreateCounter(`hs_crawl_sources_total`).Add(s.Sources)
 		for vendor, n := range s.FailedVendors {
 			m.set.GetOrCreateCounter(fmt.Sprintf(`hs_crawl_sources_failed_total{vendor=%q}`, vendor)).Add(n)
