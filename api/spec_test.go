@@ -10,6 +10,7 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/companies"
+	"github.com/planehq/hiringsignal/api/connector"
 	"github.com/planehq/hiringsignal/api/deliveries"
 	feed "github.com/planehq/hiringsignal/api/events"
 	"github.com/planehq/hiringsignal/api/search"
@@ -66,6 +67,7 @@ func TestTheDocumentListsExactlyTheBuiltRoutes(t *testing.T) {
 	watches.Register(srv, watches.Deps{})
 	feed.Register(srv, feed.Deps{})
 	deliveries.Register(srv, deliveries.Deps{})
+	connector.Register(srv, connector.Deps{})
 	b, err := srv.OpenAPI()
 	require.NoError(t, err)
 	var doc struct {

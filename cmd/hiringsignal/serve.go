@@ -14,6 +14,7 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/companies"
+	"github.com/planehq/hiringsignal/api/connector"
 	"github.com/planehq/hiringsignal/api/deliveries"
 	"github.com/planehq/hiringsignal/api/events"
 	"github.com/planehq/hiringsignal/api/search"
@@ -148,6 +149,7 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 	watches.Register(srv, watches.Deps{Pool: s.pg, Log: log, Box: push.box, Egress: push.egress, Snapshots: snap, FireWindows: fireWindows(push.clock)})
 	events.Register(srv, events.Deps{Snapshots: snap, ClickHouse: s.ch, Log: log})
 	deliveries.Register(srv, deliveries.Deps{Pool: s.pg, Log: log})
+	connector.Register(srv, connector.Deps{Snapshots: snap, Pool: s.pg, Log: log})
 	// The agent interface (/mcp) runs the routes above in-process: registered last.
 	agent.Register(agent.Deps{API: srv, Log: log})
 	readSide := &lifecycle.Loop{Run: func(ctx context.Context) {
