@@ -152,7 +152,7 @@ func importItems(c *api.Call) ([]item, error) {
 	switch {
 	case len(items) > ImportMax:
 		return nil, api.Invalid(api.FieldError{Type: "too_long", Loc: api.Loc("body", "companies"),
-			Msg: fmt.Sprintf("List should have at most %d items after validation, not %d: split the list into several imports", ImportMax, len(items)),
+			Msg:   fmt.Sprintf("List should have at most %d items after validation, not %d: split the list into several imports", ImportMax, len(items)),
 			Input: nil, Ctx: map[string]any{"max_length": ImportMax, "actual_length": len(items)}})
 	case len(items) == 0:
 		errs = append(errs, api.FieldError{Type: "too_short", Loc: api.Loc("body", "companies"), Msg: "List should have at least 1 item after validation, not 0",
@@ -174,7 +174,9 @@ func importItems(c *api.Call) ([]item, error) {
 func csvItems(body []byte) ([]item, error) {
 	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(body, []byte("\ufeff"))))
 	r.FieldsPerRecord, r.ReuseRecord = -1, true
-	bad := func(msg string, loc ...any) error { return api.Invalid(api.ValueError(nil, msg, append([]any{"body"}, loc...)...)) }
+	bad := func(msg string, loc ...any) error {
+		return api.Invalid(api.ValueError(nil, msg, append([]any{"body"}, loc...)...))
+	}
 	head, err := r.Read()
 	if errors.Is(err, io.EOF) {
 		return nil, bad("the CSV is empty: send a header row naming a domain column, a name column or both, then one company per row")
