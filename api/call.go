@@ -143,6 +143,16 @@ func (c *Call) Decode(dst any) error {
 	return nil
 }
 
+// PresentedKey is the API key the call was authenticated with, as sent ("" for keyless calls):
+// for answers that hand the caller's own key back (quickstart snippets). Never log it.
+func (c *Call) PresentedKey() string {
+	if c.Caller.Keyless {
+		return ""
+	}
+	k, _ := presentedKey(c.Ctx)
+	return k
+}
+
 // IsCSV reports whether the call is a text/csv upload to a route whose Body takes one (Body.CSV).
 func (c *Call) IsCSV() bool {
 	if c.Route.Body == nil || c.Route.Body.CSV == nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/planehq/hiringsignal/api/connector"
 	"github.com/planehq/hiringsignal/api/deliveries"
 	feed "github.com/planehq/hiringsignal/api/events"
+	"github.com/planehq/hiringsignal/api/onboarding"
 	"github.com/planehq/hiringsignal/api/search"
 	"github.com/planehq/hiringsignal/api/watches"
 	"github.com/planehq/hiringsignal/api/webhooks"
@@ -68,6 +69,7 @@ func TestTheDocumentListsExactlyTheBuiltRoutes(t *testing.T) {
 	feed.Register(srv, feed.Deps{})
 	deliveries.Register(srv, deliveries.Deps{})
 	connector.Register(srv, connector.Deps{})
+	onboarding.Register(srv, onboarding.Deps{})
 	b, err := srv.OpenAPI()
 	require.NoError(t, err)
 	var doc struct {

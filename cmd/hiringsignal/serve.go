@@ -17,6 +17,7 @@ import (
 	"github.com/planehq/hiringsignal/api/connector"
 	"github.com/planehq/hiringsignal/api/deliveries"
 	"github.com/planehq/hiringsignal/api/events"
+	"github.com/planehq/hiringsignal/api/onboarding"
 	"github.com/planehq/hiringsignal/api/search"
 	"github.com/planehq/hiringsignal/api/watches"
 	"github.com/planehq/hiringsignal/api/webhooks"
@@ -150,6 +151,7 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 	events.Register(srv, events.Deps{Snapshots: snap, ClickHouse: s.ch, Log: log})
 	deliveries.Register(srv, deliveries.Deps{Pool: s.pg, Log: log})
 	connector.Register(srv, connector.Deps{Snapshots: snap, Pool: s.pg, Log: log})
+	onboarding.Register(srv, onboarding.Deps{Pool: s.pg, Log: log, Box: push.box, Egress: push.egress, Snapshots: snap})
 	// The agent interface (/mcp) runs the routes above in-process: registered last.
 	agent.Register(agent.Deps{API: srv, Log: log})
 	readSide := &lifecycle.Loop{Run: func(ctx context.Context) {

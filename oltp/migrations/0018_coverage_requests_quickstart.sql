@@ -29,3 +29,6 @@ CREATE TABLE quickstarts (
     created_at   timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (customer_id, webhook_url)
 );
+
+-- GET /v1/onboarding reads the first delivery an endpoint accepted: one index probe.
+CREATE INDEX webhook_deliveries_endpoint_delivered_idx ON webhook_deliveries (endpoint_id, delivered_at) WHERE delivered_at IS NOT NULL;
