@@ -2,6 +2,7 @@ package connector
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/planehq/hiringsignal/api"
@@ -61,7 +62,7 @@ func (b *enrichBody) check(loc ...any) []api.FieldError {
 	b.trim()
 	errs := b.item.check(loc...)
 	if b.RowID != nil && len(*b.RowID) > MaxInputLength {
-		errs = append(errs, api.FieldError{Type: "string_too_long", Loc: append(append([]any{}, loc...), "row_id"),
+		errs = append(errs, api.FieldError{Type: "string_too_long", Loc: slices.Concat(loc, []any{"row_id"}),
 			Msg: "String should have at most 253 characters", Input: *b.RowID, Ctx: map[string]any{"max_length": MaxInputLength}})
 	}
 	return errs
