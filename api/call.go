@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -148,6 +149,34 @@ func (c *Call) Decode(dst any) error {
 		return Invalid(FieldError{Type: "model_type", Loc: Loc("body"), Msg: "Input does not match the body schema: " + err.Error(), Input: nil})
 	}
 	return nil
+}
+
+// PresentedKey is the API key the call was authenticated with, as sent ("" for keyless calls):
+// for answers that hand the caller's own key back (quickstart snippets). Never log it.
+func (c *Call) PresentedKey() string {
+	if c.Caller.Keyless {
+		return ""
+	}
+	k, _ := presentedKey(c.Ctx)
+	return k
+}
+
+// IsCSV reports whether the call is a text/csv upload to a route whose Body takes one (Body.CSV).
+func (c *Call) IsCSV() bool {
+	if c.Route.Body == nil || c.Route.Body.CSV == nil {
+		return false
+	}
+	ct := strings.ToLower(strings.TrimSpace(string(c.Ctx.Request.Header.ContentType())))
+	return ct == "text/csv" || strings.HasPrefix(ct, "text/csv;")
+}
+
+// CSVBody is the raw body of a text/csv upload (IsCSV); nil otherwise. It is valid only during
+// the handler.
+func (c *Call) CSVBody() []byte {
+	if !c.IsCSV() {
+		return nil
+	}
+	return c.Ctx.Request.Body()
 }
 
 // SetFunction records the function (taxonomy id) the call concerned, for usage by_function.

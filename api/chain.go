@@ -99,7 +99,7 @@ func (s *Server) run(c *Call) *Error {
 	if e := c.validateParams(); e != nil {
 		return e
 	}
-	if c.Route.Body != nil {
+	if c.Route.Body != nil && !c.IsCSV() {
 		if e := c.validateBody(); e != nil {
 			return e
 		}

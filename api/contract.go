@@ -95,6 +95,10 @@ type Body struct {
 	Required bool
 	Fields   []Field
 	Open     bool // accepts fields not listed (shapes the spec does not show yet)
+	// CSV, when set, names the columns of a text/csv upload the route also takes instead of the
+	// JSON body: a request with Content-Type text/csv skips the JSON checks and the handler reads
+	// Call.CSVBody (the document lists text/csv beside application/json).
+	CSV []string
 }
 
 // Route is one operation of the API and its handler. Handler packages declare their routes next

@@ -10,8 +10,10 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/companies"
+	"github.com/planehq/hiringsignal/api/connector"
 	"github.com/planehq/hiringsignal/api/deliveries"
 	feed "github.com/planehq/hiringsignal/api/events"
+	"github.com/planehq/hiringsignal/api/onboarding"
 	"github.com/planehq/hiringsignal/api/outcomes"
 	"github.com/planehq/hiringsignal/api/search"
 	"github.com/planehq/hiringsignal/api/watches"
@@ -68,6 +70,8 @@ func TestTheDocumentListsExactlyTheBuiltRoutes(t *testing.T) {
 	feed.Register(srv, feed.Deps{})
 	deliveries.Register(srv, deliveries.Deps{})
 	outcomes.Register(srv, outcomes.Deps{})
+	connector.Register(srv, connector.Deps{})
+	onboarding.Register(srv, onboarding.Deps{})
 	b, err := srv.OpenAPI()
 	require.NoError(t, err)
 	var doc struct {

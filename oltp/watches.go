@@ -81,6 +81,18 @@ func scanWatch(row pgx.Row, extra ...any) (Watch, error) {
 // RegisterEndpoint.
 func CreateWatch(ctx context.Context, pool *pgxpool.Pool, box SecretSealer, w NewWatch) (watch Watch, endpoint Endpoint, created bool, err error) {
 	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		watch, endpoint, created, err = createWatch(ctx, tx, box, w)
+		return err
+	})
+	if err != nil {
+		return Watch{}, Endpoint{}, false, err
+	}
+	return watch, endpoint, created, nil
+}
+
+// createWatch is CreateWatch in tx.
+func createWatch(ctx context.Context, tx pgx.Tx, box SecretSealer, w NewWatch) (watch Watch, endpoint Endpoint, created bool, err error) {
+	err = func() error {
 		var one int
 		err := tx.QueryRow(ctx, "SELECT 1 FROM accounts WHERE account_id = $1 AND customer_id = $2 FOR UPDATE", w.AccountID, w.CustomerID).Scan(&one)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -122,11 +134,8 @@ func CreateWatch(ctx context.Context, pool *pgxpool.Pool, box SecretSealer, w Ne
 			return fmt.Errorf("cannot insert the watch: %w", err)
 		}
 		return nil
-	})
-	if err != nil {
-		return Watch{}, Endpoint{}, false, err
-	}
-	return watch, endpoint, created, nil
+	}()
+	return watch, endpoint, created, err
 }
 
 // FireWindows are the spans of a watch's fire counters: an hour, 7 days and 30 days, or those

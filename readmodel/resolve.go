@@ -69,3 +69,37 @@ func (m *Model) ResolveName(name string, max int) []Candidate {
 }
 
 func foldSpaces(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// HighMotion returns the covered company whose publication changed most in the last 4 weeks
+// (reqs opened, reposted and closed, from its weekly flow), ties broken by more open reqs, then
+// the lower company_id; nil when no covered company changed. It scans every company: for rare
+// calls (a quickstart), not per read.
+func (m *Model) HighMotion() *Company {
+	if m == nil {
+		return nil
+	}
+	from := mondayDay(m.AsOf.Add(-VelocityWeeks * Week))
+	var best *Company
+	bestFlow := 0
+	for _, c := range m.companies {
+		if !c.Covered() {
+			continue
+		}
+		flow := 0
+		for _, w := range c.momentum {
+			if w.day >= from {
+				flow += int(w.opened + w.reposted + w.closed)
+			}
+		}
+		if flow == 0 {
+			continue
+		}
+		switch {
+		case best == nil, flow > bestFlow,
+			flow == bestFlow && c.stats.open > best.stats.open,
+			flow == bestFlow && c.stats.open == best.stats.open && c.ID < best.ID:
+			best, bestFlow = c, flow
+		}
+	}
+	return best
+}

@@ -36,6 +36,28 @@ func TestModelMatchesTheCrawledWorld(t *testing.T) {
 	require.Equal(t, w.Now, m.AsOf)
 	require.Equal(t, len(w.Companies), m.Companies())
 
+	t.Run("the high-motion company changed most in the last 4 weeks", func(t *testing.T) {
+		flow := func(id uint64) int {
+			n := 0
+			for _, wk := range m.PulseOf(m.Company(id), true).Momentum {
+				if !wk.BucketStart.Before(readmodeltest.Monday(m.AsOf.Add(-28 * 24 * time.Hour))) {
+					n += wk.Opened + wk.Reposted + wk.Closed
+				}
+			}
+			return n
+		}
+		hm := m.HighMotion()
+		require.NotNil(t, hm)
+		require.True(t, hm.Covered())
+		best := flow(hm.ID)
+		require.Positive(t, best)
+		for id := range w.Companies {
+			if m.Company(id).Covered() {
+				require.LessOrEqual(t, flow(id), best, "company %d", id)
+			}
+		}
+	})
+
 	t.Run("live reqs and is_hiring equal the truth at the last tick", func(t *testing.T) {
 		total := 0
 		for id := range w.Companies {

@@ -1,7 +1,10 @@
 package account
 
 import (
+	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/planehq/hiringsignal/admission"
 	"github.com/planehq/hiringsignal/api"
@@ -134,7 +137,7 @@ func (h *handlers) dashboard(c *api.Call) (int, error) {
 				dk.Status = StatusAmber
 			}
 		}
-		if dk.Status != StatusGreen {
+		if nudged(dk.Used, quota) {
 			out.ExpansionNudgeTriggered = true
 		}
 		out.Keys = append(out.Keys, dk)
@@ -151,7 +154,7 @@ func (h *handlers) dashboard(c *api.Call) (int, error) {
 	case e.SoftCapUnits != nil && units >= *e.SoftCapUnits:
 		out.SpendCap.Status = "soft_cap_reached"
 	}
-	if e.SoftCapUnits != nil && float64(units) >= nudgeAt*float64(*e.SoftCapUnits) {
+	if nudged(units, e.SoftCapUnits) {
 		out.ExpansionNudgeTriggered = true
 	}
 	if out.UpgradePrompt == nil && worst != nil {
@@ -180,4 +183,50 @@ func (h *handlers) dashboard(c *api.Call) (int, error) {
 			WatchesAllowance: int64(plan.LiveWatchAllowance()), WatchesUsed: watches}
 	}
 	return 0, c.JSON(200, out)
+}
+
+// nudged says whether used reached the expansion nudge's share (80%) of limit (nil: no limit).
+func nudged(used int64, limit *int64) bool {
+	return limit != nil && float64(used) >= nudgeAt*float64(*limit)
+}
+
+// ExpansionNudge is the dashboard's expansion_nudge_triggered for the caller, read on its own
+// (GET /v1/onboarding): a live key of the customer used 80% of its daily call quota today (its
+// lineage's calls, as the dashboard counts them), or the account spent 80% of its soft cap this
+// billing month. It reads this instance's unflushed metering first.
+func ExpansionNudge(c *api.Call, pool *pgxpool.Pool) (bool, error) {
+	if err := c.FlushUsage(); err != nil {
+		return false, fmt.Errorf("cannot flush usage before the nudge: %w", err)
+	}
+	now, e := c.Now(), c.KeyAuth()
+	units, _, err := oltp.MonthUnits(c.Context(), pool, c.Caller.AccountID)
+	if err != nil {
+		return false, err
+	}
+	if nudged(units, e.SoftCapUnits) {
+		return true, nil
+	}
+	plan := c.Caller.Plan()
+	if plan.DailyQuota == nil {
+		return false, nil
+	}
+	quota := int64(*plan.DailyQuota)
+	keys, err := oltp.ListKeys(c.Context(), pool, c.Caller.CustomerID)
+	if err != nil {
+		return false, err
+	}
+	calls, err := oltp.CallsSince(c.Context(), pool, c.Caller.CustomerID, startOfDay(now))
+	if err != nil {
+		return false, err
+	}
+	lineage := map[int64]int64{}
+	for _, k := range keys {
+		lineage[k.LimitID] += calls[k.KeyID]
+	}
+	for _, k := range keys {
+		if k.RevokedAt == nil && nudged(lineage[k.LimitID], &quota) {
+			return true, nil
+		}
+	}
+	return false, nil
 }

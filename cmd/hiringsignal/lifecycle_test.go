@@ -322,6 +322,7 @@ func TestDevAcceleratedClock(t *testing.T) {
 		require.Greater(t, ticks[i], ticks[i-1], "each crawl is of a later cycle: %v", ticks)
 	}
 	requireWorldTimeRules(t, pg, opts, "http://"+listen)
+	requireOnboardingOnDev(t, pg, "http://"+listen)
 	p.stop(t)
 	requireLedgerConsistent(t, opts)
 }

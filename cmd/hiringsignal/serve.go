@@ -14,8 +14,10 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/companies"
+	"github.com/planehq/hiringsignal/api/connector"
 	"github.com/planehq/hiringsignal/api/deliveries"
 	"github.com/planehq/hiringsignal/api/events"
+	"github.com/planehq/hiringsignal/api/onboarding"
 	"github.com/planehq/hiringsignal/api/outcomes"
 	"github.com/planehq/hiringsignal/api/search"
 	"github.com/planehq/hiringsignal/api/watches"
@@ -150,6 +152,8 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 	events.Register(srv, events.Deps{Snapshots: snap, ClickHouse: s.ch, Log: log})
 	deliveries.Register(srv, deliveries.Deps{Pool: s.pg, Log: log})
 	outcomes.Register(srv, outcomes.Deps{Pool: s.pg, Log: log, Snapshots: snap})
+	connector.Register(srv, connector.Deps{Snapshots: snap, Pool: s.pg, Log: log})
+	onboarding.Register(srv, onboarding.Deps{Pool: s.pg, Log: log, Box: push.box, Egress: push.egress, Snapshots: snap})
 	// The agent interface (/mcp) runs the routes above in-process: registered last.
 	agent.Register(agent.Deps{API: srv, Log: log})
 	readSide := &lifecycle.Loop{Run: func(ctx context.Context) {

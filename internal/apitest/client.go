@@ -34,9 +34,6 @@ func (s *Server) Do(tb testing.TB, method, path, key string, body any, headers .
 	if key != "" {
 		req.Header.Set("X-API-Key", key)
 	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
 	if body != nil {
 		var b []byte
 		switch v := body.(type) {
@@ -51,6 +48,9 @@ func (s *Server) Do(tb testing.TB, method, path, key string, body any, headers .
 		}
 		req.Header.SetContentType("application/json")
 		req.SetBody(b)
+	}
+	for i := 0; i+1 < len(headers); i += 2 { // after the body: a Content-Type here replaces JSON's
+		req.Header.Set(headers[i], headers[i+1])
 	}
 	require.NoError(tb, fasthttp.DoTimeout(req, res, 30*time.Second), "%s %s", method, path)
 	out := Response{Status: res.StatusCode(), Header: map[string]string{}, Body: append([]byte(nil), res.Body()...)}

@@ -84,7 +84,9 @@ func PostgresURL(t testing.TB, pkg string) string {
 		t.Fatalf("cannot query pg_database: %v", err)
 	}
 	if !exists {
-		if _, err := admin.Exec(ctx, "CREATE DATABASE "+db); err != nil && !strings.Contains(err.Error(), "already exists") {
+		// Two tests creating it at once: the loser sees "already exists" or, racing the catalog
+		// insert, a unique violation (23505) of pg_database; either way it exists now.
+		if _, err := admin.Exec(ctx, "CREATE DATABASE "+db); err != nil && !strings.Contains(err.Error(), "already exists") && !strings.Contains(err.Error(), "23505") {
 			t.Fatalf("cannot create test database %s: %v", db, err)
 		}
 	}
