@@ -174,6 +174,15 @@ func TestEveryToolOnACrawledWorld(t *testing.T) {
 	metered++
 	require.NotEmpty(t, open["reqs"])
 	require.LessOrEqual(t, len(open["reqs"].([]any)), 2)
+	if open["has_more"] == true { // the next page continues after the first, never repeating it
+		open2 := ok(t, s, "company_open_reqs", map[string]any{"company_id": id, "limit": 2, "cursor": open["next_cursor"]})
+		metered++
+		require.NotEmpty(t, open2["reqs"])
+		first := open["reqs"].([]any)[0].(map[string]any)["req_key"]
+		for _, r := range open2["reqs"].([]any) {
+			require.NotEqual(t, first, r.(map[string]any)["req_key"])
+		}
+	}
 
 	// search_roles, two pages, and the demand for the first row's function.
 	j1 := ok(t, s, "search_roles", map[string]any{"limit": 4, "sort": "recency"})

@@ -50,8 +50,8 @@ func Tools() []Tool {
 			Args: []string{"company_id", "max_age"}},
 		{Name: "company_open_reqs", Title: "A company's open reqs", Route: "companies.open_reqs", ReadOnly: true, List: "reqs",
 			Description: "A company's open reqs (deduplicated across boards: one row per title and country), newest first, optionally for one function or country; " +
-				"total counts them all, limit bounds the rows. " + costCall,
-			Args: []string{"company_id", "function", "country", "limit"}},
+				"total counts them all, limit bounds the rows." + pagedNote + " " + costCall,
+			Args: []string{"company_id", "function", "country", "cursor", "limit"}},
 		{Name: "search_roles", Title: "Search roles", Route: "jobs.search", ReadOnly: true, List: "jobs",
 			Description: "Flat search of open roles, one row per logical req (title, company, country, function, first_seen, boards), ranked by relevance to q or by recency; " +
 				"filter by function, country (geo), first_seen (since), industry, headcount band and source type." + pagedNote + " " + costRows,
