@@ -3,6 +3,8 @@ package analytics
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
@@ -122,7 +124,38 @@ func Companies(ctx context.Context, ch driver.Conn) ([]Company, error) {
 
 // CompaniesAt reads the latest version of every company written by a committed cycle within g.
 func CompaniesAt(ctx context.Context, ch driver.Conn, g Committed) ([]Company, error) {
+	return companiesAt(ctx, ch, g, nil)
+}
+
+// CompaniesOf is CompaniesAt for the companies of ids only (the same row for each; an id the
+// directory does not list within g has none). At most maxCompaniesOf ids (the notifier asks for
+// one batch's companies).
+func CompaniesOf(ctx context.Context, ch driver.Conn, g Committed, ids []uint64) ([]Company, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	if len(ids) > maxCompaniesOf {
+		return nil, fmt.Errorf("cannot read %d companies at once: ask for at most %d", len(ids), maxCompaniesOf)
+	}
+	return companiesAt(ctx, ch, g, ids)
+}
+
+// maxCompaniesOf bounds CompaniesOf's list (formatted integers in the query text).
+const maxCompaniesOf = 20_000
+
+// companiesAt is CompaniesAt, restricted to ids when any.
+func companiesAt(ctx context.Context, ch driver.Conn, g Committed, ids []uint64) ([]Company, error) {
 	cond, args := g.byRegionTick()
+	if len(ids) > 0 {
+		var in strings.Builder
+		for i, id := range ids {
+			if i > 0 {
+				in.WriteByte(',')
+			}
+			in.WriteString(strconv.FormatUint(id, 10))
+		}
+		cond += " AND company_id IN (" + in.String() + ")"
+	}
 	rows, err := ch.Query(ctx, `SELECT company_id, argMax(domain, tick), argMax(name, tick), argMax(name_key, tick), argMax(hq_country, tick),
 		argMax(region, tick), argMax(industry, tick), argMax(headcount_band, tick), argMax(agency_kind, tick), argMax(ats_vendor, tick),
 		argMax(covered, tick), argMax(updated_at, tick)

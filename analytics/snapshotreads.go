@@ -29,19 +29,43 @@ type LedgerReq struct {
 // opening event_seq per req, the board sightings per req), which on ClickHouse 18.16 is several
 // times faster than the JOIN. fn must not keep r (it is reused); its slices may be kept.
 func StreamLedgerReqs(ctx context.Context, ch driver.Conn, g Committed, fn func(r *LedgerReq) error) error {
+	return streamLedgerReqs(ctx, ch, g, "", nil, companyRegions, fn)
+}
+
+// StreamTouchedLedgerReqs streams, as StreamLedgerReqs does, the current state at the watermark
+// of g of the reqs that have an event with event_seq in (after, upto] (upto at or below g's
+// watermark): for each such req exactly the row StreamLedgerReqs gives (the same latest event,
+// opening and board sightings; a req's events all carry its req_key). The notifier's fast path
+// reads a committed cycle's reqs with it, without the full pass.
+func StreamTouchedLedgerReqs(ctx context.Context, ch driver.Conn, g Committed, after, upto uint64, fn func(r *LedgerReq) error) error {
+	const keys = "req_key IN (SELECT req_key FROM events WHERE event_seq > ? AND event_seq <= ?)"
+	keyArgs := []any{after, upto}
+	// The region join read for the touched reqs' companies only: the same region per company.
+	regions := "(SELECT company_id, argMax(region, tick) AS region FROM companies WHERE company_id IN " +
+		"(SELECT company_id FROM req_boards WHERE " + keys + ") GROUP BY company_id)"
+	touched := " AND " + keys
+	return streamLedgerReqs(ctx, ch, g, touched, keyArgs, regions, fn, keyArgs...)
+}
+
+// streamLedgerReqs is StreamLedgerReqs restricted by keyCond (" AND <condition on req_key>" with
+// keyArgs; "" for every req), regions being the joinable subquery of the companies' regions (its
+// arguments regionArgs come first in the board read).
+func streamLedgerReqs(ctx context.Context, ch driver.Conn, g Committed, keyCond string, keyArgs []any, regions string,
+	fn func(r *LedgerReq) error, regionArgs ...any) error {
 	wm := g.Watermark
 	rows, err := ch.Query(ctx, `
 		SELECT req_key, company_id, event_type, raw_title, title, function, country, location, source_type, board, url,
 		       first_seen, observed_at, salary_min_usd, salary_max_usd, repost_count, salary_declared, posted_at
 		FROM events FINAL
-		WHERE event_seq IN (SELECT max(event_seq) FROM events FINAL WHERE event_seq <= ? GROUP BY req_key)
-		ORDER BY req_key`, wm)
+		WHERE event_seq IN (SELECT max(event_seq) FROM events FINAL WHERE event_seq <= ?`+keyCond+` GROUP BY req_key)
+		ORDER BY req_key`, append([]any{wm}, keyArgs...)...)
 	if err != nil {
 		return fmt.Errorf("cannot read current reqs: %w", err)
 	}
 	defer rows.Close()
 	orows, err := ch.Query(ctx, `
-		SELECT req_key, min(event_seq) FROM events FINAL WHERE event_seq <= ? GROUP BY req_key ORDER BY req_key`, wm)
+		SELECT req_key, min(event_seq) FROM events FINAL WHERE event_seq <= ?`+keyCond+` GROUP BY req_key ORDER BY req_key`,
+		append([]any{wm}, keyArgs...)...)
 	if err != nil {
 		return fmt.Errorf("cannot read req openings: %w", err)
 	}
@@ -49,8 +73,8 @@ func StreamLedgerReqs(ctx context.Context, ch driver.Conn, g Committed, fn func(
 	cond, args := g.bySighting()
 	brows, err := ch.Query(ctx, `
 		SELECT req_key, arraySort(groupUniqArrayIf(board, board != '')), arraySort(groupUniqArray(board))
-		FROM req_boards ANY LEFT JOIN `+companyRegions+` USING company_id
-		WHERE `+cond+` GROUP BY req_key ORDER BY req_key`, args...)
+		FROM req_boards ANY LEFT JOIN `+regions+` USING company_id
+		WHERE `+cond+keyCond+` GROUP BY req_key ORDER BY req_key`, append(append(append([]any{}, regionArgs...), args...), keyArgs...)...)
 	if err != nil {
 		return fmt.Errorf("cannot read req boards: %w", err)
 	}

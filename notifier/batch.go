@@ -12,6 +12,7 @@ import (
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/payload"
 	"github.com/planehq/hiringsignal/pipeline/normalize"
+	"github.com/planehq/hiringsignal/searchindex"
 	"github.com/planehq/hiringsignal/snapshot"
 )
 
@@ -32,10 +33,16 @@ func (n *Notifier) batch(ctx context.Context, snap *snapshot.Snapshot, pos uint6
 	if err != nil {
 		return 0, err
 	}
+	return n.apply(ctx, snapshotView(snap), pos, page)
+}
+
+// apply matches the page of events after pos against v and writes their deliveries and the new
+// position in one transaction (batch's second half, whichever view).
+func (n *Notifier) apply(ctx context.Context, v view, pos uint64, page analytics.FeedPage) (uint64, error) {
 	if err := n.reloadWatches(ctx); err != nil {
 		return 0, err
 	}
-	ms := n.matchAll(snap, page.Events)
+	ms := n.matchIn(v.x, page.Events)
 	next := page.Next
 	if limit := n.cfg.BatchDeliveries; len(ms) > limit {
 		// Cut the batch after the event that reaches the bound (all its matches kept): every
@@ -54,7 +61,7 @@ func (n *Notifier) batch(ctx context.Context, snap *snapshot.Snapshot, pos uint6
 	defer b.Rollback(ctx) // after Commit: nothing
 	var written []oltp.InsertedDelivery
 	if len(ms) > 0 {
-		if written, err = n.write(ctx, b, snap, ms); err != nil {
+		if written, err = n.write(ctx, b, v, ms); err != nil {
 			return 0, err
 		}
 	}
@@ -80,11 +87,16 @@ const parallelFrom = 256
 // returns the matches in event order and, within one event, by watch id (one order whatever the
 // index's: the checks of an account's watches meeting one event are decided by watch id).
 func (n *Notifier) matchAll(snap *snapshot.Snapshot, events []analytics.FeedEvent) []match {
+	return n.matchIn(snap.Index, events)
+}
+
+// matchIn is matchAll against the search index x (the snapshot's or a delta's).
+func (n *Notifier) matchIn(x *searchindex.Index, events []analytics.FeedEvent) []match {
 	one := func(events []analytics.FeedEvent) (ms []match, matched int) {
 		for i := range events {
 			e := &events[i]
 			before := len(ms)
-			n.watches.match(snap.Index, lookup(snap.Index, e), e, func(w *watch) { ms = append(ms, match{w: w, e: e}) })
+			n.watches.match(x, lookup(x, e), e, func(w *watch) { ms = append(ms, match{w: w, e: e}) })
 			if len(ms) > before {
 				matched++
 				slices.SortFunc(ms[before:], func(a, b match) int { return cmp.Compare(a.w.ID, b.w.ID) })
@@ -120,7 +132,7 @@ func (n *Notifier) matchAll(snap *snapshot.Snapshot, events []analytics.FeedEven
 }
 
 // write decides each match's status (checks) and inserts the deliveries in b.
-func (n *Notifier) write(ctx context.Context, b *oltp.NotifierBatch, snap *snapshot.Snapshot, ms []match) ([]oltp.InsertedDelivery, error) {
+func (n *Notifier) write(ctx context.Context, b *oltp.NotifierBatch, v view, ms []match) ([]oltp.InsertedDelivery, error) {
 	now := n.cfg.Now()
 	var watchIDs, accountIDs []int64
 	for _, m := range ms {
@@ -146,13 +158,13 @@ func (n *Notifier) write(ctx context.Context, b *oltp.NotifierBatch, snap *snaps
 		key := payload.EventKey(m.w.ID, m.e.Seq)
 		ds[i] = oltp.NewDelivery{ID: ids[i], IdempotencyKey: key, CustomerID: m.w.CustomerID, AccountID: m.w.AccountID, KeyID: m.w.KeyID,
 			EndpointID: m.w.EndpointID, WatchID: m.w.ID, EventSeq: m.e.Seq, EventType: m.e.Type, Status: chk.decide(m.w),
-			Body: body(snap, m.w, m.e, ids[i], key).Marshal()}
+			Body: body(v, m.w, m.e, ids[i], key).Marshal()}
 	}
 	return b.Insert(ctx, ds, now)
 }
 
-// body is the delivery body of event e for watch w.
-func body(snap *snapshot.Snapshot, w *watch, e *analytics.FeedEvent, id int64, key string) *payload.Body {
+// body is the delivery body of event e for watch w, its company named as v's directory names it.
+func body(v view, w *watch, e *analytics.FeedEvent, id int64, key string) *payload.Body {
 	b := &payload.Body{Event: e.Type, RawTitle: e.RawTitle, Location: e.Location, DetectedOn: e.Board, URL: e.URL,
 		Country: strPtr(e.Country), Function: strPtr(e.Function), EventSeq: &e.Seq, ReqKey: &e.ReqKey, CompanyID: &e.CompanyID,
 		OccurredAt: e.OccurredAt.UTC().Format(time.RFC3339), WatchID: &w.ID, WebhookID: w.EndpointID, DeliveryID: id, IdempotencyKey: key}
@@ -161,9 +173,7 @@ func body(snap *snapshot.Snapshot, w *watch, e *analytics.FeedEvent, id int64, k
 	if b.Location == "" {
 		b.Location = e.Country
 	}
-	if co := snap.Model.Company(e.CompanyID); co != nil {
-		b.Company = co.Name
-	}
+	b.Company = v.name(e.CompanyID)
 	if e.Country != "" {
 		b.CountryCode = strPtr(normalize.CountryCode(e.Country))
 	}

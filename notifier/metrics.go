@@ -15,6 +15,7 @@ type meters struct {
 	matched    *metrics.Counter             // events that matched at least one watch
 	failures   *metrics.Counter             // batches that failed (retried)
 	badWatches *metrics.Counter             // live watches whose criteria no longer parse
+	fast       *metrics.Counter             // batches matched on the fast path (a delta index, not the snapshot)
 	latency    *metrics.PrometheusHistogram // from the cycle's write to its pending deliveries' commit
 }
 
@@ -27,6 +28,7 @@ func newMeters(set *metrics.Set, lag func() float64) *meters {
 		matched:    set.NewCounter("hs_notifier_events_matched_total"),
 		failures:   set.NewCounter("hs_notifier_batch_failures_total"),
 		badWatches: set.NewCounter("hs_notifier_unparsable_watches_total"),
+		fast:       set.NewCounter("hs_notifier_fast_batches_total"),
 		latency:    set.NewPrometheusHistogram("hs_notifier_commit_to_written_seconds"),
 	}
 }

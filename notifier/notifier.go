@@ -47,12 +47,16 @@ type Config struct {
 	// Poll is how often the current snapshot is looked at when no Wake came (an in-memory read;
 	// the stores are asked only when the snapshot's watermark is past the position).
 	Poll time.Duration
-	// Nudge, when set, asks the read snapshot to rebuild now (snapshot.Service.Nudge): the
-	// notifier calls it when the committed watermark it polls every CommitPoll is past the
-	// snapshot's, so a cycle committed by another process (serve beside crawl) is matched within
-	// about CommitPoll plus a build, not the snapshot's own poll.
+	// The committed watermark is polled every CommitPoll: a cycle committed past the snapshot's
+	// watermark (by this process or another: serve beside crawl) is matched at once on the fast
+	// path (fast.go), within about CommitPoll of its commit, not after the snapshot's rebuild.
+	// Nudge, when set, asks the read snapshot to rebuild then too (snapshot.Service.Nudge), so the
+	// API's reads follow without waiting for the snapshot's own poll.
 	Nudge      func()
 	CommitPoll time.Duration
+	// SnapshotOnly turns the fast path off: events are then matched only once the read snapshot
+	// holds them (fast.go). The fast path writes the same rows; this is for comparing the two.
+	SnapshotOnly bool
 	// BatchEvents is the most ledger events one batch (one transaction) covers.
 	BatchEvents int
 	// BatchDeliveries bounds the delivery rows of one batch (one statement): a batch whose
@@ -79,9 +83,10 @@ type Notifier struct {
 	pos     uint64
 	started bool
 
-	watches *watchIndex
-	version oltp.WatchesVersion
-	loaded  bool
+	watches   *watchIndex
+	version   oltp.WatchesVersion
+	loaded    bool
+	committed commitMark // the latest committed watermark polled (the run goroutine's own)
 }
 
 // New returns a stopped Notifier.
@@ -199,23 +204,27 @@ func (n *Notifier) run(ctx context.Context) {
 		case <-n.wake:
 		case <-t.C:
 		case <-commits.C:
-			n.nudgeOnCommit(ctx)
+			n.pollCommit(ctx)
 		}
 	}
 }
 
-// nudgeOnCommit nudges the read snapshot when the committed watermark is past its own.
-func (n *Notifier) nudgeOnCommit(ctx context.Context) {
-	if n.cfg.Nudge == nil {
+// pollCommit reads the committed watermark (for the fast path) and nudges the read snapshot when
+// it is past the snapshot's own.
+func (n *Notifier) pollCommit(ctx context.Context) {
+	if n.cfg.Nudge == nil && n.cfg.SnapshotOnly {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, n.cfg.StoreTimeout)
 	defer cancel()
-	wm, _, err := analytics.Watermark(ctx, n.cfg.ClickHouse)
+	wm, at, err := analytics.Watermark(ctx, n.cfg.ClickHouse)
 	if err != nil {
 		return // the snapshot's own poll reports ClickHouse trouble
 	}
-	if s := n.cfg.Snapshots.Current(); s == nil || wm > s.Watermark {
+	if wm > n.committed.wm {
+		n.committed = commitMark{wm: wm, at: at.UTC()}
+	}
+	if s := n.cfg.Snapshots.Current(); n.cfg.Nudge != nil && (s == nil || wm > s.Watermark) {
 		n.cfg.Nudge()
 	}
 }
@@ -239,14 +248,22 @@ func (n *Notifier) init(ctx context.Context) bool {
 	return false
 }
 
-// step runs one batch when the snapshot is past the position; more says another is due at once.
+// step runs one batch when the snapshot, or else the committed watermark last polled (the fast
+// path), is past the position; more says another is due at once.
 func (n *Notifier) step(ctx context.Context) (more bool, err error) {
 	snap := n.cfg.Snapshots.Current()
 	pos := n.Position()
-	if snap == nil || snap.Index == nil || snap.Watermark <= pos {
+	var next, upper uint64
+	switch {
+	case snap != nil && snap.Index != nil && snap.Watermark > pos:
+		upper = snap.Watermark
+		next, err = n.batch(ctx, snap, pos)
+	case !n.cfg.SnapshotOnly && n.committed.wm > pos:
+		upper = n.committed.wm
+		next, err = n.fastBatch(ctx, n.committed, pos)
+	default:
 		return false, nil
 	}
-	next, err := n.batch(ctx, snap, pos)
 	if errors.Is(err, oltp.ErrPositionMoved) {
 		sctx, cancel := context.WithTimeout(ctx, n.cfg.StoreTimeout)
 		defer cancel()
@@ -255,13 +272,13 @@ func (n *Notifier) step(ctx context.Context) (more bool, err error) {
 			return false, err
 		}
 		n.setPosition(p)
-		return p < snap.Watermark, nil
+		return p < upper, nil
 	}
 	if err != nil {
 		return false, err
 	}
 	n.setPosition(next)
-	return next < snap.Watermark, nil
+	return next < upper, nil
 }
 
 // sleep waits d or until ctx ends (false).
