@@ -111,25 +111,41 @@ func (l *ledger) cycle(n int) uint64 {
 // randomCriteria is a criteria object of 1 to 3 random fields of every group.
 func randomCriteria(rng *rand.Rand, since time.Time) string {
 	fields := []func() (string, string, any){
-		func() (string, string, any) { return "company", "company_id", []uint64{pick(rng, fastCompanies), pick(rng, fastCompanies)} },
-		func() (string, string, any) { return "company", "domain", []string{fmt.Sprintf("C%d.example.com", pick(rng, fastCompanies))} },
+		func() (string, string, any) {
+			return "company", "company_id", []uint64{pick(rng, fastCompanies), pick(rng, fastCompanies)}
+		},
+		func() (string, string, any) {
+			return "company", "domain", []string{fmt.Sprintf("C%d.example.com", pick(rng, fastCompanies))}
+		},
 		func() (string, string, any) { return "company", "industry", []string{pick(rng, fastIndustries[:3])} },
 		func() (string, string, any) { return "company", "industry_terms", []string{"soft"} },
 		func() (string, string, any) {
 			return "company", "headcount_band", []string{pick(rng, normalize.HeadcountBands()), pick(rng, normalize.HeadcountBands())}
 		},
 		func() (string, string, any) { return "company", "hq_country", []string{pick(rng, fastCountries[:4])} },
-		func() (string, string, any) { return "company", "agency_kind", []string{pick(rng, []string{"employer", "staffing_agency", "job_board"})} },
-		func() (string, string, any) { return "req", "q", pick(rng, []string{"engineer", "ml engineer", "account executive", "sales", "remote"}) },
-		func() (string, string, any) { return "req", "q_excludes", []string{pick(rng, []string{"junior", "head of", "ranking"})} },
-		func() (string, string, any) { return "req", "function", []string{pick(rng, fastFunctions[:5]), pick(rng, fastFunctions[:5])} },
-		func() (string, string, any) { return "req", "country", []string{pick(rng, fastCountries[:4]), pick(rng, fastCountries[:4])} },
+		func() (string, string, any) {
+			return "company", "agency_kind", []string{pick(rng, []string{"employer", "staffing_agency", "job_board"})}
+		},
+		func() (string, string, any) {
+			return "req", "q", pick(rng, []string{"engineer", "ml engineer", "account executive", "sales", "remote"})
+		},
+		func() (string, string, any) {
+			return "req", "q_excludes", []string{pick(rng, []string{"junior", "head of", "ranking"})}
+		},
+		func() (string, string, any) {
+			return "req", "function", []string{pick(rng, fastFunctions[:5]), pick(rng, fastFunctions[:5])}
+		},
+		func() (string, string, any) {
+			return "req", "country", []string{pick(rng, fastCountries[:4]), pick(rng, fastCountries[:4])}
+		},
 		func() (string, string, any) { return "req", "source_type", pick(rng, []string{"board", "ats_tenant"}) },
 		func() (string, string, any) { return "req", "boards", []string{strings.ToUpper(pick(rng, fastBoards))} },
 		func() (string, string, any) { return "req", "seniority", []string{pick(rng, searchindex.Seniorities)} },
 		func() (string, string, any) { return "req", "since", since.Format(time.RFC3339) },
 		func() (string, string, any) { return "event", "function", []string{pick(rng, fastFunctions[:5])} },
-		func() (string, string, any) { return "event", "event_type", []string{pick(rng, types), pick(rng, types)} },
+		func() (string, string, any) {
+			return "event", "event_type", []string{pick(rng, types), pick(rng, types)}
+		},
 	}
 	doc := map[string]map[string]any{}
 	for range 1 + rng.IntN(3) {
