@@ -6,7 +6,18 @@
 // the account's hard spend cap) and writes one delivery row per (watch, event) with the position
 // advance in one transaction, waking the dispatcher (NOTIFY hs_deliveries).
 //
+// A criteria watch is matched against the event's req as a search index holds it. A batch reads
+// either the read snapshot's index (events up to the snapshot's watermark) or, when the
+// committed watermark it polls every CommitPoll is past both the position and the snapshot's
+// watermark, a small delta index it builds at that committed watermark from the batch's reqs
+// only (the fast path, fast.go): a committed cycle is matched within about CommitPoll plus one
+// batch of its commit instead of after the snapshot's full rebuild. Both give the same rows and
+// bodies: what a match and a body ask of the index is per req and per company (fast.go says
+// why), so the delta answers as the snapshot built at the same watermark would.
+//
 // It owns matching, the pre-send checks and writing delivery rows (SQL in package oltp). It must
-// not sign, send or bill anything (package dispatch does), serve HTTP, or write ClickHouse.
+// not sign, send or bill anything (package dispatch does), serve HTTP, or write ClickHouse; it
+// reads the ledger only through package analytics and builds indexes only through package
+// searchindex (it holds no index rules of its own).
 // Notifier follows the lifecycle contract (package lifecycle).
 package notifier

@@ -111,14 +111,23 @@ func companyIDs(reqs []analytics.LedgerReq, events []analytics.FeedEvent) []uint
 func (n *Notifier) fastBatch(ctx context.Context, c commitMark, pos uint64) (uint64, error) {
 	ctx, cancel := context.WithTimeout(ctx, n.cfg.StoreTimeout)
 	defer cancel()
+	started := time.Now()
 	page, err := analytics.ReadFeed(ctx, n.cfg.ClickHouse, analytics.FeedQuery{After: pos, Upper: c.wm, Limit: n.cfg.BatchEvents})
 	if err != nil {
 		return 0, err
 	}
+	read := time.Now()
 	v, err := n.delta(ctx, c, pos, page.Next, page.Events)
 	if err != nil {
 		return 0, err
 	}
+	built := time.Now()
 	n.m.fast.Inc()
-	return n.apply(ctx, v, pos, page)
+	next, err := n.apply(ctx, v, pos, page)
+	if err == nil {
+		n.cfg.Log.Debug("fast batch", "position", next, "events", len(page.Events),
+			"feed", read.Sub(started).Round(time.Millisecond), "delta", built.Sub(read).Round(time.Millisecond),
+			"match_write", time.Since(built).Round(time.Millisecond))
+	}
+	return next, err
 }

@@ -26,8 +26,8 @@ const (
 	DefaultBatchDeliveries = 10_000
 	DefaultFireWindow      = time.Hour
 	DefaultStoreTimeout    = 30 * time.Second
-	DefaultCommitPoll      = time.Second
-	retryWait              = 2 * time.Second // after a failed batch or start
+	DefaultCommitPoll      = 250 * time.Millisecond // a max() over the small cycles table
+	retryWait              = 2 * time.Second        // after a failed batch or start
 )
 
 // Snapshots gives the current read snapshot (*snapshot.Service implements it): its watermark
