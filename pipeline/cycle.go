@@ -94,7 +94,7 @@ type Config struct {
 	Fetch            FetchConfig
 	NormalizeWorkers int // default GOMAXPROCS
 	InsertBatch      int // rows per INSERT block (default 50,000)
-	// PageCacheBytes bounds the page cache that replays 304s (default 128 MiB, approximate);
+	// PageCacheBytes bounds the page cache that replays 304s (default 256 MiB, approximate);
 	// beyond it the least recently used pages are evicted and fetched in full next time.
 	PageCacheBytes int64
 	// OnObservation, when set, is called (concurrently) for every posting resolved to a req: tests
@@ -115,7 +115,7 @@ func (c *Config) defaults() {
 		c.InsertBatch = 50_000
 	}
 	if c.PageCacheBytes <= 0 {
-		c.PageCacheBytes = 128 << 20
+		c.PageCacheBytes = 256 << 20
 	}
 	if c.Log == nil {
 		c.Log = slog.Default()

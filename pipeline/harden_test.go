@@ -312,5 +312,5 @@ func TestPageCacheSurvivesCycleScans(t *testing.T) {
 
 	var cfg Config
 	cfg.defaults()
-	require.Equal(t, int64(128<<20), cfg.PageCacheBytes)
+	require.Equal(t, int64(256<<20), cfg.PageCacheBytes)
 }

@@ -38,7 +38,7 @@ func addCrawlFlags(fs *flagenv.Set) *crawlFlags {
 			"deadline of one source per cycle: all its pages and retries (past it the source fails for the cycle)"),
 		maxBodyMiB:    fs.Int("fetch-max-body-mib", 8, "largest page body in MiB once decoded (a larger page fails its source)"),
 		bodyBudgetMiB: fs.Int("fetch-body-budget-mib", 256, "page bodies held in memory at once, in MiB, across all fetch workers"),
-		pageCacheMiB:  fs.Int("page-cache-mib", 128, "bound of the page cache that replays 304s, in MiB (pages read in the last two cycles stay; when full, new pages are not kept and are read in full: hs_crawl_page_cache_refused_total)"),
+		pageCacheMiB:  fs.Int("page-cache-mib", 256, "bound of the page cache that replays 304s, in MiB (pages read in the last two cycles stay; when full, new pages are not kept and are read in full: hs_crawl_page_cache_refused_total)"),
 	}
 }
 
