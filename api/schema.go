@@ -3,6 +3,8 @@ package api
 // JSON Schema fragments for the OpenAPI document, as the plain maps it is marshalled from. Handler
 // packages build their routes' Response schemas with them.
 
+import "slices"
+
 // Type is a schema of one JSON type: string, integer, number, boolean, object or array.
 func Type(t string) map[string]any { return map[string]any{"type": t} }
 
@@ -30,6 +32,20 @@ func Nullable(s map[string]any) map[string]any {
 // Object is an object with props.
 func Object(props map[string]any) map[string]any {
 	return map[string]any{"type": "object", "properties": props}
+}
+
+// Closed is an object schema of props, every one of them always answered (required) and no
+// other (additionalProperties false).
+func Closed(props map[string]any) map[string]any {
+	s := Object(props)
+	req := make([]string, 0, len(props))
+	for k := range props {
+		req = append(req, k)
+	}
+	slices.Sort(req)
+	s["required"] = req
+	s["additionalProperties"] = false
+	return s
 }
 
 // Ref points to a schema of the document's components (QuotaDetail, ...).

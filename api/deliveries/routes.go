@@ -93,12 +93,12 @@ func deliveryProps() map[string]any {
 }
 
 // DeliverySchema is a delivery as listed, replayed and answered by a test.
-func DeliverySchema() map[string]any { return closed(deliveryProps()) }
+func DeliverySchema() map[string]any { return api.Closed(deliveryProps()) }
 
 func detailSchema() map[string]any {
 	p := deliveryProps()
 	p["attempts"] = map[string]any{"type": "array", "maxItems": oltp.MaxListedAttempts, "description": "every attempt, oldest first",
-		"items": closed(map[string]any{
+		"items": api.Closed(map[string]any{
 			"attempt":         map[string]any{"type": "integer", "minimum": 1},
 			"started_at":      api.DateTime(),
 			"response_status": map[string]any{"type": []any{"integer", "null"}, "description": "null when no HTTP response came"},
@@ -106,11 +106,11 @@ func detailSchema() map[string]any {
 			"error":           map[string]any{"type": []any{"string", "null"}, "description": "what went wrong (connection refused, timeout, refused address, non-2xx); null on success"},
 		})}
 	p["body"] = map[string]any{"type": "object", "description": "the delivery's JSON payload exactly as signed and sent (every attempt and replay sends the same bytes)"}
-	return closed(p)
+	return api.Closed(p)
 }
 
 func pageSchema() map[string]any {
-	return closed(map[string]any{
+	return api.Closed(map[string]any{
 		"deliveries": map[string]any{"type": "array", "items": DeliverySchema(), "maxItems": PageMax, "description": "most recent first (descending delivery_id)"},
 		"next_cursor": map[string]any{"type": []any{"integer", "null"},
 			"description": "send as cursor for the next page (the last delivery's id) while has_more; null on the last page. Pages neither miss nor repeat a delivery"},
@@ -124,18 +124,5 @@ func ConflictSchema(withStatus bool, reasons ...string) map[string]any {
 	if withStatus {
 		d["status"] = map[string]any{"type": "string", "enum": oltp.DeliveryStatuses, "description": "the delivery's status"}
 	}
-	return closed(map[string]any{"detail": closed(d)})
-}
-
-// closed is an object schema of props, every one of them always answered and no other.
-func closed(props map[string]any) map[string]any {
-	s := api.Object(props)
-	req := make([]string, 0, len(props))
-	for k := range props {
-		req = append(req, k)
-	}
-	slices.Sort(req)
-	s["required"] = req
-	s["additionalProperties"] = false
-	return s
+	return api.Closed(map[string]any{"detail": api.Closed(d)})
 }

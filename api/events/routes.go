@@ -2,7 +2,6 @@ package events
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/api"
@@ -41,7 +40,7 @@ func Routes(d Deps) []*api.Route {
 }
 
 func pageSchema() map[string]any {
-	ev := closed(map[string]any{
+	ev := api.Closed(map[string]any{
 		"event_seq":  api.Type("integer"),
 		"event_type": map[string]any{"type": "string", "enum": analytics.EventTypes, "description": "opened: a new req; reobserved: a live req seen again (at most weekly); reposted: a req that had gone away returned; closed: no longer observed at its source"},
 		"req_key":    map[string]any{"type": "string", "description": "the req's identity in the ledger (as on reqs/search, jobs/search and company reads)"},
@@ -58,7 +57,7 @@ func pageSchema() map[string]any {
 		"occurred_at":   map[string]any{"type": "string", "format": "date-time", "description": "when the change happened: the posting date of an opening posted within the cycle, else the cycle time (RFC 3339, UTC)"},
 		"observed_at":   map[string]any{"type": "string", "format": "date-time", "description": "the time of the crawl cycle that observed it (RFC 3339, UTC)"},
 	})
-	s := closed(map[string]any{
+	s := api.Closed(map[string]any{
 		"events": map[string]any{"type": "array", "items": ev, "maxItems": PageMax, "description": "ascending by event_seq"},
 		"next_cursor": map[string]any{"type": "integer", "minimum": 0,
 			"description": "send as since for the next page; replays exactly"},
@@ -68,18 +67,5 @@ func pageSchema() map[string]any {
 			"description": "the plan's freshness floor in seconds (0: none): events of cycles newer than it are not served yet"},
 	})
 	s["description"] = cursorDoc
-	return s
-}
-
-// closed is an object schema of props, every one of them always answered and no other.
-func closed(props map[string]any) map[string]any {
-	s := api.Object(props)
-	req := make([]string, 0, len(props))
-	for k := range props {
-		req = append(req, k)
-	}
-	slices.Sort(req)
-	s["required"] = req
-	s["additionalProperties"] = false
 	return s
 }

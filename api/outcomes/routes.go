@@ -2,7 +2,6 @@ package outcomes
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/planehq/hiringsignal/api"
@@ -76,11 +75,11 @@ func labelProps() map[string]any {
 func labelSchema() map[string]any {
 	p := labelProps()
 	p["replayed"] = map[string]any{"type": "boolean", "description": "true when external_id named a label already stored (200): nothing was written"}
-	return closed(p)
+	return api.Closed(p)
 }
 
 func conflictSchema() map[string]any {
-	return closed(map[string]any{"detail": closed(map[string]any{
+	return api.Closed(map[string]any{"detail": api.Closed(map[string]any{
 		"reason": api.Enum(ReasonExternalIDConflict), "message": api.Type("string"), "endpoint": api.Type("string"),
 		"outcome_id": map[string]any{"type": "integer", "description": "the stored label external_id names"},
 		"label":      labelSchema(),
@@ -88,7 +87,7 @@ func conflictSchema() map[string]any {
 }
 
 func intentSchema() map[string]any {
-	return closed(map[string]any{
+	return api.Closed(map[string]any{
 		"company_id": api.Type("integer"),
 		"score":      map[string]any{"type": []any{"number", "null"}, "minimum": 0, "maximum": 1, "description": scoreDoc},
 		"score_status": map[string]any{"type": "string", "enum": []string{StatusScored, StatusInsufficientCoverage, StatusInsufficientLabels},
@@ -112,9 +111,9 @@ func attributionSchema() map[string]any {
 	row["last_signal_at"] = map[string]any{"type": "string", "format": "date-time", "description": "the latest accepted delivery at or before occurred_at"}
 	row["last_delivery_id"] = map[string]any{"type": "integer", "description": "that delivery (GET /v1/webhook-deliveries/{delivery_id})"}
 	row["attributed"] = map[string]any{"type": "boolean", "description": "last_signal_at is within the 14 days before occurred_at"}
-	count := closed(map[string]any{"labels": api.Type("integer"), "attributed_14d": api.Type("integer")})
-	return closed(map[string]any{
-		"labels": map[string]any{"type": "array", "items": closed(row), "maxItems": PageMax, "description": "newest label first (descending outcome_id)"},
+	count := api.Closed(map[string]any{"labels": api.Type("integer"), "attributed_14d": api.Type("integer")})
+	return api.Closed(map[string]any{
+		"labels": map[string]any{"type": "array", "items": api.Closed(row), "maxItems": PageMax, "description": "newest label first (descending outcome_id)"},
 		"next_cursor": map[string]any{"type": []any{"integer", "null"},
 			"description": "send as cursor for the next page while has_more; null on the last page"},
 		"has_more":         api.Type("boolean"),
@@ -124,17 +123,4 @@ func attributionSchema() map[string]any {
 			"description": "signalled_labels and attributed_14d per outcome (outcomes with none are absent)"},
 		"window_days": map[string]any{"type": "integer", "description": "the attribution window in days (14)"},
 	})
-}
-
-// closed is an object schema of props, every one of them always answered and no other.
-func closed(props map[string]any) map[string]any {
-	s := api.Object(props)
-	req := make([]string, 0, len(props))
-	for k := range props {
-		req = append(req, k)
-	}
-	slices.Sort(req)
-	s["required"] = req
-	s["additionalProperties"] = false
-	return s
 }
