@@ -28,19 +28,75 @@ type CoverageRequest struct {
 	LastRequestedAt  time.Time `json:"last_requested_at"`
 }
 
-// RequestCoverage records asks for customerID from source in one statement: a key already
-// requested counts once more. asks must not repeat a Key (the caller dedupes). It returns the
-// request ids by key.
+// MaxCoverageRequests bounds the coverage requests one customer keeps: an import (not billable,
+// 10,000 companies a call) past it records no new company, so no key can grow the table without
+// end; companies already requested still count once more.
+const MaxCoverageRequests = 50_000
+
+// RequestCoverage records asks for customerID from source in one transaction: a key already
+// requested counts once more; a new key is recorded while the customer holds fewer than
+// MaxCoverageRequests (the customer's imports are serialized by an advisory lock, so the bound
+// holds under concurrent calls). asks must not repeat a Key (the caller dedupes). It returns the
+// request ids by key; a key not recorded (past the bound) is absent.
 func RequestCoverage(ctx context.Context, pool *pgxpool.Pool, customerID, source string, asks []CoverageAsk) (map[string]int64, error) {
 	ids := make(map[string]int64, len(asks))
 	if len(asks) == 0 {
 		return ids, nil
 	}
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("cannot record coverage requests: %w", err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('coverage:' || $1))", customerID); err != nil {
+		return nil, fmt.Errorf("cannot record coverage requests: %w", err)
+	}
+	var held int
+	if err := tx.QueryRow(ctx, "SELECT count(*) FROM coverage_requests WHERE customer_id = $1", customerID).Scan(&held); err != nil {
+		return nil, fmt.Errorf("cannot count coverage requests: %w", err)
+	}
+	if held+len(asks) > MaxCoverageRequests {
+		all := make([]string, len(asks))
+		for i, a := range asks {
+			all[i] = a.Key
+		}
+		known := map[string]bool{}
+		krows, err := tx.Query(ctx, "SELECT match_key FROM coverage_requests WHERE customer_id = $1 AND match_key = ANY($2)", customerID, all)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read coverage requests: %w", err)
+		}
+		for krows.Next() {
+			var k string
+			if err := krows.Scan(&k); err != nil {
+				krows.Close()
+				return nil, fmt.Errorf("cannot read coverage requests: %w", err)
+			}
+			known[k] = true
+		}
+		krows.Close()
+		if err := krows.Err(); err != nil {
+			return nil, fmt.Errorf("cannot read coverage requests: %w", err)
+		}
+		room := max(0, MaxCoverageRequests-held)
+		kept := asks[:0:0]
+		for _, a := range asks {
+			if known[a.Key] {
+				kept = append(kept, a)
+			} else if room > 0 {
+				kept = append(kept, a)
+				room--
+			}
+		}
+		asks = kept
+		if len(asks) == 0 {
+			return ids, nil
+		}
+	}
 	keys, domains, names := make([]string, len(asks)), make([]*string, len(asks)), make([]*string, len(asks))
 	for i, a := range asks {
 		keys[i], domains[i], names[i] = a.Key, nilIfEmpty(a.Domain), nilIfEmpty(a.Name)
 	}
-	rows, err := pool.Query(ctx, `
+	rows, err := tx.Query(ctx, `
 		INSERT INTO coverage_requests (customer_id, match_key, domain, name, source)
 		SELECT $1, k, d, n, $5 FROM unnest($2::text[], $3::text[], $4::text[]) AS a (k, d, n)
 		ON CONFLICT (customer_id, match_key) DO UPDATE SET times_requested = coverage_requests.times_requested + 1,
@@ -59,6 +115,9 @@ func RequestCoverage(ctx context.Context, pool *pgxpool.Pool, customerID, source
 		ids[k] = id
 	}
 	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("cannot record coverage requests: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("cannot record coverage requests: %w", err)
 	}
 	return ids, nil

@@ -34,7 +34,7 @@ type importMiss struct {
 	Index     int     `json:"index"`
 	Domain    *string `json:"domain"`
 	Name      *string `json:"name"`
-	RequestID int64   `json:"request_id"` // its coverage request (GET /v1/coverage-requests)
+	RequestID *int64  `json:"request_id"` // its coverage request (GET /v1/coverage-requests); null past oltp.MaxCoverageRequests
 }
 
 // importView is the migration-import answer.
@@ -55,7 +55,8 @@ func importSchema() map[string]any {
 		"resolved": map[string]any{"type": "array", "items": api.Object(map[string]any{"index": i, "domain": s, "name": s, "company_id": i,
 			"company_name": api.Type("string"), "company_domain": api.Type("string"), "match_confidence": api.Type("number"),
 			"coverage_status": api.Enum(readmodel.CoverageCovered, readmodel.CoverageNoATSSignal)})},
-		"misses":  map[string]any{"type": "array", "items": api.Object(map[string]any{"index": i, "domain": s, "name": s, "request_id": i})},
+		"misses": map[string]any{"type": "array", "items": api.Object(map[string]any{"index": i, "domain": s, "name": s,
+			"request_id": withDescription(api.Nullable(i), fmt.Sprintf("the miss's coverage request (GET /v1/coverage-requests); null when the customer already holds %d coverage requests (no new one is recorded)", oltp.MaxCoverageRequests))})},
 		"covered": i, "total": i,
 	})
 }
@@ -90,7 +91,9 @@ func (h *handlers) migrationImport(c *api.Call) (int, error) {
 	}
 	for i := range out.Misses {
 		it := item{Domain: deref(out.Misses[i].Domain), Name: deref(out.Misses[i].Name)}
-		out.Misses[i].RequestID = ids[coverageKey(&it)]
+		if id, ok := ids[coverageKey(&it)]; ok {
+			out.Misses[i].RequestID = &id
+		}
 	}
 	if len(asks) > 0 {
 		h.d.Log.Info("coverage requested", "customer_id", c.Caller.CustomerID, "source", CoverageSource, "companies", len(asks))
@@ -251,4 +254,10 @@ func (h *handlers) coverageRequests(c *api.Call) (int, error) {
 		out.NextCursor = &next
 	}
 	return 0, c.JSON(200, out)
+}
+
+// withDescription is s with a description.
+func withDescription(s map[string]any, d string) map[string]any {
+	s["description"] = d
+	return s
 }
