@@ -63,35 +63,97 @@ func scanLabel(row pgx.Row) (Label, error) {
 	return l, err
 }
 
+// MaxLabelsPerDay bounds the labels one customer appends in any 24 hours. Appending is not
+// billable, so without it a key could write a label per call of its minute limit for 730 days
+// (a Free key about 28,800 a day); a CRM's daily sync of closed deals fits well under it.
+const MaxLabelsPerDay = 10_000
+
+// LabelBudgetWindow is the window MaxLabelsPerDay counts over (created_at).
+const LabelBudgetWindow = 24 * time.Hour
+
+// LabelBudgetError is returned by AppendLabel when the customer appended MaxLabelsPerDay labels
+// in the last LabelBudgetWindow; nothing is written.
+type LabelBudgetError struct {
+	RetryAfter time.Duration // until the budget has room for one more label
+}
+
+func (e *LabelBudgetError) Error() string {
+	return fmt.Sprintf("you appended %d outcome labels in the last 24 hours, the most a customer may: send the next one in %s",
+		MaxLabelsPerDay, e.RetryAfter.Round(time.Second))
+}
+
 // AppendLabel appends nl to its customer's labels. With an external_id the customer already used,
 // nothing is written: the stored label is returned with created false when it says the same
-// thing (an idempotent re-send), or with ErrLabelConflict when it does not.
+// thing (an idempotent re-send), or with ErrLabelConflict when it does not. A new label past the
+// customer's daily budget is a *LabelBudgetError (a customer's appends are serialized by an advisory
+// lock, so the budget holds under concurrent calls).
 func AppendLabel(ctx context.Context, pool *pgxpool.Pool, nl NewLabel) (l Label, created bool, err error) {
+	if nl.ExternalID != nil {
+		if l, err := sameExternalID(ctx, pool, nl); !errors.Is(err, pgx.ErrNoRows) {
+			return l, false, err
+		}
+	}
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return Label{}, false, fmt.Errorf("cannot append the outcome label: %w", err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('labels:' || $1))", nl.CustomerID); err != nil {
+		return Label{}, false, fmt.Errorf("cannot append the outcome label: %w", err)
+	}
+	// The newest MaxLabelsPerDay labels of the window: when all of them are there, one more fits
+	// once the oldest of them leaves it.
+	var recent int
+	var left time.Duration
+	if err := tx.QueryRow(ctx, `SELECT count(*), COALESCE(min(created_at) + $2::interval - now(), interval '0')
+		FROM (SELECT created_at FROM outcome_labels WHERE customer_id = $1 AND created_at > now() - $2::interval ORDER BY created_at DESC LIMIT $3) r`,
+		nl.CustomerID, LabelBudgetWindow, MaxLabelsPerDay).Scan(&recent, &left); err != nil {
+		return Label{}, false, fmt.Errorf("cannot count the outcome labels of the last 24 hours: %w", err)
+	}
+	if recent >= MaxLabelsPerDay {
+		return Label{}, false, &LabelBudgetError{RetryAfter: max(left, time.Second)}
+	}
 	var key any
 	if nl.KeyID != 0 {
 		key = nl.KeyID
 	}
-	l, err = scanLabel(pool.QueryRow(ctx, `INSERT INTO outcome_labels (customer_id, account_id, key_id, company_id, outcome, positive, occurred_at, external_id, note)
+	l, err = scanLabel(tx.QueryRow(ctx, `INSERT INTO outcome_labels (customer_id, account_id, key_id, company_id, outcome, positive, occurred_at, external_id, note)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 		ON CONFLICT (customer_id, external_id) DO NOTHING
 		RETURNING `+labelCols, nl.CustomerID, nl.AccountID, key, nl.CompanyID, nl.Outcome, nl.Positive, nl.OccurredAt, nl.ExternalID, nl.Note))
-	if err == nil {
+	switch {
+	case err == nil:
+		if err := tx.Commit(ctx); err != nil {
+			return Label{}, false, fmt.Errorf("cannot append the outcome label: %w", err)
+		}
 		return l, true, nil
+	case errors.Is(err, pgx.ErrNoRows) && nl.ExternalID != nil:
+		// The same external_id was appended by a concurrent call since the look above.
+		_ = tx.Rollback(ctx)
+		l, err := sameExternalID(ctx, pool, nl)
+		return l, false, err
 	}
-	if !errors.Is(err, pgx.ErrNoRows) || nl.ExternalID == nil {
-		return Label{}, false, fmt.Errorf("cannot append the outcome label: %w", err)
-	}
-	l, err = scanLabel(pool.QueryRow(ctx, `SELECT `+labelCols+` FROM outcome_labels WHERE customer_id = $1 AND external_id = $2`,
+	return Label{}, false, fmt.Errorf("cannot append the outcome label: %w", err)
+}
+
+// sameExternalID reads the label the customer stored under nl's external_id: pgx.ErrNoRows when
+// there is none, ErrLabelConflict (with it) when it says something else than nl, nil when nl is
+// its idempotent re-send.
+func sameExternalID(ctx context.Context, pool *pgxpool.Pool, nl NewLabel) (Label, error) {
+	l, err := scanLabel(pool.QueryRow(ctx, `SELECT `+labelCols+` FROM outcome_labels WHERE customer_id = $1 AND external_id = $2`,
 		nl.CustomerID, *nl.ExternalID))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Label{}, err
+	}
 	if err != nil {
-		return Label{}, false, fmt.Errorf("cannot read the outcome label of external_id %q: %w", *nl.ExternalID, err)
+		return Label{}, fmt.Errorf("cannot read the outcome label of external_id %q: %w", *nl.ExternalID, err)
 	}
 	same := l.CompanyID == nl.CompanyID && l.Outcome == nl.Outcome && eqStr(l.Note, nl.Note) &&
 		(!nl.OccurredSent || l.OccurredAt.Equal(nl.OccurredAt))
 	if !same {
-		return l, false, ErrLabelConflict
+		return l, ErrLabelConflict
 	}
-	return l, false, nil
+	return l, nil
 }
 
 func eqStr(a, b *string) bool {
@@ -101,23 +163,50 @@ func eqStr(a, b *string) bool {
 	return *a == *b
 }
 
-// LabelCounts are one company's labels across every customer.
+// Votes: how much of the labels reach the shared score. Every customer's labels feed it, and
+// appending is not billable, so one customer's labels count at most MaxVotesPerCompany of one
+// company (its newest) and MaxVotesPerCustomer in all (its newest): a customer labelling one
+// company thousands of times, or every company, moves the score as one customer, not as thousands.
+const (
+	MaxVotesPerCompany  = 10
+	MaxVotesPerCustomer = 2_000
+)
+
+// votes is the customers' labels that count as votes, from the labels whose occurred_at is at
+// or after $1; $2 and $3 are MaxVotesPerCompany and MaxVotesPerCustomer. A label a customer's cap
+// leaves out counts nowhere.
+const votes = `WITH per_company AS (
+		SELECT customer_id, company_id, positive, occurred_at, outcome_id,
+			row_number() OVER (PARTITION BY customer_id, company_id ORDER BY occurred_at DESC, outcome_id DESC) AS nc
+		FROM outcome_labels WHERE occurred_at >= $1
+	), per_customer AS (
+		SELECT company_id, positive,
+			row_number() OVER (PARTITION BY customer_id ORDER BY occurred_at DESC, outcome_id DESC) AS nu
+		FROM per_company WHERE nc <= $2
+	)
+	SELECT company_id, positive FROM per_customer WHERE nu <= $3`
+
+// LabelCounts are one company's labels across every customer, at most MaxVotesPerCompany of
+// each customer.
 type LabelCounts struct {
 	Labels, Positive, Negative int
 }
 
-// CompanyLabelCounts counts every customer's labels of company id.
+// CompanyLabelCounts counts every customer's retained labels of company id, each customer's
+// newest MaxVotesPerCompany at most (MaxVotesPerCustomer is the model's bound, not applied here:
+// it would read every label of each customer).
 func CompanyLabelCounts(ctx context.Context, pool *pgxpool.Pool, id int64) (LabelCounts, error) {
 	var c LabelCounts
-	err := pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE positive), count(*) FILTER (WHERE NOT positive)
-		FROM outcome_labels WHERE company_id = $1`, id).Scan(&c.Labels, &c.Positive, &c.Negative)
+	err := pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE positive), count(*) FILTER (WHERE NOT positive) FROM (
+			SELECT positive, row_number() OVER (PARTITION BY customer_id ORDER BY occurred_at DESC, outcome_id DESC) AS nc
+			FROM outcome_labels WHERE company_id = $1) v WHERE nc <= $2`, id, MaxVotesPerCompany).Scan(&c.Labels, &c.Positive, &c.Negative)
 	if err != nil {
 		return c, fmt.Errorf("cannot count the outcome labels of company %d: %w", id, err)
 	}
 	return c, nil
 }
 
-// CompanyLabels is the training aggregate of one company: every customer's labels of it that
+// CompanyLabels is the training aggregate of one company: every customer's votes of it that
 // occurred in the training window.
 type CompanyLabels struct {
 	CompanyID          int64
@@ -127,10 +216,11 @@ type CompanyLabels struct {
 // MaxTrainingCompanies bounds the training aggregate: the companies with the most labels first.
 const MaxTrainingCompanies = 200_000
 
-// TrainingLabels aggregates every customer's labels that occurred at or after since, per company.
+// TrainingLabels aggregates every customer's votes (MaxVotesPerCompany, MaxVotesPerCustomer)
+// whose labels occurred at or after since, per company.
 func TrainingLabels(ctx context.Context, pool *pgxpool.Pool, since time.Time) ([]CompanyLabels, error) {
 	rows, err := pool.Query(ctx, `SELECT company_id, count(*) FILTER (WHERE positive), count(*) FILTER (WHERE NOT positive)
-		FROM outcome_labels WHERE occurred_at >= $1 GROUP BY company_id ORDER BY count(*) DESC, company_id LIMIT $2`, since, MaxTrainingCompanies)
+		FROM (`+votes+`) v GROUP BY company_id ORDER BY count(*) DESC, company_id LIMIT $4`, since, MaxVotesPerCompany, MaxVotesPerCustomer, MaxTrainingCompanies)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the outcome labels to train on: %w", err)
 	}

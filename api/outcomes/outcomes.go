@@ -15,7 +15,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -204,6 +206,18 @@ type Conflict struct {
 	OutcomeID int64     `json:"outcome_id"`
 }
 
+// ReasonLabelBudget is the reason of the 409 of a label past the customer's daily budget.
+const ReasonLabelBudget = "label_budget_exhausted"
+
+// BudgetConflict is the detail of that 409.
+type BudgetConflict struct {
+	Reason     string `json:"reason"`
+	Message    string `json:"message"`
+	Endpoint   string `json:"endpoint"`
+	Limit      int    `json:"limit"`
+	RetryAfter int64  `json:"retry_after"`
+}
+
 func (h *handlers) append(c *api.Call) (int, error) {
 	id, _ := c.Int("company_id")
 	var b labelBody
@@ -220,6 +234,12 @@ func (h *handlers) append(c *api.Call) (int, error) {
 	a := c.KeyAuth()
 	l, created, err := oltp.AppendLabel(c.Context(), h.d.Pool, oltp.NewLabel{CustomerID: c.Caller.CustomerID, AccountID: a.AccountID, KeyID: c.Caller.KeyID,
 		CompanyID: id, Outcome: b.Outcome, Positive: positive(b.Outcome), OccurredAt: at, OccurredSent: b.OccurredAt != nil, ExternalID: b.ExternalID, Note: b.Note})
+	var budget *oltp.LabelBudgetError
+	if errors.As(err, &budget) {
+		secs := int64(math.Ceil(budget.RetryAfter.Seconds()))
+		return 0, &api.Error{Status: fasthttp.StatusConflict, Headers: map[string]string{"Retry-After": strconv.FormatInt(secs, 10)}, Detail: BudgetConflict{Reason: ReasonLabelBudget, Endpoint: c.Route.Path, Message: err.Error(),
+			Limit: oltp.MaxLabelsPerDay, RetryAfter: secs}}
+	}
 	if errors.Is(err, oltp.ErrLabelConflict) {
 		return 0, &api.Error{Status: fasthttp.StatusConflict, Detail: Conflict{Reason: ReasonExternalIDConflict, Endpoint: c.Route.Path, OutcomeID: l.ID, Label: toJSON(l, true),
 			Message: "external_id already names a label of yours with another company, outcome, occurred_at or note; labels are append-only: send the new outcome under a new external_id"}}

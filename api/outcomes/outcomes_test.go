@@ -2,6 +2,7 @@ package outcomes_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -153,4 +154,31 @@ func TestLabelsAreDeletedAfterTheirRetention(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(1), n)
 	require.Equal(t, 1, labelRows(t, h, a.CustomerID))
+}
+
+// A Free key appending a label per call of its minute limit stops at the daily budget: 409
+// label_budget_exhausted in the documented shape, with Retry-After, and nothing written.
+func TestLabelsPastTheDailyBudgetAreRefused(t *testing.T) {
+	h := start(t)
+	a := h.account(t, "free")
+	co := h.f.scorable[0]
+	_, err := h.Pool.Exec(context.Background(), `INSERT INTO outcome_labels (customer_id, account_id, company_id, outcome, positive, occurred_at, created_at)
+		SELECT $1, $2, $3, 'won', true, now(), now() - interval '2 hours' FROM generate_series(1, $4)`, a.CustomerID, a.AccountID, int64(co), oltp.MaxLabelsPerDay-1)
+	require.NoError(t, err)
+	h.post(t, a.Key, co, map[string]any{"outcome": "won"}).Decode(t, 201, &label{})
+
+	r := h.post(t, a.Key, co, map[string]any{"outcome": "lost"})
+	var refused struct {
+		Detail struct {
+			Reason     string `json:"reason"`
+			Limit      int    `json:"limit"`
+			RetryAfter int64  `json:"retry_after"`
+		} `json:"detail"`
+	}
+	r.Decode(t, 409, &refused)
+	require.Equal(t, "label_budget_exhausted", refused.Detail.Reason)
+	require.Equal(t, oltp.MaxLabelsPerDay, refused.Detail.Limit)
+	require.InDelta(t, (22 * time.Hour).Seconds(), float64(refused.Detail.RetryAfter), 120)
+	require.Equal(t, strconv.FormatInt(refused.Detail.RetryAfter, 10), r.Header["Retry-After"])
+	require.Equal(t, oltp.MaxLabelsPerDay, labelRows(t, h, a.CustomerID))
 }

@@ -2,6 +2,7 @@ package outcomes
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/planehq/hiringsignal/api"
@@ -12,6 +13,11 @@ import (
 var retentionDoc = fmt.Sprintf("Labels are append-only (no route edits or deletes one: a correction is a new label), kept %d days after occurred_at (retained_until) and then deleted. "+
 	"A label is only ever served to its own customer; every customer's labels feed the shared intent score as counts only",
 	int(oltp.OutcomeRetention.Hours()/24))
+
+var budgetDoc = fmt.Sprintf("A customer appends at most %d labels in any 24 hours: past it a new label is 409 %s with retry_after (and Retry-After) saying when one more fits, and nothing is written (a replayed external_id still answers 200). "+
+	"In the shared score and the counts a customer's labels count at most %d per company (its newest), and the model counts at most %d of a customer's labels in all (its newest), "+
+	"so one customer moves the score as one customer however much it labels",
+	oltp.MaxLabelsPerDay, ReasonLabelBudget, oltp.MaxVotesPerCompany, oltp.MaxVotesPerCustomer)
 
 var scoreDoc = fmt.Sprintf("The calibrated probability (0..1, 4 decimals) that a sales touch on this company converts (an outcome of %s), "+
 	"from a logistic regression over the company's hiring pulse (%s) fitted on every customer's labels of the last %d days and calibrated by Platt scaling on out-of-fold predictions. "+
@@ -28,7 +34,7 @@ func Routes(d Deps) []*api.Route {
 		{Name: "companies.outcomes", Method: "POST", Path: "/v1/companies/{company_id}/outcomes", Tag: "outcomes", Scope: api.ScopeWrite,
 			Summary: "Append a conversion outcome to your own labels of this company (201). Re-sending an external_id you already used with the same company, outcome, note " +
 				"(and occurred_at, when sent) answers the stored label with 200 and replayed true, writing nothing; with anything else it is 409 " + ReasonExternalIDConflict + ". " +
-				retentionDoc + ". 404 for a company_id naming no company. Not billable",
+				retentionDoc + ". " + budgetDoc + ". 404 for a company_id naming no company. Not billable",
 			Params: []api.Param{company},
 			Body: &api.Body{Required: true, Fields: []api.Field{
 				{Name: "outcome", Type: "string", Required: true, Enum: Names(), Description: "what happened: " + outcomeDoc()},
@@ -41,7 +47,7 @@ func Routes(d Deps) []*api.Route {
 			Statuses: []int{200, 201, 404, 409}, Response: labelSchema(), ErrorBodies: map[int]map[string]any{409: conflictSchema()}, Handler: h.append},
 		{Name: "companies.intent", Method: "GET", Path: "/v1/companies/{company_id}/intent", Tag: "companies", Scope: api.ScopeRead, Meter: api.MeterCall,
 			Summary: "The calibrated intent score of a company, computed live from every customer's outcome labels and the company's hiring motion: " + scoreDoc +
-				". label_count, positive_count and negative_count count every customer's retained labels of the company. Metered as a company read (a call, no units)",
+				". label_count, positive_count and negative_count count every customer's retained labels of the company, at most " + strconv.Itoa(oltp.MaxVotesPerCompany) + " of each customer (its newest). Metered as a company read (a call, no units)",
 			Params: []api.Param{company}, Statuses: []int{200, 404}, Response: intentSchema(), Handler: h.intent},
 		{Name: "attribution", Method: "GET", Path: "/v1/attribution", Tag: "outcomes", Scope: api.ScopeRead,
 			Summary: fmt.Sprintf("Your outcome labels joined to the signals delivered to you: each label of a company to which one of your endpoints accepted a watch delivery (2xx) "+
@@ -79,11 +85,18 @@ func labelSchema() map[string]any {
 }
 
 func conflictSchema() map[string]any {
-	return api.Closed(map[string]any{"detail": api.Closed(map[string]any{
-		"reason": api.Enum(ReasonExternalIDConflict), "message": api.Type("string"), "endpoint": api.Type("string"),
-		"outcome_id": map[string]any{"type": "integer", "description": "the stored label external_id names"},
-		"label":      labelSchema(),
-	})})
+	return api.Closed(map[string]any{"detail": map[string]any{"oneOf": []any{
+		api.Closed(map[string]any{
+			"reason": api.Enum(ReasonExternalIDConflict), "message": api.Type("string"), "endpoint": api.Type("string"),
+			"outcome_id": map[string]any{"type": "integer", "description": "the stored label external_id names"},
+			"label":      labelSchema(),
+		}),
+		api.Closed(map[string]any{
+			"reason": api.Enum(ReasonLabelBudget), "message": api.Type("string"), "endpoint": api.Type("string"),
+			"limit":       map[string]any{"type": "integer", "description": "labels a customer may append in any 24 hours"},
+			"retry_after": map[string]any{"type": "integer", "minimum": 1, "description": "seconds until one more label fits (also the Retry-After header)"},
+		}),
+	}}})
 }
 
 func intentSchema() map[string]any {
