@@ -331,23 +331,76 @@ func TestAStoppedDispatcherLeavesNothingClaimed(t *testing.T) {
 	r := f.row(id)
 	require.Equal(t, oltp.DeliveryPending, r.status)
 	require.Zero(t, r.attempts, "an abandoned attempt is not counted")
+	next := oltp.NewLeaser(f.pool, time.Hour)
+	defer next.Close()
+	again, err := next.ClaimDue(f.ctx, f.box, 10)
+	require.NoError(t, err)
+	require.Len(t, again, 1, "the stopped dispatcher's lease ended with it")
+}
+
+func TestAHungDispatchersLeaseEndsAfterTheLease(t *testing.T) {
+	f := newFixture(t)
+	id, _ := f.deliver(f.acct, f.endpoint, f.watch)
+	hung := oltp.NewLeaser(f.pool, time.Second) // its connection then stays idle: the server ends it
+	defer hung.Close()
+	claimed, err := hung.ClaimDue(f.ctx, f.box, 10)
+	require.NoError(t, err)
+	require.Len(t, claimed, 1)
+	other := oltp.NewLeaser(f.pool, time.Hour)
+	defer other.Close()
+	require.Eventually(t, func() bool {
+		again, err := other.ClaimDue(f.ctx, f.box, 10)
+		require.NoError(t, err)
+		return len(again) == 1 && again[0].ID == id
+	}, 20*time.Second, 50*time.Millisecond)
+}
+
+func TestARowLeasedByClaimedUntilIsLeftAlone(t *testing.T) {
+	f := newFixture(t)
+	id, _ := f.deliver(f.acct, f.endpoint, f.watch)
+	_, err := f.pool.Exec(f.ctx, "UPDATE webhook_deliveries SET claimed_until = now() + interval '1 hour' WHERE delivery_id = $1", id)
+	require.NoError(t, err)
+	l := oltp.NewLeaser(f.pool, time.Hour)
+	defer l.Close()
+	claimed, err := l.ClaimDue(f.ctx, f.box, 10)
+	require.NoError(t, err)
+	require.Empty(t, claimed, "an earlier dispatcher's lease is kept")
+	_, err = f.pool.Exec(f.ctx, "UPDATE webhook_deliveries SET claimed_until = now() - interval '1 second' WHERE delivery_id = $1", id)
+	require.NoError(t, err)
+	claimed, err = l.ClaimDue(f.ctx, f.box, 10)
+	require.NoError(t, err)
+	require.Len(t, claimed, 1, "once it ended the row goes")
 }
 
 func TestALeaseKeepsOthersOffUntilItEnds(t *testing.T) {
 	f := newFixture(t)
 	id, _ := f.deliver(f.acct, f.endpoint, f.watch)
-	claimed, err := oltp.ClaimDue(f.ctx, f.pool, f.box, 10, time.Hour)
+	mine := oltp.NewLeaser(f.pool, time.Hour)
+	defer mine.Close()
+	claimed, err := mine.ClaimDue(f.ctx, f.box, 10)
 	require.NoError(t, err)
 	require.Len(t, claimed, 1)
 	require.Equal(t, id, claimed[0].ID)
 	require.Equal(t, []string{f.secret}, claimed[0].Secrets)
-	again, err := oltp.ClaimDue(f.ctx, f.pool, f.box, 10, time.Hour)
+	again, err := mine.ClaimDue(f.ctx, f.box, 10)
+	require.NoError(t, err)
+	require.Empty(t, again, "a dispatcher does not claim what it holds")
+	other := oltp.NewLeaser(f.pool, time.Hour)
+	defer other.Close()
+	again, err = other.ClaimDue(f.ctx, f.box, 10)
 	require.NoError(t, err)
 	require.Empty(t, again, "a live lease keeps the row from other dispatchers")
+	require.Equal(t, 1, mine.Held())
 
-	// The claimer crashed: once its lease ends the row is due again and goes.
-	_, err = f.pool.Exec(f.ctx, "UPDATE webhook_deliveries SET claimed_until = now() - interval '1 second' WHERE delivery_id = $1", id)
+	// Released without a recorded attempt (a stop): due again at once, and claimed elsewhere.
+	require.NoError(t, mine.Release([]int64{id}))
+	require.Zero(t, mine.Held())
+	again, err = other.ClaimDue(f.ctx, f.box, 10)
 	require.NoError(t, err)
+	require.Len(t, again, 1)
+
+	// The claimer crashed (its connection ends): the row is due again at once and goes.
+	other.Close()
 	d := f.start(Config{})
 	f.waitStatus(id, oltp.DeliveryDelivered, 1)
 	// The counters move right after the commit the row shows.

@@ -1,5 +1,6 @@
-// Package dispatch sends due webhook deliveries: it claims them from webhook_deliveries (FOR
-// UPDATE SKIP LOCKED, so several instances share the work), signs each (X-Plane-Signature and the
+// Package dispatch sends due webhook deliveries: it claims them from webhook_deliveries (an
+// oltp.Leaser: a lock per delivery on a connection of its own, so several instances share the
+// work and a claim writes no row), signs each (X-Plane-Signature and the
 // Standard Webhooks headers, under the endpoint's current and, during an overlap, previous
 // secret), POSTs the stored body through the egress policy's dialer, and records every attempt:
 // delivered and billed once on a 2xx, retried on a schedule of about three days otherwise, failed
@@ -113,8 +114,9 @@ type job struct {
 	claimedAt time.Time
 }
 
-// queue is what the claimers, the workers and the recorders of one run share.
+// queue is what the claimer, the workers and the recorders of one run share.
 type queue struct {
+	leases      *oltp.Leaser
 	wake, freed chan struct{} // a NOTIFY (or a retry due soon); room for another claim
 	jobs        chan job
 	results     chan oltp.AttemptResult
@@ -123,11 +125,16 @@ type queue struct {
 	batch       int          // rows a claim asks for at most
 }
 
-// run claims due deliveries in batches of up to 2 x Workers and hands them to the workers;
-// outstanding deliveries (claimed and not yet attempted) stay under 4 x Workers. Two claimers
-// and two recorders run, so one's round trip to Postgres overlaps the other's.
+// run claims due deliveries in batches of up to 4 x Workers and hands them to the workers;
+// outstanding deliveries (claimed and not yet attempted) stay under 8 x Workers. One claimer
+// (its claims are reads on the lease connection) and two recorders run, so one recorder's round
+// trip to Postgres overlaps the other's. A delivery's lease ends once its attempt is recorded,
+// and every lease when the run ends.
 func (x *Dispatcher) run(ctx context.Context) {
-	q := &queue{wake: make(chan struct{}, 1), freed: make(chan struct{}, 1), capacity: 4 * x.cfg.Workers, batch: 2 * x.cfg.Workers}
+	lease := x.cfg.Timeout + time.Minute // how long a dispatcher that stopped running keeps its leases
+	q := &queue{leases: oltp.NewLeaser(x.cfg.Pool, lease), wake: make(chan struct{}, 1), freed: make(chan struct{}, 1),
+		capacity: 8 * x.cfg.Workers, batch: 4 * x.cfg.Workers}
+	defer q.leases.Close()
 	q.jobs = make(chan job, q.capacity)
 	q.results = make(chan oltp.AttemptResult, q.capacity)
 	x.m.inFlight(&q.outstanding)
@@ -145,9 +152,9 @@ func (x *Dispatcher) run(ctx context.Context) {
 			}
 		})
 	}
+	claimers.Go(func() { x.claim(ctx, q) })
 	for range 2 {
-		recorders.Go(func() { x.record(ctx, q.results, q.wake) })
-		claimers.Go(func() { x.claim(ctx, q) })
+		recorders.Go(func() { x.record(ctx, q) })
 	}
 	claimers.Wait()
 	close(q.jobs)
@@ -168,7 +175,6 @@ func signal(c chan<- struct{}) {
 // claim claims due deliveries while there is room, until ctx ends. Between claims it waits for
 // a NOTIFY, the poll, or room when the last claim left more due.
 func (x *Dispatcher) claim(ctx context.Context, q *queue) {
-	lease := x.cfg.Timeout + time.Minute // longer than the queue wait, the attempt and its recording
 	poll := time.NewTicker(x.cfg.Poll)
 	defer poll.Stop()
 	more := true
@@ -177,7 +183,7 @@ func (x *Dispatcher) claim(ctx context.Context, q *queue) {
 			limit := q.batch
 			cctx, cancel := context.WithTimeout(ctx, x.cfg.StoreTimeout)
 			t0 := time.Now()
-			claimed, err := oltp.ClaimDue(cctx, x.cfg.Pool, x.cfg.Box, limit, lease)
+			claimed, err := q.leases.ClaimDue(cctx, x.cfg.Box, limit)
 			cancel()
 			x.cfg.Log.Debug("claimed due deliveries", "n", len(claimed), "limit", limit, "took", time.Since(t0))
 			if err != nil && ctx.Err() == nil {
@@ -201,6 +207,7 @@ func (x *Dispatcher) claim(ctx context.Context, q *queue) {
 		case <-ctx.Done():
 		case <-q.wake:
 		case <-poll.C:
+			x.keepAlive(ctx, q.leases)
 		case <-q.freed:
 			if !more {
 				// Nothing was left due at the last claim: wait for news instead.
@@ -211,6 +218,15 @@ func (x *Dispatcher) claim(ctx context.Context, q *queue) {
 				}
 			}
 		}
+	}
+}
+
+// keepAlive keeps the lease connection from the server's idle timeout while the dispatcher runs.
+func (x *Dispatcher) keepAlive(ctx context.Context, l *oltp.Leaser) {
+	kctx, cancel := context.WithTimeout(ctx, x.cfg.StoreTimeout)
+	defer cancel()
+	if err := l.KeepAlive(kctx); err != nil && ctx.Err() == nil {
+		x.cfg.Log.Warn("delivery leases lost; their deliveries may be sent again by another dispatcher", "err", err)
 	}
 }
 
@@ -229,11 +245,13 @@ func (x *Dispatcher) deliver(ctx context.Context, j job) oltp.AttemptResult {
 }
 
 // record writes results in batches (whatever arrived while the last batch was written) until
-// results is closed, retrying a batch the store refused (see writeBatch). A batch holding a retry
-// due before the next poll wakes the claim loop.
-func (x *Dispatcher) record(ctx context.Context, results <-chan oltp.AttemptResult, wake chan<- struct{}) {
+// results is closed, retrying a batch the store refused (see writeBatch), then ends the batch's
+// leases. A batch holding a retry due before the next poll wakes the claim loop.
+func (x *Dispatcher) record(ctx context.Context, q *queue) {
 	const maxBatch = 1000
+	results, wake := q.results, q.wake
 	batch := make([]oltp.AttemptResult, 0, maxBatch)
+	ids := make([]int64, 0, maxBatch)
 	for r := range results {
 		batch = append(batch[:0], r)
 	fill:
@@ -249,6 +267,13 @@ func (x *Dispatcher) record(ctx context.Context, results <-chan oltp.AttemptResu
 			}
 		}
 		x.writeBatch(ctx, batch)
+		ids = ids[:0]
+		for _, r := range batch {
+			ids = append(ids, r.DeliveryID)
+		}
+		if err := q.leases.Release(ids); err != nil {
+			x.cfg.Log.Warn("delivery leases lost; their deliveries may be sent again by another dispatcher", "err", err)
+		}
 		for _, r := range batch {
 			if r.Outcome == oltp.OutcomeRetry && r.RetryIn < x.cfg.Poll {
 				select {
@@ -283,7 +308,7 @@ func (x *Dispatcher) writeBatch(run context.Context, batch []oltp.AttemptResult)
 			return
 		}
 		if time.Now().After(deadline) || run.Err() != nil {
-			x.cfg.Log.Error("cannot record delivery attempts; their deliveries are sent again when their leases end",
+			x.cfg.Log.Error("cannot record delivery attempts; their leases end, so their deliveries are sent again",
 				"deliveries", len(batch), "err", err)
 			return
 		}

@@ -11,7 +11,7 @@ import (
 )
 
 // The dispatcher's statements over webhook_deliveries (migration 0010): claiming due deliveries
-// and recording what their attempts came to, billing accepted ones once and disabling endpoints
+// (the Leaser, leases.go) and recording what their attempts came to, billing accepted ones once and disabling endpoints
 // that answered 410 or failed for days. The package dispatch owns the sending; this file owns
 // the rows.
 
@@ -40,80 +40,6 @@ type DueDelivery struct {
 	Secrets        []string // current secret first, then the previous one during an overlap
 	SecretErr      error    // the secrets did not open (wrong --webhook-secret-keys): not sendable now
 	Gone           bool     // the endpoint was disabled or deleted: failed without sending
-}
-
-// ClaimDue claims at most limit due deliveries (status pending or retrying, next_attempt_at
-// passed) of accounts not paused, oldest due first, skipping rows another dispatcher holds. A
-// claim is a lease (claimed_until, migration 0012): no other dispatcher sends the row before this
-// one records its attempt or the lease ends (a crash: the row is due again).
-// Deliveries to a disabled or deleted endpoint are failed at once and returned with Gone set.
-// Secrets are opened with box; a delivery whose secrets do not open carries SecretErr.
-func ClaimDue(ctx context.Context, pool *pgxpool.Pool, box SecretSealer, limit int, lease time.Duration) ([]DueDelivery, error) {
-	rows, err := pool.Query(ctx, `WITH due AS (
-			SELECT d.delivery_id FROM webhook_deliveries d JOIN accounts a ON a.account_id = d.account_id
-			WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= now() AND NOT a.paused
-				AND (d.claimed_until IS NULL OR d.claimed_until < now())
-			ORDER BY d.next_attempt_at LIMIT $1 FOR UPDATE OF d SKIP LOCKED),
-		claimed AS (
-			UPDATE webhook_deliveries d SET claimed_until = now() + make_interval(secs => $2)
-			FROM due WHERE d.delivery_id = due.delivery_id
-			RETURNING d.delivery_id, d.idempotency_key, d.endpoint_id, d.watch_id, d.body, d.attempt_count)
-		SELECT c.delivery_id, c.idempotency_key, c.endpoint_id, c.watch_id, c.body, c.attempt_count,
-			e.customer_id, e.url, e.secret_sealed, CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret_sealed END,
-			e.disabled_at IS NOT NULL OR e.deleted_at IS NOT NULL
-		FROM claimed c JOIN webhook_endpoints e ON e.endpoint_id = c.endpoint_id
-		ORDER BY c.delivery_id`, limit, lease.Seconds())
-	if err != nil {
-		return nil, fmt.Errorf("cannot claim due deliveries: %w", err)
-	}
-	type sealed struct {
-		customer  string
-		cur, prev []byte
-	}
-	var out []DueDelivery
-	var seal []sealed
-	for rows.Next() {
-		var d DueDelivery
-		var s sealed
-		if err := rows.Scan(&d.ID, &d.IdempotencyKey, &d.EndpointID, &d.WatchID, &d.Body, &d.AttemptCount,
-			&s.customer, &d.URL, &s.cur, &s.prev, &d.Gone); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("cannot claim due deliveries: %w", err)
-		}
-		out = append(out, d)
-		seal = append(seal, s)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("cannot claim due deliveries: %w", err)
-	}
-	opened := map[int64][]string{}
-	var gone []int64
-	for i := range out {
-		d := &out[i]
-		if d.Gone {
-			gone = append(gone, d.ID)
-			continue
-		}
-		if s, ok := opened[d.EndpointID]; ok {
-			d.Secrets = s
-			continue
-		}
-		secrets, err := openSecrets(box, seal[i].customer, d.EndpointID, seal[i].cur, seal[i].prev)
-		if err != nil {
-			// One endpoint's secret must not stop every other delivery: this one is reported.
-			d.SecretErr = err
-			continue
-		}
-		opened[d.EndpointID] = secrets
-		d.Secrets = secrets
-	}
-	if len(gone) > 0 {
-		if _, err := pool.Exec(ctx, `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, claimed_until = NULL, updated_at = now()
-			WHERE delivery_id = ANY($1) AND status IN ('pending', 'retrying')`, gone); err != nil {
-			return nil, fmt.Errorf("cannot fail the deliveries of disabled endpoints: %w", err)
-		}
-	}
-	return out, nil
 }
 
 // openSecrets opens an endpoint's current secret and, when given, its previous one.
@@ -235,13 +161,16 @@ func RecordAttempts(ctx context.Context, pool *pgxpool.Pool, results []AttemptRe
 	// One round trip: the statements of a batch run in one implicit transaction.
 	b := &pgx.Batch{}
 	if len(released) > 0 {
+		// Only rows leased the earlier way (claimed_until) need a write; a Leaser's lease is a lock.
 		b.Queue(`UPDATE webhook_deliveries SET claimed_until = NULL
-			WHERE delivery_id = ANY($1) AND status IN ('pending', 'retrying')`, released)
+			WHERE delivery_id = ANY($1) AND status IN ('pending', 'retrying') AND claimed_until IS NOT NULL`, released)
 	}
 	if len(attempted) > 0 {
-		// The deliveries (o is each row before this statement, so a first acceptance is told
-		// from a second one), their attempts, the units of first acceptances and the monthly
-		// sums of the units actually inserted.
+		// The deliveries, their attempts, the units of first acceptances and the monthly sums of
+		// the units actually inserted. SET reads the row before the statement; RETURNING the row
+		// after it: billed_at = now() (this transaction's start) tells a first acceptance from a
+		// later one, which keeps the billed_at of an earlier transaction. The unit's id, ON
+		// CONFLICT DO NOTHING, is what bills once whatever that says.
 		b.Queue(`WITH x AS (
 				SELECT * FROM unnest($1::int8[], $2::text[], $3::int4[], $4::int4[], $5::float8[], $6::timestamptz[], $7::text[])
 					AS x(id, st, rs, ms, secs, started, err)),
@@ -249,13 +178,13 @@ func RecordAttempts(ctx context.Context, pool *pgxpool.Pool, results []AttemptRe
 				UPDATE webhook_deliveries d SET attempt_count = d.attempt_count + 1, status = x.st, claimed_until = NULL,
 					response_status = x.rs, response_ms = x.ms,
 					next_attempt_at = CASE WHEN x.st = 'retrying' THEN now() + make_interval(secs => x.secs) END,
-					delivered_at = CASE WHEN x.st = 'delivered' THEN COALESCE(o.delivered_at, now()) ELSE o.delivered_at END,
-					billed_at = CASE WHEN x.st = 'delivered' AND o.watch_id IS NOT NULL THEN COALESCE(o.billed_at, now()) ELSE o.billed_at END,
+					delivered_at = CASE WHEN x.st = 'delivered' THEN COALESCE(d.delivered_at, now()) ELSE d.delivered_at END,
+					billed_at = CASE WHEN x.st = 'delivered' AND d.watch_id IS NOT NULL THEN COALESCE(d.billed_at, now()) ELSE d.billed_at END,
 					updated_at = now()
-				FROM x JOIN webhook_deliveries o ON o.delivery_id = x.id
+				FROM x
 				WHERE d.delivery_id = x.id AND d.status IN ('pending', 'retrying')
 				RETURNING d.delivery_id, d.attempt_count, x.st, x.rs, x.ms, x.started, x.err,
-					x.st = 'delivered' AND o.watch_id IS NOT NULL AND o.billed_at IS NULL AS bill,
+					x.st = 'delivered' AND d.watch_id IS NOT NULL AND d.billed_at = now() AS bill,
 					d.idempotency_key, d.customer_id, d.account_id,
 					COALESCE(d.key_id, (SELECT w.key_id FROM watches w WHERE w.watch_id = d.watch_id), 0) AS key_id),
 			att AS (

@@ -17,3 +17,10 @@ func ApplyForTest(ctx context.Context, pool *pgxpool.Pool, version int, name, sq
 	defer conn.Release()
 	return applyOne(ctx, conn.Conn(), migrate.Migration{Version: version, Name: name, SQL: sql})
 }
+
+// BusyForTest takes the Leaser's connection as a claim in flight would, until the returned
+// function lets it go (sending whatever was left to it).
+func (l *Leaser) BusyForTest() func() error {
+	l.use.Lock()
+	return l.done
+}

@@ -47,12 +47,16 @@ type Options struct {
 	Log         *slog.Logger
 }
 
-// Env is what a sender gets: the schema's pool, the box sealing the secrets.
+// Env is what a sender gets: the schema's pool (its calls counted, see Work), the box sealing
+// the secrets. A sender calls Finished once its deliveries are all recorded, before reading
+// anything back (on Admin, not counted), so the round's Work is its own.
 type Env struct {
-	Pool    *pgxpool.Pool
-	Box     *secretbox.Box
-	Workers int
-	Log     *slog.Logger
+	Pool     *pgxpool.Pool
+	Admin    *pgxpool.Pool
+	Box      *secretbox.Box
+	Workers  int
+	Log      *slog.Logger
+	Finished func()
 }
 
 // Result of one measured run: Took, and latencies of POSTs and from attempt start to recorded.
@@ -64,6 +68,7 @@ type Result struct {
 	Recorded []time.Duration
 	Received int64
 	Baseline bool
+	Work     Work // Postgres's part (senders only)
 }
 
 // Sender sends n pending, due deliveries of env's schema and returns once all are delivered.
@@ -105,7 +110,6 @@ func Run(ctx context.Context, o Options, senders ...Sender) error {
 	if err != nil {
 		return err
 	}
-	env := Env{Pool: pool, Box: box, Workers: o.Workers, Log: o.Log}
 	var results []Result
 	batch := 0
 	for round := range o.Rounds {
@@ -120,16 +124,22 @@ func Run(ctx context.Context, o Options, senders ...Sender) error {
 				return err
 			}
 			received.Store(0)
+			env, finished, err := countedEnv(ctx, pool, box, o)
+			if err != nil {
+				return err
+			}
 			stop, err := startProfile(o.CPUProfile, round == 0 && i == 0)
 			if err != nil {
 				return err
 			}
 			r, err := s.Run(ctx, env, len(bodies))
 			stop()
+			env.Finished()
 			if err != nil {
 				return fmt.Errorf("%s: %w", s.Name, err)
 			}
-			r.Name, r.N, r.Received = s.Name, len(bodies), received.Load()
+			r.Name, r.N, r.Received, r.Work = s.Name, len(bodies), received.Load(), *finished
+			logByRelation(o.Log, s.Name, len(bodies), r.Work)
 			results = append(results, r)
 		}
 	}
@@ -139,6 +149,37 @@ func Run(ctx context.Context, o Options, senders ...Sender) error {
 	}
 	report(o, results, billed)
 	return nil
+}
+
+// countedEnv is a sender's Env for one round: a pool of its own whose round trips are counted,
+// and Finished, which closes it and fills in the round's Work (once).
+func countedEnv(ctx context.Context, admin *pgxpool.Pool, box *secretbox.Box, o Options) (Env, *Work, error) {
+	settle(admin) // the deliveries' COPY is not the sender's work
+	before, err := tableWork(ctx, admin)
+	if err != nil {
+		return Env{}, nil, err
+	}
+	t := &tracer{}
+	traced, err := tracedPool(ctx, admin, t)
+	if err != nil {
+		return Env{}, nil, err
+	}
+	w := &Work{}
+	var once sync.Once
+	finished := func() {
+		once.Do(func() {
+			traced.Close()
+			time.Sleep(time.Second) // the backends' exit reports
+			after, err := tableWork(ctx, admin)
+			if err != nil {
+				o.Log.Warn("cannot count the round's Postgres work", "err", err)
+				return
+			}
+			*w = after.minus(before)
+			w.RoundTrips, w.Statements = t.roundTrips.Load(), t.statements.Load()
+		})
+	}
+	return Env{Pool: traced, Admin: admin, Box: box, Workers: o.Workers, Log: o.Log, Finished: finished}, w, nil
 }
 
 // Dispatcher is the real dispatch.Dispatcher as a Sender.
@@ -162,7 +203,8 @@ func Dispatcher() Sender {
 		if err := d.Stop(ctx); err != nil {
 			return Result{}, err
 		}
-		return Latencies(ctx, env.Pool, start, took)
+		env.Finished()
+		return Latencies(ctx, env.Admin, start, took)
 	}}
 }
 
@@ -347,7 +389,19 @@ func report(o Options, rs []Result, billed int64) {
 			fmt.Printf("%s: best round %.0f deliveries/s, %.2f of the baseline's best (%.0f/s)\n", n, best[n], best[n]/best[baseName], best[baseName])
 		}
 	}
-	fmt.Printf("delivered_change units billed: %d\n", billed)
+	fmt.Printf("delivered_change units billed: %d\n\n", billed)
+	fmt.Println("Postgres per delivery (load-independent; rows and pages from the schema's pg_stat/pg_statio views):")
+	fmt.Println()
+	fmt.Println("| run | round trips | statements | rows inserted | rows updated | of those HOT | buffer pages touched |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|")
+	for _, r := range rs {
+		if r.Baseline || r.N == 0 {
+			continue
+		}
+		n, w := float64(r.N), r.Work
+		fmt.Printf("| %s | %.4f | %.4f | %.2f | %.2f | %.2f | %.1f |\n", r.Name, float64(w.RoundTrips)/n, float64(w.Statements)/n,
+			float64(w.Inserted)/n, float64(w.Updated)/n, float64(w.HOT)/n, float64(w.Pages)/n)
+	}
 }
 
 // startProfile profiles to path when on (nothing when path is empty).

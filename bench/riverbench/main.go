@@ -161,7 +161,8 @@ func riverSender() deliverykit.Sender {
 		if err := client.Stop(ctx); err != nil {
 			return deliverykit.Result{}, err
 		}
-		return deliverykit.Latencies(ctx, env.Pool, start, took)
+		env.Finished()
+		return deliverykit.Latencies(ctx, env.Admin, start, took)
 	}}
 }
 
