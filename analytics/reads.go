@@ -233,28 +233,15 @@ type FirstHire struct {
 	Board     string
 }
 
-// FirstHires returns, per company and function, the first req ever observed.
+// FirstHires returns, per company and function, the first req ever observed (StreamFirstHires,
+// collected).
 func FirstHires(ctx context.Context, ch driver.Conn, wm uint64) ([]FirstHire, error) {
-	rows, err := ch.Query(ctx, `
-		SELECT company_id, function, min(first_seen), argMin(req_key, (first_seen, req_key)),
-		       argMin(raw_title, (first_seen, req_key)), argMin(board, (first_seen, req_key))
-		FROM (SELECT company_id, function, first_seen, req_key, raw_title, board FROM events FINAL
-		      WHERE event_seq <= ? AND event_type = 'opened' AND function != '')
-		ANY LEFT JOIN `+coverageStarts+` USING company_id
-		GROUP BY company_id, function HAVING min(first_seen) > any(coverage_start) ORDER BY company_id, function`, wm, wm)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read first hires: %w", err)
-	}
-	defer rows.Close()
 	var out []FirstHire
-	for rows.Next() {
-		var f FirstHire
-		if err := rows.Scan(&f.CompanyID, &f.Function, &f.FirstSeen, &f.ReqKey, &f.RawTitle, &f.Board); err != nil {
-			return nil, err
-		}
-		out = append(out, f)
-	}
-	return out, rows.Err()
+	err := StreamFirstHires(ctx, ch, wm, func(f *FirstHire) error {
+		out = append(out, *f)
+		return nil
+	})
+	return out, err
 }
 
 // VendorSighting is a row of ats_history: the first time a company was seen on an ATS vendor

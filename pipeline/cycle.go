@@ -236,14 +236,22 @@ func (c *Crawler) RunRegions(ctx context.Context, dir *Directory, regions []stri
 		c.log.Warn("page cache full: pages not kept are read in full next cycle, without If-None-Match; raise --page-cache-mib (HS_PAGE_CACHE_MIB)",
 			"not_kept", refused, "kept", pages, "kept_mib", bytes>>20, "bound_mib", c.pages.maxBytes>>20, "tick", tick)
 	}
+	// One pass each over the reqs seen and the ledger state, split by region: a region's diff,
+	// emit and apply touch only its own reqs, so what later regions see of the state is as it
+	// was here.
+	seenBy := make(map[string]map[string]*reqAgg, len(todo))
+	for _, r := range todo {
+		seenBy[r] = map[string]*reqAgg{}
+	}
+	for k, a := range seenAll {
+		if m := seenBy[companyRegion[a.companyID]]; m != nil {
+			m[k] = a
+		}
+	}
+	liveBefore := c.liveByRegion(companyRegion)
 	for _, region := range todo {
 		st := stats[region]
-		seen := make(map[string]*reqAgg)
-		for k, a := range seenAll {
-			if companyRegion[a.companyID] == region {
-				seen[k] = a
-			}
-		}
+		seen := seenBy[region]
 		events, err := diff(c.state, region, tick, cycleTime, seen, status, inDirectory,
 			func(id uint64) bool { return companyRegion[id] == region }, c.attrs(ctx))
 		if err != nil {
@@ -261,7 +269,7 @@ func (c *Crawler) RunRegions(ctx context.Context, dir *Directory, regions []stri
 			}
 		}
 		c.sightings(w, seen, cycleTime, dir, region, regionSources, status)
-		_, st.ReqsLive = c.liveAfter(region, companyRegion, events)
+		st.ReqsLive = c.liveAfter(region, companyRegion, liveBefore[region], events)
 		w.Cycle = st.row()
 		te := time.Now()
 		if err := analytics.WriteCycle(ctx, c.ch, w, c.batch); err != nil {
@@ -510,33 +518,33 @@ func (c *Crawler) sightings(w *analytics.CycleWrite, seen map[string]*reqAgg, cy
 	}
 }
 
-// liveAfter counts the region's live reqs once events are applied.
-func (c *Crawler) liveAfter(region string, companyRegion map[uint64]string, events []Event) (all, live int) {
+// liveByRegion counts the live reqs of the ledger state per region.
+func (c *Crawler) liveByRegion(companyRegion map[uint64]string) map[string]int {
+	out := map[string]int{}
+	for _, e := range c.state.reqs {
+		if e.live {
+			out[companyRegion[e.companyID]]++
+		}
+	}
+	return out
+}
+
+// liveAfter counts the region's live reqs once events are applied, from live, the count before
+// (liveByRegion). An event's req is of the region (its company's).
+func (c *Crawler) liveAfter(region string, companyRegion map[uint64]string, live int, events []Event) int {
 	changed := make(map[string]*Event, len(events))
 	for i := range events {
 		changed[events[i].ReqKey] = &events[i]
 	}
-	for k, e := range c.state.reqs {
-		if companyRegion[e.companyID] != region {
-			continue
+	for k, e := range changed {
+		if prev := c.state.reqs[k]; prev != nil && companyRegion[prev.companyID] == region && prev.live {
+			live--
 		}
-		isLive := e.live
-		if ne := changed[k]; ne != nil {
-			isLive = ne.Live()
-			delete(changed, k)
-		}
-		all++
-		if isLive {
-			live++
-		}
-	}
-	for _, e := range changed {
-		all++
 		if e.Live() {
 			live++
 		}
 	}
-	return all, live
+	return live
 }
 
 // apply advances the in-memory state after a commit. Reqs seen without an event keep their last

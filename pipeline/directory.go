@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -92,21 +93,17 @@ func CompanyID(domain string) uint64 {
 	return binary.BigEndian.Uint64(h[:8]) >> 16
 }
 
-// ReqKey is the stable identity of a req: company, normalized title and country.
+// ReqKey is the stable identity of a req: company, normalized title and country (the first 8
+// bytes of SHA-256 of the company id, the title key, a zero byte and the country, in hex). It
+// hashes from a stack buffer: one allocation, the key itself.
 func ReqKey(companyID uint64, titleKey, country string) string {
-	h := sha256.New()
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], companyID)
-	h.Write(b[:])
-	h.Write([]byte(titleKey))
-	h.Write([]byte{0})
-	h.Write([]byte(country))
-	sum := h.Sum(nil)
-	const hexd = "0123456789abcdef"
-	out := make([]byte, 16)
-	for i := 0; i < 8; i++ {
-		out[2*i] = hexd[sum[i]>>4]
-		out[2*i+1] = hexd[sum[i]&15]
-	}
-	return string(out)
+	var buf [256]byte
+	b := binary.BigEndian.AppendUint64(buf[:0], companyID)
+	b = append(b, titleKey...)
+	b = append(b, 0)
+	b = append(b, country...)
+	sum := sha256.Sum256(b)
+	var out [16]byte
+	hex.Encode(out[:], sum[:8])
+	return string(out[:])
 }

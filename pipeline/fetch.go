@@ -77,6 +77,9 @@ type Fetcher struct {
 	hosts map[string]chan struct{}
 
 	bodies chan struct{} // one token per page body that may be held at once (BodyBudget/MaxBody)
+
+	gzReaders sync.Pool // *gzip.Reader, reset for each gzipped body
+	bodyBufs  sync.Pool // *[]byte, a body buffer to read the next page into
 }
 
 // fetched is one page's outcome: parsed, or unchanged since the ETag the caller sent.
@@ -226,22 +229,14 @@ func (f *Fetcher) attempt(ctx context.Context, ad ats.Adapter, pageURL, etag str
 		return fetched{}, retryable{err: fmt.Errorf("cannot get memory for the body: %w", actx.Err())}
 	}
 	defer func() { <-f.bodies }()
-	var r io.Reader = resp.Body
-	if resp.Header.Get("Content-Encoding") == "gzip" {
-		zr, err := gzip.NewReader(resp.Body)
-		if err != nil {
-			return fetched{}, retryable{err: fmt.Errorf("bad gzip body: %w", err)}
-		}
-		defer zr.Close()
-		r = zr
-	}
-	body, err := readBody(r, f.cfg.MaxBody)
+	body, release, err := f.decodeBody(resp.Body, resp.Header.Get("Content-Encoding") == "gzip")
 	if errors.Is(err, errBodyTooLarge) {
 		return fetched{}, errPermanent{status: http.StatusRequestEntityTooLarge}
 	}
 	if err != nil {
-		return fetched{}, retryable{err: fmt.Errorf("cannot read body: %w", err)}
+		return fetched{}, retryable{err: err}
 	}
+	defer release()
 	page, err := ad.Parse(body, pageURL)
 	if err != nil {
 		// Retried: a body cut short in transit parses on the next attempt; one malformed at the source
@@ -253,10 +248,60 @@ func (f *Fetcher) attempt(ctx context.Context, ad ats.Adapter, pageURL, etag str
 
 var errBodyTooLarge = errors.New("body too large")
 
-// readBody reads r whole when it has at most limit bytes, else fails with errBodyTooLarge. The
-// buffer grows with what actually arrives (never by a declared length) and never past limit+1.
-func readBody(r io.Reader, limit int64) ([]byte, error) {
-	buf := make([]byte, 0, min(limit+1, 32<<10))
+// decodeBody reads a response body whole (gunzipping it when gzipped), failing with
+// errBodyTooLarge past MaxBody. Its buffer and gzip reader come from the fetcher's pools: the
+// caller calls release once nothing uses body any more (parsers copy what they keep).
+func (f *Fetcher) decodeBody(r io.Reader, gzipped bool) (body []byte, release func(), err error) {
+	if gzipped {
+		zr, _ := f.gzReaders.Get().(*gzip.Reader)
+		if zr == nil {
+			zr = new(gzip.Reader)
+		}
+		if err := zr.Reset(r); err != nil {
+			return nil, nil, fmt.Errorf("bad gzip body: %w", err)
+		}
+		defer func() {
+			_ = zr.Close()
+			_ = zr.Reset(eofReader{}) // drop the response body; keep the decompressor
+			f.gzReaders.Put(zr)
+		}()
+		r = zr
+	}
+	bp, _ := f.bodyBufs.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
+	}
+	body, err = readBody(r, f.cfg.MaxBody, (*bp)[:0])
+	if err != nil {
+		f.bodyBufs.Put(bp)
+		if !errors.Is(err, errBodyTooLarge) {
+			err = fmt.Errorf("cannot read body: %w", err)
+		}
+		return nil, nil, err
+	}
+	return body, func() {
+		if cap(body) <= maxPooledBody {
+			*bp = body[:0]
+			f.bodyBufs.Put(bp)
+		}
+	}, nil
+}
+
+// maxPooledBody is the largest body buffer kept for reuse; larger ones are left to the collector.
+const maxPooledBody = 1 << 20
+
+// eofReader is an empty body a pooled gzip reader is reset to, so it holds no response.
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+// readBody reads r whole, appending to buf, when it has at most limit bytes, else fails with
+// errBodyTooLarge. The buffer grows with what actually arrives (never by a declared length) and
+// never past limit+1.
+func readBody(r io.Reader, limit int64, buf []byte) ([]byte, error) {
+	if cap(buf) == 0 {
+		buf = make([]byte, 0, min(limit+1, 32<<10))
+	}
 	r = io.LimitReader(r, limit+1)
 	for {
 		if len(buf) == cap(buf) {

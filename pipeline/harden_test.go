@@ -180,10 +180,10 @@ func TestPageBodyIsBoundedPerPageAndInTotal(t *testing.T) {
 	require.Equal(t, http.StatusRequestEntityTooLarge, perm.status)
 	_, err = f.fetchPage(context.Background(), ad, srv.URL+"/small", "")
 	require.NoError(t, err)
-	body, err := readBody(strings.NewReader("12345"), 5)
+	body, err := readBody(strings.NewReader("12345"), 5, nil)
 	require.NoError(t, err)
 	require.Equal(t, "12345", string(body))
-	_, err = readBody(strings.NewReader("123456"), 5)
+	_, err = readBody(strings.NewReader("123456"), 5, nil)
 	require.ErrorIs(t, err, errBodyTooLarge)
 
 	// In total: with a budget of two pages, 32 workers never hold more than two bodies at once.

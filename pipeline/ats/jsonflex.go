@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // The flex types below decode the polymorphic scalars real feeds send. Their UnmarshalJSON
@@ -200,12 +201,12 @@ func decodeTop(body []byte, root byte, v any, listField string) error {
 }
 
 // isNull reports whether a raw JSON value is absent or null.
-func isNull(raw json.RawMessage) bool {
+func isNull(raw rawJSON) bool {
 	return len(raw) == 0 || (raw[0] == 'n')
 }
 
 // forEachRaw calls fn for raw itself, or for each element when raw is an array.
-func forEachRaw(raw json.RawMessage, fn func(json.RawMessage) bool) {
+func forEachRaw(raw rawJSON, fn func(rawJSON) bool) {
 	raw = bytes.TrimSpace(raw)
 	if isNull(raw) {
 		return
@@ -214,21 +215,170 @@ func forEachRaw(raw json.RawMessage, fn func(json.RawMessage) bool) {
 		fn(raw)
 		return
 	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
-		return
-	}
-	for _, it := range items {
-		if !fn(it) {
+	eachElement(raw, fn)
+}
+
+// eachElement calls fn for each element of arr, a JSON array already known to be valid (a
+// value an earlier decode captured, never raw page text), until fn returns false. It yields
+// what decoding arr into []json.RawMessage would, without decoding: each element exactly,
+// without the whitespace around it.
+func eachElement(arr rawJSON, fn func(rawJSON) bool) {
+	i := 1 // past '['
+	for {
+		i = skipJSONSpace(arr, i)
+		if i >= len(arr) || arr[i] == ']' {
 			return
 		}
+		start, end := i, valueEnd(arr, i)
+		i = end
+		for end > start && isJSONSpace(arr[end-1]) {
+			end--
+		}
+		if !fn(arr[start:end:end]) || i >= len(arr) || arr[i] == ']' {
+			return
+		}
+		i++ // past ','
 	}
 }
 
+// decodeMembers decodes obj, a JSON object already known to be valid, as encoding/json would
+// decode it into a struct of flex and raw fields, without decoding it again: set is called with
+// each member's key (the bytes between its quotes) and value, in order, so a repeated key's last
+// value wins; set matches keys with keyIs. An object with a key that has an escape or a
+// non-ASCII byte (encoding/json unescapes those and folds Unicode case) is decoded by fallback
+// instead. It reports whether obj decoded.
+func decodeMembers(obj rawJSON, set func(key []byte, val rawJSON), fallback func() bool) bool {
+	if len(obj) == 0 || obj[0] != '{' {
+		return fallback()
+	}
+	if !eachMember(obj, nil) {
+		return fallback()
+	}
+	eachMember(obj, set)
+	return true
+}
+
+// eachMember walks the members of obj (valid JSON, starting with '{'), calling set, when not
+// nil, with each key and value. It reports false, at the first such key, when a key is not
+// plain ASCII without escapes.
+func eachMember(obj rawJSON, set func(key []byte, val rawJSON)) bool {
+	i := 1 // past '{'
+	for {
+		i = skipJSONSpace(obj, i)
+		if i >= len(obj) || obj[i] != '"' {
+			return true // '}'
+		}
+		ks := i + 1
+		for i = ks; i < len(obj) && obj[i] != '"'; i++ {
+			if obj[i] == '\\' || obj[i] >= 0x80 {
+				return false
+			}
+		}
+		key := obj[ks:i]
+		i = skipJSONSpace(obj, i+1) // at ':'
+		i = skipJSONSpace(obj, i+1)
+		start, end := i, valueEnd(obj, i)
+		i = end
+		for end > start && isJSONSpace(obj[end-1]) {
+			end--
+		}
+		if set != nil {
+			set(key, obj[start:end:end])
+		}
+		if i >= len(obj) || obj[i] == '}' {
+			return true
+		}
+		i++ // past ','
+	}
+}
+
+// unmarshalInto is unmarshalTolerant into *dst, which must be zero, through a copy: dst itself
+// never reaches encoding/json, so a caller's struct can stay on its stack (decodeMembers calls
+// its fallback only for the rare object it cannot read itself).
+func unmarshalInto[T any](b []byte, dst *T) bool {
+	var tmp T
+	ok := unmarshalTolerant(b, &tmp)
+	*dst = tmp
+	return ok
+}
+
+// setString decodes a valid JSON value into a plain string field as encoding/json does: a
+// string sets it (unescaped, invalid UTF-8 replaced); null and any other type leave it as it was.
+func setString(dst *string, v rawJSON) {
+	if len(v) < 2 || v[0] != '"' {
+		return
+	}
+	inner := v[1 : len(v)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		*dst = string(inner)
+		return
+	}
+	_ = json.Unmarshal(v, dst)
+}
+
+// keyIs reports whether a plain-ASCII member key names the field name the way encoding/json
+// matches it: exactly, or with ASCII letters in either case.
+func keyIs(key []byte, name string) bool {
+	if len(key) != len(name) {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		a, b := key[i], name[i]
+		if 'A' <= a && a <= 'Z' {
+			a += 'a' - 'A'
+		}
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		if a != b {
+			return false
+		}
+	}
+	return true
+}
+
+// valueEnd returns the index of the ',', ']' or '}' that ends the value starting at b[i] (or
+// len(b)), in valid JSON.
+func valueEnd(b []byte, i int) int {
+	depth := 0
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+		case '[', '{':
+			depth++
+		case ']', '}':
+			if depth == 0 {
+				return i
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return i
+}
+
+func skipJSONSpace(b []byte, i int) int {
+	for i < len(b) && isJSONSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// isJSONSpace is JSON's insignificant whitespace.
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
 // firstRaw returns raw, or its first non-null element when raw is an array.
-func firstRaw(raw json.RawMessage) json.RawMessage {
-	var out json.RawMessage
-	forEachRaw(raw, func(r json.RawMessage) bool {
+func firstRaw(raw rawJSON) rawJSON {
+	var out rawJSON
+	forEachRaw(raw, func(r rawJSON) bool {
 		if isNull(r) {
 			return true
 		}
@@ -239,7 +389,7 @@ func firstRaw(raw json.RawMessage) json.RawMessage {
 }
 
 // rawString returns the string (or number text) held by raw, "" otherwise.
-func rawString(raw json.RawMessage) string {
+func rawString(raw rawJSON) string {
 	var s flexString
 	_ = s.UnmarshalJSON(bytes.TrimSpace(raw))
 	return string(s)
@@ -247,3 +397,13 @@ func rawString(raw json.RawMessage) string {
 
 // clean trims whitespace around a published value.
 func clean[S ~string](s S) string { return strings.TrimSpace(string(s)) }
+
+// rawJSON is a json.RawMessage that aliases the decoder's input instead of copying it, so it
+// is valid only while that input is: decode into it only from a body being parsed, and keep
+// nothing of it past the parse (everything a Posting keeps is a string, hence a copy).
+type rawJSON []byte
+
+func (m *rawJSON) UnmarshalJSON(b []byte) error {
+	*m = b
+	return nil
+}

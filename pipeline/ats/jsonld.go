@@ -54,19 +54,51 @@ func (jsonLD) Vendor() string { return "jsonld" }
 const ldMaxDepth = 8
 
 type ldNode struct {
-	Type                          json.RawMessage `json:"@type"`
-	AtID                          flexString      `json:"@id"`
-	Graph                         json.RawMessage `json:"@graph"`
-	Title                         string          `json:"title"`
-	Name                          string          `json:"name"`
-	Identifier                    json.RawMessage `json:"identifier"`
-	URL                           flexString      `json:"url"`
-	DatePosted                    flexTime        `json:"datePosted"`
-	HiringOrganization            json.RawMessage `json:"hiringOrganization"`
-	JobLocation                   json.RawMessage `json:"jobLocation"`
-	JobLocationType               json.RawMessage `json:"jobLocationType"`
-	ApplicantLocationRequirements json.RawMessage `json:"applicantLocationRequirements"`
-	BaseSalary                    json.RawMessage `json:"baseSalary"`
+	Type                          rawJSON    `json:"@type"`
+	AtID                          flexString `json:"@id"`
+	Graph                         rawJSON    `json:"@graph"`
+	Title                         string     `json:"title"`
+	Name                          string     `json:"name"`
+	Identifier                    rawJSON    `json:"identifier"`
+	URL                           flexString `json:"url"`
+	DatePosted                    flexTime   `json:"datePosted"`
+	HiringOrganization            rawJSON    `json:"hiringOrganization"`
+	JobLocation                   rawJSON    `json:"jobLocation"`
+	JobLocationType               rawJSON    `json:"jobLocationType"`
+	ApplicantLocationRequirements rawJSON    `json:"applicantLocationRequirements"`
+	BaseSalary                    rawJSON    `json:"baseSalary"`
+}
+
+// member decodes one member of a node object (see decodeMembers).
+func (n *ldNode) member(k []byte, v rawJSON) {
+	switch {
+	case keyIs(k, "@type"):
+		n.Type = v
+	case keyIs(k, "@id"):
+		_ = n.AtID.UnmarshalJSON(v)
+	case keyIs(k, "@graph"):
+		n.Graph = v
+	case keyIs(k, "title"):
+		setString(&n.Title, v)
+	case keyIs(k, "name"):
+		setString(&n.Name, v)
+	case keyIs(k, "identifier"):
+		n.Identifier = v
+	case keyIs(k, "url"):
+		_ = n.URL.UnmarshalJSON(v)
+	case keyIs(k, "datePosted"):
+		_ = n.DatePosted.UnmarshalJSON(v)
+	case keyIs(k, "hiringOrganization"):
+		n.HiringOrganization = v
+	case keyIs(k, "jobLocation"):
+		n.JobLocation = v
+	case keyIs(k, "jobLocationType"):
+		n.JobLocationType = v
+	case keyIs(k, "applicantLocationRequirements"):
+		n.ApplicantLocationRequirements = v
+	case keyIs(k, "baseSalary"):
+		n.BaseSalary = v
+	}
 }
 
 // ldCountry is a country given as a string or as an object {"@type":"Country","name":…}
@@ -93,7 +125,7 @@ func (c *ldCountry) UnmarshalJSON(b []byte) error {
 			*c = ldCountry(firstNonEmpty(clean(o.Name), clean(o.AlternateName), clean(o.Identifier)))
 		}
 	case '[':
-		forEachRaw(b, func(r json.RawMessage) bool {
+		forEachRaw(b, func(r rawJSON) bool {
 			var v ldCountry
 			_ = v.UnmarshalJSON(r)
 			*c = v
@@ -188,20 +220,23 @@ func (lp *ldParse) value(v []byte, depth int) bool {
 	}
 	switch v[0] {
 	case '{':
-		var n ldNode
-		if !unmarshalTolerant(v, &n) {
+		// One validating scan, then the members read off the valid text (decodeMembers): what
+		// encoding/json would decode into an ldNode, whose fields all accept any value.
+		if !json.Valid(v) {
 			return false
 		}
+		var n ldNode
+		decodeMembers(v, n.member, func() bool { return unmarshalInto(v, &n) })
 		lp.node(&n, depth)
 		return true
 	case '[':
-		var items []json.RawMessage
-		if !unmarshalTolerant(v, &items) {
+		if !json.Valid(v) {
 			return false
 		}
-		for _, it := range items {
+		eachElement(v, func(it rawJSON) bool {
 			lp.element(it, depth+1)
-		}
+			return true
+		})
 		return true
 	}
 	if !json.Valid(v) {
@@ -212,7 +247,7 @@ func (lp *ldParse) value(v []byte, depth int) bool {
 }
 
 // element handles one element of an array or @graph (already known to be valid JSON).
-func (lp *ldParse) element(raw json.RawMessage, depth int) {
+func (lp *ldParse) element(raw rawJSON, depth int) {
 	raw = bytes.TrimSpace(raw)
 	if depth > ldMaxDepth {
 		return
@@ -231,12 +266,10 @@ func (lp *ldParse) node(n *ldNode, depth int) {
 	if !isNull(n.Graph) && depth < ldMaxDepth {
 		g := bytes.TrimSpace(n.Graph)
 		if g[0] == '[' {
-			var items []json.RawMessage
-			if unmarshalTolerant(g, &items) {
-				for _, it := range items {
-					lp.element(it, depth+1)
-				}
-			}
+			eachElement(g, func(it rawJSON) bool { // valid JSON: a value of the decoded node
+				lp.element(it, depth+1)
+				return true
+			})
 		} else {
 			lp.element(g, depth+1)
 		}
@@ -319,7 +352,7 @@ func unmarshalTolerant(b []byte, v any) bool {
 
 // ldIsJobPosting reports whether @type (a string or an array of strings) names JobPosting,
 // bare or as a full IRI ("http://schema.org/JobPosting", "schema:JobPosting").
-func ldIsJobPosting(raw json.RawMessage) bool {
+func ldIsJobPosting(raw rawJSON) bool {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return false
@@ -329,7 +362,7 @@ func ldIsJobPosting(raw json.RawMessage) bool {
 		return isJobPostingType(s)
 	}
 	found := false
-	forEachRaw(raw, func(r json.RawMessage) bool {
+	forEachRaw(raw, func(r rawJSON) bool {
 		found = isJobPostingType(rawString(r))
 		return !found
 	})
@@ -354,16 +387,23 @@ func isJobPostingType(s string) bool {
 
 // ldIdentifier returns the posting id from identifier: a string or number, a PropertyValue
 // {"value":…} (or its @id/name when value is missing), or the first usable of an array.
-func ldIdentifier(raw json.RawMessage) string {
+func ldIdentifier(raw rawJSON) string {
 	id := ""
-	forEachRaw(raw, func(r json.RawMessage) bool {
+	forEachRaw(raw, func(r rawJSON) bool {
 		r = bytes.TrimSpace(r)
 		if len(r) > 0 && r[0] == '{' {
 			var pv struct {
 				Value flexString `json:"value"`
 				AtID  flexString `json:"@id"`
 			}
-			if unmarshalTolerant(r, &pv) {
+			if decodeMembers(r, func(k []byte, v rawJSON) {
+				switch {
+				case keyIs(k, "value"):
+					_ = pv.Value.UnmarshalJSON(v)
+				case keyIs(k, "@id"):
+					_ = pv.AtID.UnmarshalJSON(v)
+				}
+			}, func() bool { return unmarshalInto(r, &pv) }) {
 				id = firstNonEmpty(clean(pv.Value), clean(pv.AtID))
 			}
 		} else {
@@ -377,7 +417,7 @@ func ldIdentifier(raw json.RawMessage) string {
 // ldOrganization returns the employer name and website host from hiringOrganization (a
 // string, an Organization object with name/sameAs/url, or an array of those). A host of the
 // page's own site (siteHosts) is never the employer's website.
-func ldOrganization(raw json.RawMessage, siteHosts []string) (name, domain string) {
+func ldOrganization(raw rawJSON, siteHosts []string) (name, domain string) {
 	companyHost := func(ref string) string {
 		h := companyHost(ref)
 		for _, s := range siteHosts {
@@ -387,7 +427,7 @@ func ldOrganization(raw json.RawMessage, siteHosts []string) (name, domain strin
 		}
 		return h
 	}
-	forEachRaw(raw, func(r json.RawMessage) bool {
+	forEachRaw(raw, func(r rawJSON) bool {
 		r = bytes.TrimSpace(r)
 		if len(r) == 0 {
 			return true
@@ -397,15 +437,24 @@ func ldOrganization(raw json.RawMessage, siteHosts []string) (name, domain strin
 			return name == ""
 		}
 		var org struct {
-			Name   flexString      `json:"name"`
-			SameAs json.RawMessage `json:"sameAs"`
-			URL    flexString      `json:"url"`
+			Name   flexString `json:"name"`
+			SameAs rawJSON    `json:"sameAs"`
+			URL    flexString `json:"url"`
 		}
-		if !unmarshalTolerant(r, &org) {
+		if !decodeMembers(r, func(k []byte, v rawJSON) {
+			switch {
+			case keyIs(k, "name"):
+				_ = org.Name.UnmarshalJSON(v)
+			case keyIs(k, "sameAs"):
+				org.SameAs = v
+			case keyIs(k, "url"):
+				_ = org.URL.UnmarshalJSON(v)
+			}
+		}, func() bool { return unmarshalInto(r, &org) }) {
 			return true
 		}
 		name = clean(decodeEntities(string(org.Name)))
-		forEachRaw(org.SameAs, func(s json.RawMessage) bool {
+		forEachRaw(org.SameAs, func(s rawJSON) bool {
 			domain = companyHost(rawString(s))
 			return domain == ""
 		})
@@ -455,10 +504,22 @@ type ldAddress struct {
 	AddressCountry  ldCountry  `json:"addressCountry"`
 }
 
+// member decodes one member of an address object (see decodeMembers).
+func (a *ldAddress) member(k []byte, v rawJSON) {
+	switch {
+	case keyIs(k, "addressLocality"):
+		_ = a.AddressLocality.UnmarshalJSON(v)
+	case keyIs(k, "addressRegion"):
+		_ = a.AddressRegion.UnmarshalJSON(v)
+	case keyIs(k, "addressCountry"):
+		_ = a.AddressCountry.UnmarshalJSON(v)
+	}
+}
+
 // ldPlaces returns every usable jobLocation (location text, city, country), in order.
-func ldPlaces(raw json.RawMessage) []place {
+func ldPlaces(raw rawJSON) []place {
 	var out []place
-	forEachRaw(raw, func(r json.RawMessage) bool {
+	forEachRaw(raw, func(r rawJSON) bool {
 		var loc, city, country string
 		defer func() {
 			if loc != "" || country != "" {
@@ -471,17 +532,24 @@ func ldPlaces(raw json.RawMessage) []place {
 			return true
 		}
 		var pl struct {
-			Name    flexString      `json:"name"`
-			Address json.RawMessage `json:"address"`
+			Name    flexString `json:"name"`
+			Address rawJSON    `json:"address"`
 		}
-		if !unmarshalTolerant(r, &pl) {
+		if !decodeMembers(r, func(k []byte, v rawJSON) {
+			switch {
+			case keyIs(k, "name"):
+				_ = pl.Name.UnmarshalJSON(v)
+			case keyIs(k, "address"):
+				pl.Address = v
+			}
+		}, func() bool { return unmarshalInto(r, &pl) }) {
 			return true
 		}
 		addr := bytes.TrimSpace(firstRaw(pl.Address))
 		switch {
 		case len(addr) > 0 && addr[0] == '{':
 			var a ldAddress
-			if unmarshalTolerant(addr, &a) {
+			if decodeMembers(addr, a.member, func() bool { return unmarshalInto(addr, &a) }) {
 				city = clean(decodeEntities(string(a.AddressLocality)))
 				country = decodeEntities(string(a.AddressCountry))
 				loc = joinNonEmpty(", ", city, clean(decodeEntities(string(a.AddressRegion))), country)
@@ -497,9 +565,9 @@ func ldPlaces(raw json.RawMessage) []place {
 	return out
 }
 
-func ldHasTelecommute(raw json.RawMessage) bool {
+func ldHasTelecommute(raw rawJSON) bool {
 	found := false
-	forEachRaw(raw, func(r json.RawMessage) bool {
+	forEachRaw(raw, func(r rawJSON) bool {
 		found = strings.EqualFold(clean(rawString(r)), "TELECOMMUTE")
 		return !found
 	})
@@ -509,21 +577,34 @@ func ldHasTelecommute(raw json.RawMessage) bool {
 // ldSalary reads baseSalary: a MonetaryAmount {currency, value, minValue, maxValue, unitText}
 // whose value is a number, a numeric string or a QuantitativeValue {value|minValue|maxValue,
 // unitText}. An array gives its first usable entry.
-func ldSalary(raw json.RawMessage) *Salary {
+func ldSalary(raw rawJSON) *Salary {
 	var out *Salary
-	forEachRaw(raw, func(r json.RawMessage) bool {
+	forEachRaw(raw, func(r rawJSON) bool {
 		r = bytes.TrimSpace(r)
 		if len(r) == 0 || r[0] != '{' {
 			return true
 		}
 		var m struct {
-			Currency flexString      `json:"currency"`
-			Value    json.RawMessage `json:"value"`
-			MinValue flexNum         `json:"minValue"`
-			MaxValue flexNum         `json:"maxValue"`
-			UnitText flexString      `json:"unitText"`
+			Currency flexString `json:"currency"`
+			Value    rawJSON    `json:"value"`
+			MinValue flexNum    `json:"minValue"`
+			MaxValue flexNum    `json:"maxValue"`
+			UnitText flexString `json:"unitText"`
 		}
-		if !unmarshalTolerant(r, &m) {
+		if !decodeMembers(r, func(k []byte, v rawJSON) {
+			switch {
+			case keyIs(k, "currency"):
+				_ = m.Currency.UnmarshalJSON(v)
+			case keyIs(k, "value"):
+				m.Value = v
+			case keyIs(k, "minValue"):
+				_ = m.MinValue.UnmarshalJSON(v)
+			case keyIs(k, "maxValue"):
+				_ = m.MaxValue.UnmarshalJSON(v)
+			case keyIs(k, "unitText"):
+				_ = m.UnitText.UnmarshalJSON(v)
+			}
+		}, func() bool { return unmarshalInto(r, &m) }) {
 			return true
 		}
 		min, max, unit := m.MinValue, m.MaxValue, string(m.UnitText)
@@ -535,7 +616,18 @@ func ldSalary(raw json.RawMessage) *Salary {
 				MaxValue flexNum    `json:"maxValue"`
 				UnitText flexString `json:"unitText"`
 			}
-			if unmarshalTolerant(v, &q) {
+			if decodeMembers(v, func(k []byte, val rawJSON) {
+				switch {
+				case keyIs(k, "value"):
+					_ = q.Value.UnmarshalJSON(val)
+				case keyIs(k, "minValue"):
+					_ = q.MinValue.UnmarshalJSON(val)
+				case keyIs(k, "maxValue"):
+					_ = q.MaxValue.UnmarshalJSON(val)
+				case keyIs(k, "unitText"):
+					_ = q.UnitText.UnmarshalJSON(val)
+				}
+			}, func() bool { return unmarshalInto(v, &q) }) {
 				if q.MinValue.OK || q.MaxValue.OK {
 					min, max = q.MinValue, q.MaxValue
 				} else if q.Value.OK {

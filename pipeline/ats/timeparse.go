@@ -33,6 +33,21 @@ func parseTime(s string) time.Time {
 	if len(s) < 4 {
 		return time.Time{}
 	}
+	if len(s) == len(time.DateOnly) {
+		// Only the date-only layout fits ten characters (every other one is longer, and epoch
+		// seconds of ten digits never parse as a date): skip the layouts that cannot match,
+		// each of which would allocate its error.
+		if allDigits(s) {
+			if f, err := strconv.ParseFloat(s, 64); err == nil {
+				return epochTime(f)
+			}
+			return time.Time{}
+		}
+		if t, err := time.Parse(time.DateOnly, s); err == nil {
+			return t.UTC()
+		}
+		return time.Time{}
+	}
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t.UTC()
 	}

@@ -416,7 +416,11 @@ func CleanTitle(raw string) string {
 			cuts[j], cuts[j-1] = cuts[j-1], cuts[j]
 		}
 	}
-	out := make([]byte, 0, len(raw))
+	var buf [128]byte // most titles: no allocation but the result's
+	out := buf[:0]
+	if len(raw) > len(buf) {
+		out = make([]byte, 0, len(raw))
+	}
 	space := false
 	c := 0
 	for i := 0; i < len(raw); {
@@ -446,7 +450,10 @@ func CleanTitle(raw string) string {
 		out = append(out, b)
 		i++
 	}
-	s := string(out)
+	s := raw // the common case: nothing to clean, and no copy
+	if string(out) != raw {
+		s = string(out)
+	}
 	if strings.IndexByte(s, '&') >= 0 {
 		s = entityReplacer.Replace(s)
 	}

@@ -32,6 +32,7 @@ import (
 )
 
 func main() {
+	var prof profiles
 	companies := flag.Int("companies", 100000, "companies in the large world (a full cycle is measured on it)")
 	cycles := flag.Int("cycles", 2, "consecutive cycles on the large world (the first opens every req; later ones are steady state)")
 	backfillCompanies := flag.Int("backfill-companies", 2000, "companies in the backfill world")
@@ -40,13 +41,15 @@ func main() {
 	bin := flag.String("bin", "bin/hiringsignal", "the hiringsignal binary (for the simulator process)")
 	workers := flag.Int("workers", 32, "fetch workers (also used by the plain-decode baseline)")
 	memLimit := flag.Int("memory-limit-mib", 1400, "soft memory limit, as `hiringsignal crawl --memory-limit-mib`")
+	flag.StringVar(&prof.cpu, "cpuprofile", "", "write a CPU profile of the last large-world cycle to this file")
+	flag.StringVar(&prof.mem, "memprofile", "", "write allocation profiles to this file (after the last large-world cycle) and to FILE.base (before it): go tool pprof -diff_base FILE.base FILE")
 	flag.Parse()
 	if *memLimit > 0 {
 		debug.SetMemoryLimit(int64(*memLimit) << 20)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx := context.Background()
-	if err := run(ctx, log, *companies, *cycles, *backfillCompanies, *backfillDays, *chAddr, *bin, *workers); err != nil {
+	if err := run(ctx, log, prof, *companies, *cycles, *backfillCompanies, *backfillDays, *chAddr, *bin, *workers); err != nil {
 		log.Error("crawlbench failed", "err", err)
 		os.Exit(1)
 	}
@@ -59,11 +62,11 @@ func envOr(k, d string) string {
 	return d
 }
 
-func run(ctx context.Context, log *slog.Logger, companies, cycles, bfCompanies, bfDays int, chAddr, bin string, workers int) error {
+func run(ctx context.Context, log *slog.Logger, prof profiles, companies, cycles, bfCompanies, bfDays int, chAddr, bin string, workers int) error {
 	const tick = 2000
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers, DisableCompression: true}}
 	if cycles > 0 {
-		if err := largeWorld(ctx, log, companies, cycles, chAddr, bin, workers, client, tick); err != nil {
+		if err := largeWorld(ctx, log, prof, companies, cycles, chAddr, bin, workers, client, tick); err != nil {
 			return err
 		}
 	}
@@ -320,7 +323,7 @@ func peakRSS() string {
 }
 
 // largeWorld measures the plain-decode baseline and full crawl cycles of the large world.
-func largeWorld(ctx context.Context, log *slog.Logger, companies, cycles int, chAddr, bin string, workers int, client *http.Client, tick int) error {
+func largeWorld(ctx context.Context, log *slog.Logger, prof profiles, companies, cycles int, chAddr, bin string, workers int, client *http.Client, tick int) error {
 	simURL, stop, err := startSim(log, bin, companies, "127.0.0.1:7181")
 	if err != nil {
 		return err
@@ -359,15 +362,27 @@ func largeWorld(ctx context.Context, log *slog.Logger, companies, cycles int, ch
 		if err := pipeline.PinSimTick(ctx, client, simURL, t); err != nil {
 			return err
 		}
+		last := i == cycles-1
+		if last {
+			if err := prof.begin(); err != nil {
+				return err
+			}
+		}
 		start := time.Now()
 		stats, err := c.RunTick(ctx, simURL, t)
 		if err != nil {
 			return err
 		}
 		took := time.Since(start)
+		if last {
+			if err := prof.end(); err != nil {
+				return err
+			}
+		}
 		var postings, events, failed, notModified int
-		var emitTook time.Duration
+		var emitTook, collectTook time.Duration
 		for _, s := range stats {
+			collectTook = max(collectTook, s.CollectTook) // one collect pass serves every region
 			emitTook += s.EmitTook
 			postings += s.Postings
 			events += s.Events
@@ -378,9 +393,9 @@ func largeWorld(ctx context.Context, log *slog.Logger, companies, cycles int, ch
 		runtime.ReadMemStats(&ms)
 		cachePages, cacheBytes, _, cacheRefused := c.PageCacheStats()
 		ps := float64(postings) / took.Seconds()
-		fmt.Printf("crawl cycle %d:  %8d postings %7.1fs %9.0f postings/s  ratio %.2f  events %d  failed sources %d  pages 304 %d  peak RSS %s  GCs %d (GC CPU %.0f%%)  emit %.1fs  page cache %d pages %d MiB (%d not kept so far)\n",
+		fmt.Printf("crawl cycle %d:  %8d postings %7.1fs %9.0f postings/s  ratio %.2f  events %d  failed sources %d  pages 304 %d  peak RSS %s  GCs %d (GC CPU %.0f%%)  collect %.1fs  emit %.1fs  page cache %d pages %d MiB (%d not kept so far)\n",
 			i+1, postings, took.Seconds(), ps, ps/(float64(base.postings)/base.took.Seconds()), events, failed, notModified, peakRSS(),
-			ms.NumGC, 100*ms.GCCPUFraction, emitTook.Seconds(), cachePages, cacheBytes>>20, cacheRefused)
+			ms.NumGC, 100*ms.GCCPUFraction, collectTook.Seconds(), emitTook.Seconds(), cachePages, cacheBytes>>20, cacheRefused)
 	}
 	_, live := c.State().Reqs()
 	fmt.Printf("live reqs after the cycles: %d\n\n", live)
