@@ -2,6 +2,7 @@ package devstack
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,30 +13,103 @@ import (
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/ClickHouse/clickhouse-go/v2/lib/proto"
 )
 
-func (s *Stack) chDir() string { return filepath.Join(s.Dir, "clickhouse") }
+const (
+	chFlag     = "--clickhouse-port (env HS_CLICKHOUSE_PORT)"
+	chHTTPFlag = "--clickhouse-http-port (env HS_CLICKHOUSE_HTTP_PORT)"
+)
 
-func (s *Stack) clickhouseAnswers(ctx context.Context) bool {
-	conn, err := clickhouse.Open(&clickhouse.Options{Addr: []string{s.ClickHouseAddr()}, DialTimeout: time.Second})
+func (s *Stack) chDir() string  { return filepath.Join(s.Dir, "clickhouse") }
+func (s *Stack) chData() string { return filepath.Join(s.chDir(), "data") }
+
+// clickhouseDataDirAt asks the ClickHouse on port for its data directory (18.16 has no setting
+// that says it; the metadata path of a system table lies under it). answers is false when nothing
+// there speaks the native protocol; dir is empty when a ClickHouse answers but will not say.
+func clickhouseDataDirAt(ctx context.Context, port int) (dir string, answers bool, err error) {
+	conn, err := clickhouse.Open(&clickhouse.Options{Addr: []string{fmt.Sprintf("127.0.0.1:%d", port)}, DialTimeout: time.Second})
+	if err != nil {
+		return "", false, err
+	}
+	defer conn.Close()
+	cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	var exc *proto.Exception
+	if err := conn.Ping(cctx); err != nil {
+		return "", errors.As(err, &exc), err
+	}
+	var meta string
+	if err := conn.QueryRow(cctx, "SELECT metadata_path FROM system.tables WHERE database = 'system' LIMIT 1").Scan(&meta); err != nil {
+		return "", true, err
+	}
+	i := strings.LastIndex(meta, "/metadata/")
+	if i < 0 {
+		return "", true, fmt.Errorf("unexpected metadata path %q", meta)
+	}
+	return meta[:i], true, nil
+}
+
+// ourPID is the pid of this run directory's clickhouse-server when it is alive: the pid file's
+// process, checked by its command line (a pid reused by another process is not ours).
+func (s *Stack) ourPID() (int, bool) {
+	b, err := os.ReadFile(filepath.Join(s.chDir(), "server.pid"))
+	if err != nil {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		return 0, false
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil || !strings.Contains(string(cmdline), "--config-file="+filepath.Join(s.chDir(), "config.xml")) {
+		return 0, false
+	}
+	return pid, alive(pid)
+}
+
+// alive: the process exists and is not a zombie (a child of ours that exited, not yet reaped).
+func alive(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return false
 	}
-	defer conn.Close()
-	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	return conn.Ping(cctx) == nil
+	i := strings.LastIndexByte(string(stat), ')')
+	return i > 0 && i+2 < len(stat) && stat[i+2] != 'Z'
 }
 
+// probeClickHouse says what answers on the ClickHouse ports and whether it is ours: a server is
+// ours only when the data directory it reports is this run directory's.
+func (s *Stack) probeClickHouse(ctx context.Context) StoreStatus {
+	st := StoreStatus{Store: "clickhouse", Port: s.ClickHousePort, Flag: chFlag, DataDir: s.chData()}
+	dir, answers, err := clickhouseDataDirAt(ctx, s.ClickHousePort)
+	switch {
+	case answers && sameDir(dir, st.DataDir):
+		st.State = Running
+		st.PID, _ = s.ourPID()
+		return st
+	case answers && dir != "":
+		st.State, st.Owner = Foreign, dir
+		return st
+	case answers:
+		st.State, st.Owner = Foreign, fmt.Sprintf("unknown: it would not say (%v)", err)
+		return st
+	case portOpen(s.ClickHousePort):
+		st.State = Stranger
+		return st
+	}
+	if pid, ok := s.ourPID(); ok {
+		st.State, st.PID, st.Owner = Elsewhere, pid, fmt.Sprintf("as pid %d, not on port %d (started with other ports)", pid, s.ClickHousePort)
+		return st
+	}
+	if portOpen(s.ClickHouseHTTP) {
+		st.State, st.Port, st.Flag = Stranger, s.ClickHouseHTTP, chHTTPFlag
+	}
+	return st
+}
+
+// clickhouseUp starts our ClickHouse; the caller probed both ports free.
 func (s *Stack) clickhouseUp(ctx context.Context) (bool, error) {
-	if s.clickhouseAnswers(ctx) {
-		return false, nil
-	}
-	for _, p := range []int{s.ClickHousePort, s.ClickHouseHTTP} {
-		if portOpen(p) {
-			return false, fmt.Errorf("port %d is taken by something that is not our ClickHouse: pass --clickhouse-port / --clickhouse-http-port (env HS_CLICKHOUSE_PORT / HS_CLICKHOUSE_HTTP_PORT) to use others", p)
-		}
-	}
 	bin, err := exec.LookPath("clickhouse-server")
 	if err != nil {
 		return false, fmt.Errorf("cannot find clickhouse-server: install it with `apt-get install -y clickhouse-server` (or run `make deps`)")
@@ -43,7 +117,7 @@ func (s *Stack) clickhouseUp(ctx context.Context) (bool, error) {
 	dir := s.chDir()
 	for _, d := range []string{"data", "tmp", "logs", "user_files", "format_schemas"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-			return false, err
+			return false, fmt.Errorf("cannot create %s: %w", filepath.Join(dir, d), err)
 		}
 	}
 	if err := os.WriteFile(filepath.Join(dir, "config.xml"), []byte(s.clickhouseConfig()), 0o644); err != nil {
@@ -61,38 +135,53 @@ func (s *Stack) clickhouseUp(ctx context.Context) (bool, error) {
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // outlives `make test`; `hiringsignal stores down` stops it
-	s.Log.Info("starting private ClickHouse", "port", s.ClickHousePort)
+	s.Log.Info("starting private ClickHouse", "port", s.ClickHousePort, "dir", s.chData())
 	if err := cmd.Start(); err != nil {
 		return false, fmt.Errorf("cannot start clickhouse-server: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "server.pid"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
+	pid := cmd.Process.Pid
+	// Not waited for: the server outlives this process; if it exits first it stays a zombie
+	// until this process ends (alive() treats it as gone).
+	_ = cmd.Process.Release()
+	if err := os.WriteFile(filepath.Join(dir, "server.pid"), []byte(strconv.Itoa(pid)), 0o644); err != nil {
 		return true, err
 	}
-	go cmd.Wait() //nolint:errcheck // reap the child if it exits while we run
-	if err := waitFor(ctx, "ClickHouse on port "+strconv.Itoa(s.ClickHousePort), 60*time.Second, func() bool { return s.clickhouseAnswers(ctx) }); err != nil {
-		return true, fmt.Errorf("%w (see %s)", err, filepath.Join(dir, "logs"))
+	logs := filepath.Join(dir, "logs")
+	up := func() bool {
+		if !alive(pid) {
+			return true // stop waiting; reported below
+		}
+		d, _, _ := clickhouseDataDirAt(ctx, s.ClickHousePort)
+		return sameDir(d, s.chData())
+	}
+	if err := waitFor(ctx, "ClickHouse on port "+strconv.Itoa(s.ClickHousePort), 60*time.Second, up); err != nil {
+		return true, fmt.Errorf("%w (see %s)", err, logs)
+	}
+	if !alive(pid) {
+		return false, fmt.Errorf("cannot start ClickHouse: clickhouse-server exited (see %s)", logs)
 	}
 	return true, nil
 }
 
+// clickhouseDown stops our ClickHouse (the pid file's process, only when its command line is
+// ours) wherever it listens; not running is not an error.
 func (s *Stack) clickhouseDown(ctx context.Context) error {
-	b, err := os.ReadFile(filepath.Join(s.chDir(), "server.pid"))
-	if err != nil {
-		return fmt.Errorf("cannot read ClickHouse pid file: %w", err)
+	pid, ok := s.ourPID()
+	if !ok {
+		s.Log.Info("private ClickHouse was not running", "dir", s.chData())
+		return nil
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		return fmt.Errorf("bad ClickHouse pid file: %w", err)
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		return fmt.Errorf("cannot stop ClickHouse (pid %d, data %s): %w (run `stores down` as root or as the user that ran `stores up`)", pid, s.chData(), err)
 	}
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return err
+	gone := func() bool { return !alive(pid) }
+	if err := waitFor(ctx, "ClickHouse shutdown", 30*time.Second, gone); err != nil {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		if err := waitFor(ctx, "ClickHouse kill", 10*time.Second, gone); err != nil {
+			return fmt.Errorf("cannot stop ClickHouse (pid %d): %w", pid, err)
+		}
 	}
-	_ = p.Signal(syscall.SIGTERM)
-	if err := waitFor(ctx, "ClickHouse shutdown", 30*time.Second, func() bool { return !s.clickhouseAnswers(ctx) && syscall.Kill(pid, 0) != nil }); err != nil {
-		_ = p.Signal(syscall.SIGKILL)
-	}
-	s.Log.Info("stopped private ClickHouse")
+	s.Log.Info("stopped private ClickHouse", "dir", s.chData())
 	return nil
 }
 

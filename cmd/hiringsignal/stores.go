@@ -121,7 +121,7 @@ type stackFlags struct {
 
 func addStackFlags(fs *flagenv.Set) *stackFlags {
 	return &stackFlags{
-		dir:      fs.String("run-dir", ".run", "directory holding the private stores' data"),
+		dir:      fs.String("run-dir", devstack.DefaultRunDir(), "directory holding the private stores' data (default: .run of the checkout holding the working directory, else of the one holding this binary)"),
 		pgPort:   fs.Int("pg-port", devstack.DefaultPostgresPort, "port of the private Postgres"),
 		chPort:   fs.Int("clickhouse-port", devstack.DefaultClickHousePort, "native port of the private ClickHouse"),
 		chHTTPPt: fs.Int("clickhouse-http-port", devstack.DefaultClickHouseHTTP, "HTTP port of the private ClickHouse"),
@@ -133,7 +133,9 @@ func (f *stackFlags) stack(log *slog.Logger) *devstack.Stack {
 }
 
 func runStores(ctx context.Context, log *slog.Logger, args []string) error {
-	fs := flagenv.New("stores", "Start (up), stop (down) or probe (status) the private Postgres and ClickHouse whose data lives under --run-dir.")
+	fs := flagenv.New("stores", "Start (up), stop (down) or probe (status) the private Postgres and ClickHouse whose data lives under --run-dir. "+
+		"A server answering on a port is reused only when its data directory is this run directory's; anything else on a port is refused with the flag to change. "+
+		"down stops only this run directory's servers; status starts nothing and says whose each port is.")
 	sf := addStackFlags(fs)
 	// The action comes first (`stores up --pg-port 5544`); flags after it must still count, and
 	// Go's flag parsing stops at the first non-flag argument.
@@ -158,11 +160,14 @@ func runStores(ctx context.Context, log *slog.Logger, args []string) error {
 	case "down":
 		return st.Down(ctx, devstack.Started{Postgres: true, ClickHouse: true})
 	case "status":
-		s, err := st.Up(ctx)
+		stores, err := st.Status(ctx)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("postgres %s (started now: %v)\nclickhouse %s (started now: %v)\n", st.PostgresURL(), s.Postgres, st.ClickHouseAddr(), s.ClickHouse)
+		fmt.Printf("run dir    %s\n", st.Dir)
+		for _, s := range stores {
+			fmt.Println(s)
+		}
 		return nil
 	}
 	return fmt.Errorf("say `stores up`, `stores down` or `stores status`")
