@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/ClickHouse/clickhouse-go/v2 v2.50.0
 	github.com/VictoriaMetrics/metrics v1.44.0
+	github.com/andybalholm/brotli v1.2.6
 	github.com/fasthttp/router v1.5.4
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/klauspost/compress v1.20.3
@@ -13,12 +14,13 @@ require (
 	github.com/sourcegraph/conc v0.3.0
 	github.com/standard-webhooks/standard-webhooks/libraries v0.0.1
 	github.com/stretchr/testify v1.12.1
+	github.com/swaggest/swgui v1.8.5
+	github.com/valyala/bytebufferpool v1.0.0
 	github.com/valyala/fasthttp v1.74.0
 )
 
 require (
 	github.com/ClickHouse/ch-go v0.74.0 // indirect
-	github.com/andybalholm/brotli v1.2.6 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/go-faster/city v1.0.1 // indirect
 	github.com/go-faster/errors v0.7.1 // indirect
@@ -34,9 +36,9 @@ require (
 	github.com/segmentio/asm v1.2.1 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/shopspring/decimal v1.5.0 // indirect
-	github.com/valyala/bytebufferpool v1.0.0 // indirect
 	github.com/valyala/fastrand v1.1.0 // indirect
 	github.com/valyala/histogram v1.2.0 // indirect
+	github.com/vearutop/statigz v1.4.0 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	go.opentelemetry.io/otel v1.47.0 // indirect
 	go.opentelemetry.io/otel/trace v1.47.0 // indirect

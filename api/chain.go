@@ -27,6 +27,7 @@ func (s *Server) handler(rt *Route) fasthttp.RequestHandler {
 	m := newRouteMetrics(s.metrics, rt.Name)
 	return func(rc *fasthttp.RequestCtx) {
 		c := &Call{Ctx: rc, Route: rt, srv: s}
+		s.setHistoryHeaders(rc)
 		c.startDeadline()
 		defer func() { c.cancel() }()
 		start := time.Now()

@@ -125,9 +125,10 @@ type Route struct {
 	ErrorBodies map[int]map[string]any
 	Handler     HandlerFunc // serves the call once the chain admitted it
 
-	public   bool // this package's own routes outside the /v1 chain: no key, no limit (health, readiness, OpenAPI)
-	mounted  bool // served by a handler of its own behind key authentication (Mount), outside the chain
-	textBody bool // the success body is text/plain (the operator metrics), not JSON
+	public   bool   // this package's own routes outside the /v1 chain: no key, no limit (health, readiness, OpenAPI)
+	mounted  bool   // served by a handler of its own behind key authentication (Mount), outside the chain
+	textBody bool   // the success body is text/plain (the operator metrics), not JSON
+	media    string // the success body's media type when it is neither JSON nor text/plain (the reference at /docs)
 }
 
 // Billable reports whether the route is metered (pause, quota and spend cap apply).
@@ -148,9 +149,13 @@ func idempotencyKey() Param {
 // publicRoutes are the routes this package serves itself, outside the /v1 chain.
 func publicRoutes() []*Route {
 	return []*Route{
-		{Name: "healthz", Method: "GET", Path: "/healthz", Summary: "Process is up", Tag: "health", public: true, Statuses: []int{200}},
-		{Name: "readyz", Method: "GET", Path: "/readyz", Summary: "Both stores answer and are migrated", Tag: "health", public: true, Statuses: []int{200, 503}},
-		{Name: "openapi", Method: "GET", Path: "/openapi.json", Summary: "This OpenAPI 3.1 document", Tag: "meta", public: true, Statuses: []int{200}},
+		{Name: "healthz", Method: "GET", Path: "/healthz", Summary: "Process is up", Tag: "health", public: true, Statuses: []int{200},
+			Response: Object(map[string]any{"status": Enum("ok")})},
+		{Name: "readyz", Method: "GET", Path: "/readyz", Summary: "Both stores answer and are migrated", Tag: "health", public: true, Statuses: []int{200, 503},
+			Response:    Object(map[string]any{"status": Enum("ready")}),
+			ErrorBodies: map[int]map[string]any{503: Object(map[string]any{"status": Enum("unavailable"), "detail": map[string]any{"type": "string", "description": "names the stores that do not answer, never why"}})}},
+		{Name: "openapi", Method: "GET", Path: "/openapi.json", Summary: "This OpenAPI 3.1 document", Tag: "meta", public: true, Statuses: []int{200},
+			Response: map[string]any{"type": "object", "description": "an OpenAPI 3.1 document (its own schema: https://spec.openapis.org/oas/3.1/schema)"}},
 		{Name: "metrics", Method: "GET", Path: "/metrics", Summary: "Operator metrics in the Prometheus text format (counts and latencies, no customer data)", Tag: "health", public: true, textBody: true, Statuses: []int{200}},
 	}
 }

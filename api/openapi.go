@@ -40,7 +40,7 @@ func (rt *Route) statuses() []int {
 	return slices.Compact(out)
 }
 
-var statusText = map[int]string{200: "OK", 400: "Bad request for its protocol", 201: "Created", 202: "Accepted (crawling or over_cap)", 204: "No Content", 401: "Missing API key",
+var statusText = map[int]string{200: "OK", 400: "Bad request for its protocol", 201: "Created", 202: "Accepted (crawling or over_cap)", 204: "No Content", 304: "Not Modified (If-None-Match)", 401: "Missing API key",
 	403: "Invalid or revoked API key, key without the route's scope, or (billable routes) account_paused", 402: "Daily quota, plan gate or spend cap exhausted",
 	404: "Not found (another customer's id answers the same)", 408: "Request body not received within the body timeout",
 	409: "A call with this Idempotency-Key is in progress, or its answer was not kept", 413: "Request body too large",
@@ -136,15 +136,17 @@ func (s *Server) operation(rt *Route) map[string]any {
 	for _, st := range rt.statuses() {
 		resp := map[string]any{"description": statusText[st]}
 		switch {
-		case st == 204:
+		case st == 204 || st == 304:
 		case st == 202:
 			// Not the 200 body: a cold company (crawling, with the job to poll) or a free account
 			// past its cost-to-serve cap (over_cap).
-			accepted := Object(map[string]any{"status": Enum("crawling", "over_cap"), "job_id": Type("integer"),
-				"job_url": Type("string"), "message": Type("string"), "company_id": Type("integer"),
-				"limit": Type("integer"), "reset": DateTime()})
-			accepted["required"] = []string{"status"}
+			accepted := map[string]any{"oneOf": []any{
+				Object(map[string]any{"status": Enum("crawling"), "job_id": Type("integer"), "job_url": Type("string"), "company_id": Type("integer"), "message": Type("string")}),
+				Object(map[string]any{"status": Enum("over_cap"), "company_id": Type("integer"), "limit": Type("integer"), "reset": DateTime(), "message": Type("string")}),
+			}}
 			resp["content"] = map[string]any{"application/json": map[string]any{"schema": accepted}}
+		case st < 300 && rt.media != "":
+			resp["content"] = map[string]any{rt.media: map[string]any{"schema": Type("string")}}
 		case st < 300 && rt.textBody:
 			resp["content"] = map[string]any{"text/plain": map[string]any{"schema": Type("string")}}
 		case st < 300:
@@ -158,8 +160,11 @@ func (s *Server) operation(rt *Route) map[string]any {
 		default:
 			resp["content"] = map[string]any{"application/json": map[string]any{"schema": errorSchemaFor(st)}}
 		}
+		if !rt.public && !rt.mounted {
+			resp["headers"] = historyHeaderDocs()
+		}
 		if !rt.public && !rt.mounted && (st == 200 || st == 201 || st == 429) {
-			h := map[string]any{}
+			h := historyHeaderDocs()
 			h["RateLimit-Limit"] = intHeader("calls allowed in the current 60-second window", 1)
 			h["RateLimit-Remaining"] = intHeader("calls left in the window", 0)
 			h["RateLimit-Reset"] = intHeader("seconds until the window resets", 1)
@@ -172,6 +177,11 @@ func (s *Server) operation(rt *Route) map[string]any {
 					h["Sunset"] = map[string]any{"description": "HTTP-date (IMF-fixdate, GMT) from which " + p.Name + " is refused with 422", "schema": Type("string")}
 				}
 			}
+			h["Vary"] = map[string]any{"description": "Accept-Encoding, on every JSON answer", "schema": Type("string")}
+			if s.cfg.CompressMinBytes >= 0 {
+				h["Content-Encoding"] = map[string]any{"description": "zstd, br or gzip when the request's Accept-Encoding accepts one (q-values honoured) and the JSON answer is at least " +
+					strconv.Itoa(s.cfg.CompressMinBytes) + " bytes; absent otherwise", "schema": Enum("zstd", "br", "gzip")}
+			}
 			resp["headers"] = h
 		}
 		resps[strconv.Itoa(st)] = resp
@@ -183,15 +193,13 @@ func (s *Server) operation(rt *Route) map[string]any {
 func (s *Server) components() map[string]any {
 	fieldErr := Object(map[string]any{"type": Type("string"), "loc": map[string]any{"type": "array", "items": map[string]any{"type": []any{"string", "integer"}}},
 		"msg": Type("string"), "input": map[string]any{}, "ctx": Type("object")})
-	fieldErr["required"] = []string{"type", "loc", "msg", "input"}
 	quota := Object(map[string]any{"reason": Enum(ReasonQuotaExceeded, ReasonSpendCapExceeded),
 		"quota":       Object(map[string]any{"limit": Type("integer"), "used": Type("integer"), "reset": Nullable(DateTime())}),
-		"upgrade_url": Type("string"), "purchase_url": Type("string"), "endpoint": Type("string"), "message": Type("string"),
-		"plan_gate": map[string]any{"type": "object", "description": "present only when the caller's plan does not include the route at all (reason stays quota_exceeded, " +
+		"upgrade_url": Type("string"), "purchase_url": Type("string"), "endpoint": Type("string"), "message": Optional(Type("string")),
+		"plan_gate": Optional(map[string]any{"type": "object", "additionalProperties": false, "description": "present only when the caller's plan does not include the route at all (reason stays quota_exceeded, " +
 			"with quota limit 0 and used 0): the route's gated_endpoints entry, the caller's plan, every plan that includes it, and the cheapest sellable one (null when none is)",
 			"properties": map[string]any{"gated_endpoint": Type("string"), "plan": Type("string"), "included_in": ArrayOf("string"), "upgrade_to": Nullable(Type("string"))},
-			"required":   []string{"gated_endpoint", "plan", "included_in", "upgrade_to"}}})
-	quota["required"] = []string{"reason", "endpoint"}
+			"required":   []string{"gated_endpoint", "plan", "included_in", "upgrade_to"}})})
 	validation := Object(map[string]any{"detail": map[string]any{"type": "array", "items": fieldErr, "maxItems": MaxFieldErrors,
 		"description": fmt.Sprintf("at most %d items: past that the last item (type too_many_errors) counts the rest in ctx.omitted. A list of expected values "+
 			"longer than %d characters is written once: later items expecting the same list carry ctx.expected_in, the index of the item listing it", MaxFieldErrors, longVocab)}})
@@ -206,10 +214,10 @@ func (s *Server) components() map[string]any {
 			"QuotaDetail":         quota,
 			"QuotaError":          Object(map[string]any{"detail": Ref("QuotaDetail")}),
 			"RateLimitError": Object(map[string]any{"detail": Object(map[string]any{"reason": Enum(ReasonRateLimited, ReasonKeyThrottled), "endpoint": Type("string"),
-				"signup_url": map[string]any{"type": "string", "description": "only on the demo key's limit"}, "message": Type("string")})}),
+				"signup_url": Optional(map[string]any{"type": "string", "description": "only on the demo key's limit"}), "message": Optional(Type("string"))})}),
 			"ForbiddenError": Object(map[string]any{"detail": map[string]any{"oneOf": []any{
 				map[string]any{"type": "string", "enum": []string{DetailInvalidKey}},
-				Object(map[string]any{"reason": Enum(ReasonAccountPaused, ReasonInsufficientScope), "endpoint": Type("string"), "message": Type("string"), "required_scope": Type("string")}),
+				Object(map[string]any{"reason": Enum(ReasonAccountPaused, ReasonInsufficientScope), "endpoint": Type("string"), "message": Type("string"), "required_scope": Optional(map[string]any{"type": "string", "description": "only with reason insufficient_scope"})}),
 			}}}),
 		},
 	}

@@ -2,7 +2,9 @@
 // packages declare their operations with, the chain every /v1 route shares (authentication,
 // scope, pause, throttling, rate limit, validation, plan gate, idempotency, daily quota, spend
 // cap, metering), the Call a handler serves through, the error shapes of spec 7, health and
-// readiness, and the OpenAPI document generated from the routes registered.
+// readiness, the OpenAPI document generated from the routes registered and its interactive
+// rendering at /docs (docs.go), and the compression of JSON answers the client asks for
+// (compress.go).
 //
 // It serves no /v1 route of its own: packages api/account, api/companies and api/search declare
 // theirs next to their response types and register them with Server.Register, so a route is
@@ -67,6 +69,7 @@ type Config struct {
 	SiteURL           string        // where upgrade/purchase/signup pages live (default: the pricing document)
 	TrustForwardedFor bool          // take the client IP from X-Forwarded-For (behind a trusted proxy only)
 	MaxBodyBytes      int           // request body limit (default 1 MiB); larger answers 413
+	CompressMinBytes  int           // JSON answers at least this long are compressed when the client asks (default 1024; < 0: never)
 
 	// Bounds on what callers make one instance hold (0: the Default* constant of bounds.go).
 	StoreTimeout      time.Duration // deadline of the store calls of one /v1 call (Call.Context); past it 503
@@ -81,6 +84,7 @@ type Config struct {
 	IdempotencyCustomerBytes int64        // answers kept per customer over the 24 h of replay (default 64 MiB)
 	Metrics                  *metrics.Set // operator metrics served at /metrics (default: a set of its own)
 	Now                      func() time.Time
+	History                  func() History // the X-History-* headers of every /v1 answer (nil: none)
 }
 
 // Server is the API's long-running part: New, Register, Start, StoresReady, then Stop. It
@@ -128,6 +132,7 @@ func New(cfg Config) *Server {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	cfg.CompressMinBytes = orDefault(cfg.CompressMinBytes, DefaultCompressMinBytes)
 	cfg.StoreTimeout = orDefault(cfg.StoreTimeout, DefaultStoreTimeout)
 	cfg.IPMaxInFlight = orDefault(cfg.IPMaxInFlight, DefaultIPMaxInFlight)
 	cfg.MaxConns = orDefault(cfg.MaxConns, DefaultMaxConns)
@@ -164,8 +169,10 @@ func New(cfg Config) *Server {
 		s.log.Error("panic", "path", string(ctx.Path()), "panic", fmt.Sprint(p))
 		writeError(ctx, Internal(nil))
 	}
-	own := map[string]fasthttp.RequestHandler{"healthz": s.healthz, "readyz": s.readyz, "openapi": s.openapi, "metrics": s.metricsHandler}
-	for _, rt := range publicRoutes() {
+	docs := docsHandler()
+	own := map[string]fasthttp.RequestHandler{"healthz": s.healthz, "readyz": s.readyz, "openapi": s.openapi, "metrics": s.metricsHandler,
+		"docs": docs, "docs_asset": docs}
+	for _, rt := range slices.Concat(publicRoutes(), docsRoutes()) {
 		s.add(rt, own[rt.Name])
 	}
 	s.bodies.max = int64(cfg.BodyBytesInFlight)
@@ -199,10 +206,12 @@ func orDefault[T int | int64 | time.Duration](v, def T) T {
 	return v
 }
 
-// serveHTTP routes one request. A body nothing read (a route without one, 404, 401) is still on
-// the connection, so the connection is closed after the answer.
+// serveHTTP routes one request, then compresses its answer when the client asks (compress.go).
+// A body nothing read (a route without one, 404, 401) is still on the connection, so the
+// connection is closed after the answer.
 func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 	s.router.Handler(ctx)
+	s.compress(ctx)
 	if ctx.Request.IsBodyStream() && ctx.Request.Header.ContentLength() != 0 {
 		ctx.SetConnectionClose()
 	}

@@ -123,8 +123,10 @@ func Schema(use Use) map[string]any {
 	}
 	props := map[string]any{}
 	for g, fields := range groups {
-		props[g] = map[string]any{"type": "object", "additionalProperties": false, "properties": fields}
+		props[g] = map[string]any{"type": "object", "additionalProperties": false, "properties": fields, "required": []string{}}
 	}
-	return map[string]any{"type": "object", "additionalProperties": false, "properties": props,
+	// Every group and field is the caller's choice (a watch answers its criteria as sent): none
+	// is required, in the request or in the answer echoing it.
+	return map[string]any{"type": "object", "additionalProperties": false, "properties": props, "required": []string{},
 		"description": "Closed vocabulary: groups company, req, event; AND across groups and fields, OR within a field; a NULL fact never matches; any other field is 422."}
 }

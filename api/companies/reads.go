@@ -97,7 +97,7 @@ func openReqsSchema() map[string]any {
 	return api.Object(map[string]any{"company_id": api.Type("integer"), "coverage_status": api.Type("string"),
 		"total":       map[string]any{"type": []any{"integer", "null"}, "description": "exact count of the live reqs matching the filters, across every page (the cursor aside); free; null without coverage"},
 		"has_more":    map[string]any{"type": "boolean", "description": "another page follows: pass next_cursor as cursor"},
-		"next_cursor": map[string]any{"type": "string", "description": "opaque (the page's last first_seen:req_key); absent on the last page"},
+		"next_cursor": api.Optional(map[string]any{"type": "string", "description": "opaque (the page's last first_seen:req_key); absent on the last page"}),
 		"reqs":        map[string]any{"type": "array", "items": reqSchema()}})
 }
 

@@ -51,8 +51,8 @@ func statusSchema() map[string]any {
 		"webhook_endpoint_id": api.Nullable(api.Type("integer")), "live_watches": api.Type("integer"),
 		"first_webhook_delivered": api.Type("boolean"), "first_delivered_at": api.Nullable(api.DateTime()),
 		"expansion_nudge_triggered": api.Type("boolean"), "next": api.Type("string"),
-		"company": map[string]any{"type": []any{"object", "null"}, "properties": map[string]any{"company_id": api.Type("integer"), "name": api.Type("string"),
-			"domain": api.Type("string"), "coverage_status": api.Enum(readmodel.CoverageCovered, readmodel.CoverageNoATSSignal), "match_confidence": api.Type("number")}},
+		"company": api.Nullable(api.Object(map[string]any{"company_id": api.Type("integer"), "name": api.Type("string"),
+			"domain": api.Type("string"), "coverage_status": api.Enum(readmodel.CoverageCovered, readmodel.CoverageNoATSSignal), "match_confidence": api.Type("number")})),
 	})
 }
 

@@ -13,7 +13,7 @@ import (
 
 func jobsSearchSchema() map[string]any {
 	s := api.Object(metaProps(map[string]any{"jobs": map[string]any{"type": "array", "items": api.Object(jobRowProps())},
-		"next_cursor": map[string]any{"type": "string", "description": "opaque (the page's last company_id:req_key, with the sort key when sorted); absent on the last page"}}, "rows of this query across every page (the cursor aside) at or above min_relevance"))
+		"next_cursor": api.Optional(map[string]any{"type": "string", "description": "opaque (the page's last company_id:req_key, with the sort key when sorted); absent on the last page"})}, "rows of this query across every page (the cursor aside) at or above min_relevance"))
 	s["description"] = "One source_row unit per job row: rows below min_relevance are neither served nor billed. relevance is null without q."
 	return s
 }

@@ -60,7 +60,7 @@ func qualifiedSchema() map[string]any {
 	p["dedup"] = api.Object(map[string]any{"boards": api.ArrayOf("string"), "board_count": api.Type("integer"), "board": api.Type("string"), "source_type": api.Type("string")})
 	s := api.Object(metaProps(map[string]any{"rows": map[string]any{"type": "array", "items": row},
 		"next_cursor": map[string]any{"type": "integer", "description": "monotone ledger position: pass it back to get only reqs that opened after"},
-		"companies":   map[string]any{"type": "object", "additionalProperties": pulseSchema(), "description": "with include_pulse: the pulse of every company on the page, keyed by company_id"}}, "rows matching after the cursor, up to the first req still under the floor (what this and the following pages serve now)"))
+		"companies":   api.Optional(map[string]any{"type": "object", "additionalProperties": pulseSchema(), "description": "with include_pulse: the pulse of every company on the page, keyed by company_id; absent without it"})}, "rows matching after the cursor, up to the first req still under the floor (what this and the following pages serve now)"))
 	s["description"] = "One source_row unit per row."
 	return s
 }

@@ -127,7 +127,7 @@ func reqsSearchSchema() map[string]any {
 		"matched_req_count": api.Type("integer"), "matched_reqs": map[string]any{"type": "array", "items": reqSchema(), "maxItems": 50},
 	})
 	s := api.Object(metaProps(map[string]any{"companies": map[string]any{"type": "array", "items": co},
-		"next_cursor": map[string]any{"type": "integer", "description": "highest company_id of the page; absent on the last page"}}, "companies matching this query across every page (the cursor aside)"))
+		"next_cursor": api.Optional(map[string]any{"type": "integer", "description": "highest company_id of the page; absent on the last page"})}, "companies matching this query across every page (the cursor aside)"))
 	s["description"] = "One source_row unit per company row. matched_reqs: the company's newest matching reqs, as many as the matched_reqs parameter asks (default 5, at most 50; matched_req_count counts them all). " +
 		"Under a freshness floor each pulse counts only the reqs first seen at or before first_seen_cutoff, as the rows do."
 	return s

@@ -14,8 +14,13 @@ import (
 // Conforms requires r, an answer of the operation method pathTemplate (as the document names it,
 // e.g. "/v1/watches/{watch_id}"), to be what the server's /openapi.json says that operation
 // answers with r's status: the status is documented and the JSON body validates against its
-// schema (types, nullability, required members, no undeclared member where additionalProperties
-// is false, enums, ranges, item counts, oneOf and $ref). A 204 must have no body.
+// schema (types, nullability, required members, enums — null only where the enum lists it, as
+// JSON Schema reads it —, ranges, item counts, oneOf and $ref).
+// The document is read strictly: every member an object schema declares must be answered
+// unless the schema leaves it out of required, and no undeclared member is allowed anywhere
+// (an object schema with properties is closed whatever its additionalProperties says, unless
+// that is a schema: a map keyed by data). Only an object schema declaring no properties at all
+// (a free-form JSON value such as a delivery's payload) takes any member. A 204 must have no body.
 func (s *Server) Conforms(tb testing.TB, method, pathTemplate string, r Response) {
 	tb.Helper()
 	var doc map[string]any
@@ -87,7 +92,7 @@ func (v *validator) check(s map[string]any, x any, at string) {
 		v.fail(at, "%T is not of type %v", x, t)
 		return
 	}
-	if enum, ok := s["enum"].([]any); ok && x != nil && !slices.ContainsFunc(enum, func(e any) bool { return e == x }) {
+	if enum, ok := s["enum"].([]any); ok && !slices.ContainsFunc(enum, func(e any) bool { return e == x }) {
 		v.fail(at, "%v is not one of %v", x, enum)
 	}
 	switch x := x.(type) {
@@ -123,12 +128,12 @@ func (v *validator) check(s map[string]any, x any, at string) {
 				continue
 			}
 			switch ap := s["additionalProperties"].(type) {
-			case bool:
-				if !ap {
-					v.fail(at, "member %q is not declared", k)
-				}
 			case map[string]any:
 				v.check(ap, val, at+"."+k)
+			default:
+				if ap == false || props != nil {
+					v.fail(at, "member %q is not declared", k)
+				}
 			}
 		}
 	}

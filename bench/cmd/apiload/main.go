@@ -3,7 +3,9 @@
 // at the same connection count, in alternating rounds. Targets (--targets): authenticated,
 // rate-limited GET /v1/whoami; with --search-clickhouse-database, the metered company read
 // GET /v1/companies/{id}/is-hiring and the metered GET /v1/reqs/search mix on a crawled world;
-// spendcap, once before the rounds: --conns concurrent reqs/search pages against a Starter
+// search-compressed (opt-in), the reqs/search mix with no Accept-Encoding and with gzip, br and
+// zstd in alternating rounds, bytes per answer beside throughput, after timing the encoders'
+// levels on one page (see compress.go); spendcap, once before the rounds: --conns concurrent reqs/search pages against a Starter
 // account's hard cap (--spend-cap-units), reporting the overshoot (see spendcap.go).
 // It prints each round as it ends and Markdown tables for bench/README.md.
 //
@@ -86,7 +88,7 @@ func main() {
 	flag.StringVar(&o.memProfile, "memprofile", "", "write a heap profile after set-up (read model and index built) to this file, and the run's allocations to <file>.after")
 	flag.Int64Var(&o.capUnits, "spend-cap-units", 25_000, "spendcap target: the Starter account's hard cap in units")
 	flag.Int64Var(&o.capPage, "spend-cap-page", 100, "spendcap target: rows per reqs/search page (limit)")
-	targets := flag.String("targets", "whoami,is-hiring,search", "API targets loaded beside the trivial handler (is-hiring and search need --search-clickhouse-database; spendcap runs once, before the rounds)")
+	targets := flag.String("targets", "whoami,is-hiring,search", "API targets loaded beside the trivial handler: whoami, is-hiring, search, search-compressed (the last three need --search-clickhouse-database; spendcap runs once, before the rounds)")
 	flag.Parse()
 	o.enabled = map[string]bool{}
 	for _, t := range strings.Split(*targets, ",") {
@@ -168,9 +170,15 @@ func run(o options) error {
 	srv := api.New(cfg)
 	account.Register(srv, account.Deps{Pool: pool})
 	var st *searchTarget
+	var ct *compressTarget
 	if searchCH[1] != "" {
 		if st, err = setupSearch(ctx, pool, srv, searchCH[0], searchCH[1]); err != nil {
 			return err
+		}
+		if enabled["search-compressed"] {
+			if ct, err = setupCompressed(ctx, pool, st); err != nil {
+				return err
+			}
 		}
 	} else if enabled["spendcap"] {
 		srv.Register(spendCapStub())
@@ -217,6 +225,14 @@ func run(o options) error {
 	if st != nil {
 		st.load("warmup", "http://"+srv.Addr(), conns, time.Second, maxReq)
 	}
+	if ct != nil {
+		if err := ct.levels("http://" + srv.Addr()); err != nil {
+			return err
+		}
+		for _, e := range encodings {
+			ct.load(e, "http://"+srv.Addr(), conns, time.Second, maxReq, false)
+		}
+	}
 
 	var all []result
 	progress := func(round int) {
@@ -239,6 +255,12 @@ func run(o options) error {
 			all = append(all, st.load("GET /v1/reqs/search (metered, 14-query mix)", "http://"+srv.Addr(), conns, dur, maxReq))
 			progress(i)
 		}
+		for _, e := range encodings {
+			if ct != nil {
+				all = append(all, ct.load(e, "http://"+srv.Addr(), conns, dur, maxReq, true))
+				progress(i)
+			}
+		}
 	}
 	if o.memProfile != "" { // allocations of the whole run (alloc_space), after the measured runs
 		if f, err := os.Create(o.memProfile + ".after"); err == nil {
@@ -258,6 +280,13 @@ func run(o options) error {
 	var used int64
 	_ = pool.QueryRow(ctx, "SELECT COALESCE(sum(used),0) FROM rate_windows WHERE scope LIKE 'rk:%'").Scan(&used)
 	fmt.Printf("calls leased from the shared Postgres rate counter: %d (leases of up to 1000 calls)\n", used)
+	if ct != nil {
+		merged := map[string]result{}
+		for _, e := range encodings {
+			merged[e] = merge(encName(e))
+		}
+		ct.report(merged)
+	}
 	if st != nil {
 		return st.report(ctx, pool, srv, merge("GET /v1/reqs/search (metered, 14-query mix)"), merge("GET /v1/companies/{id}/is-hiring (metered)"), t)
 	}
