@@ -158,6 +158,21 @@ func (m *Model) Company(id uint64) *Company {
 // Companies is the number of companies in the model.
 func (m *Model) Companies() int { return len(m.companies) }
 
+// MostLive returns the company with the most live reqs, ties broken by the lower company_id; nil
+// when no company has one. It scans every company: for rare calls (dev's printed examples).
+func (m *Model) MostLive() *Company {
+	var best *Company
+	for _, c := range m.companies {
+		if len(c.Live) == 0 {
+			continue
+		}
+		if best == nil || len(c.Live) > len(best.Live) || (len(c.Live) == len(best.Live) && c.ID < best.ID) {
+			best = c
+		}
+	}
+	return best
+}
+
 // LiveReqs is the number of live reqs in the model.
 func (m *Model) LiveReqs() int { return m.liveReqs }
 

@@ -58,6 +58,17 @@ func TestModelMatchesTheCrawledWorld(t *testing.T) {
 		}
 	})
 
+	t.Run("the most-live company has the most live reqs (dev's printed company)", func(t *testing.T) {
+		ml := m.MostLive()
+		require.NotNil(t, ml)
+		require.NotEmpty(t, ml.Live)
+		for id := range w.Companies {
+			c := m.Company(id)
+			require.True(t, len(c.Live) < len(ml.Live) || (len(c.Live) == len(ml.Live) && c.ID >= ml.ID), "company %d", id)
+		}
+		require.Nil(t, readmodel.Empty().MostLive())
+	})
+
 	t.Run("live reqs and is_hiring equal the truth at the last tick", func(t *testing.T) {
 		total := 0
 		for id := range w.Companies {

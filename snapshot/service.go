@@ -38,6 +38,11 @@ type Config struct {
 	// OnBuild, when set, is told of every build: how long it took and whether it failed
 	// (operator metrics).
 	OnBuild func(took time.Duration, err error)
+	// MinGap, when set, is the least time from the start of one build to the next check, polled
+	// or nudged (a nudge within it waits it out; Refresh is not held back): dev sets it while it
+	// backfills its demo history, so rebuilds of a ledger growing every second do not take the
+	// CPU the backfill needs.
+	MinGap func() time.Duration
 }
 
 // Service keeps the current Snapshot: one goroutine polls the committed watermark every Poll (or
@@ -143,9 +148,24 @@ func (s *Service) Stop(ctx context.Context) error {
 func (s *Service) run(ctx context.Context) {
 	t := time.NewTicker(s.cfg.Poll)
 	defer t.Stop()
+	var last time.Time // start of the latest build
 	for {
-		if _, err := s.Refresh(ctx, false); err != nil && ctx.Err() == nil {
+		if s.cfg.MinGap != nil && !last.IsZero() {
+			if wait := s.cfg.MinGap() - time.Since(last); wait > 0 {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(wait):
+				}
+			}
+		}
+		start := time.Now()
+		built, err := s.Refresh(ctx, false)
+		if err != nil && ctx.Err() == nil {
 			s.cfg.Log.Warn("cannot rebuild the read snapshot; serving the previous one", "err", err)
+		}
+		if built {
+			last = start
 		}
 		select {
 		case <-ctx.Done():

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"runtime/debug"
+	"runtime/pprof"
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
@@ -140,6 +142,7 @@ func runBackfill(ctx context.Context, log *slog.Logger, args []string) error {
 	cf := addCrawlFlags(fs)
 	from := fs.String("from", "", "first day (YYYY-MM-DD or RFC 3339)")
 	to := fs.String("to", "", "last day, inclusive (YYYY-MM-DD or RFC 3339)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the backfill to this file (where a tick's time goes)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -170,7 +173,27 @@ func runBackfill(ctx context.Context, log *slog.Logger, args []string) error {
 		return err
 	}
 	defer s.Close()
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	return backfill(ctx, log, c, *cf.simURL, first, last)
+}
+
+// startCPUProfile writes a CPU profile to path until the returned stop runs.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot create the CPU profile (--cpuprofile): %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("cannot start the CPU profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); _ = f.Close() }, nil
 }
 
 func backfill(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, simURL string, first, last int) error {

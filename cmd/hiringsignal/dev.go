@@ -18,14 +18,14 @@ import (
 )
 
 func runDev(ctx context.Context, log *slog.Logger, args []string) error {
-	fs := flagenv.New("dev", "Bring the whole stack up with demo data: private Postgres and ClickHouse under --run-dir (unless HS_POSTGRES_URL / HS_CLICKHOUSE_ADDR point elsewhere), migrations, the simulated world, a backfill of --backfill-days, the API, and a crawl at the start of every cycle of the world's clock (one 3-hour cycle every --cycle-every of wall time). Ctrl-C stops what it started.")
+	fs := flagenv.New("dev", "Bring the whole stack up with demo data: private Postgres and ClickHouse under --run-dir (unless HS_POSTGRES_URL / HS_CLICKHOUSE_ADDR point elsewhere), migrations, the simulated world, the API (serving at once), a backfill of --backfill-days behind it, then a crawl at the start of every cycle of the world's clock (one 3-hour cycle every --cycle-every of wall time). Ctrl-C stops what it started.")
 	f := addStoreFlags(fs)
 	sf := addServeFlags(fs)
 	kf := addStackFlags(fs)
 	cf := addCrawlFlags(fs)
 	df := addDispatchFlags(fs)
 	simf := addSimFlags(fs)
-	days := fs.Int("backfill-days", 57, "days of history to backfill before serving; 57 covers the 8 weeks the windowed pulse fields (direction, is_surge) need (committed cycles are skipped on the next run)")
+	days := fs.Int("backfill-days", 57, "days of history to backfill behind the serving API (answers say X-History-Complete: false until it is committed); 57 covers the 8 weeks the windowed pulse fields (direction, is_surge) need (committed cycles are skipped on the next run)")
 	cycleEvery := fs.Duration("cycle-every", sim.TickDuration, "wall time of one 3-hour cycle of the simulated world and the crawl (e.g. 20s: the accelerated clock, deliveries within a minute of creating a watch); every time rule (coldness, max_age, on-demand crawls, the freshness floor, fire-limit hours) reads the same simulated clock. From 1s to 3h")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -80,23 +80,23 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	}
 	*cf.simURL = simulator.url
 
+	// The API serves at once; the demo history is committed behind it (devHistory), and the
+	// crawl of the world's present starts once it is complete.
 	now := simulator.world.TickAt(clock.Now())
-	from := max(0, now-*days*8)
-	log.Info("backfilling the demo history", "days", *days, "from_tick", from, "to_tick", now)
-	if err := backfill(ctx, log, crawler, simulator.url, from, now); err != nil {
-		if ctx.Err() != nil {
-			return nil // stopped during the backfill; committed cycles are kept and skipped next time
-		}
-		return fmt.Errorf("cannot backfill the demo history: %w", err)
-	}
-
+	hist := newDevHistory(log, crawler, simulator.url, simulator.world, clock, max(0, now-*days*8))
 	set := metrics.NewSet() // served by the API at /metrics, crawl figures included
 	// dev allows http and loopback webhook URLs, so a receiver on this machine works.
-	push := pushDeps{box: box, egress: egress.Policy{AllowHTTP: true, AllowPrivate: true}, clock: clock}
+	push := pushDeps{box: box, egress: egress.Policy{AllowHTTP: true, AllowPrivate: true}, clock: clock, complete: hist.Complete}
 	a := addAPI(&g, log, f, s, sf, set, push)
 	if err := addDispatcher(ctx, &g, log, f, df, set, push, a.ready); err != nil {
 		return err
 	}
+	hist.snap, hist.refresh = a.snap.Current, a.snap.Refresh
+	g.Add("history backfill", hist.part())
+	// The API reads the ledger this process writes: a commit rebuilds its snapshot at once
+	// instead of at the next poll.
+	g.Add("crawl loop", hist.after(crawlLoop(log, crawler, simulator.url, cycleStarts(simulator.world, clock), worldTick(simulator.world, clock), a.snap.Nudge, crawlMetrics{set})))
+	g.Add("crawl jobs", hist.after(crawlJobs(log, crawler, s, simulator.url, 2*time.Second, clock.Now, a.snap.Nudge)))
 	if err := g.Start(ctx); err != nil {
 		return err
 	}
@@ -104,18 +104,11 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	if err != nil {
 		return fmt.Errorf("cannot create the dev account: %w", err)
 	}
-	if err := waitReady(ctx, a); err != nil {
-		return nil // stopped before the read model was built
+	company, err := waitDemoCompany(ctx, a)
+	if err != nil {
+		return nil // stopped before the first cycle was served
 	}
-	printDemo("http://"+a.srv.Addr(), key, crawler.State().BusiestCompany(), clock)
-
-	// The API reads the ledger this process writes: a commit rebuilds its snapshot at once
-	// instead of at the next poll.
-	g.Add("crawl loop", crawlLoop(log, crawler, simulator.url, cycleStarts(simulator.world, clock), worldTick(simulator.world, clock), a.snap.Nudge, crawlMetrics{set}))
-	g.Add("crawl jobs", crawlJobs(log, crawler, s, simulator.url, 2*time.Second, clock.Now, a.snap.Nudge))
-	if err := g.Start(ctx); err != nil {
-		return err
-	}
+	printDemo("http://"+a.srv.Addr(), key, company, clock, hist.Complete())
 	<-ctx.Done()
 	return nil
 }
@@ -145,7 +138,7 @@ func devClock(ctx context.Context, log *slog.Logger, s *stores, cycleEvery time.
 	return clock, nil
 }
 
-func printDemo(base, key string, companyID uint64, clock *sim.Clock) {
+func printDemo(base, key string, companyID uint64, clock *sim.Clock, complete bool) {
 	switch world := clock.Now(); {
 	case clock.Accelerated():
 		fmt.Printf("\nAccelerated clock: one 3-hour cycle every %s of wall time (world time now %s).\n", clock.Every(), world.Format(time.RFC3339))
@@ -156,7 +149,7 @@ func printDemo(base, key string, companyID uint64, clock *sim.Clock) {
 hiringsignal is up.
   base URL:  %[1]s/v1
   health:    %[1]s/healthz   readiness: %[1]s/readyz
-  OpenAPI:   %[1]s/openapi.json
+  reference: %[1]s/docs   (interactive; OpenAPI: %[1]s/openapi.json)
 
 Your key (growth plan; shown once — a new one is minted on every start):
   %[2]s
@@ -178,17 +171,35 @@ Push in one minute (HS_CYCLE_EVERY=20s make run): print every delivery, both sig
 Ctrl-C stops everything this command started.
 
 `, base, key, companyID)
+	if !complete {
+		fmt.Print(`The demo history is still filling in behind the API (progress in the log, "msg=backfill").
+Until it is complete every /v1 answer carries X-History-Complete: false and is as of
+X-History-Through (curl -i shows them); windowed fields (direction, is_surge, velocity,
+new_roles_30d) stay null until the history covers their window. The crawl of the present
+starts when it is complete ("demo history complete" in the log).
+
+`)
+	}
 }
 
-// waitReady waits until the read model and search index serve the backfilled history, so the
-// printed calls answer with data.
-func waitReady(ctx context.Context, a *apiStack) error {
-	for !a.snap.Ready() {
+// waitDemoCompany waits until the read snapshot serves a committed cycle (the first cycle of
+// the backfill, on a fresh run) and returns the company with the most live reqs in it, so every
+// printed call answers with data the moment it is printed.
+func waitDemoCompany(ctx context.Context, a *apiStack) (uint64, error) {
+	for {
+		if a.snap.Ready() {
+			if c := a.snap.Current().Model.MostLive(); c != nil {
+				return c.ID, nil
+			}
+		}
+		if a.ready() {
+			// Built at the first commit, not a snapshot gap later (an error is retried here).
+			_, _ = a.snap.Refresh(ctx, false)
+		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
+			return 0, ctx.Err()
+		case <-time.After(500 * time.Millisecond):
 		}
 	}
-	return nil
 }

@@ -70,12 +70,18 @@ type proc struct {
 
 func start(t *testing.T, env []string, args ...string) *proc {
 	t.Helper()
+	return startOut(t, io.Discard, env, args...)
+}
+
+// startOut is start with the binary's stdout written to stdout.
+func startOut(t *testing.T, stdout io.Writer, env []string, args ...string) *proc {
+	t.Helper()
 	cmd := exec.Command(binary(t), args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Dir = t.TempDir()
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
-	cmd.Stdout = io.Discard
+	cmd.Stdout = stdout
 	require.NoError(t, cmd.Start())
 	p := &proc{cmd: cmd, seen: make(chan struct{}, 1), done: make(chan error, 1)}
 	scanned := make(chan struct{})
@@ -295,9 +301,9 @@ func requireReady(t *testing.T, listen string, within time.Duration) {
 
 var crawlDone = regexp.MustCompile(`msg="crawl done" tick=(\d+)`)
 
-// TestDevAcceleratedClock runs `dev --cycle-every 2s` on a tiny world: after the backfill the
-// crawl commits one new cycle per 2 s of wall time (three consecutive cycles here, nine hours of
-// world time, well within a minute), and it stops cleanly.
+// TestDevAcceleratedClock runs `dev --cycle-every 2s` on a tiny world: once the backfill behind
+// the API is complete the crawl commits one new cycle per 2 s of wall time (three consecutive
+// cycles here, nine hours of world time, well within a minute), and it stops cleanly.
 func TestDevAcceleratedClock(t *testing.T) {
 	pg := storetest.PostgresURL(t, "cmd_lifecycle")
 	opts := storetest.ClickHouseOptions(t, "cmd_lifecycle")
@@ -306,6 +312,8 @@ func TestDevAcceleratedClock(t *testing.T) {
 	p := start(t, env, devArgs(t, opts, sim, listen)...)
 	p.waitFor(t, regexp.MustCompile(`msg="simulated clock" cycle_every=2s speedup=5400`), 2*time.Minute)
 	requireReady(t, listen, 3*time.Minute)
+	// The crawl of the present starts once the history is committed (behind the serving API).
+	p.waitFor(t, regexp.MustCompile(`msg="demo history complete"`), 5*time.Minute)
 	var ticks []int
 	require.Eventually(t, func() bool {
 		ticks = ticks[:0]

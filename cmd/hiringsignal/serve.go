@@ -89,7 +89,7 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 	var snap *snapshot.Service
 	var notify *notifier.Notifier
 	built := snapshotMetrics(set, func() *snapshot.Snapshot { return snap.Current() })
-	snap = snapshot.New(snapshot.Config{ClickHouse: s.ch, Log: log, Poll: *sf.refresh,
+	snap = snapshot.New(snapshot.Config{ClickHouse: s.ch, Log: log, Poll: *sf.refresh, MinGap: push.snapshotGap(),
 		OnBuild: func(took time.Duration, err error) {
 			built(took, err)
 			notify.Wake() // a commit: the notifier matches its events at once
@@ -122,6 +122,7 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 		ReadBodyTimeout:   *sf.limits.readBodyTimeout,
 		BodyBytesInFlight: *sf.limits.bodyBytesInFlight,
 		Metrics:           set,
+		History:           push.history(snap),
 		Checks: []api.Check{
 			{Name: "postgres", Ping: s.pg.Ping},
 			{Name: "clickhouse", Ping: s.ch.Ping},
@@ -143,7 +144,7 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 	// Company ages (coldness, max_age) and the on-demand crawl floor run on the world's clock, and
 	// the watch fire counters count world hours (wall time spans scaled by it). Billing, quotas
 	// and rate limits stay on the wall clock.
-	companies.Register(srv, companies.Deps{Snapshots: snap, Pool: s.pg, Log: log, Now: push.clock.Now, CrawlFloor: push.clock.Wall(oltp.CrawlFloor)})
+	companies.Register(srv, companies.Deps{Snapshots: snap, Pool: s.pg, Log: log, Now: push.readNow(snap), CrawlFloor: push.clock.Wall(oltp.CrawlFloor)})
 	saturated := set.NewCounter("hs_search_gate_rejections_total")
 	search.Register(srv, search.Deps{Snapshots: snap, Log: log, MaxInFlight: *sf.searchSlots, QueueWait: *sf.searchQueueWait,
 		OnSaturated: saturated.Inc})
@@ -179,12 +180,60 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 	return &apiStack{srv: srv, stores: s, snap: snap, ready: migrated.Load}
 }
 
-// pushDeps are the webhook secret box, the webhook URL policy and the world's clock of a command
-// (nil: the wall clock; dev's --cycle-every).
+// pushDeps are the webhook secret box, the webhook URL policy, the world's clock of a command
+// (nil: the wall clock; dev's --cycle-every) and whether its history is complete (nil: always;
+// dev backfills behind the serving API).
 type pushDeps struct {
-	box    *secretbox.Box
-	egress egress.Policy
-	clock  *sim.Clock
+	box      *secretbox.Box
+	egress   egress.Policy
+	clock    *sim.Clock
+	complete func() bool
+}
+
+// history is the api.History of every /v1 answer: complete or not, and the committed cycles the
+// read snapshot answers from.
+func (p pushDeps) history(snap *snapshot.Service) func() api.History {
+	return func() api.History {
+		cur := snap.Current()
+		return api.History{Complete: p.complete == nil || p.complete(), From: cur.Model.Since, Through: cur.AsOf}
+	}
+}
+
+// snapshotGap is the least time between two polled rebuilds of the read snapshot: backfillGap
+// while the history is being committed (nil: none).
+func (p pushDeps) snapshotGap() func() time.Duration {
+	if p.complete == nil {
+		return nil
+	}
+	return func() time.Duration {
+		if p.complete() {
+			return 0
+		}
+		return backfillGap
+	}
+}
+
+// backfillGap spaces the read snapshot's rebuilds while dev backfills: a build of the growing
+// 2,000-company ledger takes seconds, and rebuilding after every commit took about as much CPU as
+// the backfill itself. Answers lag the backfill by at most this (X-History-Through says how far).
+const backfillGap = 30 * time.Second
+
+// readNow is the "now" of the company reads' ages (coldness, max_age): the world's clock, or,
+// while the history is still being committed, the latest committed cycle the answers are as of
+// (X-History-Through): a company read by that cycle is as fresh as the answer says, where on the
+// world's clock every company would be days cold and answer 202 until the backfill ends.
+func (p pushDeps) readNow(snap *snapshot.Service) func() time.Time {
+	if p.complete == nil {
+		return p.clock.Now
+	}
+	return func() time.Time {
+		if !p.complete() {
+			if asOf := snap.Current().AsOf; !asOf.IsZero() {
+				return asOf
+			}
+		}
+		return p.clock.Now()
+	}
 }
 
 // fireWindows are an hour, 7 days and 30 days of the world's clock in wall time (fires are
