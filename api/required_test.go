@@ -103,7 +103,7 @@ func TestEveryResponseObjectSchemaListsRequired(t *testing.T) {
 		for method, op := range ops.(map[string]any) {
 			walk(op.(map[string]any)["responses"], strings.ToUpper(method)+" "+path)
 			for _, resp := range op.(map[string]any)["responses"].(map[string]any) {
-				sch, _ := dig(resp, "content", "application/json", "schema").(map[string]any)
+				sch, _ := apitest.Dig(resp, "content", "application/json", "schema").(map[string]any)
 				if sch == nil {
 					continue
 				}
@@ -130,17 +130,6 @@ func TestEveryResponseObjectSchemaListsRequired(t *testing.T) {
 	require.Greater(t, responses, 300, "the walk must reach every operation's answers")
 	require.Equal(t, responses-2, listing, "every response schema but two free-form ones (the JSON-RPC answer of /mcp, the document itself) lists required")
 	require.Equal(t, objects, withRequired)
-}
-
-func dig(m any, keys ...string) any {
-	for _, k := range keys {
-		mm, ok := m.(map[string]any)
-		if !ok {
-			return nil
-		}
-		m = mm[k]
-	}
-	return m
 }
 
 func typeHas(t any, want string) bool {

@@ -27,11 +27,11 @@ func (s *Server) Conforms(tb testing.TB, method, pathTemplate string, r Response
 	d := s.Get(tb, "/openapi.json", "", nil)
 	require.Equal(tb, 200, d.Status)
 	require.NoError(tb, json.Unmarshal(d.Body, &doc))
-	op, _ := dig(doc, "paths", pathTemplate, strings.ToLower(method)).(map[string]any)
+	op, _ := Dig(doc, "paths", pathTemplate, strings.ToLower(method)).(map[string]any)
 	require.NotNil(tb, op, "%s %s is not in the document", method, pathTemplate)
-	resp, _ := dig(op, "responses", strconv.Itoa(r.Status)).(map[string]any)
+	resp, _ := Dig(op, "responses", strconv.Itoa(r.Status)).(map[string]any)
 	require.NotNil(tb, resp, "%s %s answered %d, not documented: %s", method, pathTemplate, r.Status, r.Body)
-	schema, _ := dig(resp, "content", "application/json", "schema").(map[string]any)
+	schema, _ := Dig(resp, "content", "application/json", "schema").(map[string]any)
 	if schema == nil {
 		require.Empty(tb, r.Body, "%s %s %d documents no body", method, pathTemplate, r.Status)
 		return
@@ -43,7 +43,8 @@ func (s *Server) Conforms(tb testing.TB, method, pathTemplate string, r Response
 	require.Empty(tb, v.problems, "%s %s %d does not match its documented schema:\n%s\nbody: %s", method, pathTemplate, r.Status, strings.Join(v.problems, "\n"), r.Body)
 }
 
-func dig(m any, keys ...string) any {
+// Dig follows keys through nested JSON objects; nil when one is missing or not an object.
+func Dig(m any, keys ...string) any {
 	for _, k := range keys {
 		mm, ok := m.(map[string]any)
 		if !ok {
@@ -67,7 +68,7 @@ func (v *validator) fail(at, format string, args ...any) {
 func (v *validator) check(s map[string]any, x any, at string) {
 	if ref, ok := s["$ref"].(string); ok {
 		name := strings.TrimPrefix(ref, "#/components/schemas/")
-		target, _ := dig(v.doc, "components", "schemas", name).(map[string]any)
+		target, _ := Dig(v.doc, "components", "schemas", name).(map[string]any)
 		if target == nil {
 			v.fail(at, "unresolved $ref %s", ref)
 			return
