@@ -74,6 +74,31 @@ func Object(props map[string]any) map[string]any {
 	return map[string]any{"type": "object", "properties": clean, "required": req, "additionalProperties": false}
 }
 
+// Extend is obj (an Object) with more properties, each required unless wrapped in Optional, as
+// Object makes them; the members obj leaves out of `required` stay out. Adding a property to an
+// Object's map in place would leave it out of `required`: extend with this instead.
+func Extend(obj map[string]any, more map[string]any) map[string]any {
+	props, _ := obj["properties"].(map[string]any)
+	req, _ := obj["required"].([]string)
+	all := make(map[string]any, len(props)+len(more))
+	for k, v := range props {
+		if !slices.Contains(req, k) {
+			v = Optional(v.(map[string]any))
+		}
+		all[k] = v
+	}
+	for k, v := range more {
+		all[k] = v
+	}
+	out := Object(all)
+	for k, v := range obj {
+		if k != "properties" && k != "required" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // Closed is Object (kept for the callers written when Object did not require its members).
 func Closed(props map[string]any) map[string]any { return Object(props) }
 

@@ -21,9 +21,7 @@ func keySchema() map[string]any {
 }
 
 func issuedKeySchema() map[string]any {
-	s := keySchema()
-	s["properties"].(map[string]any)["key"] = api.Type("string")
-	return s
+	return api.Extend(keySchema(), map[string]any{"key": api.Type("string")})
 }
 
 func (h *handlers) keysList(c *api.Call) (int, error) {

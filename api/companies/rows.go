@@ -32,11 +32,7 @@ type repostRow struct {
 }
 
 func repostSchema() map[string]any {
-	s := reqSchema()
-	p := s["properties"].(map[string]any)
-	p["live"] = api.Type("boolean")
-	p["last_event_at"] = api.DateTime()
-	return s
+	return api.Extend(reqSchema(), map[string]any{"live": api.Type("boolean"), "last_event_at": api.DateTime()})
 }
 
 // rowOf is the served row of a req of co; x (the search index of the same snapshot, nil before

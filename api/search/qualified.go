@@ -40,8 +40,7 @@ type qualifiedRow struct {
 }
 
 func qualifiedSchema() map[string]any {
-	row := reqSchema()
-	p := row["properties"].(map[string]any)
+	p := map[string]any{}
 	p["company_name"] = api.Nullable(api.Type("string"))
 	p["company_domain"] = api.Nullable(api.Type("string"))
 	p["skills"] = api.ArrayOf("string")
@@ -58,6 +57,7 @@ func qualifiedSchema() map[string]any {
 	p["apply"] = api.Object(map[string]any{"url": api.Nullable(api.Type("string")), "actionable": api.Type("boolean")})
 	p["lifecycle"] = api.Object(map[string]any{"first_seen": api.DateTime(), "last_event_at": api.DateTime(), "status": api.Enum("opened", "reobserved", "reposted", "closed"), "live": api.Type("boolean"), "repost_count": api.Type("integer")})
 	p["dedup"] = api.Object(map[string]any{"boards": api.ArrayOf("string"), "board_count": api.Type("integer"), "board": api.Type("string"), "source_type": api.Type("string")})
+	row := api.Extend(reqSchema(), p)
 	s := api.Object(metaProps(map[string]any{"rows": map[string]any{"type": "array", "items": row},
 		"next_cursor": map[string]any{"type": "integer", "description": "monotone ledger position: pass it back to get only reqs that opened after"},
 		"companies":   api.Optional(map[string]any{"type": "object", "additionalProperties": pulseSchema(), "description": "with include_pulse: the pulse of every company on the page, keyed by company_id; absent without it"})}, "rows matching after the cursor, up to the first req still under the floor (what this and the following pages serve now)"))
