@@ -27,6 +27,9 @@ func (s *Server) handler(rt *Route) fasthttp.RequestHandler {
 	m := newRouteMetrics(s.metrics, rt.Name)
 	return func(rc *fasthttp.RequestCtx) {
 		c := &Call{Ctx: rc, Route: rt, srv: s}
+		// Every /v1 answer is the caller's own and some carry secrets (an issued key, a webhook
+		// secret, a quickstart's snippets): no cache along the way may keep one.
+		rc.Response.Header.Set(fasthttp.HeaderCacheControl, "no-store")
 		s.setHistoryHeaders(rc)
 		c.startDeadline()
 		defer func() { c.cancel() }()

@@ -44,7 +44,8 @@ func (s *Server) setHistoryHeaders(rc *fasthttp.RequestCtx) {
 	}
 }
 
-// historyHeaderDocs are the OpenAPI headers of every /v1 response.
+// historyHeaderDocs are the OpenAPI headers of every /v1 response: the X-History-* headers and
+// Cache-Control.
 func historyHeaderDocs() map[string]any {
 	return map[string]any{
 		HeaderHistoryComplete: map[string]any{"schema": Enum("true", "false"),
@@ -54,6 +55,8 @@ func historyHeaderDocs() map[string]any {
 				"true once it is all committed. Sent on every /v1 answer"},
 		HeaderHistoryFrom: map[string]any{"schema": DateTime(),
 			"description": "the first committed crawl cycle (RFC 3339): no answer knows of anything before it. Absent before the first commit"},
+		fasthttp.HeaderCacheControl: map[string]any{"schema": Enum("no-store"),
+			"description": "no-store on every /v1 answer: each is the caller's own, and some carry secrets (an issued key, a webhook secret)"},
 		HeaderHistoryThrough: map[string]any{"schema": DateTime(),
 			"description": "the latest committed crawl cycle the answer is computed as of (RFC 3339; a company's motion_as_of is at most this). Absent before the first commit"},
 	}

@@ -65,6 +65,23 @@ func TestKeysIssueListRevokeRotate(t *testing.T) {
 	require.Equal(t, 200, h.Do(t, "GET", "/v1/whoami", rot["key"].(string), "").Status)
 }
 
+// An answer carrying a secret (an issued or rotated key) is never kept by a cache along the way,
+// and neither is any other /v1 answer, errors included.
+func TestAnswersCarryingKeysAreNotCached(t *testing.T) {
+	h := start(t)
+	a := h.Account(t, "starter")
+	r := h.Do(t, "POST", "/v1/keys", a.Key, `{}`)
+	require.Equal(t, 201, r.Status, string(r.Body))
+	require.Equal(t, "no-store", r.Header["Cache-Control"])
+	r = h.Do(t, "POST", "/v1/keys/"+itoa(a.KeyID)+"/rotate", a.Key, `{}`)
+	require.Equal(t, 201, r.Status, string(r.Body))
+	require.Equal(t, "no-store", r.Header["Cache-Control"])
+	for _, key := range []string{object(t, r)["key"].(string), "", "hsk_unknown"} {
+		r = h.Do(t, "GET", "/v1/whoami", key, "")
+		require.Equal(t, "no-store", r.Header["Cache-Control"], "status %d", r.Status)
+	}
+}
+
 // Every key route that takes an id answers another customer's id exactly like a missing one.
 func TestCrossTenantIDsAnswerLikeMissingOnes(t *testing.T) {
 	h := start(t)
