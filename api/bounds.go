@@ -238,11 +238,15 @@ func (s *Server) timedOut(c *Call, e *Error) *Error {
 
 // perIPListener refuses a connection of a peer address that already has max open: it answers
 // 429 in the spec's shape and closes it. (fasthttp's own MaxConnsPerIP races with Shutdown.)
+// The refusal is a concurrency bound, like too many calls in flight: reason key_throttled,
+// without RateLimit-* or Retry-After (spec section 5). Each refusal is written by a goroutine
+// bounded by a one-second write deadline; Close waits for them.
 type perIPListener struct {
 	net.Listener
-	max int
-	mu  sync.Mutex
-	n   map[netip.Addr]int
+	max     int
+	mu      sync.Mutex
+	n       map[netip.Addr]int
+	refusal sync.WaitGroup
 }
 
 func limitConnsPerIP(ln net.Listener, max int) net.Listener {
@@ -252,7 +256,7 @@ func limitConnsPerIP(ln net.Listener, max int) net.Listener {
 	return &perIPListener{Listener: ln, max: max, n: map[netip.Addr]int{}}
 }
 
-const connsPerIPRefusal = `{"detail":{"reason":"rate_limited","endpoint":"","message":"too many connections from this address: reuse one (keep-alive) or close some"}}`
+const connsPerIPRefusal = `{"detail":{"reason":"key_throttled","endpoint":"","message":"too many connections from this address are open: reuse one (keep-alive) or close some, then retry"}}`
 
 func (l *perIPListener) Accept() (net.Conn, error) {
 	for {
@@ -273,13 +277,28 @@ func (l *perIPListener) Accept() (net.Conn, error) {
 		if ok {
 			return &perIPConn{Conn: c, release: func() { l.release(ip) }}, nil
 		}
+		l.refusal.Add(1)
 		go func() {
+			defer l.refusal.Done()
 			_ = c.SetWriteDeadline(time.Now().Add(time.Second))
-			_, _ = fmt.Fprintf(c, "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s",
+			_, _ = fmt.Fprintf(c, "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nCache-Control: no-store\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s",
 				len(connsPerIPRefusal), connsPerIPRefusal)
+			// Half-close and drain what the client sent (up to the deadline) before closing, so
+			// unread request bytes do not reset the connection under the answer.
+			if tc, ok := c.(interface{ CloseWrite() error }); ok && tc.CloseWrite() == nil {
+				_ = c.SetReadDeadline(time.Now().Add(time.Second))
+				_, _ = io.Copy(io.Discard, io.LimitReader(c, 64<<10))
+			}
 			_ = c.Close()
 		}()
 	}
+}
+
+// Close closes the listener and waits for the refusals being written.
+func (l *perIPListener) Close() error {
+	err := l.Listener.Close()
+	l.refusal.Wait()
+	return err
 }
 
 func peerAddr(c net.Conn) (netip.Addr, bool) {

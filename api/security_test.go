@@ -336,6 +336,11 @@ func TestConnectionAndBodyLimits(t *testing.T) {
 			served++ // kept open (keep-alive): it keeps counting
 		case 429:
 			refused++
+			// A concurrency bound: key_throttled, without RateLimit-* or Retry-After (spec 5).
+			rest, _ := io.ReadAll(c)
+			require.Contains(t, string(rest), `"reason":"key_throttled"`)
+			require.NotContains(t, string(rest), "Retry-After")
+			require.NotContains(t, string(rest), "RateLimit")
 		default:
 			t.Fatalf("connection %d answered %d", i, code)
 		}
