@@ -18,7 +18,7 @@ type Tool struct {
 // conciseDrop are the members (at any depth) a concise answer leaves out: the req's normalized
 // title, board, source and salary, the pulse's secondary figures and weekly momentum, and
 // duplicates (a function's id beside its name, a country beside its code).
-var conciseDrop = []string{"title", "board", "boards", "url", "source_type", "salary_min_usd", "salary_max_usd", "estimate_samples", "estimate_basis",
+var conciseDrop = []string{"title", "board", "boards", "url", "source_type", "salary_min_usd", "salary_max_usd", "estimate_samples", "salary_estimate_samples", "estimate_basis",
 	"posted_at", "left_censored", "function_ids", "first_seen_cutoff", "freshness_floor_s",
 	"function", "hq_country", "active_reqs", "velocity", "motion_as_of", "momentum", "observed_at", "relevance", "description"}
 

@@ -54,7 +54,7 @@ func rowOf(x *searchindex.Index, co *readmodel.Company, r *readmodel.Req) reqRow
 		v := r.SalaryMaxUSD
 		row.SalaryMaxUSD = &v
 	}
-	row.Salary = salaryOf(x, co.ID, r, row.SalaryMinUSD, row.SalaryMaxUSD)
+	row.SetSalary(salaryOf(x, co.ID, r, row.SalaryMinUSD, row.SalaryMaxUSD))
 	return row
 }
 

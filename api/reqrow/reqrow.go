@@ -16,22 +16,35 @@ import (
 // board that lists it; the declared yearly-USD salary bounds (null unless the employer published
 // them) and the one salary object every route serves for the req.
 type Row struct {
-	ReqKey       string     `json:"req_key"`
-	CompanyID    uint64     `json:"company_id"`
-	RawTitle     string     `json:"raw_title"`
-	Title        *string    `json:"title"`
-	Function     *string    `json:"function"`
-	FunctionName *string    `json:"function_name"`
-	Country      *string    `json:"country"`
-	CountryCode  *string    `json:"country_code"`
-	Boards       []string   `json:"boards"`
-	SourceType   string     `json:"source_type"`
-	FirstSeen    time.Time  `json:"first_seen"`
-	SalaryMinUSD *float64   `json:"salary_min_usd"`
-	SalaryMaxUSD *float64   `json:"salary_max_usd"`
-	Salary       *Salary    `json:"salary"`
-	LeftCensored bool       `json:"left_censored"`
-	PostedAt     *time.Time `json:"posted_at"`
+	ReqKey       string    `json:"req_key"`
+	CompanyID    uint64    `json:"company_id"`
+	RawTitle     string    `json:"raw_title"`
+	Title        *string   `json:"title"`
+	Function     *string   `json:"function"`
+	FunctionName *string   `json:"function_name"`
+	Country      *string   `json:"country"`
+	CountryCode  *string   `json:"country_code"`
+	Boards       []string  `json:"boards"`
+	SourceType   string    `json:"source_type"`
+	FirstSeen    time.Time `json:"first_seen"`
+	SalaryMinUSD *float64  `json:"salary_min_usd"`
+	SalaryMaxUSD *float64  `json:"salary_max_usd"`
+	Salary       *Salary   `json:"salary"`
+	// SalaryEstimateSamples is the spec's name for salary.estimate_samples (Req resource, 2.3):
+	// the number of declared salaries behind an estimate, null when the salary is declared or
+	// absent. Set with SetSalary.
+	SalaryEstimateSamples *int       `json:"salary_estimate_samples"`
+	LeftCensored          bool       `json:"left_censored"`
+	PostedAt              *time.Time `json:"posted_at"`
+}
+
+// SetSalary sets the row's salary object and the spec's salary_estimate_samples beside it.
+func (r *Row) SetSalary(s *Salary) {
+	r.Salary = s
+	r.SalaryEstimateSamples = nil
+	if s != nil {
+		r.SalaryEstimateSamples = s.EstimateSamples
+	}
 }
 
 // Salary is the req's one salary, the same on every route: kind "declared" carries the
@@ -98,8 +111,14 @@ func Props() map[string]any {
 		"function": api.Nullable(api.Type("string")), "function_name": api.Nullable(api.Type("string")), "country": api.Nullable(api.Type("string")),
 		"country_code": api.Nullable(api.Type("string")), "boards": api.ArrayOf("string"), "source_type": api.Enum("ats_tenant", "board"),
 		"first_seen": api.DateTime(), "salary_min_usd": declaredOnly(), "salary_max_usd": declaredOnly(), "salary": SalarySchema(),
-		"left_censored": leftCensored(), "posted_at": postedAt(),
+		"left_censored": leftCensored(), "posted_at": postedAt(), "salary_estimate_samples": estimateSamples(),
 	}
+}
+
+func estimateSamples() map[string]any {
+	s := api.Nullable(api.Type("integer"))
+	s["description"] = "salary.estimate_samples under the spec's name: the declared salaries (>= 5) behind an estimated salary; null when the salary is declared or there is none"
+	return s
 }
 
 func declaredOnly() map[string]any {

@@ -48,14 +48,16 @@ func countryCode(name string) *string {
 
 func newReqRow(x *searchindex.Index, r *searchindex.Req) reqRow {
 	lo, hi := r.DeclaredSalary()
-	return reqRow{
+	row := reqRow{
 		Row: reqrow.Row{ReqKey: r.Key, CompanyID: r.CompanyID, RawTitle: r.Title.Raw, Title: strPtr(r.Title.Clean),
 			Function: strPtr(r.Function), FunctionName: functionName(r.Function),
 			Country: strPtr(r.Country), CountryCode: countryCode(r.Country),
 			Boards: r.Boards, SourceType: r.SourceType, FirstSeen: time.Unix(r.FirstSeen, 0).UTC(),
-			SalaryMinUSD: lo, SalaryMaxUSD: hi, Salary: salaryOf(x, r), LeftCensored: x.LeftCensored(r), PostedAt: r.PostedAtTime()},
+			SalaryMinUSD: lo, SalaryMaxUSD: hi, LeftCensored: x.LeftCensored(r), PostedAt: r.PostedAtTime()},
 		Board: r.Board, URL: strPtr(r.URL),
 	}
+	row.SetSalary(salaryOf(x, r))
+	return row
 }
 
 // jobRow is one jobs/search row (one logical req); jobs/role adds the full boards list.

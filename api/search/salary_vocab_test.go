@@ -39,6 +39,8 @@ type salaryOnly struct {
 	Salary       json.RawMessage `json:"salary"`
 	SalaryMinUSD *float64        `json:"salary_min_usd"`
 	SalaryMaxUSD *float64        `json:"salary_max_usd"`
+	// the spec's name for salary.estimate_samples (Req resource)
+	SalaryEstimateSamples *int `json:"salary_estimate_samples"`
 }
 
 // Issue #19 (2): req ca58a6f339e49b2d showed salary_min_usd = salary_max_usd = 90266 on
@@ -90,6 +92,16 @@ func TestOneSalaryPerReqOnEveryRoute(t *testing.T) {
 			if route != "jobs/search" { // jobs/search rows carry only the salary object
 				require.Equal(t, want.SalaryMinUSD, got.SalaryMinUSD, route)
 				require.Equal(t, want.SalaryMaxUSD, got.SalaryMaxUSD, route)
+				var obj struct {
+					Samples *int `json:"estimate_samples"`
+				}
+				if string(got.Salary) != "null" {
+					require.NoError(t, json.Unmarshal(got.Salary, &obj))
+				}
+				require.Equal(t, obj.Samples, got.SalaryEstimateSamples, "%s: salary_estimate_samples is salary.estimate_samples", route)
+				if kind == searchindex.SalaryEstimated {
+					require.NotNil(t, got.SalaryEstimateSamples, route)
+				}
 			}
 		}
 		if picked[searchindex.SalaryEstimated] >= 3 && picked[searchindex.SalaryDeclared] >= 3 && picked[""] >= 1 {
