@@ -134,32 +134,104 @@ type IssuedKey struct {
 	Key
 }
 
-// ListKeys lists every key of customerID, active and revoked, ascending by key_id. last_used_at
-// is the latest metered event of the key in the usage ledger.
-func ListKeys(ctx context.Context, pool *pgxpool.Pool, customerID string) ([]Key, error) {
-	rows, err := pool.Query(ctx, `SELECT k.key_id, k.display, k.scopes, a.tier, k.created_at,
-			(SELECT max(u.occurred_at) FROM usage_events u WHERE u.key_id = k.key_id AND u.customer_id = k.customer_id),
-			k.revoked_at, k.parent_key_id, COALESCE(k.limit_id, k.key_id)
-		FROM api_keys k JOIN accounts a ON a.account_id = k.account_id
-		WHERE k.customer_id = $1 ORDER BY k.key_id`, customerID)
-	if err != nil {
-		return nil, fmt.Errorf("cannot list keys: %w", err)
-	}
+// Key list filters (GET /v1/keys status).
+const (
+	KeysAll     = "all"
+	KeysActive  = "active"
+	KeysRevoked = "revoked"
+)
+
+// KeyPage is a page of GET /v1/keys: the keys after key_id After (0: from the first), at most
+// Limit, of Status (KeysAll, KeysActive or KeysRevoked; "": all).
+type KeyPage struct {
+	After  int64
+	Limit  int
+	Status string
+}
+
+const keyCols = `k.key_id, k.display, k.scopes, a.tier, k.created_at, k.revoked_at, k.parent_key_id, COALESCE(k.limit_id, k.key_id)`
+
+// collectKeys reads rows of keyCols (then last_used_at, with lastUsed).
+func collectKeys(rows pgx.Rows, lastUsed bool) ([]Key, error) {
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Key, error) {
 		var k Key
-		err := r.Scan(&k.KeyID, &k.Display, &k.Scopes, &k.Tier, &k.CreatedAt, &k.LastUsedAt, &k.RevokedAt, &k.ParentKeyID, &k.LimitID)
+		dst := []any{&k.KeyID, &k.Display, &k.Scopes, &k.Tier, &k.CreatedAt, &k.RevokedAt, &k.ParentKeyID, &k.LimitID}
+		if lastUsed {
+			dst = append(dst, &k.LastUsedAt)
+		}
+		err := r.Scan(dst...)
 		return k, err
 	})
 }
 
-// IssueKey mints a key on the parent key's account, customer and acquisition surface. The tier
-// is the account's; nothing of it comes from the request. notifyToken is sent on AuthChannel.
+// ListKeys lists a page of customerID's keys, ascending by key_id; more says keys of the filter
+// follow the page. last_used_at is the latest metered event of the key in the usage ledger.
+func ListKeys(ctx context.Context, pool *pgxpool.Pool, customerID string, p KeyPage) (keys []Key, more bool, err error) {
+	if p.Status == "" {
+		p.Status = KeysAll
+	}
+	p.Limit = max(p.Limit, 1)
+	rows, err := pool.Query(ctx, `SELECT `+keyCols+`,
+			(SELECT max(u.occurred_at) FROM usage_events u WHERE u.key_id = k.key_id AND u.customer_id = k.customer_id)
+		FROM api_keys k JOIN accounts a ON a.account_id = k.account_id
+		WHERE k.customer_id = $1 AND k.key_id > $2 AND ($3 = 'all' OR (k.revoked_at IS NULL) = ($3 = 'active'))
+		ORDER BY k.key_id LIMIT $4`, customerID, p.After, p.Status, p.Limit+1)
+	if err == nil {
+		keys, err = collectKeys(rows, true)
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("cannot list keys: %w", err)
+	}
+	if len(keys) > p.Limit {
+		return keys[:p.Limit], true, nil
+	}
+	return keys, false, nil
+}
+
+// QuotaKeys lists what a daily quota reads of customerID's keys, ascending by key_id: every
+// active key (at most MaxActiveKeys) and, of the revoked ones, those among ids (the keys with
+// calls today: a revoked key spent its lineage's quota only before it was revoked). last_used_at
+// is not read.
+func QuotaKeys(ctx context.Context, pool *pgxpool.Pool, customerID string, ids []int64) ([]Key, error) {
+	if ids == nil {
+		ids = []int64{}
+	}
+	rows, err := pool.Query(ctx, `SELECT `+keyCols+`
+		FROM api_keys k JOIN accounts a ON a.account_id = k.account_id
+		WHERE k.customer_id = $1 AND (k.revoked_at IS NULL OR k.key_id = ANY($2))
+		ORDER BY k.key_id`, customerID, ids)
+	var keys []Key
+	if err == nil {
+		keys, err = collectKeys(rows, false)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot list the keys of the quota: %w", err)
+	}
+	return keys, nil
+}
+
+// IssueKey is IssueKeyWithin the default budgets.
 func IssueKey(ctx context.Context, pool *pgxpool.Pool, parent KeyAuth, scopes []string) (IssuedKey, error) {
+	return IssueKeyWithin(ctx, pool, Budgets{}, parent, scopes)
+}
+
+// lockKeys serializes, until tx ends, the key mints of customerID (issues and rotations), so the
+// active-key bound and the daily key budget hold under concurrent calls.
+func lockKeys(ctx context.Context, tx pgx.Tx, customerID string) error {
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('keys:' || $1))", customerID); err != nil {
+		return fmt.Errorf("cannot lock the customer's keys: %w", err)
+	}
+	return nil
+}
+
+// IssueKeyWithin mints a key on the parent key's account, customer and acquisition surface. The
+// tier is the account's; nothing of it comes from the request. ErrTooManyKeys when the customer
+// holds MaxActiveKeys; a *BudgetError when it minted b's daily key budget already.
+func IssueKeyWithin(ctx context.Context, pool *pgxpool.Pool, b Budgets, parent KeyAuth, scopes []string) (IssuedKey, error) {
 	var out IssuedKey
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		// Serialise issuing per customer so the active-key bound holds under concurrency.
-		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('keys:' || $1))", parent.CustomerID); err != nil {
-			return fmt.Errorf("cannot lock the customer's keys: %w", err)
+		if err := lockKeys(ctx, tx, parent.CustomerID); err != nil {
+			return err
 		}
 		var n int
 		if err := tx.QueryRow(ctx, "SELECT count(*) FROM api_keys WHERE customer_id = $1 AND revoked_at IS NULL", parent.CustomerID).Scan(&n); err != nil {
@@ -167,6 +239,9 @@ func IssueKey(ctx context.Context, pool *pgxpool.Pool, parent KeyAuth, scopes []
 		}
 		if n >= MaxActiveKeys {
 			return ErrTooManyKeys
+		}
+		if err := spend(ctx, tx, b, BudgetKeys, parent.CustomerID); err != nil {
+			return err
 		}
 		k, err := insertKey(ctx, tx, parent.AccountID, parent.CustomerID, scopes, parent.Surface, &parent.KeyID, nil)
 		out = k
@@ -229,14 +304,23 @@ func RevokeKey(ctx context.Context, pool *pgxpool.Pool, customerID string, keyID
 	})
 }
 
-// RotateKey mints a replacement of keyID on the same account and revokes keyID, in one
+// RotateKey is RotateKeyWithin the default budgets.
+func RotateKey(ctx context.Context, pool *pgxpool.Pool, customerID string, keyID int64, scopes, grantable []string, notifyToken string) (IssuedKey, error) {
+	return RotateKeyWithin(ctx, pool, Budgets{}, customerID, keyID, scopes, grantable, notifyToken)
+}
+
+// RotateKeyWithin mints a replacement of keyID on the same account and revokes keyID, in one
 // transaction. The replacement has scopes when non-nil (the caller checked them against the
 // presenting key), else the rotated key's scopes that grantable (the presenting key's) also
 // holds: ErrNoGrantableScope when that leaves none. It joins keyID's lineage (limit_id), so it
-// inherits what keyID spent of its limits. A revoked, missing or foreign id is ErrNotFound.
-func RotateKey(ctx context.Context, pool *pgxpool.Pool, customerID string, keyID int64, scopes, grantable []string, notifyToken string) (IssuedKey, error) {
+// inherits what keyID spent of its limits. A revoked, missing or foreign id is ErrNotFound; a
+// replacement past b's daily key budget is a *BudgetError (and keyID stays active).
+func RotateKeyWithin(ctx context.Context, pool *pgxpool.Pool, b Budgets, customerID string, keyID int64, scopes, grantable []string, notifyToken string) (IssuedKey, error) {
 	var out IssuedKey
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if err := lockKeys(ctx, tx, customerID); err != nil {
+			return err
+		}
 		var accountID, limitID int64
 		var oldScopes []string
 		var surface string
@@ -258,6 +342,9 @@ func RotateKey(ctx context.Context, pool *pgxpool.Pool, customerID string, keyID
 			if len(scopes) == 0 {
 				return ErrNoGrantableScope
 			}
+		}
+		if err := spend(ctx, tx, b, BudgetKeys, customerID); err != nil {
+			return err
 		}
 		out, err = insertKey(ctx, tx, accountID, customerID, scopes, surface, &keyID, &limitID)
 		if err != nil {

@@ -3,6 +3,11 @@
 // endpoints, whose secrets it stores only as sealed by the caller's SecretSealer, watches and
 // their fires).
 //
+// Creating rows that are not billed is bounded twice: by what may be live (MaxActiveKeys,
+// MaxLiveEndpoints, the live-watch allowance) and by daily creation budgets that count retired rows
+// too (Budgets, budget.go), each checked under a lock that serializes the customer's creations of
+// that kind. PruneRetired deletes retired rows past their retention for a periodic job.
+//
 // Every query that reads customer data takes the caller's customer_id and filters on it; another
 // customer's id answers exactly like a missing one. It must not touch ClickHouse or HTTP.
 package oltp

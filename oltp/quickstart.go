@@ -21,23 +21,36 @@ type QuickstartResult struct {
 }
 
 // Quickstart sets up w (an inline endpoint and a company watch) once per customer and URL: in one
-// transaction it takes the customer's quickstarts row for w.Inline.URL (inserted when missing,
-// then locked, so concurrent calls queue on it) and answers the watch recorded there while it is
-// live on a live endpoint; otherwise it creates the watch as CreateWatch does (registering or
-// finding the endpoint) and records it. Errors: those of CreateWatch.
+// transaction, holding the customer's quickstart lock (concurrent calls queue on it), it reads the
+// customer's quickstarts row for w.Inline.URL (inserting it when missing, within w.Budgets' daily
+// quickstart budget) and answers the watch recorded there while it is live on a live endpoint;
+// otherwise it creates the watch as CreateWatch does (registering or finding the endpoint) and
+// records it. Errors: a *BudgetError for a URL not quickstarted before past the quickstart budget,
+// and those of CreateWatch.
 func Quickstart(ctx context.Context, pool *pgxpool.Pool, box SecretSealer, w NewWatch) (QuickstartResult, error) {
 	var out QuickstartResult
 	if w.Inline == nil || w.CompanyID == nil {
 		return out, errors.New("cannot run a quickstart without an inline endpoint and a company")
 	}
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `INSERT INTO quickstarts (customer_id, webhook_url) VALUES ($1, $2) ON CONFLICT DO NOTHING`, w.CustomerID, w.Inline.URL); err != nil {
-			return fmt.Errorf("cannot record the quickstart: %w", err)
+		// Taken before the account row and the endpoint lock CreateWatch takes: the same order as
+		// every other path that takes them.
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('quickstarts:' || $1))", w.CustomerID); err != nil {
+			return fmt.Errorf("cannot lock the customer's quickstarts: %w", err)
 		}
 		var watchID *int64
-		if err := tx.QueryRow(ctx, `SELECT watch_id FROM quickstarts WHERE customer_id = $1 AND webhook_url = $2 FOR UPDATE`,
-			w.CustomerID, w.Inline.URL).Scan(&watchID); err != nil {
-			return fmt.Errorf("cannot lock the quickstart: %w", err)
+		// Locked so PruneRetired does not delete it before it is updated.
+		err := tx.QueryRow(ctx, `SELECT watch_id FROM quickstarts WHERE customer_id = $1 AND webhook_url = $2 FOR UPDATE`, w.CustomerID, w.Inline.URL).Scan(&watchID)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			if err := spend(ctx, tx, w.Budgets, BudgetQuickstarts, w.CustomerID); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO quickstarts (customer_id, webhook_url) VALUES ($1, $2)`, w.CustomerID, w.Inline.URL); err != nil {
+				return fmt.Errorf("cannot record the quickstart: %w", err)
+			}
+		case err != nil:
+			return fmt.Errorf("cannot read the quickstart: %w", err)
 		}
 		if watchID != nil {
 			wa, err := scanWatch(tx.QueryRow(ctx, "SELECT "+watchCols+` FROM watches w WHERE watch_id = $1 AND customer_id = $2 AND canceled_at IS NULL
@@ -55,7 +68,6 @@ func Quickstart(ctx context.Context, pool *pgxpool.Pool, box SecretSealer, w New
 			}
 			// Canceled, or its endpoint deleted: set up again.
 		}
-		var err error
 		out.Watch, out.Endpoint, out.EndpointCreated, err = createWatch(ctx, tx, box, w)
 		if err != nil {
 			return err

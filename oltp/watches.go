@@ -41,6 +41,7 @@ type NewWatch struct {
 	Criteria        json.RawMessage // validated criteria document, stored as sent
 	EventTypes      []string
 	MaxFiresPerHour int
+	Budgets         Budgets // the daily creation budgets in force (zero: the defaults)
 }
 
 // InlineEndpoint is an endpoint named by url in a watch creation (RegisterEndpoint's rules).
@@ -74,11 +75,12 @@ func scanWatch(row pgx.Row, extra ...any) (Watch, error) {
 
 // CreateWatch creates w in one transaction: it locks the account row (so concurrent creations
 // of one account queue and each sees the others' watches), finds w's endpoint (FOR SHARE, so it
-// is not deleted meanwhile) or registers the inline one, checks the allowance and inserts. Any
+// is not deleted meanwhile) or registers the inline one, checks the allowance and the daily budget and inserts. Any
 // refusal leaves nothing behind, an inline endpoint included. endpoint is the watch's endpoint;
 // created says the inline endpoint was registered by this call.
-// Errors: ErrNotFound (no such account), ErrEndpointNotFound, *AllowanceError and the errors of
-// RegisterEndpoint.
+// Errors: ErrNotFound (no such account), ErrEndpointNotFound, *AllowanceError, a *BudgetError
+// when the account created w.Budgets' daily watch budget already, and the errors of
+// RegisterEndpointWithin.
 func CreateWatch(ctx context.Context, pool *pgxpool.Pool, box SecretSealer, w NewWatch) (watch Watch, endpoint Endpoint, created bool, err error) {
 	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		watch, endpoint, created, err = createWatch(ctx, tx, box, w)
@@ -102,7 +104,7 @@ func createWatch(ctx context.Context, tx pgx.Tx, box SecretSealer, w NewWatch) (
 			return fmt.Errorf("cannot lock the account: %w", err)
 		}
 		if w.Inline != nil {
-			endpoint, created, err = registerEndpoint(ctx, tx, box, w.CustomerID, w.Inline.URL, w.Inline.Secret)
+			endpoint, created, err = registerEndpoint(ctx, tx, box, w.Budgets, w.CustomerID, w.Inline.URL, w.Inline.Secret)
 			if err != nil {
 				return err
 			}
@@ -122,6 +124,10 @@ func createWatch(ctx context.Context, tx pgx.Tx, box SecretSealer, w NewWatch) (
 		}
 		if used >= w.Allowance {
 			return &AllowanceError{Limit: w.Allowance, Used: used}
+		}
+		// Canceled watches count: the allowance frees a slot on cancel, the budget does not.
+		if err := spend(ctx, tx, w.Budgets, BudgetWatches, w.AccountID); err != nil {
+			return err
 		}
 		var crit any // a nil RawMessage would be stored as JSON null, not SQL NULL
 		if w.Criteria != nil {

@@ -82,20 +82,27 @@ type EndpointSecret struct {
 	Sent   bool
 }
 
-// RegisterEndpoint registers url for customerID, or finds its live registration (created false)
-// and enables it again if it was disabled. Errors: ErrTooManyEndpoints, ErrSecretMismatch.
+// RegisterEndpoint is RegisterEndpointWithin the default budgets.
 func RegisterEndpoint(ctx context.Context, pool *pgxpool.Pool, box SecretSealer, customerID, url string, s EndpointSecret) (e Endpoint, created bool, err error) {
+	return RegisterEndpointWithin(ctx, pool, box, Budgets{}, customerID, url, s)
+}
+
+// RegisterEndpointWithin registers url for customerID, or finds its live registration (created
+// false) and enables it again if it was disabled. Errors: ErrTooManyEndpoints, ErrSecretMismatch,
+// and a *BudgetError when a new endpoint would pass b's daily endpoint budget (finding a live
+// registration spends none of it).
+func RegisterEndpointWithin(ctx context.Context, pool *pgxpool.Pool, box SecretSealer, b Budgets, customerID, url string, s EndpointSecret) (e Endpoint, created bool, err error) {
 	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		e, created, err = registerEndpoint(ctx, tx, box, customerID, url, s)
+		e, created, err = registerEndpoint(ctx, tx, box, b, customerID, url, s)
 		return err
 	})
 	return e, created, err
 }
 
-// registerEndpoint is RegisterEndpoint in tx; the endpoint found or made is locked (FOR SHARE) so
-// it cannot be deleted before tx ends.
-func registerEndpoint(ctx context.Context, tx pgx.Tx, box SecretSealer, customerID, url string, s EndpointSecret) (Endpoint, bool, error) {
-	// One registration per customer at a time: the url check, the count and the insert agree.
+// registerEndpoint is RegisterEndpointWithin in tx; the endpoint found or made is locked (FOR
+// SHARE) so it cannot be deleted before tx ends.
+func registerEndpoint(ctx context.Context, tx pgx.Tx, box SecretSealer, b Budgets, customerID, url string, s EndpointSecret) (Endpoint, bool, error) {
+	// One registration per customer at a time: the url check, the counts and the insert agree.
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('webhook_endpoints:' || $1))", customerID); err != nil {
 		return Endpoint{}, false, fmt.Errorf("cannot lock the customer's webhook endpoints: %w", err)
 	}
@@ -132,6 +139,9 @@ func registerEndpoint(ctx context.Context, tx pgx.Tx, box SecretSealer, customer
 	}
 	if n >= MaxLiveEndpoints {
 		return Endpoint{}, false, ErrTooManyEndpoints
+	}
+	if err := spend(ctx, tx, b, BudgetEndpoints, customerID); err != nil {
+		return Endpoint{}, false, err
 	}
 	var id int64
 	if err := tx.QueryRow(ctx, "SELECT nextval(pg_get_serial_sequence('webhook_endpoints', 'endpoint_id'))").Scan(&id); err != nil {

@@ -5,7 +5,9 @@
 // every call.
 //
 // It reads and writes accounts, keys and the usage ledger through package oltp, and changes keys
-// only through api.Call.ChangeKeys so every instance's key cache follows. It must not meter,
+// only through api.Call.ChangeKeys so every instance's key cache follows. GET /v1/keys pages.
+// It also owns the answer every creating route gives past a daily creation budget (BudgetRefusal,
+// BudgetDetailSchema, BudgetDoc), so keys, webhooks, watches and quickstarts refuse alike. It must not meter,
 // limit or authenticate calls itself (the api chain does), nor touch ClickHouse.
 package account
 
@@ -25,6 +27,9 @@ type Deps struct {
 	Pool *pgxpool.Pool // accounts, keys, usage ledger, schema changelog
 	Log  *slog.Logger
 	Push PushStats // live watches and blocked deliveries for the dashboard (default: oltp.PushCounts over Pool)
+	// Budgets are the daily creation budgets of key issues and rotations (zero: the defaults,
+	// oltp.MaxKeysPerDay).
+	Budgets oltp.Budgets
 }
 
 type handlers struct {

@@ -2,6 +2,8 @@ package account
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -97,11 +99,11 @@ func (h *handlers) dashboard(c *api.Call) (int, error) {
 	e := c.KeyAuth()
 	plan := c.Caller.Plan()
 	day, month := startOfDay(now), startOfMonth(now)
-	keys, err := oltp.ListKeys(c.Context(), h.d.Pool, c.Caller.CustomerID)
+	calls, err := oltp.CallsSince(c.Context(), h.d.Pool, c.Caller.CustomerID, day)
 	if err != nil {
 		return 0, api.Internal(err)
 	}
-	calls, err := oltp.CallsSince(c.Context(), h.d.Pool, c.Caller.CustomerID, day)
+	keys, err := oltp.QuotaKeys(c.Context(), h.d.Pool, c.Caller.CustomerID, slices.Collect(maps.Keys(calls)))
 	if err != nil {
 		return 0, api.Internal(err)
 	}
@@ -211,11 +213,11 @@ func ExpansionNudge(c *api.Call, pool *pgxpool.Pool) (bool, error) {
 		return false, nil
 	}
 	quota := int64(*plan.DailyQuota)
-	keys, err := oltp.ListKeys(c.Context(), pool, c.Caller.CustomerID)
+	calls, err := oltp.CallsSince(c.Context(), pool, c.Caller.CustomerID, startOfDay(now))
 	if err != nil {
 		return false, err
 	}
-	calls, err := oltp.CallsSince(c.Context(), pool, c.Caller.CustomerID, startOfDay(now))
+	keys, err := oltp.QuotaKeys(c.Context(), pool, c.Caller.CustomerID, slices.Collect(maps.Keys(calls)))
 	if err != nil {
 		return false, err
 	}

@@ -24,15 +24,43 @@ func issuedKeySchema() map[string]any {
 	return api.Extend(keySchema(), map[string]any{"key": api.Type("string")})
 }
 
+// Bounds of GET /v1/keys.
+const (
+	KeysDefaultLimit = 100
+	KeysPageMax      = 200
+)
+
+// keyPage is the answer of GET /v1/keys.
+type keyPage struct {
+	Keys       []oltp.Key `json:"keys"`
+	NextCursor *int64     `json:"next_cursor"`
+	HasMore    bool       `json:"has_more"`
+}
+
+func keyPageSchema() map[string]any {
+	return api.Object(map[string]any{
+		"keys": map[string]any{"type": "array", "items": keySchema(), "maxItems": KeysPageMax, "description": "ascending by key_id"},
+		"next_cursor": map[string]any{"type": []any{"integer", "null"},
+			"description": "send as cursor for the next page while has_more; null on the last page"},
+		"has_more": api.Type("boolean"),
+	})
+}
+
 func (h *handlers) keysList(c *api.Call) (int, error) {
-	keys, err := oltp.ListKeys(c.Context(), h.d.Pool, c.Caller.CustomerID)
+	after, _ := c.Int("cursor")
+	status, _ := c.String("status")
+	keys, more, err := oltp.ListKeys(c.Context(), h.d.Pool, c.Caller.CustomerID, oltp.KeyPage{After: after, Limit: c.Limit(), Status: status})
 	if err != nil {
 		return 0, api.Internal(err)
 	}
-	if keys == nil {
-		keys = []oltp.Key{}
+	out := keyPage{Keys: keys, HasMore: more}
+	if out.Keys == nil {
+		out.Keys = []oltp.Key{}
 	}
-	return 0, c.JSON(200, map[string]any{"keys": keys})
+	if more {
+		out.NextCursor = &keys[len(keys)-1].KeyID
+	}
+	return 0, c.JSON(200, out)
 }
 
 type keyBody struct {
@@ -75,7 +103,10 @@ func (h *handlers) keysIssue(c *api.Call) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	k, err := oltp.IssueKey(c.Context(), h.d.Pool, c.KeyAuth(), scopes)
+	k, err := oltp.IssueKeyWithin(c.Context(), h.d.Pool, h.d.Budgets, c.KeyAuth(), scopes)
+	if r := BudgetRefusal(c, err); r != nil {
+		return 0, r
+	}
 	if errors.Is(err, oltp.ErrTooManyKeys) {
 		return 0, api.Invalid(api.ValueError(nil, err.Error(), "body"))
 	}
@@ -117,9 +148,12 @@ func (h *handlers) keysRotate(c *api.Call) (int, error) {
 	// holds: a key never grants more than it holds, by minting or by rotating.
 	var k oltp.IssuedKey
 	err := c.ChangeKeys(func(token string) (err error) {
-		k, err = oltp.RotateKey(c.Context(), h.d.Pool, c.Caller.CustomerID, id, scopes, c.Caller.Scopes, token)
+		k, err = oltp.RotateKeyWithin(c.Context(), h.d.Pool, h.d.Budgets, c.Caller.CustomerID, id, scopes, c.Caller.Scopes, token)
 		return err
 	})
+	if r := BudgetRefusal(c, err); r != nil {
+		return 0, r
+	}
 	if errors.Is(err, oltp.ErrNotFound) {
 		return 0, api.NotFound(detailKeyNotFound)
 	}

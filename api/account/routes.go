@@ -1,6 +1,12 @@
 package account
 
-import "github.com/planehq/hiringsignal/api"
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/oltp"
+)
 
 // Routes are this package's routes with their handlers over d (spec 4.1, and the changelog).
 func Routes(d Deps) []*api.Route {
@@ -9,23 +15,36 @@ func Routes(d Deps) []*api.Route {
 	return []*api.Route{
 		{Name: "whoami", Method: "GET", Path: "/v1/whoami", Summary: "The presented key's customer, account, tier and scopes (connection test; never billed)", Tag: "account",
 			Statuses: []int{200}, Response: whoamiSchema(), Handler: h.whoami},
-		{Name: "keys.list", Method: "GET", Path: "/v1/keys", Summary: "Every key of the caller's customer, active and revoked", Tag: "keys", Scope: api.ScopeKeys,
-			Statuses: []int{200}, Response: api.Object(map[string]any{"keys": map[string]any{"type": "array", "items": keySchema()}}), Handler: h.keysList},
-		{Name: "keys.issue", Method: "POST", Path: "/v1/keys", Summary: "Mint a key on the caller's account and tier (shown once)", Tag: "keys", Scope: api.ScopeKeys,
+		{Name: "keys.list", Method: "GET", Path: "/v1/keys", Tag: "keys", Scope: api.ScopeKeys,
+			Summary: "Every key of the caller's customer, active and revoked, ascending by key_id, a page at a time: follow next_cursor while has_more. " +
+				"status=active lists the active keys only (at most " + strconv.Itoa(oltp.MaxActiveKeys) + ", so one page)",
+			Params: []api.Param{
+				{Name: "cursor", In: "query", Type: "integer", Min: new(int64(1)), Description: "the previous page's next_cursor (the key_id of its last key): the keys after it. Omit for the first page"},
+				{Name: "limit", In: "query", Type: "integer", Min: new(int64(1)), Max: new(int64(KeysPageMax)), Default: int64(KeysDefaultLimit),
+					Description: fmt.Sprintf("keys per page, 1..%d (default %d); out of range is 422, never truncated", KeysPageMax, KeysDefaultLimit)},
+				{Name: "status", In: "query", Type: "string", Enum: []string{oltp.KeysAll, oltp.KeysActive, oltp.KeysRevoked}, Default: oltp.KeysAll,
+					Description: "all (default), active (revoked_at null) or revoked keys"},
+			},
+			Statuses: []int{200}, Response: keyPageSchema(), Handler: h.keysList},
+		{Name: "keys.issue", Method: "POST", Path: "/v1/keys", Tag: "keys", Scope: api.ScopeKeys,
+			Summary: fmt.Sprintf("Mint a key on the caller's account and tier (shown once). At most %d active keys per customer (422 past it). ", oltp.MaxActiveKeys) +
+				BudgetDoc(d.Budgets, oltp.BudgetKeys),
 			Body: &api.Body{Fields: []api.Field{
 				{Name: "scopes", Type: "array", Items: "string", Enum: api.AllScopes, Description: "subset of the presenting key's scopes; default: the same scopes"},
 				{Name: "tier", Type: "string", Forbidden: true, Description: "refused (422): the tier is the account's"},
 			}},
-			Statuses: []int{201}, Response: issuedKeySchema(), Handler: h.keysIssue},
+			Statuses: []int{201, 409}, Response: issuedKeySchema(), ErrorBodies: map[int]map[string]any{409: BudgetConflictSchema(oltp.BudgetKeys)}, Handler: h.keysIssue},
 		{Name: "keys.revoke", Method: "DELETE", Path: "/v1/keys/{key_id}", Summary: "Revoke a key (takes effect on the next call everywhere)", Tag: "keys", Scope: api.ScopeKeys,
 			Params: []api.Param{keyID}, Statuses: []int{204, 404}, Handler: h.keysRevoke},
-		{Name: "keys.rotate", Method: "POST", Path: "/v1/keys/{key_id}/rotate", Summary: "Mint a replacement on the same account and revoke key_id, in one call", Tag: "keys", Scope: api.ScopeKeys,
+		{Name: "keys.rotate", Method: "POST", Path: "/v1/keys/{key_id}/rotate", Tag: "keys", Scope: api.ScopeKeys,
+			Summary: "Mint a replacement on the same account and revoke key_id, in one call. The replacement spends the key budget: " +
+				BudgetDoc(d.Budgets, oltp.BudgetKeys) + " (key_id stays active)",
 			Params: []api.Param{keyID},
 			Body: &api.Body{Required: true, Fields: []api.Field{
 				{Name: "scopes", Type: "array", Items: "string", Enum: api.AllScopes, Description: "default: the rotated key's scopes"},
 				{Name: "tier", Type: "string", Forbidden: true, Description: "refused (422)"},
 			}},
-			Statuses: []int{201, 404}, Response: issuedKeySchema(), Handler: h.keysRotate},
+			Statuses: []int{201, 404, 409}, Response: issuedKeySchema(), ErrorBodies: map[int]map[string]any{409: BudgetConflictSchema(oltp.BudgetKeys)}, Handler: h.keysRotate},
 		{Name: "usage", Method: "GET", Path: "/v1/usage", Summary: "Metered totals of the customer and per key over a window (read scope; not the demo key)", Tag: "usage", Scope: api.ScopeRead,
 			Params:   []api.Param{{Name: "window", In: "query", Type: "integer", Min: new(int64(1)), Max: new(int64(UsageWindowMax)), Default: int64(24), Description: "hours"}},
 			Statuses: []int{200}, Response: usageSchema(), Handler: h.usageTotals},

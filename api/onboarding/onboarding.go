@@ -1,7 +1,8 @@
 // Package onboarding serves getting started (spec 3, 4.1): POST /v1/quickstart hands out working
 // snippets carrying the caller's own key and sets up, once per customer and webhook URL, an
-// endpoint and a watch on a high-motion company; GET /v1/onboarding reports how far that URL got
-// (first watch, first signed delivery accepted, the 80%-quota expansion nudge).
+// endpoint and a watch on a high-motion company (within the daily creation budgets,
+// oltp.Budgets); GET /v1/onboarding reports how far that URL got (first watch, first signed
+// delivery accepted, the 80%-quota expansion nudge).
 //
 // It reuses the webhook URL policy and secrets of api/webhooks, the watch defaults of api/watches
 // and the quota nudge of api/account; it writes only through oltp.Quickstart (endpoint, watch and
@@ -16,6 +17,7 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/egress"
+	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/secretbox"
 	"github.com/planehq/hiringsignal/snapshot"
 )
@@ -33,6 +35,10 @@ type Deps struct {
 	// BaseURL is the API's address as callers reach it, written into the snippets (e.g.
 	// https://api.example.com); "" takes the request's scheme and Host.
 	BaseURL string
+	// Budgets are the daily creation budgets a quickstart spends: the quickstart budget for a
+	// webhook_url not quickstarted before, the watch and endpoint budgets for what it creates
+	// (zero: the defaults).
+	Budgets oltp.Budgets
 }
 
 type handlers struct{ d Deps }

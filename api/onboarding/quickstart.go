@@ -9,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/watches"
 	"github.com/planehq/hiringsignal/api/webhooks"
 	"github.com/planehq/hiringsignal/oltp"
@@ -72,8 +73,11 @@ func (h *handlers) quickstart(c *api.Call) (int, error) {
 	secret, _ := webhooks.Secret(nil)
 	nw := oltp.NewWatch{CustomerID: c.Caller.CustomerID, AccountID: c.Caller.AccountID, KeyID: c.Caller.KeyID, CompanyID: &companyID,
 		EventTypes: watches.DefaultEventTypes, MaxFiresPerHour: watches.DefaultMaxFiresPerHour,
-		Allowance: int64(c.Caller.Plan().LiveWatchAllowance()), Inline: &oltp.InlineEndpoint{URL: u, Secret: secret}}
+		Allowance: int64(c.Caller.Plan().LiveWatchAllowance()), Inline: &oltp.InlineEndpoint{URL: u, Secret: secret}, Budgets: h.d.Budgets}
 	res, err := oltp.Quickstart(c.Context(), h.d.Pool, h.d.Box, nw)
+	if r := account.BudgetRefusal(c, err); r != nil {
+		return 0, r
+	}
 	var full *oltp.AllowanceError
 	switch {
 	case errors.As(err, &full):

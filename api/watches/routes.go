@@ -5,6 +5,7 @@ import (
 	"maps"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/webhooks"
 	"github.com/planehq/hiringsignal/criteria"
 	"github.com/planehq/hiringsignal/egress"
@@ -21,7 +22,8 @@ func Routes(d Deps) []*api.Route {
 		{Name: "watches.create", Method: "POST", Path: "/v1/watches", Tag: "watches", Scope: api.ScopeWrite, Meter: api.MeterWatch, Gate: "POST /v1/watches",
 			Summary: "Watch one company or one saved search and deliver its events to a webhook endpoint of yours. Meters one watch unit. " +
 				"402 quota_exceeded past the plan's live-watch allowance (" + allowances() + "; canceling frees a slot); 404 for a company_id naming no company " +
-				"or a webhook_endpoint_id naming no live endpoint of yours (another customer's answers the same)",
+				"or a webhook_endpoint_id naming no live endpoint of yours (another customer's answers the same). " +
+				account.BudgetDoc(d.Budgets, oltp.BudgetWatches, oltp.BudgetEndpoints),
 			Body: &api.Body{Required: true, Fields: []api.Field{
 				{Name: "company_id", Type: "integer", Schema: map[string]any{"type": "integer", "minimum": 1,
 					"description": "the company to watch (company_id of company reads and searches); exclusive with criteria, q and geo; a company_id naming no company is 404"}},
@@ -41,8 +43,9 @@ func Routes(d Deps) []*api.Route {
 				{Name: "max_fires_per_hour", Type: "integer", Schema: map[string]any{"type": "integer", "minimum": MinMaxFiresPerHour, "maximum": MaxMaxFiresPerHour, "default": DefaultMaxFiresPerHour,
 					"description": "fires past it within an hour are dropped (delivery status rate_limited), never queued and never an HTTP 429"}},
 			}},
-			Statuses: []int{201, 404, 409}, Response: createdSchema(), ErrorBodies: map[int]map[string]any{409: webhooks.ConflictSchema(webhooks.ReasonSecretMismatch)},
-			Handler: h.create},
+			Statuses: []int{201, 404, 409}, Response: createdSchema(),
+			ErrorBodies: map[int]map[string]any{409: webhooks.ConflictSchema(webhooks.ReasonSecretMismatch, account.BudgetDetailSchema(oltp.BudgetWatches, oltp.BudgetEndpoints))},
+			Handler:     h.create},
 		{Name: "watches.list", Method: "GET", Path: "/v1/watches", Tag: "watches", Scope: api.ScopeRead,
 			Summary:  "The caller's live watches, newest first (canceled ones omitted), with their fire counters and heartbeat. Not billable",
 			Statuses: []int{200}, Response: listSchema(), Handler: h.list},

@@ -1,6 +1,7 @@
 // Package watches serves the watch routes (spec 2.3, 3, 4.4): create (one company or one saved
-// search, bound to a webhook endpoint of the caller, within the plan's live-watch allowance), list
-// the live ones with their fire counters and heartbeat, and cancel.
+// search, bound to a webhook endpoint of the caller, within the plan's live-watch allowance and the
+// account's daily watch budget, oltp.Budgets), list the live ones with their fire counters and
+// heartbeat, and cancel.
 //
 // It validates a watch completely (the criteria through package criteria, the inline endpoint
 // through package webhooks' rules, the company against the read snapshot) before anything is
@@ -21,6 +22,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/webhooks"
 	"github.com/planehq/hiringsignal/egress"
 	"github.com/planehq/hiringsignal/oltp"
@@ -62,6 +64,9 @@ type Deps struct {
 	// fires_last_7d, fires_last_30d), the notifier's fire window among them. Zero: an hour, 7 and
 	// 30 days; dev's accelerated clock passes those spans of world time in wall time.
 	FireWindows oltp.FireWindows
+	// Budgets are the daily creation budgets; a creation spends the watch budget, and an inline
+	// webhook_url registered by it the endpoint budget (zero: the defaults).
+	Budgets oltp.Budgets
 }
 
 type handlers struct{ d Deps }
@@ -145,7 +150,11 @@ func (h *handlers) create(c *api.Call) (int, error) {
 	}
 	nw.CustomerID, nw.AccountID, nw.KeyID = c.Caller.CustomerID, c.Caller.AccountID, c.Caller.KeyID
 	nw.Allowance = int64(c.Caller.Plan().LiveWatchAllowance())
+	nw.Budgets = h.d.Budgets
 	w, _, created, err := oltp.CreateWatch(c.Context(), h.d.Pool, h.d.Box, nw)
+	if r := account.BudgetRefusal(c, err); r != nil {
+		return 0, r
+	}
 	var full *oltp.AllowanceError
 	switch {
 	case errors.Is(err, oltp.ErrEndpointNotFound):

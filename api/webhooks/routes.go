@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/deliveries"
 	"github.com/planehq/hiringsignal/egress"
 	"github.com/planehq/hiringsignal/oltp"
@@ -28,12 +29,13 @@ func Routes(d Deps) []*api.Route {
 		{Name: "webhooks.register", Method: "POST", Path: "/v1/webhooks", Tag: "webhooks", Scope: api.ScopeWrite,
 			Summary: fmt.Sprintf("Register a webhook endpoint: 201 with its secret (shown only here); the same url again is 200 with the same id and secret null, "+
 				"and enables the endpoint again if it was disabled (disabled_at). "+
-				"At most %d live endpoints per customer (422 too_many_endpoints past it)", oltp.MaxLiveEndpoints),
+				"At most %d live endpoints per customer (422 too_many_endpoints past it). %s", oltp.MaxLiveEndpoints, account.BudgetDoc(d.Budgets, oltp.BudgetEndpoints)),
 			Body: &api.Body{Required: true, Fields: []api.Field{
 				{Name: "url", Type: "string", Required: true, Schema: map[string]any{"type": "string", "maxLength": egress.MaxURLLength, "description": URLRules}},
 				{Name: "secret", Type: "string", Sensitive: true, Description: SecretRules + ". Registering a url already registered with a different secret is 409 secret_mismatch (change it with rotate-secret); with the same secret or none, 200"},
 			}},
-			Statuses: []int{200, 201, 409}, Response: registeredSchema(), ErrorBodies: map[int]map[string]any{409: ConflictSchema(ReasonSecretMismatch)}, Handler: h.register},
+			Statuses: []int{200, 201, 409}, Response: registeredSchema(),
+			ErrorBodies: map[int]map[string]any{409: ConflictSchema(ReasonSecretMismatch, account.BudgetDetailSchema(oltp.BudgetEndpoints))}, Handler: h.register},
 		{Name: "webhooks.list", Method: "GET", Path: "/v1/webhooks", Tag: "webhooks", Scope: api.ScopeRead,
 			Summary:  "The caller's live webhook endpoints, newest first (never their secrets)",
 			Statuses: []int{200}, Response: listSchema(), Handler: h.list},
@@ -105,11 +107,19 @@ func listSchema() map[string]any {
 	return obj(map[string]any{"endpoints": map[string]any{"type": "array", "items": EndpointSchema(), "maxItems": oltp.MaxLiveEndpoints}})
 }
 
-// ConflictSchema is the body of a 409 with reason (secret_mismatch, endpoint_in_use).
-func ConflictSchema(reason string) map[string]any {
+// ConflictSchema is the body of a 409 with reason (secret_mismatch, endpoint_in_use) or, given
+// other details (account.BudgetDetailSchema), of a 409 whose detail is one of them.
+func ConflictSchema(reason string, others ...map[string]any) map[string]any {
 	d := map[string]any{"reason": api.Enum(reason), "message": api.Type("string"), "endpoint": api.Type("string")}
 	if reason == ReasonEndpointInUse {
 		d["watch_ids"] = map[string]any{"type": "array", "items": api.Type("integer"), "description": "the live watches delivering to the endpoint"}
 	}
-	return obj(map[string]any{"detail": obj(d)})
+	if len(others) == 0 {
+		return obj(map[string]any{"detail": obj(d)})
+	}
+	one := []any{obj(d)}
+	for _, o := range others {
+		one = append(one, o)
+	}
+	return obj(map[string]any{"detail": map[string]any{"oneOf": one}})
 }

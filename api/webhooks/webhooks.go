@@ -1,6 +1,7 @@
 // Package webhooks serves the webhook endpoint routes (spec 2.3, 4.4): register (idempotent per
-// customer and url), list, delete and rotate-secret, and the rules every registration follows,
-// which POST /v1/watches reuses for its inline webhook_url (CheckURL, Secret, RegisterError).
+// customer and url; a new endpoint spends the daily endpoint budget, oltp.Budgets), list, delete
+// and rotate-secret, and the rules every registration follows, which POST /v1/watches reuses for
+// its inline webhook_url (CheckURL, Secret, RegisterError).
 //
 // Secrets are generated or validated here (package signing), sealed before they reach Postgres
 // (package secretbox, through oltp) and shown only in the answer that created or rotated them:
@@ -21,6 +22,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/deliveries"
 	"github.com/planehq/hiringsignal/egress"
 	"github.com/planehq/hiringsignal/oltp"
@@ -38,6 +40,9 @@ type Deps struct {
 	// Egress is the URL policy at save time: the zero value (https, public hosts only) in serve;
 	// AllowHTTP and AllowPrivate in dev.
 	Egress egress.Policy
+	// Budgets are the daily creation budgets; registering spends the endpoint budget (zero: the
+	// defaults, oltp.MaxEndpointsPerDay).
+	Budgets oltp.Budgets
 }
 
 type handlers struct{ d Deps }
@@ -161,7 +166,10 @@ func (h *handlers) register(c *api.Call) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	e, created, err := oltp.RegisterEndpoint(c.Context(), h.d.Pool, h.d.Box, c.Caller.CustomerID, url, s)
+	e, created, err := oltp.RegisterEndpointWithin(c.Context(), h.d.Pool, h.d.Box, h.d.Budgets, c.Caller.CustomerID, url, s)
+	if r := account.BudgetRefusal(c, err); r != nil {
+		return 0, r
+	}
 	if err != nil {
 		return 0, RegisterError(c, err, "body", "url")
 	}
