@@ -353,7 +353,8 @@ func (s *Server) StoresReady(ctx context.Context) error {
 }
 
 // janitor sweeps ended rate windows every 30 s and, every 10 minutes, expires idempotency keys,
-// forgets old metering segment ids and deletes outcome labels past their retention.
+// forgets old metering segment ids, deletes outcome labels past their retention and retired
+// keys, endpoints and watches past theirs.
 func (s *Server) janitor(ctx context.Context) {
 	t := time.NewTicker(30 * time.Second)
 	defer t.Stop()
@@ -379,6 +380,13 @@ func (s *Server) janitor(ctx context.Context) {
 				s.log.Warn("cannot delete outcome labels past their retention", "err", err)
 			} else if n > 0 {
 				s.log.Info("outcome labels past their retention deleted", "labels", n)
+			}
+			// Revoked keys, deleted endpoints and canceled watches past their retention that
+			// nothing names any more (docs/decisions.md, "Daily creation budgets and a paged key list").
+			if p, err := oltp.PruneRetired(ctx, s.pool, s.now()); err != nil {
+				s.log.Warn("cannot delete retired keys, endpoints and watches past their retention", "err", err)
+			} else if p != (oltp.Pruned{}) {
+				s.log.Info("retired rows past their retention deleted", "watches", p.Watches, "endpoints", p.Endpoints, "keys", p.Keys, "quickstarts", p.Quickstarts)
 			}
 		}
 	}

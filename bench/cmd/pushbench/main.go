@@ -254,7 +254,7 @@ func newFixture(ctx context.Context, pool *pgxpool.Pool, box *secretbox.Box, bas
 		company := int64(1000 + i)
 		if _, _, _, err := oltp.CreateWatch(ctx, pool, box, oltp.NewWatch{CustomerID: a.CustomerID, AccountID: a.AccountID, KeyID: a.KeyID,
 			Allowance: allowance, EndpointID: endpoints[i%len(endpoints)], CompanyID: &company, EventTypes: []string{"opened"},
-			MaxFiresPerHour: 1000}); err != nil {
+			MaxFiresPerHour: 1000, Budgets: oltp.Budgets{WatchesPerDay: int(allowance)}}); err != nil {
 			return nil, err
 		}
 		f.companies = append(f.companies, uint64(company))
@@ -269,7 +269,7 @@ func newFixture(ctx context.Context, pool *pgxpool.Pool, box *secretbox.Box, bas
 			"function": []string{functions[i%len(functions)]}, "country": []string{countries[(i/len(functions))%len(countries)]}}})
 		if _, _, _, err := oltp.CreateWatch(ctx, pool, box, oltp.NewWatch{CustomerID: a.CustomerID, AccountID: a.AccountID, KeyID: a.KeyID,
 			Allowance: allowance, EndpointID: endpoints[i%len(endpoints)], Criteria: raw, EventTypes: []string{"opened"},
-			MaxFiresPerHour: 1000}); err != nil {
+			MaxFiresPerHour: 1000, Budgets: oltp.Budgets{WatchesPerDay: int(allowance)}}); err != nil {
 			return nil, fmt.Errorf("cannot create criteria watch %s: %w", raw, err)
 		}
 	}
