@@ -161,7 +161,15 @@ func (s *Server) operation(rt *Route) map[string]any {
 			resp["content"] = map[string]any{"application/json": map[string]any{"schema": errorSchemaFor(st)}}
 		}
 		if !rt.public && !rt.mounted {
-			resp["headers"] = historyHeaderDocs()
+			h := historyHeaderDocs()
+			switch st {
+			case 409:
+				h["Retry-After"] = intHeader("seconds to wait, when the conflict passes by itself: a request with the same Idempotency-Key still in flight, "+
+					"or a daily budget spent (label_budget_exhausted, creation_budget_exhausted: also in detail.retry_after); absent otherwise", 1)
+			case 503:
+				h["Retry-After"] = intHeader("seconds to wait before retrying (a store did not answer in time, or the server is busy reading other bodies)", 1)
+			}
+			resp["headers"] = h
 		}
 		if !rt.public && !rt.mounted && (st == 200 || st == 201 || st == 429) {
 			h := historyHeaderDocs()
