@@ -75,7 +75,8 @@ func (n *Notifier) apply(ctx context.Context, v view, pos uint64, page analytics
 			by[d.Status]++
 		}
 		n.cfg.Log.Info("deliveries written", "position", next, "events", next-pos, "pending", by[oltp.DeliveryPending],
-			"rate_limited", by[oltp.DeliveryRateLimited], "wall_blocked", by[oltp.DeliveryWallBlocked], "cap_blocked", by[oltp.DeliveryCapBlocked])
+			"rate_limited", by[oltp.DeliveryRateLimited], "wall_blocked", by[oltp.DeliveryWallBlocked], "cap_blocked", by[oltp.DeliveryCapBlocked],
+			"endpoint_disabled", by[oltp.DeliveryFailed])
 	}
 	return next, nil
 }
@@ -134,17 +135,24 @@ func (n *Notifier) matchIn(x *searchindex.Index, events []analytics.FeedEvent) [
 // write decides each match's status (checks) and inserts the deliveries in b.
 func (n *Notifier) write(ctx context.Context, b *oltp.NotifierBatch, v view, ms []match) ([]oltp.InsertedDelivery, error) {
 	now := n.cfg.Now()
-	var watchIDs, accountIDs []int64
+	var watchIDs, accountIDs, endpointIDs []int64
 	for _, m := range ms {
 		watchIDs = append(watchIDs, m.w.ID)
 		accountIDs = append(accountIDs, m.w.AccountID)
+		endpointIDs = append(endpointIDs, m.w.EndpointID)
 	}
-	watchIDs, accountIDs = dedupe(watchIDs), dedupe(accountIDs)
+	watchIDs, accountIDs, endpointIDs = dedupe(watchIDs), dedupe(accountIDs), dedupe(endpointIDs)
 	fires, err := b.FiresSince(ctx, watchIDs, now.Add(-n.cfg.FireWindow))
 	if err != nil {
 		return nil, err
 	}
+	// AccountStates holds the accounts' admission locks until the commit: a replay of one of
+	// their deliveries checks the wall and the cap before or after this batch, never beside it.
 	accounts, err := b.AccountStates(ctx, accountIDs, MonthStart(now))
+	if err != nil {
+		return nil, err
+	}
+	off, err := b.EndpointsOff(ctx, endpointIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -152,13 +160,16 @@ func (n *Notifier) write(ctx context.Context, b *oltp.NotifierBatch, v view, ms 
 	if err != nil {
 		return nil, err
 	}
-	chk := checks{fires: fires, accounts: accounts}
+	chk := checks{fires: fires, accounts: accounts, off: off}
 	ds := make([]oltp.NewDelivery, len(ms))
 	for i, m := range ms {
 		key := payload.EventKey(m.w.ID, m.e.Seq)
 		ds[i] = oltp.NewDelivery{ID: ids[i], IdempotencyKey: key, CustomerID: m.w.CustomerID, AccountID: m.w.AccountID, KeyID: m.w.KeyID,
-			EndpointID: m.w.EndpointID, WatchID: m.w.ID, EventSeq: m.e.Seq, EventType: m.e.Type, Status: chk.decide(m.w),
-			Body: body(v, m.w, m.e, ids[i], key).Marshal()}
+			EndpointID: m.w.EndpointID, WatchID: m.w.ID, EventSeq: m.e.Seq, EventType: m.e.Type, Status: chk.decide(m.w)}
+		if !oltp.Blocked(ds[i].Status) {
+			// A blocked delivery keeps no body: what it would have said is never stored nor served.
+			ds[i].Body = body(v, m.w, m.e, ids[i], key).Marshal()
+		}
 	}
 	return b.Insert(ctx, ds, now)
 }

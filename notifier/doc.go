@@ -3,8 +3,12 @@
 // matches each event against the live watches (company watches by company_id, criteria watches
 // through package criteria, both through a watch index), applies the pre-send checks in the
 // spec's order (the watch's max_fires_per_hour, the plan's monthly delivered-changes allowance,
-// the account's hard spend cap) and writes one delivery row per (watch, event) with the position
-// advance in one transaction, waking the dispatcher (NOTIFY hs_deliveries).
+// the account's hard spend cap; then a disabled endpoint fails the delivery unsent) and writes
+// one delivery row per (watch, event) with the position advance in one transaction, waking the
+// dispatcher (NOTIFY hs_deliveries). A blocked row keeps no body: only what shows it (watch,
+// event, status). The accounts' admission locks are held shared for the batch, so a replay that
+// admits a delivery again (oltp.ReplayDelivery, the same wall and cap) is counted before or after
+// it, never beside it.
 //
 // A criteria watch is matched against the event's req as a search index holds it. A batch reads
 // either the read snapshot's index (events up to the snapshot's watermark) or, when the

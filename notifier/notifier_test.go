@@ -464,3 +464,71 @@ func TestACommitElsewhereNudgesTheSnapshotAndIsDelivered(t *testing.T) {
 	require.Eventually(t, func() bool { return len(e.deliveries()) == 2 }, time.Minute, 20*time.Millisecond)
 	require.Equal(t, []uint64{seqs[0], seqs[2]}, seqsOf(e.deliveries(), w, oltp.DeliveryPending))
 }
+
+// A blocked delivery (rate_limited, wall_blocked, cap_blocked) is written without its body: what
+// it would have said is never stored, so no read can give it away unbilled. A delivery to a
+// disabled endpoint is written failed and unsent (never due, not a fire, not admitted: it takes
+// no slot of the allowance), its body kept for a replay once the endpoint is registered again but
+// not served before one admits it. Before, both were written with their bodies, the second
+// pending and failed by the dispatcher a moment later, and GET /v1/webhook-deliveries/{id} served
+// every one of them.
+func TestBlockedDeliveriesKeepNoBodyAndADisabledEndpointsAreFailedUnsent(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	free, fep := e.account("free")
+	walled := e.watch(free, fep, 2, "", types, 1000)
+	growth, gep := e.account("growth")
+	limited := e.watch(growth, gep, 1, "", types, 2)
+	starter, sep := e.account("starter")
+	hard := int64(1)
+	require.NoError(t, oltp.SetCaps(ctx, e.pool, starter.AccountID, nil, &hard))
+	capped := e.watch(starter, sep, 4, "", types, 1000)
+	off, oep := e.account("free")
+	gone := e.watch(off, oep, 3, "", types, 1000)
+	_, err := e.pool.Exec(ctx, "UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = 'gone' WHERE endpoint_id = $1", oep)
+	require.NoError(t, err)
+	n := e.start(0)
+
+	var evs []ev
+	for range 55 {
+		evs = append(evs, ev{2, "opened", "Germany"})
+	}
+	for range 4 {
+		evs = append(evs, ev{1, "opened", "Germany"})
+	}
+	for range 3 {
+		evs = append(evs, ev{4, "opened", "Germany"})
+	}
+	for range 60 { // more than the Free allowance: none of it is admitted
+		evs = append(evs, ev{3, "opened", "Germany"})
+	}
+	e.commit(evs...)
+	e.caughtUp(n)
+	got := e.deliveries()
+	count := func(id int64, status string) int { return len(seqsOf(got, id, status)) }
+	require.Equal(t, 50, count(walled, oltp.DeliveryPending))
+	require.Equal(t, 5, count(walled, oltp.DeliveryWallBlocked))
+	require.Equal(t, 2, count(limited, oltp.DeliveryRateLimited))
+	require.Equal(t, 2, count(capped, oltp.DeliveryCapBlocked))
+	require.Equal(t, 60, count(gone, oltp.DeliveryFailed), "a disabled endpoint's deliveries are failed unsent, none admitted or walled")
+	require.Zero(t, e.fires(gone), "nothing was sent: no fire")
+	for _, r := range got {
+		if oltp.Blocked(r.Status) {
+			require.Nil(t, r.Body, "a %s delivery keeps no body", r.Status)
+		} else {
+			require.True(t, json.Valid(r.Body), r.Status)
+		}
+		require.Equal(t, r.Status == oltp.DeliveryPending, r.Due)
+		d, err := oltp.GetDelivery(ctx, e.pool, r.Customer, r.ID)
+		require.NoError(t, err)
+		require.Equal(t, r.Status == oltp.DeliveryPending, d.Body != nil, "%s: served only once admitted or sent", r.Status)
+	}
+
+	// Registered again, the endpoint's next deliveries are admitted as usual.
+	_, _, err = oltp.RegisterEndpoint(ctx, e.pool, e.box, off.CustomerID, "https://hooks.example.com/"+off.CustomerID, oltp.EndpointSecret{Secret: "whsec_test"})
+	require.NoError(t, err)
+	seqs := e.commit(ev{3, "closed", "Germany"})
+	e.caughtUp(n)
+	require.Equal(t, seqs, seqsOf(e.deliveries(), gone, oltp.DeliveryPending))
+	require.EqualValues(t, 1, e.fires(gone))
+}

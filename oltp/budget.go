@@ -26,7 +26,8 @@ const (
 	MaxQuickstartsPerDay = 100   // quickstarts of a webhook_url not quickstarted before, per customer
 )
 
-// BudgetWindow is the window the creation budgets count over (created_at).
+// BudgetWindow is the rolling window every daily budget counts over: the creation budgets
+// (created_at), test deliveries and replays.
 const BudgetWindow = 24 * time.Hour
 
 // What each budget bounds: BudgetError.Budget and the API's budget field.

@@ -10,9 +10,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/planehq/hiringsignal/payload"
+	"github.com/planehq/hiringsignal/plans"
 )
 
-// Webhook deliveries as their customer reads them (migrations 0010 and 0013): the list, one
+// Webhook deliveries as their customer reads them (migrations 0010, 0013 and 0022): the list, one
 // delivery with its attempts, a replay and a test delivery. The notifier writes ledger
 // deliveries and the dispatcher sends them; this file only reads them, reopens them (replay) and
 // writes test deliveries. Every statement is scoped to the caller's customer_id.
@@ -32,6 +33,29 @@ const (
 var DeliveryStatuses = []string{DeliveryPending, DeliveryRetrying, DeliveryDelivered, DeliveryFailed,
 	DeliveryRateLimited, DeliveryWallBlocked, DeliveryCapBlocked}
 
+// Blocked says whether status is one of the never-sent statuses the notifier's checks write
+// (rate_limited, wall_blocked, cap_blocked). A blocked delivery keeps no body (migration 0022:
+// NULL, and a CHECK holds it so): what it would have said is neither stored nor served.
+func Blocked(status string) bool {
+	return status == DeliveryRateLimited || status == DeliveryWallBlocked || status == DeliveryCapBlocked
+}
+
+// ServesBody says whether the body of d is answered on GET /v1/webhook-deliveries/{id}: only for
+// a delivery admitted against the wall and the cap (pending, retrying, delivered) or one that was
+// sent at least once (failed after an attempt). A blocked delivery has none; a failed one never
+// attempted (its endpoint was disabled: the notifier or the dispatcher failed it unsent) was not
+// admitted, and serving its body would give the change away past the allowance, unbilled. It is
+// served again once a replay admits it.
+func ServesBody(d Delivery) bool {
+	switch {
+	case Blocked(d.Status):
+		return false
+	case d.Status == DeliveryFailed:
+		return d.AttemptCount > 0
+	}
+	return true
+}
+
 // DeliveriesChannel is the channel whoever makes a delivery due NOTIFYs in the same transaction;
 // the dispatcher LISTENs on it.
 const DeliveriesChannel = "hs_deliveries"
@@ -43,6 +67,14 @@ const (
 	// MaxTestDeliveries is the most test deliveries one endpoint takes within TestDeliveryWindow.
 	MaxTestDeliveries  = 10
 	TestDeliveryWindow = time.Minute
+	// MaxTestDeliveriesPerDay is the most test deliveries one customer makes, across its
+	// endpoints (deleted ones included), within BudgetWindow.
+	MaxTestDeliveriesPerDay = 100
+	// MaxReplaysPerDelivery is how many times one delivery may be reopened (replay_count).
+	MaxReplaysPerDelivery = 5
+	// MaxReplaysPerDay is the most replays that reopen a delivery one customer makes within
+	// BudgetWindow.
+	MaxReplaysPerDay = 1000
 )
 
 // Delivery is one webhook delivery as its customer sees it (never its body in a list).
@@ -137,7 +169,8 @@ func ListDeliveries(ctx context.Context, pool *pgxpool.Pool, q DeliveryQuery) (p
 	return page, false, nil
 }
 
-// DeliveryDetail is one delivery with its body (the bytes sent) and its attempts, oldest first.
+// DeliveryDetail is one delivery with its body (the bytes sent; nil when ServesBody is false) and
+// its attempts, oldest first.
 type DeliveryDetail struct {
 	Delivery
 	Body     []byte
@@ -162,6 +195,9 @@ func GetDelivery(ctx context.Context, pool *pgxpool.Pool, customerID string, id 
 		if err != nil {
 			return fmt.Errorf("cannot read the webhook delivery: %w", err)
 		}
+		if !ServesBody(out.Delivery) {
+			out.Body = nil
+		}
 		rows, err := tx.Query(ctx, `SELECT attempt, started_at, response_status, response_ms, error FROM webhook_delivery_attempts
 			WHERE delivery_id = $1 ORDER BY attempt LIMIT $2`, id, MaxListedAttempts)
 		if err != nil {
@@ -183,10 +219,14 @@ func GetDelivery(ctx context.Context, pool *pgxpool.Pool, customerID string, id 
 
 // Reasons a replay is refused (ReplayRefusal.Reason).
 const (
-	ReplayNeverSent       = "not_replayable"        // rate_limited, wall_blocked, cap_blocked: the decision stands
-	ReplayWindowExpired   = "replay_window_expired" // created more than ReplayWindow ago
-	ReplayEndpointDeleted = "endpoint_deleted"      // the endpoint was deleted
-	ReplayEndpointOff     = "endpoint_disabled"     // the endpoint was disabled (410 or failing for days)
+	ReplayNeverSent       = "not_replayable"          // rate_limited, wall_blocked, cap_blocked: the decision stands
+	ReplayWindowExpired   = "replay_window_expired"   // created more than ReplayWindow ago
+	ReplayEndpointDeleted = "endpoint_deleted"        // the endpoint was deleted
+	ReplayEndpointOff     = "endpoint_disabled"       // the endpoint was disabled (410 or failing for days)
+	ReplayLimitReached    = "replay_limit_reached"    // reopened MaxReplaysPerDelivery times already
+	ReplayBudgetExhausted = "replay_budget_exhausted" // the customer reopened MaxReplaysPerDay deliveries within BudgetWindow
+	ReplayWallReached     = "changes_wall_reached"    // never billed, and the plan's monthly allowance is reached
+	ReplayCapReached      = "hard_cap_reached"        // never billed, and the account is at its hard spend cap
 )
 
 // ReplayRefusal is why a delivery of the caller cannot be replayed (a 409).
@@ -201,11 +241,26 @@ func (r *ReplayRefusal) Error() string { return r.Msg }
 // ReplayDelivery reopens delivery id of customerID for the dispatcher's next tick: status
 // pending, due now, NOTIFY DeliveriesChannel, all in one transaction. A delivery already pending
 // or retrying is answered as it is (reopened false). The unit id of its billing is its
-// idempotency key, so an accepted replay is never billed again. Errors: ErrNotFound (missing or
-// another customer's), *ReplayRefusal.
+// idempotency key, so an accepted replay is never billed again.
+//
+// Bounds, checked in this order after replayable's: a delivery is reopened at most
+// MaxReplaysPerDelivery times, and a customer reopens at most MaxReplaysPerDay deliveries within
+// BudgetWindow (its replays serialise on an advisory lock, so the count and the reopening
+// agree). A watch delivery never billed (failed before any acceptance: it was never admitted, or
+// its slot was given back when it failed) is admitted again as the notifier admits a new one:
+// refused when the account's plan allowance or hard spend cap is reached
+// (AccountDeliveryState.Admission, under the account's admission lock, which the notifier's
+// batches hold shared), else reopened with readmitted_at now, so it counts against this billing
+// month's allowance. Errors: ErrNotFound (missing or another customer's), *ReplayRefusal.
 func ReplayDelivery(ctx context.Context, pool *pgxpool.Pool, customerID string, id int64) (d Delivery, reopened bool, err error) {
 	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		d, err = scanDelivery(tx.QueryRow(ctx, "SELECT "+deliveryCols+" FROM webhook_deliveries WHERE delivery_id = $1 AND customer_id = $2 FOR UPDATE", id, customerID))
+		var (
+			accountID   int64
+			replays     int
+			neverBilled bool
+		)
+		d, err = scanDelivery(tx.QueryRow(ctx, "SELECT "+deliveryCols+`, account_id, replay_count, watch_id IS NOT NULL AND billed_at IS NULL
+			FROM webhook_deliveries WHERE delivery_id = $1 AND customer_id = $2 FOR UPDATE`, id, customerID), &accountID, &replays, &neverBilled)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return ErrNotFound
 		}
@@ -223,10 +278,26 @@ func ReplayDelivery(ctx context.Context, pool *pgxpool.Pool, customerID string, 
 		if d.Status == DeliveryPending || d.Status == DeliveryRetrying {
 			return nil
 		}
+		if replays >= MaxReplaysPerDelivery {
+			return &ReplayRefusal{Reason: ReplayLimitReached, Status: d.Status, Msg: fmt.Sprintf("delivery %d was replayed %d times already: "+
+				"a delivery is replayed at most %d times", d.ID, replays, MaxReplaysPerDelivery)}
+		}
+		if err := replayBudget(ctx, tx, customerID, d); err != nil {
+			return err
+		}
+		if neverBilled {
+			if err := readmit(ctx, tx, accountID, d); err != nil {
+				return err
+			}
+		}
 		d, err = scanDelivery(tx.QueryRow(ctx, `UPDATE webhook_deliveries SET status = $2, next_attempt_at = now(), replayed_at = now(),
-			replay_count = replay_count + 1, updated_at = now() WHERE delivery_id = $1 RETURNING `+deliveryCols, id, DeliveryPending))
+			replay_count = replay_count + 1, readmitted_at = CASE WHEN $3 THEN now() ELSE readmitted_at END, updated_at = now()
+			WHERE delivery_id = $1 RETURNING `+deliveryCols, id, DeliveryPending, neverBilled))
 		if err != nil {
 			return fmt.Errorf("cannot reopen the webhook delivery: %w", err)
+		}
+		if _, err := tx.Exec(ctx, "INSERT INTO webhook_delivery_replays (customer_id, delivery_id) VALUES ($1, $2)", customerID, id); err != nil {
+			return fmt.Errorf("cannot record the replay: %w", err)
 		}
 		if _, err := tx.Exec(ctx, "SELECT pg_notify($1, '')", DeliveriesChannel); err != nil {
 			return fmt.Errorf("cannot wake the dispatcher: %w", err)
@@ -235,6 +306,54 @@ func ReplayDelivery(ctx context.Context, pool *pgxpool.Pool, customerID string, 
 		return nil
 	})
 	return d, reopened, err
+}
+
+// replayBudget takes customerID's replay lock (held until tx ends), forgets its replays older
+// than BudgetWindow and refuses the replay of d (a *ReplayRefusal) when MaxReplaysPerDay remain
+// within it.
+func replayBudget(ctx context.Context, tx pgx.Tx, customerID string, d Delivery) error {
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('delivery-replays:' || $1))", customerID); err != nil {
+		return fmt.Errorf("cannot lock the customer's replays: %w", err)
+	}
+	var recent int
+	if err := tx.QueryRow(ctx, `WITH old AS (
+			DELETE FROM webhook_delivery_replays WHERE customer_id = $1 AND replayed_at <= now() - make_interval(secs => $2))
+		SELECT count(*) FROM webhook_delivery_replays WHERE customer_id = $1 AND replayed_at > now() - make_interval(secs => $2)`,
+		customerID, BudgetWindow.Seconds()).Scan(&recent); err != nil {
+		return fmt.Errorf("cannot count the customer's replays: %w", err)
+	}
+	if recent >= MaxReplaysPerDay {
+		return &ReplayRefusal{Reason: ReplayBudgetExhausted, Status: d.Status, Msg: fmt.Sprintf("you replayed %d deliveries within the last %d hours: "+
+			"at most %d replays a day; try again once the first of them is %d hours old", recent, int(BudgetWindow.Hours()), MaxReplaysPerDay,
+			int(BudgetWindow.Hours()))}
+	}
+	return nil
+}
+
+// readmit takes accountID's admission lock (held until tx ends) and refuses the replay of d, a
+// watch delivery never billed (a *ReplayRefusal), when the account's wall or hard cap stops a new
+// delivery now.
+func readmit(ctx context.Context, tx pgx.Tx, accountID int64, d Delivery) error {
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock("+admissionLock("$1::bigint")+")", accountID); err != nil {
+		return fmt.Errorf("cannot lock the account's admissions: %w", err)
+	}
+	states, err := accountDeliveryStates(ctx, tx, []int64{accountID}, MonthStart(time.Now()))
+	if err != nil {
+		return err
+	}
+	st := states[accountID]
+	switch st.Admission() {
+	case DeliveryWallBlocked:
+		allowance, _ := plans.DeliveredChangeAllowance(st.Tier)
+		return &ReplayRefusal{Reason: ReplayWallReached, Status: d.Status, Msg: fmt.Sprintf("delivery %d was never accepted, so a replay would deliver a new change, "+
+			"and your plan's %d delivered changes of this billing month are taken (%d admitted): it can be replayed once the month turns "+
+			"(within the %d-day window) or after an upgrade", d.ID, allowance, st.Admitted, ReplayWindowDays)}
+	case DeliveryCapBlocked:
+		return &ReplayRefusal{Reason: ReplayCapReached, Status: d.Status, Msg: fmt.Sprintf("delivery %d was never accepted, so a replay would bill a delivered change, "+
+			"and the account is at its hard spend cap (%d units, %d used this month and %d deliveries unsent): raise the cap or wait for the month to turn",
+			d.ID, *st.HardCap, st.MonthUnits, st.Unsent)}
+	}
+	return nil
 }
 
 // replayable is why d cannot be replayed, or nil. A delivery already queued is answered as it
@@ -272,6 +391,12 @@ var ErrEndpointDisabled = errors.New("the webhook endpoint is disabled (GET /v1/
 var ErrTooManyTests = fmt.Errorf("the endpoint already took %d test deliveries within the last %d seconds: wait for the first of them to age out, "+
 	"or follow them with GET /v1/webhook-deliveries?webhook_endpoint_id=<id>", MaxTestDeliveries, int(TestDeliveryWindow.Seconds()))
 
+// ErrTestBudgetExhausted is returned when the customer already made MaxTestDeliveriesPerDay test
+// deliveries within BudgetWindow, whatever the endpoints (deleted ones included).
+var ErrTestBudgetExhausted = fmt.Errorf("you made %d test deliveries within the last %d hours, across your endpoints: "+
+	"at most %d a day; try again once the first of them is %d hours old", MaxTestDeliveriesPerDay, int(BudgetWindow.Hours()),
+	MaxTestDeliveriesPerDay, int(BudgetWindow.Hours()))
+
 // NewTestDelivery is a test delivery to write.
 type NewTestDelivery struct {
 	CustomerID string
@@ -283,7 +408,9 @@ type NewTestDelivery struct {
 // CreateTestDelivery writes a test delivery to endpoint t.EndpointID of t.CustomerID, pending and
 // due now, and NOTIFYs DeliveriesChannel, in one transaction; its body is built once its id is
 // known (payload.TestKey). Errors: ErrNotFound (missing, deleted or another customer's endpoint),
-// ErrEndpointDisabled, ErrTooManyTests.
+// ErrEndpointDisabled, ErrTooManyTests (the endpoint's bound), ErrTestBudgetExhausted (the
+// customer's: deleting and registering an endpoint again starts a new endpoint's window, not a
+// new day).
 func CreateTestDelivery(ctx context.Context, pool *pgxpool.Pool, t NewTestDelivery) (Delivery, error) {
 	var d Delivery
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
@@ -307,6 +434,19 @@ func CreateTestDelivery(ctx context.Context, pool *pgxpool.Pool, t NewTestDelive
 		}
 		if recent >= MaxTestDeliveries {
 			return ErrTooManyTests
+		}
+		// The customer's lock (after the endpoint's: one order everywhere) serialises its test
+		// deliveries across endpoints, so the daily count and the insert agree.
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('test-deliveries:' || $1))", t.CustomerID); err != nil {
+			return fmt.Errorf("cannot lock the customer's test deliveries: %w", err)
+		}
+		var today int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM webhook_deliveries WHERE customer_id = $1 AND watch_id IS NULL
+			AND created_at > now() - make_interval(secs => $2)`, t.CustomerID, BudgetWindow.Seconds()).Scan(&today); err != nil {
+			return fmt.Errorf("cannot count the customer's test deliveries: %w", err)
+		}
+		if today >= MaxTestDeliveriesPerDay {
+			return ErrTestBudgetExhausted
 		}
 		var id int64
 		var now time.Time

@@ -9,12 +9,15 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/planehq/hiringsignal/plans"
 )
 
-// What the notifier reads and writes (migrations 0010 and 0011): its position in the ledger, the
-// live watches, the figures of its pre-send checks and the delivery rows it writes. One batch is
-// one transaction (NotifierBatch): the position row is locked and checked, the deliveries are
-// inserted (UNIQUE (watch_id, event_seq), ON CONFLICT DO NOTHING), the fires of the admitted ones
+// What the notifier reads and writes (migrations 0010, 0011 and 0022): its position in the
+// ledger, the live watches, the figures of its pre-send checks and the delivery rows it writes.
+// One batch is one transaction (NotifierBatch): the position row is locked and checked, the
+// accounts' admission locks taken shared, the deliveries inserted (UNIQUE (watch_id, event_seq),
+// ON CONFLICT DO NOTHING; a blocked one without its body), the fires of the admitted ones
 // recorded, the dispatcher woken and the position advanced, all or nothing.
 
 // ErrPositionMoved is returned by BeginNotifierBatch when the notifier position is not where the
@@ -122,8 +125,68 @@ type AccountDeliveryState struct {
 	Tier       string // tier id (tier_0 .. tier_3, enterprise)
 	HardCap    *int64 // hard spend cap in units; nil: none
 	MonthUnits int64  // units metered this billing month (usage_monthly)
-	Admitted   int64  // watch deliveries created since the month start that are pending, retrying or delivered
-	Unsent     int64  // watch deliveries pending or retrying (not billed yet, any month)
+	Admitted   int64  // watch deliveries admitted this billing month (created, or readmitted by a replay) that are pending, retrying, delivered or were ever billed
+	Unsent     int64  // watch deliveries pending or retrying and never billed (each bills one unit when accepted; any month)
+}
+
+// Admission is what the wall and the cap say of one more watch delivery of an account in state s:
+// "" (admitted), DeliveryWallBlocked (its admitted deliveries of the month reached the plan's
+// allowance, plans.DeliveredChangeAllowance) or DeliveryCapBlocked (its units of the month plus
+// its unsent deliveries reached its hard cap). The notifier's checks and a replay of a delivery
+// never billed (ReplayDelivery) both ask it.
+func (s AccountDeliveryState) Admission() string {
+	if allowance, limited := plans.DeliveredChangeAllowance(s.Tier); limited && s.Admitted >= allowance {
+		return DeliveryWallBlocked
+	}
+	if s.HardCap != nil && s.MonthUnits+s.Unsent >= *s.HardCap {
+		return DeliveryCapBlocked
+	}
+	return ""
+}
+
+// MonthStart is the start of the billing month of now (UTC).
+func MonthStart(now time.Time) time.Time {
+	y, m, _ := now.UTC().Date()
+	return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+}
+
+// admissionLock is the advisory lock key (SQL) of the account id the SQL expression account
+// names, under which the account's deliveries are admitted: a notifier batch holds it shared for
+// each of its accounts from reading their figures to its commit, a replay that admits a delivery
+// holds it exclusively, so the figures either reads include what the other admitted.
+func admissionLock(account string) string {
+	return "hashtext('delivery-admission:' || (" + account + ")::text)"
+}
+
+// accountDeliveryStates reads the admission figures of the accounts of ids in tx; monthStart is
+// the start of the billing month (UTC). An account that does not exist is absent.
+func accountDeliveryStates(ctx context.Context, tx pgx.Tx, ids []int64, monthStart time.Time) (map[int64]AccountDeliveryState, error) {
+	out := make(map[int64]AccountDeliveryState, len(ids))
+	rows, err := tx.Query(ctx, `SELECT a.account_id, a.tier, a.hard_cap_units, coalesce(u.units, 0),
+			(SELECT count(*) FROM webhook_deliveries d WHERE d.account_id = a.account_id AND d.watch_id IS NOT NULL
+				AND d.created_at >= $2 AND (d.status IN ('pending', 'retrying', 'delivered') OR d.billed_at IS NOT NULL))
+			+ (SELECT count(*) FROM webhook_deliveries d WHERE d.account_id = a.account_id AND d.watch_id IS NOT NULL
+				AND d.readmitted_at >= $2 AND d.created_at < $2 AND (d.status IN ('pending', 'retrying', 'delivered') OR d.billed_at IS NOT NULL)),
+			(SELECT count(*) FROM webhook_deliveries d WHERE d.account_id = a.account_id AND d.watch_id IS NOT NULL
+				AND d.status IN ('pending', 'retrying') AND d.billed_at IS NULL)
+		FROM accounts a LEFT JOIN usage_monthly u ON u.account_id = a.account_id AND u.month = $2::date
+		WHERE a.account_id = ANY($1)`, ids, monthStart.UTC())
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the accounts' delivery figures: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var s AccountDeliveryState
+		if err := rows.Scan(&id, &s.Tier, &s.HardCap, &s.MonthUnits, &s.Admitted, &s.Unsent); err != nil {
+			return nil, fmt.Errorf("cannot read the accounts' delivery figures: %w", err)
+		}
+		out[id] = s
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("cannot read the accounts' delivery figures: %w", err)
+	}
+	return out, nil
 }
 
 // NotifierBatch is one batch of the notifier: a transaction holding the position row.
@@ -175,31 +238,31 @@ func (b *NotifierBatch) FiresSince(ctx context.Context, ids []int64, since time.
 	return out, nil
 }
 
-// AccountStates reads the pre-send figures of the accounts of ids; monthStart is the start of
-// the billing month (UTC). An account that does not exist is absent.
+// AccountStates takes the admission lock of each account of ids, shared, until the batch ends
+// (a replay admitting one of their deliveries waits for the commit, or the batch for the replay)
+// and reads their pre-send figures; monthStart is the start of the billing month (UTC). An
+// account that does not exist is absent.
 func (b *NotifierBatch) AccountStates(ctx context.Context, ids []int64, monthStart time.Time) (map[int64]AccountDeliveryState, error) {
-	out := make(map[int64]AccountDeliveryState, len(ids))
-	rows, err := b.tx.Query(ctx, `SELECT a.account_id, a.tier, a.hard_cap_units, coalesce(u.units, 0),
-			(SELECT count(*) FROM webhook_deliveries d WHERE d.account_id = a.account_id AND d.watch_id IS NOT NULL
-				AND d.created_at >= $2 AND d.status IN ('pending', 'retrying', 'delivered')),
-			(SELECT count(*) FROM webhook_deliveries d WHERE d.account_id = a.account_id AND d.watch_id IS NOT NULL
-				AND d.status IN ('pending', 'retrying'))
-		FROM accounts a LEFT JOIN usage_monthly u ON u.account_id = a.account_id AND u.month = $2::date
-		WHERE a.account_id = ANY($1)`, ids, monthStart.UTC())
+	if _, err := b.tx.Exec(ctx, "SELECT pg_advisory_xact_lock_shared("+admissionLock("a")+
+		") FROM (SELECT DISTINCT a FROM unnest($1::bigint[]) AS a ORDER BY a) AS s", ids); err != nil {
+		return nil, fmt.Errorf("cannot lock the accounts' admissions: %w", err)
+	}
+	return accountDeliveryStates(ctx, b.tx, ids, monthStart)
+}
+
+// EndpointsOff is which endpoints of ids are disabled or deleted (nothing is sent to them).
+func (b *NotifierBatch) EndpointsOff(ctx context.Context, ids []int64) (map[int64]bool, error) {
+	rows, err := b.tx.Query(ctx, "SELECT endpoint_id FROM webhook_endpoints WHERE endpoint_id = ANY($1) AND (disabled_at IS NOT NULL OR deleted_at IS NOT NULL)", ids)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the accounts' delivery figures: %w", err)
+		return nil, fmt.Errorf("cannot read the endpoints' state: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var s AccountDeliveryState
-		if err := rows.Scan(&id, &s.Tier, &s.HardCap, &s.MonthUnits, &s.Admitted, &s.Unsent); err != nil {
-			return nil, fmt.Errorf("cannot read the accounts' delivery figures: %w", err)
-		}
-		out[id] = s
+	off, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the endpoints' state: %w", err)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("cannot read the accounts' delivery figures: %w", err)
+	out := make(map[int64]bool, len(off))
+	for _, id := range off {
+		out[id] = true
 	}
 	return out, nil
 }
@@ -232,8 +295,8 @@ type NewDelivery struct {
 	WatchID        int64
 	EventSeq       uint64
 	EventType      string
-	Body           []byte
-	Status         string // pending, or a blocked status (rate_limited, wall_blocked, cap_blocked)
+	Body           []byte // nil, and never stored, for a blocked status
+	Status         string // pending, a blocked status (rate_limited, wall_blocked, cap_blocked), or failed (the endpoint is disabled)
 }
 
 // InsertedDelivery is a row Insert wrote (one already there is not reported).
@@ -244,7 +307,8 @@ type InsertedDelivery struct {
 }
 
 // Insert writes ds in one statement: a pending delivery is due now (next_attempt_at = now()), a
-// blocked one never (NULL). A (watch_id, event_seq) already written is skipped. For every
+// blocked or failed one never (NULL); a blocked one without its body, whatever ds holds (Blocked).
+// A (watch_id, event_seq) already written is skipped. For every
 // pending row written it records a watch fire at firedAt and keeps the watch's last_fired_at,
 // and when there is one it notifies the dispatcher (delivered at Commit).
 func (b *NotifierBatch) Insert(ctx context.Context, ds []NewDelivery, firedAt time.Time) ([]InsertedDelivery, error) {
@@ -265,7 +329,8 @@ func (b *NotifierBatch) Insert(ctx context.Context, ds []NewDelivery, firedAt ti
 	}
 	rows, err := b.tx.Query(ctx, `INSERT INTO webhook_deliveries (delivery_id, idempotency_key, customer_id, account_id, key_id, endpoint_id,
 			watch_id, event_seq, event_type, body, status, next_attempt_at)
-		SELECT d.id, d.idem, d.customer, d.account, d.key, d.endpoint, d.watch, d.seq, d.type, d.body, d.status,
+		SELECT d.id, d.idem, d.customer, d.account, d.key, d.endpoint, d.watch, d.seq, d.type,
+			CASE WHEN d.status NOT IN ('rate_limited', 'wall_blocked', 'cap_blocked') THEN d.body END, d.status,
 			CASE WHEN d.status = 'pending' THEN now() END
 		FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::text[],
 			$10::bytea[], $11::text[]) AS d(id, idem, customer, account, key, endpoint, watch, seq, type, body, status)

@@ -104,6 +104,27 @@ func (t Tier) LiveWatchAllowance() int {
 	return 0
 }
 
+// TrialDeliveredChanges is the monthly delivered-changes allowance of a Trial (spec 8.1 lists
+// none for Trial and Enterprise): a Trial evaluates push with Starter's allowance, as it has
+// Starter's live watches (TrialLiveWatches); Enterprise has no wall, only its spend cap.
+const TrialDeliveredChanges = 250
+
+// DeliveredChangeAllowance is how many watch deliveries an account on the tier tierID may be
+// admitted per billing month (the wall); limited is false when there is no such wall
+// (Enterprise). An unknown tier has an allowance of 0 (fail closed).
+func DeliveredChangeAllowance(tierID string) (allowance int64, limited bool) {
+	t, ok := ByID(tierID)
+	switch {
+	case !ok:
+		return 0, true
+	case t.HasBundle:
+		return int64(t.Fires), true
+	case t.Plan == "trial":
+		return TrialDeliveredChanges, true
+	}
+	return 0, false
+}
+
 // KeylessPerMinute is the per-IP limit of calls without a key and of the demo key.
 const KeylessPerMinute = 60
 

@@ -1,7 +1,10 @@
 // Package deliveries serves the webhook delivery routes (spec 2.3, 3, 4.4): the caller's
-// deliveries (filtered, cursor-paged, most recent first), one delivery with its attempts and its
-// body, and replay (reopen a delivered or failed delivery within the replay window). It also
-// gives POST /v1/webhooks/{id}/test (package webhooks) its answer shape and conflict reasons.
+// deliveries (filtered, cursor-paged, most recent first; never a body), one delivery with its
+// attempts and its body (null for a delivery neither admitted nor sent: oltp.ServesBody), and
+// replay (reopen a delivered or failed delivery within the replay window, bounded per delivery
+// and per customer, a never-billed one only past the wall and the cap as the notifier admits).
+// It also gives POST /v1/webhooks/{id}/test (package webhooks) its answer shape and conflict
+// reasons.
 //
 // Every read and write goes through oltp scoped to the caller's customer: another customer's
 // delivery answers exactly like a missing one. A replay only reopens the row and wakes the
@@ -86,7 +89,7 @@ func (h *handlers) list(c *api.Call) (int, error) {
 type detail struct {
 	oltp.Delivery
 	Attempts []oltp.Attempt  `json:"attempts"`
-	Body     json.RawMessage `json:"body"`
+	Body     json.RawMessage `json:"body"` // null when oltp.ServesBody is false
 }
 
 func (h *handlers) get(c *api.Call) (int, error) {
@@ -102,7 +105,7 @@ func (h *handlers) get(c *api.Call) (int, error) {
 	if out.Attempts == nil {
 		out.Attempts = []oltp.Attempt{}
 	}
-	if !json.Valid(d.Body) {
+	if d.Body != nil && !json.Valid(d.Body) {
 		// Bodies are payload.Marshal's bytes; a row written otherwise is served, not hidden.
 		h.d.Log.Error("webhook delivery body is not JSON", "delivery_id", d.ID)
 		b, _ := json.Marshal(map[string]string{"raw": string(d.Body)})

@@ -22,13 +22,19 @@ const (
 	ReasonWindowExpired   = oltp.ReplayWindowExpired
 	ReasonEndpointDeleted = oltp.ReplayEndpointDeleted
 	ReasonEndpointOff     = oltp.ReplayEndpointOff
+	ReasonReplayLimit     = oltp.ReplayLimitReached
+	ReasonReplayBudget    = oltp.ReplayBudgetExhausted
+	ReasonWallReached     = oltp.ReplayWallReached
+	ReasonCapReached      = oltp.ReplayCapReached
 	ReasonTooManyTests    = "too_many_test_deliveries"
+	ReasonTestBudget      = "test_delivery_budget_exhausted"
 )
 
 // statusDoc says what every status means, as the document states it.
 const statusDoc = "pending: queued, sent at next_attempt_at (now when written, replayed or a test); " +
 	"retrying: an attempt failed, the next is due at next_attempt_at; delivered: the endpoint answered 2xx (billed once, never again); " +
-	"failed: attempts exhausted over about three days, the endpoint answered 410 Gone, or the endpoint is disabled (terminal; replayable); " +
+	"failed: attempts exhausted over about three days, the endpoint answered 410 Gone, or the endpoint is disabled (terminal; replayable, " +
+	"a never-accepted one only within your plan's allowance and spend cap); " +
 	"rate_limited: past the watch's max_fires_per_hour, dropped, never sent; " +
 	"wall_blocked: past the plan's monthly delivered-changes allowance, never sent; cap_blocked: the account was past its hard spend cap, never sent " +
 	"(the last three are terminal and not replayable)"
@@ -36,9 +42,15 @@ const statusDoc = "pending: queued, sent at next_attempt_at (now when written, r
 var replayDoc = fmt.Sprintf("Reopen a delivery of yours for the dispatcher's next tick (status pending, sent within seconds with the same body, "+
 	"idempotency key and webhook-id); 200 with the delivery as reopened. Idempotent: a delivery already pending or retrying is answered as it is. "+
 	"Never billed again (one delivered_change unit per delivery, whatever accepts it). Replay window: %d days after the delivery's created_at. "+
+	"A delivery is reopened at most %d times (409 %s past it), and a customer reopens at most %d deliveries in any %d hours (409 %s past it). "+
+	"A watch delivery never accepted (failed, never billed) is admitted again as a new change would be: "+
+	"409 %s when your plan's delivered changes of this billing month are taken, 409 %s when the account is at its hard spend cap; "+
+	"once reopened it counts against this month's allowance. "+
 	"409 %s for rate_limited, wall_blocked and cap_blocked deliveries (never sent; the fire limit, allowance or cap decision stands and there is no backlog to replay), "+
 	"409 %s past the window, 409 %s or %s when the delivery's endpoint is deleted or disabled. "+
-	"404 for an id that does not exist or is another customer's", oltp.ReplayWindowDays, ReasonNotReplayable, ReasonWindowExpired, ReasonEndpointDeleted, ReasonEndpointOff)
+	"404 for an id that does not exist or is another customer's", oltp.ReplayWindowDays, oltp.MaxReplaysPerDelivery, ReasonReplayLimit,
+	oltp.MaxReplaysPerDay, int(oltp.BudgetWindow.Hours()), ReasonReplayBudget, ReasonWallReached, ReasonCapReached,
+	ReasonNotReplayable, ReasonWindowExpired, ReasonEndpointDeleted, ReasonEndpointOff)
 
 // Routes are the delivery routes with their handlers over d.
 func Routes(d Deps) []*api.Route {
@@ -60,13 +72,15 @@ func Routes(d Deps) []*api.Route {
 			},
 			Statuses: []int{200}, Response: pageSchema(), Handler: h.list},
 		{Name: "deliveries.get", Method: "GET", Path: "/v1/webhook-deliveries/{delivery_id}", Tag: "webhooks", Scope: api.ScopeRead,
-			Summary: "One delivery of yours with its attempts and its body (the JSON payload exactly as signed and sent). " +
+			Summary: "One delivery of yours with its attempts and its body (the JSON payload exactly as signed and sent; null for a delivery that was " +
+				"neither admitted nor sent: rate_limited, wall_blocked, cap_blocked, or failed without an attempt). " +
 				"404 for an id that does not exist or is another customer's. Not billable",
 			Params: []api.Param{id}, Statuses: []int{200, 404}, Response: detailSchema(), Handler: h.get},
 		{Name: "deliveries.replay", Method: "POST", Path: "/v1/webhook-deliveries/{delivery_id}/replay", Tag: "webhooks", Scope: api.ScopeWrite,
 			Summary: replayDoc, Params: []api.Param{id}, Statuses: []int{200, 404, 409}, Response: DeliverySchema(),
-			ErrorBodies: map[int]map[string]any{409: ConflictSchema(true, ReasonNotReplayable, ReasonWindowExpired, ReasonEndpointDeleted, ReasonEndpointOff)},
-			Handler:     h.replay},
+			ErrorBodies: map[int]map[string]any{409: ConflictSchema(true, ReasonNotReplayable, ReasonWindowExpired, ReasonEndpointDeleted, ReasonEndpointOff,
+				ReasonReplayLimit, ReasonReplayBudget, ReasonWallReached, ReasonCapReached)},
+			Handler: h.replay},
 	}
 }
 
@@ -105,7 +119,9 @@ func detailSchema() map[string]any {
 			"response_ms":     map[string]any{"type": []any{"integer", "null"}},
 			"error":           map[string]any{"type": []any{"string", "null"}, "description": "what went wrong (connection refused, timeout, refused address, non-2xx); null on success"},
 		})}
-	p["body"] = map[string]any{"type": "object", "description": "the delivery's JSON payload exactly as signed and sent (every attempt and replay sends the same bytes)"}
+	p["body"] = map[string]any{"type": []any{"object", "null"}, "description": "the delivery's JSON payload exactly as signed and sent (every attempt and replay sends the same bytes). " +
+		"null for a delivery neither admitted against your plan's allowance and spend cap nor sent: rate_limited, wall_blocked and cap_blocked ones " +
+		"(never sent; their payload is not kept) and a failed one without any attempt (its endpoint was disabled; a replay that is admitted sends it and serves it again)"}
 	return api.Closed(p)
 }
 

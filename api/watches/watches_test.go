@@ -431,8 +431,12 @@ func (h *harness) delivery(t *testing.T, a oltp.NewAccount, ep int64, status str
 	var id int64
 	require.NoError(t, h.Pool.QueryRow(ctx, "SELECT nextval(pg_get_serial_sequence('webhook_deliveries', 'delivery_id'))").Scan(&id))
 	b := payload.Body{Event: payload.EventTest, WebhookID: ep, DeliveryID: id, IdempotencyKey: payload.TestKey(id), OccurredAt: "2026-11-01T00:00:00Z"}
+	body := b.Marshal()
+	if oltp.Blocked(status) {
+		body = nil // a blocked delivery keeps no body
+	}
 	_, err := h.Pool.Exec(ctx, `INSERT INTO webhook_deliveries (delivery_id, idempotency_key, customer_id, account_id, endpoint_id, event_type, body, status)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, id, b.IdempotencyKey, a.CustomerID, a.AccountID, ep, b.Event, b.Marshal(), status)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, id, b.IdempotencyKey, a.CustomerID, a.AccountID, ep, b.Event, body, status)
 	require.NoError(t, err)
 	return id
 }

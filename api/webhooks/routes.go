@@ -56,12 +56,15 @@ func Routes(d Deps) []*api.Route {
 		{Name: "webhooks.test", Method: "POST", Path: "/v1/webhooks/{id}/test", Tag: "webhooks", Scope: api.ScopeWrite,
 			Summary: fmt.Sprintf("Send a signed test event to the endpoint: 201 with the test delivery created (event_type test, watch_id and event_seq null), "+
 				"sent within seconds and signed like every delivery; follow it with GET /v1/webhook-deliveries/{delivery_id}. Not billed. "+
-				"At most %d test deliveries per endpoint per %d seconds (409 %s past it); 409 %s for a disabled endpoint; "+
+				"At most %d test deliveries per endpoint per %d seconds (409 %s past it) and %d per customer in any %d hours, across its endpoints, "+
+				"deleted ones included (409 %s past it); 409 %s for a disabled endpoint; "+
 				"404 for a deleted, missing or another customer's endpoint",
-				oltp.MaxTestDeliveries, int(oltp.TestDeliveryWindow.Seconds()), deliveries.ReasonTooManyTests, deliveries.ReasonEndpointOff),
+				oltp.MaxTestDeliveries, int(oltp.TestDeliveryWindow.Seconds()), deliveries.ReasonTooManyTests, oltp.MaxTestDeliveriesPerDay,
+				int(oltp.BudgetWindow.Hours()), deliveries.ReasonTestBudget, deliveries.ReasonEndpointOff),
 			Params: []api.Param{id}, Statuses: []int{201, 404, 409}, Response: deliveries.DeliverySchema(),
-			ErrorBodies: map[int]map[string]any{409: deliveries.ConflictSchema(false, deliveries.ReasonTooManyTests, deliveries.ReasonEndpointOff)},
-			Handler:     h.test},
+			ErrorBodies: map[int]map[string]any{409: deliveries.ConflictSchema(false, deliveries.ReasonTooManyTests, deliveries.ReasonTestBudget,
+				deliveries.ReasonEndpointOff)},
+			Handler: h.test},
 	}
 }
 

@@ -256,6 +256,8 @@ func (h *handlers) test(c *api.Call) (int, error) {
 		return 0, &api.Error{Status: fasthttp.StatusConflict, Detail: deliveries.Conflict{Reason: deliveries.ReasonEndpointOff, Message: err.Error(), Endpoint: c.Route.Path}}
 	case errors.Is(err, oltp.ErrTooManyTests):
 		return 0, &api.Error{Status: fasthttp.StatusConflict, Detail: deliveries.Conflict{Reason: deliveries.ReasonTooManyTests, Message: err.Error(), Endpoint: c.Route.Path}}
+	case errors.Is(err, oltp.ErrTestBudgetExhausted):
+		return 0, &api.Error{Status: fasthttp.StatusConflict, Detail: deliveries.Conflict{Reason: deliveries.ReasonTestBudget, Message: err.Error(), Endpoint: c.Route.Path}}
 	case err != nil:
 		return 0, err
 	}
