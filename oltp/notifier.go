@@ -189,6 +189,25 @@ func accountDeliveryStates(ctx context.Context, tx pgx.Tx, ids []int64, monthSta
 	return out, nil
 }
 
+// DeliveryAdmission is what the notifier's checks would say now of one more watch delivery of
+// accountID ("", DeliveryWallBlocked or DeliveryCapBlocked; AccountDeliveryState.Admission), read
+// from the same figures they read, so the dashboard's changes_wall_reached agrees with the wall.
+// An account that does not exist is admitted ("").
+func DeliveryAdmission(ctx context.Context, pool *pgxpool.Pool, accountID int64, now time.Time) (string, error) {
+	var out string
+	err := pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		states, err := accountDeliveryStates(ctx, tx, []int64{accountID}, MonthStart(now))
+		if err != nil {
+			return err
+		}
+		if st, ok := states[accountID]; ok {
+			out = st.Admission()
+		}
+		return nil
+	})
+	return out, err
+}
+
 // NotifierBatch is one batch of the notifier: a transaction holding the position row.
 type NotifierBatch struct {
 	tx   pgx.Tx

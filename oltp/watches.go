@@ -236,6 +236,12 @@ func (p PushCounts) LiveWatches(ctx context.Context, customerID string) (int64, 
 	return LiveWatches(ctx, p.Pool, customerID)
 }
 
+// WallReached says whether a new watch delivery of accountID would now be wall_blocked.
+func (p PushCounts) WallReached(ctx context.Context, accountID int64, now time.Time) (bool, error) {
+	a, err := DeliveryAdmission(ctx, p.Pool, accountID, now)
+	return a == DeliveryWallBlocked, err
+}
+
 // BlockedDeliveries counts customerID's deliveries created since since (the billing month) that
 // the notifier wrote as wall_blocked and cap_blocked.
 func (p PushCounts) BlockedDeliveries(ctx context.Context, customerID string, since time.Time) (wallBlocked, capBlocked int64, err error) {

@@ -181,7 +181,13 @@ func (h *handlers) dashboard(c *api.Call) (int, error) {
 		if err != nil {
 			return 0, api.Internal(err)
 		}
-		out.FreeTier = &freeTier{ChangesAllowance: int64(plan.Fires), ChangesUsed: delivered, ChangesWallReached: delivered >= int64(plan.Fires),
+		// The wall counts deliveries admitted this month (pending and retrying ones too), not only
+		// those accepted and billed: reached as soon as the next change would be wall_blocked.
+		walled, err := h.d.Push.WallReached(c.Context(), c.Caller.AccountID, now)
+		if err != nil {
+			return 0, api.Internal(err)
+		}
+		out.FreeTier = &freeTier{ChangesAllowance: int64(plan.Fires), ChangesUsed: delivered, ChangesWallReached: walled || delivered >= int64(plan.Fires),
 			WatchesAllowance: int64(plan.LiveWatchAllowance()), WatchesUsed: watches}
 	}
 	return 0, c.JSON(200, out)

@@ -3,12 +3,15 @@ package account_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/search"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/plans"
+	"github.com/planehq/hiringsignal/secretbox"
 )
 
 // searchStub is GET /v1/reqs/search as api/search declares it, serving n rows: a billable call
@@ -72,4 +75,40 @@ func TestDashboardShowsTheLineageUseOnARotatedKey(t *testing.T) {
 	keys := d["keys"].([]any)
 	require.Len(t, keys, 1, "the rotated key is revoked")
 	require.EqualValues(t, 30, keys[0].(map[string]any)["used"])
+}
+
+// The audit found free_tier.changes_wall_reached counting only accepted (billed) deliveries while
+// the notifier walls on every delivery admitted this month, pending and retrying ones included:
+// the dashboard said false while new changes were already wall_blocked. It now reads the
+// notifier's own figures.
+func TestDashboardWallReachedAgreesWithTheNotifiersWall(t *testing.T) {
+	ctx := context.Background()
+	h := start(t)
+	free := h.Account(t, "free")
+	box, err := secretbox.New(secretbox.GenerateKey())
+	require.NoError(t, err)
+	ep, _, err := oltp.RegisterEndpoint(ctx, h.Pool, box, free.CustomerID, "https://hooks.example.com/in", oltp.EndpointSecret{})
+	require.NoError(t, err)
+	company := int64(42)
+	w, _, _, err := oltp.CreateWatch(ctx, h.Pool, box, oltp.NewWatch{CustomerID: free.CustomerID, AccountID: free.AccountID, KeyID: free.KeyID,
+		Allowance: 3, EndpointID: ep.ID, CompanyID: &company, EventTypes: []string{"opened"}, MaxFiresPerHour: 20})
+	require.NoError(t, err)
+	wall := func() any {
+		return object(t, h.Do(t, "GET", "/v1/usage/dashboard", free.Key, ""))["free_tier"].(map[string]any)["changes_wall_reached"]
+	}
+	insert := func(from, to int) {
+		_, err := h.Pool.Exec(ctx, `INSERT INTO webhook_deliveries (idempotency_key, customer_id, account_id, key_id, endpoint_id, watch_id, event_seq,
+			event_type, body, status, next_attempt_at)
+			SELECT 'w' || $5::bigint || ':' || s, $1, $2, $3, $4, $5::bigint, s, 'opened', '{}', 'pending', now() + interval '1 hour'
+			FROM generate_series($6::int, $7::int) s`, free.CustomerID, free.AccountID, free.KeyID, ep.ID, w.ID, from, to)
+		require.NoError(t, err)
+	}
+	allowance, _ := plans.DeliveredChangeAllowance("tier_0")
+	insert(1, int(allowance)-1)
+	require.Equal(t, false, wall(), "one more change is admitted")
+	insert(int(allowance), int(allowance))
+	admission, err := oltp.DeliveryAdmission(ctx, h.Pool, free.AccountID, time.Now())
+	require.NoError(t, err)
+	require.Equal(t, oltp.DeliveryWallBlocked, admission, "the notifier walls the next change")
+	require.Equal(t, true, wall(), "none billed yet, but the next change is wall_blocked")
 }

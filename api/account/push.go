@@ -13,4 +13,7 @@ import (
 type PushStats interface {
 	LiveWatches(ctx context.Context, customerID string) (int64, error)
 	BlockedDeliveries(ctx context.Context, customerID string, since time.Time) (wallBlocked, capBlocked int64, err error)
+	// WallReached says whether a new watch delivery of accountID would now be wall_blocked
+	// (the notifier's own admission figures).
+	WallReached(ctx context.Context, accountID int64, now time.Time) (bool, error)
 }
