@@ -2,7 +2,8 @@
 // key is (a cache of key lookups that every instance invalidates per key or account on a change,
 // with a bounded memory of unknown keys), whether the caller is within its rate limit and daily
 // quota, per key lineage and per account (fixed windows shared across instances through Postgres
-// leases), and whether its account is under its hard spend cap.
+// leases), within the protocol window of a mounted interface (ProtocolRate), and whether its
+// account is under its hard spend cap.
 //
 // It returns decisions and typed results; package api turns them into HTTP answers. It must not
 // import api nor know HTTP. It reads keys, rate windows and monthly units through package oltp.

@@ -249,3 +249,21 @@ func (l *Limiter) TakeRate(ctx context.Context, k *Key, ip string, now time.Time
 	}
 	return d
 }
+
+// ProtocolRate is the 60-second window of the requests a caller makes of a mounted interface's
+// own protocol, apart from the calls of routes they run (the agent interface's initialize,
+// tools/list, ping, and tool calls refused before they run one): per key lineage, per IP for the
+// demo key. It is not the rate window: protocol requests neither spend nor are refused by the
+// calls of the minute.
+func ProtocolRate(k *Key, ip string) string {
+	if k == nil || k.Auth.IsDemo {
+		return "pip:" + ip
+	}
+	return "pk:" + strconv.FormatInt(k.Auth.LimitID, 10)
+}
+
+// TakeProtocol spends one request of the protocol window of k (nil: keyless) from ip, under
+// limit (ProtocolRate).
+func (l *Limiter) TakeProtocol(ctx context.Context, k *Key, ip string, limit int64, now time.Time) Decision {
+	return l.Take(ctx, ProtocolRate(k, ip), limit, rateWindow, now)
+}

@@ -10,6 +10,10 @@
 //
 // It must not admit, limit or meter anything itself: every tools/call goes through
 // api.Server.Execute, the chain an HTTP request to the route takes, with the caller's key
-// (recorded under the mcp channel), and the /mcp endpoint authenticates through api.Server.Mount.
-// It holds no handler of its own and reads no store.
+// (recorded under the mcp channel), and the /mcp endpoint is admitted by api.Server.Mount (calls
+// in flight per address and per key, the key, the bounded body read, and the protocol window of
+// what runs no route: the agent only tells it which request is a tools/call, read with the SDK's
+// own decoder). What it guards itself is the protocol's shape (guard.go): one JSON-RPC message per
+// request (a batch is refused before the SDK sees it) and answers of at most MaxAnswerBytes, always
+// JSON. It holds no handler of its own and reads no store.
 package agent

@@ -5,8 +5,10 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 
 	"github.com/planehq/hiringsignal/api"
@@ -24,25 +26,58 @@ type Deps struct {
 // Register mounts the MCP server at /mcp on d.API. Call it after every handler package
 // registered its routes and before Start: each tool's route must be registered (a missing one
 // panics, like any route table error). Its input schema is built from that route's declaration.
+//
+// Mount admits each request as the chain does (calls in flight per address and per key, the
+// key, the body read within the chain's bounds) and counts what runs no route in the caller's
+// protocol window (runsTool tells it which request may run one); a batch is then refused before
+// the SDK sees it, and the SDK's answer is held to MaxAnswerBytes, always JSON (bounded).
 func Register(d Deps) {
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
 	}
 	srv := NewMCPServer(d.API, d.Log)
+	// The body reaches the SDK read already, within api.Config.MaxBodyBytes (Mount): no second
+	// limit of the SDK's own, which would answer 413 in another shape.
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: d.Log, MaxRequestBodyBytes: 1 << 20})
-	d.API.Mount(&api.Route{Name: "mcp", Method: "POST", Path: Path, Tag: "agent",
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: d.Log, MaxRequestBodyBytes: -1})
+	sdk := fasthttpadaptor.NewFastHTTPHandler(bounded(h))
+	d.API.Mount(mcpRoute(), func(rc *fasthttp.RequestCtx) {
+		if isBatch(rc.Request.Body()) {
+			writeRPCError(rc, fasthttp.StatusBadRequest, codeInvalidRequest, batchRefusal)
+			return
+		}
+		sdk(rc)
+	}, runsTool)
+}
+
+// mcpRoute is the /mcp operation as /openapi.json documents it: besides the chain's own statuses
+// (401, 403, 429, 500, 503), the SDK's answers (200 a JSON-RPC response, 202 a notification
+// accepted, 400, 404 and 415 JSON-RPC errors), a batch's 400 and the bounded body read's 408 and
+// 413; 429 is also the protocol window's rate_limited.
+func mcpRoute() *api.Route {
+	rpcErr := rpcErrorSchema()
+	bad := map[string]any{"oneOf": []any{rpcErr, api.Object(map[string]any{"detail": api.Type("string")})}}
+	return &api.Route{Name: "mcp", Method: "POST", Path: Path, Tag: "agent",
 		Summary: "The agent interface: a Model Context Protocol server (Streamable HTTP, stateless, JSON responses; protocol revisions 2024-11-05 to 2026-07-28). " +
-			"Authenticate as for every route (X-API-Key or Authorization: Bearer). tools/list and the other protocol calls are free; each tools/call runs one /v1 route " +
-			"through the same limits and metering as that route, recorded in usage by_channel.mcp",
-		Statuses: []int{200, 400}, Response: map[string]any{"type": "object", "description": "a JSON-RPC response"}},
-		fasthttpadaptor.NewFastHTTPHandler(h))
+			"Authenticate as for every route (X-API-Key or Authorization: Bearer). One JSON-RPC message per request: a batch (a JSON array) is refused with 400. " +
+			"tools/list and the other protocol calls are not billed; they count in a window of their own per key (per address for the demo key; 120 a minute by default), " +
+			"as does a tools/call that runs nothing (an unknown tool, bad arguments): past it 429 rate_limited. Each tools/call that runs a /v1 route goes " +
+			"through the same limits and metering as that route, recorded in usage by_channel.mcp. An answer is at most " + strconv.Itoa(MaxAnswerBytes) + " bytes",
+		Statuses: []int{200, 202, 400, 404, 408, 413, 415}, Response: map[string]any{"type": "object", "description": "a JSON-RPC response (a result, or an error such as method not found)"},
+		ErrorBodies: map[int]map[string]any{400: bad, 404: rpcErr, 415: rpcErr},
+		Describe: map[int]string{
+			202: "Accepted: a notification or a response, answered without a body",
+			400: "A JSON-RPC batch, or a request the MCP server refuses (JSON-RPC error); an unreadable body (detail)",
+			404: "Method not found (protocol revision 2026-07-28; JSON-RPC error)",
+			415: "Content-Type is not application/json (JSON-RPC error)",
+			429: "Rate limited: the protocol window or too many unknown keys (rate_limited, with RateLimit-* and Retry-After), or throttled (key_throttled)",
+		}}
 }
 
 // NewMCPServer builds the MCP server whose tools run api's routes (every tool of Tools).
 func NewMCPServer(a *api.Server, log *slog.Logger) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "hiringsignal", Title: "Hiring signal", Version: api.APIVersion},
-		&mcp.ServerOptions{Logger: log, Capabilities: &mcp.ServerCapabilities{},
+		&mcp.ServerOptions{Logger: log, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: false}},
 			Instructions: "Hiring signals from employers' applicant-tracking systems and job boards. Start with resolve_company or find_hiring_companies " +
 				"to get company_id, then company_hiring_brief. Every tool states its cost; limits answer isError with reason and retry_after."})
 	routes := a.Routes()

@@ -57,33 +57,13 @@ func (s *Server) handler(rt *Route) fasthttp.RequestHandler {
 
 // run admits the call (steps 1 to 6) and serves it.
 func (s *Server) run(c *Call) *Error {
-	if s.pool == nil {
-		return Unavailable("Postgres (not configured)", nil)
-	}
 	now := s.now()
-	c.Caller.IP = s.clientIP(c.Ctx)
 
-	// 0. Too many calls of one client address in flight on this instance (key_throttled).
-	if max := s.cfg.IPMaxInFlight; max > 0 {
-		if !s.ipCalls.enter(c.Caller.IP, max) {
-			return ipThrottled(c, max)
-		}
-		defer s.ipCalls.leave(c.Caller.IP)
-	}
-
-	// 1-3. Authenticate, scope, pause.
-	if e := s.authenticate(c); e != nil {
+	// 0-4. Calls in flight per address, authenticate, scope, pause, calls in flight per key.
+	leave, e := s.enter(c)
+	defer leave()
+	if e != nil {
 		return e
-	}
-
-	// 4. key_throttled: too many calls of one key in flight on this instance.
-	if k := c.key; k != nil && !c.Caller.Demo {
-		n := k.Enter()
-		defer k.Leave()
-		if n > int64(s.cfg.KeyMaxInFlight) {
-			return &Error{Status: fasthttp.StatusTooManyRequests, Detail: rateDetail{Reason: ReasonKeyThrottled, Endpoint: c.Route.Path,
-				Message: fmt.Sprintf("more than %d calls of this key are in flight; retry when one completes", s.cfg.KeyMaxInFlight)}}
-		}
 	}
 
 	// 5. Rate limit: per key by plan, per IP for the demo key and keyless calls.
@@ -109,6 +89,51 @@ func (s *Server) run(c *Call) *Error {
 		}
 	}
 	return s.serve(c, now)
+}
+
+// enter runs the chain's first steps for c, which Mount runs too: too many calls of its client
+// address in flight on this instance (0, key_throttled), authenticate, scope and pause (1-3), too
+// many calls of its key in flight (4, key_throttled; not the demo key, counted per address in
+// step 0). leave undoes what entered and must be called on every way out, refused or not.
+func (s *Server) enter(c *Call) (leave func(), e *Error) {
+	var ip string
+	var key *admission.Key
+	leave = func() {
+		if key != nil {
+			key.Leave()
+		}
+		if ip != "" {
+			s.ipCalls.leave(ip)
+		}
+	}
+	if s.pool == nil {
+		return leave, Unavailable("Postgres (not configured)", nil)
+	}
+	c.Caller.IP = s.clientIP(c.Ctx)
+
+	// 0. Too many calls of one client address in flight on this instance (key_throttled).
+	if max := s.cfg.IPMaxInFlight; max > 0 {
+		if !s.ipCalls.enter(c.Caller.IP, max) {
+			return leave, ipThrottled(c, max)
+		}
+		ip = c.Caller.IP
+	}
+
+	// 1-3. Authenticate, scope, pause.
+	if e := s.authenticate(c); e != nil {
+		return leave, e
+	}
+
+	// 4. key_throttled: too many calls of one key in flight on this instance.
+	if k := c.key; k != nil && !c.Caller.Demo {
+		n := k.Enter()
+		key = k
+		if n > int64(s.cfg.KeyMaxInFlight) {
+			return leave, &Error{Status: fasthttp.StatusTooManyRequests, Detail: rateDetail{Reason: ReasonKeyThrottled, Endpoint: c.Route.Path,
+				Message: fmt.Sprintf("more than %d calls of this key are in flight; retry when one completes", s.cfg.KeyMaxInFlight)}}
+		}
+	}
+	return leave, nil
 }
 
 // serve runs an admitted call (steps 7 to 12). The daily quota taken in step 9 is refunded on

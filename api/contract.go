@@ -123,7 +123,10 @@ type Route struct {
 	// ErrorBodies are the JSON Schemas of error bodies that differ from the chain's for their
 	// status (e.g. a 409 whose detail is an object), keyed by status.
 	ErrorBodies map[int]map[string]any
-	Handler     HandlerFunc // serves the call once the chain admitted it
+	// Describe holds the descriptions of statuses whose meaning on this route differs from the
+	// chain's (a mounted interface's own answers), keyed by status.
+	Describe map[int]string
+	Handler  HandlerFunc // serves the call once the chain admitted it
 
 	public   bool   // this package's own routes outside the /v1 chain: no key, no limit (health, readiness, OpenAPI)
 	mounted  bool   // served by a handler of its own behind key authentication (Mount), outside the chain

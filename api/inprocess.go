@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"sync/atomic"
 
 	"github.com/valyala/fasthttp"
 
@@ -37,6 +38,8 @@ type Presented struct {
 	Remote       net.Addr
 	ForwardedFor []string // X-Forwarded-For values (used only with Config.TrustForwardedFor)
 	Caller       Caller   // who the key is, as the chain authenticated it
+
+	executed atomic.Bool // Execute ran a route on its behalf (Mount: the request counts in no protocol window)
 }
 
 // PresentedFrom returns the Presented of the mounted request ctx descends from (a net/http
@@ -47,34 +50,67 @@ func PresentedFrom(ctx context.Context) (*Presented, bool) {
 }
 
 // Mount serves rt (documented in /openapi.json like any route, with rt's statuses and
-// response) with h after authenticating the caller exactly as the chain does: no key is 401, an
-// unknown or revoked key 403, too many unknown keys from one address 429, before h runs. h finds
-// the caller with PresentedFrom. Nothing is metered or limited here: h meters what it runs
-// through Execute. Call it before Start.
-func (s *Server) Mount(rt *Route, h fasthttp.RequestHandler) {
+// response) with h behind the chain's own first steps, before h runs: calls in flight per client
+// address (429 key_throttled), authentication (no key 401, an unknown or revoked key 403, too
+// many unknown keys from one address 429), calls in flight per key (429 key_throttled), then the
+// body read within the chain's bounds (413, 408, 503 past the body bytes in flight). h finds the
+// caller with PresentedFrom and the body in the request, read.
+//
+// Nothing is metered here: h meters what it runs through Execute. What runs no route counts in
+// the caller's protocol window instead (Config.ProtocolPerMinute, per key; per address for the
+// demo key): a request runsRoutes says cannot run one is counted before h sees it, and refused
+// with 429 rate_limited once the window is spent; one it says may (the agent interface's
+// tools/call) goes to h and is counted after h only if it ran no route through Execute, its
+// answer then replaced by that 429 once the window is spent. nil runsRoutes: no request runs one.
+// Call it before Start.
+func (s *Server) Mount(rt *Route, h fasthttp.RequestHandler, runsRoutes func(body []byte) bool) {
 	r := *rt
 	r.mounted = true
 	s.add(&r, func(rc *fasthttp.RequestCtx) {
 		c := &Call{Ctx: rc, Route: &r, srv: s}
 		c.startDeadline()
 		defer c.cancel()
-		c.Caller.IP = s.clientIP(rc)
-		if s.pool == nil {
-			writeError(rc, Unavailable("Postgres (not configured)", nil))
-			return
-		}
-		if e := s.authenticate(c); e != nil {
+		if e := s.serveMounted(c, h, runsRoutes); e != nil {
 			writeError(rc, s.timedOut(c, e))
-			return
 		}
-		key, _ := presentedKey(rc)
-		p := &Presented{Key: key, Remote: rc.RemoteAddr(), Caller: c.Caller}
-		for _, v := range rc.Request.Header.PeekAll("X-Forwarded-For") {
-			p.ForwardedFor = append(p.ForwardedFor, string(v))
-		}
-		rc.SetUserValue(presentedKey0{}, p)
-		h(rc)
 	})
+}
+
+// serveMounted admits a mounted request as Mount says and serves it with h.
+func (s *Server) serveMounted(c *Call, h fasthttp.RequestHandler, runsRoutes func(body []byte) bool) *Error {
+	leave, e := s.enter(c)
+	defer leave()
+	if e != nil {
+		return e
+	}
+	release, e := s.readBody(c)
+	defer release()
+	if e != nil {
+		return e
+	}
+	c.startDeadline()
+	rc := c.Ctx
+	routes := runsRoutes != nil && runsRoutes(rc.Request.Body())
+	if !routes {
+		if e := s.protocolLimit(c); e != nil {
+			return e
+		}
+	}
+	key, _ := presentedKey(rc)
+	p := &Presented{Key: key, Remote: rc.RemoteAddr(), Caller: c.Caller}
+	for _, v := range rc.Request.Header.PeekAll("X-Forwarded-For") {
+		p.ForwardedFor = append(p.ForwardedFor, string(v))
+	}
+	rc.SetUserValue(presentedKey0{}, p)
+	h(rc)
+	if routes && !p.executed.Load() {
+		c.startDeadline() // h may have used up the one of the body read
+		if e := s.protocolLimit(c); e != nil {
+			rc.Response.Reset() // h's answer gives way to the 429
+			return e
+		}
+	}
+	return nil
 }
 
 // InternalRequest is one in-process call of a registered /v1 route on behalf of a caller.
@@ -118,6 +154,7 @@ func (s *Server) Execute(req InternalRequest) (InternalResponse, error) {
 	if strings.Contains(path, "{") {
 		return InternalResponse{}, fmt.Errorf("cannot execute %q in-process: path %s lacks a parameter", req.Route, path)
 	}
+	req.As.executed.Store(true)
 	var fr fasthttp.Request
 	fr.Header.SetMethod(rt.Method)
 	uri := path

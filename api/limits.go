@@ -40,6 +40,29 @@ func (s *Server) rateLimit(c *Call, now time.Time) *Error {
 	return &Error{Status: fasthttp.StatusTooManyRequests, Detail: det}
 }
 
+// protocolLimit spends one request of the caller's protocol window (Config.ProtocolPerMinute,
+// admission.ProtocolRate): 429 rate_limited with RateLimit-* and Retry-After once it is spent.
+func (s *Server) protocolLimit(c *Call) *Error {
+	limit := s.cfg.ProtocolPerMinute
+	if limit < 0 {
+		return nil
+	}
+	now := s.now()
+	d := s.limiter.TakeProtocol(c.Context(), c.key, c.Caller.IP, int64(limit), now)
+	if d.OK {
+		return nil
+	}
+	reset := strconv.FormatInt(d.ResetSeconds(now), 10)
+	det := rateDetail{Reason: ReasonRateLimited, Endpoint: c.Route.Path,
+		Message: fmt.Sprintf("more than %d protocol requests in %d seconds (everything but tool calls that run a route: those count in the key's calls of the minute instead); wait Retry-After seconds",
+			limit, plans.WindowSeconds)}
+	if c.Caller.Demo {
+		det.SignupURL = c.Links().Signup
+	}
+	return &Error{Status: fasthttp.StatusTooManyRequests, Detail: det, Headers: map[string]string{"RateLimit-Limit": strconv.Itoa(limit),
+		"RateLimit-Remaining": "0", "RateLimit-Reset": reset, "Retry-After": reset}}
+}
+
 // checkGate refuses a route the caller's plan does not list in gated_endpoints (402).
 func (s *Server) checkGate(c *Call) *Error {
 	if c.Route.Gate == "" || c.Caller.Keyless {

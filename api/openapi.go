@@ -135,8 +135,11 @@ func (s *Server) operation(rt *Route) map[string]any {
 	resps := map[string]any{}
 	for _, st := range rt.statuses() {
 		resp := map[string]any{"description": statusText[st]}
+		if d, ok := rt.Describe[st]; ok {
+			resp["description"] = d
+		}
 		switch {
-		case st == 204 || st == 304:
+		case st == 204 || st == 304 || (st == 202 && rt.mounted): // a mounted interface's 202 is its own: no body
 		case st == 202:
 			// Not the 200 body: a cold company (crawling, with the job to poll) or a free account
 			// past its cost-to-serve cap (over_cap).
@@ -170,6 +173,14 @@ func (s *Server) operation(rt *Route) map[string]any {
 				h["Retry-After"] = intHeader("seconds to wait before retrying (a store did not answer in time, or the server is busy reading other bodies)", 1)
 			}
 			resp["headers"] = h
+		}
+		if rt.mounted && st == 429 { // Mount's protocol window and unknown-key budget; key_throttled sends none
+			resp["headers"] = map[string]any{
+				"RateLimit-Limit":     intHeader("requests allowed in the window; absent when reason is key_throttled", 1),
+				"RateLimit-Remaining": intHeader("requests left in the window (0); absent when reason is key_throttled", 0),
+				"RateLimit-Reset":     intHeader("seconds until the window resets; absent when reason is key_throttled", 1),
+				"Retry-After":         intHeader("seconds to wait; absent when reason is key_throttled", 1),
+			}
 		}
 		if !rt.public && !rt.mounted && (st == 200 || st == 201 || st == 429) {
 			h := historyHeaderDocs()

@@ -9,9 +9,11 @@
 // It serves no /v1 route of its own: packages api/account, api/companies and api/search declare
 // theirs next to their response types and register them with Server.Register, so a route is
 // routed and documented exactly when its handler exists. Mount serves another interface of the
-// binary behind the chain's authentication (the agent interface at /mcp), and Execute runs a
-// registered route in-process for it through the very chain an HTTP request takes, recording
-// its metering under that interface's channel. Admission decisions come from package
+// binary (the agent interface at /mcp) behind the chain's first steps (calls in flight per
+// address and per key, authentication, the bounded body read) and a window of its own for the
+// requests that run no route (its protocol calls), and Execute runs a registered route
+// in-process for it through the very chain an HTTP request takes, recording its metering under
+// that interface's channel. Admission decisions come from package
 // admission and metered calls go to package metering. It must not hold a handler package's
 // schemas, run crawls or deliver webhooks.
 package api
@@ -79,6 +81,7 @@ type Config struct {
 	ReadHeaderTimeout time.Duration // to receive a request's header
 	ReadBodyTimeout   time.Duration // to receive its body after the header (408 past it)
 	BodyBytesInFlight int           // request bodies held by calls in flight, summed; past it 503
+	ProtocolPerMinute int           // requests of a mounted interface that run no route (the agent interface's protocol calls), per key per 60 s (the demo key: per address); past it 429 rate_limited (< 0: no window)
 
 	IdempotencyBodyBytes     int          // largest answer kept for an Idempotency-Key replay (default 1 MiB)
 	IdempotencyCustomerBytes int64        // answers kept per customer over the 24 h of replay (default 64 MiB)
@@ -139,6 +142,7 @@ func New(cfg Config) *Server {
 	cfg.MaxConnsPerIP = orDefault(cfg.MaxConnsPerIP, DefaultMaxConnsPerIP)
 	cfg.ReadHeaderTimeout = orDefault(cfg.ReadHeaderTimeout, DefaultReadHeaderTimeout)
 	cfg.ReadBodyTimeout = orDefault(cfg.ReadBodyTimeout, DefaultReadBodyTimeout)
+	cfg.ProtocolPerMinute = orDefault(cfg.ProtocolPerMinute, DefaultProtocolPerMinute)
 	cfg.BodyBytesInFlight = max(orDefault(cfg.BodyBytesInFlight, DefaultBodyBytesInFlight), cfg.MaxBodyBytes)
 	cfg.IdempotencyBodyBytes = orDefault(cfg.IdempotencyBodyBytes, DefaultIdempotencyBodyBytes)
 	cfg.IdempotencyCustomerBytes = orDefault(cfg.IdempotencyCustomerBytes, DefaultIdempotencyCustomerBytes)

@@ -121,6 +121,7 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 		ReadHeaderTimeout: *sf.limits.readHeaderTimeout,
 		ReadBodyTimeout:   *sf.limits.readBodyTimeout,
 		BodyBytesInFlight: *sf.limits.bodyBytesInFlight,
+		ProtocolPerMinute: *sf.limits.protocolPerMinute,
 		Metrics:           set,
 		History:           push.history(snap),
 		Checks: []api.Check{
