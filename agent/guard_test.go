@@ -283,6 +283,7 @@ func TestAnswersAreBoundedJSON(t *testing.T) {
 	list := mcpPost(t, f.srv, a.Key, rpc(1, "tools/list", nil))
 	require.Equal(t, 200, list.Status)
 	require.Less(t, len(list.Body), agent.MaxAnswerBytes/4)
+	require.Equal(t, "no-store", list.Header["Cache-Control"], "a tool answer is the caller's own, as every /v1 answer")
 	r = mcpPost(t, f.srv, a.Key, toolCall(2, "find_hiring_companies", map[string]any{"limit": 100, "detail": "full"}))
 	require.Equal(t, 200, r.Status)
 	require.Nil(t, decodeRPC(t, r).Error)

@@ -68,6 +68,7 @@ func (s *Server) Mount(rt *Route, h fasthttp.RequestHandler, runsRoutes func(bod
 	r.mounted = true
 	s.add(&r, func(rc *fasthttp.RequestCtx) {
 		c := &Call{Ctx: rc, Route: &r, srv: s}
+		rc.Response.Header.Set(fasthttp.HeaderCacheControl, "no-store") // the caller's own, as every /v1 answer
 		c.startDeadline()
 		defer c.cancel()
 		if e := s.serveMounted(c, h, runsRoutes); e != nil {
