@@ -3,6 +3,11 @@
 // that resolves to a public address at save time and to a private one later (DNS rebinding)
 // still cannot reach the service's own network.
 //
+// Outside dev (AllowPrivate) a name is resolved as a fully qualified name (a trailing dot: the
+// resolver's search domains never apply) and must hold a dot, and what the resolver answered is
+// never told apart to the caller: a name without an address and one with a private address are
+// refused alike (ReasonNoPublicAddress), so webhook URLs cannot map the service's internal DNS.
+//
 // It owns the rules (which schemes, hosts and address ranges are allowed) and nothing else: it
 // must not store URLs, send requests or know about customers, and it holds no mutable state.
 package egress
@@ -26,16 +31,19 @@ const MaxURLLength = 2048
 type Policy struct {
 	AllowHTTP    bool          // dev: http:// allowed besides https://
 	AllowPrivate bool          // dev: loopback/private hosts allowed
-	Resolver     *net.Resolver // nil: net.DefaultResolver
+	Resolver     *net.Resolver // for CheckURL and the Dialer; nil: net.DefaultResolver
 
-	// LookupNetIP resolves a host name for CheckURL; nil: Resolver.LookupNetIP with network "ip".
-	// Tests set it to answer without DNS.
+	// LookupNetIP resolves a host name for CheckURL; nil: Resolver.LookupNetIP with network "ip"
+	// and, outside dev, the name made fully qualified (a trailing dot). It is given the name
+	// without a trailing dot. Tests set it to answer without DNS.
 	LookupNetIP func(ctx context.Context, network, host string) ([]netip.Addr, error)
 }
 
 // Refusal is why a URL or address is refused. Reason is a stable code; Msg is a sentence saying
-// what to change. Neither repeats the URL (it may carry a token), only its host.
-type Refusal struct{ Reason, Msg string }
+// what to change. Neither repeats the URL (it may carry a token), only its host. Cause is for logs
+// and metrics only, never for the caller: on a ReasonNoPublicAddress refusal, what the resolver
+// answered (CauseNoAddress, CausePrivateAddress or CauseLookupFailed); "" otherwise.
+type Refusal struct{ Reason, Msg, Cause string }
 
 func (r *Refusal) Error() string { return r.Msg }
 
@@ -49,8 +57,19 @@ const (
 	ReasonNoHost         = "no_host"         // empty host
 	ReasonInvalidHost    = "invalid_host"    // not a DNS name or an IP address in canonical form
 	ReasonBadPort        = "bad_port"        // port 0 or above 65535
-	ReasonPrivateAddress = "private_address" // the host is, or resolves to, a non-public address
-	ReasonUnresolvable   = "unresolvable"    // the name has no address
+	ReasonPrivateAddress = "private_address" // the host is a non-public address, or a name only a private network resolves (localhost, *.internal, a single label); dev: nothing
+	// ReasonNoPublicAddress (outside dev): the name has no address, could not be resolved, or has
+	// a non-public address. One reason and one message for all of them: telling them apart
+	// would tell callers which internal names exist.
+	ReasonNoPublicAddress = "no_public_address"
+	ReasonUnresolvable    = "unresolvable" // dev only: the name has no address
+)
+
+// The Cause of a ReasonNoPublicAddress refusal: what the resolver answered.
+const (
+	CauseNoAddress      = "no_address"      // no such name, or no address
+	CausePrivateAddress = "private_address" // an address that is not Public
+	CauseLookupFailed   = "lookup_failed"   // the resolver failed (timeout, server failure)
 )
 
 func refuse(reason, format string, args ...any) *Refusal {
@@ -61,9 +80,11 @@ func refuse(reason, format string, args ...any) *Refusal {
 // AllowHTTP) of at most MaxURLLength printable ASCII characters, with a host and no user info.
 // An IP host is read the way browsers and inet_aton read it (127.1, 2130706433, 0x7f000001 and
 // 0177.0.0.1 are all 127.0.0.1) and must then be written in canonical form. Unless AllowPrivate,
-// a host that is a non-public address, a localhost or private-use name, or a name any of whose
-// addresses is non-public (see Public) is refused. A name must resolve, in every mode. Returns the
-// parsed URL, a *Refusal, or ctx's error when resolution was cut short.
+// a host that is a non-public address, a localhost or private-use name, a single-label name, or a
+// name that does not resolve (as a fully qualified name) to public addresses only (see Public) is
+// refused; the last is one refusal whatever the resolver answered. A dev policy still refuses a
+// name that does not resolve (ReasonUnresolvable). Returns the parsed URL, a *Refusal, or ctx's
+// error when resolution was cut short.
 func (p Policy) CheckURL(ctx context.Context, raw string) (*url.URL, error) {
 	if len(raw) > MaxURLLength {
 		return nil, refuse(ReasonTooLong, "the webhook URL is %d characters long; at most %d are accepted", len(raw), MaxURLLength)
@@ -131,27 +152,45 @@ func (p Policy) checkHost(ctx context.Context, u *url.URL) error {
 	if !p.AllowPrivate && privateName(name) {
 		return refuse(ReasonPrivateAddress, "the webhook URL's host %q names this machine or a private network; use a public host name", host)
 	}
-	addrs, err := p.lookup(ctx, name)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if isNotFound(err) {
-			return refuse(ReasonUnresolvable, "the webhook URL's host %q does not resolve to an address; check the name", host)
-		}
-		return refuse(ReasonUnresolvable, "the webhook URL's host %q could not be resolved now; check the name or try again", host)
+	if !p.AllowPrivate && !strings.Contains(name, ".") {
+		// Only a resolver's search domains, its hosts file or a private network give a single
+		// label an address: never asked, so it cannot probe them.
+		return refuse(ReasonPrivateAddress, "the webhook URL's host %q is a single label (no dot), which only a private network resolves; use a fully qualified public host name such as hooks.example.com", host)
 	}
-	if len(addrs) == 0 {
-		return refuse(ReasonUnresolvable, "the webhook URL's host %q does not resolve to an address; check the name", host)
+	addrs, err := p.lookup(ctx, name)
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
 	}
 	if p.AllowPrivate {
+		switch {
+		case err != nil && !isNotFound(err):
+			return refuse(ReasonUnresolvable, "the webhook URL's host %q could not be resolved now; check the name or try again", host)
+		case err != nil || len(addrs) == 0:
+			return refuse(ReasonUnresolvable, "the webhook URL's host %q does not resolve to an address; check the name", host)
+		}
 		return nil
 	}
-	for _, a := range addrs {
-		if !Public(a) {
-			// The address is not named: it would tell callers what internal names resolve to.
-			return refuse(ReasonPrivateAddress, "the webhook URL's host %q resolves to a loopback, private or otherwise non-public address; use a host with public addresses only", host)
+	cause := ""
+	switch {
+	case err != nil && !isNotFound(err):
+		cause = CauseLookupFailed
+	case err != nil || len(addrs) == 0:
+		cause = CauseNoAddress
+	default:
+		for _, a := range addrs {
+			if !Public(a) {
+				cause = CausePrivateAddress
+				break
+			}
 		}
+	}
+	if cause != "" {
+		// One answer whatever the resolver said, naming no address: anything else would tell
+		// callers which internal names exist and what they resolve to.
+		r := refuse(ReasonNoPublicAddress, "the webhook URL's host %q has no public address: it does not resolve (or could not be resolved now), "+
+			"or resolves to a loopback, private or otherwise non-public address; use a host name with public addresses only, or try again later", host)
+		r.Cause = cause
+		return r
 	}
 	return nil
 }
@@ -171,7 +210,17 @@ func (p Policy) lookup(ctx context.Context, name string) ([]netip.Addr, error) {
 	if r == nil {
 		r = net.DefaultResolver
 	}
-	return r.LookupNetIP(ctx, "ip", name)
+	return r.LookupNetIP(ctx, "ip", p.fqdn(name))
+}
+
+// fqdn is name (without a trailing dot) as the resolver is asked it: outside dev, fully qualified
+// (a trailing dot), so the resolver's search domains never apply (db.svc never becomes
+// db.svc.cluster.local); in dev, as written.
+func (p Policy) fqdn(name string) string {
+	if p.AllowPrivate {
+		return name
+	}
+	return name + "."
 }
 
 func isNotFound(err error) bool {

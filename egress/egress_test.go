@@ -2,11 +2,17 @@ package egress
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
+	"io"
 	"net"
+	"net/http"
 	"net/netip"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -152,14 +158,21 @@ func TestCheckURLProduction(t *testing.T) {
 	f("https://192.0.2.1/", "private_address")
 	f("https://[2001:db8::1]/", "private_address")
 
-	// Names resolving to non-public addresses; every address counts.
-	f("https://internal.example.io/", "private_address")
-	f("https://meta.example.io/", "private_address")
-	f("https://v6loop.example.io/", "private_address")
-	f("https://mapped.example.io/", "private_address")
-	f("https://rebind.example.com/", "private_address")
-	f("https://nonexistent.example.net/", "unresolvable")
-	f("https://empty.example.io/", "unresolvable")
+	// Names resolving to non-public addresses (every address counts) and names that do not
+	// resolve: one reason.
+	f("https://internal.example.io/", "no_public_address")
+	f("https://meta.example.io/", "no_public_address")
+	f("https://v6loop.example.io/", "no_public_address")
+	f("https://mapped.example.io/", "no_public_address")
+	f("https://rebind.example.com/", "no_public_address")
+	f("https://nonexistent.example.net/", "no_public_address")
+	f("https://empty.example.io/", "no_public_address")
+
+	// Single labels are never looked up.
+	f("https://postgres/", "private_address")
+	f("https://postgres./", "private_address")
+	f("https://redis:6379/", "private_address")
+	f("https://com/", "private_address")
 }
 
 func TestCheckURLDev(t *testing.T) {
@@ -179,6 +192,7 @@ func TestCheckURLDev(t *testing.T) {
 	f("http://127.1/", "invalid_host") // allowed, but written canonically
 	f("ftp://127.0.0.1/", "not_https")
 	f("http://nonexistent.example.net/", "unresolvable")
+	f("http://postgres/", "unresolvable") // a single label is looked up in dev: here it has no address
 	f("http://u:p@localhost/", "credentials")
 }
 
@@ -195,5 +209,131 @@ func TestCheckURLResolutionCutShort(t *testing.T) {
 		return nil, &net.DNSError{Err: "server misbehaving", Name: "example.com", IsTemporary: true}
 	}
 	_, err = p.CheckURL(context.Background(), "https://example.com/")
+	require.Equal(t, "no_public_address", reasonOf(t, err))
+	p.AllowPrivate = true
+	_, err = p.CheckURL(context.Background(), "https://example.com/")
 	require.Equal(t, "unresolvable", reasonOf(t, err))
+}
+
+// Any key (the demo key too, through GET /v1/onboarding?webhook_url=) has URLs checked, and the
+// refusal must not tell which names the service's resolver knows: a single label (postgres,
+// redis) is refused before any lookup, and a name with a private address is answered exactly as
+// one without an address, or whose lookup failed (the difference is kept in Cause, for logs).
+func TestRefusalsDoNotMapInternalDNS(t *testing.T) {
+	looked := 0
+	p := Policy{LookupNetIP: func(context.Context, string, string) ([]netip.Addr, error) {
+		looked++
+		return []netip.Addr{netip.MustParseAddr("10.0.0.5")}, nil
+	}}
+	for _, raw := range []string{"https://postgres/", "https://postgres:5432/x", "https://POSTGRES./"} {
+		_, err := p.CheckURL(context.Background(), raw)
+		require.Equal(t, ReasonPrivateAddress, reasonOf(t, err), raw)
+	}
+	require.Zero(t, looked, "a single label is never looked up")
+
+	const url = "https://db.corp.example/hook"
+	answers := map[string]func(context.Context, string, string) ([]netip.Addr, error){
+		CausePrivateAddress: fakeDNS(map[string][]string{"db.corp.example": {"10.0.0.5"}}),
+		"mixed":             fakeDNS(map[string][]string{"db.corp.example": {"93.184.216.34", "fd00::5"}}),
+		CauseNoAddress:      fakeDNS(map[string][]string{}),
+		"empty":             fakeDNS(map[string][]string{"db.corp.example": {}}),
+		CauseLookupFailed: func(context.Context, string, string) ([]netip.Addr, error) {
+			return nil, &net.DNSError{Err: "server misbehaving", Name: "db.corp.example", IsTemporary: true}
+		},
+	}
+	var first *Refusal
+	for name, lookup := range answers {
+		_, err := Policy{LookupNetIP: lookup}.CheckURL(context.Background(), url)
+		var r *Refusal
+		require.True(t, errors.As(err, &r), "%s: %v", name, err)
+		require.Equal(t, ReasonNoPublicAddress, r.Reason, name)
+		require.NotContains(t, r.Msg, "10.0.0.5", name)
+		require.NotContains(t, r.Msg, "fd00", name)
+		if first == nil {
+			first = r
+		}
+		require.Equal(t, first.Msg, r.Msg, "%s is answered like the others", name)
+		switch name {
+		case "mixed":
+			require.Equal(t, CausePrivateAddress, r.Cause)
+		case "empty":
+			require.Equal(t, CauseNoAddress, r.Cause)
+		default:
+			require.Equal(t, name, r.Cause)
+		}
+	}
+}
+
+// dnsServer is a DNS server over the connections a net.Resolver's Dial hook hands out: it answers
+// every question "no such name" and records the names asked.
+type dnsServer struct {
+	mu    sync.Mutex
+	names []string
+}
+
+func (s *dnsServer) dial(context.Context, string, string) (net.Conn, error) {
+	client, server := net.Pipe()
+	go func() {
+		defer server.Close()
+		for {
+			var n [2]byte // a stream connection: each message after its 2-byte length
+			if _, err := io.ReadFull(server, n[:]); err != nil {
+				return
+			}
+			q := make([]byte, binary.BigEndian.Uint16(n[:]))
+			if _, err := io.ReadFull(server, q); err != nil || len(q) < 12 {
+				return
+			}
+			// The question's name: length-prefixed labels from byte 12, then type and class.
+			i, name := 12, ""
+			for i < len(q) && q[i] != 0 {
+				l := int(q[i])
+				if i+1+l > len(q) {
+					return
+				}
+				name += string(q[i+1:i+1+l]) + "."
+				i += 1 + l
+			}
+			end := i + 5
+			if end > len(q) {
+				return
+			}
+			s.mu.Lock()
+			s.names = append(s.names, name)
+			s.mu.Unlock()
+			resp := append([]byte{}, q[:end]...)
+			resp[2], resp[3] = 0x81, 0x83            // a response, recursion desired and available, NXDOMAIN
+			binary.BigEndian.PutUint16(resp[4:], 1)  // the question
+			binary.BigEndian.PutUint32(resp[6:], 0)  // no answer, no authority
+			binary.BigEndian.PutUint16(resp[10:], 0) // no additional record
+			out := binary.BigEndian.AppendUint16(nil, uint16(len(resp)))
+			if _, err := server.Write(append(out, resp...)); err != nil {
+				return
+			}
+		}
+	}()
+	return client, nil
+}
+
+func (s *dnsServer) asked() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Compact(slices.Sorted(slices.Values(s.names)))
+}
+
+// Outside dev a name is asked of the resolver fully qualified (a trailing dot), at save time and
+// when a delivery dials it, so the resolver's search domains never turn db.svc into an internal
+// db.svc.cluster.local. A dev policy asks the name as written.
+func TestNamesAreResolvedFullyQualified(t *testing.T) {
+	var dns dnsServer
+	r := &net.Resolver{PreferGo: true, Dial: dns.dial}
+	_, err := Policy{Resolver: r}.CheckURL(context.Background(), "https://db.svc/hook")
+	require.Equal(t, ReasonNoPublicAddress, reasonOf(t, err))
+	require.Equal(t, []string{"db.svc."}, dns.asked())
+
+	dns = dnsServer{}
+	client := &http.Client{Transport: Policy{Resolver: r}.Transport(5 * time.Second)}
+	_, err = client.Get("https://hooks.svc/hook")
+	require.Error(t, err)
+	require.Equal(t, []string{"hooks.svc."}, dns.asked())
 }

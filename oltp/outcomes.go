@@ -167,24 +167,17 @@ func eqStr(a, b *string) bool {
 // appending is not billable, so one customer's labels count at most MaxVotesPerCompany of one
 // company (its newest) and MaxVotesPerCustomer in all (its newest): a customer labelling one
 // company thousands of times, or every company, moves the score as one customer, not as thousands.
+//
+// The votes per company are kept in outcome_votes (migration 0024): each (customer, company)'s
+// newest MaxVotesPerCompany labels by (occurred_at, outcome_id), maintained by triggers on
+// outcome_labels. The reads below go through its indexes and read a bounded number of rows
+// whatever the labels behind them: a company's counts at most MaxVotesPerCompany per customer,
+// the training aggregate at most MaxVotesPerCustomer per customer (docs/decisions.md, "Outcome
+// votes: a maintained aggregate with bounded reads").
 const (
-	MaxVotesPerCompany  = 10
+	MaxVotesPerCompany  = 10 // the migration's triggers keep this many; change both together
 	MaxVotesPerCustomer = 2_000
 )
-
-// votes is the customers' labels that count as votes, from the labels whose occurred_at is at
-// or after $1; $2 and $3 are MaxVotesPerCompany and MaxVotesPerCustomer. A label a customer's cap
-// leaves out counts nowhere.
-const votes = `WITH per_company AS (
-		SELECT customer_id, company_id, positive, occurred_at, outcome_id,
-			row_number() OVER (PARTITION BY customer_id, company_id ORDER BY occurred_at DESC, outcome_id DESC) AS nc
-		FROM outcome_labels WHERE occurred_at >= $1
-	), per_customer AS (
-		SELECT company_id, positive,
-			row_number() OVER (PARTITION BY customer_id ORDER BY occurred_at DESC, outcome_id DESC) AS nu
-		FROM per_company WHERE nc <= $2
-	)
-	SELECT company_id, positive FROM per_customer WHERE nu <= $3`
 
 // LabelCounts are one company's labels across every customer, at most MaxVotesPerCompany of
 // each customer.
@@ -194,12 +187,11 @@ type LabelCounts struct {
 
 // CompanyLabelCounts counts every customer's retained labels of company id, each customer's
 // newest MaxVotesPerCompany at most (MaxVotesPerCustomer is the model's bound, not applied here:
-// it would read every label of each customer).
+// it depends on the customer's other companies). It reads the company's votes only.
 func CompanyLabelCounts(ctx context.Context, pool *pgxpool.Pool, id int64) (LabelCounts, error) {
 	var c LabelCounts
-	err := pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE positive), count(*) FILTER (WHERE NOT positive) FROM (
-			SELECT positive, row_number() OVER (PARTITION BY customer_id ORDER BY occurred_at DESC, outcome_id DESC) AS nc
-			FROM outcome_labels WHERE company_id = $1) v WHERE nc <= $2`, id, MaxVotesPerCompany).Scan(&c.Labels, &c.Positive, &c.Negative)
+	err := pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE positive), count(*) FILTER (WHERE NOT positive)
+		FROM outcome_votes WHERE company_id = $1`, id).Scan(&c.Labels, &c.Positive, &c.Negative)
 	if err != nil {
 		return c, fmt.Errorf("cannot count the outcome labels of company %d: %w", id, err)
 	}
@@ -216,11 +208,26 @@ type CompanyLabels struct {
 // MaxTrainingCompanies bounds the training aggregate: the companies with the most labels first.
 const MaxTrainingCompanies = 200_000
 
+// trainingVotes are, per customer with votes (found by a skip scan of outcome_votes_customer_idx,
+// one index probe per customer), its newest $2 votes that occurred at or after $1 (an index range
+// scan that stops there). A pair's newest votes of the window are its newest labels of the
+// window: both are ordered by occurred_at.
+const trainingVotes = `WITH RECURSIVE voters AS (
+		(SELECT customer_id FROM outcome_votes ORDER BY customer_id LIMIT 1)
+		UNION ALL
+		SELECT (SELECT v.customer_id FROM outcome_votes v WHERE v.customer_id > voters.customer_id ORDER BY v.customer_id LIMIT 1)
+		FROM voters WHERE voters.customer_id IS NOT NULL
+	)
+	SELECT t.company_id, t.positive FROM voters CROSS JOIN LATERAL (
+		SELECT v.company_id, v.positive FROM outcome_votes v
+		WHERE v.customer_id = voters.customer_id AND v.occurred_at >= $1
+		ORDER BY v.occurred_at DESC, v.outcome_id DESC LIMIT $2) t`
+
 // TrainingLabels aggregates every customer's votes (MaxVotesPerCompany, MaxVotesPerCustomer)
 // whose labels occurred at or after since, per company.
 func TrainingLabels(ctx context.Context, pool *pgxpool.Pool, since time.Time) ([]CompanyLabels, error) {
 	rows, err := pool.Query(ctx, `SELECT company_id, count(*) FILTER (WHERE positive), count(*) FILTER (WHERE NOT positive)
-		FROM (`+votes+`) v GROUP BY company_id ORDER BY count(*) DESC, company_id LIMIT $4`, since, MaxVotesPerCompany, MaxVotesPerCustomer, MaxTrainingCompanies)
+		FROM (`+trainingVotes+`) v GROUP BY company_id ORDER BY count(*) DESC, company_id LIMIT $3`, since, MaxVotesPerCustomer, MaxTrainingCompanies)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the outcome labels to train on: %w", err)
 	}
@@ -235,11 +242,24 @@ func TrainingLabels(ctx context.Context, pool *pgxpool.Pool, since time.Time) ([
 	return out, nil
 }
 
-// PruneOutcomeLabels deletes the labels whose occurred_at is before now - OutcomeRetention.
+// pruneBatch is the most labels one statement of PruneOutcomeLabels deletes: each statement also
+// refreshes the votes of the pairs it took votes from (migration 0024), so a large backlog is
+// deleted in statements well inside the store's statement timeout.
+const pruneBatch = 5_000
+
+// PruneOutcomeLabels deletes the labels whose occurred_at is before now - OutcomeRetention, in
+// statements of at most pruneBatch labels; the votes follow (migration 0024's triggers).
 func PruneOutcomeLabels(ctx context.Context, pool *pgxpool.Pool, now time.Time) (int64, error) {
-	tag, err := pool.Exec(ctx, `DELETE FROM outcome_labels WHERE occurred_at < $1`, now.Add(-OutcomeRetention))
-	if err != nil {
-		return 0, fmt.Errorf("cannot delete outcome labels past their retention: %w", err)
+	var total int64
+	for {
+		tag, err := pool.Exec(ctx, `DELETE FROM outcome_labels WHERE outcome_id IN (
+			SELECT outcome_id FROM outcome_labels WHERE occurred_at < $1 LIMIT $2)`, now.Add(-OutcomeRetention), pruneBatch)
+		if err != nil {
+			return total, fmt.Errorf("cannot delete outcome labels past their retention: %w", err)
+		}
+		total += tag.RowsAffected()
+		if tag.RowsAffected() < pruneBatch {
+			return total, nil
+		}
 	}
-	return tag.RowsAffected(), nil
 }

@@ -209,6 +209,42 @@ func TestEnrichBatchAnswersEachRowInOrderAndMetersARowEach(t *testing.T) {
 	require.Equal(t, []string{"body.rows.1"}, bad.Invalid(t).Locs())
 }
 
+// The shared demo key (unmetered, no daily quota) gets at most api.DemoPageLimit rows of a batch,
+// as it gets at most that page on every paged route: more is 422 too_long naming the cap, not 100
+// enriched rows a call. The single enrich is one row; the migration import needs the write scope
+// the demo key does not have.
+func TestDemoKeyBatchIsCappedAtTheDemoPage(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	rows := func(n int) map[string]any {
+		out := make([]map[string]any, n)
+		for i := range out {
+			out[i] = map[string]any{"row_id": fmt.Sprint(i), "domain": f.w.Companies[f.covered].Domain}
+		}
+		return map[string]any{"rows": out}
+	}
+	r := f.srv.Post(t, "/v1/connector/enrich/batch", api.PublicDemoKey, rows(api.DemoPageLimit+1))
+	f.srv.Conforms(t, "POST", "/v1/connector/enrich/batch", r)
+	inv := r.Invalid(t)
+	require.Equal(t, []string{"body.rows"}, inv.Locs())
+	require.Equal(t, "too_long", inv.Detail[0].Type)
+	require.EqualValues(t, api.DemoPageLimit, inv.Detail[0].Ctx["max_length"])
+	require.Equal(t, 422, f.srv.Post(t, "/v1/connector/enrich/batch", api.PublicDemoKey, rows(connector.BatchMax)).Status)
+
+	var v struct {
+		Rows []row `json:"rows"`
+	}
+	f.srv.Post(t, "/v1/connector/enrich/batch", api.PublicDemoKey, rows(api.DemoPageLimit)).Decode(t, 200, &v)
+	require.Len(t, v.Rows, api.DemoPageLimit)
+	require.Equal(t, f.covered, *v.Rows[0].CompanyID)
+	// Any other key keeps the route's own cap.
+	f.srv.Post(t, "/v1/connector/enrich/batch", f.srv.Account(t, "growth").Key, rows(connector.BatchMax)).Decode(t, 200, &v)
+	require.Len(t, v.Rows, connector.BatchMax)
+
+	require.Equal(t, 200, f.srv.Post(t, "/v1/connector/enrich", api.PublicDemoKey, map[string]any{"domain": f.w.Companies[f.covered].Domain}).Status)
+	require.Equal(t, 403, f.srv.Post(t, "/v1/migration-import", api.PublicDemoKey, map[string]any{"companies": []any{map[string]any{"domain": "a.example"}}}).Status)
+}
+
 type imported struct {
 	Resolved []struct {
 		Index           int     `json:"index"`

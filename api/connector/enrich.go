@@ -137,6 +137,14 @@ func (h *handlers) enrichBatch(c *api.Call) (int, error) {
 	if err := c.Decode(&b); err != nil {
 		return 0, err
 	}
+	// The rows are the batch's page: the shared demo key gets at most api.DemoPageLimit of them,
+	// as on every paged route (more is 422, as its limit past the cap is; the route's own
+	// BatchMax was checked with the body).
+	if max := c.PageCap(BatchMax); len(b.Rows) > max {
+		return 0, api.Invalid(api.FieldError{Type: "too_long", Loc: api.Loc("body", "rows"),
+			Msg:   fmt.Sprintf("List should have at most %d items after validation, not %d", max, len(b.Rows)),
+			Input: b.Rows[:min(len(b.Rows), 10)], Ctx: map[string]any{"field_type": "List", "max_length": max, "actual_length": len(b.Rows)}})
+	}
 	var errs []api.FieldError
 	for i := range b.Rows {
 		errs = append(errs, b.Rows[i].check("body", "rows", i)...)

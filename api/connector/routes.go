@@ -33,7 +33,8 @@ func Routes(d Deps) []*api.Route {
 			Summary: fmt.Sprintf("Enrich up to %d table rows in one call: rows answered in the order sent, each exactly as POST /v1/connector/enrich answers it. "+
 				"Metered as one call plus one source_row per row (hits and misses alike)", BatchMax),
 			Body: &api.Body{Required: true, Fields: []api.Field{{Name: "rows", Type: "array", Items: "object", Required: true, MaxItems: BatchMax,
-				Schema: map[string]any{"type": "array", "minItems": 1, "maxItems": BatchMax, "items": rowItem}}}},
+				Schema: map[string]any{"type": "array", "minItems": 1, "maxItems": BatchMax, "items": rowItem, "x-demo-maximum": api.DemoPageLimit,
+					"description": fmt.Sprintf("the table rows, 1..%d (the shared demo key 1..%d); more is 422", BatchMax, api.DemoPageLimit)}}}},
 			Statuses: []int{200}, Response: api.Object(map[string]any{"rows": map[string]any{"type": "array", "items": api.Object(rowProps())}}), Handler: h.enrichBatch},
 		{Name: "migration_import", Method: "POST", Path: "/v1/migration-import", Tag: "connector", Scope: api.ScopeWrite,
 			Summary: fmt.Sprintf("Import a company list from another data vendor: JSON {\"companies\": [{domain, name}, ...]} or a text/csv upload with domain and/or name columns; "+
