@@ -103,9 +103,9 @@ func TestURLsAreCheckedInEverySpelling(t *testing.T) {
 		{"https://[fc00::1]/in", egress.ReasonPrivateAddress},
 		{"https://224.0.0.1/in", egress.ReasonPrivateAddress},
 		{"https://0.0.0.0/in", egress.ReasonPrivateAddress},
-		{"https://internal.example.com/in", egress.ReasonPrivateAddress},
-		{"https://mapped.example.com/in", egress.ReasonPrivateAddress},
-		{"https://nowhere.example.com/in", egress.ReasonUnresolvable},
+		{"https://internal.example.com/in", egress.ReasonNoPublicAddress},
+		{"https://mapped.example.com/in", egress.ReasonNoPublicAddress},
+		{"https://nowhere.example.com/in", egress.ReasonNoPublicAddress},
 	} {
 		r := h.Post(t, "/v1/webhooks", a.Key, map[string]any{"url": c.url})
 		inv := r.Invalid(t)
