@@ -25,6 +25,8 @@ import (
 const (
 	DefaultColdAfter          = 24 * time.Hour // a company whose sources were not read for this long is cold
 	DefaultFreeIsHiringPerDay = 50             // is-hiring reads per UTC day per free account before over_cap
+	DefaultDemoCrawlsPerDay   = 20             // on-demand crawls the public demo key queues per client address per UTC day
+	DefaultDemoCrawlsInAll    = 500            // on-demand crawls the public demo key queues per UTC day, every address together
 	FreeHistoryCap            = 90 * 24 * time.Hour
 	RepostPainMax             = 100 // rows of repost-pain
 	BriefReqs                 = 10  // open reqs in a pre-action brief
@@ -47,6 +49,10 @@ type Deps struct {
 
 	ColdAfter          time.Duration // default DefaultColdAfter; negative disables the cold check
 	FreeIsHiringPerDay int           // default DefaultFreeIsHiringPerDay; negative disables over_cap
+	// DemoCrawlsPerDay and DemoCrawlsInAll bound the on-demand crawls the public demo key queues
+	// per UTC day, per client address and in all (defaults DefaultDemoCrawlsPerDay and
+	// DefaultDemoCrawlsInAll; negative: no bound); past them its read answers 202 over_cap.
+	DemoCrawlsPerDay, DemoCrawlsInAll int
 	// CrawlFloor: a company's crawl job queued or finished within it is joined, not queued anew
 	// (default oltp.CrawlFloor; negative: none, every call after a job finished queues another).
 	CrawlFloor time.Duration
@@ -72,6 +78,12 @@ func newHandlers(d Deps) *handlers {
 	}
 	if d.FreeIsHiringPerDay == 0 {
 		d.FreeIsHiringPerDay = DefaultFreeIsHiringPerDay
+	}
+	if d.DemoCrawlsPerDay == 0 {
+		d.DemoCrawlsPerDay = DefaultDemoCrawlsPerDay
+	}
+	if d.DemoCrawlsInAll == 0 {
+		d.DemoCrawlsInAll = DefaultDemoCrawlsInAll
 	}
 	if d.CrawlFloor == 0 {
 		d.CrawlFloor = oltp.CrawlFloor

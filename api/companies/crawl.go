@@ -27,6 +27,9 @@ func (h *handlers) crawl(c *api.Call, co *readmodel.Company, why string) (int, e
 	if h.d.Pool == nil {
 		return 0, api.Unavailable("On-demand crawling", errors.New("no Postgres pool"))
 	}
+	if over, err := h.pastDemoCrawls(c, co); over || err != nil {
+		return 0, err
+	}
 	id, err := oltp.RequestCrawl(c.Context(), h.d.Pool, c.Caller.CustomerID, co.ID, co.Domain, h.d.CrawlFloor)
 	if err != nil {
 		return 0, err
@@ -84,6 +87,40 @@ func (h *handlers) pastCostCap(c *api.Call, co *readmodel.Company) (bool, error)
 	}
 	return true, c.JSON(202, overCap{Status: "over_cap", CompanyID: co.ID, Limit: limit, Reset: reset,
 		Message: fmt.Sprintf("the Free plan serves %d is-hiring reads per UTC day; this one is not served (and not billed). Retry after reset or upgrade.", limit)})
+}
+
+// pastDemoCrawls counts one on-demand crawl of the public demo key against its daily bounds
+// (per client address, and every address together) and reports whether one was already spent:
+// then the read is answered 202 over_cap and nothing is queued. Without them anyone could queue
+// a crawl of every company once per crawl floor (max_age=0), keyless, ahead of paying customers'
+// crawls. Other callers are not bounded here (their calls are metered and limited per key).
+func (h *handlers) pastDemoCrawls(c *api.Call, co *readmodel.Company) (bool, error) {
+	if !c.Caller.Demo {
+		return false, nil
+	}
+	now := h.d.Now().UTC()
+	day := now.Truncate(24 * time.Hour)
+	reset := day.Add(24 * time.Hour)
+	w := oltp.RateWindows{Pool: h.d.Pool}
+	for _, b := range []struct {
+		scope string
+		limit int
+		whose string
+	}{{"demo:crawl:ip:" + c.Caller.IP, h.d.DemoCrawlsPerDay, "from this address"}, {"demo:crawl:all", h.d.DemoCrawlsInAll, "from every address together"}} {
+		if b.limit < 0 {
+			continue
+		}
+		granted, _, err := w.Lease(c.Context(), b.scope, day.Unix(), reset.Unix(), 1, int64(b.limit))
+		if err != nil {
+			return false, err
+		}
+		if granted == 0 {
+			return true, c.JSON(202, overCap{Status: "over_cap", CompanyID: co.ID, Limit: b.limit, Reset: reset,
+				Message: fmt.Sprintf("the public demo key queues at most %d on-demand crawls per UTC day %s; this read needs one and is not served. "+
+					"Retry after reset, or sign up for a key of your own.", b.limit, b.whose)})
+		}
+	}
+	return false, nil
 }
 
 // crawlJobView is GET /v1/crawl-jobs/{job_id}.

@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/companies"
 	"github.com/planehq/hiringsignal/internal/apitest"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/pipeline"
@@ -95,4 +98,44 @@ func TestColdCompanyAndMaxAgeAnswer202CrawlingWithAJobToPoll(t *testing.T) {
 	require.Equal(t, "done", done.Status)
 	require.Equal(t, fmt.Sprintf("/v1/companies/%d/hiring-pulse", f.covered), *done.ResultURL)
 	require.Equal(t, "done", apitest.GetJSON[crawlJob](t, srv, jobPath, other, nil, 200).Status, "every customer that asked sees the job")
+}
+
+// The security review found the public demo key exempt from every bound on on-demand crawls:
+// keyless, anyone could queue a crawl of every cold company (is-hiring on the Free plan's
+// gates; max_age on the paid reads) once per crawl floor, ahead of paying customers' crawls. It now queues at most DefaultDemoCrawlsPerDay a day per address;
+// past that its read answers 202 over_cap and nothing is queued, while keys of their own crawl.
+func TestTheDemoKeyQueuesABoundedNumberOfCrawls(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	srv, snaps, clock := startServer(t, f.w)
+	m := snaps.Current().Model
+	var covered []uint64
+	for id := range f.w.Companies {
+		if f.w.Covered[id] && m.Company(id) != nil {
+			covered = append(covered, id)
+		}
+	}
+	slices.Sort(covered)
+	require.Greater(t, len(covered), companies.DefaultDemoCrawlsPerDay, "the world covers enough companies")
+	clock.Set(snaps.Current().AsOf.Add(25 * time.Hour)) // every company is cold
+	for _, id := range covered[:companies.DefaultDemoCrawlsPerDay] {
+		var c crawling
+		srv.Get(t, cpath(id, "is-hiring"), api.PublicDemoKey, nil).Decode(t, 202, &c)
+		require.Equal(t, "crawling", c.Status)
+	}
+	jobs := func() (n int) {
+		require.NoError(t, srv.Pool.QueryRow(context.Background(), "SELECT count(*) FROM crawl_jobs").Scan(&n))
+		return n
+	}
+	before := jobs()
+	next := covered[companies.DefaultDemoCrawlsPerDay]
+	r := srv.Get(t, cpath(next, "is-hiring"), api.PublicDemoKey, nil)
+	var over isHiring
+	r.Decode(t, 202, &over)
+	require.Equal(t, "over_cap", over.Status, "%s", r.Body)
+	srv.Conforms(t, "GET", "/v1/companies/{company_id}/is-hiring", r)
+	require.Equal(t, before, jobs(), "nothing queued past the bound")
+	var c crawling
+	srv.Get(t, cpath(next, "is-hiring"), srv.Account(t, "growth").Key, nil).Decode(t, 202, &c)
+	require.Equal(t, "crawling", c.Status, "a key of its own still crawls")
 }
