@@ -184,6 +184,12 @@ func (w *World) serveSource(rw http.ResponseWriter, r *http.Request, tick int, k
 		notFound(rw)
 		return
 	case faultSlow:
+		if w.cfg.SlowTicks != nil && !w.cfg.SlowTicks(tick) {
+			rw.Header().Set("Content-Type", ctJSON)
+			rw.WriteHeader(http.StatusGatewayTimeout)
+			rw.Write([]byte(`{"error":"gateway timeout"}`))
+			return
+		}
 		t := time.NewTimer(w.cfg.SlowDelay)
 		select {
 		case <-t.C:
