@@ -33,6 +33,11 @@ type Config struct {
 	// of a long crawl only. nil: slow faults sleep at every tick.
 	SlowTicks func(tick int) bool
 
+	// NoGzip serves every body uncompressed, even to a client that accepts gzip (default: bodies
+	// over 256 bytes are gzipped when asked). Tests whose crawl only builds a fixture use it to
+	// save the compression, which the race detector makes costly.
+	NoGzip bool
+
 	// Clock is the world's time: the served tick when never pinned follows it (nil: the wall
 	// clock). The dev stack's accelerated clock (--cycle-every) is one.
 	Clock *Clock

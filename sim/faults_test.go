@@ -219,6 +219,22 @@ func TestConditionalAndGzip(t *testing.T) {
 	require.Equal(t, http.StatusOK, status)
 }
 
+func TestNoGzipServesPlainBodies(t *testing.T) {
+	t.Parallel()
+	w, ts := testWorld(t, Config{Seed: 48, Companies: 200, NoGzip: true})
+	pin(t, ts, 10)
+	plain := New(Config{Seed: 48, Companies: 200, BaseURL: ts.URL})
+	for _, s := range everyVendor(t, w.Directory(10)) {
+		status, hdr, body := get(t, s.URL, "Accept-Encoding", "gzip")
+		require.Equal(t, http.StatusOK, status)
+		require.Empty(t, hdr.Get("Content-Encoding"), s.Key)
+		require.Equal(t, strconv.Itoa(len(body)), hdr.Get("Content-Length"))
+		status, _, _ = get(t, s.URL, "If-None-Match", hdr.Get("ETag"))
+		require.Equal(t, http.StatusNotModified, status)
+	}
+	require.Equal(t, plain.Truth(10), w.Truth(10), "the option changes the encoding only")
+}
+
 func TestControlEndpoints(t *testing.T) {
 	t.Parallel()
 	w, ts := testWorld(t, Config{Seed: 49, Companies: 150, FaultVanish: 1})

@@ -2,13 +2,14 @@ package sim
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"hash/crc32"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // Handler serves every vendor path and the /_sim/* control endpoints.
@@ -309,7 +310,7 @@ func (w *World) writeBody(rw http.ResponseWriter, r *http.Request, body []byte, 
 		return
 	}
 	h.Set("Content-Type", ctype)
-	if acceptsGzip(r) && len(body) > 256 {
+	if !w.cfg.NoGzip && acceptsGzip(r) && len(body) > 256 {
 		h.Set("ETag", strings.TrimSuffix(etag, `"`)+`-gzip"`)
 		h.Set("Content-Encoding", "gzip")
 		rw.WriteHeader(http.StatusOK)
