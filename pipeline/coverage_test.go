@@ -22,6 +22,7 @@ import (
 // gives its req, that no implausible pay is served, and that dropped pay is counted. It prints
 // the coverage per format.
 func TestFeedCoverage(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const tick = 40
 	world, base := simServer(t, sim.Config{Seed: 7, Companies: 300})

@@ -31,21 +31,25 @@ func (c *crashingConn) PrepareBatch(ctx context.Context, query string, opts ...d
 
 // TestKilledCycleRerunChangesNothing kills a crawl part-way through a cycle's writes (after some
 // event blocks landed, before the commit), restarts from the committed ledger, reruns, and checks
-// the ledger is identical to an uninterrupted crawl of the same world.
+// the ledger is identical to an uninterrupted crawl of the same world. The two crawls are
+// independent (a world and a database each) and run at once.
 func TestKilledCycleRerunChangesNothing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const first, ticks, crashTick = 900, 6, 903
-	run := func(crash bool) []ledgerRow {
-		world, base := simServer(t, faultyWorld(120))
+	run := func(t *testing.T, crash bool) []ledgerRow {
+		world, base := simServer(t, faultyWorld(120, nil))
 		ch, _ := storetest.ClickHouse(t, "pipeline_crash")
-		cfg := pipeline.Config{Fetch: testFetch(), Log: quietLog(), InsertBatch: 7} // many small blocks
+		cfg := pipeline.Config{Fetch: testFetch(), Log: quietLog()}
 		c, err := pipeline.NewCrawler(ctx, ch, cfg)
 		require.NoError(t, err)
 		for tick := first; tick < first+ticks; tick++ {
 			world.Pin(tick)
 			if crash && tick == crashTick {
 				cc := &crashingConn{Conn: ch, after: 3}
-				dead, err := pipeline.NewCrawler(ctx, cc, cfg)
+				dcfg := cfg
+				dcfg.InsertBatch = 7 // many small blocks: the crash lands after some of the cycle's events
+				dead, err := pipeline.NewCrawler(ctx, cc, dcfg)
 				require.NoError(t, err)
 				_, err = dead.RunTick(ctx, base, tick)
 				require.ErrorContains(t, err, "killed")
@@ -65,8 +69,14 @@ func TestKilledCycleRerunChangesNothing(t *testing.T) {
 		}
 		return readLedger(t, ch)
 	}
-	want := run(false)
-	got := run(true)
+	var want, got []ledgerRow
+	t.Run("crawls", func(t *testing.T) {
+		t.Run("uninterrupted", func(t *testing.T) { t.Parallel(); want = run(t, false) })
+		t.Run("killed and rerun", func(t *testing.T) { t.Parallel(); got = run(t, true) })
+	})
+	if t.Failed() {
+		return // a crawl failed and said why
+	}
 	require.NotEmpty(t, want)
 	require.Equal(t, len(want), len(got))
 	require.Equal(t, want, got, "a killed-and-rerun cycle must neither lose nor double events")

@@ -13,12 +13,10 @@ import (
 	"github.com/planehq/hiringsignal/sim"
 )
 
-// TestRunCompanyCrawlsOnlyThatCompany: an on-demand crawl between cycles sees one company's
-// changes, emits events for it alone, and commits them under its own cycle.
 // crawledWorld is a faulty simulated world crawled once at tick into a fresh database.
 func crawledWorld(t *testing.T, db string, tick int) (*sim.World, string, driver.Conn, *pipeline.Crawler) {
 	t.Helper()
-	world, base := simServer(t, faultyWorld(80))
+	world, base := simServer(t, faultyWorld(80, nil))
 	ch, _ := storetest.ClickHouse(t, db)
 	c, err := pipeline.NewCrawler(context.Background(), ch, pipeline.Config{Fetch: testFetch(), Log: quietLog()})
 	require.NoError(t, err)
@@ -28,7 +26,10 @@ func crawledWorld(t *testing.T, db string, tick int) (*sim.World, string, driver
 	return world, base, ch, c
 }
 
+// TestRunCompanyCrawlsOnlyThatCompany: an on-demand crawl between cycles sees one company's
+// changes, emits events for it alone, and commits them under its own cycle.
 func TestRunCompanyCrawlsOnlyThatCompany(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const tick = 1000
 	world, base, ch, c := crawledWorld(t, "pipeline_ondemand", tick)
@@ -67,6 +68,7 @@ func TestRunCompanyCrawlsOnlyThatCompany(t *testing.T) {
 // TestOlderTickThanCommittedHistoryIsSkipped: the ledger is append-only in cycle order; a cycle
 // older than a region's latest committed one (a backfill asked for earlier days) changes nothing.
 func TestOlderTickThanCommittedHistoryIsSkipped(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const tick = 1000
 	world, base, ch, c := crawledWorld(t, "pipeline_older", tick)

@@ -26,6 +26,17 @@ type Config struct {
 
 	// SlowDelay is how long a "slow" response sleeps (default 30s).
 	SlowDelay time.Duration
+	// SlowTicks, when set, limits the sleeping of slow faults to the ticks it accepts: at any
+	// other tick a source drawn slow fails for the tick at once (every attempt answers 504
+	// Gateway Timeout) instead of after SlowDelay. The draws, and so the sources that fail at
+	// each tick and the truth, are the same. Tests use it to pay for real timeouts on a few ticks
+	// of a long crawl only. nil: slow faults sleep at every tick.
+	SlowTicks func(tick int) bool
+
+	// NoGzip serves every body uncompressed, even to a client that accepts gzip (default: bodies
+	// over 256 bytes are gzipped when asked). Tests whose crawl only builds a fixture use it to
+	// save the compression, which the race detector makes costly.
+	NoGzip bool
 
 	// Clock is the world's time: the served tick when never pinned follows it (nil: the wall
 	// clock). The dev stack's accelerated clock (--cycle-every) is one.

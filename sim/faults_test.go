@@ -94,6 +94,29 @@ func TestFaultSlow(t *testing.T) {
 	require.Contains(t, w.Truth(2).FailedSources, s.Key)
 }
 
+// TestFaultSlowOnlyAtSlowTicks: outside SlowTicks a slow source fails at once with 504, every
+// attempt, and the truth (its failed sources) is the one of a world without SlowTicks.
+func TestFaultSlowOnlyAtSlowTicks(t *testing.T) {
+	t.Parallel()
+	cfg := Config{Seed: 44, Companies: 100, FaultSlow: 1, SlowDelay: time.Hour, SlowTicks: func(tick int) bool { return tick == 3 }}
+	w, ts := testWorld(t, cfg)
+	pin(t, ts, 2)
+	s := sourceOfVendor(t, w.Directory(2), "lever")
+	for i := 0; i < 3; i++ {
+		status, _, _ := get(t, s.URL)
+		require.Equal(t, http.StatusGatewayTimeout, status, "attempt %d", i+1)
+	}
+	plain := cfg
+	plain.SlowTicks = nil
+	require.Equal(t, New(plain).Truth(2).FailedSources, w.Truth(2).FailedSources)
+	require.Contains(t, w.Truth(2).FailedSources, s.Key)
+
+	pin(t, ts, 3)
+	client := &http.Client{Timeout: 20 * time.Millisecond}
+	_, err := client.Get(s.URL)
+	require.Error(t, err, "at a slow tick the source sleeps")
+}
+
 func TestFaultMalformedBody(t *testing.T) {
 	t.Parallel()
 	w, ts := testWorld(t, Config{Seed: 45, Companies: 200, FaultMalformedBody: 1})
@@ -194,6 +217,22 @@ func TestConditionalAndGzip(t *testing.T) {
 	pin(t, ts, 30)
 	status, _, _ = get(t, s.URL, "If-None-Match", hdr.Get("ETag"))
 	require.Equal(t, http.StatusOK, status)
+}
+
+func TestNoGzipServesPlainBodies(t *testing.T) {
+	t.Parallel()
+	w, ts := testWorld(t, Config{Seed: 48, Companies: 200, NoGzip: true})
+	pin(t, ts, 10)
+	plain := New(Config{Seed: 48, Companies: 200, BaseURL: ts.URL})
+	for _, s := range everyVendor(t, w.Directory(10)) {
+		status, hdr, body := get(t, s.URL, "Accept-Encoding", "gzip")
+		require.Equal(t, http.StatusOK, status)
+		require.Empty(t, hdr.Get("Content-Encoding"), s.Key)
+		require.Equal(t, strconv.Itoa(len(body)), hdr.Get("Content-Length"))
+		status, _, _ = get(t, s.URL, "If-None-Match", hdr.Get("ETag"))
+		require.Equal(t, http.StatusNotModified, status)
+	}
+	require.Equal(t, plain.Truth(10), w.Truth(10), "the option changes the encoding only")
 }
 
 func TestControlEndpoints(t *testing.T) {

@@ -2,13 +2,14 @@ package sim
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"hash/crc32"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // Handler serves every vendor path and the /_sim/* control endpoints.
@@ -184,6 +185,12 @@ func (w *World) serveSource(rw http.ResponseWriter, r *http.Request, tick int, k
 		notFound(rw)
 		return
 	case faultSlow:
+		if w.cfg.SlowTicks != nil && !w.cfg.SlowTicks(tick) {
+			rw.Header().Set("Content-Type", ctJSON)
+			rw.WriteHeader(http.StatusGatewayTimeout)
+			rw.Write([]byte(`{"error":"gateway timeout"}`))
+			return
+		}
 		t := time.NewTimer(w.cfg.SlowDelay)
 		select {
 		case <-t.C:
@@ -303,7 +310,7 @@ func (w *World) writeBody(rw http.ResponseWriter, r *http.Request, body []byte, 
 		return
 	}
 	h.Set("Content-Type", ctype)
-	if acceptsGzip(r) && len(body) > 256 {
+	if !w.cfg.NoGzip && acceptsGzip(r) && len(body) > 256 {
 		h.Set("ETag", strings.TrimSuffix(etag, `"`)+`-gzip"`)
 		h.Set("Content-Encoding", "gzip")
 		rw.WriteHeader(http.StatusOK)

@@ -70,14 +70,16 @@ func Monday(t time.Time) time.Time {
 }
 
 // Crawl serves the world on loopback, crawls it fault-free into a fresh ClickHouse database and
-// records the truth at every crawled tick.
+// records the truth at every crawled tick. The world serves its bodies uncompressed
+// (sim.Config.NoGzip): the crawl only builds a fixture, and gzip under the race detector was a
+// large share of its time (package pipeline's tests crawl gzipped bodies).
 func Crawl(t testing.TB, cfg Config) *World {
 	t.Helper()
 	ctx := context.Background()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	base := "http://" + ln.Addr().String()
-	sw := sim.New(sim.Config{Seed: cfg.Seed, Companies: cfg.Companies, BaseURL: base})
+	sw := sim.New(sim.Config{Seed: cfg.Seed, Companies: cfg.Companies, BaseURL: base, NoGzip: true})
 	srv := &http.Server{Handler: sw.Handler()}
 	go srv.Serve(ln) //nolint:errcheck
 	t.Cleanup(func() { srv.Close() })
