@@ -43,24 +43,7 @@ type sweepCall struct {
 // unknown key, a missing id, a bad parameter). The sweep must reach every registered route with
 // a 2xx: a route added without a call here fails it.
 func TestEveryRouteAnswersItsDocumentStrictly(t *testing.T) {
-	w := readmodeltest.Crawl(t, readmodeltest.Config{Seed: 11, Companies: 40, First: 100, Last: 100 + 24*12, Step: 24})
-	snaps := snapshot.New(snapshot.Config{ClickHouse: w.CH, Log: apitest.Quiet(), Poll: time.Hour})
-	_, err := snaps.Refresh(context.Background(), true)
-	require.NoError(t, err)
-	box, err := secretbox.New(secretbox.GenerateKey())
-	require.NoError(t, err)
-	policy := egress.Policy{LookupNetIP: apitest.FakeDNS}
-	srv := apitest.StartServer(t, apitest.Options{DB: "api_sweep", Push: &apitest.Push{Box: box, Egress: policy, Snapshots: snaps},
-		Register: func(s *api.Server, pool *pgxpool.Pool) {
-			q := apitest.Quiet()
-			companies.Register(s, companies.Deps{Snapshots: snaps, Pool: pool, Log: q, ColdAfter: -1})
-			search.Register(s, search.Deps{Snapshots: snaps, Log: q, QueueWait: time.Minute})
-			feed.Register(s, feed.Deps{Snapshots: snaps, ClickHouse: w.CH, Log: q})
-			outcomes.Register(s, outcomes.Deps{Pool: pool, Log: q, Snapshots: snaps})
-			connector.Register(s, connector.Deps{Snapshots: snaps, Pool: pool, Log: q})
-			onboarding.Register(s, onboarding.Deps{Pool: pool, Log: q, Box: box, Egress: policy, Snapshots: snaps})
-			agent.Register(agent.Deps{API: s, Log: q})
-		}})
+	srv, snaps, w := sweepServer(t)
 
 	// A covered company with live reqs, one of its reqs, and a function it hires for.
 	m := snaps.Current().Model
@@ -229,6 +212,31 @@ func TestEveryRouteAnswersItsDocumentStrictly(t *testing.T) {
 		}
 		call(sweepCall{route: rt.Name, method: rt.Method, path: path + "?limit=0", key: key, body: body}, false)
 	}
+}
+
+// sweepServer is the server serve assembles (every handler package, the push routes, /mcp) over
+// a small crawled world, with its read snapshot built.
+func sweepServer(t *testing.T) (*apitest.Server, *snapshot.Service, *readmodeltest.World) {
+	t.Helper()
+	w := readmodeltest.Crawl(t, readmodeltest.Config{Seed: 11, Companies: 40, First: 100, Last: 100 + 24*12, Step: 24})
+	snaps := snapshot.New(snapshot.Config{ClickHouse: w.CH, Log: apitest.Quiet(), Poll: time.Hour})
+	_, err := snaps.Refresh(context.Background(), true)
+	require.NoError(t, err)
+	box, err := secretbox.New(secretbox.GenerateKey())
+	require.NoError(t, err)
+	policy := egress.Policy{LookupNetIP: apitest.FakeDNS}
+	srv := apitest.StartServer(t, apitest.Options{DB: "api_sweep", Push: &apitest.Push{Box: box, Egress: policy, Snapshots: snaps},
+		Register: func(s *api.Server, pool *pgxpool.Pool) {
+			q := apitest.Quiet()
+			companies.Register(s, companies.Deps{Snapshots: snaps, Pool: pool, Log: q, ColdAfter: -1})
+			search.Register(s, search.Deps{Snapshots: snaps, Log: q, QueueWait: time.Minute})
+			feed.Register(s, feed.Deps{Snapshots: snaps, ClickHouse: w.CH, Log: q})
+			outcomes.Register(s, outcomes.Deps{Pool: pool, Log: q, Snapshots: snaps})
+			connector.Register(s, connector.Deps{Snapshots: snaps, Pool: pool, Log: q})
+			onboarding.Register(s, onboarding.Deps{Pool: pool, Log: q, Box: box, Egress: policy, Snapshots: snaps})
+			agent.Register(agent.Deps{API: s, Log: q})
+		}})
+	return srv, snaps, w
 }
 
 // routeNamed is the registered route called name; routeAt the one serving path.
