@@ -78,7 +78,7 @@ func (c *Call) validateParams() *Error {
 			}
 			vals := make([]string, 0, len(raw))
 			for j, r := range raw {
-				s := string(r)
+				s := enumValue(p, string(r))
 				if len(p.Enum) > 0 && !slices.Contains(p.Enum, s) {
 					if errs.full() {
 						errs.skip()
@@ -201,6 +201,7 @@ func (c *Call) parseOne(p *Param, s string) (any, *FieldError) {
 		if fe := checkString(p, s, loc); fe != nil {
 			return nil, fe
 		}
+		s = enumValue(p, s)
 		if len(p.Enum) > 0 && !slices.Contains(p.Enum, s) {
 			fe := EnumError(s, p.Enum, p.In, p.Name)
 			return nil, &fe
@@ -346,4 +347,18 @@ func checkType(errs *fieldErrors, f *Field, in any, loc []any) {
 			errs.add(EnumError(s, f.Enum, sub...))
 		}
 	}
+}
+
+// enumValue is s, or the value of p's enum that s is with its '+' signs decoded as spaces: a
+// query string sent unencoded (headcount_band=5001+) reaches the server as "5001 ", and answering
+// 422 for the value the caller typed helps nobody. Only a query parameter, only when s itself is
+// not a value and the '+' spelling is.
+func enumValue(p *Param, s string) string {
+	if p.In != "query" || len(p.Enum) == 0 || !strings.Contains(s, " ") || slices.Contains(p.Enum, s) {
+		return s
+	}
+	if plus := strings.ReplaceAll(s, " ", "+"); slices.Contains(p.Enum, plus) {
+		return plus
+	}
+	return s
 }

@@ -154,6 +154,21 @@ func TestReqsSearchRoleIsRefusedAfterItsSunset(t *testing.T) {
 	c.requireUnits(t)
 }
 
+// The audit found headcount_band=5001+ sent unencoded (as typed into a shell or a browser)
+// answered 422: the query string decodes '+' as a space. A value whose '+' spelling is in the
+// vocabulary is read as that value.
+func TestAnUnencodedPlusInAnEnumValueIsRead(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	c := newCaller(t, f.srv, "growth")
+	raw := f.srv.Do(t, "GET", "/v1/reqs/search?headcount_band=5001+&limit=5", c.key, nil)
+	encoded := f.srv.Get(t, "/v1/reqs/search", c.key, url.Values{"headcount_band": {"5001+"}, "limit": {"5"}})
+	require.Equal(t, 200, raw.Status, "%s", raw.Body)
+	require.Equal(t, string(encoded.Body), string(raw.Body))
+	// A value that is not the vocabulary's in either spelling is still 422.
+	require.Equal(t, 422, f.srv.Do(t, "GET", "/v1/reqs/search?headcount_band=5002+", c.key, nil).Status)
+}
+
 func TestReqsSearchMatchingNothingIsAnEmptyPage(t *testing.T) {
 	t.Parallel()
 	f := world.Get(t)
