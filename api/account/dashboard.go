@@ -43,6 +43,7 @@ type dashboardResponse struct {
 	AccountID               int64            `json:"account_id"`
 	Tier                    string           `json:"tier"`
 	TierName                string           `json:"tier_name"`
+	Plan                    string           `json:"plan"`
 	AccountStatus           string           `json:"account_status"`
 	Paused                  bool             `json:"paused"`
 	Keys                    []dashKey        `json:"keys"`
@@ -64,6 +65,7 @@ type spendCapJSON struct {
 func dashboardSchema() map[string]any {
 	return api.Object(map[string]any{
 		"account_id": api.Type("integer"), "tier": api.Type("string"), "tier_name": api.Type("string"), "account_status": api.Enum("active", "paused"), "paused": api.Type("boolean"),
+		"plan": planSchema(),
 		"keys": map[string]any{"type": "array", "items": api.Object(map[string]any{"key_id": api.Type("integer"), "display": api.Type("string"), "used": api.Type("integer"),
 			"quota": api.Nullable(api.Type("integer")), "status": api.Enum(StatusGreen, StatusAmber, StatusRed), "reset": api.Nullable(api.DateTime())})},
 		"spend_cap": api.Object(map[string]any{"account_used": api.Type("integer"), "account_soft_cap": api.Nullable(api.Type("integer")), "account_hard_cap": api.Nullable(api.Type("integer")),
@@ -111,7 +113,7 @@ func (h *handlers) dashboard(c *api.Call) (int, error) {
 	if err != nil {
 		return 0, api.Internal(err)
 	}
-	out := dashboardResponse{AccountID: e.AccountID, Tier: e.Tier, TierName: plan.Name, AccountStatus: e.AccountStatus, Paused: e.Paused,
+	out := dashboardResponse{AccountID: e.AccountID, Tier: e.Tier, TierName: plan.Name, Plan: plan.Plan, AccountStatus: e.AccountStatus, Paused: e.Paused,
 		Keys: []dashKey{}, BlockedDeliveries: map[string]int64{"wall_blocked": 0, "cap_blocked": 0}}
 	dayReset := api.RFC3339(day.Add(24 * time.Hour))
 	var quota *int64
@@ -237,4 +239,12 @@ func ExpansionNudge(c *api.Call, pool *pgxpool.Pool) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// planSchema is the account's plan (the Customer and account resource's plan): the product line
+// its tier belongs to, as the pricing answer names it.
+func planSchema() map[string]any {
+	s := api.Enum("free", "trial", "starter", "growth", "enterprise")
+	s["description"] = "the plan of the account's tier (the pricing answer's plan names; a plan gate's plan_gate.plan)"
+	return s
 }

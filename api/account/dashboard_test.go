@@ -43,6 +43,7 @@ func TestDashboard(t *testing.T) {
 	require.Nil(t, d["upgrade_prompt"])
 	require.Equal(t, map[string]any{"changes_allowance": 50.0, "changes_used": 0.0, "changes_wall_reached": false, "watches_allowance": 3.0, "watches_used": 0.0}, d["free_tier"])
 	require.Equal(t, map[string]any{"wall_blocked": 0.0, "cap_blocked": 0.0}, d["blocked_deliveries"])
+	require.Equal(t, "free", d["plan"], "the account's plan (spec 2.1, Customer and account)")
 	for i := 0; i < 20; i++ {
 		h.Do(t, "GET", "/v1/reqs/search", free.Key, "")
 	}
@@ -53,6 +54,7 @@ func TestDashboard(t *testing.T) {
 	g := h.Account(t, "growth")
 	d = object(t, h.Do(t, "GET", "/v1/usage/dashboard", g.Key, ""))
 	require.Nil(t, d["free_tier"])
+	require.Equal(t, "growth", d["plan"])
 	require.Equal(t, "green", d["keys"].([]any)[0].(map[string]any)["status"])
 	require.Equal(t, "ok", d["spend_cap"].(map[string]any)["status"])
 }
