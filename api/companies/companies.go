@@ -4,8 +4,9 @@
 //
 // It declares its routes (Routes) with their schemas next to its response types and registers
 // them on an api.Server; the chain has already authenticated, limited and validated every call.
-// It reads Postgres only for crawl jobs and the free-tier cost-to-serve counter (package oltp);
-// it must not query ClickHouse per call, run crawls or touch other packages' routes.
+// It reads Postgres only for crawl jobs and the cost counters (the free-tier is-hiring cap, the
+// public demo key's on-demand crawls; package oltp); it must not query ClickHouse per call, run
+// crawls or touch other packages' routes.
 package companies
 
 import (
