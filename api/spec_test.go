@@ -8,17 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/api/account"
-	"github.com/planehq/hiringsignal/api/companies"
-	"github.com/planehq/hiringsignal/api/connector"
-	"github.com/planehq/hiringsignal/api/deliveries"
-	feed "github.com/planehq/hiringsignal/api/events"
-	"github.com/planehq/hiringsignal/api/onboarding"
-	"github.com/planehq/hiringsignal/api/outcomes"
-	"github.com/planehq/hiringsignal/api/search"
-	"github.com/planehq/hiringsignal/api/watches"
-	"github.com/planehq/hiringsignal/api/webhooks"
-	"github.com/planehq/hiringsignal/internal/apitest"
 )
 
 // specRoutes is every route of section 4 of the spec (shared/spec/hiring-signal-service.md).
@@ -61,17 +50,7 @@ func unreadySide(_ *api.Config, s *api.Server) {
 // The document lists exactly the routes served, each with a handler; the routes of the spec not
 // built yet are reported, not served.
 func TestTheDocumentListsExactlyTheBuiltRoutes(t *testing.T) {
-	srv := api.New(api.Config{Log: apitest.Quiet()})
-	account.Register(srv, account.Deps{})
-	companies.Register(srv, companies.Deps{})
-	search.Register(srv, search.Deps{})
-	webhooks.Register(srv, webhooks.Deps{})
-	watches.Register(srv, watches.Deps{})
-	feed.Register(srv, feed.Deps{})
-	deliveries.Register(srv, deliveries.Deps{})
-	outcomes.Register(srv, outcomes.Deps{})
-	connector.Register(srv, connector.Deps{})
-	onboarding.Register(srv, onboarding.Deps{})
+	srv := everyRoute()
 	b, err := srv.OpenAPI()
 	require.NoError(t, err)
 	var doc struct {
