@@ -99,19 +99,29 @@ var budgetTables = map[string][2]string{
 // creations each see the others' rows and cannot pass the budget together.
 func spend(ctx context.Context, tx pgx.Tx, b Budgets, what string, owner any) error {
 	limit, where := b.Limit(what), budgetTables[what]
-	// The newest limit rows of the window: when all of them are there, one more fits once the
-	// oldest of them leaves it.
+	full, left, err := windowFull(ctx, tx, where[0], where[1], owner, limit)
+	if err != nil {
+		return fmt.Errorf("cannot count the %s created in the last 24 hours: %w", budgetNouns[what], err)
+	}
+	if full {
+		return &BudgetError{Budget: what, Limit: limit, RetryAfter: left}
+	}
+	return nil
+}
+
+// windowFull reports whether the rows of table whose ownerCol is owner created in the last
+// BudgetWindow number limit or more, and then how long until the oldest of the newest limit of
+// them leaves it (one more fits then; at least a second, at most the window). Every daily budget
+// counted on created_at asks it (the creation budgets, the outcome label budget).
+func windowFull(ctx context.Context, tx pgx.Tx, table, ownerCol string, owner any, limit int) (full bool, retryAfter time.Duration, err error) {
 	var recent int
 	var left time.Duration
 	if err := tx.QueryRow(ctx, `SELECT count(*), COALESCE(min(created_at) + $2::interval - now(), interval '0')
-		FROM (SELECT created_at FROM `+where[0]+` WHERE `+where[1]+` = $1 AND created_at > now() - $2::interval ORDER BY created_at DESC LIMIT $3) r`,
+		FROM (SELECT created_at FROM `+table+` WHERE `+ownerCol+` = $1 AND created_at > now() - $2::interval ORDER BY created_at DESC LIMIT $3) r`,
 		owner, BudgetWindow, limit).Scan(&recent, &left); err != nil {
-		return fmt.Errorf("cannot count the %s created in the last 24 hours: %w", budgetNouns[what], err)
+		return false, 0, err
 	}
-	if recent >= limit {
-		// now() is this transaction's start: a row committed by a creation that started later is
-		// newer than it, which would say a little more than the window.
-		return &BudgetError{Budget: what, Limit: limit, RetryAfter: min(max(left, time.Second), BudgetWindow)}
-	}
-	return nil
+	// now() is this transaction's start: a row committed by a creation that started later is
+	// newer than it, which would say a little more than the window.
+	return recent >= limit, min(max(left, time.Second), BudgetWindow), nil
 }

@@ -68,11 +68,8 @@ func scanLabel(row pgx.Row) (Label, error) {
 // (a Free key about 28,800 a day); a CRM's daily sync of closed deals fits well under it.
 const MaxLabelsPerDay = 10_000
 
-// LabelBudgetWindow is the window MaxLabelsPerDay counts over (created_at).
-const LabelBudgetWindow = 24 * time.Hour
-
 // LabelBudgetError is returned by AppendLabel when the customer appended MaxLabelsPerDay labels
-// in the last LabelBudgetWindow; nothing is written.
+// in the last BudgetWindow; nothing is written.
 type LabelBudgetError struct {
 	RetryAfter time.Duration // until the budget has room for one more label
 }
@@ -101,17 +98,12 @@ func AppendLabel(ctx context.Context, pool *pgxpool.Pool, nl NewLabel) (l Label,
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('labels:' || $1))", nl.CustomerID); err != nil {
 		return Label{}, false, fmt.Errorf("cannot append the outcome label: %w", err)
 	}
-	// The newest MaxLabelsPerDay labels of the window: when all of them are there, one more fits
-	// once the oldest of them leaves it.
-	var recent int
-	var left time.Duration
-	if err := tx.QueryRow(ctx, `SELECT count(*), COALESCE(min(created_at) + $2::interval - now(), interval '0')
-		FROM (SELECT created_at FROM outcome_labels WHERE customer_id = $1 AND created_at > now() - $2::interval ORDER BY created_at DESC LIMIT $3) r`,
-		nl.CustomerID, LabelBudgetWindow, MaxLabelsPerDay).Scan(&recent, &left); err != nil {
+	full, left, err := windowFull(ctx, tx, "outcome_labels", "customer_id", nl.CustomerID, MaxLabelsPerDay)
+	if err != nil {
 		return Label{}, false, fmt.Errorf("cannot count the outcome labels of the last 24 hours: %w", err)
 	}
-	if recent >= MaxLabelsPerDay {
-		return Label{}, false, &LabelBudgetError{RetryAfter: max(left, time.Second)}
+	if full {
+		return Label{}, false, &LabelBudgetError{RetryAfter: left}
 	}
 	var key any
 	if nl.KeyID != 0 {
