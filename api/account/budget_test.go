@@ -3,7 +3,6 @@ package account_test
 import (
 	"context"
 	"net/url"
-	"strconv"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -14,22 +13,6 @@ import (
 	"github.com/planehq/hiringsignal/internal/apitest"
 	"github.com/planehq/hiringsignal/oltp"
 )
-
-// requireBudget409 requires r to be the 409 creation_budget_exhausted of budget what at limit,
-// with its Retry-After header, as the document declares it for method path.
-func requireBudget409(t *testing.T, h *apitest.Server, method, path string, r apitest.Response, what string, limit int) {
-	t.Helper()
-	require.Equal(t, 409, r.Status, string(r.Body))
-	h.Conforms(t, method, path, r)
-	d := object(t, r)["detail"].(map[string]any)
-	require.Equal(t, account.ReasonCreationBudget, d["reason"])
-	require.Equal(t, what, d["budget"])
-	require.EqualValues(t, limit, d["limit"])
-	secs := int64(d["retry_after"].(float64))
-	require.GreaterOrEqual(t, secs, int64(1))
-	require.LessOrEqual(t, secs, int64(24*3600))
-	require.Equal(t, strconv.FormatInt(secs, 10), r.Header["Retry-After"])
-}
 
 // Issuing and revoking (or rotating) in a loop wrote an api_keys row per call for ever: past the
 // daily key budget both are 409 and write nothing.
@@ -44,9 +27,9 @@ func TestKeysPastTheDailyBudgetAreRefused(t *testing.T) {
 		require.Equal(t, 204, h.Do(t, "DELETE", "/v1/keys/"+itoa(int64(object(t, r)["key_id"].(float64))), a.Key, "").Status)
 	}
 	r := h.Do(t, "POST", "/v1/keys", a.Key, `{"scopes":["read"]}`)
-	requireBudget409(t, h, "POST", "/v1/keys", r, oltp.BudgetKeys, 3)
+	h.RequireBudgetRefusal(t, "POST", "/v1/keys", r, account.ReasonCreationBudget, oltp.BudgetKeys, 3)
 	r = h.Do(t, "POST", "/v1/keys/"+itoa(a.KeyID)+"/rotate", a.Key, `{}`)
-	requireBudget409(t, h, "POST", "/v1/keys/{key_id}/rotate", r, oltp.BudgetKeys, 3)
+	h.RequireBudgetRefusal(t, "POST", "/v1/keys/{key_id}/rotate", r, account.ReasonCreationBudget, oltp.BudgetKeys, 3)
 	require.Equal(t, 200, h.Do(t, "GET", "/v1/whoami", a.Key, "").Status, "a refused rotation revokes nothing")
 	var n int
 	require.NoError(t, h.Pool.QueryRow(context.Background(), "SELECT count(*) FROM api_keys WHERE customer_id = $1", a.CustomerID).Scan(&n))

@@ -1,7 +1,6 @@
 package onboarding_test
 
 import (
-	"strconv"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -36,13 +35,7 @@ func TestQuickstartsPastTheDailyBudgetsAreRefused(t *testing.T) {
 	}
 	refused := func(r apitest.Response, what string, limit int) {
 		t.Helper()
-		require.Equal(t, 409, r.Status, string(r.Body))
-		srv.Conforms(t, "POST", "/v1/quickstart", r)
-		d := apitest.Object(t, r)["detail"].(map[string]any)
-		require.Equal(t, account.ReasonCreationBudget, d["reason"])
-		require.Equal(t, what, d["budget"])
-		require.EqualValues(t, limit, d["limit"])
-		require.Equal(t, strconv.FormatInt(int64(d["retry_after"].(float64)), 10), r.Header["Retry-After"])
+		srv.RequireBudgetRefusal(t, "POST", "/v1/quickstart", r, account.ReasonCreationBudget, what, limit)
 	}
 	var first quickstart
 	qs("a").Decode(t, 200, &first)

@@ -2,7 +2,6 @@ package watches_test
 
 import (
 	"context"
-	"strconv"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -40,13 +39,7 @@ func TestWatchesPastTheDailyBudgetAreRefused(t *testing.T) {
 	}
 	refused := func(r apitest.Response, what string, limit int) {
 		t.Helper()
-		require.Equal(t, 409, r.Status, string(r.Body))
-		h.Conforms(t, "POST", "/v1/watches", r)
-		d := apitest.Object(t, r)["detail"].(map[string]any)
-		require.Equal(t, account.ReasonCreationBudget, d["reason"])
-		require.Equal(t, what, d["budget"])
-		require.EqualValues(t, limit, d["limit"])
-		require.Equal(t, strconv.FormatInt(int64(d["retry_after"].(float64)), 10), r.Header["Retry-After"])
+		h.RequireBudgetRefusal(t, "POST", "/v1/watches", r, account.ReasonCreationBudget, what, limit)
 	}
 	refused(h.Post(t, "/v1/watches", a.Key, body), oltp.BudgetWatches, 2)
 	var n int

@@ -2,7 +2,6 @@ package webhooks_test
 
 import (
 	"context"
-	"strconv"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -33,13 +32,7 @@ func TestEndpointsPastTheDailyBudgetAreRefused(t *testing.T) {
 	require.Equal(t, 204, h.Do(t, "DELETE", "/v1/webhooks/"+itoa(idOf(t, apitest.Object(t, r))), a.Key, nil).Status)
 	require.Equal(t, 201, h.Post(t, "/v1/webhooks", a.Key, live).Status)
 	r = h.Post(t, "/v1/webhooks", a.Key, hook)
-	require.Equal(t, 409, r.Status, string(r.Body))
-	h.Conforms(t, "POST", "/v1/webhooks", r)
-	d := apitest.Object(t, r)["detail"].(map[string]any)
-	require.Equal(t, account.ReasonCreationBudget, d["reason"])
-	require.Equal(t, oltp.BudgetEndpoints, d["budget"])
-	require.EqualValues(t, 2, d["limit"])
-	require.Equal(t, strconv.FormatInt(int64(d["retry_after"].(float64)), 10), r.Header["Retry-After"])
+	h.RequireBudgetRefusal(t, "POST", "/v1/webhooks", r, account.ReasonCreationBudget, oltp.BudgetEndpoints, 2)
 	var n int
 	require.NoError(t, h.Pool.QueryRow(context.Background(), "SELECT count(*) FROM webhook_endpoints WHERE customer_id = $1", a.CustomerID).Scan(&n))
 	require.Equal(t, 2, n)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -79,4 +80,21 @@ func (s *Server) Endpoint(tb testing.TB, key, url string) int64 {
 	r := s.Post(tb, "/v1/webhooks", key, map[string]any{"url": url})
 	require.Contains(tb, []int{200, 201}, r.Status, string(r.Body))
 	return int64(Object(tb, r)["id"].(float64))
+}
+
+// RequireBudgetRefusal requires r, the answer of method path, to be a 409 refusing a daily
+// budget: detail.reason reason, detail.budget budget, detail.limit limit, detail.retry_after
+// between a second and a day and equal to the Retry-After header, as the document declares it.
+func (s *Server) RequireBudgetRefusal(tb testing.TB, method, path string, r Response, reason, budget string, limit int) {
+	tb.Helper()
+	require.Equal(tb, 409, r.Status, string(r.Body))
+	s.Conforms(tb, method, path, r)
+	d := Object(tb, r)["detail"].(map[string]any)
+	require.Equal(tb, reason, d["reason"])
+	require.Equal(tb, budget, d["budget"])
+	require.EqualValues(tb, limit, d["limit"])
+	secs := int64(d["retry_after"].(float64))
+	require.GreaterOrEqual(tb, secs, int64(1))
+	require.LessOrEqual(tb, secs, int64(24*3600))
+	require.Equal(tb, strconv.FormatInt(secs, 10), r.Header["Retry-After"])
 }
