@@ -3,6 +3,7 @@ package agent_test
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -105,9 +106,16 @@ func TestBatchIsRefusedWithNothingRun(t *testing.T) {
 	require.EqualValues(t, 1, readUsage(t, f.srv, a.Key).Calls)
 }
 
-// hold opens a request to /mcp with key whose body is only half sent: it stays in flight (in
-// the body read) until the returned function sends the rest and returns the status answered.
-func hold(t *testing.T, srv *apitest.Server, key string) (finish func() int) {
+// held is a request to /mcp whose body is only half sent: it stays in flight (in the body read)
+// until finish sends the rest and returns the status answered.
+type held struct {
+	conn net.Conn
+	r    *bufio.Reader
+	rest string
+}
+
+// hold opens a held request with key.
+func hold(t *testing.T, srv *apitest.Server, key string) *held {
 	t.Helper()
 	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.Base, "http://"))
 	require.NoError(t, err)
@@ -118,38 +126,65 @@ func hold(t *testing.T, srv *apitest.Server, key string) (finish func() int) {
 	_, err = fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: test\r\nX-API-Key: %s\r\nContent-Type: application/json\r\n"+
 		"Accept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s", agent.Path, key, len(body), body[:sent])
 	require.NoError(t, err)
-	return func() int {
-		_, err := conn.Write([]byte(body[sent:]))
-		require.NoError(t, err)
-		require.NoError(t, conn.SetReadDeadline(time.Now().Add(10*time.Second)))
-		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-		require.NoError(t, err)
-		resp.Body.Close()
-		return resp.StatusCode
-	}
+	return &held{conn: conn, r: bufio.NewReader(conn), rest: body[sent:]}
 }
 
-// throttled waits until a ping of key to /mcp answers 429 key_throttled (the held request has
-// entered), and requires that answer to be the documented one. The server has no protocol
-// window (ProtocolPerMinute -1), or the pings could spend it first on a loaded machine.
-func throttled(t *testing.T, srv *apitest.Server, key string) {
+// answered reports whether the server has already answered h (it was refused on arrival).
+func (h *held) answered(t *testing.T) bool {
 	t.Helper()
-	var last apitest.Response
-	require.Eventually(t, func() bool {
-		last = mcpPost(t, srv, key, rpc(2, "ping", nil))
-		return last.Status == 429
-	}, 15*time.Second, 20*time.Millisecond, "a second request in flight is refused (last: %d %s)", last.Status, last.Body)
-	var d struct {
-		Detail struct {
-			Reason   string `json:"reason"`
-			Endpoint string `json:"endpoint"`
-		} `json:"detail"`
+	require.NoError(t, h.conn.SetReadDeadline(time.Now().Add(5*time.Millisecond)))
+	_, err := h.r.Peek(1)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return false
 	}
-	require.NoError(t, json.Unmarshal(last.Body, &d))
-	require.Equal(t, api.ReasonKeyThrottled, d.Detail.Reason)
-	require.Equal(t, agent.Path, d.Detail.Endpoint)
-	require.Empty(t, last.Header["Retry-After"], "key_throttled sends no Retry-After")
-	srv.Conforms(t, "POST", agent.Path, last)
+	return true
+}
+
+// finish sends the rest of h's body and returns the status answered.
+func (h *held) finish(t *testing.T) int {
+	t.Helper()
+	_, err := h.conn.Write([]byte(h.rest))
+	require.NoError(t, err)
+	require.NoError(t, h.conn.SetReadDeadline(time.Now().Add(10*time.Second)))
+	resp, err := http.ReadResponse(h.r, nil)
+	require.NoError(t, err)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// holdThrottled holds a request of holdKey in flight and requires a ping of pingKey to /mcp to
+// answer the documented 429 key_throttled while it is. A ping can arrive before the held request
+// enters the chain and take the one place itself, refusing the held request: then it holds again.
+// The server has no protocol window (ProtocolPerMinute -1), or the pings could spend it first on
+// a loaded machine.
+func holdThrottled(t *testing.T, srv *apitest.Server, holdKey, pingKey string) *held {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		h := hold(t, srv, holdKey)
+		for !h.answered(t) {
+			last := mcpPost(t, srv, pingKey, rpc(2, "ping", nil))
+			if last.Status == 429 {
+				var d struct {
+					Detail struct {
+						Reason   string `json:"reason"`
+						Endpoint string `json:"endpoint"`
+					} `json:"detail"`
+				}
+				require.NoError(t, json.Unmarshal(last.Body, &d))
+				require.Equal(t, api.ReasonKeyThrottled, d.Detail.Reason)
+				require.Equal(t, agent.Path, d.Detail.Endpoint)
+				require.Empty(t, last.Header["Retry-After"], "key_throttled sends no Retry-After")
+				srv.Conforms(t, "POST", agent.Path, last)
+				return h
+			}
+			require.Equal(t, 200, last.Status, "%s", last.Body)
+			require.True(t, time.Now().Before(deadline), "a second request in flight is refused")
+		}
+		_ = h.conn.Close() // refused on arrival: a ping was in flight then
+		require.True(t, time.Now().Before(deadline), "a request can be held in flight")
+	}
 }
 
 // /mcp requests count against the chain's caps on calls in flight, per client address and per
@@ -160,19 +195,17 @@ func TestInFlightCapsAndTheBodyLimitApplyToMCP(t *testing.T) {
 	t.Run("per address", func(t *testing.T) {
 		srv := f.start(t, func(c *api.Config) { c.IPMaxInFlight, c.ProtocolPerMinute = 1, -1 })
 		a, b := srv.Account(t, "growth"), srv.Account(t, "growth")
-		finish := hold(t, srv, a.Key)
-		throttled(t, srv, b.Key) // another key, the same address
-		require.Equal(t, 200, finish())
+		h := holdThrottled(t, srv, a.Key, b.Key) // another key, the same address
+		require.Equal(t, 200, h.finish(t))
 		require.Equal(t, 200, mcpPost(t, srv, b.Key, rpc(3, "ping", nil)).Status)
 	})
 
 	t.Run("per key", func(t *testing.T) {
 		srv := f.start(t, func(c *api.Config) { c.KeyMaxInFlight, c.ProtocolPerMinute = 1, -1 })
 		a, b := srv.Account(t, "growth"), srv.Account(t, "growth")
-		finish := hold(t, srv, a.Key)
-		throttled(t, srv, a.Key)
+		h := holdThrottled(t, srv, a.Key, a.Key)
 		require.Equal(t, 200, mcpPost(t, srv, b.Key, rpc(3, "ping", nil)).Status, "another key is not throttled")
-		require.Equal(t, 200, finish())
+		require.Equal(t, 200, h.finish(t))
 		require.Equal(t, 200, mcpPost(t, srv, a.Key, rpc(3, "ping", nil)).Status)
 	})
 
