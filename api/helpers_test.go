@@ -3,6 +3,8 @@ package api_test
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -67,6 +69,22 @@ func (h *harness) do(method, path, key, body string, headers ...string) resp {
 	}
 	r := h.s.Do(h.t, method, path, key, b, headers...)
 	return resp{status: r.Status, header: r.Header, body: r.Body}
+}
+
+// metric is the value of the sample named name (with its labels) on the server's /metrics.
+func (h *harness) metric(name string) float64 {
+	h.t.Helper()
+	r := h.do("GET", "/metrics", "", "")
+	require.Equal(h.t, 200, r.status)
+	for _, line := range strings.Split(string(r.body), "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			require.NoError(h.t, err, line)
+			return f
+		}
+	}
+	h.t.Fatalf("no sample %s on /metrics", name)
+	return 0
 }
 
 func (h *harness) account(plan string) oltp.NewAccount {

@@ -51,6 +51,14 @@ func (s *Server) registerMeteringMetrics() {
 	s.metrics.NewGauge("hs_metering_segment_read_errors_total", func() float64 { return float64(u.SegmentReadErrors()) })
 }
 
+// registerBoundsMetrics exposes the request bytes held by bodies being read against
+// BodyBytesInFlight (--max-body-bytes-inflight): at the limit, the next body is refused with 503.
+func (s *Server) registerBoundsMetrics() {
+	b := &s.bodies
+	s.metrics.NewGauge("hs_http_request_body_bytes_in_flight", func() float64 { return float64(b.used.Load()) })
+	s.metrics.NewGauge("hs_http_request_body_bytes_limit", func() float64 { return float64(b.max) })
+}
+
 // metricsHandler serves the operator metrics in the Prometheus text format: the server's set
 // (calls per route and status, latencies, and whatever the other parts registered in it) and
 // the Go runtime and process metrics. It is outside /v1, never billed or limited.

@@ -299,7 +299,11 @@ func TestConnectionAndBodyLimits(t *testing.T) {
 		_, err = c.Write(prefix)
 		require.NoError(t, err)
 	}
-	time.Sleep(300 * time.Millisecond)
+	// Both are reading their bodies once they hold the budget (not a fixed pause: a loaded
+	// machine may take longer to get there).
+	require.Eventually(t, func() bool {
+		return h.metric("hs_http_request_body_bytes_in_flight") == float64(2*(60<<10))
+	}, 10*time.Second, 10*time.Millisecond)
 	// A third is refused at once: 503 in the spec's shape, not queued behind them.
 	r := h.raw("POST", "/v1/keys", a.Key, []byte(`{"scopes":["read"],"p":"`+strings.Repeat("q", 20000)+`"}`))
 	require.Equal(t, 503, r.status, "%s", r.body)

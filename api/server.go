@@ -180,6 +180,7 @@ func New(cfg Config) *Server {
 		s.add(rt, own[rt.Name])
 	}
 	s.bodies.max = int64(cfg.BodyBytesInFlight)
+	s.registerBoundsMetrics()
 	// Request bodies are streamed: fasthttp holds at most 8 KiB of one before the chain
 	// authenticated its caller, which then reads it within the bounds of readBody. ReadTimeout
 	// bounds the header; once it is in, the body gets ReadBodyTimeout of its own.
