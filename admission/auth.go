@@ -61,7 +61,8 @@ func (k *Key) Leave() { k.inflight.Add(-1) }
 // installed with an everything-notification, which drops remembered misses too.
 //
 // Start runs the listener and the heartbeat (the lifecycle contract); without them every lookup
-// reads Postgres.
+// reads Postgres. The heartbeat also sweeps what expired, so the cache holds the keys in use,
+// not every key ever presented.
 type Auth struct {
 	pool *pgxpool.Pool
 	log  *slog.Logger
@@ -374,7 +375,39 @@ func (a *Auth) heartbeat(ctx context.Context) {
 				a.log.Warn("cannot heartbeat", "err", err)
 			}
 		}
+		a.sweep(time.Now())
 	}
+}
+
+// sweep drops what the cache keeps past its use: entries expired (a later lookup reads Postgres
+// anyway), remembered misses expired, and the in-flight counters of key lineages with no call in
+// flight and no cached entry. Without it every key ever presented stayed in memory until a
+// change touched it. A call that took an entry from the cache just before the sweep and has not
+// entered yet may count on a dropped counter while a reload counts on a new one: the cap is
+// loose by those calls for that moment, never stuck.
+func (a *Auth) sweep(now time.Time) {
+	live := map[int64]bool{}
+	a.mu.Lock()
+	for h, e := range a.entries {
+		if now.Sub(e.loadedAt) >= a.ttl {
+			delete(a.entries, h)
+			continue
+		}
+		live[e.Auth.LimitID] = true
+	}
+	for h, until := range a.misses {
+		if !now.Before(until) {
+			delete(a.misses, h)
+		}
+	}
+	a.mu.Unlock()
+	a.flightMu.Lock()
+	for id, c := range a.flight {
+		if !live[id] && c.Load() == 0 {
+			delete(a.flight, id)
+		}
+	}
+	a.flightMu.Unlock()
 }
 
 // listen keeps a LISTEN connection open until ctx ends, reconnecting with backoff.

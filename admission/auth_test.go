@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/planehq/hiringsignal/apikey"
 	"github.com/planehq/hiringsignal/internal/storetest"
 	"github.com/planehq/hiringsignal/oltp"
 )
@@ -48,4 +49,45 @@ func TestAuthCacheReloadsExpiredEntries(t *testing.T) {
 	require.Same(t, reloaded, next, "and later calls are served from the cache again")
 	require.Equal(t, uint64(2), a.stats.hits.Get(), "two lookups served from the cache")
 	require.Equal(t, uint64(2), a.stats.lookups.Get(), "two read Postgres")
+}
+
+// The cache forgets keys it no longer serves: expired entries and misses go at the heartbeat's
+// sweep, and so does a lineage's in-flight counter once no call is in flight, while a call in
+// flight keeps its count.
+func TestAuthSweepDropsExpiredEntriesAndIdleCounters(t *testing.T) {
+	ctx := context.Background()
+	pool := storetest.Postgres(t, "admission")
+	busy, err := oltp.CreateAccount(ctx, pool, "growth", "sweep-busy@example.com")
+	require.NoError(t, err)
+	idle, err := oltp.CreateAccount(ctx, pool, "growth", "sweep-idle@example.com")
+	require.NoError(t, err)
+	a := NewAuth(pool, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	a.healthy.Store(true)
+
+	b, err := a.Lookup(ctx, busy.Key, "")
+	require.NoError(t, err)
+	require.NotNil(t, b)
+	_, err = a.Lookup(ctx, idle.Key, "")
+	require.NoError(t, err)
+	unknown, err := apikey.New()
+	require.NoError(t, err)
+	_, err = a.Lookup(ctx, unknown, "198.51.100.1")
+	require.NoError(t, err)
+	b.Enter() // a call of busy in flight
+	later := time.Now()
+
+	a.sweep(later)
+	require.Len(t, a.entries, 2, "fresh entries stay")
+	require.Len(t, a.misses, 1)
+	require.Len(t, a.flight, 2)
+
+	a.sweep(later.Add(a.ttl + a.missTTL))
+	require.Empty(t, a.entries, "expired entries go")
+	require.Empty(t, a.misses, "expired misses go")
+	require.Len(t, a.flight, 1, "the idle lineage's counter goes, the busy one's stays")
+	again, err := a.Lookup(ctx, busy.Key, "")
+	require.NoError(t, err)
+	require.Equal(t, int64(1), again.inflight.Load(), "the call in flight is still counted")
+	b.Leave()
+	require.Zero(t, again.inflight.Load())
 }
