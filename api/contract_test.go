@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -179,4 +180,78 @@ func TestEnsureDevAccountMintsAFreshGrowthKeyEachRun(t *testing.T) {
 	w := h.do("GET", "/v1/whoami", k2, "").json(t)
 	require.Equal(t, "tier_3", w["tier"])
 	require.Equal(t, oltp.DevCustomerID, w["customer_id"])
+}
+
+// A query parameter the route does not declare is 422 extra_forbidden naming it, before the
+// handler runs (nothing served, nothing billed): a misspelt filter is never dropped in silence to
+// answer the unfiltered page. The first item lists what the route takes; every /v1 operation
+// documents the 422.
+func TestUndeclaredQueryParametersAreRefused(t *testing.T) {
+	ran := 0
+	h := newHarness(t, func(_ *api.Config, s *api.Server) {
+		if s != nil {
+			s.Register(stub("reqs.search", func(c *api.Call) (int, error) { ran++; return 1, c.JSON(200, map[string]any{}) }))
+		}
+	})
+	a := h.account("growth")
+	item := func(r resp, i int) map[string]any {
+		t.Helper()
+		require.Equal(t, 422, r.status, "%s", r.body)
+		return r.json(t)["detail"].([]any)[i].(map[string]any)
+	}
+
+	r := h.do("GET", "/v1/reqs/search?q=engineer&industy=software", a.Key, "")
+	it := item(r, 0)
+	require.Len(t, r.json(t)["detail"], 1)
+	require.Equal(t, "extra_forbidden", it["type"])
+	require.Equal(t, []any{"query", "industy"}, it["loc"])
+	require.Equal(t, "software", it["input"])
+	require.Contains(t, it["msg"], `no query parameter "industy"`)
+	allowed := it["ctx"].(map[string]any)["allowed"].([]any)
+	require.Contains(t, allowed, "industry")
+	require.Contains(t, allowed, "q")
+	require.Zero(t, ran, "the handler did not run")
+
+	// A route without query parameters says it takes none; a bad value and an unknown name are
+	// listed together.
+	it = item(h.do("GET", "/v1/whoami?verbose=1", a.Key, ""), 0)
+	require.Contains(t, it["msg"], "it takes none")
+	require.Empty(t, it["ctx"].(map[string]any)["allowed"])
+	r = h.do("GET", "/v1/reqs/search?limit=0&x=1", a.Key, "")
+	require.Len(t, r.json(t)["detail"], 2)
+	require.Equal(t, []any{"query", "limit"}, item(r, 0)["loc"])
+	require.Equal(t, []any{"query", "x"}, item(r, 1)["loc"])
+
+	// Bounded: only the first item lists the parameters, names and values are clipped, and at
+	// most MaxFieldErrors items are listed.
+	long := strings.Repeat("n", 100)
+	it = item(h.do("GET", "/v1/reqs/search?"+long+"="+strings.Repeat("v", 100), a.Key, ""), 0)
+	require.Equal(t, []any{"query", long[:64] + "..."}, it["loc"])
+	require.Equal(t, strings.Repeat("v", 64)+"...", it["input"])
+	var q strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&q, "&p%d=v", i)
+	}
+	r = h.do("GET", "/v1/reqs/search?q=a"+q.String(), a.Key, "")
+	require.Equal(t, 422, r.status, "%s", r.body)
+	items := r.json(t)["detail"].([]any)
+	require.Len(t, items, api.MaxFieldErrors)
+	require.Equal(t, "too_many_errors", items[len(items)-1].(map[string]any)["type"])
+	require.NotContains(t, items[1].(map[string]any)["ctx"], "allowed")
+	require.Less(t, len(r.body), 32<<10)
+	require.Zero(t, ran)
+
+	require.Equal(t, 200, h.do("GET", "/v1/reqs/search?q=engineer&industry=software", a.Key, "").status)
+	require.Equal(t, 1, ran)
+
+	var doc openapiDoc
+	require.NoError(t, json.Unmarshal(h.do("GET", "/openapi.json", "", "").body, &doc))
+	for path, ops := range doc.Paths {
+		if !strings.HasPrefix(path, "/v1/") {
+			continue
+		}
+		for method, op := range ops {
+			require.Contains(t, op.Responses, "422", "%s %s", method, path)
+		}
+	}
 }

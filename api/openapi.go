@@ -23,9 +23,7 @@ func (rt *Route) statuses() []int {
 		if !rt.Keyless {
 			out = append(out, 401)
 		}
-		if len(rt.Params) > 0 || rt.Body != nil {
-			out = append(out, 422)
-		}
+		out = append(out, 422) // an undeclared query parameter is 422 on every route
 		if rt.Body != nil {
 			out = append(out, 408, 413)
 		}
@@ -44,7 +42,7 @@ var statusText = map[int]string{200: "OK", 400: "Bad request for its protocol", 
 	403: "Invalid or revoked API key, key without the route's scope, or (billable routes) account_paused", 402: "Daily quota, plan gate or spend cap exhausted",
 	404: "Not found (another customer's id answers the same)", 408: "Request body not received within the body timeout",
 	409: "A call with this Idempotency-Key is in progress, or its answer was not kept", 413: "Request body too large",
-	422: "Validation error", 429: "Rate limited (rate_limited) or throttled (key_throttled)", 500: "Internal error", 503: "A store is unavailable"}
+	422: "Validation error: a bad parameter or body, or a query parameter the operation does not declare", 429: "Rate limited (rate_limited) or throttled (key_throttled)", 500: "Internal error", 503: "A store is unavailable"}
 
 func errorSchemaFor(status int) map[string]any {
 	switch status {

@@ -125,7 +125,7 @@ func TestIdempotencyStoreBoundsStoredBytes(t *testing.T) {
 		if s != nil {
 			s.Register(stub("reqs.search", func(c *api.Call) (int, error) {
 				n++
-				if c.Ctx.QueryArgs().Has("big") {
+				if string(c.Ctx.QueryArgs().Peek("q")) == "big" {
 					return 1, c.JSON(200, map[string]any{"pad": big, "n": n})
 				}
 				return 1, c.JSON(200, map[string]any{"n": n})
@@ -133,11 +133,11 @@ func TestIdempotencyStoreBoundsStoredBytes(t *testing.T) {
 		}
 	})
 	a := h.account("growth")
-	r1 := h.do("GET", "/v1/reqs/search?big=1", a.Key, "", "Idempotency-Key", "k1")
+	r1 := h.do("GET", "/v1/reqs/search?q=big", a.Key, "", "Idempotency-Key", "k1")
 	require.Equal(t, 200, r1.status)
 	require.Greater(t, len(r1.body), 1<<20)
 	// The answer was served and metered once, but not kept: a replay says so and is not metered.
-	r2 := h.do("GET", "/v1/reqs/search?big=1", a.Key, "", "Idempotency-Key", "k1")
+	r2 := h.do("GET", "/v1/reqs/search?q=big", a.Key, "", "Idempotency-Key", "k1")
 	require.Equal(t, 409, r2.status, "%.200s", r2.body)
 	require.Contains(t, r2.json(t)["detail"], "not kept")
 	require.Equal(t, 1, n, "the handler ran once")
@@ -161,7 +161,7 @@ func TestIdempotencyStoreBoundsBytesPerCustomerAndTheWait(t *testing.T) {
 		cfg.StoreTimeout = time.Second
 		if s != nil {
 			s.Register(stub("reqs.search", func(c *api.Call) (int, error) {
-				if c.Ctx.QueryArgs().Has("block") {
+				if string(c.Ctx.QueryArgs().Peek("q")) == "block" {
 					entered <- struct{}{}
 					<-release
 				}
@@ -193,10 +193,10 @@ func TestIdempotencyStoreBoundsBytesPerCustomerAndTheWait(t *testing.T) {
 	// A duplicate of a call in flight waits at most the call's store deadline, then 409.
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() { defer wg.Done(); h.do("GET", "/v1/reqs/search?block=1", b.Key, "", "Idempotency-Key", "slow") }()
+	go func() { defer wg.Done(); h.do("GET", "/v1/reqs/search?q=block", b.Key, "", "Idempotency-Key", "slow") }()
 	<-entered
 	start := time.Now()
-	r := h.do("GET", "/v1/reqs/search?block=1", b.Key, "", "Idempotency-Key", "slow")
+	r := h.do("GET", "/v1/reqs/search?q=block", b.Key, "", "Idempotency-Key", "slow")
 	took := time.Since(start)
 	close(release)
 	wg.Wait()

@@ -99,7 +99,50 @@ func (c *Call) validateParams() *Error {
 		}
 		c.vals[name] = v
 	}
+	c.unknownQuery(&errs)
 	return errs.err()
+}
+
+// unknownQuery adds an extra_forbidden item for each query parameter the route does not declare:
+// a misspelt filter (contry=DE) would otherwise be dropped in silence and answer, and bill, the
+// unfiltered page. The first item lists the parameters the route takes (ctx.allowed).
+func (c *Call) unknownQuery(errs *fieldErrors) {
+	var allowed []string
+	for i := range c.Route.Params {
+		if p := &c.Route.Params[i]; p.In == "query" {
+			allowed = append(allowed, p.Name)
+		}
+	}
+	listed := false
+	for k := range c.Ctx.QueryArgs().All() {
+		name := string(k)
+		if slices.Contains(allowed, name) {
+			continue
+		}
+		if errs.full() {
+			errs.skip()
+			continue
+		}
+		fe := FieldError{Type: "extra_forbidden", Loc: Loc("query", clip(name, 64)), Msg: "Extra inputs are not permitted: this route takes no query parameter " + strconv.Quote(clip(name, 64)),
+			Input: clip(string(c.Ctx.QueryArgs().PeekBytes(k)), 64), Ctx: map[string]any{}}
+		if !listed {
+			fe.Ctx["allowed"], listed = append([]string{}, allowed...), true
+			if len(allowed) == 0 {
+				fe.Msg += "; it takes none"
+			} else {
+				fe.Msg += "; it takes " + strings.Join(allowed, ", ")
+			}
+		}
+		errs.add(fe)
+	}
+}
+
+// clip is s cut to n bytes, marked with "..." when cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
 }
 
 // strs is the first n of raw as strings (the input of an item about all of them).
