@@ -31,6 +31,7 @@ const (
 	DefaultReadBodyTimeout   = 30 * time.Second // from the end of the header to the end of the body
 	DefaultBodyBytesInFlight = 64 << 20         // request bodies held by calls in flight, summed over the instance
 	DefaultMaxBodyBytes      = 1 << 20          // one request body
+	DefaultMaxHeaderBytes    = 16 << 10         // one request's line and headers, its query string included
 	DefaultProtocolPerMinute = 120              // requests of a mounted interface that run no route, per key per 60 s (Mount)
 )
 

@@ -292,13 +292,23 @@ func methodNotAllowedHandler(ctx *fasthttp.RequestCtx) {
 	writeJSON(ctx, fasthttp.StatusMethodNotAllowed, map[string]any{"detail": "Method Not Allowed: " + string(ctx.Method()) + " " + string(ctx.Path()) + " accepts " + string(ctx.Response.Header.Peek("Allow"))})
 }
 
-func serverErrorHandler(maxBody int) func(ctx *fasthttp.RequestCtx, err error) {
+func serverErrorHandler(maxBody, maxHeader int) func(ctx *fasthttp.RequestCtx, err error) {
 	return func(ctx *fasthttp.RequestCtx, err error) {
 		if errors.Is(err, fasthttp.ErrBodyTooLarge) {
 			writeJSON(ctx, fasthttp.StatusRequestEntityTooLarge, map[string]any{"detail": "Request body too large: the limit is " + strconv.Itoa(maxBody) + " bytes"})
 			return
 		}
+		if _, ok := err.(*fasthttp.ErrSmallBuffer); ok {
+			ctx.SetConnectionClose() // the rest of the header is still on the connection
+			writeJSON(ctx, fasthttp.StatusRequestHeaderFieldsTooLarge, map[string]any{"detail": headerTooLarge(maxHeader)})
+			return
+		}
 		// Not err's text: it quotes the request (a header may hold a key), which logs may keep.
-		writeJSON(ctx, fasthttp.StatusBadRequest, map[string]any{"detail": "Malformed HTTP request: the request line or a header cannot be parsed (control characters, bad framing or a header over 4 KiB)"})
+		writeJSON(ctx, fasthttp.StatusBadRequest, map[string]any{"detail": "Malformed HTTP request: the request line or a header cannot be parsed (control characters or bad framing)"})
 	}
+}
+
+// headerTooLarge is the detail of a 431.
+func headerTooLarge(maxHeader int) string {
+	return "Request line and headers too large: the limit is " + strconv.Itoa(maxHeader) + " bytes, the query string included; send fewer or shorter values per call"
 }

@@ -18,6 +18,7 @@ const APIVersion = "0.1.0"
 // statuses lists every status a route can answer: its handler's plus what the chain adds.
 func (rt *Route) statuses() []int {
 	out := append([]int{}, rt.Statuses...)
+	out = append(out, 431) // any request whose line and headers pass MaxHeaderBytes
 	if !rt.public {
 		out = append(out, 403, 429, 500, 503)
 		if !rt.Keyless {
@@ -41,7 +42,7 @@ func (rt *Route) statuses() []int {
 var statusText = map[int]string{200: "OK", 400: "Bad request for its protocol", 201: "Created", 202: "Accepted (crawling or over_cap)", 204: "No Content", 304: "Not Modified (If-None-Match)", 401: "Missing API key",
 	403: "Invalid or revoked API key, key without the route's scope, or (billable routes) account_paused", 402: "Daily quota, plan gate or spend cap exhausted",
 	404: "Not found (another customer's id answers the same)", 408: "Request body not received within the body timeout",
-	409: "A call with this Idempotency-Key is in progress, or its answer was not kept", 413: "Request body too large",
+	409: "A call with this Idempotency-Key is in progress, or its answer was not kept", 413: "Request body too large", 431: "Request line and headers (the query string included) over the server's limit",
 	422: "Validation error: a bad parameter or body, or a query parameter the operation does not declare", 429: "Rate limited (rate_limited) or throttled (key_throttled)", 500: "Internal error", 503: "A store is unavailable"}
 
 func errorSchemaFor(status int) map[string]any {
@@ -243,7 +244,7 @@ func (s *Server) components() map[string]any {
 // bounds states the work and memory one call may cost, as this instance is configured.
 func (s *Server) bounds() map[string]any {
 	return map[string]any{
-		"max_body_bytes": s.cfg.MaxBodyBytes, "max_header_bytes": 4096, "max_items_default": DefaultMaxItems,
+		"max_body_bytes": s.cfg.MaxBodyBytes, "max_header_bytes": s.cfg.MaxHeaderBytes, "max_items_default": DefaultMaxItems,
 		"max_validation_errors": MaxFieldErrors, "store_timeout_seconds": s.cfg.StoreTimeout.Seconds(),
 		"read_header_timeout_seconds": s.cfg.ReadHeaderTimeout.Seconds(), "read_body_timeout_seconds": s.cfg.ReadBodyTimeout.Seconds(),
 		"idempotency": map[string]any{"key_max_length": MaxIdempotencyKey, "key_pattern": PrintableASCII, "ttl_hours": oltp.IdempotencyTTL,

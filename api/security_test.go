@@ -477,3 +477,39 @@ func TestValidationErrorsAreCappedAndListTheVocabularyOnce(t *testing.T) {
 	require.Equal(t, "enum", v.Detail[1].Type)
 	require.EqualValues(t, 0, v.Detail[1].Ctx["expected_in"])
 }
+
+// The request line and headers are bounded by MaxHeaderBytes (16 KiB by default): a query string
+// of 100 values, the most a repeatable parameter takes, fits (it was 400 at fasthttp's 4 KiB), and
+// a longer one is 431 in the spec's error shape, documented on every operation with the limit in
+// x-bounds. The connection is closed after it (the rest of the header is still on it).
+func TestHeaderSizeIsBoundedAndDocumented(t *testing.T) {
+	h := newHarness(t, withSearch(1))
+	a := h.account("growth")
+	values := func(n int) string {
+		var b strings.Builder
+		b.WriteString("/v1/reqs/search?q=engineer")
+		for i := range n {
+			fmt.Fprintf(&b, "&industry=%03d%s", i, strings.Repeat("x", 97))
+		}
+		return b.String()
+	}
+	r := h.do("GET", values(100), a.Key, "")
+	require.Equal(t, 200, r.status, "%.300s", r.body)
+
+	r = h.do("GET", values(200), a.Key, "")
+	require.Equal(t, 431, r.status, "%.300s", r.body)
+	require.Contains(t, r.json(t)["detail"], "the limit is 16384 bytes")
+	require.Equal(t, "close", r.header["Connection"])
+
+	var doc struct {
+		Paths   map[string]map[string]openapiOperation `json:"paths"`
+		XBounds map[string]any                         `json:"x-bounds"`
+	}
+	require.NoError(t, json.Unmarshal(h.do("GET", "/openapi.json", "", "").body, &doc))
+	require.EqualValues(t, api.DefaultMaxHeaderBytes, doc.XBounds["max_header_bytes"])
+	for path, ops := range doc.Paths {
+		for method, op := range ops {
+			require.Contains(t, op.Responses, "431", "%s %s", method, path)
+		}
+	}
+}

@@ -80,6 +80,7 @@ type Config struct {
 	MaxConnsPerIP     int           // connections of one peer address (behind a proxy: the proxy's); more get 429 (< 0: no cap)
 	ReadHeaderTimeout time.Duration // to receive a request's header
 	ReadBodyTimeout   time.Duration // to receive its body after the header (408 past it)
+	MaxHeaderBytes    int           // a request's line and headers, query string included (431 past it; default DefaultMaxHeaderBytes)
 	BodyBytesInFlight int           // request bodies held by calls in flight, summed; past it 503
 	ProtocolPerMinute int           // requests of a mounted interface that run no route (the agent interface's protocol calls), per key per 60 s (the demo key: per address); past it 429 rate_limited (< 0: no window)
 
@@ -142,6 +143,7 @@ func New(cfg Config) *Server {
 	cfg.MaxConnsPerIP = orDefault(cfg.MaxConnsPerIP, DefaultMaxConnsPerIP)
 	cfg.ReadHeaderTimeout = orDefault(cfg.ReadHeaderTimeout, DefaultReadHeaderTimeout)
 	cfg.ReadBodyTimeout = orDefault(cfg.ReadBodyTimeout, DefaultReadBodyTimeout)
+	cfg.MaxHeaderBytes = orDefault(cfg.MaxHeaderBytes, DefaultMaxHeaderBytes)
 	cfg.ProtocolPerMinute = orDefault(cfg.ProtocolPerMinute, DefaultProtocolPerMinute)
 	cfg.BodyBytesInFlight = max(orDefault(cfg.BodyBytesInFlight, DefaultBodyBytesInFlight), cfg.MaxBodyBytes)
 	cfg.IdempotencyBodyBytes = orDefault(cfg.IdempotencyBodyBytes, DefaultIdempotencyBodyBytes)
@@ -190,6 +192,7 @@ func New(cfg Config) *Server {
 		Name:                         "hiringsignal",
 		Concurrency:                  cfg.MaxConns,
 		ReadTimeout:                  cfg.ReadHeaderTimeout,
+		ReadBufferSize:               cfg.MaxHeaderBytes, // fasthttp's bound on the request line and headers
 		HeaderReceived:               func(*fasthttp.RequestHeader) fasthttp.RequestConfig { return bodyTimeout },
 		WriteTimeout:                 30 * time.Second,
 		IdleTimeout:                  2 * time.Minute,
@@ -197,7 +200,7 @@ func New(cfg Config) *Server {
 		StreamRequestBody:            true,
 		DisablePreParseMultipartForm: true, // it would read a whole multipart body before any handler
 		NoDefaultServerHeader:        true,
-		ErrorHandler:                 serverErrorHandler(cfg.MaxBodyBytes),
+		ErrorHandler:                 serverErrorHandler(cfg.MaxBodyBytes, cfg.MaxHeaderBytes),
 		SecureErrorLogMessage:        true, // errors quote no request contents (keys are headers)
 		Logger:                       fasthttpLogger{cfg.Log},
 	}

@@ -121,6 +121,7 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 		ReadHeaderTimeout: *sf.limits.readHeaderTimeout,
 		ReadBodyTimeout:   *sf.limits.readBodyTimeout,
 		BodyBytesInFlight: *sf.limits.bodyBytesInFlight,
+		MaxHeaderBytes:    *sf.limits.maxHeaderBytes,
 		ProtocolPerMinute: *sf.limits.protocolPerMinute,
 		Metrics:           set,
 		History:           push.history(snap),
