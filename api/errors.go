@@ -298,7 +298,7 @@ func serverErrorHandler(maxBody, maxHeader int) func(ctx *fasthttp.RequestCtx, e
 			writeJSON(ctx, fasthttp.StatusRequestEntityTooLarge, map[string]any{"detail": "Request body too large: the limit is " + strconv.Itoa(maxBody) + " bytes"})
 			return
 		}
-		if _, ok := err.(*fasthttp.ErrSmallBuffer); ok {
+		if small := (*fasthttp.ErrSmallBuffer)(nil); errors.As(err, &small) {
 			ctx.SetConnectionClose() // the rest of the header is still on the connection
 			writeJSON(ctx, fasthttp.StatusRequestHeaderFieldsTooLarge, map[string]any{"detail": headerTooLarge(maxHeader)})
 			return
