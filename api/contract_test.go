@@ -226,8 +226,10 @@ func TestUndeclaredQueryParametersAreRefused(t *testing.T) {
 	// most MaxFieldErrors items are listed.
 	long := strings.Repeat("n", 100)
 	it = item(h.do("GET", "/v1/reqs/search?"+long+"="+strings.Repeat("v", 100), a.Key, ""), 0)
-	require.Equal(t, []any{"query", long[:64] + "..."}, it["loc"])
-	require.Equal(t, strings.Repeat("v", 64)+"...", it["input"])
+	require.Equal(t, []any{"query", long[:64] + "…"}, it["loc"])
+	require.Equal(t, strings.Repeat("v", 64)+"…", it["input"])
+	r = h.do("GET", "/v1/reqs/search?x=1&x=2&y=3", a.Key, "")
+	require.Len(t, r.json(t)["detail"], 2, "one item per name")
 	var q strings.Builder
 	for i := range 60 {
 		fmt.Fprintf(&q, "&p%d=v", i)

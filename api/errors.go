@@ -285,11 +285,11 @@ func writeError(ctx *fasthttp.RequestCtx, e *Error) {
 
 // Handlers for requests that reach no route, with the wrong method or a body too large.
 func notFoundHandler(ctx *fasthttp.RequestCtx) {
-	writeJSON(ctx, fasthttp.StatusNotFound, map[string]any{"detail": "Not Found: no route " + clip(string(ctx.Path()), 200) + "; see /openapi.json"})
+	writeJSON(ctx, fasthttp.StatusNotFound, map[string]any{"detail": "Not Found: no route " + Clip(string(ctx.Path()), 200) + "; see /openapi.json"})
 }
 
 func methodNotAllowedHandler(ctx *fasthttp.RequestCtx) {
-	writeJSON(ctx, fasthttp.StatusMethodNotAllowed, map[string]any{"detail": "Method Not Allowed: " + clip(string(ctx.Method()), 32) + " " + clip(string(ctx.Path()), 200) + " accepts " + string(ctx.Response.Header.Peek("Allow"))})
+	writeJSON(ctx, fasthttp.StatusMethodNotAllowed, map[string]any{"detail": "Method Not Allowed: " + Clip(string(ctx.Method()), 32) + " " + Clip(string(ctx.Path()), 200) + " accepts " + string(ctx.Response.Header.Peek("Allow"))})
 }
 
 func serverErrorHandler(maxBody, maxHeader int) func(ctx *fasthttp.RequestCtx, err error) {

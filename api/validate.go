@@ -103,30 +103,32 @@ func (c *Call) validateParams() *Error {
 	return errs.err()
 }
 
-// unknownQuery adds an extra_forbidden item for each query parameter the route does not declare:
-// a misspelt filter (contry=DE) would otherwise be dropped in silence and answer, and bill, the
-// unfiltered page. The first item lists the parameters the route takes (ctx.allowed).
+// unknownQuery adds an extra_forbidden item for each query parameter name the route does not
+// declare: a misspelt filter (industy=software) would otherwise be dropped in silence and answer,
+// and bill, the unfiltered page. The first item lists the parameters the route takes
+// (ctx.allowed). A call with only declared names allocates nothing here.
 func (c *Call) unknownQuery(errs *fieldErrors) {
-	var allowed []string
-	for i := range c.Route.Params {
-		if p := &c.Route.Params[i]; p.In == "query" {
-			allowed = append(allowed, p.Name)
-		}
-	}
-	listed := false
-	for k := range c.Ctx.QueryArgs().All() {
-		name := string(k)
-		if slices.Contains(allowed, name) {
+	var seen []string
+	for k, v := range c.Ctx.QueryArgs().All() {
+		if c.Route.declaresQuery(k) || slices.Contains(seen, string(k)) {
 			continue
 		}
 		if errs.full() {
 			errs.skip()
 			continue
 		}
-		fe := FieldError{Type: "extra_forbidden", Loc: Loc("query", clip(name, 64)), Msg: "Extra inputs are not permitted: this route takes no query parameter " + strconv.Quote(clip(name, 64)),
-			Input: clip(string(c.Ctx.QueryArgs().PeekBytes(k)), 64), Ctx: map[string]any{}}
-		if !listed {
-			fe.Ctx["allowed"], listed = append([]string{}, allowed...), true
+		name := Clip(string(k), 64)
+		seen = append(seen, string(k))
+		fe := FieldError{Type: "extra_forbidden", Loc: Loc("query", name), Input: Clip(string(v), 64), Ctx: map[string]any{},
+			Msg: "Extra inputs are not permitted: this route takes no query parameter " + strconv.Quote(name)}
+		if len(seen) == 1 {
+			allowed := []string{}
+			for i := range c.Route.Params {
+				if p := &c.Route.Params[i]; p.In == "query" {
+					allowed = append(allowed, p.Name)
+				}
+			}
+			fe.Ctx["allowed"] = allowed
 			if len(allowed) == 0 {
 				fe.Msg += "; it takes none"
 			} else {
@@ -137,12 +139,30 @@ func (c *Call) unknownQuery(errs *fieldErrors) {
 	}
 }
 
-// clip is s cut to n bytes, marked with "..." when cut.
-func clip(s string, n int) string {
+// declaresQuery reports whether the route has a query parameter named name.
+func (rt *Route) declaresQuery(name []byte) bool {
+	for i := range rt.Params {
+		if p := &rt.Params[i]; p.In == "query" && p.Name == string(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// Clip shortens a caller's string echoed in an answer (a 422's input or loc, a 404's path) to n
+// characters, marked with "…" when cut.
+func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "..."
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j] + "…"
+		}
+		i++
+	}
+	return s
 }
 
 // strs is the first n of raw as strings (the input of an item about all of them).

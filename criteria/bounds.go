@@ -52,19 +52,7 @@ func (p *Problems) Full() bool { return len(p.items) >= api.MaxFieldErrors }
 func (p *Problems) Items() []api.FieldError { return p.items }
 
 // Clip shortens a caller's string echoed in a 422 (input, loc) to MaxValueLength characters.
-func Clip(s string) string {
-	if len(s) <= MaxValueLength {
-		return s
-	}
-	n := 0
-	for i := range s {
-		if n == MaxValueLength {
-			return s[:i] + "…"
-		}
-		n++
-	}
-	return s
-}
+func Clip(s string) string { return api.Clip(s, MaxValueLength) }
 
 // TooLong is the 422 item of an array over its bound; the array is not echoed.
 func TooLong(n, limit int, loc ...any) api.FieldError {
