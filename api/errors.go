@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/VictoriaMetrics/metrics"
 	"github.com/valyala/fasthttp"
 )
 
@@ -292,17 +293,26 @@ func methodNotAllowedHandler(ctx *fasthttp.RequestCtx) {
 	writeJSON(ctx, fasthttp.StatusMethodNotAllowed, map[string]any{"detail": "Method Not Allowed: " + Clip(string(ctx.Method()), 32) + " " + Clip(string(ctx.Path()), 200) + " accepts " + string(ctx.Response.Header.Peek("Allow"))})
 }
 
-func serverErrorHandler(maxBody, maxHeader int) func(ctx *fasthttp.RequestCtx, err error) {
+// serverErrorHandler answers requests fasthttp refused before any route (a body over
+// MaxBodyBytes, a request line and headers over MaxHeaderBytes, a request it cannot parse) and
+// counts each in hs_http_refused_total{reason}: no route's metrics see them.
+func serverErrorHandler(maxBody, maxHeader int, set *metrics.Set) func(ctx *fasthttp.RequestCtx, err error) {
+	tooLarge := set.GetOrCreateCounter(`hs_http_refused_total{reason="body_too_large"}`)
+	headers := set.GetOrCreateCounter(`hs_http_refused_total{reason="header_too_large"}`)
+	malformed := set.GetOrCreateCounter(`hs_http_refused_total{reason="malformed"}`)
 	return func(ctx *fasthttp.RequestCtx, err error) {
 		if errors.Is(err, fasthttp.ErrBodyTooLarge) {
+			tooLarge.Inc()
 			writeJSON(ctx, fasthttp.StatusRequestEntityTooLarge, map[string]any{"detail": "Request body too large: the limit is " + strconv.Itoa(maxBody) + " bytes"})
 			return
 		}
 		if small := (*fasthttp.ErrSmallBuffer)(nil); errors.As(err, &small) {
+			headers.Inc()
 			ctx.SetConnectionClose() // the rest of the header is still on the connection
 			writeJSON(ctx, fasthttp.StatusRequestHeaderFieldsTooLarge, map[string]any{"detail": headerTooLarge(maxHeader)})
 			return
 		}
+		malformed.Inc()
 		// Not err's text: it quotes the request (a header may hold a key), which logs may keep.
 		writeJSON(ctx, fasthttp.StatusBadRequest, map[string]any{"detail": "Malformed HTTP request: the request line or a header cannot be parsed (control characters or bad framing)"})
 	}

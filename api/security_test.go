@@ -500,6 +500,7 @@ func TestHeaderSizeIsBoundedAndDocumented(t *testing.T) {
 	require.Equal(t, 431, r.status, "%.300s", r.body)
 	require.Contains(t, r.json(t)["detail"], "the limit is 16384 bytes")
 	require.Equal(t, "close", r.header["Connection"])
+	require.Equal(t, 1.0, h.metric(`hs_http_refused_total{reason="header_too_large"}`), "counted for the operator")
 
 	var doc struct {
 		Paths   map[string]map[string]openapiOperation `json:"paths"`

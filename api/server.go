@@ -200,7 +200,7 @@ func New(cfg Config) *Server {
 		StreamRequestBody:            true,
 		DisablePreParseMultipartForm: true, // it would read a whole multipart body before any handler
 		NoDefaultServerHeader:        true,
-		ErrorHandler:                 serverErrorHandler(cfg.MaxBodyBytes, cfg.MaxHeaderBytes),
+		ErrorHandler:                 serverErrorHandler(cfg.MaxBodyBytes, cfg.MaxHeaderBytes, cfg.Metrics),
 		SecureErrorLogMessage:        true, // errors quote no request contents (keys are headers)
 		Logger:                       fasthttpLogger{cfg.Log},
 	}
