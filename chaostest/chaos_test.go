@@ -27,6 +27,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/devstack"
+	"github.com/planehq/hiringsignal/internal/proctest"
 	"github.com/planehq/hiringsignal/oltp"
 )
 
@@ -260,6 +261,7 @@ func start(t *testing.T, bin string, env []string, args ...string) *proc {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = childEnv(env)
 	cmd.Dir = t.TempDir()
+	proctest.DieWithParent(cmd)
 	p := &proc{cmd: cmd, done: make(chan struct{})}
 	for i, a := range args {
 		if a == "--metering-dir" && i+1 < len(args) {

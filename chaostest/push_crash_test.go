@@ -29,6 +29,7 @@ import (
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/dispatch"
 	"github.com/planehq/hiringsignal/egress"
+	"github.com/planehq/hiringsignal/internal/proctest"
 	"github.com/planehq/hiringsignal/internal/storetest"
 	"github.com/planehq/hiringsignal/notifier"
 	"github.com/planehq/hiringsignal/oltp"
@@ -374,6 +375,7 @@ func startCrashChild(t *testing.T, env []string) *crashChild {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestPushCrashHelperProcess$", "-test.timeout=0")
 	cmd.Env = env
+	proctest.DieWithParent(cmd)
 	c := &crashChild{cmd: cmd, errs: &lockedBuffer{}, done: make(chan struct{})}
 	cmd.Stderr = c.errs
 	out, err := cmd.StdoutPipe()

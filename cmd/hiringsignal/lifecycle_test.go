@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/internal/proctest"
 	"github.com/planehq/hiringsignal/internal/storetest"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/pipeline"
@@ -79,6 +80,7 @@ func startOut(t *testing.T, stdout io.Writer, env []string, args ...string) *pro
 	cmd := exec.Command(binary(t), args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Dir = t.TempDir()
+	proctest.DieWithParent(cmd)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	cmd.Stdout = stdout

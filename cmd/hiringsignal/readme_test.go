@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/planehq/hiringsignal/internal/proctest"
 	"github.com/planehq/hiringsignal/internal/storetest"
 )
 
@@ -172,6 +173,7 @@ func requireListenDelivers(t *testing.T, command string, env []string, company s
 	t.Helper()
 	cmd := exec.Command("sh", "-c", "exec "+command)
 	cmd.Env = env
+	proctest.DieWithParent(cmd)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	var stderr syncBuffer

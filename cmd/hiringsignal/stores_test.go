@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/devstack"
+	"github.com/planehq/hiringsignal/internal/proctest"
 )
 
 // storesPort is a free port away from the shared stores' and other sessions' ports.
@@ -45,6 +46,7 @@ func runBin(t *testing.T, dir string, env []string, args ...string) (string, err
 	}
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Dir = dir
+	proctest.DieWithParent(cmd)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
