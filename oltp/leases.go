@@ -291,10 +291,21 @@ func (l *Leaser) Held() int {
 	return len(l.held)
 }
 
-// Close ends every lease (the connection closes) and forgets them.
+// Close ends every lease and forgets them. The locks are released by a statement the server
+// has answered before the connection closes: closing alone ends them only once the server has
+// processed the disconnection, a moment after Close returned, so another dispatcher claiming
+// right after a stop could still find them held.
 func (l *Leaser) Close() {
 	l.use.Lock()
 	defer l.use.Unlock()
+	l.mu.Lock()
+	conn := l.conn
+	l.mu.Unlock()
+	if conn != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, _ = conn.Exec(ctx, "SELECT pg_advisory_unlock_all()") // on failure, closing ends them
+		cancel()
+	}
 	l.drop()
 	l.mu.Lock()
 	clear(l.held)
