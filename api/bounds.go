@@ -197,15 +197,19 @@ func bodyTooLarge(limit int) *Error {
 }
 
 // startDeadline gives the call's store calls a fresh deadline of StoreTimeout (Call.Context).
+// The context itself is made when a store call first asks for it: a call served from memory
+// (whoami, a cached key, a leased rate window) pays for no timer.
 func (c *Call) startDeadline() {
+	c.endDeadline()
+	c.deadline = time.Now().Add(c.srv.cfg.StoreTimeout)
+}
+
+// endDeadline releases the deadline's context, if one was made.
+func (c *Call) endDeadline() {
 	if c.cancel != nil {
 		c.cancel()
+		c.ctx, c.cancel = nil, nil
 	}
-	parent := c.srv.ctx
-	if parent == nil { // a Server that was not started
-		parent = context.Background()
-	}
-	c.ctx, c.cancel = context.WithTimeout(parent, c.srv.cfg.StoreTimeout)
 }
 
 // storeTimedOut reports whether err is a store call that ran out of time: the call's deadline,

@@ -57,7 +57,8 @@ type Call struct {
 	body        json.RawMessage
 	function    string
 	forcedFresh bool
-	ctx         context.Context // the store deadline, from startDeadline
+	deadline    time.Time       // of store calls, set by startDeadline
+	ctx         context.Context // ends at deadline; made by the first Context after startDeadline
 	cancel      context.CancelFunc
 }
 
@@ -67,7 +68,14 @@ type Call struct {
 // (the fasthttp request) as a context.
 func (c *Call) Context() context.Context {
 	if c.ctx == nil {
-		return c.srv.ctx
+		if c.deadline.IsZero() {
+			return c.srv.ctx
+		}
+		parent := c.srv.ctx
+		if parent == nil { // a Server that was not started
+			parent = context.Background()
+		}
+		c.ctx, c.cancel = context.WithDeadline(parent, c.deadline)
 	}
 	return c.ctx
 }

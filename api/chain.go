@@ -32,7 +32,7 @@ func (s *Server) handler(rt *Route) fasthttp.RequestHandler {
 		rc.Response.Header.Set(fasthttp.HeaderCacheControl, "no-store")
 		s.setHistoryHeaders(rc)
 		c.startDeadline()
-		defer func() { c.cancel() }()
+		defer c.endDeadline()
 		start := time.Now()
 		defer func() { m.observe(rc.Response.StatusCode(), start) }() // runs last: sees a recovered panic's 500
 		defer func() {

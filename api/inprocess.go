@@ -70,7 +70,7 @@ func (s *Server) Mount(rt *Route, h fasthttp.RequestHandler, runsRoutes func(bod
 		c := &Call{Ctx: rc, Route: &r, srv: s}
 		rc.Response.Header.Set(fasthttp.HeaderCacheControl, "no-store") // the caller's own, as every /v1 answer
 		c.startDeadline()
-		defer c.cancel()
+		defer c.endDeadline()
 		if e := s.serveMounted(c, h, runsRoutes); e != nil {
 			writeError(rc, s.timedOut(c, e))
 		}
