@@ -140,8 +140,10 @@ func (p Policy) checkHost(ctx context.Context, u *url.URL) error {
 		if err := p.checkAddr(host, ip); err != nil {
 			return err
 		}
-		if ip.String() != strings.TrimSuffix(host, ".") {
-			return refuse(ReasonInvalidHost, "write the webhook URL's IPv4 address as four decimal numbers: %s", ip)
+		// Canonical only, without a trailing dot either: "1.2.3.4." is no address to the dialer,
+		// which would look it up as a name, so it would be saved as one thing and dialed as another.
+		if ip.String() != host {
+			return refuse(ReasonInvalidHost, "write the webhook URL's IPv4 address as four decimal numbers, with no trailing dot: %s", ip)
 		}
 		return nil
 	}

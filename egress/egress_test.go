@@ -105,6 +105,7 @@ func TestCheckURLProduction(t *testing.T) {
 	f("https://"+strings.Repeat("a", 64)+".com/", "invalid_host")
 	f("https://a..com/", "invalid_host")
 	f("https://256.1.1.1/", "invalid_host")
+	f("https://93.184.216.34./", "invalid_host") // an address with a trailing dot is dialed as a name
 	f("https://1.2.3.4.5/", "invalid_host")
 	f("https://0x100000000/", "invalid_host")
 	f("https://foo.0x/", "invalid_host")
