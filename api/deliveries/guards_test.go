@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
-	"sync"
 	"testing"
 	"time"
 
@@ -171,22 +170,11 @@ func TestRacingReplaysHoldTheWall(t *testing.T) {
 	for range 12 {
 		failed = append(failed, h.insert(t, a, row{watch: w, endpoint: ep, status: oltp.DeliveryFailed, attempts: 1}))
 	}
-	statuses := make(chan int, len(failed))
-	var wg sync.WaitGroup
+	var paths []string
 	for _, id := range failed {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			statuses <- h.Post(t, "/v1/webhook-deliveries/"+itoa(id)+"/replay", a.Key, nil).Status
-		}()
+		paths = append(paths, "/v1/webhook-deliveries/"+itoa(id)+"/replay")
 	}
-	wg.Wait()
-	close(statuses)
-	count := map[int]int{}
-	for s := range statuses {
-		count[s]++
-	}
-	require.Equal(t, map[int]int{200: 5, 409: 7}, count)
+	require.Equal(t, map[int]int{200: 5, 409: 7}, h.postAtOnce(t, a.Key, paths...))
 }
 
 // A replay of a never-billed delivery is refused at the account's hard spend cap (its units of
@@ -323,20 +311,9 @@ func TestRacingTestDeliveriesHoldTheCustomerBudget(t *testing.T) {
 		SELECT 'earlier-test-' || g, $1, $2, $3, 'test', '{}', 'delivered', now() - interval '2 hours' FROM generate_series(1, $4) g`,
 		a.CustomerID, a.AccountID, eps[0], oltp.MaxTestDeliveriesPerDay-4)
 	require.NoError(t, err)
-	statuses := make(chan int, 12)
-	var wg sync.WaitGroup
+	var paths []string
 	for i := range 12 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			statuses <- h.Post(t, "/v1/webhooks/"+itoa(eps[i%3])+"/test", a.Key, nil).Status
-		}()
+		paths = append(paths, "/v1/webhooks/"+itoa(eps[i%3])+"/test")
 	}
-	wg.Wait()
-	close(statuses)
-	count := map[int]int{}
-	for s := range statuses {
-		count[s]++
-	}
-	require.Equal(t, map[int]int{201: 4, 409: 8}, count)
+	require.Equal(t, map[int]int{201: 4, 409: 8}, h.postAtOnce(t, a.Key, paths...))
 }

@@ -1,6 +1,8 @@
 package deliveries_test
 
 import (
+	"sync"
+
 	"context"
 	"encoding/json"
 	"net/url"
@@ -178,3 +180,24 @@ func ids(ds []delivery) []int64 {
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
 func ptr[T any](v T) *T { return &v }
+
+// postAtOnce POSTs (no body) to every path at once with key and counts the statuses answered.
+func (h *harness) postAtOnce(t *testing.T, key string, paths ...string) map[int]int {
+	t.Helper()
+	statuses := make(chan int, len(paths))
+	var wg sync.WaitGroup
+	for _, p := range paths {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses <- h.Post(t, p, key, nil).Status
+		}()
+	}
+	wg.Wait()
+	close(statuses)
+	count := map[int]int{}
+	for s := range statuses {
+		count[s]++
+	}
+	return count
+}

@@ -3,7 +3,6 @@ package deliveries_test
 import (
 	"context"
 	"encoding/json"
-	"sync"
 	"testing"
 	"time"
 
@@ -187,20 +186,11 @@ func TestRacingReplaysReopenOnce(t *testing.T) {
 	ep := h.endpoint(t, a.Key, "race")
 	w := h.watch(t, a.Key, ep)
 	id := h.insert(t, a, row{watch: w, endpoint: ep, status: oltp.DeliveryFailed, attempts: 9})
-	var wg sync.WaitGroup
-	statuses := make(chan int, 8)
-	for i := 0; i < 8; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			statuses <- h.Post(t, "/v1/webhook-deliveries/"+itoa(id)+"/replay", a.Key, nil).Status
-		}()
+	paths := make([]string, 8)
+	for i := range paths {
+		paths[i] = "/v1/webhook-deliveries/" + itoa(id) + "/replay"
 	}
-	wg.Wait()
-	close(statuses)
-	for s := range statuses {
-		require.Equal(t, 200, s)
-	}
+	require.Equal(t, map[int]int{200: 8}, h.postAtOnce(t, a.Key, paths...))
 	st := h.state(t, id)
 	require.Equal(t, oltp.DeliveryPending, st.Status)
 	require.Equal(t, 1, st.ReplayCount)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
-	"sync"
 	"testing"
 	"time"
 
@@ -183,22 +182,11 @@ func TestRacingTestDeliveriesHoldTheBound(t *testing.T) {
 	a := h.RoomyAccount(t, "growth")
 	ep := h.endpoint(t, a.Key, "race")
 	const n = 2 * oltp.MaxTestDeliveries
-	statuses := make(chan int, n)
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			statuses <- h.Post(t, "/v1/webhooks/"+itoa(ep)+"/test", a.Key, nil).Status
-		}()
+	paths := make([]string, n)
+	for i := range paths {
+		paths[i] = "/v1/webhooks/" + itoa(ep) + "/test"
 	}
-	wg.Wait()
-	close(statuses)
-	count := map[int]int{}
-	for s := range statuses {
-		count[s]++
-	}
-	require.Equal(t, map[int]int{201: oltp.MaxTestDeliveries, 409: n - oltp.MaxTestDeliveries}, count)
+	require.Equal(t, map[int]int{201: oltp.MaxTestDeliveries, 409: n - oltp.MaxTestDeliveries}, h.postAtOnce(t, a.Key, paths...))
 	var rows int
 	require.NoError(t, h.Pool.QueryRow(context.Background(), "SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1", ep).Scan(&rows))
 	require.Equal(t, oltp.MaxTestDeliveries, rows)
