@@ -1,12 +1,11 @@
 package deliveries_test
 
 import (
-	"sync"
-
 	"context"
 	"encoding/json"
 	"net/url"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
