@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -128,9 +129,25 @@ func requestID(body []byte) json.RawMessage {
 func bounded(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		bw := &boundedWriter{w: w}
-		h.ServeHTTP(bw, r)
+		ctx, cancel := detach(r)
+		h.ServeHTTP(bw, r.WithContext(ctx))
+		cancel()
 		bw.finish(r)
 	})
+}
+
+// detach returns the context the SDK serves r with: one of its own, carrying only the caller's
+// Presented, cancelled once the SDK answered. Under fasthttpadaptor r's context is the
+// fasthttp.RequestCtx itself, which the server owns again once the handler returns; the SDK
+// derives contexts from the request's, and the goroutine that propagates their cancellation may
+// read it after that (RequestCtx.Done reads the server's channel, which Shutdown writes: a data
+// race the race detector caught in CI).
+func detach(r *http.Request) (context.Context, context.CancelFunc) {
+	ctx := context.Background()
+	if p, ok := api.PresentedFrom(r.Context()); ok {
+		ctx = api.WithPresented(ctx, p)
+	}
+	return context.WithCancel(ctx)
 }
 
 var errAnswerTooLarge = errors.New("cannot write the /mcp answer: it exceeds " + strconv.Itoa(MaxAnswerBytes) + " bytes")

@@ -49,6 +49,13 @@ func PresentedFrom(ctx context.Context) (*Presented, bool) {
 	return p, ok
 }
 
+// WithPresented returns a context of parent carrying p, for PresentedFrom: a mounted handler
+// that hands its work to code outliving the request gives it such a context rather than the
+// fasthttp request, which the server reuses once the handler returns.
+func WithPresented(parent context.Context, p *Presented) context.Context {
+	return context.WithValue(parent, presentedKey0{}, p)
+}
+
 // Mount serves rt (documented in /openapi.json like any route, with rt's statuses and
 // response) with h behind the chain's own first steps, before h runs: calls in flight per client
 // address (429 key_throttled), authentication (no key 401, an unknown or revoked key 403, too
