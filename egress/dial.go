@@ -36,16 +36,44 @@ func (p Policy) Dialer(timeout time.Duration) *net.Dialer {
 	return &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second, Control: p.Control, Resolver: p.Resolver}
 }
 
-// dialContext dials address through d, a host name in it made fully qualified outside dev (as
-// CheckURL resolves it: the resolver's search domains never apply).
+// dialContext dials address through d. Outside dev a host name is resolved here, fully
+// qualified (as CheckURL resolves it: the resolver's search domains never apply) and judged as
+// CheckURL judges it, and the addresses judged are the ones dialled (in the resolver's order,
+// the next after a failure). Whatever the resolver answered (no such name, a failure, a
+// non-public address), the refusal is one ReasonNoPublicAddress sentence naming no address:
+// it is shown to the customer in the delivery log, and the receiver's DNS may have been pointed
+// (by CNAME) at a guessed internal name after the URL was saved, so telling the cases apart would
+// say which internal names exist.
 func (p Policy) dialContext(d *net.Dialer) func(ctx context.Context, network, address string) (net.Conn, error) {
 	return func(ctx context.Context, network, address string) (net.Conn, error) {
-		if host, port, err := net.SplitHostPort(address); err == nil && !p.AllowPrivate && host != "" && !strings.HasSuffix(host, ".") {
-			if _, err := netip.ParseAddr(host); err != nil {
-				address = net.JoinHostPort(p.fqdn(host), port)
+		host, port, err := net.SplitHostPort(address)
+		if err != nil || p.AllowPrivate || host == "" {
+			return d.DialContext(ctx, network, address)
+		}
+		if _, err := netip.ParseAddr(host); err == nil {
+			return d.DialContext(ctx, network, address)
+		}
+		addrs, err := p.lookup(ctx, strings.TrimSuffix(host, "."))
+		if err != nil && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if cause := judge(addrs, err); cause != "" {
+			r := refuse(ReasonNoPublicAddress, "refusing to connect: the host has no public address now (it does not resolve, could not be resolved, "+
+				"or resolves to a loopback, private or otherwise non-public address)")
+			r.Cause = cause
+			return nil, r
+		}
+		var last error
+		for _, a := range addrs {
+			c, err := d.DialContext(ctx, network, net.JoinHostPort(a.Unmap().String(), port))
+			if err == nil {
+				return c, nil
+			}
+			if last = err; ctx.Err() != nil {
+				break
 			}
 		}
-		return d.DialContext(ctx, network, address)
+		return nil, last
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"syscall"
 	"testing"
 	"time"
 
@@ -79,4 +81,57 @@ func TestTransportRefusesLoopback(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusNoContent, resp.StatusCode)
+}
+
+// The dial-time refusal is shown to the customer in the delivery log, and a receiver's DNS can be
+// pointed at a guessed internal name after its URL was saved: whatever the resolver answers, the
+// dialer refuses in one sentence, naming no address (session 9's security review found "no such
+// host" against "refusing to connect" there, an oracle of which internal names exist).
+func TestDialTimeRefusalsDoNotMapInternalDNS(t *testing.T) {
+	answers := map[string]func(context.Context, string, string) ([]netip.Addr, error){
+		CausePrivateAddress: fakeDNS(map[string][]string{"hooks.example.com": {"10.0.0.5"}}),
+		"mixed":             fakeDNS(map[string][]string{"hooks.example.com": {"93.184.216.34", "127.0.0.1"}}),
+		CauseNoAddress:      fakeDNS(map[string][]string{}),
+		CauseLookupFailed: func(context.Context, string, string) ([]netip.Addr, error) {
+			return nil, &net.DNSError{Err: "server misbehaving", Name: "hooks.example.com", IsTemporary: true}
+		},
+	}
+	var first *Refusal
+	for name, lookup := range answers {
+		dial := Policy{LookupNetIP: lookup}.dialContext(&net.Dialer{Timeout: time.Second, Control: func(string, string, syscall.RawConn) error {
+			t.Fatalf("%s: an address was dialled", name)
+			return nil
+		}})
+		_, err := dial(context.Background(), "tcp", "hooks.example.com:443")
+		var r *Refusal
+		require.True(t, errors.As(err, &r), "%s: %v", name, err)
+		require.Equal(t, ReasonNoPublicAddress, r.Reason, name)
+		require.NotContains(t, r.Msg, "10.0.0.5", name)
+		require.NotContains(t, r.Msg, "127.0.0.1", name)
+		if first == nil {
+			first = r
+		}
+		require.Equal(t, first.Msg, r.Msg, "%s is answered like the others", name)
+	}
+}
+
+// Outside dev the dialer dials exactly the addresses it judged, in the resolver's order: no
+// second lookup a rebinding DNS could answer differently.
+func TestTheDialerDialsTheAddressesItJudged(t *testing.T) {
+	lookups := 0
+	p := Policy{LookupNetIP: func(ctx context.Context, network, host string) ([]netip.Addr, error) {
+		lookups++
+		require.Equal(t, "hooks.example.com", host)
+		return fakeDNS(map[string][]string{host: {"93.184.216.34", "2606:4700::1111"}})(ctx, network, host)
+	}}
+	var dialled []string
+	refused := errors.New("not dialling in a test")
+	dial := p.dialContext(&net.Dialer{Timeout: time.Second, Control: func(_, address string, _ syscall.RawConn) error {
+		dialled = append(dialled, address)
+		return refused
+	}})
+	_, err := dial(context.Background(), "tcp", "hooks.example.com:443")
+	require.ErrorIs(t, err, refused)
+	require.Equal(t, []string{"93.184.216.34:443", "[2606:4700::1111]:443"}, dialled)
+	require.Equal(t, 1, lookups)
 }

@@ -172,21 +172,7 @@ func (p Policy) checkHost(ctx context.Context, u *url.URL) error {
 		}
 		return nil
 	}
-	cause := ""
-	switch {
-	case err != nil && !isNotFound(err):
-		cause = CauseLookupFailed
-	case err != nil || len(addrs) == 0:
-		cause = CauseNoAddress
-	default:
-		for _, a := range addrs {
-			if !Public(a) {
-				cause = CausePrivateAddress
-				break
-			}
-		}
-	}
-	if cause != "" {
+	if cause := judge(addrs, err); cause != "" {
 		// One answer whatever the resolver said, naming no address: anything else would tell
 		// callers which internal names exist and what they resolve to.
 		r := refuse(ReasonNoPublicAddress, "the webhook URL's host %q has no public address: it does not resolve (or could not be resolved now), "+
@@ -195,6 +181,23 @@ func (p Policy) checkHost(ctx context.Context, u *url.URL) error {
 		return r
 	}
 	return nil
+}
+
+// judge is the Cause a name's resolution (addrs, err) is refused for outside dev, "" when it
+// has addresses and every one is Public.
+func judge(addrs []netip.Addr, err error) string {
+	switch {
+	case err != nil && !isNotFound(err):
+		return CauseLookupFailed
+	case err != nil || len(addrs) == 0:
+		return CauseNoAddress
+	}
+	for _, a := range addrs {
+		if !Public(a) {
+			return CausePrivateAddress
+		}
+	}
+	return ""
 }
 
 func (p Policy) checkAddr(host string, ip netip.Addr) error {
