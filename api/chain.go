@@ -237,8 +237,7 @@ func (s *Server) authenticate(c *Call) *Error {
 	}
 	// Billable routes of a paused account answer 403; everything else keeps working.
 	if rt.Billable() && a.Paused {
-		return &Error{Status: fasthttp.StatusForbidden, Detail: reasonDetail{Reason: ReasonAccountPaused, Endpoint: rt.Path,
-			Message: "the account is paused: resume it with POST /v1/account/resume"}}
+		return AccountPaused(rt.Path, "the account is paused: resume it with POST /v1/account/resume")
 	}
 	return nil
 }

@@ -48,6 +48,12 @@ const (
 // NotFound is the 404 answer; the same body for a missing id and another customer's id.
 func NotFound(detail string) *Error { return &Error{Status: fasthttp.StatusNotFound, Detail: detail} }
 
+// AccountPaused is the 403 account_paused of a paused account at endpoint (a route's path); why
+// says what waits, and how to resume.
+func AccountPaused(endpoint, why string) *Error {
+	return &Error{Status: fasthttp.StatusForbidden, Detail: reasonDetail{Reason: ReasonAccountPaused, Endpoint: endpoint, Message: why}}
+}
+
 // Internal is a 500 that says nothing about the cause to the caller (the chain logs it).
 func Internal(cause error) *Error {
 	return &Error{Status: fasthttp.StatusInternalServerError, Detail: "Internal error: the request was not completed; retry later", cause: cause}

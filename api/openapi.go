@@ -40,7 +40,7 @@ func (rt *Route) statuses() []int {
 }
 
 var statusText = map[int]string{200: "OK", 400: "Bad request for its protocol", 201: "Created", 202: "Accepted (crawling or over_cap)", 204: "No Content", 304: "Not Modified (If-None-Match)", 401: "Missing API key",
-	403: "Invalid or revoked API key, key without the route's scope, or (billable routes) account_paused", 402: "Daily quota, plan gate or spend cap exhausted",
+	403: "Invalid or revoked API key, key without the route's scope, or (billable routes; a test delivery or a replay) account_paused", 402: "Daily quota, plan gate or spend cap exhausted",
 	404: "Not found (another customer's id answers the same)", 408: "Request body not received within the body timeout",
 	409: "A call with this Idempotency-Key is in progress, or its answer was not kept", 413: "Request body too large", 431: "Request line and headers (the query string included) over the server's limit",
 	422: "Validation error: a bad parameter or body, or a query parameter the operation does not declare", 429: "Rate limited (rate_limited) or throttled (key_throttled)", 500: "Internal error", 503: "A store is unavailable"}

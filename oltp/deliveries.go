@@ -251,7 +251,8 @@ func (r *ReplayRefusal) Error() string { return r.Msg }
 // refused when the account's plan allowance or hard spend cap is reached
 // (AccountDeliveryState.Admission, under the account's admission lock, which the notifier's
 // batches hold shared), else reopened with readmitted_at now, so it counts against this billing
-// month's allowance. Errors: ErrNotFound (missing or another customer's), *ReplayRefusal.
+// month's allowance. Errors: ErrNotFound (missing or another customer's), ErrAccountPaused (a delivery that
+// would be reopened), *ReplayRefusal.
 func ReplayDelivery(ctx context.Context, pool *pgxpool.Pool, customerID string, id int64) (d Delivery, reopened bool, err error) {
 	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		var (
@@ -277,6 +278,9 @@ func ReplayDelivery(ctx context.Context, pool *pgxpool.Pool, customerID string, 
 		}
 		if d.Status == DeliveryPending || d.Status == DeliveryRetrying {
 			return nil
+		}
+		if err := accountPaused(ctx, tx, accountID); err != nil {
+			return err
 		}
 		if replays >= MaxReplaysPerDelivery {
 			return &ReplayRefusal{Reason: ReplayLimitReached, Status: d.Status, Msg: fmt.Sprintf("delivery %d was replayed %d times already: "+
@@ -384,6 +388,22 @@ func replayable(d Delivery, expired, endpointDeleted, endpointDisabled bool) *Re
 const ReplayWindowDays = int(ReplayWindow / (24 * time.Hour))
 
 // ErrEndpointDisabled is returned for a test delivery to a disabled endpoint.
+// ErrAccountPaused: a paused account's deliveries are not sent until it resumes, so a test
+// delivery or a replay would only pile up behind the pause (and go out at once on resume).
+var ErrAccountPaused = errors.New("the account is paused and its deliveries wait: resume it with POST /v1/account/resume, then send a test or replay")
+
+// accountPaused refuses, with ErrAccountPaused, the deliveries of a paused account.
+func accountPaused(ctx context.Context, tx pgx.Tx, accountID int64) error {
+	var paused bool
+	if err := tx.QueryRow(ctx, "SELECT paused FROM accounts WHERE account_id = $1", accountID).Scan(&paused); err != nil {
+		return fmt.Errorf("cannot read whether the account is paused: %w", err)
+	}
+	if paused {
+		return ErrAccountPaused
+	}
+	return nil
+}
+
 var ErrEndpointDisabled = errors.New("the webhook endpoint is disabled (GET /v1/webhooks says why): register its url again (POST /v1/webhooks) once it accepts deliveries")
 
 // ErrTooManyTests is returned when an endpoint already took MaxTestDeliveries test deliveries
@@ -408,7 +428,7 @@ type NewTestDelivery struct {
 // CreateTestDelivery writes a test delivery to endpoint t.EndpointID of t.CustomerID, pending and
 // due now, and NOTIFYs DeliveriesChannel, in one transaction; its body is built once its id is
 // known (payload.TestKey). Errors: ErrNotFound (missing, deleted or another customer's endpoint),
-// ErrEndpointDisabled, ErrTooManyTests (the endpoint's bound), ErrTestBudgetExhausted (the
+// ErrEndpointDisabled, ErrAccountPaused, ErrTooManyTests (the endpoint's bound), ErrTestBudgetExhausted (the
 // customer's: deleting and registering an endpoint again starts a new endpoint's window, not a
 // new day).
 func CreateTestDelivery(ctx context.Context, pool *pgxpool.Pool, t NewTestDelivery) (Delivery, error) {
@@ -426,6 +446,9 @@ func CreateTestDelivery(ctx context.Context, pool *pgxpool.Pool, t NewTestDelive
 		}
 		if disabled {
 			return ErrEndpointDisabled
+		}
+		if err := accountPaused(ctx, tx, t.AccountID); err != nil {
+			return err
 		}
 		var recent int
 		if err := tx.QueryRow(ctx, `SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1 AND watch_id IS NULL

@@ -121,6 +121,8 @@ func (h *handlers) replay(c *api.Call) (int, error) {
 	switch {
 	case errors.Is(err, oltp.ErrNotFound):
 		return 0, api.NotFound(DetailNotFound)
+	case errors.Is(err, oltp.ErrAccountPaused):
+		return 0, api.AccountPaused(c.Route.Path, err.Error())
 	case errors.As(err, &refusal):
 		return 0, &api.Error{Status: fasthttp.StatusConflict, Detail: Conflict{Reason: refusal.Reason, Message: refusal.Msg, Endpoint: c.Route.Path, Status: refusal.Status}}
 	case err != nil:

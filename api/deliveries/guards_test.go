@@ -317,3 +317,42 @@ func TestRacingTestDeliveriesHoldTheCustomerBudget(t *testing.T) {
 	}
 	require.Equal(t, map[int]int{201: 4, 409: 8}, h.postAtOnce(t, a.Key, paths...))
 }
+
+// A paused account's deliveries wait until it resumes, so a test delivery or a replay taken while
+// paused would pile up unsent and go out in one burst on resume (session 9's security review: a
+// Free key paused for days stored 100 test deliveries a day to any public URL). Both are refused
+// with 403 account_paused, nothing written, and taken again once the account resumes.
+func TestTestDeliveriesAndReplaysAreRefusedWhilePaused(t *testing.T) {
+	ctx := context.Background()
+	h := start(t)
+	a := h.RoomyAccount(t, "growth")
+	ep := h.endpoint(t, a.Key, "paused")
+	w := h.watch(t, a.Key, ep)
+	done := h.insert(t, a, row{watch: w, endpoint: ep, status: oltp.DeliveryDelivered, attempts: 1, deliveredAt: true, billed: true})
+	count := func() (n int) {
+		require.NoError(t, h.Pool.QueryRow(ctx, "SELECT count(*) FROM webhook_deliveries WHERE customer_id = $1", a.CustomerID).Scan(&n))
+		return n
+	}
+	before, state := count(), h.state(t, done)
+
+	require.Equal(t, 200, h.Post(t, "/v1/account/pause", a.Key, nil).Status)
+	test := h.Post(t, "/v1/webhooks/"+itoa(ep)+"/test", a.Key, nil)
+	require.Equal(t, 403, test.Status, string(test.Body))
+	h.Conforms(t, "POST", "/v1/webhooks/{id}/test", test)
+	replay := h.replay(t, a.Key, done)
+	require.Equal(t, 403, replay.Status, string(replay.Body))
+	h.Conforms(t, "POST", "/v1/webhook-deliveries/{delivery_id}/replay", replay)
+	for _, r := range []apitest.Response{test, replay} {
+		d := apitest.Object(t, r)["detail"].(map[string]any)
+		require.Equal(t, "account_paused", d["reason"])
+		require.Contains(t, d["message"], "POST /v1/account/resume")
+	}
+	require.Equal(t, before, count(), "nothing was written while paused")
+	require.Equal(t, state, h.state(t, done), "the delivery was not reopened")
+
+	require.Equal(t, 200, h.Post(t, "/v1/account/resume", a.Key, nil).Status)
+	test = h.Post(t, "/v1/webhooks/"+itoa(ep)+"/test", a.Key, nil)
+	require.Equal(t, 201, test.Status, string(test.Body))
+	require.Equal(t, 200, h.replay(t, a.Key, done).Status)
+	require.Equal(t, oltp.DeliveryPending, h.state(t, done).Status)
+}

@@ -48,6 +48,7 @@ var replayDoc = fmt.Sprintf("Reopen a delivery of yours for the dispatcher's nex
 	"once reopened it counts against this month's allowance. "+
 	"409 %s for rate_limited, wall_blocked and cap_blocked deliveries (never sent; the fire limit, allowance or cap decision stands and there is no backlog to replay), "+
 	"409 %s past the window, 409 %s or %s when the delivery's endpoint is deleted or disabled. "+
+	"403 account_paused while the account is paused (its deliveries wait; resume first), unless the delivery is pending or retrying. "+
 	"404 for an id that does not exist or is another customer's", oltp.ReplayWindowDays, oltp.MaxReplaysPerDelivery, ReasonReplayLimit,
 	oltp.MaxReplaysPerDay, int(oltp.BudgetWindow.Hours()), ReasonReplayBudget, ReasonWallReached, ReasonCapReached,
 	ReasonNotReplayable, ReasonWindowExpired, ReasonEndpointDeleted, ReasonEndpointOff)

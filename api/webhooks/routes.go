@@ -58,6 +58,7 @@ func Routes(d Deps) []*api.Route {
 				"sent within seconds and signed like every delivery; follow it with GET /v1/webhook-deliveries/{delivery_id}. Not billed. "+
 				"At most %d test deliveries per endpoint per %d seconds (409 %s past it) and %d per customer in any %d hours, across its endpoints, "+
 				"deleted ones included (409 %s past it); 409 %s for a disabled endpoint; "+
+				"403 account_paused while the account is paused (its deliveries wait; resume first); "+
 				"404 for a deleted, missing or another customer's endpoint",
 				oltp.MaxTestDeliveries, int(oltp.TestDeliveryWindow.Seconds()), deliveries.ReasonTooManyTests, oltp.MaxTestDeliveriesPerDay,
 				int(oltp.BudgetWindow.Hours()), deliveries.ReasonTestBudget, deliveries.ReasonEndpointOff),

@@ -254,6 +254,8 @@ func (h *handlers) test(c *api.Call) (int, error) {
 		return 0, api.NotFound(detailNotFound)
 	case errors.Is(err, oltp.ErrEndpointDisabled):
 		return 0, &api.Error{Status: fasthttp.StatusConflict, Detail: deliveries.Conflict{Reason: deliveries.ReasonEndpointOff, Message: err.Error(), Endpoint: c.Route.Path}}
+	case errors.Is(err, oltp.ErrAccountPaused):
+		return 0, api.AccountPaused(c.Route.Path, err.Error())
 	case errors.Is(err, oltp.ErrTooManyTests):
 		return 0, &api.Error{Status: fasthttp.StatusConflict, Detail: deliveries.Conflict{Reason: deliveries.ReasonTooManyTests, Message: err.Error(), Endpoint: c.Route.Path}}
 	case errors.Is(err, oltp.ErrTestBudgetExhausted):
