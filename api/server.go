@@ -390,11 +390,12 @@ func (s *Server) janitor(ctx context.Context) {
 				s.log.Info("outcome labels past their retention deleted", "labels", n)
 			}
 			// Revoked keys, deleted endpoints and canceled watches past their retention that
-			// nothing names any more (docs/decisions.md, "Daily creation budgets and a paged key list").
+			// nothing names any more (docs/decisions.md, "Daily creation budgets and a paged key
+			// list"), and blocked deliveries past theirs.
 			if p, err := oltp.PruneRetired(ctx, s.pool, s.now()); err != nil {
 				s.log.Warn("cannot delete retired keys, endpoints and watches past their retention", "err", err)
 			} else if p != (oltp.Pruned{}) {
-				s.log.Info("retired rows past their retention deleted", "watches", p.Watches, "endpoints", p.Endpoints, "keys", p.Keys, "quickstarts", p.Quickstarts)
+				s.log.Info("retired rows past their retention deleted", "watches", p.Watches, "endpoints", p.Endpoints, "keys", p.Keys, "quickstarts", p.Quickstarts, "blocked_deliveries", p.BlockedDeliveries)
 			}
 		}
 	}

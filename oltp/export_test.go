@@ -24,3 +24,6 @@ func (l *Leaser) BusyForTest() func() error {
 	l.use.Lock()
 	return l.done
 }
+
+// AccountStatesQueryForTest is the admission figures' query, for reading its plan.
+const AccountStatesQueryForTest = accountStatesQuery

@@ -158,11 +158,10 @@ func admissionLock(account string) string {
 	return "hashtext('delivery-admission:' || (" + account + ")::text)"
 }
 
-// accountDeliveryStates reads the admission figures of the accounts of ids in tx; monthStart is
-// the start of the billing month (UTC). An account that does not exist is absent.
-func accountDeliveryStates(ctx context.Context, tx pgx.Tx, ids []int64, monthStart time.Time) (map[int64]AccountDeliveryState, error) {
-	out := make(map[int64]AccountDeliveryState, len(ids))
-	rows, err := tx.Query(ctx, `SELECT a.account_id, a.tier, a.hard_cap_units, coalesce(u.units, 0),
+// accountStatesQuery reads the admission figures of the accounts $1 for the billing month
+// starting $2. The admitted count reads webhook_deliveries_account_admitted_idx (migration 0025),
+// whose predicate is its own: the blocked rows of the month are never read.
+const accountStatesQuery = `SELECT a.account_id, a.tier, a.hard_cap_units, coalesce(u.units, 0),
 			(SELECT count(*) FROM webhook_deliveries d WHERE d.account_id = a.account_id AND d.watch_id IS NOT NULL
 				AND d.created_at >= $2 AND (d.status IN ('pending', 'retrying', 'delivered') OR d.billed_at IS NOT NULL))
 			+ (SELECT count(*) FROM webhook_deliveries d WHERE d.account_id = a.account_id AND d.watch_id IS NOT NULL
@@ -170,7 +169,13 @@ func accountDeliveryStates(ctx context.Context, tx pgx.Tx, ids []int64, monthSta
 			(SELECT count(*) FROM webhook_deliveries d WHERE d.account_id = a.account_id AND d.watch_id IS NOT NULL
 				AND d.status IN ('pending', 'retrying') AND d.billed_at IS NULL)
 		FROM accounts a LEFT JOIN usage_monthly u ON u.account_id = a.account_id AND u.month = $2::date
-		WHERE a.account_id = ANY($1)`, ids, monthStart.UTC())
+		WHERE a.account_id = ANY($1)`
+
+// accountDeliveryStates reads the admission figures of the accounts of ids in tx; monthStart is
+// the start of the billing month (UTC). An account that does not exist is absent.
+func accountDeliveryStates(ctx context.Context, tx pgx.Tx, ids []int64, monthStart time.Time) (map[int64]AccountDeliveryState, error) {
+	out := make(map[int64]AccountDeliveryState, len(ids))
+	rows, err := tx.Query(ctx, accountStatesQuery, ids, monthStart.UTC())
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the accounts' delivery figures: %w", err)
 	}

@@ -10,8 +10,9 @@ import (
 
 // Retired rows: a revoked key, a deleted webhook endpoint and a canceled watch keep their rows
 // (deliveries, rotations and usage may name them), and the creation budgets bound how fast they
-// come, not how many stay. PruneRetired deletes those past their retention that nothing names any
-// more, for a periodic job (the API server's janitor) to call.
+// come, not how many stay; a blocked delivery is written per matched event past a watch's limits.
+// PruneRetired deletes those past their retention that nothing names any more, for a periodic job
+// (the API server's janitor) to call.
 
 // Retention of retired rows, counted from revoked_at, deleted_at and canceled_at. A revoked key is
 // kept past the longest usage window (90 days), so a usage answer never names a key GET /v1/keys
@@ -20,6 +21,10 @@ const (
 	RevokedKeyRetention      = 180 * 24 * time.Hour
 	DeletedEndpointRetention = 30 * 24 * time.Hour
 	CanceledWatchRetention   = 30 * 24 * time.Hour
+	// BlockedDeliveryRetention keeps a blocked delivery (rate_limited, wall_blocked, cap_blocked:
+	// no body, never sent, not replayable) for this and the previous billing month's answers:
+	// GET /v1/webhook-deliveries lists it and the usage dashboard counts it by month.
+	BlockedDeliveryRetention = 62 * 24 * time.Hour
 )
 
 // MaxPrunedPerRun bounds the rows of each table one PruneRetired deletes, so one run stays short
@@ -28,10 +33,12 @@ const MaxPrunedPerRun = 10_000
 
 // Pruned counts what one PruneRetired deleted.
 type Pruned struct {
-	Watches, Endpoints, Keys, Quickstarts int64
+	Watches, Endpoints, Keys, Quickstarts, BlockedDeliveries int64
 }
 
-// PruneRetired deletes, as of now, at most MaxPrunedPerRun of each: canceled watches past
+// PruneRetired deletes, as of now, at most MaxPrunedPerRun of each: blocked deliveries past
+// BlockedDeliveryRetention (a watch matching everything writes one per event past its limits),
+// canceled watches past
 // CanceledWatchRetention that no delivery names (with their fires), the quickstarts rows whose
 // watch is gone, deleted endpoints past DeletedEndpointRetention that no watch or delivery names,
 // and revoked keys past RevokedKeyRetention that no other key (parent_key_id, limit_id) or watch
@@ -39,7 +46,15 @@ type Pruned struct {
 // a delivery names.
 func PruneRetired(ctx context.Context, pool *pgxpool.Pool, now time.Time) (Pruned, error) {
 	var p Pruned
-	tag, err := pool.Exec(ctx, `WITH doomed AS (
+	// Blocked deliveries first: a canceled watch or a deleted endpoint they name goes in this run.
+	tag, err := pool.Exec(ctx, `DELETE FROM webhook_deliveries WHERE delivery_id IN (
+			SELECT delivery_id FROM webhook_deliveries WHERE status IN ('rate_limited', 'wall_blocked', 'cap_blocked') AND created_at < $1
+			ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`, now.Add(-BlockedDeliveryRetention), MaxPrunedPerRun)
+	if err != nil {
+		return p, fmt.Errorf("cannot delete blocked webhook deliveries past their retention: %w", err)
+	}
+	p.BlockedDeliveries = tag.RowsAffected()
+	tag, err = pool.Exec(ctx, `WITH doomed AS (
 			SELECT watch_id FROM watches w WHERE canceled_at < $1
 				AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.watch_id = w.watch_id)
 			ORDER BY canceled_at LIMIT $2 FOR UPDATE SKIP LOCKED

@@ -37,7 +37,7 @@ const statusDoc = "pending: queued, sent at next_attempt_at (now when written, r
 	"a never-accepted one only within your plan's allowance and spend cap); " +
 	"rate_limited: past the watch's max_fires_per_hour, dropped, never sent; " +
 	"wall_blocked: past the plan's monthly delivered-changes allowance, never sent; cap_blocked: the account was past its hard spend cap, never sent " +
-	"(the last three are terminal and not replayable)"
+	"(the last three are terminal and not replayable, and are kept 62 days)"
 
 var replayDoc = fmt.Sprintf("Reopen a delivery of yours for the dispatcher's next tick (status pending, sent within seconds with the same body, "+
 	"idempotency key and webhook-id); 200 with the delivery as reopened. Idempotent: a delivery already pending or retrying is answered as it is. "+
