@@ -5,7 +5,9 @@
 // secret), POSTs the stored body through the egress policy's dialer, and records every attempt:
 // delivered and billed once on a 2xx, retried on a schedule of about three days otherwise, failed
 // with the endpoint disabled on a 410 or after days of failures. It wakes on NOTIFY
-// hs_deliveries and polls every second as a backstop.
+// hs_deliveries and polls every second as a backstop. A claim keeps each endpoint and each
+// customer within a share of the workers (Config.PerEndpoint, Config.PerCustomer), so a receiver
+// that answers slowly, or not until the attempt's timeout, delays only its own deliveries.
 //
 // It owns the sending and the retry policy only: it must not create deliveries (the notifier,
 // the test route and replays do), decide what is delivered (fire limits, the wall, the cap) or
@@ -39,6 +41,8 @@ type Config struct {
 	Metrics *metrics.Set      // default: a set of its own
 
 	Workers       int           // deliveries in flight at once (default 64); also the connections kept per host
+	PerEndpoint   int           // deliveries in flight to one endpoint at most (default Workers/4, at least 1)
+	PerCustomer   int           // deliveries in flight to one customer's endpoints at most (default Workers/2, at least 1)
 	Timeout       time.Duration // one attempt, connect to last byte (default 15 s)
 	Poll          time.Duration // backstop poll when no NOTIFY comes (default 1 s)
 	Schedule      Schedule      // retry delays (default DefaultSchedule); tests make them 0
@@ -56,6 +60,12 @@ func (c *Config) defaults() {
 	}
 	if c.Workers <= 0 {
 		c.Workers = 64
+	}
+	if c.PerEndpoint <= 0 {
+		c.PerEndpoint = max(1, c.Workers/4)
+	}
+	if c.PerCustomer <= 0 {
+		c.PerCustomer = max(1, c.Workers/2)
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = 15 * time.Second
@@ -123,19 +133,21 @@ type queue struct {
 	outstanding atomic.Int64 // claimed and not yet attempted or abandoned
 	capacity    int          // outstanding at most (about)
 	batch       int          // rows a claim asks for at most
+	shares      *shares      // hands the claimed deliveries to the workers (jobs)
 }
 
 // run claims due deliveries in batches of up to 4 x Workers and hands them to the workers;
-// outstanding deliveries (claimed and not yet attempted) stay under 8 x Workers. One claimer
+// outstanding deliveries (claimed and not yet attempted) stay under 16 x Workers (one customer's under half of that: shares.go). One claimer
 // (its claims are reads on the lease connection) and two recorders run, so one recorder's round
 // trip to Postgres overlaps the other's. A delivery's lease ends once its attempt is recorded,
 // and every lease when the run ends.
 func (x *Dispatcher) run(ctx context.Context) {
 	lease := x.cfg.Timeout + time.Minute // how long a dispatcher that stopped running keeps its leases
 	q := &queue{leases: oltp.NewLeaser(x.cfg.Pool, lease), wake: make(chan struct{}, 1), freed: make(chan struct{}, 1),
-		capacity: 8 * x.cfg.Workers, batch: 4 * x.cfg.Workers}
+		capacity: 16 * x.cfg.Workers, batch: 4 * x.cfg.Workers}
 	defer q.leases.Close()
 	q.jobs = make(chan job, q.capacity)
+	q.shares = newShares(x.cfg.PerEndpoint, x.cfg.PerCustomer, q.jobs)
 	q.results = make(chan oltp.AttemptResult, q.capacity)
 	x.m.inFlight(&q.outstanding)
 
@@ -145,7 +157,11 @@ func (x *Dispatcher) run(ctx context.Context) {
 	for range x.cfg.Workers {
 		workers.Go(func() {
 			for j := range q.jobs {
-				q.results <- x.deliver(ctx, j)
+				r := x.deliver(ctx, j)
+				if q.shares.end(&j.d) {
+					signal(q.wake) // its endpoint or customer may take a claim's worth more
+				}
+				q.results <- r
 				if q.outstanding.Add(-1) == int64(q.capacity-q.batch) {
 					signal(q.freed)
 				}
@@ -157,7 +173,7 @@ func (x *Dispatcher) run(ctx context.Context) {
 		recorders.Go(func() { x.record(ctx, q) })
 	}
 	claimers.Wait()
-	close(q.jobs)
+	q.shares.close()
 	workers.Wait()
 	close(q.results)
 	recorders.Wait()
@@ -183,7 +199,7 @@ func (x *Dispatcher) claim(ctx context.Context, q *queue) {
 			limit := q.batch
 			cctx, cancel := context.WithTimeout(ctx, x.cfg.StoreTimeout)
 			t0 := time.Now()
-			claimed, err := q.leases.ClaimDue(cctx, x.cfg.Box, limit)
+			claimed, err := q.leases.ClaimDueWithin(cctx, x.cfg.Box, limit, q.shares.claimShares())
 			cancel()
 			x.cfg.Log.Debug("claimed due deliveries", "n", len(claimed), "limit", limit, "took", time.Since(t0))
 			if err != nil && ctx.Err() == nil {
@@ -196,7 +212,7 @@ func (x *Dispatcher) claim(ctx context.Context, q *queue) {
 					continue
 				}
 				q.outstanding.Add(1)
-				q.jobs <- job{d: d, claimedAt: now}
+				q.shares.add(job{d: d, claimedAt: now})
 			}
 			more = err == nil && len(claimed) == limit
 			if more && int(q.outstanding.Load()) <= q.capacity-q.batch {

@@ -33,6 +33,7 @@ type DueDelivery struct {
 	ID             int64
 	IdempotencyKey string
 	EndpointID     int64
+	CustomerID     string
 	WatchID        *int64 // nil: a test delivery (never billed)
 	Body           []byte // the exact bytes to sign and send
 	AttemptCount   int    // attempts made before this one

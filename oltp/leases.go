@@ -3,6 +3,7 @@ package oltp
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
 	"time"
@@ -141,7 +142,30 @@ func (l *Leaser) done() error {
 // returned with Gone set (and not held). Secrets are opened with box; a delivery whose secrets
 // do not open carries SecretErr. Every delivery returned without Gone is held until Release.
 // Two round trips (the unlocks of released deliveries ride in the first), both reads.
-func (l *Leaser) ClaimDue(ctx context.Context, box SecretSealer, limit int) (_ []DueDelivery, err error) {
+func (l *Leaser) ClaimDue(ctx context.Context, box SecretSealer, limit int) ([]DueDelivery, error) {
+	return l.ClaimDueWithin(ctx, box, limit, Shares{})
+}
+
+// ClaimScan bounds a claim's work: it looks for rows within the shares among this many times
+// limit of the oldest due rows. Past that many due rows of full endpoints and customers at the
+// head of the queue, a claim finds nothing until they are sent at their shares.
+const ClaimScan = 16
+
+// Shares keeps one receiver or one customer from taking every delivery in flight: a claim takes
+// no delivery of an endpoint with PerEndpoint deliveries in flight (Endpoints, this dispatcher's,
+// plus those the claim takes), nor of a customer with PerCustomer (Customers). 0: no cap.
+type Shares struct {
+	PerEndpoint, PerCustomer int
+	Endpoints                map[int64]int  // deliveries in flight per endpoint
+	Customers                map[string]int // deliveries in flight per customer
+}
+
+// ClaimDueWithin is ClaimDue within s: a receiver that answers slowly (or never, until the
+// attempt's timeout) holds at most s.PerEndpoint of the dispatcher's workers, and one customer's
+// receivers at most s.PerCustomer, while every other delivery due keeps going. The deliveries of
+// a full endpoint or customer are skipped where the due rows are read, so they cannot fill a
+// claim and hold back the rows behind them.
+func (l *Leaser) ClaimDueWithin(ctx context.Context, box SecretSealer, limit int, s Shares) (_ []DueDelivery, err error) {
 	l.use.Lock()
 	defer func() {
 		if derr := l.done(); err == nil && derr != nil {
@@ -167,13 +191,32 @@ func (l *Leaser) ClaimDue(ctx context.Context, box SecretSealer, limit int) (_ [
 	// The lock is taken above the inner LIMIT (a volatile function is never pushed below it),
 	// so only rows returned are locked; rows other dispatchers hold fail the try and are skipped.
 	var locked []int64
+	sh := s.args()
+	// The shares are counted over the oldest due rows not of a full endpoint or customer (c: found
+	// among the ClaimScan x limit oldest due, so a claim's work stays bounded), each row ranked
+	// within its endpoint and its customer after what is in flight there already; the rows
+	// within both shares are taken oldest first, and only then locked.
 	b.Queue(`SELECT id FROM (
-			SELECT d.delivery_id AS id FROM webhook_deliveries d JOIN accounts a ON a.account_id = d.account_id
-			WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= now() AND NOT a.paused
-				AND (d.claimed_until IS NULL OR d.claimed_until < now()) AND d.delivery_id <> ALL($2)
-			ORDER BY d.next_attempt_at LIMIT $3) due
+			SELECT id, due FROM (
+				SELECT c.id, c.due,
+					row_number() OVER (PARTITION BY c.endpoint_id ORDER BY c.due, c.id) + coalesce(be.n, 0) AS ne,
+					row_number() OVER (PARTITION BY c.customer_id ORDER BY c.due, c.id) + coalesce(bc.n, 0) AS nc
+				FROM (
+					SELECT * FROM (
+						SELECT d.delivery_id AS id, d.endpoint_id, d.customer_id, d.next_attempt_at AS due
+						FROM webhook_deliveries d JOIN accounts a ON a.account_id = d.account_id
+						WHERE d.status IN ('pending', 'retrying') AND d.next_attempt_at <= now() AND NOT a.paused
+							AND (d.claimed_until IS NULL OR d.claimed_until < now()) AND d.delivery_id <> ALL($2)
+						ORDER BY d.next_attempt_at LIMIT $12) scanned
+					WHERE endpoint_id <> ALL($4) AND customer_id <> ALL($5)
+					ORDER BY due LIMIT $3) c
+				LEFT JOIN unnest($6::int8[], $7::int4[]) AS be(endpoint_id, n) ON be.endpoint_id = c.endpoint_id
+				LEFT JOIN unnest($8::text[], $9::int4[]) AS bc(customer_id, n) ON bc.customer_id = c.customer_id) ranked
+			WHERE ne <= $10 AND nc <= $11
+			ORDER BY due, id LIMIT $3) due
 		WHERE pg_try_advisory_lock((id >> 31)::int4, (id & 2147483647)::int4)
-		LIMIT $1`, limit, own, 4*limit).Query(func(rows pgx.Rows) error {
+		LIMIT $1`, limit, own, 4*limit, sh.fullEndpoints, sh.fullCustomers, sh.endpoints, sh.endpointN, sh.customers, sh.customerN,
+		sh.perEndpoint, sh.perCustomer, ClaimScan*limit).Query(func(rows pgx.Rows) error {
 		var err error
 		locked, err = pgx.CollectRows(rows, pgx.RowTo[int64])
 		return err
@@ -338,6 +381,7 @@ func readClaimed(ctx context.Context, conn *pgx.Conn, box SecretSealer, ids []in
 			rows.Close()
 			return nil, fmt.Errorf("cannot claim due deliveries: %w", err)
 		}
+		d.CustomerID = s.customer
 		out = append(out, d)
 		seal = append(seal, s)
 	}
@@ -364,4 +408,38 @@ func readClaimed(ctx context.Context, conn *pgx.Conn, box SecretSealer, ids []in
 		d.Secrets = secrets
 	}
 	return out, nil
+}
+
+// shareArgs are a Shares as a claim's parameters.
+type shareArgs struct {
+	fullEndpoints, endpoints []int64
+	fullCustomers, customers []string
+	endpointN, customerN     []int32
+	perEndpoint, perCustomer int64
+}
+
+func (s Shares) args() shareArgs {
+	a := shareArgs{fullEndpoints: []int64{}, endpoints: []int64{}, fullCustomers: []string{}, customers: []string{},
+		endpointN: []int32{}, customerN: []int32{}, perEndpoint: math.MaxInt32, perCustomer: math.MaxInt32}
+	if s.PerEndpoint > 0 {
+		a.perEndpoint = int64(s.PerEndpoint)
+		for id, n := range s.Endpoints {
+			if n >= s.PerEndpoint {
+				a.fullEndpoints = append(a.fullEndpoints, id)
+			} else if n > 0 {
+				a.endpoints, a.endpointN = append(a.endpoints, id), append(a.endpointN, int32(n))
+			}
+		}
+	}
+	if s.PerCustomer > 0 {
+		a.perCustomer = int64(s.PerCustomer)
+		for id, n := range s.Customers {
+			if n >= s.PerCustomer {
+				a.fullCustomers = append(a.fullCustomers, id)
+			} else if n > 0 {
+				a.customers, a.customerN = append(a.customers, id), append(a.customerN, int32(n))
+			}
+		}
+	}
+	return a
 }

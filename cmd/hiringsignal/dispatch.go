@@ -15,14 +15,16 @@ import (
 
 // dispatchFlags tune the webhook dispatcher of serve and dev.
 type dispatchFlags struct {
-	workers *int
-	timeout *time.Duration
+	workers, perEndpoint, perCustomer *int
+	timeout                           *time.Duration
 }
 
 func addDispatchFlags(fs *flagenv.Set) *dispatchFlags {
 	return &dispatchFlags{
-		workers: fs.Int("delivery-workers", 64, "webhook deliveries in flight at once on this instance (also the connections kept alive per receiving host)"),
-		timeout: fs.Duration("delivery-timeout", 15*time.Second, "one webhook delivery attempt, connect to last byte; past it the attempt failed (no response status) and is retried"),
+		workers:     fs.Int("delivery-workers", 64, "webhook deliveries in flight at once on this instance (also the connections kept alive per receiving host)"),
+		perEndpoint: fs.Int("delivery-per-endpoint", 0, "webhook deliveries in flight to one endpoint at most, so a receiver that answers slowly holds only this many workers (0: a quarter of --delivery-workers)"),
+		perCustomer: fs.Int("delivery-per-customer", 0, "webhook deliveries in flight to one customer's endpoints at most (0: half of --delivery-workers)"),
+		timeout:     fs.Duration("delivery-timeout", 15*time.Second, "one webhook delivery attempt, connect to last byte; past it the attempt failed (no response status) and is retried"),
 	}
 }
 
@@ -35,7 +37,7 @@ func addDispatcher(ctx context.Context, g *lifecycle.Group, log *slog.Logger, f 
 		return err
 	}
 	d, err := dispatch.New(dispatch.Config{Pool: pool, Box: push.box, Egress: push.egress, Log: log.With("part", "dispatch"),
-		Metrics: set, Workers: *df.workers, Timeout: *df.timeout})
+		Metrics: set, Workers: *df.workers, PerEndpoint: *df.perEndpoint, PerCustomer: *df.perCustomer, Timeout: *df.timeout})
 	if err != nil {
 		pool.Close()
 		return err
