@@ -49,6 +49,9 @@ type Param struct {
 	MaxLength   int  // string: most characters (0: no bound)
 	ASCII       bool // string: printable ASCII only (space to ~), pattern PrintableASCII
 	MaxItems    int  // Repeatable: most values (0: DefaultMaxItems)
+	// Rows marks an integer that sizes the rows of an answer besides limit (reqs/search's
+	// matched_reqs): like limit, it is held to DemoPageLimit for the shared demo key.
+	Rows bool
 }
 
 // DefaultMaxItems is the most values a repeatable parameter or an array body field takes when

@@ -35,8 +35,10 @@ func (s *Server) FlushUsage(ctx context.Context) error {
 }
 
 // flushUsageFor is FlushUsage for a usage read of accountID: that account's cached spend is
-// re-read at its next admission; no other account's cache is touched.
+// re-read at its next admission; no other account's cache is touched. Counted in
+// hs_metering_read_flushes_total.
 func (s *Server) flushUsageFor(ctx context.Context, accountID int64) error {
+	s.metrics.GetOrCreateCounter("hs_metering_read_flushes_total").Inc()
 	err := s.FlushUsage(ctx)
 	s.caps.Invalidate(accountID)
 	return err

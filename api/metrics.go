@@ -40,8 +40,9 @@ func (m *routeMetrics) observe(status int, start time.Time) {
 
 // registerMeteringMetrics exposes the metering log's backlog (sealed segments not yet in
 // Postgres), its overflows (calls that waited for the disk writer or syncer; raise
-// --metering-queue) and its unreadable-segment retries.
+// --metering-queue), its unreadable-segment retries, and the flushes usage reads forced.
 func (s *Server) registerMeteringMetrics() {
+	s.metrics.GetOrCreateCounter("hs_metering_read_flushes_total")
 	if s.usage == nil {
 		return
 	}

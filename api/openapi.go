@@ -89,7 +89,7 @@ func (s *Server) operation(rt *Route) map[string]any {
 		sch := ParamSchema(p)
 		pm := map[string]any{"name": p.Name, "in": p.In, "required": p.Required, "schema": sch}
 		desc := p.Description
-		if p.Name == "limit" && p.Max != nil && *p.Max > DemoPageLimit {
+		if (p.Name == "limit" || p.Rows) && p.Max != nil && *p.Max > DemoPageLimit {
 			desc = strings.TrimSpace(desc + " The shared demo key is limited to " + strconv.Itoa(DemoPageLimit) + ".")
 			pm["x-demo-maximum"] = DemoPageLimit
 		}

@@ -202,7 +202,7 @@ func checkString(p *Param, s string, loc []any) *FieldError {
 }
 
 func (c *Call) maxFor(p *Param) *int64 {
-	if p.Name == "limit" && p.Max != nil && c.Caller.Demo {
+	if (p.Name == "limit" || p.Rows) && p.Max != nil && c.Caller.Demo {
 		m := int64(PageCap(c.Caller, int(*p.Max)))
 		return &m
 	}

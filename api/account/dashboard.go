@@ -203,8 +203,13 @@ func nudged(used int64, limit *int64) bool {
 // ExpansionNudge is the dashboard's expansion_nudge_triggered for the caller, read on its own
 // (GET /v1/onboarding): a live key of the customer used 80% of its daily call quota today (its
 // lineage's calls, as the dashboard counts them), or the account spent 80% of its soft cap this
-// billing month. It reads this instance's unflushed metering first.
+// billing month. It reads this instance's unflushed metering first. The shared demo key has no
+// quota or spend of its own (it bills nothing): never nudged, and nothing flushed or read for it
+// (a public key must not drive metering flushes; see refuseDemo).
 func ExpansionNudge(c *api.Call, pool *pgxpool.Pool) (bool, error) {
+	if c.Caller.Demo {
+		return false, nil
+	}
 	if err := c.FlushUsage(); err != nil {
 		return false, fmt.Errorf("cannot flush usage before the nudge: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -324,4 +325,39 @@ func TestOnboardingProgressesThroughARealSignedDelivery(t *testing.T) {
 	require.Equal(t, onboarding.StepExpansion, s.Step)
 	require.True(t, s.ExpansionNudgeTriggered)
 	require.EqualValues(t, 1, accepted.Load(), "polling delivered nothing more")
+}
+
+// readFlushes is how many metering flushes usage reads forced on srv (/metrics).
+func readFlushes(t *testing.T, srv *apitest.Server) float64 {
+	t.Helper()
+	r := srv.Get(t, "/metrics", "", nil)
+	require.Equal(t, 200, r.Status)
+	for _, line := range strings.Split(string(r.Body), "\n") {
+		if v, ok := strings.CutPrefix(line, "hs_metering_read_flushes_total "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			require.NoError(t, err)
+			return f
+		}
+	}
+	t.Fatal("no hs_metering_read_flushes_total on /metrics")
+	return 0
+}
+
+// The usage routes refuse the public demo key because every usage read flushes metering; the
+// onboarding status read the expansion nudge the same way, so the demo key drove a flush per call
+// (session 9's review). The demo key bills nothing and is never nudged: nothing is flushed for it.
+func TestTheDemoKeysOnboardingStatusFlushesNothing(t *testing.T) {
+	f := world.Get(t)
+	srv, _ := start(t, f, devPolicy)
+	q := url.Values{"webhook_url": {"http://127.0.0.1:9/demo"}}
+	before := readFlushes(t, srv)
+	for range 3 {
+		r := srv.Get(t, "/v1/onboarding", api.PublicDemoKey, q)
+		require.Equal(t, 200, r.Status, string(r.Body))
+		require.False(t, apitest.Object(t, r)["expansion_nudge_triggered"].(bool))
+	}
+	require.Equal(t, before, readFlushes(t, srv), "the demo key forced no flush")
+	own := srv.Account(t, "free")
+	require.Equal(t, 200, srv.Get(t, "/v1/onboarding", own.Key, q).Status)
+	require.Equal(t, before+1, readFlushes(t, srv), "a key of its own reads its nudge after a flush")
 }

@@ -40,7 +40,7 @@ func Routes(deps Deps) []*api.Route {
 					{Name: "role", In: "query", Type: "string", AliasOf: "q", Sunset: "2026-11-09", Description: "deprecated name of q"},
 					{Name: "geo", In: "query", Type: "string", Repeatable: true, Description: "country name or alias; repeating ORs; " + repeatedBound + "; " + criteria.CountryRule},
 					since, withDesc(expand, "default true: a word of q also matches its other spelling (an abbreviation and its spelled-out form: ml = machine learning, swe = software engineer; the list is normalize.Spellings); false: only the word's own stem. No synonyms: every word must match. No effect without q"),
-					{Name: "matched_reqs", In: "query", Type: "integer", Min: new(int64(0)), Max: new(int64(MaxMatchedReqs)), Default: int64(DefaultMatchedReqs),
+					{Name: "matched_reqs", In: "query", Type: "integer", Min: new(int64(0)), Max: new(int64(MaxMatchedReqs)), Default: int64(DefaultMatchedReqs), Rows: true,
 						Description: "how many of each company's matching reqs to list in matched_reqs, newest first (matched_req_count always counts them all; jobs/search or open-reqs list every one)"},
 					{Name: "include", In: "query", Type: "string", Repeatable: true, Enum: []string{includeMomentum}, MaxItems: 1,
 						Description: "heavy parts to add: momentum (each pulse's full weekly history; without it pulse.momentum is null)"}},

@@ -288,4 +288,15 @@ func TestReqsSearchDemoKeyPagesAtMost5(t *testing.T) {
 	f.srv.Get(t, "/v1/reqs/search", api.PublicDemoKey, url.Values{"limit": {"6"}}).Invalid(t)
 	p := apitest.GetJSON[reqsPage](t, f.srv, "/v1/reqs/search", api.PublicDemoKey, nil, 200)
 	require.LessOrEqual(t, len(p.Companies), api.DemoPageLimit)
+	// matched_reqs sizes the rows too: 50 of them per company made a demo page 250 reqs, 15,000
+	// a minute per address (session 9's review). It is held to the same 5, 422 past it.
+	bad := f.srv.Get(t, "/v1/reqs/search", api.PublicDemoKey, url.Values{"limit": {"5"}, "matched_reqs": {"6"}})
+	bad.Invalid(t)
+	require.Contains(t, string(bad.Body), `"le":5`)
+	p = apitest.GetJSON[reqsPage](t, f.srv, "/v1/reqs/search", api.PublicDemoKey, url.Values{"matched_reqs": {"5"}}, 200)
+	for _, c := range p.Companies {
+		require.LessOrEqual(t, len(c.MatchedReqs), api.DemoPageLimit)
+	}
+	paid := f.srv.Get(t, "/v1/reqs/search", f.srv.Account(t, "growth").Key, url.Values{"limit": {"5"}, "matched_reqs": {"50"}})
+	require.Equal(t, 200, paid.Status, "a key's own maximum stays 50")
 }
