@@ -105,7 +105,8 @@ func refQualifies(x *Index, q *QualifiedQuery, r *Req) bool {
 	case len(q.SourceTypes) > 0 && !slices.Contains(q.SourceTypes, r.SourceType),
 		len(q.Seniority) > 0 && (r.Title.Seniority == "" || !slices.Contains(q.Seniority, r.Title.Seniority)),
 		len(q.Boards) > 0 && !slices.ContainsFunc(r.Boards, func(b string) bool {
-			return slices.ContainsFunc(q.Boards, func(w string) bool { return strings.ToLower(w) == strings.ToLower(b) })
+			lb := strings.ToLower(b) // (what the API promises: lower case equal, not EqualFold's folding)
+			return slices.ContainsFunc(q.Boards, func(w string) bool { return strings.ToLower(w) == lb })
 		}),
 		len(q.HQCountries) > 0 && (co.HQCountry == "" || !slices.Contains(q.HQCountries, co.HQCountry)),
 		len(q.AgencyKinds) > 0 && (kind == "" || !slices.Contains(q.AgencyKinds, kind)),
@@ -280,4 +281,50 @@ func BenchmarkManyIndustryTerms(b *testing.B) {
 			x.Qualified(q)
 		}
 	})
+}
+
+// Security review: a filter's company facts (100 industry_terms, and reqs/qualified's domains)
+// were checked on every req a query examined, so a filter matching nothing cost 100 substring
+// searches per req of the world. Each query now checks them once per company, however many reqs
+// the company has, and no two queries share the answers.
+func TestCompanyFactsAreAskedOncePerCompanyAndQuery(t *testing.T) {
+	x := synthetic(t, 30, 40)
+	var seen []*compiled
+	onCompile = func(c *compiled) { seen = append(seen, c) }
+	defer func() { onCompile = nil }()
+	terms := many(100, "zzterm")
+	f := Filter{IndustryTerms: terms, IncludeClosed: true}
+	queries := map[string]func(){
+		"reqs/search page":   func() { x.SearchCompanies(CompanyQuery{Filter: f, Limit: 20}) },
+		"reqs/search total":  func() { x.CountCompanies(CompanyQuery{Filter: f}) },
+		"jobs/search page":   func() { x.SearchJobs(JobQuery{Filter: f, Limit: 20}) },
+		"jobs/search recent": func() { x.SearchJobs(JobQuery{Filter: f, Sort: SortRecency, Limit: 20}) },
+		"jobs/search q":      func() { x.SearchJobs(JobQuery{Q: "engineer", Filter: f, Sort: SortRecency, Limit: 20}) },
+		"jobs/search rel":    func() { x.SearchJobs(JobQuery{Q: "engineer", Filter: f, Sort: SortRelevance, Limit: 20}) },
+		"jobs/search total":  func() { x.CountJobs(JobQuery{Filter: f}) },
+		"reqs/qualified":     func() { x.Qualified(QualifiedQuery{Filter: f, Limit: 20}) },
+		"reqs/qualified domains": func() {
+			x.Qualified(QualifiedQuery{Domains: many(100, "zz.example"), Filter: Filter{IncludeClosed: true}, Limit: 20})
+		},
+		"reqs/qualified total": func() { x.CountQualified(QualifiedQuery{Filter: f}) },
+	}
+	for name, run := range queries {
+		seen = nil
+		run()
+		run() // a second query asks again: nothing is kept between queries
+		require.Len(t, seen, 2, name)
+		require.NotSame(t, seen[0], seen[1], name)
+		for _, c := range seen {
+			require.Positive(t, c.evals, name)
+			require.LessOrEqual(t, c.evals, len(x.companies), "%s: company facts asked once per req, not once per company", name)
+		}
+	}
+
+	// A Qualifier goroutines share keeps no memo.
+	m := x.Qualifier(&QualifiedQuery{Filter: f})
+	for i := range x.reqs {
+		require.False(t, m.Qualifies(&x.reqs[i]))
+	}
+	require.Nil(t, m.c.memo)
+	require.Zero(t, m.c.evals)
 }
