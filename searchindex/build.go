@@ -70,15 +70,24 @@ func (b *Builder) Build(demand []analytics.WeekCount) *Index {
 }
 
 type builder struct {
-	reqs    []Req
-	titles  map[string]*Title
-	strs    map[string]string
-	boards  map[string][]string
-	stemIDs map[string]uint32
+	reqs      []Req
+	titles    map[string]*Title
+	strs      map[string]string
+	boards    map[string]boardSet
+	boardSets [][]uint32
+	boardIDs  map[string]uint32 // distinct board name → board id
+	stemIDs   map[string]uint32
+}
+
+// boardSet is one distinct list of boards: the names (interned) and the id of the set.
+type boardSet struct {
+	names []string
+	id    uint32
 }
 
 func newBuilder() *builder {
-	return &builder{titles: map[string]*Title{}, strs: map[string]string{}, boards: map[string][]string{}, stemIDs: map[string]uint32{}}
+	return &builder{titles: map[string]*Title{}, strs: map[string]string{}, boards: map[string]boardSet{}, boardIDs: map[string]uint32{},
+		stemIDs: map[string]uint32{}}
 }
 
 func (b *builder) intern(s string) string {
@@ -113,24 +122,44 @@ func (b *builder) title(raw, clean string) *Title {
 	return t
 }
 
-func (b *builder) boardSet(bs []string) []string {
+func (b *builder) boardSet(bs []string) boardSet {
 	k := strings.Join(bs, "\x00")
 	if v, ok := b.boards[k]; ok {
 		return v
 	}
-	v := make([]string, len(bs))
+	v := boardSet{names: make([]string, len(bs)), id: uint32(len(b.boardSets))}
+	var ids []uint32
 	for i, s := range bs {
-		v[i] = b.intern(s)
+		v.names[i] = b.intern(s)
+		id, ok := b.boardIDs[s]
+		if !ok {
+			id = uint32(len(b.boardIDs))
+			b.boardIDs[s] = id
+		}
+		if !containsID(ids, id) {
+			ids = append(ids, id)
+		}
 	}
+	b.boardSets = append(b.boardSets, ids)
 	b.boards[k] = v
 	return v
 }
 
+func containsID(ids []uint32, id uint32) bool {
+	for _, v := range ids {
+		if v == id {
+			return true
+		}
+	}
+	return false
+}
+
 func (b *builder) add(s *analytics.LedgerReq) {
+	bs := b.boardSet(s.AnyBoards)
 	r := Req{
 		Key: s.ReqKey, CompanyID: s.CompanyID, Title: b.title(s.RawTitle, s.Title),
 		Function: b.intern(s.Function), Country: b.intern(s.Country), Location: b.intern(s.Location),
-		SourceType: b.intern(s.SourceType), Board: b.intern(s.Board), Boards: b.boardSet(s.AnyBoards), URL: s.URL,
+		SourceType: b.intern(s.SourceType), Board: b.intern(s.Board), Boards: bs.names, boardSet: bs.id, URL: s.URL,
 		FirstSeen: s.FirstSeen.Unix(), LastEventAt: s.LastEventAt.Unix(), OpenSeq: s.OpenSeq, RepostCount: s.RepostCount,
 		Live: s.Live(), EventType: b.intern(s.EventType), salMin: math.NaN(), salMax: math.NaN(), declared: s.SalaryDeclared,
 	}
@@ -153,6 +182,11 @@ func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
 	x := &Index{reqs: b.reqs, stemIDs: b.stemIDs, countryIx: map[string]uint16{"": 0}, functionIx: map[string]uint16{"": 0},
 		countries: []string{""}, functions: []string{""}}
 	b.reqs = nil
+	x.boardSets, x.nBoards, x.boardsByFold = b.boardSets, len(b.boardIDs), map[string][]uint32{}
+	for name, id := range b.boardIDs {
+		fold := strings.ToLower(name)
+		x.boardsByFold[fold] = append(x.boardsByFold[fold], id)
+	}
 	sort.Slice(x.reqs, func(i, j int) bool {
 		a, c := &x.reqs[i], &x.reqs[j]
 		return a.CompanyID < c.CompanyID || a.CompanyID == c.CompanyID && a.Key < c.Key

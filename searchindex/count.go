@@ -68,7 +68,7 @@ func (x *Index) CountJobs(q JobQuery) Count {
 	}
 	for i, ord := range cands {
 		r := &x.reqs[ord]
-		if sc.score(r) > 0 && c.req(r) && !cnt.add(i, len(cands)) {
+		if c.req(r) && sc.score(r) > 0 && !cnt.add(i, len(cands)) {
 			break
 		}
 	}

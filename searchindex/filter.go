@@ -35,10 +35,28 @@ type compiled struct {
 	f                  *Filter
 	industry, terms    []string
 	headcount          []string
-	none               bool   // a filter that cannot match anything (a country or function the index has no req of)
-	singleCountry      int    // country index when exactly one country is asked (a posting list to drive on), else -1
-	companyIn          []bool // by company ordinal: reqs/qualified company.company_id; nil: any
+	none               bool     // a filter that cannot match anything (a country or function the index has no req of)
+	singleCountry      int      // country index when exactly one country is asked (a posting list to drive on), else -1
+	companyIn          []bool   // by company ordinal: reqs/qualified company.company_id; nil: any
+	hq, kinds, domains []string // reqs/qualified company.hq_country, company.agency_kind, company.domain
+
+	// Company facts are asked once per company and query: memo holds the answer of company by
+	// company ordinal (0 not asked yet, memoPass, memoFail), allocated at the first company asked.
+	// A compiled query is owned by the one call that compiled it, memo included; a compiled query
+	// that goroutines share (a Qualifier's, shared) keeps no memo and asks company on every req.
+	asksCompany bool // some company fact is asked: without, every company passes
+	shared      bool
+	memo        []uint8
+	evals       int // company evaluations (with the memo), for tests
 }
+
+const (
+	memoPass = 1
+	memoFail = 2
+)
+
+// onCompile, when set (tests only), sees every compiled query.
+var onCompile func(*compiled)
 
 func (x *Index) compile(f *Filter) *compiled {
 	c := &compiled{x: x, f: f, source: f.SourceType, singleCountry: -1}
@@ -90,7 +108,17 @@ func (x *Index) compile(f *Filter) *compiled {
 		c.terms = append(c.terms, strings.ToLower(strings.TrimSpace(s)))
 	}
 	c.headcount = f.Headcount
+	c.asksCompany = c.asksCompanyFacts()
+	if onCompile != nil {
+		onCompile(c)
+	}
 	return c
+}
+
+// asksCompanyFacts reports whether company has anything to check.
+func (c *compiled) asksCompanyFacts() bool {
+	return c.f.ExcludeAgencies || len(c.industry) > 0 || len(c.terms) > 0 || len(c.headcount) > 0 ||
+		c.companyIn != nil || len(c.hq) > 0 || len(c.kinds) > 0 || len(c.domains) > 0
 }
 
 // fresh reports whether the req has reached the freshness floor.
@@ -115,10 +143,41 @@ func (c *compiled) req(r *Req) bool {
 	if c.source != "" && r.SourceType != c.source {
 		return false
 	}
-	return c.company(&c.x.companies[r.company])
+	return c.companyOK(r.company)
 }
 
-func (c *compiled) company(co *Company) bool {
+// companyOK is company for the company of ordinal i: asked once per query (see memo).
+func (c *compiled) companyOK(i uint32) bool {
+	if !c.asksCompany {
+		return true
+	}
+	if c.shared {
+		return c.company(i)
+	}
+	if c.memo == nil {
+		c.memo = make([]uint8, len(c.x.companies))
+	}
+	switch c.memo[i] {
+	case memoPass:
+		return true
+	case memoFail:
+		return false
+	}
+	c.evals++
+	ok := c.company(i)
+	c.memo[i] = memoFail
+	if ok {
+		c.memo[i] = memoPass
+	}
+	return ok
+}
+
+// company reports whether the company of ordinal i has the facts the query asks.
+func (c *compiled) company(i uint32) bool {
+	co := &c.x.companies[i]
+	if c.companyIn != nil && !c.companyIn[i] {
+		return false
+	}
 	if c.f.ExcludeAgencies && co.Agency() {
 		return false
 	}
@@ -140,6 +199,18 @@ func (c *compiled) company(co *Company) bool {
 		}
 	}
 	if len(c.headcount) > 0 && (co.HeadcountBand == "" || !containsStr(c.headcount, co.HeadcountBand)) {
+		return false
+	}
+	if len(c.hq) > 0 && (co.HQCountry == "" || !containsStr(c.hq, co.HQCountry)) {
+		return false
+	}
+	if len(c.kinds) > 0 {
+		kind := normalize.ServedAgencyKind(co.AgencyKind, co.Name)
+		if kind == "" || !containsStr(c.kinds, kind) {
+			return false
+		}
+	}
+	if len(c.domains) > 0 && (co.Domain == "" || !containsStr(c.domains, strings.ToLower(co.Domain))) {
 		return false
 	}
 	return true

@@ -5,7 +5,8 @@
 // medians and the market-wide role-demand series. A Builder makes one Index from rows of the
 // committed ledger that package snapshot reads (once per commit, for this index and the company
 // read model alike) and swaps in together with that model; an Index is immutable once built, so
-// any number of queries read it without locks.
+// any number of queries read it without locks. What a query learns as it runs (whether each
+// company has the facts its filter asks, asked once per company) is that query's own.
 //
 // It owns the index and its queries. It does no I/O: it must not query ClickHouse, poll the
 // watermark, write any store, serve HTTP or know about callers, plans or metering (package
@@ -75,6 +76,7 @@ type Req struct {
 
 	salMin, salMax float64 // NaN when absent
 	declared       bool
+	boardSet       uint32 // Boards as board ids: Index.boardSets[boardSet]
 	company        uint32
 	country        uint16 // index in Index.countries
 	function       uint16 // index in Index.functions
@@ -161,8 +163,11 @@ type Index struct {
 	bySeq                   []uint32 // every ordinal by OpenSeq asc
 	pay                     payTable
 	demand                  map[demandKey][]Week
-	demandFirst, demandLast time.Time // global span of the role-demand weeks
-	observedFrom            time.Time // the first committed cycle of any region (zero: unknown)
+	demandFirst, demandLast time.Time           // global span of the role-demand weeks
+	observedFrom            time.Time           // the first committed cycle of any region (zero: unknown)
+	boardSets               [][]uint32          // board set id → the ids of its distinct board names
+	boardsByFold            map[string][]uint32 // lower-case board name → ids of the board names lowering to it
+	nBoards                 int                 // number of distinct board names (ids are 0..nBoards-1)
 }
 
 type demandKey struct{ function, country string }

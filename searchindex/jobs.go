@@ -387,10 +387,14 @@ func (x *Index) SearchJobs(q JobQuery) JobPage {
 		}
 		k := q.Limit + 1
 		if q.Sort == SortRecency {
-			// Newest first: walk the recency order after the cursor, scoring each title.
+			// Newest first: walk the recency order after the cursor, scoring each title the
+			// filter keeps (the filter is the cheaper test).
 			for _, ord := range x.byRecency[x.recencyStart(q.After, ckey):] {
 				r := &x.reqs[ord]
-				if rel := sc.score(r); rel > 0 && c.req(r) {
+				if !c.req(r) {
+					continue
+				}
+				if rel := sc.score(r); rel > 0 {
 					rows = append(rows, hit(ord, rel))
 					if len(rows) == k {
 						break
@@ -409,15 +413,15 @@ func (x *Index) SearchJobs(q JobQuery) JobPage {
 			}
 			for _, ord := range t.list() {
 				r := &x.reqs[ord]
+				if !c.req(r) {
+					continue
+				}
 				rel := sc.score(r)
 				if rel < t.lo || rel > t.hi || !after(ord, rel) {
 					continue
 				}
 				h := hit(ord, rel)
 				if len(rows) == k && !less(h, rows[k-1]) {
-					continue
-				}
-				if !c.req(r) {
 					continue
 				}
 				i := sort.Search(len(rows), func(i int) bool { return less(h, rows[i]) })

@@ -4,8 +4,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/planehq/hiringsignal/pipeline/normalize"
 )
 
 // QualifiedQuery is one reqs/qualified page request: the criteria already validated and resolved
@@ -40,7 +38,9 @@ type QualifiedPage struct {
 // Qualifier is a QualifiedQuery compiled against one Index: the per-req predicate of
 // reqs/qualified. Qualified builds one per page; a caller asking about reqs one at a time (the
 // notifier matching ledger events) builds one per query and index and keeps it. It is immutable
-// and safe for concurrent use; it answers only for reqs of the Index it was compiled on.
+// and safe for concurrent use (so, unlike one page's, it keeps no per-company memo: it checks the
+// company facts on every req it is asked about); it answers only for reqs of the Index it was
+// compiled on.
 type Qualifier struct {
 	x      *Index
 	q      QualifiedQuery // a copy: c.f points into it
@@ -48,7 +48,7 @@ type Qualifier struct {
 	noWord bool       // some word of q.Q is covered by no title of the index: no req matches
 	want   *words     // q.Q: every word (or its other spelling) in the title
 	vetoes [][]uint32 // stem ids of each q.QExcludes phrase whose words all occur in the index
-	boards []string   // q.Boards, lower case
+	boards []bool     // by board id: a board of q.Boards (case-insensitive); nil: any
 }
 
 // Qualifier compiles q for Qualifies: its criteria, salary band, exclude_agencies and live_only
@@ -57,7 +57,9 @@ type Qualifier struct {
 func (x *Index) Qualifier(q *QualifiedQuery) *Qualifier {
 	qq := *q
 	qq.Filter.FreshBefore, qq.After, qq.Limit = time.Time{}, 0, 0
-	return x.qualifier(&qq)
+	m := x.qualifier(&qq)
+	m.c.shared = true // goroutines may share it: no per-query memo
+	return m
 }
 
 // Qualifies reports whether r qualifies for q (see Qualifier); to ask about many reqs, compile q
@@ -78,13 +80,21 @@ func (x *Index) qualifier(q *QualifiedQuery) *Qualifier {
 			m.vetoes = append(m.vetoes, ids)
 		}
 	}
-	m.boards = make([]string, len(m.q.Boards))
-	for i, b := range m.q.Boards {
-		m.boards[i] = strings.ToLower(b)
+	if len(m.q.Boards) > 0 {
+		// One lookup per board asked; a req then looks up the ids of its boards.
+		m.boards = make([]bool, x.nBoards)
+		for _, b := range m.q.Boards {
+			for _, id := range x.boardsByFold[strings.ToLower(b)] {
+				m.boards[id] = true
+			}
+		}
 	}
 	if len(m.q.CompanyIDs) > 0 {
 		m.c.companyIn = x.companySet(m.q.CompanyIDs)
 	}
+	// The company facts reqs/qualified asks are checked with the Filter's, once per company.
+	m.c.hq, m.c.kinds, m.c.domains = m.q.HQCountries, m.q.AgencyKinds, m.q.Domains
+	m.c.asksCompany = m.c.asksCompanyFacts()
 	return m
 }
 
@@ -144,10 +154,10 @@ func (m *Qualifier) Qualifies(r *Req) bool {
 	if len(q.Seniority) > 0 && (r.Title.Seniority == "" || !containsStr(q.Seniority, r.Title.Seniority)) {
 		return false
 	}
-	if len(m.boards) > 0 {
+	if m.boards != nil {
 		ok := false
-		for _, b := range r.Boards {
-			if containsStr(m.boards, strings.ToLower(b)) {
+		for _, id := range m.x.boardSets[r.boardSet] {
+			if m.boards[id] {
 				ok = true
 				break
 			}
@@ -155,22 +165,6 @@ func (m *Qualifier) Qualifies(r *Req) bool {
 		if !ok {
 			return false
 		}
-	}
-	co := &m.x.companies[r.company]
-	if len(q.HQCountries) > 0 && (co.HQCountry == "" || !containsStr(q.HQCountries, co.HQCountry)) {
-		return false
-	}
-	if len(q.AgencyKinds) > 0 {
-		kind := normalize.ServedAgencyKind(co.AgencyKind, co.Name)
-		if kind == "" || !containsStr(q.AgencyKinds, kind) {
-			return false
-		}
-	}
-	if len(q.Domains) > 0 && (co.Domain == "" || !containsStr(q.Domains, strings.ToLower(co.Domain))) {
-		return false
-	}
-	if c.companyIn != nil && !c.companyIn[r.company] {
-		return false
 	}
 	if q.SalaryMin != nil || q.SalaryMax != nil {
 		f, _, ok := m.x.SalaryFigure(r)
