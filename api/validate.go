@@ -319,10 +319,8 @@ func (c *Call) validateBody() *Error {
 			errs.skip()
 			continue
 		}
-		var in any
-		_ = json.Unmarshal(obj[k], &in)
 		if f == nil || f.Forbidden {
-			fe := FieldError{Type: "extra_forbidden", Loc: Loc("body", k), Msg: "Extra inputs are not permitted", Input: in}
+			fe := FieldError{Type: "extra_forbidden", Loc: Loc("body", k), Msg: "Extra inputs are not permitted", Input: echo(obj[k])}
 			if f != nil {
 				fe.Msg = "Extra inputs are not permitted: " + f.Description
 			}
@@ -330,7 +328,7 @@ func (c *Call) validateBody() *Error {
 			continue
 		}
 		before := len(errs.items)
-		checkType(&errs, f, in, Loc("body", k))
+		checkType(&errs, f, obj[k], Loc("body", k))
 		if f.Sensitive { // a secret is never echoed, even when it is of the wrong type
 			for i := before; i < len(errs.items); i++ {
 				errs.items[i].Input = nil
@@ -351,52 +349,157 @@ func (c *Call) validateBody() *Error {
 	return nil
 }
 
-// checkType adds to errs what is wrong with the value in of field f.
-func checkType(errs *fieldErrors, f *Field, in any, loc []any) {
+// maxEcho is the most bytes of a body value a 422 echoes decoded; a longer one is echoed as its
+// first maxEcho characters of JSON text, clipped. A body value is never decoded whole just to be
+// echoed or to learn its type: decoding a 1 MiB array of empty objects into Go values took 44 MiB.
+const maxEcho = 1024
+
+// echo is raw as a 422 echoes it (see maxEcho).
+func echo(raw json.RawMessage) any {
+	if len(raw) <= maxEcho {
+		var v any
+		_ = json.Unmarshal(raw, &v)
+		return v
+	}
+	return Clip(string(raw), maxEcho)
+}
+
+// kind is the JSON type of raw (a valid JSON value) from its first byte: '"' string, '{'
+// object, '[' array, 't' or 'f' boolean, 'n' null, '0' number.
+func kind(raw json.RawMessage) byte {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 {
+		return 0
+	}
+	switch c := raw[0]; c {
+	case '"', '{', '[', 'n':
+		return c
+	case 't', 'f':
+		return 't'
+	}
+	return '0'
+}
+
+// arrayItems counts the items of raw, a valid JSON array, without decoding them, and returns the
+// first keep of them.
+func arrayItems(raw json.RawMessage, keep int) (first []json.RawMessage, n int) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '[' {
+		return nil, 0
+	}
+	depth, inString, start := 0, false, -1
+	for i := 1; i < len(raw)-1; i++ {
+		c := raw[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case ',':
+			if depth == 0 {
+				if start >= 0 && len(first) < keep {
+					first = append(first, bytes.TrimSpace(raw[start:i]))
+				}
+				start = -1
+				continue
+			}
+		case '"':
+			inString = true
+		case '[', '{':
+			depth++
+		case ']', '}':
+			depth--
+		}
+		if start < 0 && depth >= 0 {
+			if start = i; c == ']' || c == '}' {
+				start = -1 // cannot start an item
+			} else {
+				n++
+			}
+		}
+	}
+	if start >= 0 && len(first) < keep {
+		first = append(first, bytes.TrimSpace(raw[start:len(raw)-1]))
+	}
+	return first, n
+}
+
+// checkType adds to errs what is wrong with the value raw of field f. Only what the check needs
+// is decoded: a scalar, the items of an array within its bound.
+func checkType(errs *fieldErrors, f *Field, raw json.RawMessage, loc []any) {
+	k := kind(raw)
 	bad := func(t, msg string) {
-		errs.add(FieldError{Type: t, Loc: loc, Msg: msg, Input: in, Ctx: map[string]any{}})
+		errs.add(FieldError{Type: t, Loc: loc, Msg: msg, Input: echo(raw), Ctx: map[string]any{}})
 	}
 	switch f.Type {
 	case "string":
-		s, ok := in.(string)
-		if !ok {
+		var s string
+		if k != '"' || json.Unmarshal(raw, &s) != nil {
 			bad("string_type", "Input should be a valid string")
 		} else if len(f.Enum) > 0 && !slices.Contains(f.Enum, s) {
-			errs.add(EnumError(s, f.Enum, loc...))
+			errs.add(EnumError(Clip(s, maxEcho), f.Enum, loc...))
 		}
 	case "integer":
-		if n, ok := in.(float64); !ok || n != float64(int64(n)) {
+		var n float64
+		if k != '0' || json.Unmarshal(raw, &n) != nil || n != float64(int64(n)) {
 			bad("int_type", "Input should be a valid integer")
 		}
 	case "number":
-		if _, ok := in.(float64); !ok {
+		var n float64
+		if k != '0' || json.Unmarshal(raw, &n) != nil {
 			bad("float_type", "Input should be a valid number")
 		}
 	case "boolean":
-		if _, ok := in.(bool); !ok {
+		if k != 't' {
 			bad("bool_type", "Input should be a valid boolean")
 		}
 	case "object":
-		if _, ok := in.(map[string]any); !ok {
+		if k != '{' {
 			bad("dict_type", "Input should be a valid dictionary")
 		}
 	case "array":
-		items, ok := in.([]any)
-		if !ok {
+		if k != '[' {
 			bad("list_type", "Input should be a valid list")
 			return
 		}
-		if m := f.maxItems(); len(items) > m {
-			errs.add(tooLong(loc, items[:min(len(items), 10)], len(items), m))
+		if first, n := arrayItems(raw, 10); n > f.maxItems() {
+			shown := make([]any, 0, len(first))
+			for _, it := range first {
+				shown = append(shown, echo(it))
+			}
+			errs.add(tooLong(loc, shown, n, f.maxItems()))
+			return
+		}
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) != nil {
+			bad("list_type", "Input should be a valid list")
 			return
 		}
 		if f.Items != "string" {
 			return
 		}
 		for i, it := range items {
-			s, isString := it.(string)
-			if isString && (len(f.Enum) == 0 || slices.Contains(f.Enum, s)) {
-				continue
+			var s string
+			isString := false
+			if plain := len(it) >= 2 && it[0] == '"' && bytes.IndexByte(it, '\\') < 0; plain {
+				// No escapes: the text between the quotes is the string, compared without a copy.
+				v := it[1 : len(it)-1]
+				if len(f.Enum) == 0 || slices.ContainsFunc(f.Enum, func(e string) bool { return string(v) == e }) {
+					continue
+				}
+				s, isString = string(v), true
+			} else {
+				isString = kind(it) == '"' && json.Unmarshal(it, &s) == nil
+				if isString && (len(f.Enum) == 0 || slices.Contains(f.Enum, s)) {
+					continue
+				}
 			}
 			if errs.full() { // counted, not built
 				errs.skip()
@@ -404,10 +507,10 @@ func checkType(errs *fieldErrors, f *Field, in any, loc []any) {
 			}
 			sub := append(append([]any{}, loc...), i)
 			if !isString {
-				errs.add(FieldError{Type: "string_type", Loc: sub, Msg: "Input should be a valid string", Input: it, Ctx: map[string]any{}})
+				errs.add(FieldError{Type: "string_type", Loc: sub, Msg: "Input should be a valid string", Input: echo(it), Ctx: map[string]any{}})
 				continue
 			}
-			errs.add(EnumError(s, f.Enum, sub...))
+			errs.add(EnumError(Clip(s, maxEcho), f.Enum, sub...))
 		}
 	}
 }
