@@ -287,3 +287,21 @@ func TestBodyValidationDoesNotAmplifyMemory(t *testing.T) {
 		require.Less(t, len(b), 8<<10, "the 422 echoes a clipped input")
 	}
 }
+
+// FuzzArrayItems: arrayItems agrees with encoding/json on every valid array.
+func FuzzArrayItems(f *testing.F) {
+	for _, s := range []string{`[]`, `[1,"a,]",{"b":[2]}]`, `["\\\"",null]`, `[[[]],{}]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) != nil || items == nil {
+			return
+		}
+		first, n := arrayItems(raw, 3)
+		require.Equal(t, len(items), n, "%q", raw)
+		for i := range first {
+			require.Equal(t, string(items[i]), string(first[i]), "%q", raw)
+		}
+	})
+}
