@@ -70,3 +70,20 @@ func (m *Model) PulseUnder(c *Company, withMomentum bool, hidden []Hidden) Pulse
 	}
 	return p
 }
+
+// FreshBefore is the first_seen cutoff of a freshness floor of floorS seconds (the caller plan's
+// plans.FreshnessFloorS) at asOf, the latest committed cycle's time: a req first seen after it
+// is hidden from every read. Zero when floorS is 0 (paid plans): nothing is hidden. The search
+// routes and the company reads share it, so both hide exactly the same reqs.
+func FreshBefore(asOf time.Time, floorS int) time.Time {
+	if floorS <= 0 {
+		return time.Time{}
+	}
+	return asOf.Add(-time.Duration(floorS) * time.Second)
+}
+
+// Hides reports whether a req first seen at firstSeen (unix seconds) is after cutoff
+// (FreshBefore; zero hides nothing).
+func Hides(cutoff time.Time, firstSeen int64) bool {
+	return !cutoff.IsZero() && firstSeen > cutoff.Unix()
+}

@@ -34,6 +34,9 @@ func (h *handlers) crawl(c *api.Call, co *readmodel.Company, why string) (int, e
 	if err != nil {
 		return 0, err
 	}
+	// A 202 crawling (max_age, or a cold company) is forced-fresh: the chain meters it as one call
+	// with no units (docs/decisions.md). A 202 over_cap (above) queued nothing and is not.
+	c.ForcedFresh()
 	return 0, c.JSON(202, crawling{JobID: id, Status: "crawling", CompanyID: co.ID, JobURL: "/v1/crawl-jobs/" + strconv.FormatInt(id, 10),
 		Message: why + "; poll job_url until status is done, then read result_url"})
 }

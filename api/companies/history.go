@@ -68,8 +68,10 @@ func firstHiresSchema() map[string]any {
 
 // firstHires is one row per function name (unnamed ids by id), the earliest first hire of its
 // ids, oldest first; a name with any left-censored id has none (its first hire predates
-// observation). fns filters by id, cut drops rows before the caller's history window.
-func firstHires(co *readmodel.Company, fns map[string]bool, cut time.Time) []firstHireRow {
+// observation). fns filters by id, cut drops rows before the caller's history window; a first
+// hire first seen after fresh (the caller's freshness floor, zero: none) is not served, nor
+// counted among its name's ids.
+func firstHires(co *readmodel.Company, fns map[string]bool, cut, fresh time.Time) []firstHireRow {
 	if !co.Covered() {
 		return nil
 	}
@@ -87,7 +89,7 @@ func firstHires(co *readmodel.Company, fns map[string]bool, cut time.Time) []fir
 	at := map[string]int{}
 	for _, f := range co.FirstHires { // oldest first: the first row of a name is its earliest
 		k := keyOf(f.Function)
-		if censored[k] || fns != nil && !fns[f.Function] {
+		if censored[k] || fns != nil && !fns[f.Function] || readmodel.Hides(fresh, f.FirstSeen.Unix()) {
 			continue
 		}
 		if i, ok := at[k]; ok {
@@ -118,7 +120,7 @@ func (h *handlers) firstHire(c *api.Call) (int, error) {
 		return 0, err
 	}
 	cut, win := windowOf(c, m)
-	return 0, c.JSON(200, firstHireView{CompanyID: co.ID, CoverageStatus: co.Coverage, FirstHires: firstHires(co, fns, cut), historyWindow: win})
+	return 0, c.JSON(200, firstHireView{CompanyID: co.ID, CoverageStatus: co.Coverage, FirstHires: firstHires(co, fns, cut, freshBefore(c, m)), historyWindow: win})
 }
 
 type repostPainView struct {
@@ -135,8 +137,9 @@ func repostPainSchema() map[string]any {
 }
 
 // repostPain lists reqs that came back after going away, hardest (most reposts) first; a capped
-// caller sees those active (latest event) within its history window. max bounds the rows.
-func repostPain(x *searchindex.Index, co *readmodel.Company, cut time.Time, max int) ([]repostRow, int) {
+// caller sees those active (latest event) within its history window, and none first seen after
+// fresh (its freshness floor; zero: none). max bounds the rows.
+func repostPain(x *searchindex.Index, co *readmodel.Company, cut, fresh time.Time, max int) ([]repostRow, int) {
 	if !co.Covered() {
 		return nil, 0
 	}
@@ -144,7 +147,7 @@ func repostPain(x *searchindex.Index, co *readmodel.Company, cut time.Time, max 
 	total := 0
 	for i := range co.Reposted {
 		r := &co.Reposted[i]
-		if r.LastEventTime().Before(cut) {
+		if r.LastEventTime().Before(cut) || readmodel.Hides(fresh, r.FirstSeen) {
 			continue
 		}
 		total++
@@ -162,7 +165,7 @@ func (h *handlers) repostPain(c *api.Call) (int, error) {
 	}
 	m := snap.Model
 	cut, win := windowOf(c, m)
-	rows, total := repostPain(snap.Index, co, cut, RepostPainMax)
+	rows, total := repostPain(snap.Index, co, cut, freshBefore(c, m), RepostPainMax)
 	v := repostPainView{CompanyID: co.ID, CoverageStatus: co.Coverage, Reqs: rows, historyWindow: win}
 	if co.Covered() {
 		v.Total = &total
@@ -259,20 +262,26 @@ func (h *handlers) preActionBrief(c *api.Call) (int, error) {
 		return 0, err
 	}
 	cut, win := windowOf(c, m)
-	p := m.PulseOf(co, true)
+	fresh := freshBefore(c, m)
+	p := flooredPulse(snap, co, fresh, true)
 	if n := len(p.Momentum); n > BriefMomentumWeeks {
 		p.Momentum = p.Momentum[n-BriefMomentumWeeks:]
 	}
 	v := briefView{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, HQCountry: strOrNil(co.HQCountry), HQCountryCode: strOrNil(co.HQCountryCode()),
-		CoverageStatus: co.Coverage, Pulse: p, FirstHires: firstHires(co, nil, cut), Migrations: migrations(co), AsOf: m.AsOf, historyWindow: win}
-	v.RepostPain, _ = repostPain(snap.Index, co, cut, BriefReposts)
+		CoverageStatus: co.Coverage, Pulse: p, FirstHires: firstHires(co, nil, cut, fresh), Migrations: migrations(co), AsOf: m.AsOf, historyWindow: win}
+	v.RepostPain, _ = repostPain(snap.Index, co, cut, fresh, BriefReposts)
 	if co.Covered() {
-		n := len(co.Live)
-		v.OpenReqTotal = &n
-		v.OpenReqs = make([]reqRow, 0, min(n, BriefReqs))
-		for i := 0; i < n && i < BriefReqs; i++ {
-			v.OpenReqs = append(v.OpenReqs, rowOf(snap.Index, co, &co.Live[i]))
+		n := 0
+		v.OpenReqs = make([]reqRow, 0, min(len(co.Live), BriefReqs))
+		for i := range co.Live {
+			if readmodel.Hides(fresh, co.Live[i].FirstSeen) {
+				continue
+			}
+			if n++; len(v.OpenReqs) < BriefReqs {
+				v.OpenReqs = append(v.OpenReqs, rowOf(snap.Index, co, &co.Live[i]))
+			}
 		}
+		v.OpenReqTotal = &n
 	}
 	return 0, c.JSON(200, v)
 }

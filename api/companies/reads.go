@@ -20,12 +20,14 @@ type isHiringView struct {
 }
 
 func isHiringSchema() map[string]any {
+	count := api.Nullable(api.Type("integer"))
+	count["description"] = "live reqs, after your plan's freshness floor (as open-reqs total); null without coverage"
 	return api.Object(map[string]any{"company_id": api.Type("integer"), "name": api.Type("string"), "domain": api.Type("string"), "is_hiring": api.Nullable(api.Type("boolean")),
-		"open_req_count": api.Nullable(api.Type("integer")), "coverage_status": api.Enum("covered", "no_ats_signal"), "motion_as_of": api.Nullable(api.DateTime())})
+		"open_req_count": count, "coverage_status": api.Enum("covered", "no_ats_signal"), "motion_as_of": api.Nullable(api.DateTime())})
 }
 
 func (h *handlers) isHiring(c *api.Call) (int, error) {
-	m, co, err := h.company(c)
+	snap, co, err := h.companyAt(c)
 	if err != nil {
 		return 0, err
 	}
@@ -35,19 +37,18 @@ func (h *handlers) isHiring(c *api.Call) (int, error) {
 	if h.cold(co) {
 		return h.crawl(c, co, "no read of this company's sources is recent enough to answer")
 	}
-	p := m.PulseOf(co, false)
+	p := flooredPulse(snap, co, freshBefore(c, snap.Model), false)
 	return 0, c.JSON(200, isHiringView{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, IsHiring: p.IsHiring,
 		OpenReqCount: p.OpenReqCount, CoverageStatus: p.CoverageStatus, MotionAsOf: p.MotionAsOf})
 }
 
-// freshnessDemand answers 202 crawling when the caller's max_age demands fresher data than the
-// latest read of co (and marks the call forced_fresh), or, without max_age, when co is cold as on
+// freshnessDemand answers 202 crawling (a forced-fresh call: see crawl) when the caller's max_age
+// demands fresher data than the latest read of co, or, without max_age, when co is cold as on
 // is-hiring. done is false when the read may be served.
 func (h *handlers) freshnessDemand(c *api.Call, co *readmodel.Company) (done bool, err error) {
 	maxAge, ok := c.Int("max_age")
 	switch {
 	case ok && h.staleFor(co, maxAge):
-		c.ForcedFresh()
 		_, err = h.crawl(c, co, "the latest read of this company is older than max_age")
 		return true, err
 	case !ok && h.cold(co):
@@ -72,14 +73,14 @@ func pulseProps() map[string]any {
 }
 
 func (h *handlers) hiringPulse(c *api.Call) (int, error) {
-	m, co, err := h.company(c)
+	snap, co, err := h.companyAt(c)
 	if err != nil {
 		return 0, err
 	}
 	if done, err := h.freshnessDemand(c, co); done || err != nil {
 		return 0, err
 	}
-	p := m.PulseOf(co, true)
+	p := flooredPulse(snap, co, freshBefore(c, snap.Model), true)
 	return 0, c.JSON(200, p)
 }
 
@@ -87,7 +88,7 @@ func (h *handlers) hiringPulse(c *api.Call) (int, error) {
 type openReqsView struct {
 	CompanyID      uint64   `json:"company_id"`
 	CoverageStatus string   `json:"coverage_status"`
-	Total          *int     `json:"total"` // live reqs matching the filters; null without coverage
+	Total          *int     `json:"total"` // live reqs matching the filters past the freshness floor; null without coverage
 	HasMore        bool     `json:"has_more"`
 	NextCursor     *string  `json:"next_cursor,omitempty"`
 	Reqs           []reqRow `json:"reqs"`
@@ -95,7 +96,7 @@ type openReqsView struct {
 
 func openReqsSchema() map[string]any {
 	return api.Object(map[string]any{"company_id": api.Type("integer"), "coverage_status": api.Type("string"),
-		"total":       map[string]any{"type": []any{"integer", "null"}, "description": "exact count of the live reqs matching the filters, across every page (the cursor aside); free; null without coverage"},
+		"total":       map[string]any{"type": []any{"integer", "null"}, "description": "exact count of the live reqs matching the filters, across every page (the cursor aside), after your plan's freshness floor; free; null without coverage"},
 		"has_more":    map[string]any{"type": "boolean", "description": "another page follows: pass next_cursor as cursor"},
 		"next_cursor": api.Optional(map[string]any{"type": "string", "description": "opaque (the page's last first_seen:req_key); absent on the last page"}),
 		"reqs":        map[string]any{"type": "array", "items": reqSchema()}})
@@ -123,11 +124,15 @@ func (h *handlers) openReqs(c *api.Call) (int, error) {
 		after = &k
 	}
 	limit := c.Limit()
+	cutoff := freshBefore(c, snap.Model)
 	out := openReqsView{CompanyID: co.ID, CoverageStatus: co.Coverage, Reqs: []reqRow{}}
 	total := 0
 	var last *readmodel.Req
 	for i := range co.Live {
 		r := &co.Live[i]
+		if readmodel.Hides(cutoff, r.FirstSeen) {
+			continue // under the caller's freshness floor: neither served nor counted
+		}
 		if fns != nil && !fns[r.Function] {
 			continue
 		}
@@ -185,13 +190,13 @@ func (h *handlers) enrichment(c *api.Call) (int, error) {
 		return 0, err
 	}
 	floor := c.Caller.Plan().FreshnessFloorS
-	cutoff := m.AsOf.Add(-time.Duration(floor) * time.Second)
+	cutoff := freshBefore(c, m)
 	v := enrichmentView{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, HQCountry: strOrNil(co.HQCountry),
 		HQCountryCode: strOrNil(co.HQCountryCode()), Industry: strOrNil(co.Industry), HeadcountBand: strOrNil(co.HeadcountBand),
 		AgencyKind: strOrNil(normalize.ServedAgencyKind(co.AgencyKind, co.Name)), ATSVendor: strOrNil(co.ATSVendor), CoverageStatus: co.Coverage, Boards: []string{},
 		FreshnessFloor: floor}
 	for _, b := range co.Boards {
-		if !b.FirstSeen.After(cutoff) {
+		if cutoff.IsZero() || !b.FirstSeen.After(cutoff) {
 			v.Boards = append(v.Boards, b.Board)
 		}
 	}

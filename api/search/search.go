@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/readmodel"
 	"github.com/planehq/hiringsignal/searchindex"
 	"github.com/planehq/hiringsignal/snapshot"
 )
@@ -118,13 +119,10 @@ func (h *handlers) gated(fn indexed) api.HandlerFunc {
 	}
 }
 
-// freshBefore is the caller's freshness floor on first_seen: zero when the plan has none.
+// freshBefore is the caller's freshness floor on first_seen (readmodel.FreshBefore, which the
+// company reads share): zero when the plan has none.
 func freshBefore(c *api.Call, x *searchindex.Index) time.Time {
-	floor := c.Caller.Plan().FreshnessFloorS
-	if floor <= 0 {
-		return time.Time{}
-	}
-	return x.CycleTime.Add(-time.Duration(floor) * time.Second)
+	return readmodel.FreshBefore(x.CycleTime, c.Caller.Plan().FreshnessFloorS)
 }
 
 func strPtr(s string) *string {
