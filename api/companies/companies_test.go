@@ -442,3 +442,25 @@ func firstHireNames(co *readmodel.Company, cut time.Time) int {
 	}
 	return n
 }
+
+// repost-pain serves up to 100 rows a call: the shared demo key's page cap (5 rows) applies to it
+// as to every paged route (session 9's review: 100 unmetered rows a call without signup).
+func TestRepostPainServesTheDemoKeyItsPageCap(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	paid := f.srv.Account(t, "growth").Key
+	for id := range f.w.Companies {
+		if !f.w.Covered[id] {
+			continue
+		}
+		rp := apitest.GetJSON[repostPain](t, f.srv, cpath(id, "repost-pain"), paid, nil, 200)
+		if len(rp.Reqs) <= api.DemoPageLimit {
+			continue
+		}
+		demo := apitest.GetJSON[repostPain](t, f.srv, cpath(id, "repost-pain"), api.PublicDemoKey, nil, 200)
+		require.Len(t, demo.Reqs, api.DemoPageLimit)
+		require.Equal(t, rp.Reqs[:api.DemoPageLimit], demo.Reqs, "the hardest first, as for a key of its own")
+		return
+	}
+	t.Fatal("no company of the world has more reposted reqs than the demo page")
+}

@@ -165,7 +165,7 @@ func (h *handlers) repostPain(c *api.Call) (int, error) {
 	}
 	m := snap.Model
 	cut, win := windowOf(c, m)
-	rows, total := repostPain(snap.Index, co, cut, freshBefore(c, m), RepostPainMax)
+	rows, total := repostPain(snap.Index, co, cut, freshBefore(c, m), c.PageCap(RepostPainMax))
 	v := repostPainView{CompanyID: co.ID, CoverageStatus: co.Coverage, Reqs: rows, historyWindow: win}
 	if co.Covered() {
 		v.Total = &total

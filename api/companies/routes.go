@@ -2,6 +2,7 @@ package companies
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/criteria"
@@ -40,7 +41,7 @@ func Routes(d Deps) []*api.Route {
 			Statuses: []int{200, 202, 404}, Response: api.Object(pulseProps()), Handler: h.hiringPulse}),
 		read("first-hire", "Earliest first-in-function event per function", api.Route{Name: "companies.first_hire", Params: []api.Param{function},
 			Statuses: []int{200, 404}, Response: firstHiresSchema(), Handler: h.firstHire}),
-		read("repost-pain", "Hard-to-fill reqs by repost_count", api.Route{Name: "companies.repost_pain",
+		read("repost-pain", "Hard-to-fill reqs by repost_count (at most "+strconv.Itoa(RepostPainMax)+" rows; the shared demo key gets "+strconv.Itoa(api.DemoPageLimit)+")", api.Route{Name: "companies.repost_pain",
 			Statuses: []int{200, 404}, Response: repostPainSchema(), Handler: h.repostPain}),
 		read("ats-migrations", "ATS vendor migrations", api.Route{Name: "companies.ats_migrations",
 			Statuses: []int{200, 404}, Response: migrationsSchema(), Handler: h.atsMigrations}),
