@@ -28,13 +28,14 @@ const (
 //     neighbour ("software developer" → "software engineer"), which covers both words. Expansion
 //     goes one hop: the expansions of an expansion are not followed.
 //   - A title covering every term scores mean(weights) × (0.85 + 0.15 × min(1, terms/title
-//     words)): all-direct matches score 0.85..1 (shorter titles higher), any expansion caps the
-//     score at 0.8 (mixed) or 0.6 (all expanded).
+//     words)): all-direct matches score 0.85..1 (shorter titles higher); a title with an
+//     expansion scores at most (terms − 1 + 0.6)/terms: 0.6 for one term, 0.8 for two, 0.9 for
+//     four (coveredCeiling), so from three terms it can rank among the direct matches.
 //   - A title of the query's own function (normalize.Classify(q)) that does not cover every term
 //     scores 0.25 + 0.25 × covered/terms, below every title match (< 0.5).
 //
-// So a direct match always ranks above synonym expansions, which rank above same-function
-// titles. JobQuery.MinRelevance drops rows scoring below it (api/search defaults it to
+// Rows rank by that score, whatever covers them; same-function titles always rank last.
+// JobQuery.MinRelevance drops rows scoring below it (api/search defaults it to
 // DefaultMinRelevance, which keeps the same-function tier out), and JobQuery.Literal turns every
 // expansion off: only titles holding each word's own stem.
 const (
@@ -253,8 +254,9 @@ func (s *scorer) sameFunction() []uint32 {
 }
 
 // Score tiers: every all-direct title scores in [8500, 10000], a title covered with any expansion
-// in [5100, 8000], a same-function title in [2500, 5000). Relevance pages walk the tiers in order
-// and stop once the page is full with rows above the next tier's ceiling.
+// in [5100, coveredCeiling(terms)] (8000 for two terms, 9000 for four), a same-function title in
+// [2500, 5000). Relevance pages walk the tiers in order, each title in its own tier only, and stop
+// once the page is full with rows above the next tier's ceiling.
 type tier struct {
 	lo, hi int
 	list   func() []uint32
@@ -262,6 +264,32 @@ type tier struct {
 
 // score is the relevance × 10000 of a title (0: not a candidate).
 func (s *scorer) score(r *Req) int {
+	v, _ := s.scoreTier(r)
+	return v
+}
+
+// Tiers of a scored title: every word direct, every word covered (some by expansion), the
+// query's function.
+const (
+	tierDirect = 1 + iota
+	tierCovered
+	tierFunction
+)
+
+// coveredCeiling is the highest score a title covered with at least one expansion can reach for
+// a query of n terms: every other term direct, the title no longer than the query. It passes the
+// direct tier's floor from three terms on, so the tiers are told apart by what covers the title,
+// never by the score (a 4-term title with one expansion scores up to 9000: ranked among the
+// direct ones, it was dropped by both tiers before).
+func coveredCeiling(n int) int {
+	if n < 1 {
+		return 0
+	}
+	return int(math.Round((float64(n-1) + normalize.ExpansionWeight) / float64(n) * relScale))
+}
+
+// scoreTier is score and the tier of the title (0 with a score of 0).
+func (s *scorer) scoreTier(r *Req) (int, int) {
 	t := r.Title
 	n := len(s.terms)
 	if cap(s.w) < n {
@@ -298,8 +326,13 @@ func (s *scorer) score(r *Req) int {
 		}
 	}
 	var rel float64
+	tier := tierFunction
 	switch {
 	case covered == n:
+		tier = tierCovered
+		if sum == float64(n) {
+			tier = tierDirect
+		}
 		words := t.words
 		if words < 1 {
 			words = 1
@@ -308,16 +341,16 @@ func (s *scorer) score(r *Req) int {
 	case s.fn >= 0 && int(r.function) == s.fn:
 		rel = sameFunctionMin + 0.25*float64(covered)/float64(n)
 	default:
-		return 0
+		return 0, 0
 	}
 	v := int(math.Round(rel * relScale))
 	if v < 1 {
 		v = 1
 	}
 	if v < s.minRel {
-		return 0
+		return 0, 0
 	}
-	return v
+	return v, tier
 }
 
 // SearchJobs answers jobs/search: one row per logical req, in the requested order, after the
@@ -403,8 +436,10 @@ func (x *Index) SearchJobs(q JobQuery) JobPage {
 			}
 			break
 		}
-		tiers := []tier{{8500, relScale, sc.direct}, {5001, 8499, sc.candidates}, {1, 5000, sc.sameFunction}}
-		for _, t := range tiers {
+		// hi bounds a tier's scores (the walk stops once the page is full above it) and lo its
+		// floor (a cursor past it skips the tier); a title counts in its own tier only.
+		tiers := []tier{{8500, relScale, sc.direct}, {5100, coveredCeiling(len(sc.terms)), sc.candidates}, {1, 5000, sc.sameFunction}}
+		for ti, t := range tiers {
 			if len(rows) == k && rows[k-1].rel > t.hi || t.hi < sc.minRel {
 				break
 			}
@@ -416,8 +451,8 @@ func (x *Index) SearchJobs(q JobQuery) JobPage {
 				if !c.req(r) {
 					continue
 				}
-				rel := sc.score(r)
-				if rel < t.lo || rel > t.hi || !after(ord, rel) {
+				rel, in := sc.scoreTier(r)
+				if in != ti+1 || !after(ord, rel) {
 					continue
 				}
 				h := hit(ord, rel)

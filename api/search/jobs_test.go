@@ -235,3 +235,20 @@ func TestJobsRole(t *testing.T) {
 	require.Equal(t, 404, role(growth, closed).Status)
 	require.Zero(t, f.srv.SourceRows(t, growth), "jobs/role serves no source_row")
 }
+
+// min_relevance decides which rows a query has, in every sort; the sort only orders them. A
+// four-word title covered with one expansion scored in the all-direct band, so the relevance walk
+// dropped it from both tiers: "senior backend engineer developer" served 0 rows by relevance and 4
+// by recency (found in session 9).
+func TestJobsSearchSortsServeTheSameRows(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	c := newCaller(t, f.srv, "growth")
+	for _, q := range []string{"senior backend engineer developer", "backend engineer", "senior software engineer", "sales"} {
+		byRecency := keysOf(t, pageJobs(t, c, url.Values{"q": {q}, "sort": {"recency"}}, 50))
+		require.NotEmpty(t, byRecency, q)
+		require.Equal(t, byRecency, keysOf(t, pageJobs(t, c, url.Values{"q": {q}, "sort": {"relevance"}}, 50)), q)
+		require.Equal(t, byRecency, keysOf(t, pageJobs(t, c, url.Values{"q": {q}}, 50)), q)
+	}
+	c.requireUnits(t)
+}
