@@ -419,27 +419,25 @@ type shareArgs struct {
 }
 
 func (s Shares) args() shareArgs {
-	a := shareArgs{fullEndpoints: []int64{}, endpoints: []int64{}, fullCustomers: []string{}, customers: []string{},
-		endpointN: []int32{}, customerN: []int32{}, perEndpoint: math.MaxInt32, perCustomer: math.MaxInt32}
-	if s.PerEndpoint > 0 {
-		a.perEndpoint = int64(s.PerEndpoint)
-		for id, n := range s.Endpoints {
-			if n >= s.PerEndpoint {
-				a.fullEndpoints = append(a.fullEndpoints, id)
-			} else if n > 0 {
-				a.endpoints, a.endpointN = append(a.endpoints, id), append(a.endpointN, int32(n))
-			}
-		}
-	}
-	if s.PerCustomer > 0 {
-		a.perCustomer = int64(s.PerCustomer)
-		for id, n := range s.Customers {
-			if n >= s.PerCustomer {
-				a.fullCustomers = append(a.fullCustomers, id)
-			} else if n > 0 {
-				a.customers, a.customerN = append(a.customers, id), append(a.customerN, int32(n))
-			}
-		}
-	}
+	var a shareArgs
+	a.perEndpoint, a.fullEndpoints, a.endpoints, a.endpointN = share(s.PerEndpoint, s.Endpoints)
+	a.perCustomer, a.fullCustomers, a.customers, a.customerN = share(s.PerCustomer, s.Customers)
 	return a
+}
+
+// share splits what is in flight against a share of per (0: none): the keys that are full, and
+// the others with their counts. The slices are never nil (a claim's array parameters).
+func share[K comparable](per int, inFlight map[K]int) (limit int64, full, some []K, n []int32) {
+	full, some, n = []K{}, []K{}, []int32{}
+	if per <= 0 {
+		return math.MaxInt32, full, some, n
+	}
+	for k, c := range inFlight {
+		if c >= per {
+			full = append(full, k)
+		} else if c > 0 {
+			some, n = append(some, k), append(n, int32(c))
+		}
+	}
+	return int64(per), full, some, n
 }
