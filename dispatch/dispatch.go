@@ -5,7 +5,7 @@
 // secret), POSTs the stored body through the egress policy's dialer, and records every attempt:
 // delivered and billed once on a 2xx, retried on a schedule of about three days otherwise, failed
 // with the endpoint disabled on a 410 or after days of failures. It wakes on NOTIFY
-// hs_deliveries and polls every second as a backstop. A claim keeps each endpoint and each
+// hs_deliveries and polls every second as a backstop. Attempts keep each endpoint and each
 // customer within a share of the workers (Config.PerEndpoint, Config.PerCustomer), so a receiver
 // that answers slowly, or not until the attempt's timeout, delays only its own deliveries.
 //
@@ -136,8 +136,9 @@ type queue struct {
 	shares      *shares      // hands the claimed deliveries to the workers (jobs)
 }
 
-// run claims due deliveries in batches of up to 4 x Workers and hands them to the workers;
-// outstanding deliveries (claimed and not yet attempted) stay under 16 x Workers (one customer's under half of that: shares.go). One claimer
+// run claims due deliveries in batches of up to 4 x Workers and hands them to the workers within
+// their shares (shares.go); outstanding deliveries (claimed and not yet attempted) stay under
+// 16 x Workers, one customer's under half of that. One claimer
 // (its claims are reads on the lease connection) and two recorders run, so one recorder's round
 // trip to Postgres overlaps the other's. A delivery's lease ends once its attempt is recorded,
 // and every lease when the run ends.
