@@ -6,7 +6,8 @@
 // coalesce: at most one rebuild waits behind the one running.
 //
 // It owns the polling, the build orchestration (which reads run, and beside what) and the swap;
-// it must not hold model or index rules (readmodel and searchindex do), serve HTTP, or write any
+// it must not hold model or index rules (readmodel and searchindex do; it only joins the two, in
+// Snapshot.PulseUnder: a pulse without the reqs a freshness floor hides), serve HTTP, or write any
 // store. Service follows the lifecycle contract (package lifecycle).
 package snapshot
 

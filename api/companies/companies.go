@@ -141,24 +141,6 @@ func freshBefore(c *api.Call, m *readmodel.Model) time.Time {
 	return readmodel.FreshBefore(m.AsOf, c.Caller.Plan().FreshnessFloorS)
 }
 
-// flooredPulse is co's pulse as the call may see it: under a freshness floor without the reqs
-// the floor hides (readmodel.PulseUnder), so its counts agree with the rows the call may be
-// served. The search index of the same snapshot holds every hidden req, closed ones too (they
-// are younger than its 30-day window of closed reqs); before the first build there is none.
-func flooredPulse(snap *snapshot.Snapshot, co *readmodel.Company, cutoff time.Time, withMomentum bool) readmodel.Pulse {
-	if cutoff.IsZero() || snap.Index == nil {
-		return snap.Model.PulseOf(co, withMomentum)
-	}
-	var hidden []readmodel.Hidden
-	reqs := snap.Index.CompanyReqs(co.ID)
-	for i := range reqs {
-		if r := &reqs[i]; readmodel.Hides(cutoff, r.FirstSeen) {
-			hidden = append(hidden, readmodel.Hidden{FirstSeen: r.FirstSeen, LastEventAt: r.LastEventAt, Live: r.Live, RepostCount: r.RepostCount})
-		}
-	}
-	return snap.Model.PulseUnder(co, withMomentum, hidden)
-}
-
 func strOrNil(s string) *string {
 	if s == "" {
 		return nil

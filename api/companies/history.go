@@ -263,7 +263,7 @@ func (h *handlers) preActionBrief(c *api.Call) (int, error) {
 	}
 	cut, win := windowOf(c, m)
 	fresh := freshBefore(c, m)
-	p := flooredPulse(snap, co, fresh, true)
+	p := snap.PulseUnder(co, true, fresh)
 	if n := len(p.Momentum); n > BriefMomentumWeeks {
 		p.Momentum = p.Momentum[n-BriefMomentumWeeks:]
 	}

@@ -37,7 +37,7 @@ func (h *handlers) isHiring(c *api.Call) (int, error) {
 	if h.cold(co) {
 		return h.crawl(c, co, "no read of this company's sources is recent enough to answer")
 	}
-	p := flooredPulse(snap, co, freshBefore(c, snap.Model), false)
+	p := snap.PulseUnder(co, false, freshBefore(c, snap.Model))
 	return 0, c.JSON(200, isHiringView{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, IsHiring: p.IsHiring,
 		OpenReqCount: p.OpenReqCount, CoverageStatus: p.CoverageStatus, MotionAsOf: p.MotionAsOf})
 }
@@ -80,7 +80,7 @@ func (h *handlers) hiringPulse(c *api.Call) (int, error) {
 	if done, err := h.freshnessDemand(c, co); done || err != nil {
 		return 0, err
 	}
-	p := flooredPulse(snap, co, freshBefore(c, snap.Model), true)
+	p := snap.PulseUnder(co, true, freshBefore(c, snap.Model))
 	return 0, c.JSON(200, p)
 }
 

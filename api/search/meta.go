@@ -68,33 +68,13 @@ func includesOf(vals []string) includes {
 }
 
 // flooredPulse is the company's pulse as the call may see it: without momentum unless asked,
-// and, under a freshness floor, without the reqs the floor hides (readmodel.PulseUnder), so the
-// pulse counts exactly the reqs the caller's rows may show. nil when the read model does not know
-// the company.
+// and without the reqs its freshness floor hides (Snapshot.PulseUnder), so the pulse counts
+// exactly the reqs the caller's rows may show. nil when the read model does not know the company.
 func flooredPulse(snap *snapshot.Snapshot, cutoff time.Time, id uint64, inc includes) *readmodel.Pulse {
 	c := snap.Model.Company(id)
 	if c == nil {
 		return nil
 	}
-	var p readmodel.Pulse
-	if cutoff.IsZero() {
-		p = snap.Model.PulseOf(c, inc.momentum)
-	} else {
-		p = snap.Model.PulseUnder(c, inc.momentum, hiddenReqs(snap.Index, id, cutoff.Unix()))
-	}
+	p := snap.PulseUnder(c, inc.momentum, cutoff)
 	return &p
-}
-
-// hiddenReqs are the company's reqs first seen after cutoff (the index holds all of them: they
-// are younger than its 30-day window of closed reqs).
-func hiddenReqs(x *searchindex.Index, id uint64, cutoff int64) []readmodel.Hidden {
-	var out []readmodel.Hidden
-	reqs := x.CompanyReqs(id)
-	for i := range reqs {
-		r := &reqs[i]
-		if r.FirstSeen > cutoff {
-			out = append(out, readmodel.Hidden{FirstSeen: r.FirstSeen, LastEventAt: r.LastEventAt, Live: r.Live, RepostCount: r.RepostCount})
-		}
-	}
-	return out
 }
