@@ -25,12 +25,9 @@ func blockedRows(t *testing.T, pool *pgxpool.Pool, a oltp.NewAccount, endpoint, 
 	require.NoError(t, err)
 }
 
-// A watch matching everything writes one blocked row per event past its limits. The wall's
-// admission count, run in every notifier batch for each account with a match, read them all (the
-// month's index held them): past enough of them every batch outlived its deadline and delivery
-// stopped for every customer until the month turned (security review, session 9). It reads an
-// index of the admitted rows only.
-func TestTheAdmissionCountReadsNoBlockedRows(t *testing.T) {
+// freeWatch is a Free account's watch on an endpoint of its own, on a fresh schema.
+func freeWatch(t *testing.T) (context.Context, *pgxpool.Pool, oltp.NewAccount, oltp.Endpoint, oltp.Watch) {
+	t.Helper()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	box := testBox(t)
@@ -39,8 +36,18 @@ func TestTheAdmissionCountReadsNoBlockedRows(t *testing.T) {
 	require.NoError(t, err)
 	w, _, _, err := oltp.CreateWatch(ctx, pool, box, newWatch(a, e.ID))
 	require.NoError(t, err)
+	return ctx, pool, a, e, w
+}
+
+// A watch matching everything writes one blocked row per event past its limits. The wall's
+// admission count, run in every notifier batch for each account with a match, read them all (the
+// month's index held them): past enough of them every batch outlived its deadline and delivery
+// stopped for every customer until the month turned (security review, session 9). It reads an
+// index of the admitted rows only.
+func TestTheAdmissionCountReadsNoBlockedRows(t *testing.T) {
+	ctx, pool, a, e, w := freeWatch(t)
 	blockedRows(t, pool, a, e.ID, w.ID, 20_000, time.Minute, 1)
-	_, err = pool.Exec(ctx, `INSERT INTO webhook_deliveries (idempotency_key, customer_id, account_id, endpoint_id, watch_id, event_seq, event_type, body, status, next_attempt_at)
+	_, err := pool.Exec(ctx, `INSERT INTO webhook_deliveries (idempotency_key, customer_id, account_id, endpoint_id, watch_id, event_seq, event_type, body, status, next_attempt_at)
 		SELECT 'admitted-' || i, $1, $2, $3, $4, i, 'opened', '{}', 'pending', now() FROM generate_series(100001, 100005) i`, a.CustomerID, a.AccountID, e.ID, w.ID)
 	require.NoError(t, err)
 	_, err = pool.Exec(ctx, "ANALYZE webhook_deliveries")
@@ -78,19 +85,12 @@ func TestTheAdmissionCountReadsNoBlockedRows(t *testing.T) {
 // Blocked deliveries are kept BlockedDeliveryRetention, then deleted oldest first, at most
 // MaxPrunedPerRun a run; nothing else is.
 func TestPruneRetiredDeletesBlockedDeliveriesPastRetention(t *testing.T) {
-	ctx := context.Background()
-	pool := storetest.Postgres(t, "oltp")
-	box := testBox(t)
-	a := account(t, pool, "free")
-	e, _, err := oltp.RegisterEndpoint(ctx, pool, box, a.CustomerID, "https://hooks.example.com/old", oltp.EndpointSecret{Secret: secretA})
-	require.NoError(t, err)
-	w, _, _, err := oltp.CreateWatch(ctx, pool, box, newWatch(a, e.ID))
-	require.NoError(t, err)
+	ctx, pool, a, e, w := freeWatch(t)
 	old := oltp.BlockedDeliveryRetention + time.Hour
 	blockedRows(t, pool, a, e.ID, w.ID, oltp.MaxPrunedPerRun+10, old, 1)
 	blockedRows(t, pool, a, e.ID, w.ID, 7, oltp.BlockedDeliveryRetention-time.Hour, 200_001)
 	// An old delivery that was sent stays.
-	_, err = pool.Exec(ctx, `INSERT INTO webhook_deliveries (idempotency_key, customer_id, account_id, endpoint_id, watch_id, event_seq, event_type, body, status, created_at)
+	_, err := pool.Exec(ctx, `INSERT INTO webhook_deliveries (idempotency_key, customer_id, account_id, endpoint_id, watch_id, event_seq, event_type, body, status, created_at)
 		VALUES ('sent-old', $1, $2, $3, $4, 300001, 'opened', '{}', 'delivered', now() - interval '100 days')`, a.CustomerID, a.AccountID, e.ID, w.ID)
 	require.NoError(t, err)
 	count := func() int {
