@@ -21,7 +21,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
-	"github.com/planehq/hiringsignal/migrate"
+	"github.com/planehq/hiringsignal/internal/migrate"
 )
 
 //go:embed migrations/*.sql

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/internal/storetest"
+	"github.com/planehq/hiringsignal/internal/testkit/storetest"
 )
 
 func TestNoKeyIs401WithTheAdvice(t *testing.T) {

@@ -8,9 +8,9 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/planehq/hiringsignal/admission"
+	"github.com/planehq/hiringsignal/api/admission"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/plans"
+	"github.com/planehq/hiringsignal/internal/plans"
 )
 
 // Caller is who is calling, as the chain authenticated it.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/planehq/hiringsignal/admission"
+	"github.com/planehq/hiringsignal/api/admission"
 )
 
 // handler wraps one route in the chain every /v1 route shares:

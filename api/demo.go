@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/planehq/hiringsignal/apikey"
+	"github.com/planehq/hiringsignal/internal/apikey"
 	"github.com/planehq/hiringsignal/oltp"
 )
 

@@ -15,8 +15,8 @@ import (
 	feed "github.com/planehq/hiringsignal/api/events"
 	"github.com/planehq/hiringsignal/api/outcomes"
 	"github.com/planehq/hiringsignal/api/search"
-	"github.com/planehq/hiringsignal/internal/apitest"
-	"github.com/planehq/hiringsignal/internal/storetest"
+	"github.com/planehq/hiringsignal/internal/testkit/apitest"
+	"github.com/planehq/hiringsignal/internal/testkit/storetest"
 	"github.com/planehq/hiringsignal/oltp"
 )
 

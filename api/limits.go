@@ -10,8 +10,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/planehq/hiringsignal/admission"
-	"github.com/planehq/hiringsignal/plans"
+	"github.com/planehq/hiringsignal/api/admission"
+	"github.com/planehq/hiringsignal/internal/plans"
 )
 
 // The chain's limits: admission decides, these turn its decisions into answers (429 and 402 in

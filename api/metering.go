@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/planehq/hiringsignal/admission"
-	"github.com/planehq/hiringsignal/metering"
+	"github.com/planehq/hiringsignal/api/admission"
+	"github.com/planehq/hiringsignal/api/metering"
 )
 
 // meter records one metered call in the metering log before the answer leaves, so a crash of the

@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/planehq/hiringsignal/admission"
+	"github.com/planehq/hiringsignal/api/admission"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/plans"
+	"github.com/planehq/hiringsignal/internal/plans"
 )
 
 // APIVersion is info.version of the OpenAPI document (spec 9).

@@ -22,8 +22,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/internal/apitest"
-	"github.com/planehq/hiringsignal/internal/storetest"
+	"github.com/planehq/hiringsignal/internal/testkit/apitest"
+	"github.com/planehq/hiringsignal/internal/testkit/storetest"
 )
 
 // raw calls the server with headers set verbatim: Host goes out as given (the test client would

@@ -39,9 +39,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/valyala/fasthttp"
 
-	"github.com/planehq/hiringsignal/admission"
-	"github.com/planehq/hiringsignal/lifecycle"
-	"github.com/planehq/hiringsignal/metering"
+	"github.com/planehq/hiringsignal/api/admission"
+	"github.com/planehq/hiringsignal/internal/lifecycle"
+	"github.com/planehq/hiringsignal/api/metering"
 	"github.com/planehq/hiringsignal/oltp"
 )
 

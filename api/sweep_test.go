@@ -14,7 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
-	"github.com/planehq/hiringsignal/agent"
+	"github.com/planehq/hiringsignal/api/agent"
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/companies"
 	"github.com/planehq/hiringsignal/api/connector"
@@ -22,11 +22,11 @@ import (
 	"github.com/planehq/hiringsignal/api/onboarding"
 	"github.com/planehq/hiringsignal/api/outcomes"
 	"github.com/planehq/hiringsignal/api/search"
-	"github.com/planehq/hiringsignal/egress"
-	"github.com/planehq/hiringsignal/internal/apitest"
-	"github.com/planehq/hiringsignal/readmodel/readmodeltest"
-	"github.com/planehq/hiringsignal/secretbox"
-	"github.com/planehq/hiringsignal/snapshot"
+	"github.com/planehq/hiringsignal/internal/egress"
+	"github.com/planehq/hiringsignal/internal/testkit/apitest"
+	"github.com/planehq/hiringsignal/internal/testkit/readmodeltest"
+	"github.com/planehq/hiringsignal/internal/secretbox"
+	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
 // sweepCall is one call of the sweep: route names the operation it exercises.

@@ -9,8 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/planehq/hiringsignal/apikey"
-	"github.com/planehq/hiringsignal/plans"
+	"github.com/planehq/hiringsignal/internal/apikey"
+	"github.com/planehq/hiringsignal/internal/plans"
 )
 
 // DefaultScopes are granted to the first key of a new account.

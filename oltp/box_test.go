@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/planehq/hiringsignal/secretbox"
+	"github.com/planehq/hiringsignal/internal/secretbox"
 )
 
 // testBox seals with a fresh key.

@@ -11,8 +11,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
-	"github.com/planehq/hiringsignal/apikey"
-	"github.com/planehq/hiringsignal/internal/storetest"
+	"github.com/planehq/hiringsignal/internal/apikey"
+	"github.com/planehq/hiringsignal/internal/testkit/storetest"
 	"github.com/planehq/hiringsignal/oltp"
 )
 

@@ -9,8 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/planehq/hiringsignal/payload"
-	"github.com/planehq/hiringsignal/plans"
+	"github.com/planehq/hiringsignal/internal/payload"
+	"github.com/planehq/hiringsignal/internal/plans"
 )
 
 // Webhook deliveries as their customer reads them (migrations 0010, 0013 and 0022): the list, one

@@ -5,7 +5,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/planehq/hiringsignal/migrate"
+	"github.com/planehq/hiringsignal/internal/migrate"
 )
 
 // ApplyForTest applies one ad-hoc migration the way Migrate applies embedded ones.

@@ -12,8 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/planehq/hiringsignal/apikey"
-	"github.com/planehq/hiringsignal/plans"
+	"github.com/planehq/hiringsignal/internal/apikey"
+	"github.com/planehq/hiringsignal/internal/plans"
 )
 
 // AuthChannel is the Postgres NOTIFY channel that tells every API instance to drop its cached

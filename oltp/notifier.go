@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/planehq/hiringsignal/plans"
+	"github.com/planehq/hiringsignal/internal/plans"
 )
 
 // What the notifier reads and writes (migrations 0010, 0011 and 0022): its position in the

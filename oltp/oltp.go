@@ -25,7 +25,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/planehq/hiringsignal/migrate"
+	"github.com/planehq/hiringsignal/internal/migrate"
 )
 
 //go:embed migrations/*.sql

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/planehq/hiringsignal/pipeline/ats"
-	"github.com/planehq/hiringsignal/pipeline/normalize"
+	"github.com/planehq/hiringsignal/internal/normalize"
 )
 
 // observation is one normalized posting: the output of the normalize stage.

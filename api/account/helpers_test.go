@@ -10,7 +10,7 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/account"
-	"github.com/planehq/hiringsignal/internal/apitest"
+	"github.com/planehq/hiringsignal/internal/testkit/apitest"
 )
 
 // start serves this package's routes, and more, from a fresh schema.

@@ -2,7 +2,7 @@ package account
 
 import (
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/plans"
+	"github.com/planehq/hiringsignal/internal/plans"
 )
 
 type pricingTier struct {

@@ -18,8 +18,8 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/readmodel"
-	"github.com/planehq/hiringsignal/snapshot"
+	"github.com/planehq/hiringsignal/read/readmodel"
+	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
 // Defaults of Deps (docs/decisions.md, "Company reads").

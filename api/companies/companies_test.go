@@ -11,11 +11,11 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/companies"
-	"github.com/planehq/hiringsignal/criteria"
-	"github.com/planehq/hiringsignal/internal/apitest"
-	"github.com/planehq/hiringsignal/pipeline/normalize"
-	"github.com/planehq/hiringsignal/plans"
-	"github.com/planehq/hiringsignal/readmodel"
+	"github.com/planehq/hiringsignal/read/criteria"
+	"github.com/planehq/hiringsignal/internal/testkit/apitest"
+	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/internal/plans"
+	"github.com/planehq/hiringsignal/read/readmodel"
 )
 
 func TestIsHiringEqualsTheTruthForEveryCompany(t *testing.T) {

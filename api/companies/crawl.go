@@ -8,7 +8,7 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/readmodel"
+	"github.com/planehq/hiringsignal/read/readmodel"
 )
 
 // crawling is the 202 answer of a cold company: the job to poll.

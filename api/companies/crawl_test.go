@@ -12,7 +12,7 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/companies"
-	"github.com/planehq/hiringsignal/internal/apitest"
+	"github.com/planehq/hiringsignal/internal/testkit/apitest"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/pipeline"
 )

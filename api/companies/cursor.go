@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/planehq/hiringsignal/readmodel"
+	"github.com/planehq/hiringsignal/read/readmodel"
 )
 
 // openReqsCursor is the position of a row in open-reqs order (newest first_seen first, then

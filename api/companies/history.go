@@ -4,9 +4,9 @@ import (
 	"time"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/pipeline/normalize"
-	"github.com/planehq/hiringsignal/readmodel"
-	"github.com/planehq/hiringsignal/searchindex"
+	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/read/readmodel"
+	"github.com/planehq/hiringsignal/read/searchindex"
 )
 
 // historyWindow tells the caller how far back a history read reaches.

@@ -4,8 +4,8 @@ import (
 	"time"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/pipeline/normalize"
-	"github.com/planehq/hiringsignal/readmodel"
+	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/read/readmodel"
 )
 
 // isHiringView is the is-hiring answer.

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/readmodel"
+	"github.com/planehq/hiringsignal/read/readmodel"
 )
 
 // resolvedCompany is a companies/resolve answer: who the company is and whether we cover it, no

@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/criteria"
+	"github.com/planehq/hiringsignal/read/criteria"
 	"github.com/planehq/hiringsignal/oltp"
 )
 

@@ -6,10 +6,10 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/reqrow"
-	"github.com/planehq/hiringsignal/criteria"
-	"github.com/planehq/hiringsignal/pipeline/normalize"
-	"github.com/planehq/hiringsignal/readmodel"
-	"github.com/planehq/hiringsignal/searchindex"
+	"github.com/planehq/hiringsignal/read/criteria"
+	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/read/readmodel"
+	"github.com/planehq/hiringsignal/read/searchindex"
 )
 
 // reqRow is one served req (spec 2.3) and how often it was reposted.

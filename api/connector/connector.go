@@ -16,8 +16,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/readmodel"
-	"github.com/planehq/hiringsignal/snapshot"
+	"github.com/planehq/hiringsignal/read/readmodel"
+	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
 // Bounds (docs/decisions.md, "Getting started: the connector and the migration import").

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/readmodel"
+	"github.com/planehq/hiringsignal/read/readmodel"
 )
 
 // Row is one enrichment answer: a flat object (one spreadsheet row, no nested object) of who the

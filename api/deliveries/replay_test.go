@@ -11,7 +11,7 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/deliveries"
-	"github.com/planehq/hiringsignal/internal/apitest"
+	"github.com/planehq/hiringsignal/internal/testkit/apitest"
 	"github.com/planehq/hiringsignal/oltp"
 )
 

@@ -23,8 +23,8 @@ import (
 
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/pipeline/normalize"
-	"github.com/planehq/hiringsignal/snapshot"
+	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
 // Bounds of GET /v1/events (docs/decisions.md, "Change feed").

@@ -10,7 +10,7 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/events"
-	"github.com/planehq/hiringsignal/pipeline/normalize"
+	"github.com/planehq/hiringsignal/internal/normalize"
 )
 
 func TestPagingTheWholeFeedServesEveryCommittedEventOnceInOrder(t *testing.T) {

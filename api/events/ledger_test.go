@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/analytics"
-	"github.com/planehq/hiringsignal/internal/storetest"
-	"github.com/planehq/hiringsignal/snapshot"
+	"github.com/planehq/hiringsignal/internal/testkit/storetest"
+	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
 // ledger is a ledger of its own that a test commits cycles to, one every 3 hours from t0 on,

@@ -16,10 +16,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/egress"
+	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/secretbox"
-	"github.com/planehq/hiringsignal/snapshot"
+	"github.com/planehq/hiringsignal/internal/secretbox"
+	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
 // Snapshots gives the current read snapshot (*snapshot.Service implements it).

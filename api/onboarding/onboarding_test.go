@@ -23,15 +23,15 @@ import (
 	"github.com/planehq/hiringsignal/api/companies"
 	"github.com/planehq/hiringsignal/api/connector"
 	"github.com/planehq/hiringsignal/api/onboarding"
-	"github.com/planehq/hiringsignal/dispatch"
-	"github.com/planehq/hiringsignal/egress"
-	"github.com/planehq/hiringsignal/internal/apitest"
+	"github.com/planehq/hiringsignal/push/dispatch"
+	"github.com/planehq/hiringsignal/internal/egress"
+	"github.com/planehq/hiringsignal/internal/testkit/apitest"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/readmodel"
-	"github.com/planehq/hiringsignal/readmodel/readmodeltest"
-	"github.com/planehq/hiringsignal/secretbox"
-	"github.com/planehq/hiringsignal/signing"
-	"github.com/planehq/hiringsignal/snapshot"
+	"github.com/planehq/hiringsignal/read/readmodel"
+	"github.com/planehq/hiringsignal/internal/testkit/readmodeltest"
+	"github.com/planehq/hiringsignal/internal/secretbox"
+	"github.com/planehq/hiringsignal/internal/signing"
+	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
 func TestMain(m *testing.M) { apitest.Main(m) }

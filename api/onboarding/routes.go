@@ -6,7 +6,7 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/webhooks"
-	"github.com/planehq/hiringsignal/egress"
+	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/oltp"
 )
 

@@ -7,7 +7,7 @@ import (
 	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/webhooks"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/readmodel"
+	"github.com/planehq/hiringsignal/read/readmodel"
 )
 
 // The onboarding steps, in the order a customer goes through them (docs/decisions.md,

@@ -15,12 +15,12 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/outcomes"
-	"github.com/planehq/hiringsignal/egress"
-	"github.com/planehq/hiringsignal/internal/apitest"
+	"github.com/planehq/hiringsignal/internal/egress"
+	"github.com/planehq/hiringsignal/internal/testkit/apitest"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/payload"
-	"github.com/planehq/hiringsignal/readmodel/readmodeltest"
-	"github.com/planehq/hiringsignal/snapshot"
+	"github.com/planehq/hiringsignal/internal/payload"
+	"github.com/planehq/hiringsignal/internal/testkit/readmodeltest"
+	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
 func TestMain(m *testing.M) { apitest.Main(m) }

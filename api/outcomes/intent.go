@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/intent"
+	"github.com/planehq/hiringsignal/read/intent"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/snapshot"
+	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
 // Words of score_status: why score is what it is.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/planehq/hiringsignal/intent"
+	"github.com/planehq/hiringsignal/read/intent"
 	"github.com/planehq/hiringsignal/pipeline"
 )
 

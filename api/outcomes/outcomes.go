@@ -27,9 +27,9 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/intent"
+	"github.com/planehq/hiringsignal/read/intent"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/snapshot"
+	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
 // Outcome is one word of the vocabulary and its polarity.

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/intent"
+	"github.com/planehq/hiringsignal/read/intent"
 	"github.com/planehq/hiringsignal/oltp"
 )
 

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/searchindex"
+	"github.com/planehq/hiringsignal/read/searchindex"
 )
 
 // Row is a served req: raw_title always; title, function and country null when unknown;

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/criteria"
+	"github.com/planehq/hiringsignal/read/criteria"
 )
 
 // qualifiedBody is a reqs/qualified body with criteria.group.field = vals.

@@ -11,9 +11,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/planehq/hiringsignal/criteria"
-	"github.com/planehq/hiringsignal/pipeline/normalize"
-	"github.com/planehq/hiringsignal/searchindex"
+	"github.com/planehq/hiringsignal/read/criteria"
+	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/read/searchindex"
 )
 
 // agreementCase is criteria and the reqs/qualified body fields beside them.

@@ -4,8 +4,8 @@ import (
 	"strings"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/criteria"
-	"github.com/planehq/hiringsignal/snapshot"
+	"github.com/planehq/hiringsignal/read/criteria"
+	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
 type weekRow struct {

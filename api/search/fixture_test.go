@@ -12,10 +12,10 @@ import (
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/search"
-	"github.com/planehq/hiringsignal/internal/apitest"
-	"github.com/planehq/hiringsignal/readmodel/readmodeltest"
-	"github.com/planehq/hiringsignal/searchindex"
-	"github.com/planehq/hiringsignal/snapshot"
+	"github.com/planehq/hiringsignal/internal/testkit/apitest"
+	"github.com/planehq/hiringsignal/internal/testkit/readmodeltest"
+	"github.com/planehq/hiringsignal/read/searchindex"
+	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
 func TestMain(m *testing.M) { apitest.Main(m) }

@@ -5,10 +5,10 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/reqrow"
-	"github.com/planehq/hiringsignal/criteria"
-	"github.com/planehq/hiringsignal/pipeline/normalize"
-	"github.com/planehq/hiringsignal/searchindex"
-	"github.com/planehq/hiringsignal/snapshot"
+	"github.com/planehq/hiringsignal/read/criteria"
+	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/read/searchindex"
+	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
 func jobsSearchSchema() map[string]any {

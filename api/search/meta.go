@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/readmodel"
-	"github.com/planehq/hiringsignal/searchindex"
-	"github.com/planehq/hiringsignal/snapshot"
+	"github.com/planehq/hiringsignal/read/readmodel"
+	"github.com/planehq/hiringsignal/read/searchindex"
+	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
 // freshness says what an answer reflects: the data's as_of and the caller's freshness floor.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/planehq/hiringsignal/readmodel/readmodeltest"
+	"github.com/planehq/hiringsignal/internal/testkit/readmodeltest"
 )
 
 // TestPageSizes measures reqs/search page sizes (bench/README.md, "Page sizes") on a world with

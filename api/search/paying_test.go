@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/analytics"
-	"github.com/planehq/hiringsignal/pipeline/normalize"
+	"github.com/planehq/hiringsignal/internal/normalize"
 )
 
 // Issue 19, "what a paying customer sees": relevance floor, freshness on every answer, pages.

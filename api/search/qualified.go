@@ -5,10 +5,10 @@ import (
 	"strconv"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/criteria"
-	"github.com/planehq/hiringsignal/readmodel"
-	"github.com/planehq/hiringsignal/searchindex"
-	"github.com/planehq/hiringsignal/snapshot"
+	"github.com/planehq/hiringsignal/read/criteria"
+	"github.com/planehq/hiringsignal/read/readmodel"
+	"github.com/planehq/hiringsignal/read/searchindex"
+	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
 type qualifiedBody struct {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/planehq/hiringsignal/internal/apitest"
-	"github.com/planehq/hiringsignal/pipeline/normalize"
+	"github.com/planehq/hiringsignal/internal/testkit/apitest"
+	"github.com/planehq/hiringsignal/internal/normalize"
 )
 
 // qualifiedPage is a reqs/qualified answer.

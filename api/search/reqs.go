@@ -2,9 +2,9 @@ package search
 
 import (
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/criteria"
-	"github.com/planehq/hiringsignal/searchindex"
-	"github.com/planehq/hiringsignal/snapshot"
+	"github.com/planehq/hiringsignal/read/criteria"
+	"github.com/planehq/hiringsignal/read/searchindex"
+	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
 // reqsSearch serves GET /v1/reqs/search: companies hiring for a title, ascending company_id after

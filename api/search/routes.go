@@ -5,9 +5,9 @@ import (
 	"slices"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/criteria"
-	"github.com/planehq/hiringsignal/pipeline/normalize"
-	"github.com/planehq/hiringsignal/searchindex"
+	"github.com/planehq/hiringsignal/read/criteria"
+	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/read/searchindex"
 )
 
 // Bounds as the parameters' descriptions state them (api.Param has no maxLength or maxItems).

@@ -5,9 +5,9 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/reqrow"
-	"github.com/planehq/hiringsignal/pipeline/normalize"
-	"github.com/planehq/hiringsignal/readmodel"
-	"github.com/planehq/hiringsignal/searchindex"
+	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/read/readmodel"
+	"github.com/planehq/hiringsignal/read/searchindex"
 )
 
 // reqRow is a req as reqs/search (matched_reqs) serves it: the served req, the board it was

@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/criteria"
+	"github.com/planehq/hiringsignal/read/criteria"
 	"github.com/planehq/hiringsignal/oltp"
 )
 

@@ -10,11 +10,11 @@ import (
 
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/egress"
-	"github.com/planehq/hiringsignal/internal/apitest"
-	"github.com/planehq/hiringsignal/readmodel"
-	"github.com/planehq/hiringsignal/secretbox"
-	"github.com/planehq/hiringsignal/snapshot"
+	"github.com/planehq/hiringsignal/internal/egress"
+	"github.com/planehq/hiringsignal/internal/testkit/apitest"
+	"github.com/planehq/hiringsignal/read/readmodel"
+	"github.com/planehq/hiringsignal/internal/secretbox"
+	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
 // Companies of the test read snapshot.

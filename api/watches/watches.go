@@ -24,10 +24,10 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/webhooks"
-	"github.com/planehq/hiringsignal/egress"
+	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/secretbox"
-	"github.com/planehq/hiringsignal/snapshot"
+	"github.com/planehq/hiringsignal/internal/secretbox"
+	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
 // Defaults and bounds of a watch (docs/decisions.md, "Push: webhook endpoints and watches").

@@ -9,9 +9,9 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/webhooks"
-	"github.com/planehq/hiringsignal/egress"
-	"github.com/planehq/hiringsignal/internal/apitest"
-	"github.com/planehq/hiringsignal/secretbox"
+	"github.com/planehq/hiringsignal/internal/egress"
+	"github.com/planehq/hiringsignal/internal/testkit/apitest"
+	"github.com/planehq/hiringsignal/internal/secretbox"
 )
 
 type harness struct {

@@ -24,10 +24,10 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/deliveries"
-	"github.com/planehq/hiringsignal/egress"
+	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/secretbox"
-	"github.com/planehq/hiringsignal/signing"
+	"github.com/planehq/hiringsignal/internal/secretbox"
+	"github.com/planehq/hiringsignal/internal/signing"
 )
 
 // Deps is what the handlers need.

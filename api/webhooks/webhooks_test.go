@@ -11,10 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/egress"
-	"github.com/planehq/hiringsignal/internal/apitest"
+	"github.com/planehq/hiringsignal/internal/egress"
+	"github.com/planehq/hiringsignal/internal/testkit/apitest"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/signing"
+	"github.com/planehq/hiringsignal/internal/signing"
 )
 
 func TestRegisterIsIdempotentAndShowsTheSecretOnce(t *testing.T) {

@@ -13,9 +13,9 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/connector"
-	"github.com/planehq/hiringsignal/internal/apitest"
-	"github.com/planehq/hiringsignal/readmodel/readmodeltest"
-	"github.com/planehq/hiringsignal/snapshot"
+	"github.com/planehq/hiringsignal/internal/testkit/apitest"
+	"github.com/planehq/hiringsignal/internal/testkit/readmodeltest"
+	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
 func TestMain(m *testing.M) { apitest.Main(m) }

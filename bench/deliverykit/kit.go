@@ -28,12 +28,12 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/planehq/hiringsignal/bench/benchdb"
-	"github.com/planehq/hiringsignal/dispatch"
-	"github.com/planehq/hiringsignal/egress"
+	"github.com/planehq/hiringsignal/push/dispatch"
+	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/payload"
-	"github.com/planehq/hiringsignal/secretbox"
-	"github.com/planehq/hiringsignal/signing"
+	"github.com/planehq/hiringsignal/internal/payload"
+	"github.com/planehq/hiringsignal/internal/secretbox"
+	"github.com/planehq/hiringsignal/internal/signing"
 )
 
 // Options of a run.

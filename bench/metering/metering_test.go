@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/planehq/hiringsignal/metering"
+	"github.com/planehq/hiringsignal/api/metering"
 	"github.com/planehq/hiringsignal/oltp"
 )
 

@@ -28,7 +28,7 @@ import (
 
 	"github.com/planehq/hiringsignal/bench/deliverykit"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/signing"
+	"github.com/planehq/hiringsignal/internal/signing"
 )
 
 func main() {

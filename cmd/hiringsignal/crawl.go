@@ -12,7 +12,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/planehq/hiringsignal/internal/flagenv"
-	"github.com/planehq/hiringsignal/lifecycle"
+	"github.com/planehq/hiringsignal/internal/lifecycle"
 	"github.com/planehq/hiringsignal/pipeline"
 )
 

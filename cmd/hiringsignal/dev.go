@@ -10,9 +10,9 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/planehq/hiringsignal/analytics"
-	"github.com/planehq/hiringsignal/egress"
+	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/internal/flagenv"
-	"github.com/planehq/hiringsignal/lifecycle"
+	"github.com/planehq/hiringsignal/internal/lifecycle"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/sim"
 )

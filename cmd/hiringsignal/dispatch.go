@@ -7,9 +7,9 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"github.com/planehq/hiringsignal/dispatch"
+	"github.com/planehq/hiringsignal/push/dispatch"
 	"github.com/planehq/hiringsignal/internal/flagenv"
-	"github.com/planehq/hiringsignal/lifecycle"
+	"github.com/planehq/hiringsignal/internal/lifecycle"
 	"github.com/planehq/hiringsignal/oltp"
 )
 

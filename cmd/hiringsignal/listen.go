@@ -21,9 +21,9 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/planehq/hiringsignal/internal/flagenv"
-	"github.com/planehq/hiringsignal/lifecycle"
-	"github.com/planehq/hiringsignal/payload"
-	"github.com/planehq/hiringsignal/signing"
+	"github.com/planehq/hiringsignal/internal/lifecycle"
+	"github.com/planehq/hiringsignal/internal/payload"
+	"github.com/planehq/hiringsignal/internal/signing"
 )
 
 // `hiringsignal listen` is a webhook receiver for trying push on a laptop, like a payment

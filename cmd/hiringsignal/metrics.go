@@ -12,7 +12,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 
 	"github.com/planehq/hiringsignal/pipeline"
-	"github.com/planehq/hiringsignal/snapshot"
+	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
 // Operator metrics: one metrics.Set per process, made here and handed to each part. The API

@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/signing"
+	"github.com/planehq/hiringsignal/internal/signing"
 )
 
 // requireOnboardingOnDev runs the quickstart against a running dev stack at base (its world on

@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/planehq/hiringsignal/devstack"
-	"github.com/planehq/hiringsignal/lifecycle"
+	"github.com/planehq/hiringsignal/internal/devstack"
+	"github.com/planehq/hiringsignal/internal/lifecycle"
 	"github.com/planehq/hiringsignal/pipeline"
 	"github.com/planehq/hiringsignal/sim"
 )

@@ -14,8 +14,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/planehq/hiringsignal/internal/proctest"
-	"github.com/planehq/hiringsignal/internal/storetest"
+	"github.com/planehq/hiringsignal/internal/testkit/proctest"
+	"github.com/planehq/hiringsignal/internal/testkit/storetest"
 )
 
 // readmeBase is the API address the README's commands name; the test runs them against its own.

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/planehq/hiringsignal/internal/flagenv"
-	"github.com/planehq/hiringsignal/secretbox"
+	"github.com/planehq/hiringsignal/internal/secretbox"
 )
 
 // devSecretKeyFile is the file under the run dir where dev keeps its generated webhook secret key.

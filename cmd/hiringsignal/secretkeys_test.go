@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/planehq/hiringsignal/secretbox"
+	"github.com/planehq/hiringsignal/internal/secretbox"
 )
 
 func TestWebhookSecretBox(t *testing.T) {

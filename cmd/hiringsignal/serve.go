@@ -10,7 +10,7 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"github.com/planehq/hiringsignal/agent"
+	"github.com/planehq/hiringsignal/api/agent"
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/companies"
@@ -22,14 +22,14 @@ import (
 	"github.com/planehq/hiringsignal/api/search"
 	"github.com/planehq/hiringsignal/api/watches"
 	"github.com/planehq/hiringsignal/api/webhooks"
-	"github.com/planehq/hiringsignal/egress"
+	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/internal/flagenv"
-	"github.com/planehq/hiringsignal/lifecycle"
-	"github.com/planehq/hiringsignal/notifier"
+	"github.com/planehq/hiringsignal/internal/lifecycle"
+	"github.com/planehq/hiringsignal/push/notifier"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/secretbox"
+	"github.com/planehq/hiringsignal/internal/secretbox"
 	"github.com/planehq/hiringsignal/sim"
-	"github.com/planehq/hiringsignal/snapshot"
+	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
 type serveFlags struct {

@@ -15,8 +15,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
-	"github.com/planehq/hiringsignal/devstack"
-	"github.com/planehq/hiringsignal/internal/proctest"
+	"github.com/planehq/hiringsignal/internal/devstack"
+	"github.com/planehq/hiringsignal/internal/testkit/proctest"
 )
 
 // storesPort is a free port away from the shared stores' and other sessions' ports.

@@ -18,7 +18,7 @@ import (
 	"github.com/planehq/hiringsignal/api/companies"
 	"github.com/planehq/hiringsignal/api/search"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/snapshot"
+	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
 // The reqs/search target: the real handler on the search index and read model built from a

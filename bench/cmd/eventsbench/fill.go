@@ -9,7 +9,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/planehq/hiringsignal/analytics"
-	"github.com/planehq/hiringsignal/pipeline/normalize"
+	"github.com/planehq/hiringsignal/internal/normalize"
 )
 
 // The synthetic ledger: events numbered 1..n in committed cycles of perCycle events, one cycle

@@ -19,7 +19,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/planehq/hiringsignal/agent"
+	"github.com/planehq/hiringsignal/api/agent"
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/account"
@@ -30,7 +30,7 @@ import (
 	"github.com/planehq/hiringsignal/bench/benchdb"
 	"github.com/planehq/hiringsignal/bench/loadgen"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/snapshot"
+	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
 func main() {

@@ -1,0 +1,170 @@
+// Package storetest gives tests real, isolated Postgres and ClickHouse databases.
+//
+// Each test package gets its own Postgres database (hs_test_<pkg>) and each test its own schema in
+// it; each test gets its own ClickHouse database. Everything is migrated and dropped when the test
+// ends, so packages run in parallel and reruns start clean. The servers come from HS_POSTGRES_URL
+// and HS_CLICKHOUSE_ADDR, defaulting to the private instances `make test` starts. It must not be
+// imported by non-test code.
+package storetest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/internal/devstack"
+	"github.com/planehq/hiringsignal/oltp"
+)
+
+// PostgresServerURL is the server the tests use.
+func PostgresServerURL() string {
+	if u := os.Getenv("HS_POSTGRES_URL"); u != "" {
+		return u
+	}
+	s := devstack.Stack{PostgresPort: devstack.DefaultPostgresPort}
+	return s.PostgresURL()
+}
+
+// ClickHouseAddr is the server the tests use.
+func ClickHouseAddr() string {
+	if a := os.Getenv("HS_CLICKHOUSE_ADDR"); a != "" {
+		return a
+	}
+	s := devstack.Stack{ClickHousePort: devstack.DefaultClickHousePort}
+	return s.ClickHouseAddr()
+}
+
+func suffix() string {
+	var b [5]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func sanitize(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	out := b.String()
+	if len(out) > 30 {
+		out = out[:30]
+	}
+	return out
+}
+
+// PostgresURL returns the URL of a fresh, migrated schema for this test inside the package's own
+// database pkg. The schema is dropped when the test ends.
+func PostgresURL(t testing.TB, pkg string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	server := PostgresServerURL()
+	admin, err := pgx.Connect(ctx, server)
+	if err != nil {
+		t.Fatalf("cannot reach Postgres at %s: %v\nrun `make test` (it starts the private stores) or set HS_POSTGRES_URL", server, err)
+	}
+	defer admin.Close(ctx)
+	db := "hs_test_" + sanitize(pkg)
+	var exists bool
+	if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", db).Scan(&exists); err != nil {
+		t.Fatalf("cannot query pg_database: %v", err)
+	}
+	if !exists {
+		// Two tests creating it at once: the loser sees "already exists" or, racing the catalog
+		// insert, a unique violation (23505) of pg_database; either way it exists now.
+		if _, err := admin.Exec(ctx, "CREATE DATABASE "+db); err != nil && !strings.Contains(err.Error(), "already exists") && !strings.Contains(err.Error(), "23505") {
+			t.Fatalf("cannot create test database %s: %v", db, err)
+		}
+	}
+	u, err := url.Parse(server)
+	if err != nil {
+		t.Fatalf("bad HS_POSTGRES_URL: %v", err)
+	}
+	u.Path = "/" + db
+	schema := "t_" + sanitize(t.Name()) + "_" + suffix()
+	c, err := pgx.Connect(ctx, u.String())
+	if err != nil {
+		t.Fatalf("cannot connect to %s: %v", db, err)
+	}
+	if _, err := c.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatalf("cannot create schema: %v", err)
+	}
+	c.Close(ctx)
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		c, err := pgx.Connect(ctx, strings.Split(u.String(), "?")[0])
+		if err == nil {
+			_, _ = c.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE")
+			c.Close(ctx)
+		}
+	})
+	return u.String()
+}
+
+// Postgres returns a pool on a fresh, migrated schema (see PostgresURL).
+func Postgres(t testing.TB, pkg string) *pgxpool.Pool {
+	t.Helper()
+	ctx := context.Background()
+	pool, err := oltp.Open(ctx, PostgresURL(t, pkg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	if err := oltp.Migrate(ctx, pool, nil); err != nil {
+		t.Fatalf("cannot migrate test schema: %v", err)
+	}
+	return pool
+}
+
+// ClickHouseOptions returns options for a fresh, empty ClickHouse database for this test,
+// dropped when the test ends. The database exists but is not migrated.
+func ClickHouseOptions(t testing.TB, pkg string) analytics.Options {
+	t.Helper()
+	opts := analytics.Options{Addr: ClickHouseAddr(), Database: "hs_test_" + sanitize(pkg) + "_" + suffix()}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := analytics.EnsureDatabase(ctx, opts); err != nil {
+		t.Fatalf("%v\nrun `make test` (it starts the private stores) or set HS_CLICKHOUSE_ADDR", err)
+	}
+	t.Cleanup(func() {
+		conn, err := analytics.Open(analytics.Options{Addr: opts.Addr, Database: "default"})
+		if err == nil {
+			_ = conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+opts.Database)
+			conn.Close()
+		}
+	})
+	return opts
+}
+
+// ClickHouse returns a connection to a fresh, migrated ClickHouse database for this test.
+func ClickHouse(t testing.TB, pkg string) (driver.Conn, analytics.Options) {
+	t.Helper()
+	opts := ClickHouseOptions(t, pkg)
+	conn, err := analytics.Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if err := analytics.Migrate(context.Background(), conn, opts, nil); err != nil {
+		t.Fatalf("cannot migrate test database: %v", err)
+	}
+	return conn, opts
+}

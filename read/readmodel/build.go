@@ -1,0 +1,270 @@
+package readmodel
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/internal/normalize"
+)
+
+// companyRegion is the cycles-table region of an on-demand crawl of one company (the same
+// format as pipeline.CompanyRegion).
+func companyRegion(id uint64) string { return fmt.Sprintf("company:%d", id) }
+
+// interner shares the many repeated strings (titles, functions, countries, boards) and board
+// lists of a build, which is most of the model's memory otherwise.
+type interner struct {
+	s      map[string]string
+	boards map[string][]string
+	key    []byte
+}
+
+func newInterner() *interner {
+	return &interner{s: make(map[string]string, 1<<16), boards: make(map[string][]string, 1<<10)}
+}
+
+func (in *interner) str(v string) string {
+	if v == "" {
+		return ""
+	}
+	if s, ok := in.s[v]; ok {
+		return s
+	}
+	v = strings.Clone(v)
+	in.s[v] = v
+	return v
+}
+
+func (in *interner) list(bs []string) []string {
+	in.key = in.key[:0]
+	for _, b := range bs {
+		in.key = append(in.key, b...)
+		in.key = append(in.key, 0)
+	}
+	if l, ok := in.boards[string(in.key)]; ok { // no allocation for the lookup
+		return l
+	}
+	l := make([]string, len(bs))
+	for i, b := range bs {
+		l[i] = in.str(b)
+	}
+	in.boards[string(in.key)] = l
+	return l
+}
+
+// Side is what the model needs besides the directory and the req stream: the weekly flow per
+// company (analytics.StreamMomentum), the ATS history (analytics.ATSHistory) and the board
+// sightings per company (analytics.StreamCompanyBoards), all at the model's watermark.
+type Side struct {
+	Momentum []analytics.WeekCount
+	ATS      []analytics.VendorSighting
+	Boards   []analytics.BoardSighting
+}
+
+// Builder builds one Model from rows already read from the committed ledger at one watermark:
+// NewBuilder with the directory, Add with every current req (in any order), then Build with the
+// side reads. It does no I/O; its memory is the model plus the row being added.
+type Builder struct {
+	m          *Model
+	in         *interner
+	now        time.Time
+	activeFrom int64
+}
+
+// NewBuilder starts a model at watermark wm, whose latest committed cycle ran at asOf, over the
+// committed cycles per region and the company directory.
+func NewBuilder(wm uint64, asOf time.Time, regions []analytics.RegionRead, cos []analytics.Company) *Builder {
+	m := &Model{Watermark: wm, AsOf: asOf.UTC(), companies: make(map[uint64]*Company, len(cos)),
+		byDomain: map[string][]*Company{}, byNameKey: map[string][]*Company{}}
+	first := map[string]time.Time{}
+	latest := map[string]time.Time{}
+	for _, r := range regions {
+		first[r.Region], latest[r.Region] = r.First.UTC(), r.Latest.UTC()
+		if m.Since.IsZero() || r.First.Before(m.Since) {
+			m.Since = r.First.UTC()
+		}
+	}
+	in := newInterner()
+	for i := range cos {
+		a := &cos[i]
+		c := &Company{ID: a.CompanyID, Domain: a.Domain, Name: a.Name, HQCountry: in.str(a.HQCountry), Region: in.str(a.Region),
+			Industry: in.str(a.Industry), HeadcountBand: in.str(a.HeadcountBand), AgencyKind: in.str(a.AgencyKind), ATSVendor: in.str(a.ATSVendor)}
+		if a.Covered {
+			c.Coverage = CoverageCovered
+		}
+		c.ObservedFrom = first[a.Region]
+		c.LastRead = latest[a.Region]
+		if t, ok := latest[companyRegion(c.ID)]; ok && t.After(c.LastRead) {
+			c.LastRead = t
+		}
+		if c.ObservedFrom.IsZero() {
+			c.ObservedFrom = first[companyRegion(c.ID)]
+		}
+		m.companies[c.ID] = c
+	}
+	return &Builder{m: m, in: in, now: m.AsOf, activeFrom: m.AsOf.Add(-ActiveWindow).Unix()}
+}
+
+// Since is the first committed cycle time of any region (zero before any), the start of
+// observation of the corpus.
+func (b *Builder) Since() time.Time { return b.m.Since }
+
+// Add adds one req's current state (analytics.Req, Boards being the committed sightings). It
+// does not keep r.
+func (b *Builder) Add(r *analytics.Req) {
+	c := b.m.companies[r.CompanyID]
+	if c == nil {
+		return // a req of a company the directory no longer lists: nothing to serve it under
+	}
+	in := b.in
+	c.stats.anyReq = true
+	c.stats.addFirstSeen(r.FirstSeen, b.now)
+	if r.Function != "" {
+		if c.censors(r.FirstSeen.Unix()) {
+			if c.CensoredFunctions == nil {
+				c.CensoredFunctions = map[string]bool{}
+			}
+			c.CensoredFunctions[in.str(r.Function)] = true
+		} else {
+			c.firstHire(in, r)
+		}
+	}
+	live := r.Live()
+	if !live && r.RepostCount == 0 {
+		return
+	}
+	q := Req{Key: strings.Clone(r.ReqKey), RawTitle: in.str(r.RawTitle), Title: in.str(r.Title), Function: in.str(r.Function),
+		Country: in.str(r.Country), SourceType: in.str(r.SourceType), Boards: in.list(r.Boards),
+		FirstSeen: r.FirstSeen.Unix(), LastEventAt: r.LastEventAt.Unix(), RepostCount: r.RepostCount, Live: live}
+	if r.SalaryMinUSD != nil {
+		q.SalaryMinUSD, q.HasSalaryMin = *r.SalaryMinUSD, true
+	}
+	if r.SalaryMaxUSD != nil {
+		q.SalaryMaxUSD, q.HasSalaryMax = *r.SalaryMaxUSD, true
+	}
+	if r.PostedAt != nil {
+		q.PostedAt = r.PostedAt.Unix()
+	}
+	if live {
+		c.Live = append(c.Live, q)
+		c.stats.open++
+		if q.LastEventAt >= b.activeFrom {
+			c.stats.active++
+		}
+		b.m.liveReqs++
+	}
+	if q.RepostCount > 0 {
+		c.Reposted = append(c.Reposted, q)
+	}
+}
+
+// Build applies the side reads, settles every company and returns the model. The Builder must
+// not be used after.
+func (b *Builder) Build(sd Side) *Model {
+	m, in, now := b.m, b.in, b.now
+	b.m, b.in = nil, nil
+	for _, w := range sd.Momentum {
+		if c := m.companies[w.Key]; c != nil {
+			c.momentum = append(c.momentum, week{day: mondayDay(w.BucketStart), opened: uint32(w.Opened), reposted: uint32(w.Reposted), closed: uint32(w.Closed)})
+		}
+	}
+	var prev *analytics.VendorSighting
+	for i := range sd.ATS {
+		h := &sd.ATS[i]
+		if h.FirstSeen.After(now) {
+			continue // sighted by a cycle above the watermark
+		}
+		c := m.companies[h.CompanyID]
+		if prev != nil && prev.CompanyID == h.CompanyID && prev.Vendor != h.Vendor && c != nil {
+			c.Migrations = append(c.Migrations, Migration{FromVendor: in.str(prev.Vendor), ToVendor: in.str(h.Vendor), ObservedAt: h.FirstSeen.UTC()})
+		}
+		if c != nil && c.Coverage == "" {
+			c.Coverage = CoverageCovered // a tenant was read once: the company has ATS coverage
+		}
+		prev = h
+	}
+	for i := range sd.Boards {
+		bs := &sd.Boards[i]
+		if c := m.companies[bs.CompanyID]; c != nil {
+			c.Boards = append(c.Boards, BoardSeen{Board: in.str(bs.Board), SourceType: in.str(bs.SourceType), FirstSeen: bs.FirstSeen.UTC()})
+		}
+	}
+	for _, c := range m.companies {
+		m.finish(c)
+	}
+	return m
+}
+
+// firstHire keeps r when it is the earliest req observed in its function at c (ties: the lower
+// req_key, as analytics.FirstHires). A company has a few dozen functions at most: a linear scan.
+func (c *Company) firstHire(in *interner, r *analytics.Req) {
+	fs := r.FirstSeen.UTC()
+	for i := range c.FirstHires {
+		f := &c.FirstHires[i]
+		if f.Function != r.Function {
+			continue
+		}
+		if fs.Before(f.FirstSeen) || (fs.Equal(f.FirstSeen) && r.ReqKey < f.ReqKey) {
+			*f = FirstHire{Function: f.Function, FirstSeen: fs, ReqKey: strings.Clone(r.ReqKey), RawTitle: in.str(r.RawTitle), Board: in.str(r.Board)}
+		}
+		return
+	}
+	c.FirstHires = append(c.FirstHires, FirstHire{Function: in.str(r.Function), FirstSeen: fs, ReqKey: strings.Clone(r.ReqKey),
+		RawTitle: in.str(r.RawTitle), Board: in.str(r.Board)})
+}
+
+// finish orders a company's lists, settles its coverage and indexes it for resolve. A function
+// that already had a req live when observation began has no known first hire: its first req was
+// posted before coverage, so a later one is not the first.
+func (m *Model) finish(c *Company) {
+	if len(c.CensoredFunctions) > 0 {
+		c.FirstHires = slices.DeleteFunc(c.FirstHires, func(f FirstHire) bool { return c.CensoredFunctions[f.Function] })
+	}
+	if c.Coverage == "" {
+		if c.stats.anyReq || len(c.Boards) > 0 {
+			c.Coverage = CoverageCovered // board or aggregator postings were observed
+		} else {
+			c.Coverage = CoverageNoATSSignal
+		}
+	}
+	slices.SortFunc(c.Live, func(a, b Req) int {
+		if a.FirstSeen != b.FirstSeen {
+			return cmpInt(b.FirstSeen, a.FirstSeen)
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	slices.SortFunc(c.FirstHires, func(a, b FirstHire) int {
+		if c := a.FirstSeen.Compare(b.FirstSeen); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Function, b.Function)
+	})
+	slices.SortFunc(c.Reposted, func(a, b Req) int {
+		if a.RepostCount != b.RepostCount {
+			return cmpInt(int64(b.RepostCount), int64(a.RepostCount))
+		}
+		if a.FirstSeen != b.FirstSeen {
+			return cmpInt(a.FirstSeen, b.FirstSeen)
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	if d := normalize.DomainKey(c.Domain); d != "" {
+		m.byDomain[d] = append(m.byDomain[d], c)
+	}
+	if k := normalize.CompanyKey(c.Name); k != "" {
+		m.byNameKey[k] = append(m.byNameKey[k], c)
+	}
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,307 @@
+package searchindex
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/planehq/hiringsignal/internal/normalize"
+)
+
+// Filter is what reqs/search and jobs/search filter on. Values are already validated and
+// resolved by the caller (canonical country names, taxonomy ids, ladder bands). Different fields
+// AND; the values of one field OR. A company or req whose fact is unknown never matches a filter
+// on that fact.
+type Filter struct {
+	Countries       []string  // canonical country names
+	Since           time.Time // lower bound on first_seen (zero: none)
+	FreshBefore     time.Time // the freshness floor: first_seen at or before it (zero: none)
+	SourceType      string    // ats_tenant or board ("" both)
+	Functions       []string  // taxonomy ids
+	ExcludeAgencies bool
+	Industry        []string // exact, case-insensitive
+	IndustryTerms   []string // case-insensitive substring
+	Headcount       []string
+	IncludeClosed   bool // reqs/qualified live_only=false
+}
+
+type compiled struct {
+	x                  *Index
+	countries          []bool // by country index; nil: any
+	functions          []bool // by function index; nil: any
+	since, fresh       int64
+	hasSince, hasFresh bool
+	source             string
+	f                  *Filter
+	industry, terms    []string
+	headcount          []string
+	none               bool     // a filter that cannot match anything (a country or function the index has no req of)
+	singleCountry      int      // country index when exactly one country is asked (a posting list to drive on), else -1
+	companyIn          []bool   // by company ordinal: reqs/qualified company.company_id; nil: any
+	hq, kinds, domains []string // reqs/qualified company.hq_country, company.agency_kind, company.domain
+
+	// Company facts are asked once per company and query: memo holds the answer of company by
+	// company ordinal (0 not asked yet, memoPass, memoFail), allocated at the first company asked.
+	// A compiled query is owned by the one call that compiled it, memo included; a compiled query
+	// that goroutines share (a Qualifier's, shared) keeps no memo and asks company on every req.
+	asksCompany bool // some company fact is asked: without, every company passes
+	shared      bool
+	memo        []uint8
+	evals       int // company evaluations (with the memo), for tests
+}
+
+const (
+	memoPass = 1
+	memoFail = 2
+)
+
+// onCompile, when set (tests only), sees every compiled query.
+var onCompile func(*compiled)
+
+func (x *Index) compile(f *Filter) *compiled {
+	c := &compiled{x: x, f: f, source: f.SourceType, singleCountry: -1}
+	if len(f.Countries) > 0 {
+		c.countries = make([]bool, len(x.countries))
+		n := 0
+		for _, name := range f.Countries {
+			if i, ok := x.countryIx[name]; ok && name != "" {
+				if !c.countries[i] {
+					n++
+					c.singleCountry = int(i)
+				}
+				c.countries[i] = true
+			}
+		}
+		if n == 0 {
+			c.none = true
+		}
+		if n != 1 {
+			c.singleCountry = -1
+		}
+	}
+	if len(f.Functions) > 0 {
+		c.functions = make([]bool, len(x.functions))
+		n := 0
+		for _, id := range f.Functions {
+			if i, ok := x.functionIx[id]; ok && id != "" {
+				c.functions[i] = true
+				n++
+			}
+		}
+		if n == 0 {
+			c.none = true
+		}
+	}
+	if !f.Since.IsZero() {
+		c.since, c.hasSince = f.Since.Unix(), true
+		if f.Since.Nanosecond() != 0 {
+			c.since++
+		}
+	}
+	if !f.FreshBefore.IsZero() {
+		c.fresh, c.hasFresh = f.FreshBefore.Unix(), true
+	}
+	for _, s := range f.Industry {
+		c.industry = append(c.industry, strings.ToLower(strings.TrimSpace(s)))
+	}
+	for _, s := range f.IndustryTerms {
+		c.terms = append(c.terms, strings.ToLower(strings.TrimSpace(s)))
+	}
+	c.headcount = f.Headcount
+	c.asksCompany = c.asksCompanyFacts()
+	if onCompile != nil {
+		onCompile(c)
+	}
+	return c
+}
+
+// asksCompanyFacts reports whether company has anything to check.
+func (c *compiled) asksCompanyFacts() bool {
+	return c.f.ExcludeAgencies || len(c.industry) > 0 || len(c.terms) > 0 || len(c.headcount) > 0 ||
+		c.companyIn != nil || len(c.hq) > 0 || len(c.kinds) > 0 || len(c.domains) > 0
+}
+
+// fresh reports whether the req has reached the freshness floor.
+func (c *compiled) freshOK(r *Req) bool { return !c.hasFresh || r.FirstSeen <= c.fresh }
+
+func (c *compiled) req(r *Req) bool {
+	if !r.Live && !c.f.IncludeClosed {
+		return false
+	}
+	if c.countries != nil && !c.countries[r.country] {
+		return false
+	}
+	if c.functions != nil && !c.functions[r.function] {
+		return false
+	}
+	if c.hasSince && r.FirstSeen < c.since {
+		return false
+	}
+	if !c.freshOK(r) {
+		return false
+	}
+	if c.source != "" && r.SourceType != c.source {
+		return false
+	}
+	return c.companyOK(r.company)
+}
+
+// companyOK is company for the company of ordinal i: asked once per query (see memo).
+func (c *compiled) companyOK(i uint32) bool {
+	if !c.asksCompany {
+		return true
+	}
+	if c.shared {
+		return c.company(i)
+	}
+	if c.memo == nil {
+		c.memo = make([]uint8, len(c.x.companies))
+	}
+	switch c.memo[i] {
+	case memoPass:
+		return true
+	case memoFail:
+		return false
+	}
+	c.evals++
+	ok := c.company(i)
+	c.memo[i] = memoFail
+	if ok {
+		c.memo[i] = memoPass
+	}
+	return ok
+}
+
+// company reports whether the company of ordinal i has the facts the query asks.
+func (c *compiled) company(i uint32) bool {
+	co := &c.x.companies[i]
+	if c.companyIn != nil && !c.companyIn[i] {
+		return false
+	}
+	if c.f.ExcludeAgencies && co.Agency() {
+		return false
+	}
+	if len(c.industry) > 0 {
+		if co.industryFold == "" || !containsStr(c.industry, co.industryFold) {
+			return false
+		}
+	}
+	if len(c.terms) > 0 {
+		ok := false
+		for _, t := range c.terms {
+			if co.industryFold != "" && strings.Contains(co.industryFold, t) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	if len(c.headcount) > 0 && (co.HeadcountBand == "" || !containsStr(c.headcount, co.HeadcountBand)) {
+		return false
+	}
+	if len(c.hq) > 0 && (co.HQCountry == "" || !containsStr(c.hq, co.HQCountry)) {
+		return false
+	}
+	if len(c.kinds) > 0 {
+		kind := normalize.ServedAgencyKind(co.AgencyKind, co.Name)
+		if kind == "" || !containsStr(c.kinds, kind) {
+			return false
+		}
+	}
+	if len(c.domains) > 0 && (co.Domain == "" || !containsStr(c.domains, strings.ToLower(co.Domain))) {
+		return false
+	}
+	return true
+}
+
+func containsStr(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// walk calls fn for every ordinal at or after from that is in every list (every ordinal when
+// there are no lists), ascending, until fn returns false.
+func (x *Index) walk(lists [][]uint32, from uint32, fn func(ord uint32) bool) {
+	if len(lists) == 0 {
+		for o := from; int(o) < len(x.reqs); o++ {
+			if !fn(o) {
+				return
+			}
+		}
+		return
+	}
+	ls := append([][]uint32(nil), lists...)
+	sort.Slice(ls, func(i, j int) bool { return len(ls[i]) < len(ls[j]) })
+	pos := make([]int, len(ls))
+	driver := ls[0]
+	start := sort.Search(len(driver), func(i int) bool { return driver[i] >= from })
+outer:
+	for _, cand := range driver[start:] {
+		for k := 1; k < len(ls); k++ {
+			l := ls[k]
+			p := pos[k]
+			if p < len(l) && l[p] < cand {
+				// gallop, then binary search
+				step := 1
+				for p+step < len(l) && l[p+step] < cand {
+					step *= 2
+				}
+				hi := p + step
+				if hi > len(l) {
+					hi = len(l)
+				}
+				p += sort.Search(hi-p, func(i int) bool { return l[p+i] >= cand })
+				pos[k] = p
+			}
+			if p >= len(l) {
+				return
+			}
+			if l[p] != cand {
+				continue outer
+			}
+		}
+		if !fn(cand) {
+			return
+		}
+	}
+}
+
+// matchStems reports whether the title holds every stem id of want (sorted or not).
+func (t *Title) hasAll(want []uint32) bool {
+	for _, w := range want {
+		if !t.has(w) {
+			return false
+		}
+	}
+	return true
+}
+
+func (t *Title) has(id uint32) bool {
+	for _, s := range t.stems {
+		if s == id {
+			return true
+		}
+		if s > id {
+			return false
+		}
+	}
+	return false
+}
+
+// stemIDsOf maps the stems of s to ids; ok is false when one is unknown to the index.
+func (x *Index) stemIDsOf(s string) (ids []uint32, ok bool) {
+	for _, st := range normalize.Stems(s) {
+		id, found := x.stemIDs[st]
+		if !found {
+			return nil, false
+		}
+		ids = append(ids, id)
+	}
+	return ids, true
+}

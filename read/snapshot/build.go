@@ -1,0 +1,124 @@
+package snapshot
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/read/readmodel"
+	"github.com/planehq/hiringsignal/read/searchindex"
+)
+
+// Snapshot is the read side at one committed watermark: the company read model and the search
+// index built from the same rows. It is immutable; a call reads every answer from one Snapshot.
+type Snapshot struct {
+	Model     *readmodel.Model   // never nil (empty before the first build)
+	Index     *searchindex.Index // nil before the first build
+	Watermark uint64             // highest committed event_seq both were built at
+	AsOf      time.Time          // the latest committed cycle time (Model.AsOf, Index.CycleTime)
+	BuiltAt   time.Time          // wall clock
+	BuildTook time.Duration      // how long the build took
+	Phases    string             // how long each phase of the build took (for the log)
+}
+
+// Build reads the committed ledger once and returns the read model and the search index of its
+// current watermark. The directory and the req stream are read once and fed to both builders;
+// the reads only one of them needs (momentum, ATS history, board sightings; role demand) run
+// beside the req stream, in one goroutine joined before Build returns.
+func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
+	started := time.Now()
+	mark := started
+	var phases []string
+	phase := func(name string) {
+		phases = append(phases, name+"="+time.Since(mark).Round(time.Millisecond).String())
+		mark = time.Now()
+	}
+	wm, at, err := analytics.Watermark(ctx, ch)
+	if err != nil {
+		return nil, err
+	}
+	at = at.UTC()
+	// Every read below sees the ledger and the rows of committed cycles at this watermark only.
+	g := analytics.AtWatermark(wm, at)
+	regions, err := analytics.RegionReads(ctx, ch, g)
+	if err != nil {
+		return nil, err
+	}
+	cos, err := analytics.CompaniesAt(ctx, ch, g)
+	if err != nil {
+		return nil, err
+	}
+	models := readmodel.NewBuilder(wm, at, regions, cos)
+	index := searchindex.NewBuilder(wm, at, cos)
+	index.ObservedFrom(models.Since())
+	phase("companies")
+
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sideDone := make(chan struct{})
+	var sd side
+	go func() {
+		defer close(sideDone)
+		sd.read(sctx, ch, g)
+	}()
+	defer func() { cancel(); <-sideDone }()
+	if err := analytics.StreamLedgerReqs(ctx, ch, g, func(r *analytics.LedgerReq) error {
+		models.Add(&r.Req)
+		index.Add(r)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	phase("reqs")
+	<-sideDone
+	phase("side_reads")
+	if sd.err != nil {
+		return nil, sd.err
+	}
+	s := &Snapshot{Watermark: wm, AsOf: at}
+	s.Model = models.Build(sd.model)
+	phase("model")
+	index.CoverageStarts(func(id uint64) time.Time {
+		if c := s.Model.Company(id); c != nil {
+			return c.ObservedFrom
+		}
+		return time.Time{}
+	})
+	s.Index = index.Build(sd.demand)
+	phase("index")
+	s.Phases = strings.Join(phases, " ")
+	s.BuiltAt = time.Now().UTC()
+	s.BuildTook = time.Since(started)
+	return s, nil
+}
+
+// side holds the reads that run beside the req stream: those of the read model (weekly
+// momentum, ATS history and board sightings: a few hundred thousand small rows at 100,000
+// companies) and the search index's role demand.
+type side struct {
+	model  readmodel.Side
+	demand []analytics.WeekCount
+	err    error
+}
+
+func (s *side) read(ctx context.Context, ch driver.Conn, g analytics.Committed) {
+	if s.err = analytics.StreamMomentum(ctx, ch, g.Watermark, func(w analytics.WeekCount) error {
+		s.model.Momentum = append(s.model.Momentum, w)
+		return nil
+	}); s.err != nil {
+		return
+	}
+	if s.model.ATS, s.err = analytics.ATSHistoryAt(ctx, ch, g); s.err != nil {
+		return
+	}
+	if s.err = analytics.StreamCompanyBoards(ctx, ch, g, func(b *analytics.BoardSighting) error {
+		s.model.Boards = append(s.model.Boards, *b)
+		return nil
+	}); s.err != nil {
+		return
+	}
+	s.demand, s.err = analytics.RoleDemand(ctx, ch, g.Watermark)
+}

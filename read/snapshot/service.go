@@ -1,0 +1,178 @@
+// Package snapshot owns the read side's one poller and its one pointer: it polls the committed
+// watermark and, when a cycle committed, reads the ledger once (package analytics) and builds
+// from those rows both the company read model (package readmodel) and the search index (package
+// searchindex), then swaps them in together as one Snapshot. Every answer therefore comes from
+// one watermark, and ClickHouse is scanned once per commit. Bursts of commits and nudges
+// coalesce: at most one rebuild waits behind the one running.
+//
+// It owns the polling, the build orchestration (which reads run, and beside what) and the swap;
+// it must not hold model or index rules (readmodel and searchindex do; it only joins the two, in
+// Snapshot.PulseUnder: a pulse without the reqs a freshness floor hides), serve HTTP, or write any
+// store. Service follows the lifecycle contract (package lifecycle).
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/internal/lifecycle"
+	"github.com/planehq/hiringsignal/read/readmodel"
+)
+
+// DefaultPoll is how often the committed watermark is checked.
+const DefaultPoll = 5 * time.Second
+
+// Config configures a Service.
+type Config struct {
+	ClickHouse driver.Conn
+	Log        *slog.Logger  // default slog.Default()
+	Poll       time.Duration // how often the committed watermark is checked (default DefaultPoll)
+	// OnBuild, when set, is told of every build: how long it took and whether it failed
+	// (operator metrics).
+	OnBuild func(took time.Duration, err error)
+	// MinGap, when set, is the least time from the start of one build to the next check, polled
+	// or nudged (a nudge within it waits it out; Refresh is not held back): dev sets it while it
+	// backfills its demo history, so rebuilds of a ledger growing every second do not take the
+	// CPU the backfill needs.
+	MinGap func() time.Duration
+}
+
+// Service keeps the current Snapshot: one goroutine polls the committed watermark every Poll (or
+// at once after a Nudge) and, when the watermark or the latest cycle time moved, builds a new
+// Snapshot off to the side and swaps it in atomically. Readers call Current and never wait on a
+// build; a failed build is logged and retried on the next poll while the previous Snapshot
+// keeps serving.
+type Service struct {
+	cfg   Config
+	empty *Snapshot // served before the first build
+	cur   atomic.Pointer[Snapshot]
+	mu    sync.Mutex    // one build at a time
+	nudge chan struct{} // capacity 1: at most one rebuild request waits behind a running build
+	loop  lifecycle.Loop
+	build func(context.Context, driver.Conn) (*Snapshot, error) // Build; tests wrap it
+}
+
+// New returns a stopped Service.
+func New(cfg Config) *Service {
+	if cfg.Poll <= 0 {
+		cfg.Poll = DefaultPoll
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	s := &Service{cfg: cfg, empty: &Snapshot{Model: readmodel.Empty()}, nudge: make(chan struct{}, 1), build: Build}
+	s.loop.Run = s.run
+	return s
+}
+
+// Current is the latest Snapshot. Before the first build it is an empty one: Model holds no
+// company and Index is nil.
+func (s *Service) Current() *Snapshot {
+	if c := s.cur.Load(); c != nil {
+		return c
+	}
+	return s.empty
+}
+
+// Ready reports whether a Snapshot was built.
+func (s *Service) Ready() bool { return s.cur.Load() != nil }
+
+// Nudge asks the running Service to check the watermark now (e.g. after a crawl committed)
+// instead of at the next poll. It never blocks; nudges that arrive while a build runs result in
+// one check after it, not one each.
+func (s *Service) Nudge() {
+	select {
+	case s.nudge <- struct{}{}:
+	default:
+	}
+}
+
+// Refresh builds and swaps in a new Snapshot now when the committed watermark or the latest
+// cycle time moved since the current one (or there is none, or force is set). It waits for a
+// build in progress first. It reports whether a new Snapshot was installed.
+func (s *Service) Refresh(ctx context.Context, force bool) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	wm, at, err := analytics.Watermark(ctx, s.cfg.ClickHouse)
+	if err != nil {
+		return false, err
+	}
+	if cur := s.cur.Load(); cur != nil && !force && cur.Watermark == wm && cur.AsOf.Equal(at.UTC()) {
+		return false, nil
+	}
+	t0 := time.Now()
+	snap, err := s.build(ctx, s.cfg.ClickHouse)
+	if s.cfg.OnBuild != nil {
+		s.cfg.OnBuild(time.Since(t0), err)
+	}
+	if err != nil {
+		return false, fmt.Errorf("cannot build the read snapshot: %w", err)
+	}
+	s.cur.Store(snap)
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	st := snap.Index.Stats()
+	s.cfg.Log.Info("read snapshot built", "watermark", snap.Watermark, "as_of", snap.AsOf.Format(time.RFC3339),
+		"companies", snap.Model.Companies(), "live_reqs", snap.Model.LiveReqs(), "indexed_reqs", st.Reqs,
+		"indexed_companies", st.Companies, "titles", st.Titles, "took", snap.BuildTook.Round(time.Millisecond),
+		"heap_mib", ms.HeapAlloc>>20, "phases", snap.Phases)
+	return true, nil
+}
+
+// Start starts the polling goroutine and returns at once; the first build starts in it at once.
+// A second Start does nothing.
+func (s *Service) Start(ctx context.Context) error {
+	if s.cfg.ClickHouse == nil {
+		return errors.New("cannot start the read snapshot: no ClickHouse connection")
+	}
+	return s.loop.Start(ctx)
+}
+
+// Stop cancels a build in progress, ends polling and waits for the goroutine (or ctx). A second
+// Stop, or a Stop before Start, does nothing.
+func (s *Service) Stop(ctx context.Context) error {
+	if err := s.loop.Stop(ctx); err != nil {
+		return fmt.Errorf("cannot stop the read snapshot: %w", err)
+	}
+	return nil
+}
+
+func (s *Service) run(ctx context.Context) {
+	t := time.NewTicker(s.cfg.Poll)
+	defer t.Stop()
+	var last time.Time // start of the latest build
+	for {
+		if s.cfg.MinGap != nil && !last.IsZero() {
+			if wait := s.cfg.MinGap() - time.Since(last); wait > 0 {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(wait):
+				}
+			}
+		}
+		start := time.Now()
+		built, err := s.Refresh(ctx, false)
+		if err != nil && ctx.Err() == nil {
+			s.cfg.Log.Warn("cannot rebuild the read snapshot; serving the previous one", "err", err)
+		}
+		if built {
+			last = start
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-s.nudge:
+		}
+	}
+}
