@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/internal/normalize"
 	"github.com/planehq/hiringsignal/internal/testkit/storetest"
 	"github.com/planehq/hiringsignal/pipeline"
-	"github.com/planehq/hiringsignal/internal/normalize"
 	"github.com/planehq/hiringsignal/sim"
 )
 

@@ -9,8 +9,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/planehq/hiringsignal/api/admission"
-	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/internal/plans"
+	"github.com/planehq/hiringsignal/oltp"
 )
 
 // Caller is who is calling, as the chain authenticated it.

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/planehq/hiringsignal/api/admission"
-	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/internal/plans"
+	"github.com/planehq/hiringsignal/oltp"
 )
 
 // APIVersion is info.version of the OpenAPI document (spec 9).

@@ -11,9 +11,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/planehq/hiringsignal/internal/normalize"
 	"github.com/planehq/hiringsignal/internal/testkit/storetest"
 	"github.com/planehq/hiringsignal/pipeline"
-	"github.com/planehq/hiringsignal/internal/normalize"
 	"github.com/planehq/hiringsignal/sim"
 )
 

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/planehq/hiringsignal/pipeline/ats"
 	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/pipeline/ats"
 )
 
 // observation is one normalized posting: the output of the normalize stage.

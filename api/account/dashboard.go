@@ -8,8 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/planehq/hiringsignal/api/admission"
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/admission"
 	"github.com/planehq/hiringsignal/oltp"
 )
 

@@ -9,9 +9,9 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/search"
-	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/internal/plans"
 	"github.com/planehq/hiringsignal/internal/secretbox"
+	"github.com/planehq/hiringsignal/oltp"
 )
 
 // searchStub is GET /v1/reqs/search as api/search declares it, serving n rows: a billable call

@@ -25,8 +25,8 @@ import (
 
 	"github.com/planehq/hiringsignal/internal/apikey"
 	"github.com/planehq/hiringsignal/internal/lifecycle"
-	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/internal/plans"
+	"github.com/planehq/hiringsignal/oltp"
 )
 
 // Key is a cached authentication of one key: its record and its plan.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/internal/plans"
+	"github.com/planehq/hiringsignal/oltp"
 )
 
 // counter is a LeaseStore over one process's memory: the shared count of every scope's window.

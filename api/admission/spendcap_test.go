@@ -11,8 +11,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
-	"github.com/planehq/hiringsignal/api/admission"
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/admission"
 	"github.com/planehq/hiringsignal/api/search"
 	"github.com/planehq/hiringsignal/internal/testkit/apitest"
 	"github.com/planehq/hiringsignal/internal/testkit/storetest"

@@ -13,8 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
-	"github.com/planehq/hiringsignal/api/agent"
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/agent"
 	"github.com/planehq/hiringsignal/oltp"
 )
 

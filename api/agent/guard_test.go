@@ -15,8 +15,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/planehq/hiringsignal/api/agent"
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/agent"
 	"github.com/planehq/hiringsignal/internal/testkit/apitest"
 )
 

@@ -12,8 +12,8 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/companies"
 	"github.com/planehq/hiringsignal/internal/testkit/apitest"
-	"github.com/planehq/hiringsignal/read/readmodel"
 	"github.com/planehq/hiringsignal/internal/testkit/readmodeltest"
+	"github.com/planehq/hiringsignal/read/readmodel"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
 

@@ -5,8 +5,8 @@ import (
 	"strconv"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/read/criteria"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/read/criteria"
 )
 
 // Routes are the company reads and the crawl-job route with their handlers over d (spec 4.2).

@@ -14,8 +14,8 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/connector"
 	"github.com/planehq/hiringsignal/internal/testkit/apitest"
-	"github.com/planehq/hiringsignal/read/readmodel"
 	"github.com/planehq/hiringsignal/internal/testkit/readmodeltest"
+	"github.com/planehq/hiringsignal/read/readmodel"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
 

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/read/readmodel"
 )
 

@@ -5,9 +5,9 @@ import (
 	"slices"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/read/criteria"
-	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/internal/payload"
+	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/read/criteria"
 )
 
 // Bounds of GET /v1/webhook-deliveries.

@@ -13,8 +13,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/planehq/hiringsignal/internal/testkit/storetest"
 	"github.com/planehq/hiringsignal/api/metering"
+	"github.com/planehq/hiringsignal/internal/testkit/storetest"
 )
 
 // TestSealedSegmentsAreSyncedWhenSealed (relaxed mode): a segment that fills up is fsynced by

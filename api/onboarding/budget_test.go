@@ -10,9 +10,9 @@ import (
 	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/onboarding"
 	"github.com/planehq/hiringsignal/internal/egress"
+	"github.com/planehq/hiringsignal/internal/secretbox"
 	"github.com/planehq/hiringsignal/internal/testkit/apitest"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/internal/secretbox"
 )
 
 // A quickstart of a new webhook_url, and one set up again after its watch was canceled, wrote a

@@ -17,8 +17,8 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/internal/egress"
-	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/internal/secretbox"
+	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
 

@@ -16,10 +16,10 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/outcomes"
 	"github.com/planehq/hiringsignal/internal/egress"
-	"github.com/planehq/hiringsignal/internal/testkit/apitest"
-	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/internal/payload"
+	"github.com/planehq/hiringsignal/internal/testkit/apitest"
 	"github.com/planehq/hiringsignal/internal/testkit/readmodeltest"
+	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
 

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/read/intent"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/read/intent"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
 

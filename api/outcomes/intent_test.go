@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/planehq/hiringsignal/read/intent"
 	"github.com/planehq/hiringsignal/pipeline"
+	"github.com/planehq/hiringsignal/read/intent"
 )
 
 type intentAnswer struct {

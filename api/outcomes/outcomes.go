@@ -27,8 +27,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/read/intent"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/read/intent"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
 

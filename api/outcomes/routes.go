@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/read/intent"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/read/intent"
 )
 
 var retentionDoc = fmt.Sprintf("Labels are append-only (no route edits or deletes one: a correction is a new label), kept %d days after occurred_at (retained_until) and then deleted. "+

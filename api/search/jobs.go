@@ -5,8 +5,8 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/reqrow"
-	"github.com/planehq/hiringsignal/read/criteria"
 	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/read/criteria"
 	"github.com/planehq/hiringsignal/read/searchindex"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )

@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/read/criteria"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/read/criteria"
 )
 
 // createBody is POST /v1/watches' body (the chain has checked the members' JSON types).

@@ -12,9 +12,9 @@ import (
 	"github.com/planehq/hiringsignal/api/watches"
 	"github.com/planehq/hiringsignal/api/webhooks"
 	"github.com/planehq/hiringsignal/internal/egress"
+	"github.com/planehq/hiringsignal/internal/secretbox"
 	"github.com/planehq/hiringsignal/internal/testkit/apitest"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/internal/secretbox"
 )
 
 // Creating and canceling in a loop wrote a watches row per pair for ever (canceling frees the

@@ -11,9 +11,9 @@ import (
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/internal/egress"
+	"github.com/planehq/hiringsignal/internal/secretbox"
 	"github.com/planehq/hiringsignal/internal/testkit/apitest"
 	"github.com/planehq/hiringsignal/read/readmodel"
-	"github.com/planehq/hiringsignal/internal/secretbox"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
 

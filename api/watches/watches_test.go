@@ -13,10 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/internal/testkit/apitest"
-	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/internal/payload"
 	"github.com/planehq/hiringsignal/internal/signing"
+	"github.com/planehq/hiringsignal/internal/testkit/apitest"
+	"github.com/planehq/hiringsignal/oltp"
 )
 
 var watchFields = []string{"watch_id", "company_id", "criteria", "webhook_endpoint_id", "event_types", "max_fires_per_hour", "fires_last_hour",

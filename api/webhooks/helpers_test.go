@@ -10,8 +10,8 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/webhooks"
 	"github.com/planehq/hiringsignal/internal/egress"
-	"github.com/planehq/hiringsignal/internal/testkit/apitest"
 	"github.com/planehq/hiringsignal/internal/secretbox"
+	"github.com/planehq/hiringsignal/internal/testkit/apitest"
 )
 
 type harness struct {

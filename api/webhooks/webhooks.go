@@ -25,9 +25,9 @@ import (
 	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/deliveries"
 	"github.com/planehq/hiringsignal/internal/egress"
-	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/internal/secretbox"
 	"github.com/planehq/hiringsignal/internal/signing"
+	"github.com/planehq/hiringsignal/oltp"
 )
 
 // Deps is what the handlers need.

@@ -12,9 +12,9 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/internal/egress"
+	"github.com/planehq/hiringsignal/internal/signing"
 	"github.com/planehq/hiringsignal/internal/testkit/apitest"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/internal/signing"
 )
 
 func TestRegisterIsIdempotentAndShowsTheSecretOnce(t *testing.T) {

@@ -27,8 +27,8 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/planehq/hiringsignal/bench/deliverykit"
-	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/internal/signing"
+	"github.com/planehq/hiringsignal/oltp"
 )
 
 func main() {

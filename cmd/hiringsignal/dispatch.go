@@ -7,10 +7,10 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"github.com/planehq/hiringsignal/push/dispatch"
 	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/internal/lifecycle"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/push/dispatch"
 )
 
 // dispatchFlags tune the webhook dispatcher of serve and dev.

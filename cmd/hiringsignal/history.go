@@ -8,8 +8,8 @@ import (
 
 	"github.com/planehq/hiringsignal/internal/lifecycle"
 	"github.com/planehq/hiringsignal/pipeline"
-	"github.com/planehq/hiringsignal/sim"
 	"github.com/planehq/hiringsignal/read/snapshot"
+	"github.com/planehq/hiringsignal/sim"
 )
 
 // devHistory is the demo history of a dev run, committed behind the serving API: the backfill

@@ -10,9 +10,9 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 
-	"github.com/planehq/hiringsignal/api/agent"
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/account"
+	"github.com/planehq/hiringsignal/api/agent"
 	"github.com/planehq/hiringsignal/api/companies"
 	"github.com/planehq/hiringsignal/api/connector"
 	"github.com/planehq/hiringsignal/api/deliveries"
@@ -25,11 +25,11 @@ import (
 	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/internal/lifecycle"
-	"github.com/planehq/hiringsignal/push/notifier"
-	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/internal/secretbox"
-	"github.com/planehq/hiringsignal/sim"
+	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/push/notifier"
 	"github.com/planehq/hiringsignal/read/snapshot"
+	"github.com/planehq/hiringsignal/sim"
 )
 
 type serveFlags struct {

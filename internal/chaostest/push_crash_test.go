@@ -27,15 +27,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/analytics"
-	"github.com/planehq/hiringsignal/push/dispatch"
 	"github.com/planehq/hiringsignal/internal/egress"
-	"github.com/planehq/hiringsignal/internal/testkit/proctest"
-	"github.com/planehq/hiringsignal/internal/testkit/storetest"
-	"github.com/planehq/hiringsignal/push/notifier"
-	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/internal/payload"
 	"github.com/planehq/hiringsignal/internal/secretbox"
 	"github.com/planehq/hiringsignal/internal/signing"
+	"github.com/planehq/hiringsignal/internal/testkit/proctest"
+	"github.com/planehq/hiringsignal/internal/testkit/storetest"
+	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/push/dispatch"
+	"github.com/planehq/hiringsignal/push/notifier"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
 

@@ -16,10 +16,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/internal/egress"
-	"github.com/planehq/hiringsignal/internal/testkit/storetest"
-	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/internal/secretbox"
 	"github.com/planehq/hiringsignal/internal/signing"
+	"github.com/planehq/hiringsignal/internal/testkit/storetest"
+	"github.com/planehq/hiringsignal/oltp"
 )
 
 // receiver is a real HTTP receiver on loopback that verifies both signatures of every request

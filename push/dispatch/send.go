@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/planehq/hiringsignal/internal/egress"
-	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/internal/signing"
+	"github.com/planehq/hiringsignal/oltp"
 )
 
 // HeaderIdempotencyKey carries the delivery's idempotency key (= webhook-id) on every attempt.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/internal/signing"
+	"github.com/planehq/hiringsignal/oltp"
 )
 
 // stalling is a receiver that holds every request until released, counting how many it holds

@@ -3,8 +3,8 @@ package notifier
 import (
 	"time"
 
-	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/internal/plans"
+	"github.com/planehq/hiringsignal/oltp"
 )
 
 // The notifier writes rows pending, blocked (rate_limited, wall_blocked, cap_blocked: without a

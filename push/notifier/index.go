@@ -5,8 +5,8 @@ import (
 	"slices"
 
 	"github.com/planehq/hiringsignal/analytics"
-	"github.com/planehq/hiringsignal/read/criteria"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/read/criteria"
 	"github.com/planehq/hiringsignal/read/searchindex"
 )
 

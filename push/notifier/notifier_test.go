@@ -17,11 +17,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/analytics"
-	"github.com/planehq/hiringsignal/internal/testkit/storetest"
-	"github.com/planehq/hiringsignal/push/notifier"
-	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/internal/payload"
 	"github.com/planehq/hiringsignal/internal/secretbox"
+	"github.com/planehq/hiringsignal/internal/testkit/storetest"
+	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/push/notifier"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
 

@@ -6,9 +6,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/planehq/hiringsignal/read/intent"
-	"github.com/planehq/hiringsignal/pipeline"
 	"github.com/planehq/hiringsignal/internal/testkit/readmodeltest"
+	"github.com/planehq/hiringsignal/pipeline"
+	"github.com/planehq/hiringsignal/read/intent"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
 

@@ -12,12 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/analytics"
-	"github.com/planehq/hiringsignal/pipeline"
 	"github.com/planehq/hiringsignal/internal/normalize"
-	"github.com/planehq/hiringsignal/read/readmodel"
 	"github.com/planehq/hiringsignal/internal/testkit/readmodeltest"
-	"github.com/planehq/hiringsignal/sim"
+	"github.com/planehq/hiringsignal/pipeline"
+	"github.com/planehq/hiringsignal/read/readmodel"
 	"github.com/planehq/hiringsignal/read/snapshot"
+	"github.com/planehq/hiringsignal/sim"
 )
 
 // TestModelMatchesTheCrawledWorld crawls nine weeks of a world (one cycle a day) and checks the

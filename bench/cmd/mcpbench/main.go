@@ -19,10 +19,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/planehq/hiringsignal/api/agent"
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/account"
+	"github.com/planehq/hiringsignal/api/agent"
 	"github.com/planehq/hiringsignal/api/companies"
 	"github.com/planehq/hiringsignal/api/events"
 	"github.com/planehq/hiringsignal/api/search"

@@ -34,13 +34,13 @@ import (
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/bench/benchdb"
 	"github.com/planehq/hiringsignal/bench/deliverykit"
-	"github.com/planehq/hiringsignal/push/dispatch"
 	"github.com/planehq/hiringsignal/internal/egress"
-	"github.com/planehq/hiringsignal/push/notifier"
-	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/internal/normalize"
 	"github.com/planehq/hiringsignal/internal/secretbox"
 	"github.com/planehq/hiringsignal/internal/signing"
+	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/push/dispatch"
+	"github.com/planehq/hiringsignal/push/notifier"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
 

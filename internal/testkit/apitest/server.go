@@ -30,9 +30,9 @@ import (
 	"github.com/planehq/hiringsignal/api/watches"
 	"github.com/planehq/hiringsignal/api/webhooks"
 	"github.com/planehq/hiringsignal/internal/egress"
+	"github.com/planehq/hiringsignal/internal/secretbox"
 	"github.com/planehq/hiringsignal/internal/testkit/storetest"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/internal/secretbox"
 )
 
 // Quiet is a logger that drops everything.
