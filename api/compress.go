@@ -8,7 +8,7 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// Compression of answers (issue 18): a JSON answer of at least Config.CompressMinBytes is sent
+// Compression of answers: a JSON answer of at least Config.CompressMinBytes is sent
 // compressed when the request's Accept-Encoding accepts zstd, br or gzip. It runs once the
 // router has answered (serveHTTP), after the chain: metering, the idempotency store (which keeps
 // the plain answer, compressed again for each replay), the route metrics and Execute's

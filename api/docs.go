@@ -12,7 +12,7 @@ import (
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 )
 
-// The interactive API reference at /docs (issue 18): Swagger UI 5, embedded in the binary by
+// The interactive API reference at /docs: Swagger UI 5, embedded in the binary by
 // github.com/swaggest/swgui (v5emb: the assets are compiled in, gzipped, and served by the
 // binary itself, so the page works with no outside network), rendering /openapi.json. "Try it"
 // calls the server the page came from (the document's server URL is "/"), with the key entered

@@ -1,7 +1,7 @@
 package api
 
-// Fuzz targets of the framework's parsers of outside input (issue #10, finding 10), and unit
-// tests of the bounds they rely on. Run one with
+// Fuzz targets of the framework's parsers of outside input, and unit tests of the bounds they
+// rely on. Run one with
 //
 //	go test -run='^$' -fuzz='^FuzzQueryParams$' -fuzztime=10s ./api/
 
@@ -207,7 +207,7 @@ func TestClientAddr(t *testing.T) {
 	f(false, nil, "2001:db8:1:2::1", "2001:db8:1:2::/64")
 }
 
-// Issue #10, finding 3: a duplicate polled every 25 ms; it now backs off.
+// A duplicate backs off between polls instead of polling every 25 ms.
 func TestIdempotencyDuplicateBacksOff(t *testing.T) {
 	polls, waited := 0, time.Duration(0)
 	for waited < MaxIdempotencyWait {
@@ -219,7 +219,7 @@ func TestIdempotencyDuplicateBacksOff(t *testing.T) {
 	require.Equal(t, time.Second, idemPoll(100))
 }
 
-// Issue #10, finding 9: validation stops building items past the cap.
+// Validation stops building items past the cap.
 func TestValidationWorkIsBounded(t *testing.T) {
 	vocab := make([]string, 200)
 	for i := range vocab {
@@ -263,10 +263,10 @@ func TestArrayItemsCountsWithoutDecoding(t *testing.T) {
 	f(`[` + strings.Repeat(`{"a":"]"},`, 30) + `0]`)
 }
 
-// A body member was decoded whole into Go values before its field was even looked up, and echoed
-// whole in the 422: a 1 MiB array of empty objects took 44 MiB (session 9's review), so 64 such
-// bodies in flight were gigabytes. An unknown member is echoed clipped and a known one's type is
-// read from its first byte, its items counted without decoding: a few times the body at most.
+// A body member is not decoded whole into Go values before its field is looked up, nor echoed
+// whole in the 422: decoded whole, a 1 MiB array of empty objects took 44 MiB, so 64 such bodies
+// in flight were gigabytes. An unknown member is echoed clipped and a known one's type is read
+// from its first byte, its items counted without decoding: a few times the body at most.
 func TestBodyValidationDoesNotAmplifyMemory(t *testing.T) {
 	rt := &Route{Body: &Body{Fields: []Field{{Name: "v", Type: "array", Items: "string"}, {Name: "s", Type: "string"}}}}
 	objects := `[` + strings.Repeat(`{},`, 350_000) + `{}]`

@@ -1,7 +1,7 @@
 package api_test
 
-// Regression tests of the security review of the API framework (issue #10): one test per
-// finding, named after it.
+// Regression tests of attacks on the API framework: each failed before its fix, and each is
+// named after the behaviour it holds.
 
 import (
 	"bytes"
@@ -59,7 +59,7 @@ func (h *harness) raw(method, path, key string, body []byte, headers ...string) 
 	return out
 }
 
-// Finding 1: a 402's links were built from the client's Host header.
+// A 402's links are never built from the client's Host header.
 func TestQuotaLinksNeverComeFromTheHostHeader(t *testing.T) {
 	pulse := func(_ *api.Config, s *api.Server) {
 		if s != nil {
@@ -91,7 +91,8 @@ func TestQuotaLinksNeverComeFromTheHostHeader(t *testing.T) {
 	require.Equal(t, "https://api.hiringsignal.example/v1/pricing#upgrade", r.json(t)["detail"].(map[string]any)["upgrade_url"])
 }
 
-// Finding 2: a non-ASCII Idempotency-Key reached Postgres' text column and answered 503.
+// An Idempotency-Key is printable ASCII: a non-ASCII one reached Postgres' text column and
+// answered 503.
 func TestIdempotencyKeyMustBePrintableASCII(t *testing.T) {
 	h := newHarness(t, withSearch(1))
 	a := h.account("growth")
@@ -117,7 +118,7 @@ func TestIdempotencyKeyMustBePrintableASCII(t *testing.T) {
 	}
 }
 
-// Finding 3: stored idempotent answers had no bound per body or per customer.
+// Stored idempotent answers are bounded per body and per customer.
 func TestIdempotencyStoreBoundsStoredBytes(t *testing.T) {
 	big := strings.Repeat("x", 1<<20+1) // one byte over the default per-body bound
 	n := 0
@@ -152,7 +153,7 @@ func TestIdempotencyStoreBoundsStoredBytes(t *testing.T) {
 	require.Equal(t, "true", s2.header["Idempotent-Replayed"])
 }
 
-// Finding 3: the per-customer bound, and a duplicate's wait bounded by the call's deadline.
+// The per-customer bound of stored answers, and a duplicate's wait bounded by the call's deadline.
 func TestIdempotencyStoreBoundsBytesPerCustomerAndTheWait(t *testing.T) {
 	release := make(chan struct{})
 	entered := make(chan struct{}, 1)
@@ -204,8 +205,8 @@ func TestIdempotencyStoreBoundsBytesPerCustomerAndTheWait(t *testing.T) {
 	require.Less(t, took, 3*time.Second)
 }
 
-// Finding 4: the leftmost (client-written) X-Forwarded-For entry was trusted, and IPv6 clients
-// were limited per /128.
+// The rightmost X-Forwarded-For entry is trusted, never the leftmost (client-written) one, and
+// IPv6 clients are limited per /64, not per /128.
 func TestForwardedForTakesTheRightmostEntryAndLimitsIPv6Per64(t *testing.T) {
 	h := newHarness(t, func(cfg *api.Config, s *api.Server) {
 		cfg.TrustForwardedFor = true
@@ -238,8 +239,8 @@ func waitForFreshWindow() {
 	}
 }
 
-// Finding 5: fasthttp allocated a declared Content-Length before the body arrived, before
-// authentication.
+// A declared Content-Length is not allocated before the body arrives, nor before authentication
+// (fasthttp allocates it up front by default).
 func TestSlowBodiesHoldNoDeclaredLengthBeforeAuthentication(t *testing.T) {
 	h := newHarness(t, nil)
 	addr := strings.TrimPrefix(h.s.Base, "http://")
@@ -264,7 +265,7 @@ func TestSlowBodiesHoldNoDeclaredLengthBeforeAuthentication(t *testing.T) {
 	require.Less(t, grew, uint64(8<<20), "%d connections declaring 1 MB each made the server allocate %d bytes", conns, grew)
 }
 
-// Finding 5: bodies in flight share a byte budget, connections per IP are capped and a header
+// Bodies in flight share a byte budget, connections per IP are capped and a header
 // must arrive within the header timeout.
 func TestConnectionAndBodyLimits(t *testing.T) {
 	h := newHarness(t, func(cfg *api.Config, _ *api.Server) {
@@ -354,7 +355,7 @@ func TestConnectionAndBodyLimits(t *testing.T) {
 	require.GreaterOrEqual(t, refused, 4)
 }
 
-// Finding 6: --demo-key "" left the previously installed demo key active.
+// --demo-key "" revokes the previously installed demo key instead of leaving it active.
 func TestDisablingTheDemoKeyRevokesTheInstalledOne(t *testing.T) {
 	pool := storetest.Postgres(t, "api")
 	h := startOn(t, pool, nil)
@@ -367,7 +368,8 @@ func TestDisablingTheDemoKeyRevokesTheInstalledOne(t *testing.T) {
 	require.Equal(t, 200, on.do("GET", "/v1/whoami", api.PublicDemoKey, "").status)
 }
 
-// Finding 7: store calls had no deadline; a store that does not answer hung the call.
+// Store calls have a deadline: a store that does not answer times the call out as 503 instead of
+// hanging it.
 func TestStoreCallsHaveADeadlineAndTimeOutAs503(t *testing.T) {
 	var pool *pgxpool.Pool
 	h := newHarness(t, func(_ *api.Config, s *api.Server) {
@@ -391,7 +393,7 @@ func TestStoreCallsHaveADeadlineAndTimeOutAs503(t *testing.T) {
 	require.Less(t, took, 8*time.Second, "the default store timeout is 5 s")
 }
 
-// Finding 7: a per-IP cap of calls in flight, next to the per-key one.
+// A per-IP cap of calls in flight, next to the per-key one.
 func TestCallsInFlightAreCappedPerIP(t *testing.T) {
 	release := make(chan struct{})
 	entered := make(chan struct{}, 1)
@@ -424,7 +426,7 @@ func TestCallsInFlightAreCappedPerIP(t *testing.T) {
 	require.Equal(t, 200, h.do("GET", "/v1/reqs/search", b.Key, "").status)
 }
 
-// Finding 8: /readyz echoed driver errors.
+// /readyz names only the failing store and never echoes driver errors.
 func TestReadyzNamesOnlyTheFailingStore(t *testing.T) {
 	secret := errors.New("failed to connect to `user=hs_admin database=prod`: 10.1.2.3:5432: password authentication failed")
 	srv := api.New(api.Config{Listen: "127.0.0.1:0", Checks: []api.Check{
@@ -443,7 +445,7 @@ func TestReadyzNamesOnlyTheFailingStore(t *testing.T) {
 	}
 }
 
-// Finding 9: a 422 listed every bad value, each repeating the vocabulary.
+// A 422 lists at most MaxFieldErrors problems and the vocabulary once, not once per bad value.
 func TestValidationErrorsAreCappedAndListTheVocabularyOnce(t *testing.T) {
 	vocab := make([]string, 40)
 	for i := range vocab {

@@ -59,7 +59,7 @@ type Config struct {
 	Checks []Check
 
 	Pool       *pgxpool.Pool // accounts, keys, usage, limits (Postgres)
-	ClickHouse driver.Conn   // analytics reads, for the handlers of later issues
+	ClickHouse driver.Conn   // analytics reads (the framework itself reads nothing from it)
 
 	DemoKey           string        // the shared public demo key (hsk_ format); "" disables it. Never logged.
 	MeteringDir       string        // write-ahead log of metering, one per instance (default .run/metering)

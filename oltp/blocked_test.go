@@ -42,8 +42,8 @@ func freeWatch(t *testing.T) (context.Context, *pgxpool.Pool, oltp.NewAccount, o
 // A watch matching everything writes one blocked row per event past its limits. The wall's
 // admission count, run in every notifier batch for each account with a match, read them all (the
 // month's index held them): past enough of them every batch outlived its deadline and delivery
-// stopped for every customer until the month turned (security review, session 9). It reads an
-// index of the admitted rows only.
+// stopped for every customer until the month turned. It reads an index of the admitted rows
+// only.
 func TestTheAdmissionCountReadsNoBlockedRows(t *testing.T) {
 	ctx, pool, a, e, w := freeWatch(t)
 	blockedRows(t, pool, a, e.ID, w.ID, 20_000, time.Minute, 1)

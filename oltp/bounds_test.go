@@ -10,7 +10,8 @@ import (
 	"github.com/planehq/hiringsignal/oltp"
 )
 
-// Issue #10, finding 7: sessions of a pool had no statement_timeout.
+// Every pooled connection has a statement_timeout (oltp.StatementTimeout unless the URL sets
+// one): without one a stuck query held its connection forever.
 func TestPoolSessionsHaveAStatementTimeout(t *testing.T) {
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
@@ -31,7 +32,7 @@ func TestPoolSessionsHaveAStatementTimeout(t *testing.T) {
 	require.Equal(t, "7s", v)
 }
 
-// Issue #10, finding 3: kept answers are bounded per answer and per customer, and expiring them
+// Kept idempotent answers are bounded per answer and per customer, and expiring them
 // gives the bytes back.
 func TestIdempotencyStoreKeepsBoundedBytesPerCustomer(t *testing.T) {
 	ctx := context.Background()
@@ -79,7 +80,7 @@ func TestIdempotencyStoreKeepsBoundedBytesPerCustomer(t *testing.T) {
 	require.EqualValues(t, 150, budget("c1"))
 }
 
-// Issue #10, finding 6: disabling the demo key revokes the installed one.
+// Disabling the demo key revokes the installed one.
 func TestRevokeDemoKeys(t *testing.T) {
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")

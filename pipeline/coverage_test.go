@@ -17,7 +17,7 @@ import (
 	"github.com/planehq/hiringsignal/sim"
 )
 
-// TestFeedCoverage crawls a world that speaks the real feed shapes (issue 14) and asserts, per
+// TestFeedCoverage crawls a world that speaks the real feed shapes and asserts, per
 // source format, that every sighting links its real posting and carries the country the world
 // gives its req, that no implausible pay is served, and that dropped pay is counted. It prints
 // the coverage per format.

@@ -468,7 +468,7 @@ func isPageBoard(name string) bool {
 	return false
 }
 
-// Job pages (issue 14): one JobPosting per page with no identifier, @id or url; most pages carry
+// Job pages: one JobPosting per page with no identifier, @id or url; most pages carry
 // a canonical link; sameAs, when present, is the board's own company page; a req published for
 // two countries lists both places in jobLocation.
 func TestJobPagesFormat(t *testing.T) {

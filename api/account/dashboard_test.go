@@ -79,10 +79,9 @@ func TestDashboardShowsTheLineageUseOnARotatedKey(t *testing.T) {
 	require.EqualValues(t, 30, keys[0].(map[string]any)["used"])
 }
 
-// The audit found free_tier.changes_wall_reached counting only accepted (billed) deliveries while
-// the notifier walls on every delivery admitted this month, pending and retrying ones included:
-// the dashboard said false while new changes were already wall_blocked. It now reads the
-// notifier's own figures.
+// free_tier.changes_wall_reached reads the notifier's own figures: the notifier walls on every
+// delivery admitted this month, pending and retrying ones included, so counting only accepted
+// (billed) deliveries made the dashboard say false while new changes were already wall_blocked.
 func TestDashboardWallReachedAgreesWithTheNotifiersWall(t *testing.T) {
 	ctx := context.Background()
 	h := start(t)

@@ -114,8 +114,8 @@ func sameMinute(t *testing.T) {
 	}
 }
 
-// Finding 1 of the security review: rotating with {} from a key scoped ["keys"] gave the
-// replacement the rotated key's read, write, keys. A key never grants more than it holds.
+// A key never grants more than it holds: rotating with {} from a key scoped ["keys"] gives the
+// replacement only "keys", not the rotated key's read, write, keys.
 func TestRotateNeverGrantsMoreScopeThanThePresentingKey(t *testing.T) {
 	h := start(t)
 	a := h.Account(t, "starter")
@@ -143,8 +143,8 @@ func TestRotateNeverGrantsMoreScopeThanThePresentingKey(t *testing.T) {
 	require.Equal(t, 422, h.Do(t, "POST", "/v1/keys/"+readOnlyID+"/rotate", keysOnly, `{"scopes":["read"]}`).Status)
 }
 
-// Finding 2 of the security review: a key that hit its per-minute limit was rotated by a sibling
-// and the replacement answered 200 at once. The replacement inherits the rotated key's limits.
+// The replacement inherits the rotated key's limits: a key that hit its per-minute limit and is
+// rotated by a sibling does not come back as a replacement that answers 200 at once.
 func TestRotationHandsLimitsToTheReplacement(t *testing.T) {
 	ctx := context.Background()
 	h := start(t, searchStub(1))
@@ -168,8 +168,8 @@ func TestRotationHandsLimitsToTheReplacement(t *testing.T) {
 	require.Equal(t, 200, h.Do(t, "GET", "/v1/reqs/search", sib, "").Status, "the sibling has its own window")
 }
 
-// Finding 3 of the security review: limits were per key only, so minting keys multiplied what an
-// account draws. A Free account's keys share one key's worth per minute and per day, and a refusal
+// Limits hold per account as well as per key, so minting keys does not multiply what an account
+// draws. A Free account's keys share one key's worth per minute and per day, and a refusal
 // names the account's limit in the spec's 429 and 402 shapes.
 func TestAccountCeilingHoldsAcrossKeys(t *testing.T) {
 	ctx := context.Background()

@@ -19,7 +19,7 @@ import (
 	"github.com/planehq/hiringsignal/oltp"
 )
 
-// Regression tests of the security review of keys and admission (issue #10).
+// Regression tests of key and admission attacks: each failed before its fix.
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
@@ -70,8 +70,8 @@ func change(t *testing.T, a *Auth, f func(token string) error) {
 	a.Settle(token, w)
 }
 
-// Finding 2: rotating a key reset its minute window, daily quota and in-flight count, because
-// they were keyed by key_id. The replacement joins the rotated key's lineage and inherits them.
+// Rotating a key does not reset its minute window, daily quota or in-flight count (they were
+// keyed by key_id): the replacement joins the rotated key's lineage and inherits them.
 func TestRotationHandsLimitsToTheReplacement(t *testing.T) {
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "admission")
@@ -126,8 +126,8 @@ func TestRotationHandsLimitsToTheReplacement(t *testing.T) {
 	require.Equal(t, sib.KeyID, sk.Auth.LimitID)
 }
 
-// Finding 3: limits were per key only, so minting keys multiplied what an account draws. All
-// keys of an account share its ceiling (plans.Tier.AccountKeys times the per-key limits).
+// Limits per key only would let minting keys multiply what an account draws. All keys of an
+// account share its ceiling (plans.Tier.AccountKeys times the per-key limits).
 func TestAccountCeilingBoundsAllKeysTogether(t *testing.T) {
 	ctx := context.Background()
 	l := NewLimiter(counter{}, quiet())
@@ -178,9 +178,9 @@ func TestAccountCeilingBoundsAllKeysTogether(t *testing.T) {
 	require.Equal(t, starter.AccountKeys*starter.PerMinute, admitted)
 }
 
-// Finding 4: well-formed forged keys each cost a Postgres read, before any limit, and misses
-// were not remembered. Misses are remembered (bounded, short-lived, dropped when a key is
-// installed), each address gets MissesPerMinute reads that find nothing, and both are counted.
+// Well-formed forged keys must not each cost a Postgres read before any limit. Misses are
+// remembered (bounded, short-lived, dropped when a key is installed), each address gets
+// MissesPerMinute reads that find nothing, and both are counted.
 func TestForgedKeysAreRememberedBoundedAndBudgeted(t *testing.T) {
 	if s := time.Now().Second(); s >= 55 { // the miss budget's minute must not turn mid-test
 		time.Sleep(time.Duration(61-s) * time.Second)
@@ -261,8 +261,8 @@ func TestForgedKeysAreRememberedBoundedAndBudgeted(t *testing.T) {
 	require.Nil(t, k)
 }
 
-// Finding 5: any revoke, rotate, pause or resume flushed every tenant's cached keys on every
-// instance and reset per-key in-flight counts. A change drops only what it touched.
+// A revoke, rotate, pause or resume drops only what it touched: it does not flush every
+// tenant's cached keys on every instance, nor reset per-key in-flight counts.
 func TestKeyChangesInvalidateOnlyWhatTheyTouch(t *testing.T) {
 	ctx := context.Background()
 	pool, reads := tracedPool(t)
@@ -316,9 +316,9 @@ func TestKeyChangesInvalidateOnlyWhatTheyTouch(t *testing.T) {
 	require.EqualValues(t, 1, px.inflight.Load())
 }
 
-// Finding 6: the limiter held a bucket's mutex across the Postgres round trip of a lease, so a
-// slow lease stalled every other call of the window (regardless of their contexts), its refunds
-// and the janitor's sweep. Here the lease is held up by a row lock.
+// The limiter holds no bucket mutex across the Postgres round trip of a lease: if it did, a
+// slow lease would stall every other call of the window (regardless of their contexts), its
+// refunds and the janitor's sweep. Here the lease is held up by a row lock.
 func TestLimiterHoldsNoLockAcrossALease(t *testing.T) {
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "admission")

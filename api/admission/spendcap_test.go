@@ -61,7 +61,7 @@ func monthUnits(t *testing.T, s *apitest.Server, accountID int64) int64 {
 	return units
 }
 
-// TestSpendCapHoldsUnderConcurrency is the load run of issue #10: many concurrent metered calls
+// TestSpendCapHoldsUnderConcurrency is a load run of the spend cap: many concurrent metered calls
 // of 100-row pages against an account with a small hard cap. Every call reserves its page before
 // the handler, so the units recorded reach the cap and pass it by less than one page.
 func TestSpendCapHoldsUnderConcurrency(t *testing.T) {

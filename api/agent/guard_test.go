@@ -61,7 +61,7 @@ func decodeRPC(tb testing.TB, r apitest.Response) rpcAnswer {
 
 // A JSON-RPC batch is refused with 400 and a JSON-RPC error before the SDK sees it: none of its
 // messages runs (a tool call in it bills nothing), whoever sends it (the demo key's 20,000
-// tools/list of the finding), with whitespace before it or not. One message per request works.
+// tools/list in one batch), with whitespace before it or not. One message per request works.
 func TestBatchIsRefusedWithNothingRun(t *testing.T) {
 	f := world.Get(t)
 	a := f.srv.Account(t, "growth")

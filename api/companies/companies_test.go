@@ -223,8 +223,8 @@ func TestEnrichmentFirmographicsAndBoardsAtTheFreshnessFloor(t *testing.T) {
 	cc := normalize.CountryCode(co.HQCountry)
 	require.Equal(t, &cc, pv.HQCountryCode)
 	require.Equal(t, "covered", pv.CoverageStatus)
-	// Issue #19 (5): enrichment said null for ordinary employers while the criteria filter
-	// accepts "employer"; both now use one rule.
+	// Enrichment and the criteria filter use one rule: an ordinary employer is "employer", the
+	// value the filter accepts, not null.
 	if co.AgencyKind == "" {
 		require.NotNil(t, pv.AgencyKind)
 		require.Equal(t, "employer", *pv.AgencyKind)
@@ -448,7 +448,7 @@ func firstHireNames(co *readmodel.Company, cut, fresh time.Time) int {
 }
 
 // repost-pain serves up to 100 rows a call: the shared demo key's page cap (5 rows) applies to it
-// as to every paged route (session 9's review: 100 unmetered rows a call without signup).
+// as to every paged route (without it the demo key read 100 unmetered rows a call without signup).
 func TestRepostPainServesTheDemoKeyItsPageCap(t *testing.T) {
 	t.Parallel()
 	f := world.Get(t)

@@ -100,10 +100,11 @@ func TestColdCompanyAndMaxAgeAnswer202CrawlingWithAJobToPoll(t *testing.T) {
 	require.Equal(t, "done", apitest.GetJSON[crawlJob](t, srv, jobPath, other, nil, 200).Status, "every customer that asked sees the job")
 }
 
-// The security review found the public demo key exempt from every bound on on-demand crawls:
-// keyless, anyone could queue a crawl of every cold company (is-hiring on the Free plan's
-// gates; max_age on the paid reads) once per crawl floor, ahead of paying customers' crawls. It now queues at most DefaultDemoCrawlsPerDay a day per address;
-// past that its read answers 202 over_cap and nothing is queued, while keys of their own crawl.
+// The public demo key is bounded on on-demand crawls: unbounded, anyone could queue keyless a
+// crawl of every cold company (is-hiring on the Free plan's gates; max_age on the paid reads)
+// once per crawl floor, ahead of paying customers' crawls. It queues at most
+// DefaultDemoCrawlsPerDay a day per address; past that its read answers 202 over_cap and nothing
+// is queued, while keys of their own crawl.
 func TestTheDemoKeyQueuesABoundedNumberOfCrawls(t *testing.T) {
 	t.Parallel()
 	f := world.Get(t)

@@ -39,7 +39,7 @@ func forceFresh(t *testing.T, f *fixture, id uint64, seg, key string) int64 {
 	return c.JobID
 }
 
-// Issue #10: max_age=0 on hiring-pulse forced a crawl on every call. A company's job queued or
+// max_age=0 on hiring-pulse does not force a crawl on every call. A company's job queued or
 // finished within oltp.CrawlFloor is joined: a key demanding fresh data on every call costs one
 // crawl of the company per floor, not one per call.
 func TestMaxAgeZeroDoesNotQueueACrawlPerCall(t *testing.T) {
@@ -64,9 +64,9 @@ func TestMaxAgeZeroDoesNotQueueACrawlPerCall(t *testing.T) {
 	require.Equal(t, "done", done.Status)
 }
 
-// Issue #10: a crawl job is shared by every customer asking for the company, and it showed each
-// of them the first requester's requested_at and the crawler's raw error text. A customer sees its
-// own request time, and a failed job says "source unavailable".
+// A crawl job is shared by every customer asking for the company, yet shows none of them the
+// first requester's requested_at or the crawler's raw error text. A customer sees its own request
+// time, and a failed job says "source unavailable".
 func TestCrawlJobShowsTheCallersOwnRequestAndAPublicError(t *testing.T) {
 	t.Parallel()
 	f := world.Get(t)

@@ -13,11 +13,10 @@ import (
 	"github.com/planehq/hiringsignal/read/readmodel"
 )
 
-// The security review found open-reqs serving a Free key every live req of a company, those
-// first seen within the plan's freshness floor (24 h) too, and is-hiring counting them: a Free
-// or demo key could take company ids from search and read what search and jobs/role hide. Every
-// company read now hides the reqs the floor hides on search (readmodel.FreshBefore); paid plans
-// (floor 0) are served as before.
+// Every company read hides the reqs the freshness floor hides on search (readmodel.FreshBefore):
+// if open-reqs served a Free key the reqs first seen within the plan's floor (24 h), and
+// is-hiring counted them, a Free or demo key could take company ids from search and read what
+// search and jobs/role hide. Paid plans (floor 0) see every live req.
 func TestCompanyReadsHideReqsFirstSeenWithinTheFreshnessFloor(t *testing.T) {
 	t.Parallel()
 	f := world.Get(t)
@@ -100,9 +99,9 @@ func TestCompanyReadsHideReqsFirstSeenWithinTheFreshnessFloor(t *testing.T) {
 	}
 }
 
-// The security review found a 202 crawling answer for a cold company neither metered nor
-// charged to quota (only max_age marked the call forced-fresh), against docs/decisions.md: a
-// forced-fresh read answered 202 crawling counts as one metered call with no units.
+// A 202 crawling answer for a cold company marks the call forced-fresh, as max_age does, so it
+// is metered and charged to quota as docs/decisions.md says: a forced-fresh read answered 202
+// crawling counts as one metered call with no units.
 func TestA202CrawlingForAColdCompanyIsOneMeteredForcedFreshCall(t *testing.T) {
 	t.Parallel()
 	f := world.Get(t)

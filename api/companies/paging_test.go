@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 19, pages people can use: open-reqs pages to the end by cursor (no silent stop at the
+// Pages people can use: open-reqs pages to the end by cursor (no silent stop at the
 // page cap), says has_more and keeps total on every page.
 func TestOpenReqsPagesByCursorToTheEnd(t *testing.T) {
 	t.Parallel()

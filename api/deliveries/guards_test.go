@@ -319,8 +319,8 @@ func TestRacingTestDeliveriesHoldTheCustomerBudget(t *testing.T) {
 }
 
 // A paused account's deliveries wait until it resumes, so a test delivery or a replay taken while
-// paused would pile up unsent and go out in one burst on resume (session 9's security review: a
-// Free key paused for days stored 100 test deliveries a day to any public URL). Both are refused
+// paused would pile up unsent and go out in one burst on resume (a Free key paused for days
+// would store 100 test deliveries a day to any public URL). Both are refused
 // with 403 account_paused, nothing written, and taken again once the account resumes.
 func TestTestDeliveriesAndReplaysAreRefusedWhilePaused(t *testing.T) {
 	ctx := context.Background()

@@ -344,8 +344,8 @@ func readFlushes(t *testing.T, srv *apitest.Server) float64 {
 }
 
 // The usage routes refuse the public demo key because every usage read flushes metering; the
-// onboarding status read the expansion nudge the same way, so the demo key drove a flush per call
-// (session 9's review). The demo key bills nothing and is never nudged: nothing is flushed for it.
+// onboarding status read the expansion nudge the same way, so the demo key drove a flush per
+// call. The demo key bills nothing and is never nudged: nothing is flushed for it.
 func TestTheDemoKeysOnboardingStatusFlushesNothing(t *testing.T) {
 	f := world.Get(t)
 	srv, _ := start(t, f, devPolicy)

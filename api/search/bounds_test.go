@@ -29,9 +29,9 @@ func repeat[T any](v T, n int) []T {
 	return out
 }
 
-// Issue #10: 100,000 bad req.function values (0.5 MB) sent with the public demo key answered a
-// 69 MB 422, every item repeating the function names. Every criteria array is bounded, validation
-// stops at MaxFieldErrors problems and a vocabulary is listed once.
+// 100,000 bad req.function values (0.5 MB) sent with the public demo key answer a bounded 422,
+// not one of 69 MB with every item repeating the function names: every criteria array is
+// bounded, validation stops at MaxFieldErrors problems and a vocabulary is listed once.
 func TestQualifiedBadFunctionFloodAnswersABounded422(t *testing.T) {
 	t.Parallel()
 	fx := world.Get(t)
@@ -113,9 +113,9 @@ func TestQualifiedBadFunctionFloodAnswersABounded422(t *testing.T) {
 	fx.srv.Post(t, "/v1/reqs/qualified", key, qualifiedBody(t, "company", "company_id", ids)).Decode(t, 200, &qualifiedPage{})
 }
 
-// Issue #10: a q of 60 words whose last word matches nothing returned companies: the lexer read
-// 48 words and dropped the rest, while every word must match. A q over MaxQWords words or
-// MaxQLength characters is 422 on every route that takes one, never cut.
+// A q of 60 words whose last word matches nothing returns no companies: a lexer that read 48
+// words and dropped the rest broke the rule that every word must match. A q over MaxQWords words
+// or MaxQLength characters is 422 on every route that takes one, never cut.
 func TestLongQIsRefusedNotCut(t *testing.T) {
 	t.Parallel()
 	fx := world.Get(t)

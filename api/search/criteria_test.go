@@ -119,7 +119,7 @@ func rawCriteria(t *testing.T, c map[string]any) json.RawMessage {
 	return b
 }
 
-// Issue 11: criteria.Match over every req of the index selects exactly the reqs reqs/qualified
+// criteria.Match over every req of the index selects exactly the reqs reqs/qualified
 // serves when paged to the end: through the handler for reqs/qualified criteria (with the body's
 // live_only, exclude_agencies and pay band set on the query), and through Index.Qualified for a
 // watch's (whose defaults are reqs/qualified's with live_only=false, and exclude_agencies=false

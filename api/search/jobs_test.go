@@ -239,7 +239,7 @@ func TestJobsRole(t *testing.T) {
 // min_relevance decides which rows a query has, in every sort; the sort only orders them. A
 // four-word title covered with one expansion scored in the all-direct band, so the relevance walk
 // dropped it from both tiers: "senior backend engineer developer" served 0 rows by relevance and 4
-// by recency (found in session 9).
+// by recency.
 func TestJobsSearchSortsServeTheSameRows(t *testing.T) {
 	t.Parallel()
 	f := world.Get(t)

@@ -14,7 +14,7 @@ import (
 // TestPageSizes measures reqs/search page sizes (bench/README.md, "Page sizes") on a world with
 // eight weeks of history: 20 and 100 companies a page, by default (no momentum, 5 matched reqs
 // a company), with each heavy part, and with both (include=momentum&matched_reqs=50: the shape
-// every page had before issue 19, plus its few new members). It crawls its own world,
+// every page had when both were the default, plus its few new members). It crawls its own world,
 // so it runs only with HS_PAGE_SIZES=1:
 //
 //	HS_PAGE_SIZES=1 go test ./api/search -run TestPageSizes -v

@@ -14,7 +14,7 @@ import (
 	"github.com/planehq/hiringsignal/internal/normalize"
 )
 
-// Issue 19, "what a paying customer sees": relevance floor, freshness on every answer, pages.
+// What a paying customer sees: relevance floor, freshness on every answer, pages.
 
 // meta is what every search list answers beside its rows.
 type meta struct {

@@ -43,9 +43,9 @@ type salaryOnly struct {
 	SalaryEstimateSamples *int `json:"salary_estimate_samples"`
 }
 
-// Issue #19 (2): req ca58a6f339e49b2d showed salary_min_usd = salary_max_usd = 90266 on
-// reqs/search and null on open-reqs. One req now shows one salary object on every route, an
-// estimate is labelled as one, and the declared range fields carry only what was published.
+// One req shows one salary object on every route (req ca58a6f339e49b2d once showed
+// salary_min_usd = salary_max_usd = 90266 on reqs/search and null on open-reqs), an estimate is
+// labelled as one, and the declared range fields carry only what was published.
 func TestOneSalaryPerReqOnEveryRoute(t *testing.T) {
 	t.Parallel()
 	f := world.Get(t)
@@ -186,8 +186,9 @@ func find(rows []salaryOnly, req string) salaryOnly {
 	return salaryOnly{}
 }
 
-// Issue #19 (5): open-reqs?country=DE answered 200 while jobs/search?geo=DE was 422. Every route
-// takes country names (and aliases) and refuses a two-letter code with the name to send.
+// One country rule on every route (open-reqs?country=DE once answered 200 while
+// jobs/search?geo=DE was 422): every route takes country names (and aliases) and refuses a
+// two-letter code with the name to send.
 func TestOneCountryRuleOnEveryRoute(t *testing.T) {
 	t.Parallel()
 	f := world.Get(t)
@@ -232,9 +233,9 @@ func TestOneCountryRuleOnEveryRoute(t *testing.T) {
 	}
 }
 
-// Issue #19 (3): role-demand's first week counted every req already live when the crawl began as
-// an opening, and its current week was not marked partial. Openings now start after the coverage
-// start, and both edge weeks say partial.
+// role-demand's first week does not count the reqs already live when the crawl began as
+// openings: openings start after the coverage start, and both edge weeks (the first and the
+// current one) say partial.
 func TestRoleDemandLeavesOutTheCoverageStart(t *testing.T) {
 	t.Parallel()
 	f := world.Get(t)
@@ -270,9 +271,10 @@ func TestRoleDemandLeavesOutTheCoverageStart(t *testing.T) {
 	require.Equal(t, first.BucketStart.Before(start), first.Partial, "the coverage-start week is partial when it began before observation")
 }
 
-// Issue #19 (3): 694 of the 1,500 oldest live reqs carried the first crawl's time as first_seen,
-// indistinguishable from openings. Every route marks them left_censored, and serves the
-// employer's own posting date beside first_seen when its source states one.
+// Reqs live when the crawl began carry the first crawl's time as first_seen (694 of the 1,500
+// oldest live reqs of a world), indistinguishable from openings. Every route marks them
+// left_censored, and serves the employer's own posting date beside first_seen when its source
+// states one.
 func TestReqsLiveAtTheCoverageStartAreLeftCensored(t *testing.T) {
 	t.Parallel()
 	f := world.Get(t)

@@ -154,8 +154,8 @@ func TestReqsSearchRoleIsRefusedAfterItsSunset(t *testing.T) {
 	c.requireUnits(t)
 }
 
-// The audit found headcount_band=5001+ sent unencoded (as typed into a shell or a browser)
-// answered 422: the query string decodes '+' as a space. A value whose '+' spelling is in the
+// headcount_band=5001+ sent unencoded (as typed into a shell or a browser) is read, not 422,
+// though the query string decodes '+' as a space: a value whose '+' spelling is in the
 // vocabulary is read as that value.
 func TestAnUnencodedPlusInAnEnumValueIsRead(t *testing.T) {
 	t.Parallel()
@@ -289,7 +289,7 @@ func TestReqsSearchDemoKeyPagesAtMost5(t *testing.T) {
 	p := apitest.GetJSON[reqsPage](t, f.srv, "/v1/reqs/search", api.PublicDemoKey, nil, 200)
 	require.LessOrEqual(t, len(p.Companies), api.DemoPageLimit)
 	// matched_reqs sizes the rows too: 50 of them per company made a demo page 250 reqs, 15,000
-	// a minute per address (session 9's review). It is held to the same 5, 422 past it.
+	// a minute per address. It is held to the same 5, 422 past it.
 	bad := f.srv.Get(t, "/v1/reqs/search", api.PublicDemoKey, url.Values{"limit": {"5"}, "matched_reqs": {"6"}})
 	bad.Invalid(t)
 	require.Contains(t, string(bad.Body), `"le":5`)

@@ -1,6 +1,6 @@
-// Command riverbench measures River (github.com/riverqueue/river, the preferred retry
-// scheduler) as the delivery scheduler, beside the dispatcher and the plain-client baseline in
-// the same run (bench/deliverykit): each due delivery is one River job, enqueued in one
+// Command riverbench measures River (github.com/riverqueue/river, a Postgres job queue with
+// retries) as the delivery scheduler, beside the dispatcher and the plain-client baseline in the
+// same run (bench/deliverykit): each due delivery is one River job, enqueued in one
 // InsertManyFast; a River worker reads the delivery and its endpoint, opens the secret, signs,
 // POSTs and records the attempt with oltp.RecordAttempts (delivered, attempt row, billed once),
 // as the dispatcher does per batch. River runs on the same throwaway schema (its own migrations).

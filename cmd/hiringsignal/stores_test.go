@@ -19,7 +19,7 @@ import (
 	"github.com/planehq/hiringsignal/internal/testkit/proctest"
 )
 
-// storesPort is a free port away from the shared stores' and other sessions' ports.
+// storesPort is a free port away from the shared stores' and other checkouts' ports.
 func storesPort(t *testing.T) string {
 	reserved := map[int]bool{55432: true, 59000: true, 59123: true, 58123: true, 56432: true, 60000: true, 60123: true}
 	for {
@@ -51,7 +51,7 @@ func runBin(t *testing.T, dir string, env []string, args ...string) (string, err
 	return string(out), err
 }
 
-// The issue's second checkout: with one checkout's stores up, `dev` (make run) of another
+// A second checkout: with one checkout's stores up, `dev` (make run) of another
 // checkout on the same ports refuses, naming the flag, and migrates nothing into the first one's
 // database; `stores status` says whose the ports are; `stores down` run from / stops the first.
 func TestStoresBelongToTheirCheckout(t *testing.T) {

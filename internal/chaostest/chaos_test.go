@@ -31,7 +31,7 @@ import (
 	"github.com/planehq/hiringsignal/oltp"
 )
 
-// The chaos test of issue #10. Under a steady load of metered calls, the private Postgres of the
+// The chaos test of the stores. Under a steady load of metered calls, the private Postgres of the
 // running binary is stopped and started again, then its ClickHouse: every call must answer 200 or
 // 503 (never 500, never a hang past the client timeout), calls must answer 200 again after each
 // restart without restarting the binary, and once the binary stopped cleanly (which flushes its

@@ -39,7 +39,7 @@ import (
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
-// The crash proof of issue #12. A cycle of a few thousand events is committed to ClickHouse; a
+// The crash proof of push delivery. A cycle of a few thousand events is committed to ClickHouse; a
 // child process (this test binary run again as TestPushCrashHelperProcess) runs the notifier and
 // the dispatcher on the test's Postgres schema and ClickHouse database and POSTs to a loopback
 // receiver run by the test, which answers 500 to the first POST of about one delivery in seven.

@@ -65,7 +65,7 @@ func helper(action string) int {
 	return 0
 }
 
-// The shared stores other sessions use, and another helper's: never picked.
+// The shared stores other checkouts use, and another test process's: never picked.
 var reserved = map[int]bool{55432: true, 59000: true, 59123: true, 58123: true, 56432: true, 60000: true, 60123: true}
 
 func port(t *testing.T) int {

@@ -85,8 +85,8 @@ func TestTransportRefusesLoopback(t *testing.T) {
 
 // The dial-time refusal is shown to the customer in the delivery log, and a receiver's DNS can be
 // pointed at a guessed internal name after its URL was saved: whatever the resolver answers, the
-// dialer refuses in one sentence, naming no address (session 9's security review found "no such
-// host" against "refusing to connect" there, an oracle of which internal names exist).
+// dialer refuses in one sentence, naming no address ("no such host" against "refusing to
+// connect" there would be an oracle of which internal names exist).
 func TestDialTimeRefusalsDoNotMapInternalDNS(t *testing.T) {
 	answers := map[string]func(context.Context, string, string) ([]netip.Addr, error){
 		CausePrivateAddress: fakeDNS(map[string][]string{"hooks.example.com": {"10.0.0.5"}}),

@@ -115,7 +115,7 @@ func TestYearlyUSDRejects(t *testing.T) {
 	}
 }
 
-// The pay plausibility rule of issue 14, per period and currency.
+// The pay plausibility rule, per period and currency.
 func TestYearlyUSDPlausibility(t *testing.T) {
 	f := func(min, max float64, currency, period string, want bool) {
 		t.Helper()

@@ -1,4 +1,4 @@
--- Bounds of the Idempotency-Key store (issue #10). Each row records the bytes of the answer it
+-- Bounds of the Idempotency-Key store. Each row records the bytes of the answer it
 -- keeps (body_bytes) and idempotency_budget holds their sum per customer, maintained in the
 -- statements that keep and expire answers, so a customer keeps at most a bounded number of bytes
 -- (api.Config.IdempotencyCustomerBytes). An answer that does not fit, or is larger than the

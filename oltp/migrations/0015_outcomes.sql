@@ -1,4 +1,4 @@
--- Outcomes, the intent score and attribution (issue 16; docs/decisions.md, "Outcomes, intent and
+-- Outcomes, the intent score and attribution (docs/decisions.md, "Outcomes, intent and
 -- attribution").
 --
 -- outcome_labels: what a customer told us converted (POST /v1/companies/{company_id}/outcomes).

@@ -2,8 +2,8 @@
 -- sent, but a watch matching everything writes one per event past its limits. The wall's
 -- admission count (oltp.accountDeliveryStates, run in every notifier batch) read the account's
 -- month from webhook_deliveries_account_month_idx, blocked rows included, so a Free account's
--- blocked rows made every batch slower until the month turned (security review, session 9).
--- The count now reads an index of the admitted rows only, with the same predicate as its query.
+-- blocked rows made every batch slower until the month turned. The count reads an index of the
+-- admitted rows only, with the same predicate as its query.
 CREATE INDEX webhook_deliveries_account_admitted_idx ON webhook_deliveries (account_id, created_at)
     WHERE watch_id IS NOT NULL AND (status IN ('pending', 'retrying', 'delivered') OR billed_at IS NOT NULL);
 DROP INDEX webhook_deliveries_account_month_idx;

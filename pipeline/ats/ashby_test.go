@@ -13,7 +13,7 @@ func TestAshbyParse(t *testing.T) {
 	require.Equal(t, 2, page.Malformed, "missing title, non-object; the unlisted job is skipped, not counted")
 	require.Empty(t, page.NextURL)
 	m := bySourceID(t, page)
-	require.Len(t, m, 4, "issue 14: the secondary location of the first job is its own posting")
+	require.Len(t, m, 4, "the secondary location of the first job is its own posting")
 	require.NotContains(t, m, "1a2b3c4d-0000-0000-0000-000000000004", "isListed=false is skipped")
 
 	require.Equal(t, Posting{
@@ -44,7 +44,7 @@ func TestAshbyParse(t *testing.T) {
 	require.Equal(t, ts("2026-01-06T03:00:00Z"), p.PostedAt)
 }
 
-// The real shapes of issue 14, from Ashby's documented posting API: secondaryLocations with
+// The real shapes, from Ashby's documented posting API: secondaryLocations with
 // their own countries, and the country in address.postalAddress.addressCountry.
 func TestAshbyRealShapes(t *testing.T) {
 	body := `{"apiVersion":"1","jobs":[{"id":"j1","title":"Account Executive","location":"Berlin","isListed":true,

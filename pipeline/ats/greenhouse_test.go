@@ -45,7 +45,7 @@ func TestGreenhouseParse(t *testing.T) {
 	require.Nil(t, p.Salary, "blank pay range")
 }
 
-// The real shapes of issue 14, from Greenhouse's documented Job Board API: location.name is
+// The real shapes, from Greenhouse's documented Job Board API: location.name is
 // free text; with content=true offices[].location carries the full place and its country.
 func TestGreenhouseRealShapes(t *testing.T) {
 	f := func(job string, want ...[3]string) { // SourceID, Location, remote

@@ -16,7 +16,7 @@ func TestJSONLDParse(t *testing.T) {
 	require.Equal(t, "http://127.0.0.1:7070/boards/jobsnorth/jobs?page=2&sort=new", page.NextURL,
 		"relative href resolved, &amp; decoded, uppercase tag and single quotes accepted")
 	m := bySourceID(t, page)
-	require.Len(t, m, 7, "issue 14: the second jobLocation of jn-88124 is its own posting")
+	require.Len(t, m, 7, "the second jobLocation of jn-88124 is its own posting")
 	require.NotContains(t, m, "x", "commented-out block ignored")
 	require.Equal(t, "Leeds", m["jn-88124#1"].City)
 	require.Equal(t, "GB", m["jn-88124#1"].Country)
@@ -99,7 +99,7 @@ func TestJSONLDShapes(t *testing.T) {
 		{"graph object (not array)", wrap(`{"@graph":{"@type":"JobPosting","title":"A","identifier":"a"}}`), 1, 0, ""},
 		{"nested arrays", wrap(`[[{"@type":"JobPosting","title":"A","identifier":"a"}],{"@type":"JobPosting","title":"B","identifier":"b"}]`), 2, 0, ""},
 		{"scalar in array is malformed", wrap(`[{"@type":"JobPosting","title":"A","identifier":"a"}, "junk", 7]`), 1, 2, ""},
-		// issue 14: a posting with no identifier, @id or url takes the page's identity (it was malformed)
+		// a posting with no identifier, @id or url takes the page's identity (it is not malformed)
 		{"no id at all takes the page's identity", wrap(`{"@type":"JobPosting","title":"A"}`, `{"@type":"JobPosting","title":"B","identifier":"b"}`), 2, 0, ""},
 		{"title not a string falls back to name", wrap(`{"@type":"JobPosting","title":5,"name":"Named","identifier":"a"}`), 1, 0, ""},
 		{"title not a string is malformed", wrap(`{"@type":"JobPosting","title":{"x":1},"identifier":"a"}`, `{"@type":"JobPosting","title":"B","identifier":"b"}`), 1, 1, ""},
@@ -123,7 +123,7 @@ func TestJSONLDShapes(t *testing.T) {
 	}
 }
 
-// The real shapes of issue 14, from schema.org's JobPosting and Google's job posting
+// The real shapes, from schema.org's JobPosting and Google's job posting
 // guidance: job pages whose JobPosting has no identifier, @id or url (the page is the
 // posting: its canonical link, else the page URL), hiringOrganization.sameAs pointing at the
 // board's own company page, and jobLocation arrays of several countries.

@@ -14,7 +14,7 @@ func TestPersonioParse(t *testing.T) {
 	require.Equal(t, 2, page.Malformed, "empty id, missing name")
 	require.Empty(t, page.NextURL)
 	m := bySourceID(t, page)
-	require.Len(t, m, 4, "issue 14: the additional office (Munich) of 1234567 is its own posting")
+	require.Len(t, m, 4, "the additional office (Munich) of 1234567 is its own posting")
 
 	require.Equal(t, Posting{
 		SourceID:    "1234567",
@@ -23,7 +23,7 @@ func TestPersonioParse(t *testing.T) {
 		Location:    "Berlin",
 		City:        "Berlin",
 		Department:  "Engineering",
-		URL:         "https://acme.jobs.personio.de/job/1234567", // issue 14: built from the tenant
+		URL:         "https://acme.jobs.personio.de/job/1234567", // built from the tenant
 		PostedAt:    ts("2026-01-05T09:12:44Z"),
 	}, m["1234567"], "no country or salary in the Personio feed")
 	require.Equal(t, "Munich", m["1234567#1"].City)
@@ -38,7 +38,7 @@ func TestPersonioParse(t *testing.T) {
 	require.True(t, m["1234569"].PostedAt.IsZero())
 }
 
-// The real shapes of issue 14, from Personio's documented XML feed: the public posting page
+// The real shapes, from Personio's documented XML feed: the public posting page
 // is https://{tenant}.jobs.personio.de/job/{id}, <office>Remote</office> is a remote job, and
 // <additionalOffices> lists further offices.
 func TestPersonioRealShapes(t *testing.T) {

@@ -25,7 +25,7 @@ func TestSmartRecruitersParse(t *testing.T) {
 		Country:       "us", // lower-case alpha-2 as published
 		Remote:        true,
 		Department:    "Marketing",
-		URL:           "https://jobs.smartrecruiters.com/AcmeInc/744000012345678", // issue 14: the public posting page
+		URL:           "https://jobs.smartrecruiters.com/AcmeInc/744000012345678", // the public posting page
 		PostedAt:      ts("2026-01-19T19:36:42.346Z"),
 	}, m["744000012345678"])
 
@@ -37,7 +37,7 @@ func TestSmartRecruitersParse(t *testing.T) {
 	require.Equal(t, &Salary{Min: 2800, Max: 3200, Currency: "EUR", Period: "month"}, p.Salary)
 }
 
-// The real shapes of issue 14, from the Posting API's documented fields: no posting URL in the
+// The real shapes, from the Posting API's documented fields: no posting URL in the
 // list (the public page is jobs.smartrecruiters.com/{company.identifier}/{id}), the remote
 // location shape and an empty department object.
 func TestSmartRecruitersRealShapes(t *testing.T) {

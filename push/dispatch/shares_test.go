@@ -69,8 +69,8 @@ func (s *stalling) held() (perPath map[string]int, all int) {
 	return out, s.mostAll
 }
 
-// A receiver that never answers (until the attempt's timeout) held every worker: a Free key's
-// test deliveries to such hosts stalled every customer's deliveries (security review, session 9).
+// A receiver that never answers (until the attempt's timeout) must not hold every worker: a Free
+// key's test deliveries to such hosts stalled every customer's deliveries.
 // One endpoint holds at most PerEndpoint workers and one customer at most PerCustomer, and the
 // other customers' deliveries go meanwhile, although due later.
 func TestASlowReceiverHoldsOnlyItsShareOfTheWorkers(t *testing.T) {

@@ -234,8 +234,8 @@ func TestWatchesMatchTheirCompanyAndTypes(t *testing.T) {
 }
 
 // BenchmarkMatchCycle matches one 20,000-event cycle against 10,000 live criteria watches (the
-// issue's scale; naively 200 million evaluations). One op is the whole cycle; candidates/event
-// is how many watches the index asked per event.
+// scale the notifier is sized for; naively 200 million evaluations). One op is the whole cycle;
+// candidates/event is how many watches the index asked per event.
 func BenchmarkMatchCycle(b *testing.B) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	v := large()

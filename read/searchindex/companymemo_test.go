@@ -241,7 +241,7 @@ func TestManyTermsAnswerAsTheReference(t *testing.T) {
 	}
 }
 
-// BenchmarkManyIndustryTerms is the security review's case: 100 industry_terms (and 100
+// BenchmarkManyIndustryTerms is the costliest filter: 100 industry_terms (and 100
 // q_excludes, boards and domains for reqs/qualified) that match nothing, so every query walks
 // every req of a 200,000-req index:
 //
@@ -283,10 +283,10 @@ func BenchmarkManyIndustryTerms(b *testing.B) {
 	})
 }
 
-// Security review: a filter's company facts (100 industry_terms, and reqs/qualified's domains)
-// were checked on every req a query examined, so a filter matching nothing cost 100 substring
-// searches per req of the world. Each query now checks them once per company, however many reqs
-// the company has, and no two queries share the answers.
+// A filter's company facts (100 industry_terms, and reqs/qualified's domains) are checked once
+// per company and query, however many reqs the company has, and no two queries share the
+// answers: checked on every req a query examined, a filter matching nothing cost 100 substring
+// searches per req of the world.
 func TestCompanyFactsAreAskedOncePerCompanyAndQuery(t *testing.T) {
 	x := synthetic(t, 30, 40)
 	var seen []*compiled

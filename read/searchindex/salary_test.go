@@ -38,9 +38,9 @@ func payIndex(t *testing.T) *Index {
 	return b.Build(nil)
 }
 
-// Issue #19 (2): every Junior to Principal Data Engineer in Germany was estimated at one figure,
-// written into both declared range fields. Estimates are per seniority, kind estimated, and never
-// a declared range.
+// Estimates are per seniority, kind estimated, and never a declared range: every Junior to
+// Principal Data Engineer in Germany was once estimated at one figure, written into both declared
+// range fields.
 func TestSalaryEstimatesFollowSeniority(t *testing.T) {
 	x := payIndex(t)
 	salary := func(n int) Salary {

@@ -48,10 +48,10 @@ func crash(t *testing.T, ch driver.Conn, w *analytics.CycleWrite) {
 	insert("ats_history (company_id, vendor, tenant, first_seen, tick)", ats)
 }
 
-// Issue #10: companies, ATS history and board sightings were read without the watermark gate, so
-// the rows of a cycle that crashed before its commit (a later tick, or another region of the
-// committed tick) reached company reads (names, migrations, boards) and the search index. A read
-// snapshot serves the rows of committed cycles at its watermark only.
+// A read snapshot serves the rows of committed cycles at its watermark only, companies, ATS
+// history and board sightings included: read without the watermark gate, the rows of a cycle
+// that crashed before its commit (a later tick, or another region of the committed tick) reached
+// company reads (names, migrations, boards) and the search index.
 func TestSnapshotServesNoRowOfAnUncommittedCycle(t *testing.T) {
 	ctx := context.Background()
 	ch, _ := storetest.ClickHouse(t, "snapshot")

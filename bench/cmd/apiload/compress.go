@@ -15,8 +15,8 @@ import (
 )
 
 // The search-compressed target: the reqs/search mix of the search target, in the same run, with
-// no Accept-Encoding and with each coding the server offers (issue 18), by an Enterprise key of
-// its own (its answers are compressed, so the search target's row count does not see them).
+// no Accept-Encoding and with each coding the server offers, by an Enterprise key of its own
+// (its answers are compressed, so the search target's row count does not see them).
 // Before the rounds, the encoders' levels are timed on one 20-company page.
 
 // encodings are the Accept-Encoding values loaded ("" sends none).
@@ -86,8 +86,8 @@ func (ct *compressTarget) report(merged map[string]result) {
 
 // levels times each encoder at a few levels on two pages of the first query of the mix, 20
 // companies each: the default page and the heavy one (include=momentum&matched_reqs=50, the
-// shape every page had before issue 19), fetched plain, after checking that the server's own
-// answer in each coding decodes to the plain page.
+// shape every page had when both were the default), fetched plain, after checking that the
+// server's own answer in each coding decodes to the plain page.
 func (ct *compressTarget) levels(base string) error {
 	for _, q := range []string{"q=engineer&limit=20", "q=engineer&limit=20&include=momentum&matched_reqs=50"} {
 		if err := ct.levelsOn(base + "/v1/reqs/search?" + q); err != nil {
