@@ -9,55 +9,65 @@ export PATH := /usr/local/go/bin:$(PATH)
 GOLANGCI  := bin/golangci-lint
 GOLANGCI_VERSION := v2.15.0
 
-.PHONY: run test fuzz deps test-deps build stores-up stores-down lint clean mcp-check
+.PHONY: help run test fuzz deps test-deps build stores-up stores-down lint vulncheck clean mcp-check
+
+# help lists the targets with the text after each `##`.
+help: ## list the targets
+	@awk -F':.*## ' '/^[a-z][a-z-]*:.*## / { printf "  %-12s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
 # HS_* variables reach dev from the environment: HS_CYCLE_EVERY=20s make run runs one 3-hour
 # cycle every 20 s (push in one minute; README "Push in one minute").
-run: deps build
+run: deps build ## bring up the whole stack with demo data; prints a key and example calls
 	./$(BIN) dev
 
-test: deps test-deps build stores-up
+test: deps test-deps build stores-up ## the tests under -race, a 2 s fuzz of every target, the MCP client check
 	$(GO) test -race -timeout 20m ./...
 	FUZZTIME=2s ./scripts/fuzz.sh
 	./scripts/mcp-check.sh
 
 # mcp-check runs an independent MCP client (the TypeScript SDK's, from npm) against /mcp of a
 # `serve` it starts: tools/list and tools/call (node and npm from Debian's packages when missing).
-mcp-check: deps build stores-up
+mcp-check: deps build stores-up ## an independent MCP client (the TypeScript SDK) against /mcp of a fresh serve
 	./scripts/mcp-check.sh
 
 # fuzz runs every fuzz target longer than make test does (FUZZTIME=10m make fuzz for more).
-fuzz:
+fuzz: ## every fuzz target for FUZZTIME (default 60s)
 	FUZZTIME=$${FUZZTIME:-60s} ./scripts/fuzz.sh
 
-build:
+build: ## the binary, bin/hiringsignal
 	$(GO) build -o $(BIN) ./cmd/hiringsignal
 
 # With HS_POSTGRES_URL and HS_CLICKHOUSE_ADDR both set the tests use those servers: no private ones.
-stores-up: build
+stores-up: build ## start this checkout's private Postgres and ClickHouse (or use HS_POSTGRES_URL and HS_CLICKHOUSE_ADDR)
 	@if [ -n "$$HS_POSTGRES_URL" ] && [ -n "$$HS_CLICKHOUSE_ADDR" ]; then \
 		echo "using HS_POSTGRES_URL and HS_CLICKHOUSE_ADDR; no private stores started"; \
 	else ./$(BIN) stores up; fi
 
-stores-down: build
+stores-down: build ## stop them
 	./$(BIN) stores down
 
 # deps installs Debian packages the stack needs, or says exactly what to run; test-deps those
 # only the tests need (make run does not wait for them).
-deps:
+deps: ## install the Debian packages the stack needs
 	@./scripts/deps.sh $(DEB_PKGS)
 
-test-deps:
+test-deps: ## install the Debian packages only the tests need
 	@./scripts/deps.sh $(TEST_DEB_PKGS)
 
-lint: $(GOLANGCI)
+lint: $(GOLANGCI) ## gofmt, go vet, golangci-lint and govulncheck
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "$$out"; echo 'gofmt: these files are not formatted; run gofmt -w on them'; exit 1; fi
 	$(GO) vet ./...
 	$(GOLANGCI) run ./...
+	./scripts/vulncheck.sh
+
+# vulncheck runs govulncheck against a vulnerability database built from the pinned
+# golang.org/x/vulndb module (scripts/vulncheck.sh says why).
+vulncheck: ## govulncheck over the module
+	./scripts/vulncheck.sh
 
 # golangci-lint is built from the Go module proxy into bin/ (a pinned version).
 $(GOLANGCI):
 	GOBIN=$(CURDIR)/bin $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)
 
-clean:
+clean: ## remove bin/
 	rm -rf bin

@@ -1,4 +1,6 @@
-// Package chaostest holds the chaos test: the real binary under a steady load of
-// metered calls while its private Postgres and then its private ClickHouse are stopped and
-// started again. It has no code of its own; see chaos_test.go.
+// Package chaostest holds the tests of the real binary under faults: a steady load of metered
+// calls while its private Postgres and then its private ClickHouse are stopped and started again
+// (chaos_test.go), and a notifier and dispatcher killed at each step of a push, which must neither
+// lose, double nor bill twice (push_crash_test.go). It has no code of its own and nothing imports
+// it.
 package chaostest
