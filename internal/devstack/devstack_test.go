@@ -43,7 +43,7 @@ func TestReadyzTurns503NamingTheStoppedStore(t *testing.T) {
 	}
 	ctx := context.Background()
 	// Under the checkout, not t.TempDir(): the postgres user must be able to reach the data dir.
-	dir, err := os.MkdirTemp(filepath.Join("..", ".run"), "devstack-test-")
+	dir, err := os.MkdirTemp(filepath.Join("..", "..", ".run"), "devstack-test-")
 	require.NoError(t, err)
 	require.NoError(t, os.Chmod(dir, 0o755))
 	t.Cleanup(func() { os.RemoveAll(dir) })
