@@ -42,6 +42,7 @@ import (
 	"github.com/planehq/hiringsignal/api/admission"
 	"github.com/planehq/hiringsignal/api/metering"
 	"github.com/planehq/hiringsignal/internal/lifecycle"
+	"github.com/planehq/hiringsignal/internal/pglisten"
 	"github.com/planehq/hiringsignal/oltp"
 )
 
@@ -60,6 +61,10 @@ type Config struct {
 
 	Pool       *pgxpool.Pool // accounts, keys, usage, limits (Postgres)
 	ClickHouse driver.Conn   // analytics reads (the framework itself reads nothing from it)
+	// Listener is the process's Postgres listener (package pglisten), started before the server
+	// and stopped after it: the key cache hears of key and account changes through it. Without
+	// one the cache is never used and every call reads its key from Postgres.
+	Listener *pglisten.Listener
 
 	DemoKey           string        // the shared public demo key (hsk_ format); "" disables it. Never logged.
 	MeteringDir       string        // write-ahead log of metering, one per instance (default .run/metering)
@@ -116,7 +121,7 @@ type Server struct {
 	state  int        // idle, running or stopped
 	ln     net.Listener
 	done   chan error       // the serving goroutine's result
-	parts  *lifecycle.Group // metering log, auth-cache listener, janitor
+	parts  *lifecycle.Group // metering log, auth cache, janitor
 	ctx    context.Context  // from Start to Stop; the parent of every call's store deadline
 	cancel context.CancelFunc
 }
@@ -159,7 +164,7 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, log: cfg.Log, pool: cfg.Pool, router: router.New(), metrics: cfg.Metrics,
 		unavailableLog: newLogSampler(unavailableLogEvery)}
-	s.auth = admission.NewAuth(cfg.Pool, cfg.Log, cfg.Metrics)
+	s.auth = admission.NewAuth(cfg.Pool, cfg.Listener, cfg.Log, cfg.Metrics)
 	s.limiter = admission.NewLimiter(oltp.RateWindows{Pool: cfg.Pool}, cfg.Log)
 	s.caps = admission.NewCaps(cfg.Pool)
 	if cfg.Pool != nil {
@@ -279,8 +284,8 @@ func (s *Server) now() time.Time {
 func (s *Server) Router() *router.Router { return s.router }
 
 // Start listens and serves in the background and, when a Postgres pool is configured, starts the
-// metering log, the auth-cache listener and the janitor. A taken port is reported with the flag
-// to change. A second Start does nothing.
+// metering log, the auth cache (its subscriptions and heartbeat) and the janitor. A taken port
+// is reported with the flag to change. A second Start does nothing.
 func (s *Server) Start(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

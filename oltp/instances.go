@@ -24,6 +24,15 @@ func HeartbeatInstance(ctx context.Context, pool *pgxpool.Pool, id string) error
 	return nil
 }
 
+// AckAuthChange tells every instance that instance dropped what the change of token touched
+// (a NOTIFY on AuthAckChannel).
+func AckAuthChange(ctx context.Context, pool *pgxpool.Pool, token, instance string) error {
+	if _, err := pool.Exec(ctx, "SELECT pg_notify($1, $2)", AuthAckChannel, token+" "+instance); err != nil {
+		return fmt.Errorf("cannot acknowledge a key/account change: %w", err)
+	}
+	return nil
+}
+
 // DeregisterInstance removes instance id (clean shutdown).
 func DeregisterInstance(ctx context.Context, pool *pgxpool.Pool, id string) error {
 	_, err := pool.Exec(ctx, "DELETE FROM api_instances WHERE instance_id = $1", id)

@@ -6,7 +6,9 @@
 // account is under its hard spend cap.
 //
 // It returns decisions and typed results; package api turns them into HTTP answers. It must not
-// import api nor know HTTP. It reads keys, rate windows and monthly units through package oltp.
+// import api nor know HTTP. It reads keys, rate windows and monthly units through package oltp
+// and hears of key and account changes through the process's Postgres listener (package
+// pglisten), which it subscribes to but does not own.
 package admission
 
 import (
@@ -25,6 +27,7 @@ import (
 
 	"github.com/planehq/hiringsignal/internal/apikey"
 	"github.com/planehq/hiringsignal/internal/lifecycle"
+	"github.com/planehq/hiringsignal/internal/pglisten"
 	"github.com/planehq/hiringsignal/internal/plans"
 	"github.com/planehq/hiringsignal/oltp"
 )
@@ -46,11 +49,13 @@ func (k *Key) Leave() { k.inflight.Add(-1) }
 
 // Auth caches key lookups by key hash. Every change to keys or accounts (revoke, rotate, pause,
 // resume) sends a NOTIFY on oltp.AuthChannel in its transaction naming what it touched (keys,
-// accounts, or everything: oltp.AuthChange); each instance LISTENs, drops the cached keys the
-// change touched and acknowledges on oltp.AuthAckChannel. The instance that made the change
-// answers only once every live instance (api_instances heartbeat) has acknowledged, so the very
-// next call on any instance sees the change. While an instance's listener is down its cache is
-// bypassed (every call reads Postgres); entries also expire after entryTTL as a last resort.
+// accounts, or everything: oltp.AuthChange); each instance LISTENs (through the process's
+// pglisten.Listener), drops the cached keys the change touched and acknowledges on
+// oltp.AuthAckChannel. The instance that made the change answers only once every live instance
+// (api_instances heartbeat) has acknowledged, so the very next call on any instance sees the
+// change. While an instance's listener is down its cache is bypassed (every call reads
+// Postgres) and emptied; once the listener LISTENs again the instance heartbeats and caches
+// afresh. Entries also expire after entryTTL as a last resort.
 // Calls in flight are counted per key lineage apart from the cache: dropping an entry keeps them.
 //
 // Unknown keys (well-formed: the checksum is public) are remembered for missTTL, at most
@@ -60,13 +65,14 @@ func (k *Key) Leave() { k.inflight.Add(-1) }
 // minted keys are random, so no one presents one before it is minted; the configured demo key is
 // installed with an everything-notification, which drops remembered misses too.
 //
-// Start runs the listener and the heartbeat (the lifecycle contract); without them every lookup
-// reads Postgres. The heartbeat also sweeps what expired, so the cache holds the keys in use,
-// not every key ever presented.
+// Start subscribes to the listener's channels and runs the heartbeat (the lifecycle contract);
+// without them every lookup reads Postgres. The heartbeat also sweeps what expired, so the cache
+// holds the keys in use, not every key ever presented.
 type Auth struct {
-	pool *pgxpool.Pool
-	log  *slog.Logger
-	loop lifecycle.Loop
+	pool     *pgxpool.Pool
+	listener *pglisten.Listener
+	log      *slog.Logger
+	loop     lifecycle.Loop
 
 	ttl     time.Duration // entryTTL
 	missTTL time.Duration // missTTL
@@ -83,10 +89,19 @@ type Auth struct {
 	budget missBudget
 	stats  authStats
 
-	id      string // this instance, in api_instances
-	healthy atomic.Bool
+	id      string      // this instance, in api_instances
+	healthy atomic.Bool // the cache is in use: the channels are LISTENed and the instance registered
 	waitMu  sync.Mutex
 	waiters map[string]*Waiter
+
+	// What the listener tells (on its goroutine) and follow does (a round trip each).
+	stateMu   sync.Mutex
+	epoch     uint64 // bumped whenever the listener LISTENs again or loses its connection
+	listening bool   // the change channel is LISTENed
+	register  chan struct{}
+	ackMu     sync.Mutex
+	acks      []string // tokens of changes dropped and not acknowledged yet
+	ack       chan struct{}
 }
 
 const (
@@ -107,9 +122,10 @@ type authStats struct {
 	hits, lookups, malformed, unknown, unknownCached, revoked, missLimited *metrics.Counter
 }
 
-// NewAuth returns the key cache of one instance; it counts its Postgres lookups and refusals in
-// set (nil: a set of its own).
-func NewAuth(pool *pgxpool.Pool, log *slog.Logger, set *metrics.Set) *Auth {
+// NewAuth returns the key cache of one instance, told of changes by listener (the process's;
+// nil: the cache is never used and every lookup reads Postgres); it counts its Postgres lookups
+// and refusals in set (nil: a set of its own).
+func NewAuth(pool *pgxpool.Pool, listener *pglisten.Listener, log *slog.Logger, set *metrics.Set) *Auth {
 	if set == nil {
 		set = metrics.NewSet()
 	}
@@ -118,26 +134,28 @@ func NewAuth(pool *pgxpool.Pool, log *slog.Logger, set *metrics.Set) *Auth {
 	refused := func(reason string) *metrics.Counter {
 		return set.GetOrCreateCounter(`hs_auth_refused_total{reason="` + reason + `"}`)
 	}
-	a := &Auth{pool: pool, log: log, ttl: entryTTL, missTTL: missTTL, maxMiss: maxMisses,
+	a := &Auth{pool: pool, listener: listener, log: log, ttl: entryTTL, missTTL: missTTL, maxMiss: maxMisses,
 		entries: map[[32]byte]*Key{}, misses: map[[32]byte]time.Time{}, flight: map[int64]*atomic.Int64{},
 		waiters: map[string]*Waiter{}, id: "api-" + hex.EncodeToString(b[:]),
+		register: make(chan struct{}, 1), ack: make(chan struct{}, 1),
 		stats: authStats{hits: set.GetOrCreateCounter("hs_auth_cache_hits_total"), lookups: set.GetOrCreateCounter("hs_auth_postgres_lookups_total"), malformed: refused("malformed"),
 			unknown: refused("unknown"), unknownCached: refused("unknown_cached"), revoked: refused("revoked"), missLimited: refused("miss_limited")}}
 	a.loop.Run = a.run
 	return a
 }
 
-// Start runs the change listener and the instance heartbeat until Stop.
+// Start subscribes to the change channels and runs the instance heartbeat until Stop.
 func (a *Auth) Start(ctx context.Context) error { return a.loop.Start(ctx) }
 
-// Stop ends the listener and the heartbeat (deregistering the instance) and waits for both.
+// Stop ends the subscriptions and the heartbeat (deregistering the instance) and waits for both.
 func (a *Auth) Stop(ctx context.Context) error { return a.loop.Stop(ctx) }
 
 func (a *Auth) run(ctx context.Context) {
 	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); a.listen(ctx) }()
-	go func() { defer wg.Done(); a.heartbeat(ctx) }()
+	wg.Go(func() { a.heartbeat(ctx) })
+	if a.listener != nil {
+		wg.Go(func() { a.follow(ctx) })
+	}
 	wg.Wait()
 }
 
@@ -410,55 +428,125 @@ func (a *Auth) sweep(now time.Time) {
 	a.flightMu.Unlock()
 }
 
-// listen keeps a LISTEN connection open until ctx ends, reconnecting with backoff.
-func (a *Auth) listen(ctx context.Context) {
+// follow subscribes to the acknowledgement and change channels until ctx ends and does, for the
+// listener's callbacks, what takes a round trip: registering the instance once the channels are
+// LISTENed (only then is the cache used) and acknowledging the changes dropped.
+func (a *Auth) follow(ctx context.Context) {
+	acks, err := a.listener.Listen(ctx, oltp.AuthAckChannel, func(_, payload string) { a.acked(payload) }, nil)
+	if err != nil {
+		return // stopped before the listener LISTENed
+	}
+	defer acks.Unlisten()
+	// The change channel second: when it is told Listening the acknowledgements are LISTENed too.
+	changes, err := a.listener.Listen(ctx, oltp.AuthChannel, a.changed, a.connection)
+	if err != nil {
+		return
+	}
+	defer func() {
+		changes.Unlisten()
+		a.connection(pglisten.Lost)
+	}()
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	defer retry.Stop()
 	backoff := 100 * time.Millisecond
-	for ctx.Err() == nil {
-		if err := a.listenOnce(ctx); err != nil && ctx.Err() == nil {
-			a.log.Warn("auth cache listener lost; the cache is bypassed until it reconnects", "err", err, "retry_in", backoff)
-		}
-		a.healthy.Store(false)
-		a.Flush()
+	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(backoff):
+		case <-a.ack:
+			a.sendAcks(ctx)
+			continue
+		case <-a.register:
+			backoff = 100 * time.Millisecond
+		case <-retry.C:
 		}
-		backoff = min(2*backoff, 5*time.Second)
+		if err := a.registerInstance(ctx); err != nil && ctx.Err() == nil {
+			a.log.Warn("cannot register this API instance; its key cache is bypassed until it can", "err", err, "retry_in", backoff)
+			retry.Reset(backoff)
+			backoff = min(2*backoff, 5*time.Second)
+		}
 	}
 }
 
-func (a *Auth) listenOnce(ctx context.Context) error {
-	pc, err := a.pool.Acquire(ctx)
+// connection is told by the listener that the change channel is LISTENed (again) or that its
+// connection is lost: either way changes may have gone unheard, so the cache is bypassed and
+// emptied until the instance is registered again (registerInstance).
+func (a *Auth) connection(e pglisten.Event) {
+	a.stateMu.Lock()
+	a.epoch++
+	a.listening = e == pglisten.Listening
+	a.healthy.Store(false)
+	a.stateMu.Unlock()
+	a.Flush()
+	if e == pglisten.Listening {
+		signal(a.register)
+	}
+}
+
+// registerInstance heartbeats the instance (so others wait for its acknowledgements) and puts
+// the cache in use, unless the listener lost or regained its connection meanwhile.
+func (a *Auth) registerInstance(ctx context.Context) error {
+	a.stateMu.Lock()
+	epoch, listening := a.epoch, a.listening
+	a.stateMu.Unlock()
+	if !listening || a.healthy.Load() {
+		return nil
+	}
+	rctx, cancel := context.WithTimeout(ctx, registerTimeout)
+	err := oltp.HeartbeatInstance(rctx, a.pool, a.id)
+	cancel()
 	if err != nil {
 		return err
 	}
-	conn := pc.Hijack()
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "LISTEN "+oltp.AuthChannel+"; LISTEN "+oltp.AuthAckChannel); err != nil {
-		return err
-	}
-	if err := oltp.HeartbeatInstance(ctx, a.pool, a.id); err != nil {
-		return err
-	}
 	a.Flush()
-	a.healthy.Store(true)
-	for {
-		n, err := conn.WaitForNotification(ctx)
-		if err != nil {
-			return err
-		}
-		if n.Channel == oltp.AuthAckChannel {
-			a.acked(n.Payload)
-			continue
-		}
-		c := oltp.ParseAuthChange(n.Payload)
-		a.invalidate(c)
-		if _, err := conn.Exec(ctx, "SELECT pg_notify($1, $2)", oltp.AuthAckChannel, c.Token+" "+a.id); err != nil {
-			return err
+	a.stateMu.Lock()
+	if a.epoch == epoch && a.listening {
+		a.healthy.Store(true)
+	}
+	a.stateMu.Unlock()
+	return nil
+}
+
+const registerTimeout = 5 * time.Second
+
+// changed is a notification on oltp.AuthChannel: drop what it touched, then acknowledge it.
+func (a *Auth) changed(_, payload string) {
+	c := oltp.ParseAuthChange(payload)
+	a.invalidate(c)
+	if c.Token == "" {
+		return // a change no one waits for
+	}
+	a.ackMu.Lock()
+	a.acks = append(a.acks, c.Token)
+	a.ackMu.Unlock()
+	signal(a.ack)
+}
+
+// sendAcks acknowledges the changes dropped since the last call.
+func (a *Auth) sendAcks(ctx context.Context) {
+	a.ackMu.Lock()
+	tokens := a.acks
+	a.acks = nil
+	a.ackMu.Unlock()
+	for _, token := range tokens {
+		actx, cancel := context.WithTimeout(ctx, ackTimeout)
+		err := oltp.AckAuthChange(actx, a.pool, token, a.id)
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			a.log.Warn("the instance that made a key/account change waits for this one's acknowledgement until its timeout", "err", err)
 		}
 	}
 }
 
-// Listening reports whether the cache listener is connected (the cache is in use).
+// signal wakes whoever waits on c, once.
+func signal(c chan<- struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+// Listening reports whether the cache is in use: the change channel is LISTENed and the instance
+// registered.
 func (a *Auth) Listening() bool { return a.healthy.Load() }

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/internal/apikey"
+	"github.com/planehq/hiringsignal/internal/pglisten"
 	"github.com/planehq/hiringsignal/internal/plans"
 	"github.com/planehq/hiringsignal/internal/testkit/storetest"
 	"github.com/planehq/hiringsignal/oltp"
@@ -50,16 +51,22 @@ func tracedPool(t *testing.T) (*pgxpool.Pool, *keyReads) {
 	return pool, reads
 }
 
-// listening starts a's change listener and waits until it is up.
-func listening(t *testing.T, a *Auth) {
+// listeningAuth is the key cache of an instance with a Postgres listener of its own (a process
+// of its own), started, with its cache in use; both stop when t ends.
+func listeningAuth(t *testing.T, pool *pgxpool.Pool) (*Auth, *pglisten.Listener) {
 	t.Helper()
+	l := pglisten.New(pglisten.Config{ConnConfig: pool.Config().ConnConfig, Log: quiet()})
+	require.NoError(t, l.Start(context.Background()))
+	a := NewAuth(pool, l, quiet(), nil)
 	require.NoError(t, a.Start(context.Background()))
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_ = a.Stop(ctx)
+		require.NoError(t, a.Stop(ctx))
+		require.NoError(t, l.Stop(ctx))
 	})
 	require.Eventually(t, a.Listening, 5*time.Second, 10*time.Millisecond)
+	return a, l
 }
 
 // change runs a key or account change the way api.Call.ChangeKeys does.
@@ -77,7 +84,7 @@ func TestRotationHandsLimitsToTheReplacement(t *testing.T) {
 	pool := storetest.Postgres(t, "admission")
 	acct, err := oltp.CreateAccount(ctx, pool, "starter", "rotate@example.com")
 	require.NoError(t, err)
-	a := NewAuth(pool, quiet(), nil)
+	a := NewAuth(pool, nil, quiet(), nil)
 	l := NewLimiter(oltp.RateWindows{Pool: pool}, quiet())
 	old, err := a.Lookup(ctx, acct.Key, "")
 	require.NoError(t, err)
@@ -187,8 +194,7 @@ func TestForgedKeysAreRememberedBoundedAndBudgeted(t *testing.T) {
 	}
 	ctx := context.Background()
 	pool, reads := tracedPool(t)
-	a := NewAuth(pool, quiet(), nil)
-	listening(t, a)
+	a, _ := listeningAuth(t, pool)
 	forge := func() string {
 		k, err := apikey.New()
 		require.NoError(t, err)
@@ -266,8 +272,7 @@ func TestForgedKeysAreRememberedBoundedAndBudgeted(t *testing.T) {
 func TestKeyChangesInvalidateOnlyWhatTheyTouch(t *testing.T) {
 	ctx := context.Background()
 	pool, reads := tracedPool(t)
-	a := NewAuth(pool, quiet(), nil)
-	listening(t, a)
+	a, _ := listeningAuth(t, pool)
 	x, err := oltp.CreateAccount(ctx, pool, "growth", "x@example.com")
 	require.NoError(t, err)
 	y, err := oltp.CreateAccount(ctx, pool, "growth", "y@example.com")

@@ -303,7 +303,7 @@ func TestOnboardingProgressesThroughARealSignedDelivery(t *testing.T) {
 	require.False(t, s.FirstWebhookDelivered)
 	require.Equal(t, s, poll(""), "polling again answers the same")
 
-	d, err := dispatch.New(dispatch.Config{Pool: srv.Pool, Box: box, Egress: devPolicy, Log: apitest.Quiet(), Poll: 50 * time.Millisecond})
+	d, err := dispatch.New(dispatch.Config{Pool: srv.Pool, Listener: srv.Listener, Box: box, Egress: devPolicy, Log: apitest.Quiet(), Poll: 50 * time.Millisecond})
 	require.NoError(t, err)
 	require.NoError(t, d.Start(context.Background()))
 	t.Cleanup(func() { _ = d.Stop(context.Background()) })

@@ -30,6 +30,7 @@ import (
 	"github.com/planehq/hiringsignal/bench/benchdb"
 	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/internal/payload"
+	"github.com/planehq/hiringsignal/internal/pglisten"
 	"github.com/planehq/hiringsignal/internal/secretbox"
 	"github.com/planehq/hiringsignal/internal/signing"
 	"github.com/planehq/hiringsignal/oltp"
@@ -187,7 +188,13 @@ func Dispatcher() Sender {
 	return Sender{Name: "dispatcher (claim, sign, POST, record, bill)", Run: func(ctx context.Context, env Env, n int) (Result, error) {
 		set := metrics.NewSet()
 		delivered := set.GetOrCreateCounter("hs_deliveries_delivered_total")
-		d, err := dispatch.New(dispatch.Config{Pool: env.Pool, Box: env.Box, Egress: egress.Policy{AllowHTTP: true, AllowPrivate: true},
+		// The process's listener, on Admin: its LISTEN and pings are not the round's work.
+		listener := pglisten.New(pglisten.Config{ConnConfig: env.Admin.Config().ConnConfig, Log: env.Log, Metrics: set})
+		if err := listener.Start(ctx); err != nil {
+			return Result{}, err
+		}
+		defer func() { _ = listener.Stop(context.WithoutCancel(ctx)) }()
+		d, err := dispatch.New(dispatch.Config{Pool: env.Pool, Listener: listener, Box: env.Box, Egress: egress.Policy{AllowHTTP: true, AllowPrivate: true},
 			Log: env.Log, Workers: env.Workers, Metrics: set})
 		if err != nil {
 			return Result{}, err

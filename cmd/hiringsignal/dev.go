@@ -87,8 +87,9 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	set := metrics.NewSet() // served by the API at /metrics, crawl figures included
 	// dev allows http and loopback webhook URLs, so a receiver on this machine works.
 	push := pushDeps{box: box, egress: egress.Policy{AllowHTTP: true, AllowPrivate: true}, clock: clock, complete: hist.Complete}
-	a := addAPI(&g, log, f, s, sf, set, push)
-	if err := addDispatcher(ctx, &g, log, f, df, set, push, a.ready); err != nil {
+	listener := addListener(&g, log, s, set)
+	a := addAPI(&g, log, f, s, listener, sf, set, push)
+	if err := addDispatcher(ctx, &g, log, f, df, set, push, listener, a.ready); err != nil {
 		return err
 	}
 	hist.snap, hist.refresh = a.snap.Current, a.snap.Refresh

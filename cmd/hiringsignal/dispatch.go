@@ -9,6 +9,7 @@ import (
 
 	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/internal/lifecycle"
+	"github.com/planehq/hiringsignal/internal/pglisten"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/push/dispatch"
 )
@@ -29,14 +30,15 @@ func addDispatchFlags(fs *flagenv.Set) *dispatchFlags {
 }
 
 // addDispatcher adds the webhook dispatcher to g (after the API: it stops first). It has a
-// Postgres pool of its own, so a burst of deliveries never takes the API's connections. It
-// starts sending once ready says the migrations are applied, and polls for that meanwhile.
-func addDispatcher(ctx context.Context, g *lifecycle.Group, log *slog.Logger, f *storeFlags, df *dispatchFlags, set *metrics.Set, push pushDeps, ready func() bool) error {
+// Postgres pool of its own, so a burst of deliveries never takes the API's connections, and
+// hears of due deliveries through the process's listener. It starts sending once ready says the
+// migrations are applied, and polls for that meanwhile.
+func addDispatcher(ctx context.Context, g *lifecycle.Group, log *slog.Logger, f *storeFlags, df *dispatchFlags, set *metrics.Set, push pushDeps, listener *pglisten.Listener, ready func() bool) error {
 	pool, err := oltp.Open(ctx, *f.postgresURL)
 	if err != nil {
 		return err
 	}
-	d, err := dispatch.New(dispatch.Config{Pool: pool, Box: push.box, Egress: push.egress, Log: log.With("part", "dispatch"),
+	d, err := dispatch.New(dispatch.Config{Pool: pool, Listener: listener, Box: push.box, Egress: push.egress, Log: log.With("part", "dispatch"),
 		Metrics: set, Workers: *df.workers, PerEndpoint: *df.perEndpoint, PerCustomer: *df.perCustomer, Timeout: *df.timeout})
 	if err != nil {
 		pool.Close()

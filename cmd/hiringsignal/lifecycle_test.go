@@ -269,6 +269,10 @@ func TestServeStopsCleanly(t *testing.T) {
 		p := start(t, []string{"HS_POSTGRES_URL=" + pg, "HS_CLICKHOUSE_ADDR=" + opts.Addr},
 			"serve", "--listen", listen, "--clickhouse-database", opts.Database, "--metering-dir", t.TempDir(), "--read-refresh", "200ms", "--webhook-secret-keys", testSecretKeys)
 		requireReady(t, listen, 2*time.Minute)
+		// One listener serves the process: the key cache's two channels and the dispatcher's.
+		require.Eventually(t, func() bool {
+			return metricsHave(t, "http://"+listen+"/metrics", "hs_pg_listener_connected 1", "hs_pg_listener_channels 3", "hs_pg_listener_reconnects_total 0")
+		}, time.Minute, 100*time.Millisecond, "the Postgres listener does not LISTEN to the key cache's and the dispatcher's channels")
 		p.stop(t)
 		requireClosed(t, listen)
 	})
@@ -286,6 +290,26 @@ func requireMetrics(t *testing.T, url string, want ...string) {
 	for _, w := range want {
 		require.Contains(t, string(b), w)
 	}
+}
+
+// metricsHave reads an operator metrics page and says whether it holds each of want.
+func metricsHave(t *testing.T, url string, want ...string) bool {
+	t.Helper()
+	r, err := http.Get(url)
+	if err != nil {
+		return false
+	}
+	defer r.Body.Close()
+	b, err := io.ReadAll(r.Body)
+	if err != nil || r.StatusCode != http.StatusOK {
+		return false
+	}
+	for _, w := range want {
+		if !strings.Contains(string(b), w) {
+			return false
+		}
+	}
+	return true
 }
 
 // requireReady waits until the binary listening on listen answers /readyz with 200.

@@ -6,8 +6,11 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/VictoriaMetrics/metrics"
+
 	"github.com/planehq/hiringsignal/internal/devstack"
 	"github.com/planehq/hiringsignal/internal/lifecycle"
+	"github.com/planehq/hiringsignal/internal/pglisten"
 	"github.com/planehq/hiringsignal/pipeline"
 	"github.com/planehq/hiringsignal/sim"
 )
@@ -21,6 +24,16 @@ type storesPart struct{ s *stores }
 
 func (p storesPart) Start(context.Context) error { return nil }
 func (p storesPart) Stop(context.Context) error  { p.s.Close(); return nil }
+
+// addListener adds the process's one Postgres LISTEN connection to g, after the stores s and
+// before every part that hears notifications through it (the key cache of the API, the webhook
+// dispatcher), so it stops after them. It connects, and reconnects, by itself; its health is on
+// set (hs_pg_listener_*).
+func addListener(g *lifecycle.Group, log *slog.Logger, s *stores, set *metrics.Set) *pglisten.Listener {
+	l := pglisten.New(pglisten.Config{ConnConfig: s.pg.Config().ConnConfig, Log: log.With("part", "pg listener"), Metrics: set})
+	g.Add("postgres listener", l)
+	return l
+}
 
 // devstackPart starts the private Postgres and ClickHouse (those not already running) and stops
 // only what it started.

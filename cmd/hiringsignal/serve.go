@@ -25,6 +25,7 @@ import (
 	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/internal/lifecycle"
+	"github.com/planehq/hiringsignal/internal/pglisten"
 	"github.com/planehq/hiringsignal/internal/secretbox"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/push/notifier"
@@ -77,7 +78,8 @@ type apiStack struct {
 	ready  func() bool       // the migrations are applied
 }
 
-// addAPI adds the API's parts to g, after the stores s: the read side, which migrates with
+// addAPI adds the API's parts to g, after the stores s and the process's Postgres listener
+// (the key cache hears of key and account changes through it): the read side, which migrates with
 // retries (a store that is down at start delays readiness, /readyz 503, instead of stopping the
 // process) and then builds and follows the company read model and the search index; and the
 // server, which listens at once. Stopping in reverse stops the server (in-flight calls finish)
@@ -85,7 +87,7 @@ type apiStack struct {
 //
 // push is what the webhook and watch routes need: the box sealing webhook secrets and the URL
 // policy (production in serve, dev's allows http and loopback).
-func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *serveFlags, set *metrics.Set, push pushDeps) *apiStack {
+func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, listener *pglisten.Listener, sf *serveFlags, set *metrics.Set, push pushDeps) *apiStack {
 	var snap *snapshot.Service
 	var notify *notifier.Notifier
 	built := snapshotMetrics(set, func() *snapshot.Snapshot { return snap.Current() })
@@ -105,6 +107,7 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 		Listen:            *sf.listen,
 		Log:               log,
 		Pool:              s.pg,
+		Listener:          listener,
 		ClickHouse:        s.ch,
 		DemoKey:           *sf.demoKey,
 		MeteringDir:       meteringDir,
@@ -286,9 +289,10 @@ func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 	var g lifecycle.Group
 	g.Add("stores", storesPart{s})
 	set := metrics.NewSet()
+	listener := addListener(&g, log, s, set)
 	push := pushDeps{box: box}
-	a := addAPI(&g, log, f, s, sf, set, push)
-	if err := addDispatcher(ctx, &g, log, f, df, set, push, a.ready); err != nil {
+	a := addAPI(&g, log, f, s, listener, sf, set, push)
+	if err := addDispatcher(ctx, &g, log, f, df, set, push, listener, a.ready); err != nil {
 		s.Close()
 		return err
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/internal/payload"
+	"github.com/planehq/hiringsignal/internal/pglisten"
 	"github.com/planehq/hiringsignal/internal/secretbox"
 	"github.com/planehq/hiringsignal/internal/signing"
 	"github.com/planehq/hiringsignal/internal/testkit/proctest"
@@ -449,9 +450,11 @@ func TestPushCrashHelperProcess(t *testing.T) {
 	_, err = snaps.Refresh(ctx, false)
 	require.NoError(t, err)
 	require.NoError(t, snaps.Start(ctx))
+	listener := pglisten.New(pglisten.Config{ConnConfig: pool.Config().ConnConfig, Log: log})
+	require.NoError(t, listener.Start(ctx))
 	n := notifier.New(notifier.Config{Pool: pool, ClickHouse: ch, Snapshots: snaps, Nudge: snaps.Nudge, Log: log,
 		Poll: 20 * time.Millisecond, CommitPoll: 100 * time.Millisecond, BatchEvents: 100, BatchDeliveries: 50})
-	d, err := dispatch.New(dispatch.Config{Pool: pool, Box: box, Log: log, Egress: egress.Policy{AllowHTTP: true, AllowPrivate: true},
+	d, err := dispatch.New(dispatch.Config{Pool: pool, Listener: listener, Box: box, Log: log, Egress: egress.Policy{AllowHTTP: true, AllowPrivate: true},
 		Workers: 8, Timeout: 5 * time.Second, Poll: 50 * time.Millisecond,
 		Schedule: func(failures int) (time.Duration, bool) { return 10 * time.Millisecond, failures < 50 }})
 	require.NoError(t, err)

@@ -428,3 +428,37 @@ func TestASecretThatDoesNotOpenHoldsOnlyItsOwnDeliveries(t *testing.T) {
 	keys, _ := rc.seen()
 	require.Empty(t, keys, "nothing unsigned is sent")
 }
+
+// With no poll to speak of, a new delivery is sent on its NOTIFY at once.
+func TestADueDeliveryWakesTheDispatcherAtOnce(t *testing.T) {
+	f := newFixture(t)
+	f.start(Config{Poll: time.Hour})
+	time.Sleep(50 * time.Millisecond) // the start's own claim is done: only a NOTIFY wakes it now
+	start := time.Now()
+	id, _ := f.deliver(f.acct, f.endpoint, f.watch)
+	f.waitStatus(id, oltp.DeliveryDelivered, 1)
+	require.Less(t, time.Since(start), 5*time.Second, "woken by the NOTIFY, not the hour's poll")
+}
+
+// A delivery whose NOTIFY was never heard (here: made without one, as if sent while the
+// listener was down) is claimed once the listener LISTENs again after losing its connection.
+func TestADeliveryUnheardIsClaimedWhenTheListenerReconnects(t *testing.T) {
+	f := newFixture(t)
+	l := f.listener()
+	f.start(Config{Poll: time.Hour, Listener: l})
+	require.Eventually(t, func() bool { return l.PID() != 0 }, 10*time.Second, 5*time.Millisecond)
+	time.Sleep(50 * time.Millisecond) // the start's own claim is done
+	var id int64
+	require.NoError(t, f.pool.QueryRow(f.ctx, `INSERT INTO webhook_deliveries (idempotency_key, customer_id, account_id, key_id,
+			endpoint_id, event_type, body, status, next_attempt_at)
+		VALUES ('test_unheard', $1, $2, $3, $4, 'opened', '{}', 'pending', now()) RETURNING delivery_id`,
+		f.acct.CustomerID, f.acct.AccountID, f.acct.KeyID, f.endpoint).Scan(&id))
+	time.Sleep(100 * time.Millisecond)
+	require.Equal(t, oltp.DeliveryPending, f.row(id).status, "nothing announced it")
+
+	pid := l.PID()
+	_, err := f.pool.Exec(f.ctx, "SELECT pg_terminate_backend($1)", pid)
+	require.NoError(t, err)
+	f.waitStatus(id, oltp.DeliveryDelivered, 1)
+	require.NotEqual(t, pid, l.PID(), "the listener reconnected")
+}

@@ -5,7 +5,9 @@
 // secret), POSTs the stored body through the egress policy's dialer, and records every attempt:
 // delivered and billed once on a 2xx, retried on a schedule of about three days otherwise, failed
 // with the endpoint disabled on a 410 or after days of failures. It wakes on NOTIFY
-// hs_deliveries and polls every second as a backstop. Attempts keep each endpoint and each
+// hs_deliveries, heard through the process's Postgres listener (package pglisten), claims at once
+// whenever that listener LISTENs again after a lost connection (notifications may have been
+// missed), and polls every second as a backstop. Attempts keep each endpoint and each
 // customer within a share of the workers (Config.PerEndpoint, Config.PerCustomer), so a receiver
 // that answers slowly, or not until the attempt's timeout, delays only its own deliveries.
 //
@@ -17,7 +19,6 @@ package dispatch
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -29,16 +30,20 @@ import (
 
 	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/internal/lifecycle"
+	"github.com/planehq/hiringsignal/internal/pglisten"
 	"github.com/planehq/hiringsignal/oltp"
 )
 
-// Config is a Dispatcher's. Pool and Box are required; zero values take the defaults named.
+// Config is a Dispatcher's. Pool, Box and Listener are required; zero values take the defaults
+// named.
 type Config struct {
 	Pool    *pgxpool.Pool
 	Box     oltp.SecretSealer // opens the endpoints' secrets
 	Egress  egress.Policy     // the zero value is production: private addresses refused at dial time
 	Log     *slog.Logger      // default slog.Default()
 	Metrics *metrics.Set      // default: a set of its own
+	// Listener is the process's Postgres listener: NOTIFY hs_deliveries wakes the claims.
+	Listener *pglisten.Listener
 
 	Workers       int           // deliveries in flight at once (default 64); also the connections kept per host
 	PerEndpoint   int           // deliveries in flight to one endpoint at most (default Workers/4, at least 1)
@@ -97,8 +102,8 @@ type Dispatcher struct {
 
 // New makes a Dispatcher; it does nothing until Start.
 func New(cfg Config) (*Dispatcher, error) {
-	if cfg.Pool == nil || cfg.Box == nil {
-		return nil, errors.New("cannot make the dispatcher: a Postgres pool and the webhook secret box are required")
+	if cfg.Pool == nil || cfg.Box == nil || cfg.Listener == nil {
+		return nil, errors.New("cannot make the dispatcher: a Postgres pool, the process's Postgres listener and the webhook secret box are required")
 	}
 	cfg.defaults()
 	x := &Dispatcher{cfg: cfg, client: newClient(cfg.Egress, cfg.Timeout, cfg.Workers)}
@@ -152,8 +157,17 @@ func (x *Dispatcher) run(ctx context.Context) {
 	q.results = make(chan oltp.AttemptResult, q.capacity)
 	x.m.inFlight(&q.outstanding)
 
-	var listener sync.WaitGroup
-	listener.Go(func() { x.listen(ctx, q.wake) })
+	// A notification wakes the claimer; so does the channel being LISTENed again after a lost
+	// connection, since notifications may have been missed meanwhile.
+	sub, err := x.cfg.Listener.Listen(ctx, oltp.DeliveriesChannel, func(string, string) { signal(q.wake) },
+		func(e pglisten.Event) {
+			if e == pglisten.Listening {
+				signal(q.wake)
+			}
+		})
+	if err == nil {
+		defer sub.Unlisten()
+	}
 	var workers, claimers, recorders sync.WaitGroup
 	for range x.cfg.Workers {
 		workers.Go(func() {
@@ -178,7 +192,6 @@ func (x *Dispatcher) run(ctx context.Context) {
 	workers.Wait()
 	close(q.results)
 	recorders.Wait()
-	listener.Wait()
 }
 
 // signal wakes whoever waits on c, once.
@@ -335,52 +348,5 @@ func (x *Dispatcher) writeBatch(run context.Context, batch []oltp.AttemptResult)
 		case <-time.After(backoff):
 		}
 		backoff = min(2*backoff, 5*time.Second)
-	}
-}
-
-// listen signals wake on every NOTIFY hs_deliveries, reconnecting after a failure, until ctx ends.
-func (x *Dispatcher) listen(ctx context.Context, wake chan<- struct{}) {
-	backoff := 100 * time.Millisecond
-	for ctx.Err() == nil {
-		err := x.listenOnce(ctx, wake)
-		if ctx.Err() != nil {
-			return
-		}
-		x.cfg.Log.Warn("cannot listen for due deliveries; polling meanwhile", "err", err)
-		select {
-		case <-ctx.Done():
-		case <-time.After(backoff):
-		}
-		backoff = min(2*backoff, 5*time.Second)
-	}
-}
-
-func (x *Dispatcher) listenOnce(ctx context.Context, wake chan<- struct{}) error {
-	actx, cancel := context.WithTimeout(ctx, x.cfg.StoreTimeout)
-	conn, err := x.cfg.Pool.Acquire(actx)
-	if err != nil {
-		cancel()
-		return err
-	}
-	_, err = conn.Exec(actx, "LISTEN "+oltp.DeliveriesChannel)
-	cancel()
-	// The connection carries the LISTEN: it is closed, never returned to the pool.
-	c := conn.Hijack()
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_ = c.Close(cctx)
-	}()
-	if err != nil {
-		return fmt.Errorf("cannot LISTEN %s: %w", oltp.DeliveriesChannel, err)
-	}
-	for {
-		if _, err := c.WaitForNotification(ctx); err != nil {
-			return err
-		}
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/internal/egress"
+	"github.com/planehq/hiringsignal/internal/pglisten"
 	"github.com/planehq/hiringsignal/internal/secretbox"
 	"github.com/planehq/hiringsignal/internal/signing"
 	"github.com/planehq/hiringsignal/internal/testkit/storetest"
@@ -154,8 +155,22 @@ func (f *fixture) start(cfg Config) *Dispatcher {
 	return f.startWith(cfg)
 }
 
+// listener starts a Postgres listener (a process's) on the fixture's server; it stops when the
+// test ends, after the dispatchers started later.
+func (f *fixture) listener() *pglisten.Listener {
+	l := pglisten.New(pglisten.Config{ConnConfig: f.pool.Config().ConnConfig, Log: slog.New(slog.DiscardHandler),
+		MinBackoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond})
+	require.NoError(f.t, l.Start(f.ctx))
+	f.t.Cleanup(func() { require.NoError(f.t, l.Stop(context.Background())) })
+	return l
+}
+
+// startWith starts a dispatcher of cfg, with a listener of its own unless cfg names one.
 func (f *fixture) startWith(cfg Config) *Dispatcher {
 	cfg.Pool, cfg.Box = f.pool, f.box
+	if cfg.Listener == nil {
+		cfg.Listener = f.listener()
+	}
 	if cfg.Schedule == nil {
 		cfg.Schedule = func(n int) (time.Duration, bool) { return 0, n < 5 }
 	}

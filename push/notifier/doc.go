@@ -23,5 +23,7 @@
 // not sign, send or bill anything (package dispatch does), serve HTTP, or write ClickHouse; it
 // reads the ledger only through package analytics and builds indexes only through package
 // searchindex (it holds no index rules of its own).
-// Notifier follows the lifecycle contract (package lifecycle).
+// It learns of new work from the read snapshot (Wake, on every build) and from the committed
+// watermark it polls in ClickHouse; nothing it waits for is in Postgres, so it takes no Postgres
+// listener (package pglisten). Notifier follows the lifecycle contract (package lifecycle).
 package notifier

@@ -36,6 +36,7 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/bench/loadgen"
+	"github.com/planehq/hiringsignal/internal/pglisten"
 	"github.com/planehq/hiringsignal/oltp"
 )
 
@@ -163,7 +164,12 @@ func run(o options) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	cfg := api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Pool: pool, MeteringDir: dir, MeteringSyncEvery: o.meteringSync}
+	listener := pglisten.New(pglisten.Config{ConnConfig: pool.Config().ConnConfig}) // the key cache's, as in serve
+	if err := listener.Start(ctx); err != nil {
+		return err
+	}
+	defer listener.Stop(context.Background()) //nolint:errcheck
+	cfg := api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Pool: pool, Listener: listener, MeteringDir: dir, MeteringSyncEvery: o.meteringSync}
 	if enabled["spendcap"] {
 		cfg.KeyMaxInFlight = max(256, conns) // every connection's call in flight at once, none key_throttled
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/events"
 	"github.com/planehq/hiringsignal/bench/benchdb"
+	"github.com/planehq/hiringsignal/internal/pglisten"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/read/readmodel"
 	"github.com/planehq/hiringsignal/read/searchindex"
@@ -120,7 +121,12 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Pool: pool, ClickHouse: ch, MeteringDir: dir})
+	listener := pglisten.New(pglisten.Config{ConnConfig: pool.Config().ConnConfig}) // the key cache's, as in serve
+	if err := listener.Start(ctx); err != nil {
+		return err
+	}
+	defer listener.Stop(context.Background()) //nolint:errcheck
+	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Pool: pool, Listener: listener, ClickHouse: ch, MeteringDir: dir})
 	events.Register(srv, events.Deps{Snapshots: fixed{snap}, ClickHouse: ch})
 	if err := srv.Start(ctx); err != nil {
 		return err

@@ -29,6 +29,7 @@ import (
 	"github.com/planehq/hiringsignal/api/watches"
 	"github.com/planehq/hiringsignal/bench/benchdb"
 	"github.com/planehq/hiringsignal/bench/loadgen"
+	"github.com/planehq/hiringsignal/internal/pglisten"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
@@ -81,7 +82,12 @@ func run(pgURL, chAddr, chDB string, conns int, dur time.Duration, rounds int, m
 		return err
 	}
 	defer os.RemoveAll(dir)
-	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: quiet, Pool: pool, ClickHouse: ch, MeteringDir: dir, MeteringSyncEvery: 20 * time.Millisecond})
+	listener := pglisten.New(pglisten.Config{ConnConfig: pool.Config().ConnConfig}) // the key cache's, as in serve
+	if err := listener.Start(ctx); err != nil {
+		return err
+	}
+	defer listener.Stop(context.Background()) //nolint:errcheck
+	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: quiet, Pool: pool, Listener: listener, ClickHouse: ch, MeteringDir: dir, MeteringSyncEvery: 20 * time.Millisecond})
 	account.Register(srv, account.Deps{Pool: pool})
 	// The world is not re-crawled while the bench runs: the cold-company check (202 crawling) is off.
 	companies.Register(srv, companies.Deps{Snapshots: snaps, Pool: pool, ColdAfter: -1})

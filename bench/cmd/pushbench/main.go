@@ -36,6 +36,7 @@ import (
 	"github.com/planehq/hiringsignal/bench/deliverykit"
 	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/internal/pglisten"
 	"github.com/planehq/hiringsignal/internal/secretbox"
 	"github.com/planehq/hiringsignal/internal/signing"
 	"github.com/planehq/hiringsignal/oltp"
@@ -110,21 +111,22 @@ func run(ctx context.Context, o options) error {
 	// serve's wiring (cmd/hiringsignal/serve.go): the snapshot wakes the notifier on every build,
 	// the notifier nudges the snapshot when its commit poll sees a newer committed watermark.
 	set := metrics.NewSet()
+	listener := pglisten.New(pglisten.Config{ConnConfig: pool.Config().ConnConfig, Log: o.log, Metrics: set})
 	var notify *notifier.Notifier
 	snap := snapshot.New(snapshot.Config{ClickHouse: ch, Log: o.log, Poll: o.readRefresh,
 		OnBuild: func(time.Duration, error) { notify.Wake() }})
 	notify = notifier.New(notifier.Config{Pool: pool, ClickHouse: ch, Snapshots: snap, Nudge: snap.Nudge, Log: o.log, Metrics: set})
-	disp, err := dispatch.New(dispatch.Config{Pool: pool, Box: box, Egress: egress.Policy{AllowHTTP: true, AllowPrivate: true},
+	disp, err := dispatch.New(dispatch.Config{Pool: pool, Listener: listener, Box: box, Egress: egress.Policy{AllowHTTP: true, AllowPrivate: true},
 		Log: o.log, Workers: o.workers, Metrics: set})
 	if err != nil {
 		return err
 	}
-	for _, p := range []interface{ Start(context.Context) error }{snap, notify, disp} {
+	for _, p := range []interface{ Start(context.Context) error }{listener, snap, notify, disp} {
 		if err := p.Start(ctx); err != nil {
 			return err
 		}
 	}
-	defer func() { _ = disp.Stop(ctx); _ = notify.Stop(ctx); _ = snap.Stop(ctx) }()
+	defer func() { _ = disp.Stop(ctx); _ = notify.Stop(ctx); _ = snap.Stop(ctx); _ = listener.Stop(ctx) }()
 	if err := waitFor(time.Minute, func() bool { _, err := oltp.NotifierPosition(ctx, pool); return err == nil }); err != nil {
 		return fmt.Errorf("the notifier never set its position: %w", err)
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/planehq/hiringsignal/api/watches"
 	"github.com/planehq/hiringsignal/api/webhooks"
 	"github.com/planehq/hiringsignal/internal/egress"
+	"github.com/planehq/hiringsignal/internal/pglisten"
 	"github.com/planehq/hiringsignal/internal/secretbox"
 	"github.com/planehq/hiringsignal/internal/testkit/storetest"
 	"github.com/planehq/hiringsignal/oltp"
@@ -44,6 +45,9 @@ type Server struct {
 	Pool *pgxpool.Pool
 	Base string         // http://host:port
 	Box  *secretbox.Box // the webhook secret box (Options.Push), nil without push routes
+	// Listener is the server's Postgres listener: hand it to whatever else of the same process
+	// a test runs beside the server (a dispatcher).
+	Listener *pglisten.Listener
 }
 
 // Options shape StartServer's server. The zero value is an API server with the account routes
@@ -73,10 +77,11 @@ type Push struct {
 	Snapshots watches.Snapshots // companies a watch may name; nil: none
 }
 
-// StartServer builds and starts an API server on 127.0.0.1 with a quiet log, a metering log in
-// a temporary directory flushing every 50 ms, the public demo key and the account routes; it
-// waits until the server takes calls and stops it when tb ends. This is the kit's one
-// dependency on how a server is assembled.
+// StartServer builds and starts an API server on 127.0.0.1 with a quiet log, a Postgres
+// listener of its own (each server is a process of its own), a metering log in a temporary
+// directory flushing every 50 ms, the public demo key and the account routes; it waits until
+// the server takes calls and its key cache is in use, and stops it, then its listener, when tb
+// ends. This is the kit's one dependency on how a server is assembled.
 func StartServer(tb testing.TB, o Options) *Server {
 	tb.Helper()
 	if o.DB == "" {
@@ -86,7 +91,8 @@ func StartServer(tb testing.TB, o Options) *Server {
 	if pool == nil {
 		pool = storetest.Postgres(tb, o.DB)
 	}
-	cfg := api.Config{Listen: "127.0.0.1:0", Log: Quiet(), Pool: pool, MeteringDir: tb.TempDir(),
+	listener := StartListener(tb, pool)
+	cfg := api.Config{Listen: "127.0.0.1:0", Log: Quiet(), Pool: pool, Listener: listener, MeteringDir: tb.TempDir(),
 		MeteringFlush: 50 * time.Millisecond, MeteringSyncEvery: 20 * time.Millisecond, DemoKey: api.PublicDemoKey}
 	if o.Config != nil {
 		o.Config(&cfg)
@@ -118,7 +124,21 @@ func StartServer(tb testing.TB, o Options) *Server {
 	})
 	require.NoError(tb, srv.StoresReady(context.Background()))
 	require.Eventually(tb, srv.AuthListening, 5*time.Second, 10*time.Millisecond)
-	return &Server{API: srv, Pool: pool, Base: "http://" + srv.Addr(), Box: box}
+	return &Server{API: srv, Pool: pool, Listener: listener, Base: "http://" + srv.Addr(), Box: box}
+}
+
+// StartListener starts a Postgres listener on pool's server (the one of a process: the key
+// cache's, the dispatcher's) and stops it when tb ends, after whatever tb started later.
+func StartListener(tb testing.TB, pool *pgxpool.Pool) *pglisten.Listener {
+	tb.Helper()
+	l := pglisten.New(pglisten.Config{ConnConfig: pool.Config().ConnConfig, Log: Quiet()})
+	require.NoError(tb, l.Start(context.Background()))
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		require.NoError(tb, l.Stop(ctx))
+	})
+	return l
 }
 
 var accounts atomic.Int64
