@@ -5,6 +5,9 @@ DEB_PKGS  := postgresql clickhouse-server clickhouse-client iso-codes
 # only the tests need these: the /docs test renders the reference in headless Chromium
 TEST_DEB_PKGS := chromium
 export PATH := /usr/local/go/bin:$(PATH)
+# The toolchain go.mod names (a patch release with the standard library's security fixes) is
+# fetched from the Go module proxy when the installed go is older.
+export GOTOOLCHAIN := auto
 
 GOLANGCI  := bin/golangci-lint
 GOLANGCI_VERSION := v2.15.0

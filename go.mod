@@ -2,10 +2,12 @@ module github.com/planehq/hiringsignal
 
 go 1.26.8
 
+toolchain go1.26.11
+
 require (
 	github.com/ClickHouse/clickhouse-go/v2 v2.50.0
 	github.com/VictoriaMetrics/metrics v1.44.0
-	github.com/andybalholm/brotli v1.2.6
+	github.com/andybalholm/brotli v1.2.8
 	github.com/fasthttp/router v1.5.4
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/klauspost/compress v1.20.3
