@@ -22,7 +22,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"path/filepath"
@@ -54,8 +53,8 @@ type Check struct {
 // Config is what the server needs. Only Listen and Log are required to serve health; the /v1
 // routes need Pool.
 type Config struct {
-	Listen string // host:port
-	Log    *slog.Logger
+	Listen string       // host:port
+	Log    *slog.Logger // default: discard
 	Checks []Check
 
 	Pool       *pgxpool.Pool // accounts, keys, usage, limits (Postgres)
@@ -131,7 +130,7 @@ const (
 // packages add theirs with Register.
 func New(cfg Config) *Server {
 	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes

@@ -104,7 +104,7 @@ type Config struct {
 	// page resolved to a req, with the attributes it gives the req: tests use it to measure what
 	// each source format delivers (url, country, pay).
 	OnSighting func(Sighting)
-	Log        *slog.Logger
+	Log        *slog.Logger // default: discard
 }
 
 func (c *Config) defaults() {
@@ -118,7 +118,7 @@ func (c *Config) defaults() {
 		c.PageCacheBytes = 256 << 20
 	}
 	if c.Log == nil {
-		c.Log = slog.Default()
+		c.Log = slog.New(slog.DiscardHandler)
 	}
 }
 

@@ -3,7 +3,6 @@ package admission
 import (
 	"context"
 	"crypto/sha256"
-	"io"
 	"log/slog"
 	"testing"
 	"time"
@@ -22,7 +21,7 @@ func TestAuthCacheReloadsExpiredEntries(t *testing.T) {
 	pool := storetest.Postgres(t, "admission")
 	acct, err := oltp.CreateAccount(ctx, pool, "growth", "ttl@example.com")
 	require.NoError(t, err)
-	a := NewAuth(pool, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	a := NewAuth(pool, slog.New(slog.DiscardHandler), nil)
 	a.healthy.Store(true)
 	a.ttl = 50 * time.Millisecond
 
@@ -61,7 +60,7 @@ func TestAuthSweepDropsExpiredEntriesAndIdleCounters(t *testing.T) {
 	require.NoError(t, err)
 	idle, err := oltp.CreateAccount(ctx, pool, "growth", "sweep-idle@example.com")
 	require.NoError(t, err)
-	a := NewAuth(pool, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	a := NewAuth(pool, slog.New(slog.DiscardHandler), nil)
 	a.healthy.Store(true)
 
 	b, err := a.Lookup(ctx, busy.Key, "")

@@ -2,7 +2,6 @@ package admission
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"strings"
 	"sync/atomic"
@@ -21,7 +20,7 @@ import (
 
 // Regression tests of the security review of keys and admission (issue #10).
 
-func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // keyReads counts the statements that read api_keys (key lookups) on a pool.
 type keyReads struct{ n atomic.Int64 }

@@ -12,7 +12,6 @@
 package events
 
 import (
-	"io"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -51,7 +50,7 @@ type Snapshots interface {
 type Deps struct {
 	Snapshots  Snapshots
 	ClickHouse driver.Conn
-	Log        *slog.Logger
+	Log        *slog.Logger // default: discard
 }
 
 type handlers struct{ d Deps }
@@ -61,7 +60,7 @@ func Register(srv *api.Server, deps Deps) { srv.Register(Routes(deps)...) }
 
 func newHandlers(d Deps) *handlers {
 	if d.Log == nil {
-		d.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		d.Log = slog.New(slog.DiscardHandler)
 	}
 	return &handlers{d: d}
 }

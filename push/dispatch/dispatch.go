@@ -37,7 +37,7 @@ type Config struct {
 	Pool    *pgxpool.Pool
 	Box     oltp.SecretSealer // opens the endpoints' secrets
 	Egress  egress.Policy     // the zero value is production: private addresses refused at dial time
-	Log     *slog.Logger      // default slog.Default()
+	Log     *slog.Logger      // default: discard
 	Metrics *metrics.Set      // default: a set of its own
 
 	Workers       int           // deliveries in flight at once (default 64); also the connections kept per host
@@ -53,7 +53,7 @@ type Config struct {
 
 func (c *Config) defaults() {
 	if c.Log == nil {
-		c.Log = slog.Default()
+		c.Log = slog.New(slog.DiscardHandler)
 	}
 	if c.Metrics == nil {
 		c.Metrics = metrics.NewSet()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"sync"
 	"time"
@@ -92,7 +91,7 @@ type Notifier struct {
 // New returns a stopped Notifier.
 func New(cfg Config) *Notifier {
 	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Poll <= 0 {
 		cfg.Poll = DefaultPoll

@@ -21,7 +21,6 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	neturl "net/url"
 	"os"
@@ -163,7 +162,7 @@ func run(o options) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	cfg := api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Pool: pool, MeteringDir: dir, MeteringSyncEvery: o.meteringSync}
+	cfg := api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.DiscardHandler), Pool: pool, MeteringDir: dir, MeteringSyncEvery: o.meteringSync}
 	if enabled["spendcap"] {
 		cfg.KeyMaxInFlight = max(256, conns) // every connection's call in flight at once, none key_throttled
 	}

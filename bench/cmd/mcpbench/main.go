@@ -11,7 +11,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"runtime"
@@ -71,7 +70,7 @@ func run(pgURL, chAddr, chDB string, conns int, dur time.Duration, rounds int, m
 	if err != nil {
 		return fmt.Errorf("cannot open ClickHouse %s/%s: %w", chAddr, chDB, err)
 	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	quiet := slog.New(slog.DiscardHandler)
 	snaps := snapshot.New(snapshot.Config{ClickHouse: ch, Log: quiet, Poll: time.Hour})
 	if _, err := snaps.Refresh(ctx, true); err != nil {
 		return err
