@@ -140,10 +140,3 @@ func historyCutoff(c *api.Call, m *readmodel.Model) (time.Time, bool) {
 func freshBefore(c *api.Call, m *readmodel.Model) time.Time {
 	return readmodel.FreshBefore(m.AsOf, c.Caller.Plan().FreshnessFloorS)
 }
-
-func strOrNil(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}

@@ -23,6 +23,7 @@ import (
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/internal/nullable"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
@@ -129,13 +130,13 @@ func (h *handlers) events(c *api.Call) (int, error) {
 
 func newEvent(snap *snapshot.Snapshot, e *analytics.FeedEvent) Event {
 	v := Event{EventSeq: e.Seq, EventType: e.Type, ReqKey: e.ReqKey, CompanyID: e.CompanyID, RawTitle: e.RawTitle,
-		Country: strPtr(e.Country), Function: strPtr(e.Function), Board: strPtr(e.Board), URL: strPtr(e.URL),
+		Country: nullable.String(e.Country), Function: nullable.String(e.Function), Board: nullable.String(e.Board), URL: nullable.String(e.URL),
 		OccurredAt: e.OccurredAt.UTC().Format(time.RFC3339), ObservedAt: e.ObservedAt.UTC().Format(time.RFC3339)}
 	if co := snap.Model.Company(e.CompanyID); co != nil {
-		v.CompanyName = strPtr(co.Name)
+		v.CompanyName = nullable.String(co.Name)
 	}
 	if e.Country != "" {
-		v.CountryCode = strPtr(normalize.CountryCode(e.Country))
+		v.CountryCode = nullable.String(normalize.CountryCode(e.Country))
 	}
 	if n, ok := normalize.FunctionName(e.Function); ok {
 		v.FunctionName = &n
@@ -172,11 +173,4 @@ func dedupe(vals []string) []string {
 		}
 	}
 	return out
-}
-
-func strPtr(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }

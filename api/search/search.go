@@ -123,10 +123,3 @@ func (h *handlers) gated(fn indexed) api.HandlerFunc {
 func freshBefore(c *api.Call, x *searchindex.Index) time.Time {
 	return readmodel.FreshBefore(x.CycleTime, c.Caller.Plan().FreshnessFloorS)
 }
-
-func strPtr(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
