@@ -35,11 +35,18 @@ func envName(flagName string) string {
 	return "HS_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
-func (s *Set) envOr(name, def string) string {
-	if v, ok := os.LookupEnv(envName(name)); ok {
+// Env returns the value of the environment variable name when it is set (to "" too), else def:
+// the fallback rule of every flag here, for a flag whose variable is not its HS_* name
+// (listen's --listen reads HS_RECEIVER_LISTEN) or that is not on a Set (the benchmarks').
+func Env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
 		return v
 	}
 	return def
+}
+
+func (s *Set) envOr(name, def string) string {
+	return Env(envName(name), def)
 }
 
 func (s *Set) usage(name, usage string) string {

@@ -29,6 +29,7 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/events"
 	"github.com/planehq/hiringsignal/bench/benchdb"
+	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/read/readmodel"
 	"github.com/planehq/hiringsignal/read/searchindex"
@@ -44,9 +45,9 @@ type options struct {
 
 func main() {
 	var o options
-	flag.StringVar(&o.chAddr, "clickhouse-addr", envOr("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse native address (env HS_CLICKHOUSE_ADDR)")
+	flag.StringVar(&o.chAddr, "clickhouse-addr", flagenv.Env("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse native address (env HS_CLICKHOUSE_ADDR)")
 	flag.StringVar(&o.chDB, "clickhouse-database", "hs_bench_events", "ClickHouse database of the synthetic ledger (created and filled when short of --events; never a test database)")
-	flag.StringVar(&o.pgURL, "postgres-url", envOr("HS_POSTGRES_URL", "postgres://postgres@127.0.0.1:55432/hiringsignal"), "Postgres server (a throwaway schema is created and dropped; env HS_POSTGRES_URL)")
+	flag.StringVar(&o.pgURL, "postgres-url", flagenv.Env("HS_POSTGRES_URL", "postgres://postgres@127.0.0.1:55432/hiringsignal"), "Postgres server (a throwaway schema is created and dropped; env HS_POSTGRES_URL)")
 	flag.Uint64Var(&o.events, "events", 10_000_000, "events in the synthetic ledger (filled in cycles of 100,000)")
 	flag.IntVar(&o.conns, "conns", 4, "concurrent connections of the load generator")
 	flag.IntVar(&o.rounds, "rounds", 1, "rounds of every target")
@@ -56,13 +57,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "eventsbench:", err)
 		os.Exit(1)
 	}
-}
-
-func envOr(k, d string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return d
 }
 
 // fixed is a read snapshot that never changes (the bench ledger does not move).

@@ -28,13 +28,14 @@ import (
 	"github.com/planehq/hiringsignal/api/watches"
 	"github.com/planehq/hiringsignal/bench/benchdb"
 	"github.com/planehq/hiringsignal/bench/loadgen"
+	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
 func main() {
-	pgURL := flag.String("postgres-url", envOr("HS_POSTGRES_URL", "postgres://postgres@127.0.0.1:55432/hiringsignal"), "Postgres server (a throwaway schema is created and dropped)")
-	chAddr := flag.String("clickhouse-addr", envOr("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse of the crawled world")
+	pgURL := flag.String("postgres-url", flagenv.Env("HS_POSTGRES_URL", "postgres://postgres@127.0.0.1:55432/hiringsignal"), "Postgres server (a throwaway schema is created and dropped)")
+	chAddr := flag.String("clickhouse-addr", flagenv.Env("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse of the crawled world")
 	chDB := flag.String("clickhouse-database", "", "ClickHouse database of a crawled world (read only), e.g. hs_bench_events")
 	conns := flag.Int("conns", 16, "concurrent connections")
 	dur := flag.Duration("duration", 5*time.Second, "duration of each measured run")
@@ -50,13 +51,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "mcpbench:", err)
 		os.Exit(1)
 	}
-}
-
-func envOr(k, d string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return d
 }
 
 func run(pgURL, chAddr, chDB string, conns int, dur time.Duration, rounds int, maxReq int64, cpuProfile string) error {
