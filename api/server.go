@@ -32,7 +32,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/VictoriaMetrics/metrics"
 	"github.com/fasthttp/router"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -57,8 +56,7 @@ type Config struct {
 	Log    *slog.Logger // default: discard
 	Checks []Check
 
-	Pool       *pgxpool.Pool // accounts, keys, usage, limits (Postgres)
-	ClickHouse driver.Conn   // analytics reads, for the handlers of later issues
+	Pool *pgxpool.Pool // accounts, keys, usage, limits (Postgres)
 
 	DemoKey           string        // the shared public demo key (hsk_ format); "" disables it. Never logged.
 	MeteringDir       string        // write-ahead log of metering, one per instance (default .run/metering)

@@ -105,7 +105,6 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, sf *
 		Listen:            *sf.listen,
 		Log:               log,
 		Pool:              s.pg,
-		ClickHouse:        s.ch,
 		DemoKey:           *sf.demoKey,
 		MeteringDir:       meteringDir,
 		MeteringQueue:     *sf.meteringQueue,

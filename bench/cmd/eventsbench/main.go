@@ -113,7 +113,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.DiscardHandler), Pool: pool, ClickHouse: ch, MeteringDir: dir})
+	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.DiscardHandler), Pool: pool, MeteringDir: dir})
 	events.Register(srv, events.Deps{Snapshots: fixed{snap}, ClickHouse: ch})
 	if err := srv.Start(ctx); err != nil {
 		return err

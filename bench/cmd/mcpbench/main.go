@@ -74,7 +74,7 @@ func run(pgURL, chAddr, chDB string, conns int, dur time.Duration, rounds int, m
 		return err
 	}
 	defer os.RemoveAll(dir)
-	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: quiet, Pool: pool, ClickHouse: ch, MeteringDir: dir, MeteringSyncEvery: 20 * time.Millisecond})
+	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: quiet, Pool: pool, MeteringDir: dir, MeteringSyncEvery: 20 * time.Millisecond})
 	account.Register(srv, account.Deps{Pool: pool})
 	// The world is not re-crawled while the bench runs: the cold-company check (202 crawling) is off.
 	companies.Register(srv, companies.Deps{Snapshots: snaps, Pool: pool, ColdAfter: -1})
