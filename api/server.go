@@ -83,7 +83,7 @@ type Config struct {
 
 	IdempotencyBodyBytes     int          // largest answer kept for an Idempotency-Key replay (default 1 MiB)
 	IdempotencyCustomerBytes int64        // answers kept per customer over the 24 h of replay (default 64 MiB)
-	Metrics                  *metrics.Set // operator metrics served at /metrics (default: a set of its own)
+	Metrics                  *metrics.Set // operator metrics served at /metrics (nil: a set of its own)
 	Now                      func() time.Time
 	History                  func() History // the X-History-* headers of every /v1 answer (nil: none)
 }

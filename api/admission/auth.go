@@ -108,7 +108,7 @@ type authStats struct {
 }
 
 // NewAuth returns the key cache of one instance; it counts its Postgres lookups and refusals in
-// set (nil: a set of its own).
+// set (nil: a set of its own, served nowhere).
 func NewAuth(pool *pgxpool.Pool, log *slog.Logger, set *metrics.Set) *Auth {
 	if set == nil {
 		set = metrics.NewSet()

@@ -38,7 +38,7 @@ type Config struct {
 	Box     oltp.SecretSealer // opens the endpoints' secrets
 	Egress  egress.Policy     // the zero value is production: private addresses refused at dial time
 	Log     *slog.Logger      // default: discard
-	Metrics *metrics.Set      // default: a set of its own
+	Metrics *metrics.Set      // nil: a set of its own, served nowhere
 
 	Workers       int           // deliveries in flight at once (default 64); also the connections kept per host
 	PerEndpoint   int           // deliveries in flight to one endpoint at most (default Workers/4, at least 1)

@@ -42,7 +42,7 @@ type Config struct {
 	ClickHouse driver.Conn
 	Snapshots  Snapshots
 	Log        *slog.Logger // default: discard
-	Metrics    *metrics.Set // nil: no metrics
+	Metrics    *metrics.Set // nil: a set of its own, served nowhere
 	// Poll is how often the current snapshot is looked at when no Wake came (an in-memory read;
 	// the stores are asked only when the snapshot's watermark is past the position).
 	Poll time.Duration
