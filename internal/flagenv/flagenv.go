@@ -114,6 +114,15 @@ func (s *Set) Duration(name string, def time.Duration, usage string) *time.Durat
 	return s.FlagSet.Duration(name, v, s.usage(name, usage))
 }
 
+// Given reports, after Parse, whether the flag name was set on the command line or by its HS_*
+// variable (set and not empty): a command that does something of its own for a value left at its
+// default (dev runs private stores) asks Given, never the environment alone.
+func (s *Set) Given(name string) bool {
+	given := s.envOr(name, "") != ""
+	s.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
 // Parse parses args; bad environment values are reported as errors naming the variable.
 func (s *Set) Parse(args []string) error {
 	if len(s.errs) > 0 {

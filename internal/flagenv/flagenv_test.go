@@ -41,3 +41,23 @@ func TestStringFlagBeatsEnvironmentBeatsDefault(t *testing.T) {
 	require.NoError(t, s.Parse([]string{"--flagenv-test=from-flag"}))
 	require.Equal(t, "from-flag", *v)
 }
+
+func TestGivenByFlagOrVariable(t *testing.T) {
+	given := func(args ...string) bool {
+		t.Helper()
+		s := New("test", "")
+		s.String("flagenv-test", "def", "")
+		s.String("other", "", "")
+		require.NoError(t, s.Parse(args))
+		return s.Given("flagenv-test")
+	}
+	unsetenv(t, "HS_FLAGENV_TEST")
+	require.False(t, given())
+	require.False(t, given("--other=x"), "another flag is not this one")
+	require.True(t, given("--flagenv-test=x"))
+	require.True(t, given("--flagenv-test=def"), "given on the command line, even at its default")
+	t.Setenv("HS_FLAGENV_TEST", "")
+	require.False(t, given(), "an empty variable names nothing")
+	t.Setenv("HS_FLAGENV_TEST", "x")
+	require.True(t, given())
+}
