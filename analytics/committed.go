@@ -13,7 +13,7 @@ import (
 //
 // companies and ats_history rows carry their cycle's (region, tick); req_boards rows its cycle's
 // time as first_seen and, through the company, its region (a scheduled cycle) or
-// "company:<id>" (an on-demand crawl, package pipeline's CompanyRegion).
+// CompanyRegion (an on-demand crawl).
 type Committed struct {
 	Watermark uint64
 	At        time.Time // zero: no bound on cycle_time

@@ -13,8 +13,12 @@ import (
 // reads in reads.go they see only the committed ledger (event_seq at or below the watermark,
 // rows of committed cycles within the snapshot's bound: Committed).
 
+// CompanyRegion is the cycles-table region of an on-demand crawl of one company,
+// "company:<id>": the crawl writes its cycles under it and the read model finds them by it.
+func CompanyRegion(companyID uint64) string { return fmt.Sprintf("company:%d", companyID) }
+
 // RegionRead is the latest committed cycle of one cycles-table region (a crawl region, or
-// "company:<id>" for an on-demand crawl of one company) and its first.
+// CompanyRegion for an on-demand crawl of one company) and its first.
 type RegionRead struct {
 	Region string
 	First  time.Time

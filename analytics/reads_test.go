@@ -2,7 +2,6 @@ package analytics_test
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -64,7 +63,7 @@ func TestReadsMatchTheCrawledWorld(t *testing.T) {
 	first, last := migTick-40, migTick+16
 
 	ch, _ := storetest.ClickHouse(t, "analytics_reads")
-	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Log: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	wantOpenedByWeek := map[uint64]map[time.Time]uint64{} // company → week → reqs first observed
 	seen := map[string]bool{}

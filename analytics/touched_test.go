@@ -2,7 +2,6 @@ package analytics_test
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -30,7 +29,7 @@ func TestTouchedReqsAndCompaniesAreTheFullReadsRows(t *testing.T) {
 	defer srv.Close()
 
 	ch, _ := storetest.ClickHouse(t, "analytics_touched")
-	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Log: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	var marks []uint64
 	checked := 0

@@ -16,7 +16,7 @@ import (
 // An operator sees calls per route and status, their latencies, and the process's own metrics.
 func TestMetricsCountCallsPerRouteAndStatus(t *testing.T) {
 	set := metrics.NewSet()
-	srv := api.New(api.Config{Listen: "127.0.0.1:0", Metrics: set, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv := api.New(api.Config{Listen: "127.0.0.1:0", Metrics: set, Log: slog.New(slog.DiscardHandler)})
 	srv.Register(&api.Route{Name: "probe.get", Method: "GET", Path: "/v1/probe",
 		Handler: func(c *api.Call) (int, error) { return 0, c.NoContent() }})
 	ctx := context.Background()

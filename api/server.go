@@ -22,7 +22,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"path/filepath"
@@ -33,7 +32,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/VictoriaMetrics/metrics"
 	"github.com/fasthttp/router"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -55,12 +53,11 @@ type Check struct {
 // Config is what the server needs. Only Listen and Log are required to serve health; the /v1
 // routes need Pool.
 type Config struct {
-	Listen string // host:port
-	Log    *slog.Logger
+	Listen string       // host:port
+	Log    *slog.Logger // default: discard
 	Checks []Check
 
-	Pool       *pgxpool.Pool // accounts, keys, usage, limits (Postgres)
-	ClickHouse driver.Conn   // analytics reads (the framework itself reads nothing from it)
+	Pool *pgxpool.Pool // accounts, keys, usage, limits (Postgres)
 	// Listener is the process's Postgres listener (package pglisten), started before the server
 	// and stopped after it: the key cache hears of key and account changes through it. Without
 	// one the cache is never used and every call reads its key from Postgres.
@@ -91,7 +88,7 @@ type Config struct {
 
 	IdempotencyBodyBytes     int          // largest answer kept for an Idempotency-Key replay (default 1 MiB)
 	IdempotencyCustomerBytes int64        // answers kept per customer over the 24 h of replay (default 64 MiB)
-	Metrics                  *metrics.Set // operator metrics served at /metrics (default: a set of its own)
+	Metrics                  *metrics.Set // operator metrics served at /metrics (nil: a set of its own)
 	Now                      func() time.Time
 	History                  func() History // the X-History-* headers of every /v1 answer (nil: none)
 }
@@ -136,7 +133,7 @@ const (
 // packages add theirs with Register.
 func New(cfg Config) *Server {
 	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes

@@ -18,7 +18,7 @@ func TestStartOnATakenPortNamesThePortAndTheFlag(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer ln.Close()
-	srv := api.New(api.Config{Listen: ln.Addr().String(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv := api.New(api.Config{Listen: ln.Addr().String(), Log: slog.New(slog.DiscardHandler)})
 	err = srv.Start(context.Background())
 	require.ErrorContains(t, err, ln.Addr().String())
 	require.ErrorContains(t, err, "--listen")
@@ -29,7 +29,7 @@ func TestStartOnATakenPortNamesThePortAndTheFlag(t *testing.T) {
 // second Start does nothing, and a stopped server does not start again.
 func TestServerStartAndStopAreIdempotent(t *testing.T) {
 	ctx := context.Background()
-	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.DiscardHandler)})
 	require.NoError(t, srv.Stop(ctx))
 	require.NoError(t, srv.Start(ctx))
 	addr := srv.Addr()
@@ -55,7 +55,7 @@ func TestRegisterRefusesARouteWithoutHandler(t *testing.T) {
 func TestReadyzGivesEachCheckItsOwnDeadline(t *testing.T) {
 	ctx := context.Background()
 	hang := func(c context.Context) error { <-c.Done(); return c.Err() }
-	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Checks: []api.Check{
+	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.DiscardHandler), Checks: []api.Check{
 		{Name: "postgres", Ping: hang},
 		{Name: "clickhouse", Ping: func(c context.Context) error {
 			<-time.After(100 * time.Millisecond) // answers, after the hanging check started

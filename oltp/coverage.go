@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/planehq/hiringsignal/internal/nullable"
 )
 
 // Coverage requests (migration 0018): companies a customer asked about that the read model does
@@ -94,7 +96,7 @@ func RequestCoverage(ctx context.Context, pool *pgxpool.Pool, customerID, source
 	}
 	keys, domains, names := make([]string, len(asks)), make([]*string, len(asks)), make([]*string, len(asks))
 	for i, a := range asks {
-		keys[i], domains[i], names[i] = a.Key, nilIfEmpty(a.Domain), nilIfEmpty(a.Name)
+		keys[i], domains[i], names[i] = a.Key, nullable.String(a.Domain), nullable.String(a.Name)
 	}
 	rows, err := tx.Query(ctx, `
 		INSERT INTO coverage_requests (customer_id, match_key, domain, name, source)
@@ -149,11 +151,4 @@ func ListCoverageRequests(ctx context.Context, pool *pgxpool.Pool, customerID st
 		return nil, fmt.Errorf("cannot list coverage requests: %w", err)
 	}
 	return out, nil
-}
-
-func nilIfEmpty(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }

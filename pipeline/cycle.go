@@ -104,7 +104,7 @@ type Config struct {
 	// page resolved to a req, with the attributes it gives the req: tests use it to measure what
 	// each source format delivers (url, country, pay).
 	OnSighting func(Sighting)
-	Log        *slog.Logger
+	Log        *slog.Logger // default: discard
 }
 
 func (c *Config) defaults() {
@@ -118,7 +118,7 @@ func (c *Config) defaults() {
 		c.PageCacheBytes = 256 << 20
 	}
 	if c.Log == nil {
-		c.Log = slog.Default()
+		c.Log = slog.New(slog.DiscardHandler)
 	}
 }
 
@@ -283,93 +283,127 @@ func (c *Crawler) RunRegions(ctx context.Context, dir *Directory, regions []stri
 }
 
 // collect runs the fetch → parse → normalize → dedup stages and returns the reqs seen and each
-// source's status.
+// source's status. The stages run concurrently, joined by channels: fetchStage's pages feed
+// normalizeStage, whose sightings feed dedupStage in this goroutine.
 func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver, stats map[string]*CycleStats) (map[string]*reqAgg, map[string]sourceStatus, error) {
+	var countMu sync.Mutex // guards the counters in stats
+	pages, status := c.fetchStage(ctx, sources, stats, &countMu)
+	obs := c.normalizeStage(pages, res, stats, &countMu)
+	reqs, err := c.dedupStage(ctx, obs, tickOf(stats))
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("cycle cancelled: %w", err)
+	}
+	countSources(sources, status, stats)
+	return reqs, status, nil
+}
+
+// fetchStage fetches and parses every source's pages onto the channel it returns, one worker
+// per source at a time (pages of a source are sequential), and closes it once every source is
+// done. The status map it returns is written until then: read it only after the channel is
+// drained.
+func (c *Crawler) fetchStage(ctx context.Context, sources []*Source, stats map[string]*CycleStats, countMu *sync.Mutex) (<-chan pageMsg, map[string]sourceStatus) {
 	pages := make(chan pageMsg, 64)
 	status := make(map[string]sourceStatus, len(sources))
 	var statusMu sync.Mutex
-	var countMu sync.Mutex // guards the counters in stats
-
-	// Stage 1: fetch + parse, one worker per source at a time (pages of a source are sequential).
 	fetchers := pool.New().WithMaxGoroutines(c.fetch.cfg.Workers)
 	go func() {
 		for _, src := range sources {
 			fetchers.Go(func() {
-				ok := c.fetchSource(ctx, src, pages, &countMu, stats[src.Region])
-				statusMu.Lock()
-				if ok {
-					status[src.Key] = sourceOK
-				} else {
-					status[src.Key] = sourceFailed
+				s := sourceFailed
+				if c.fetchSource(ctx, src, pages, countMu, stats[src.Region]) {
+					s = sourceOK
 				}
+				statusMu.Lock()
+				status[src.Key] = s
 				statusMu.Unlock()
 			})
 		}
 		fetchers.Wait()
 		close(pages)
 	}()
+	return pages, status
+}
 
-	// Stage 2: normalize (and remember each page's sightings for a later 304).
+// normalizeStage normalizes the pages (normalizePage) with c.workers goroutines onto the
+// channel it returns, closed once pages is drained.
+func (c *Crawler) normalizeStage(pages <-chan pageMsg, res *resolver, stats map[string]*CycleStats, countMu *sync.Mutex) <-chan obsMsg {
 	obs := make(chan obsMsg, 64)
-	var nwg sync.WaitGroup
-	for i := 0; i < c.workers; i++ {
-		nwg.Add(1)
+	var wg sync.WaitGroup
+	for range c.workers {
+		wg.Add(1)
 		go func() {
-			defer nwg.Done()
+			defer wg.Done()
 			for m := range pages {
-				if m.cached != nil {
-					countMu.Lock()
-					stats[m.src.Region].Postings += len(m.cached.obs)
-					countMu.Unlock()
-					obs <- obsMsg{src: m.src, cached: m.cached.obs}
-					continue
-				}
-				out := make([]observation, 0, len(m.postings))
-				keep := make([]cachedObs, 0, len(m.postings))
-				unresolved, salDropped := 0, 0
-				for i := range m.postings {
-					o, ok := res.observe(m.src, &m.postings[i])
-					if !ok {
-						unresolved++
-						continue
-					}
-					if o.salaryDropped {
-						salDropped++
-					}
-					out = append(out, o)
-					keep = append(keep, cachedObs{reqKey: o.reqKey, sourceID: o.sourceID})
-				}
-				evicted, refused := 0, 0
-				if m.etag != "" {
-					var kept bool
-					if evicted, kept = c.pages.put(m.url, &cachedPage{etag: m.etag, next: m.next, obs: keep}); !kept {
-						refused = 1
-					}
-				}
-				countMu.Lock()
-				stats[m.src.Region].CacheEvicted += evicted
-				stats[m.src.Region].CacheRefused += refused
-				stats[m.src.Region].Postings += len(m.postings)
-				stats[m.src.Region].Unresolved += unresolved
-				stats[m.src.Region].SalaryDropped += salDropped
-				countMu.Unlock()
-				obs <- obsMsg{src: m.src, full: out}
+				obs <- c.normalizePage(m, res, stats[m.src.Region], countMu)
 			}
 		}()
 	}
-	go func() { nwg.Wait(); close(obs) }()
+	go func() { wg.Wait(); close(obs) }()
+	return obs
+}
 
-	// Stage 3: dedup (one goroutine owns the map; it reads the ledger state, which no one writes
-	// until the cycle commits).
-	need := c.state.needAttrs(tickOf(stats))
+// normalizePage resolves a page's postings to reqs and remembers its sightings in the page
+// cache for a later 304; an unchanged page's sightings are replayed from the cache. It counts
+// the page into st under countMu.
+func (c *Crawler) normalizePage(m pageMsg, res *resolver, st *CycleStats, countMu *sync.Mutex) obsMsg {
+	if m.cached != nil {
+		countMu.Lock()
+		st.Postings += len(m.cached.obs)
+		countMu.Unlock()
+		return obsMsg{src: m.src, cached: m.cached.obs}
+	}
+	out := make([]observation, 0, len(m.postings))
+	keep := make([]cachedObs, 0, len(m.postings))
+	unresolved, salDropped := 0, 0
+	for i := range m.postings {
+		o, ok := res.observe(m.src, &m.postings[i])
+		if !ok {
+			unresolved++
+			continue
+		}
+		if o.salaryDropped {
+			salDropped++
+		}
+		out = append(out, o)
+		keep = append(keep, cachedObs{reqKey: o.reqKey, sourceID: o.sourceID})
+	}
+	evicted, refused := 0, 0
+	if m.etag != "" {
+		var kept bool
+		if evicted, kept = c.pages.put(m.url, &cachedPage{etag: m.etag, next: m.next, obs: keep}); !kept {
+			refused = 1
+		}
+	}
+	countMu.Lock()
+	st.CacheEvicted += evicted
+	st.CacheRefused += refused
+	st.Postings += len(m.postings)
+	st.Unresolved += unresolved
+	st.SalaryDropped += salDropped
+	countMu.Unlock()
+	return obsMsg{src: m.src, full: out}
+}
+
+// dedupStage merges every sighting into the reqs of the pass at tick. It runs in one goroutine,
+// which owns the map, and reads the ledger state, which no one writes until the cycle commits.
+// A sighting replayed from an unchanged page whose req will have an event this cycle
+// (reobserved is due) takes its attributes from the ledger.
+func (c *Crawler) dedupStage(ctx context.Context, obs <-chan obsMsg, tick uint32) (map[string]*reqAgg, error) {
+	need := c.state.needAttrs(tick)
 	d := newDeduper(need)
+	add := func(o *observation) {
+		d.add(o)
+		if c.onObs != nil {
+			c.onObs(o.sourceKey, o.sourceID, o.reqKey)
+		}
+	}
 	var pending []pendingObs
 	for m := range obs {
 		for i := range m.full {
-			d.add(&m.full[i])
-			if c.onObs != nil {
-				c.onObs(m.full[i].sourceKey, m.full[i].sourceID, m.full[i].reqKey)
-			}
+			add(&m.full[i])
 			if c.onSight != nil {
 				c.onSight(m.full[i].sighting())
 			}
@@ -385,34 +419,30 @@ func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver,
 			}
 			o := observation{companyID: prev.companyID, reqKey: co.reqKey, sourceKey: m.src.Key, sourceID: co.sourceID,
 				board: m.src.BoardName(), sourceType: m.src.SourceType()}
-			d.add(&o)
-			if c.onObs != nil {
-				c.onObs(o.sourceKey, o.sourceID, o.reqKey)
-			}
+			add(&o)
 		}
 	}
-	// Unchanged pages carrying reqs that will have an event this cycle (reobserved is due): their
-	// attributes come from the ledger.
-	if len(pending) > 0 {
-		keys := make([]string, 0, len(pending))
-		for _, p := range pending {
-			keys = append(keys, p.co.reqKey)
-		}
-		last, err := analytics.LatestEvents(ctx, c.ch, c.state.nextSeq-1, keys)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, p := range pending {
-			o := obsFromEvent(last[p.co.reqKey], p.src, p.co.sourceID)
-			d.add(&o)
-			if c.onObs != nil {
-				c.onObs(o.sourceKey, o.sourceID, o.reqKey)
-			}
-		}
+	if len(pending) == 0 {
+		return d.reqs, nil
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, fmt.Errorf("cycle cancelled: %w", err)
+	keys := make([]string, 0, len(pending))
+	for _, p := range pending {
+		keys = append(keys, p.co.reqKey)
 	}
+	last, err := analytics.LatestEvents(ctx, c.ch, c.state.nextSeq-1, keys)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range pending {
+		o := obsFromEvent(last[p.co.reqKey], p.src, p.co.sourceID)
+		add(&o)
+	}
+	return d.reqs, nil
+}
+
+// countSources counts every source as ok or failed in its region's stats, the failed ones by
+// key (sorted) and by vendor.
+func countSources(sources []*Source, status map[string]sourceStatus, stats map[string]*CycleStats) {
 	for _, src := range sources {
 		st := stats[src.Region]
 		if status[src.Key] == sourceOK {
@@ -429,7 +459,6 @@ func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver,
 	for _, st := range stats {
 		sort.Strings(st.FailedSources)
 	}
-	return d.reqs, status, nil
 }
 
 // errSourceDeadline is why a source's fetches stop at FetchConfig.SourceDeadline.

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -44,7 +43,7 @@ func collectSources(t *testing.T, ctx context.Context, c *Crawler, srcs ...Sourc
 }
 
 func quietCrawler(cfg Config) *Crawler {
-	cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	cfg.Log = slog.New(slog.DiscardHandler)
 	return newCrawler(nil, newState(), cfg)
 }
 

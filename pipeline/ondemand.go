@@ -8,18 +8,15 @@ import (
 	"github.com/planehq/hiringsignal/analytics"
 )
 
-// CompanyRegion is the cycles-table region of an on-demand crawl of one company.
-func CompanyRegion(companyID uint64) string { return fmt.Sprintf("company:%d", companyID) }
-
 // RunCompany crawls one company's own ATS tenants now, between scheduled cycles (the on-demand
 // crawl behind a `crawling` job). Boards are not re-read, so a req they alone carry is unknown,
 // never closed. Observation time is `now`; the cycle is committed under region
-// CompanyRegion(id) at the directory's tick, so it is idempotent like any cycle.
+// analytics.CompanyRegion(id) at the directory's tick, so it is idempotent like any cycle.
 func (c *Crawler) RunCompany(ctx context.Context, dir *Directory, domain string, now time.Time) (CycleStats, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	id := CompanyID(domain)
-	region := CompanyRegion(id)
+	region := analytics.CompanyRegion(id)
 	tick := uint32(dir.Tick)
 	c.pages.advance(tick)
 	now = now.UTC().Truncate(time.Second)

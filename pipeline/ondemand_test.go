@@ -8,6 +8,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/stretchr/testify/require"
 
+	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/internal/testkit/storetest"
 	"github.com/planehq/hiringsignal/pipeline"
 	"github.com/planehq/hiringsignal/sim"
@@ -50,7 +51,7 @@ func TestRunCompanyCrawlsOnlyThatCompany(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	st, err := c.RunCompany(ctx, dir, domain, now)
 	require.NoError(t, err)
-	require.Equal(t, pipeline.CompanyRegion(pipeline.CompanyID(domain)), st.Region)
+	require.Equal(t, analytics.CompanyRegion(pipeline.CompanyID(domain)), st.Region)
 	after := readLedger(t, ch)
 	require.Equal(t, before, after[:len(before)], "nothing earlier changes")
 	require.Equal(t, st.Events, len(after)-len(before))

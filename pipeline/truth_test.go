@@ -2,7 +2,6 @@ package pipeline_test
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -54,7 +53,7 @@ func testFetch() pipeline.FetchConfig {
 		Backoff: 5 * time.Millisecond, MaxRetryWait: 50 * time.Millisecond} // Retry-After is honoured in TestFetchHonoursRetryAfter
 }
 
-func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func quietLog() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 type observed struct {
 	mu     sync.Mutex

@@ -13,7 +13,6 @@ package account
 
 import (
 	"errors"
-	"io"
 	"log/slog"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -25,8 +24,8 @@ import (
 // Deps is what the handlers need.
 type Deps struct {
 	Pool *pgxpool.Pool // accounts, keys, usage ledger, schema changelog
-	Log  *slog.Logger
-	Push PushStats // live watches and blocked deliveries for the dashboard (default: oltp.PushCounts over Pool)
+	Log  *slog.Logger  // default: discard
+	Push PushStats     // live watches and blocked deliveries for the dashboard (default: oltp.PushCounts over Pool)
 	// Budgets are the daily creation budgets of key issues and rotations (zero: the defaults,
 	// oltp.MaxKeysPerDay).
 	Budgets oltp.Budgets
@@ -41,7 +40,7 @@ func Register(srv *api.Server, d Deps) { srv.Register(Routes(d)...) }
 
 func newHandlers(d Deps) *handlers {
 	if d.Log == nil {
-		d.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		d.Log = slog.New(slog.DiscardHandler)
 	}
 	if d.Push == nil {
 		d.Push = oltp.PushCounts{Pool: d.Pool}

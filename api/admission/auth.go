@@ -124,7 +124,7 @@ type authStats struct {
 
 // NewAuth returns the key cache of one instance, told of changes by listener (the process's;
 // nil: the cache is never used and every lookup reads Postgres); it counts its Postgres lookups
-// and refusals in set (nil: a set of its own).
+// and refusals in set (nil: a set of its own, served nowhere).
 func NewAuth(pool *pgxpool.Pool, listener *pglisten.Listener, log *slog.Logger, set *metrics.Set) *Auth {
 	if set == nil {
 		set = metrics.NewSet()

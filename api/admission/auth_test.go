@@ -3,7 +3,6 @@ package admission
 import (
 	"context"
 	"crypto/sha256"
-	"io"
 	"log/slog"
 	"testing"
 	"time"
@@ -24,7 +23,7 @@ func TestAuthCacheReloadsExpiredEntries(t *testing.T) {
 	pool := storetest.Postgres(t, "admission")
 	acct, err := oltp.CreateAccount(ctx, pool, "growth", "ttl@example.com")
 	require.NoError(t, err)
-	a := NewAuth(pool, nil, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	a := NewAuth(pool, nil, slog.New(slog.DiscardHandler), nil)
 	a.healthy.Store(true)
 	a.ttl = 50 * time.Millisecond
 
@@ -63,7 +62,7 @@ func TestAuthSweepDropsExpiredEntriesAndIdleCounters(t *testing.T) {
 	require.NoError(t, err)
 	idle, err := oltp.CreateAccount(ctx, pool, "growth", "sweep-idle@example.com")
 	require.NoError(t, err)
-	a := NewAuth(pool, nil, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	a := NewAuth(pool, nil, slog.New(slog.DiscardHandler), nil)
 	a.healthy.Store(true)
 
 	b, err := a.Lookup(ctx, busy.Key, "")

@@ -2,7 +2,6 @@ package admission
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"testing"
 	"time"
@@ -28,7 +27,7 @@ func (c counter) Expire(context.Context, int64) error { return nil }
 // A Quota comes back to the key unless committed: refunding is the default way out.
 func TestDailyQuotaIsRefundedUnlessCommitted(t *testing.T) {
 	ctx := context.Background()
-	l := NewLimiter(counter{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	l := NewLimiter(counter{}, slog.New(slog.DiscardHandler))
 	free, ok := plans.ByID("tier_0")
 	require.True(t, ok)
 	require.NotNil(t, free.DailyQuota)

@@ -2,7 +2,6 @@ package admission
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"strings"
 	"sync/atomic"
@@ -22,7 +21,7 @@ import (
 
 // Regression tests of key and admission attacks: each failed before its fix.
 
-func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // keyReads counts the statements that read api_keys (key lookups) on a pool.
 type keyReads struct{ n atomic.Int64 }

@@ -20,7 +20,7 @@ const Path = "/mcp"
 // Deps are what the agent interface needs: the API server whose routes its tools run.
 type Deps struct {
 	API *api.Server
-	Log *slog.Logger
+	Log *slog.Logger // default: discard
 }
 
 // Register mounts the MCP server at /mcp on d.API. Call it after every handler package

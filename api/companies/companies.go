@@ -43,9 +43,9 @@ type Snapshots interface{ Current() *snapshot.Snapshot }
 
 // Deps is what the handlers need.
 type Deps struct {
-	Snapshots Snapshots     // the read snapshot: the company read model
-	Pool      *pgxpool.Pool // crawl jobs and the free-tier is-hiring counter
-	Log       *slog.Logger
+	Snapshots Snapshots        // the read snapshot: the company read model
+	Pool      *pgxpool.Pool    // crawl jobs and the free-tier is-hiring counter
+	Log       *slog.Logger     // default: discard
 	Now       func() time.Time // wall clock (default time.Now): coldness and max_age compare with it
 
 	ColdAfter          time.Duration // default DefaultColdAfter; negative disables the cold check
@@ -72,7 +72,7 @@ func newHandlers(d Deps) *handlers {
 		d.Now = time.Now
 	}
 	if d.Log == nil {
-		d.Log = slog.Default()
+		d.Log = slog.New(slog.DiscardHandler)
 	}
 	if d.ColdAfter == 0 {
 		d.ColdAfter = DefaultColdAfter
@@ -139,11 +139,4 @@ func historyCutoff(c *api.Call, m *readmodel.Model) (time.Time, bool) {
 // the reqs first seen after it, from its rows and its counts, as search and jobs/role do.
 func freshBefore(c *api.Call, m *readmodel.Model) time.Time {
 	return readmodel.FreshBefore(m.AsOf, c.Caller.Plan().FreshnessFloorS)
-}
-
-func strOrNil(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/internal/nullable"
 	"github.com/planehq/hiringsignal/read/readmodel"
 	"github.com/planehq/hiringsignal/read/searchindex"
 )
@@ -104,7 +105,7 @@ func firstHires(co *readmodel.Company, fns map[string]bool, cut, fresh time.Time
 		}
 		r := readmodel.Req{Function: f.Function}
 		at[k] = len(out)
-		out = append(out, firstHireRow{Function: f.Function, FunctionName: strOrNil(r.FunctionName()), FunctionIDs: []string{f.Function},
+		out = append(out, firstHireRow{Function: f.Function, FunctionName: nullable.String(r.FunctionName()), FunctionIDs: []string{f.Function},
 			FirstSeen: f.FirstSeen, ReqKey: f.ReqKey, RawTitle: f.RawTitle, SourceBoard: readmodel.FirstHireSource})
 	}
 	return out
@@ -222,7 +223,7 @@ func (h *handlers) atsMigrations(c *api.Call) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return 0, c.JSON(200, migrationsView{CompanyID: co.ID, CoverageStatus: co.Coverage, ATSVendor: strOrNil(co.ATSVendor), Migrations: migrations(co)})
+	return 0, c.JSON(200, migrationsView{CompanyID: co.ID, CoverageStatus: co.Coverage, ATSVendor: nullable.String(co.ATSVendor), Migrations: migrations(co)})
 }
 
 // briefView is the pre-action brief: pulse, top open reqs, first hires, repost pain and
@@ -267,7 +268,7 @@ func (h *handlers) preActionBrief(c *api.Call) (int, error) {
 	if n := len(p.Momentum); n > BriefMomentumWeeks {
 		p.Momentum = p.Momentum[n-BriefMomentumWeeks:]
 	}
-	v := briefView{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, HQCountry: strOrNil(co.HQCountry), HQCountryCode: strOrNil(co.HQCountryCode()),
+	v := briefView{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, HQCountry: nullable.String(co.HQCountry), HQCountryCode: nullable.String(co.HQCountryCode()),
 		CoverageStatus: co.Coverage, Pulse: p, FirstHires: firstHires(co, nil, cut, fresh), Migrations: migrations(co), AsOf: m.AsOf, historyWindow: win}
 	v.RepostPain, _ = repostPain(snap.Index, co, cut, fresh, BriefReposts)
 	if co.Covered() {

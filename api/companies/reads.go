@@ -5,6 +5,7 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/internal/nullable"
 	"github.com/planehq/hiringsignal/read/readmodel"
 )
 
@@ -191,9 +192,9 @@ func (h *handlers) enrichment(c *api.Call) (int, error) {
 	}
 	floor := c.Caller.Plan().FreshnessFloorS
 	cutoff := freshBefore(c, m)
-	v := enrichmentView{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, HQCountry: strOrNil(co.HQCountry),
-		HQCountryCode: strOrNil(co.HQCountryCode()), Industry: strOrNil(co.Industry), HeadcountBand: strOrNil(co.HeadcountBand),
-		AgencyKind: strOrNil(normalize.ServedAgencyKind(co.AgencyKind, co.Name)), ATSVendor: strOrNil(co.ATSVendor), CoverageStatus: co.Coverage, Boards: []string{},
+	v := enrichmentView{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, HQCountry: nullable.String(co.HQCountry),
+		HQCountryCode: nullable.String(co.HQCountryCode()), Industry: nullable.String(co.Industry), HeadcountBand: nullable.String(co.HeadcountBand),
+		AgencyKind: nullable.String(normalize.ServedAgencyKind(co.AgencyKind, co.Name)), ATSVendor: nullable.String(co.ATSVendor), CoverageStatus: co.Coverage, Boards: []string{},
 		FreshnessFloor: floor}
 	for _, b := range co.Boards {
 		if cutoff.IsZero() || !b.FirstSeen.After(cutoff) {

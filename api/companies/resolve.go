@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/internal/nullable"
 	"github.com/planehq/hiringsignal/read/readmodel"
 )
 
@@ -32,8 +33,8 @@ func resolveSchema() map[string]any {
 }
 
 func resolved(co *readmodel.Company, conf float64) resolvedCompany {
-	cc := strOrNil(co.HQCountryCode())
-	return resolvedCompany{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, HQCountry: strOrNil(co.HQCountry), HQCountryCode: cc,
+	cc := nullable.String(co.HQCountryCode())
+	return resolvedCompany{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, HQCountry: nullable.String(co.HQCountry), HQCountryCode: cc,
 		CountryCode: cc, CoverageStatus: co.Coverage, MatchConfidence: conf}
 }
 

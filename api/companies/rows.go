@@ -7,6 +7,7 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/reqrow"
 	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/internal/nullable"
 	"github.com/planehq/hiringsignal/read/criteria"
 	"github.com/planehq/hiringsignal/read/readmodel"
 	"github.com/planehq/hiringsignal/read/searchindex"
@@ -38,9 +39,9 @@ func repostSchema() map[string]any {
 // rowOf is the served row of a req of co; x (the search index of the same snapshot, nil before
 // the first build) gives it the salary every route serves for it.
 func rowOf(x *searchindex.Index, co *readmodel.Company, r *readmodel.Req) reqRow {
-	row := reqRow{Row: reqrow.Row{ReqKey: r.Key, CompanyID: co.ID, RawTitle: r.RawTitle, Title: strOrNil(r.Title),
-		Function: strOrNil(r.Function), FunctionName: strOrNil(r.FunctionName()), Country: strOrNil(r.Country),
-		CountryCode: strOrNil(r.CountryCode()), Boards: r.Boards, SourceType: r.SourceType, FirstSeen: r.FirstSeenTime(),
+	row := reqRow{Row: reqrow.Row{ReqKey: r.Key, CompanyID: co.ID, RawTitle: r.RawTitle, Title: nullable.String(r.Title),
+		Function: nullable.String(r.Function), FunctionName: nullable.String(r.FunctionName()), Country: nullable.String(r.Country),
+		CountryCode: nullable.String(r.CountryCode()), Boards: r.Boards, SourceType: r.SourceType, FirstSeen: r.FirstSeenTime(),
 		LeftCensored: co.LeftCensored(r), PostedAt: r.PostedAtTime()},
 		RepostCount: r.RepostCount}
 	if row.Boards == nil {

@@ -34,7 +34,7 @@ type Snapshots interface{ Current() *snapshot.Snapshot }
 type Deps struct {
 	Snapshots Snapshots     // the company read model companies resolve against
 	Pool      *pgxpool.Pool // coverage requests
-	Log       *slog.Logger
+	Log       *slog.Logger  // default: discard
 }
 
 type handlers struct{ d Deps }
@@ -44,7 +44,7 @@ func Register(srv *api.Server, d Deps) { srv.Register(Routes(d)...) }
 
 func newHandlers(d Deps) *handlers {
 	if d.Log == nil {
-		d.Log = slog.Default()
+		d.Log = slog.New(slog.DiscardHandler)
 	}
 	return &handlers{d: d}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/internal/nullable"
 	"github.com/planehq/hiringsignal/read/readmodel"
 )
 
@@ -68,16 +69,9 @@ func (b *enrichBody) check(loc ...any) []api.FieldError {
 	return errs
 }
 
-func strOrNil(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 // enrichRow answers one row from m at now.
 func enrichRow(m *readmodel.Model, b *enrichBody, now time.Time) Row {
-	r := Row{RowID: b.RowID, InputDomain: strOrNil(b.Domain), InputName: strOrNil(b.Name), CheckedAt: now.UTC().Truncate(time.Second)}
+	r := Row{RowID: b.RowID, InputDomain: nullable.String(b.Domain), InputName: nullable.String(b.Name), CheckedAt: now.UTC().Truncate(time.Second)}
 	co, conf := resolveOne(m, b.Domain, b.Name)
 	if co == nil {
 		msg := fmt.Sprintf("No company in our cache matches %s: no hiring signal is known for it (unknown, not 'not hiring'). "+
@@ -87,8 +81,8 @@ func enrichRow(m *readmodel.Model, b *enrichBody, now time.Time) Row {
 	}
 	id := co.ID
 	r.CompanyID, r.Name, r.Domain, r.MatchConfidence = &id, &co.Name, &co.Domain, &conf
-	r.HQCountry, r.HQCountryCode = strOrNil(co.HQCountry), strOrNil(co.HQCountryCode())
-	r.Industry, r.HeadcountBand, r.ATSVendor = strOrNil(co.Industry), strOrNil(co.HeadcountBand), strOrNil(co.ATSVendor)
+	r.HQCountry, r.HQCountryCode = nullable.String(co.HQCountry), nullable.String(co.HQCountryCode())
+	r.Industry, r.HeadcountBand, r.ATSVendor = nullable.String(co.Industry), nullable.String(co.HeadcountBand), nullable.String(co.ATSVendor)
 	p := m.PulseOf(co, false)
 	r.CoverageStatus = p.CoverageStatus
 	r.IsHiring, r.OpenReqCount, r.ActiveReqs, r.NewRoles30d = p.IsHiring, p.OpenReqCount, p.ActiveReqs, p.NewRoles30d

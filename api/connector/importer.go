@@ -10,6 +10,7 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/internal/nullable"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/read/readmodel"
 )
@@ -111,14 +112,14 @@ func resolveImport(m *readmodel.Model, items []item) (importView, []oltp.Coverag
 		it := &items[i]
 		co, conf := resolveOne(m, it.Domain, it.Name)
 		if co == nil {
-			out.Misses = append(out.Misses, importMiss{Index: i, Domain: strOrNil(it.Domain), Name: strOrNil(it.Name)})
+			out.Misses = append(out.Misses, importMiss{Index: i, Domain: nullable.String(it.Domain), Name: nullable.String(it.Name)})
 			if k := coverageKey(it); !asked[k] {
 				asked[k] = true
 				asks = append(asks, oltp.CoverageAsk{Key: k, Domain: it.Domain, Name: it.Name})
 			}
 			continue
 		}
-		out.Resolved = append(out.Resolved, importedCompany{Index: i, Domain: strOrNil(it.Domain), Name: strOrNil(it.Name), CompanyID: co.ID,
+		out.Resolved = append(out.Resolved, importedCompany{Index: i, Domain: nullable.String(it.Domain), Name: nullable.String(it.Name), CompanyID: co.ID,
 			CompanyName: co.Name, CompanyDomain: co.Domain, MatchConfidence: conf, CoverageStatus: co.Coverage})
 		if co.Covered() {
 			out.Covered++

@@ -15,7 +15,6 @@ package deliveries
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -28,7 +27,7 @@ import (
 // Deps is what the handlers need.
 type Deps struct {
 	Pool *pgxpool.Pool
-	Log  *slog.Logger
+	Log  *slog.Logger // default: discard
 }
 
 type handlers struct{ d Deps }
@@ -38,7 +37,7 @@ func Register(srv *api.Server, d Deps) { srv.Register(Routes(d)...) }
 
 func newHandlers(d Deps) *handlers {
 	if d.Log == nil {
-		d.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		d.Log = slog.New(slog.DiscardHandler)
 	}
 	return &handlers{d: d}
 }

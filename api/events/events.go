@@ -12,7 +12,6 @@
 package events
 
 import (
-	"io"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -24,6 +23,7 @@ import (
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/internal/nullable"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
@@ -51,7 +51,7 @@ type Snapshots interface {
 type Deps struct {
 	Snapshots  Snapshots
 	ClickHouse driver.Conn
-	Log        *slog.Logger
+	Log        *slog.Logger // default: discard
 }
 
 type handlers struct{ d Deps }
@@ -61,7 +61,7 @@ func Register(srv *api.Server, deps Deps) { srv.Register(Routes(deps)...) }
 
 func newHandlers(d Deps) *handlers {
 	if d.Log == nil {
-		d.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		d.Log = slog.New(slog.DiscardHandler)
 	}
 	return &handlers{d: d}
 }
@@ -130,13 +130,13 @@ func (h *handlers) events(c *api.Call) (int, error) {
 
 func newEvent(snap *snapshot.Snapshot, e *analytics.FeedEvent) Event {
 	v := Event{EventSeq: e.Seq, EventType: e.Type, ReqKey: e.ReqKey, CompanyID: e.CompanyID, RawTitle: e.RawTitle,
-		Country: strPtr(e.Country), Function: strPtr(e.Function), Board: strPtr(e.Board), URL: strPtr(e.URL),
+		Country: nullable.String(e.Country), Function: nullable.String(e.Function), Board: nullable.String(e.Board), URL: nullable.String(e.URL),
 		OccurredAt: e.OccurredAt.UTC().Format(time.RFC3339), ObservedAt: e.ObservedAt.UTC().Format(time.RFC3339)}
 	if co := snap.Model.Company(e.CompanyID); co != nil {
-		v.CompanyName = strPtr(co.Name)
+		v.CompanyName = nullable.String(co.Name)
 	}
 	if e.Country != "" {
-		v.CountryCode = strPtr(normalize.CountryCode(e.Country))
+		v.CountryCode = nullable.String(normalize.CountryCode(e.Country))
 	}
 	if n, ok := normalize.FunctionName(e.Function); ok {
 		v.FunctionName = &n
@@ -173,11 +173,4 @@ func dedupe(vals []string) []string {
 		}
 	}
 	return out
-}
-
-func strPtr(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }

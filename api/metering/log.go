@@ -13,7 +13,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -30,7 +29,7 @@ import (
 type Config struct {
 	Dir            string        // write-ahead log directory, one per running instance
 	Pool           *pgxpool.Pool // where records end up (usage_events, usage_monthly)
-	Log            *slog.Logger
+	Log            *slog.Logger  // default: discard
 	QueueSize      int           // records waiting for the disk writer; default 8192 (flag --metering-queue)
 	SegmentRecords int           // a segment is closed and flushed at this many records; default 4096
 	FlushInterval  time.Duration // ...or after this long; default 500ms
@@ -105,7 +104,7 @@ func New(cfg Config) *Log {
 		cfg.FlushInterval = 500 * time.Millisecond
 	}
 	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	if cfg.syncFile == nil {
 		cfg.syncFile = (*os.File).Sync

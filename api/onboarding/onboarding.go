@@ -28,7 +28,7 @@ type Snapshots interface{ Current() *snapshot.Snapshot }
 // Deps is what the handlers need.
 type Deps struct {
 	Pool      *pgxpool.Pool
-	Log       *slog.Logger
+	Log       *slog.Logger   // default: discard
 	Box       *secretbox.Box // seals the quickstart endpoint's secret; nil: 503 naming the flag
 	Egress    egress.Policy  // the webhook URL policy (as POST /v1/webhooks)
 	Snapshots Snapshots      // where the high-motion company and the onboarding domain are found
@@ -48,7 +48,7 @@ func Register(srv *api.Server, d Deps) { srv.Register(Routes(d)...) }
 
 func newHandlers(d Deps) *handlers {
 	if d.Log == nil {
-		d.Log = slog.Default()
+		d.Log = slog.New(slog.DiscardHandler)
 	}
 	d.BaseURL = strings.TrimRight(d.BaseURL, "/")
 	return &handlers{d: d}

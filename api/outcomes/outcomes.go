@@ -13,7 +13,6 @@ package outcomes
 import (
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math"
 	"slices"
@@ -88,7 +87,7 @@ type Snapshots interface{ Current() *snapshot.Snapshot }
 // Deps is what the handlers need.
 type Deps struct {
 	Pool       *pgxpool.Pool
-	Log        *slog.Logger
+	Log        *slog.Logger // default: discard
 	Snapshots  Snapshots
 	RefitEvery time.Duration // 0: DefaultRefitEvery
 }
@@ -109,7 +108,7 @@ func Register(srv *api.Server, d Deps) { srv.Register(Routes(d)...) }
 
 func newHandlers(d Deps) *handlers {
 	if d.Log == nil {
-		d.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		d.Log = slog.New(slog.DiscardHandler)
 	}
 	if d.RefitEvery <= 0 {
 		d.RefitEvery = DefaultRefitEvery

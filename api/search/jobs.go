@@ -6,6 +6,7 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/reqrow"
 	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/internal/nullable"
 	"github.com/planehq/hiringsignal/read/criteria"
 	"github.com/planehq/hiringsignal/read/searchindex"
 	"github.com/planehq/hiringsignal/read/snapshot"
@@ -171,7 +172,7 @@ func (h *handlers) jobsRole(c *api.Call, snap *snapshot.Snapshot) (int, error) {
 		}
 		return 0, &api.Error{Status: 404, Detail: roleMissing{Reason: roleNotFound, Message: msg, freshness: freshnessOf(c, x)}}
 	}
-	row := roleRow{jobRow: newJobRow(x, r, nil), Boards: r.Boards, URL: strPtr(r.URL), CompanyName: strPtr(x.CompanyOf(r).Name),
+	row := roleRow{jobRow: newJobRow(x, r, nil), Boards: r.Boards, URL: nullable.String(r.URL), CompanyName: nullable.String(x.CompanyOf(r).Name),
 		RepostCount: r.RepostCount, freshness: freshnessOf(c, x)}
 	row.SalaryMinUSD, row.SalaryMaxUSD = r.DeclaredSalary()
 	if r.Function != "" {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/internal/nullable"
 	"github.com/planehq/hiringsignal/read/criteria"
 	"github.com/planehq/hiringsignal/read/readmodel"
 	"github.com/planehq/hiringsignal/read/searchindex"
@@ -113,10 +114,10 @@ type dedup struct {
 
 func newQualifiedRow(x *searchindex.Index, r *searchindex.Req) qualifiedRow {
 	co := x.CompanyOf(r)
-	row := qualifiedRow{reqRow: newReqRow(x, r), CompanyName: strPtr(co.Name), CompanyDomain: strPtr(co.Domain),
-		Skills: r.Title.Skills, Seniority: strPtr(r.Title.Seniority), JobFamily: strPtr(searchindex.JobFamily(r.Function)),
-		Eligibility: eligibility{Country: strPtr(r.Country), CountryCode: countryCode(r.Country), Location: strPtr(r.Location), Remote: r.Remote()},
-		Apply:       apply{URL: strPtr(r.URL), Actionable: r.URL != "" && r.Live},
+	row := qualifiedRow{reqRow: newReqRow(x, r), CompanyName: nullable.String(co.Name), CompanyDomain: nullable.String(co.Domain),
+		Skills: r.Title.Skills, Seniority: nullable.String(r.Title.Seniority), JobFamily: nullable.String(searchindex.JobFamily(r.Function)),
+		Eligibility: eligibility{Country: nullable.String(r.Country), CountryCode: countryCode(r.Country), Location: nullable.String(r.Location), Remote: r.Remote()},
+		Apply:       apply{URL: nullable.String(r.URL), Actionable: r.URL != "" && r.Live},
 		Lifecycle:   lifecycle{FirstSeen: ts(r.FirstSeen), LastEventAt: ts(r.LastEventAt), Status: r.EventType, Live: r.Live, RepostCount: r.RepostCount},
 		Dedup:       dedup{Boards: r.Boards, BoardCount: len(r.Boards), Board: r.Board, SourceType: r.SourceType},
 		LedgerSeq:   r.OpenSeq,
@@ -125,7 +126,7 @@ func newQualifiedRow(x *searchindex.Index, r *searchindex.Req) qualifiedRow {
 		row.Compensation.Declared = &declaredPay{MinUSD: lo, MaxUSD: hi}
 	}
 	if e, ok := x.SalaryEstimate(r); ok {
-		row.Compensation.Inferred = &inferredPay{MedianUSD: e.MedianUSD, Samples: e.Samples, Basis: e.Basis, Seniority: strPtr(e.Seniority)}
+		row.Compensation.Inferred = &inferredPay{MedianUSD: e.MedianUSD, Samples: e.Samples, Basis: e.Basis, Seniority: nullable.String(e.Seniority)}
 	}
 	if f, basis, ok := x.SalaryFigure(r); ok {
 		row.Compensation.FigureUSD, row.Compensation.Basis = &f, &basis

@@ -2,6 +2,7 @@ package search
 
 import (
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/internal/nullable"
 	"github.com/planehq/hiringsignal/read/criteria"
 	"github.com/planehq/hiringsignal/read/searchindex"
 	"github.com/planehq/hiringsignal/read/snapshot"
@@ -46,8 +47,8 @@ func (h *handlers) reqsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error)
 	}{freshness: freshnessOf(c, x), paging: pagingOf(page.More, x.CountCompanies(cq)), Companies: make([]companyRow, 0, len(page.Companies))}
 	for _, hit := range page.Companies {
 		co := hit.Company
-		row := companyRow{CompanyID: co.ID, CompanyName: strPtr(co.Name), CompanyDomain: strPtr(co.Domain),
-			HQCountry: strPtr(co.HQCountry), CountryCode: countryCode(co.HQCountry), Pulse: flooredPulse(snap, f.FreshBefore, co.ID, inc),
+		row := companyRow{CompanyID: co.ID, CompanyName: nullable.String(co.Name), CompanyDomain: nullable.String(co.Domain),
+			HQCountry: nullable.String(co.HQCountry), CountryCode: countryCode(co.HQCountry), Pulse: flooredPulse(snap, f.FreshBefore, co.ID, inc),
 			MatchedReqCount: hit.MatchedCount, MatchedReqs: make([]reqRow, 0, len(hit.Reqs))}
 		for _, r := range hit.Reqs {
 			row.MatchedReqs = append(row.MatchedReqs, newReqRow(x, r))

@@ -6,6 +6,7 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/reqrow"
 	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/internal/nullable"
 	"github.com/planehq/hiringsignal/read/readmodel"
 	"github.com/planehq/hiringsignal/read/searchindex"
 )
@@ -43,18 +44,18 @@ func countryCode(name string) *string {
 	if name == "" {
 		return nil
 	}
-	return strPtr(normalize.CountryCode(name))
+	return nullable.String(normalize.CountryCode(name))
 }
 
 func newReqRow(x *searchindex.Index, r *searchindex.Req) reqRow {
 	lo, hi := r.DeclaredSalary()
 	row := reqRow{
-		Row: reqrow.Row{ReqKey: r.Key, CompanyID: r.CompanyID, RawTitle: r.Title.Raw, Title: strPtr(r.Title.Clean),
-			Function: strPtr(r.Function), FunctionName: functionName(r.Function),
-			Country: strPtr(r.Country), CountryCode: countryCode(r.Country),
+		Row: reqrow.Row{ReqKey: r.Key, CompanyID: r.CompanyID, RawTitle: r.Title.Raw, Title: nullable.String(r.Title.Clean),
+			Function: nullable.String(r.Function), FunctionName: functionName(r.Function),
+			Country: nullable.String(r.Country), CountryCode: countryCode(r.Country),
 			Boards: r.Boards, SourceType: r.SourceType, FirstSeen: time.Unix(r.FirstSeen, 0).UTC(),
 			SalaryMinUSD: lo, SalaryMaxUSD: hi, LeftCensored: x.LeftCensored(r), PostedAt: r.PostedAtTime()},
-		Board: r.Board, URL: strPtr(r.URL),
+		Board: r.Board, URL: nullable.String(r.URL),
 	}
 	row.SetSalary(salaryOf(x, r))
 	return row
@@ -92,9 +93,9 @@ func jobRowProps() map[string]any {
 
 func newJobRow(x *searchindex.Index, r *searchindex.Req, rel *float64) jobRow {
 	return jobRow{
-		Board: r.Board, CompanyID: r.CompanyID, ReqKey: r.Key, RawTitle: r.Title.Raw, Title: strPtr(r.Title.Clean),
-		FirstSeen: ts(r.FirstSeen), Function: strPtr(r.Function), FunctionName: functionName(r.Function),
-		Country: strPtr(r.Country), CountryCode: countryCode(r.Country), SourceType: r.SourceType, Relevance: rel,
+		Board: r.Board, CompanyID: r.CompanyID, ReqKey: r.Key, RawTitle: r.Title.Raw, Title: nullable.String(r.Title.Clean),
+		FirstSeen: ts(r.FirstSeen), Function: nullable.String(r.Function), FunctionName: functionName(r.Function),
+		Country: nullable.String(r.Country), CountryCode: countryCode(r.Country), SourceType: r.SourceType, Relevance: rel,
 		Salary: salaryOf(x, r), LeftCensored: x.LeftCensored(r), PostedAt: r.PostedAtTime(),
 	}
 }

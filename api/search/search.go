@@ -14,7 +14,6 @@
 package search
 
 import (
-	"io"
 	"log/slog"
 	"runtime"
 	"time"
@@ -35,7 +34,7 @@ type Snapshots interface {
 // Deps is what the handlers need.
 type Deps struct {
 	Snapshots   Snapshots
-	Log         *slog.Logger
+	Log         *slog.Logger  // default: discard
 	MaxInFlight int           // searches running at once (default GOMAXPROCS*2)
 	QueueWait   time.Duration // how long a search waits for a slot before 503 (default 250ms)
 	OnSaturated func()        // when set, called for every search refused by the gate (metrics)
@@ -73,7 +72,7 @@ func newHandlers(deps Deps) *handlers {
 		deps.QueueWait = 250 * time.Millisecond
 	}
 	if deps.Log == nil {
-		deps.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		deps.Log = slog.New(slog.DiscardHandler)
 	}
 	return &handlers{d: deps, log: deps.Log, gate: make(chan struct{}, deps.MaxInFlight)}
 }
@@ -123,11 +122,4 @@ func (h *handlers) gated(fn indexed) api.HandlerFunc {
 // company reads share): zero when the plan has none.
 func freshBefore(c *api.Call, x *searchindex.Index) time.Time {
 	return readmodel.FreshBefore(x.CycleTime, c.Caller.Plan().FreshnessFloorS)
-}
-
-func strPtr(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }

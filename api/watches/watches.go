@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"time"
 
@@ -56,7 +55,7 @@ type Snapshots interface{ Current() *snapshot.Snapshot }
 // Deps is what the handlers need.
 type Deps struct {
 	Pool      *pgxpool.Pool
-	Log       *slog.Logger
+	Log       *slog.Logger   // default: discard
 	Box       *secretbox.Box // seals the secret of an inline endpoint; nil: 503 naming the flag
 	Egress    egress.Policy  // the URL policy of an inline webhook_url (as POST /v1/webhooks)
 	Snapshots Snapshots
@@ -79,7 +78,7 @@ func newHandlers(d Deps) *handlers {
 		d.FireWindows = oltp.RealFireWindows
 	}
 	if d.Log == nil {
-		d.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		d.Log = slog.New(slog.DiscardHandler)
 	}
 	return &handlers{d: d}
 }

@@ -13,7 +13,6 @@ package webhooks
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"strings"
 	"time"
@@ -33,7 +32,7 @@ import (
 // Deps is what the handlers need.
 type Deps struct {
 	Pool *pgxpool.Pool
-	Log  *slog.Logger
+	Log  *slog.Logger // default: discard
 	// Box seals secrets at rest (flag --webhook-secret-keys); nil: every route answers 503 naming
 	// the flag.
 	Box *secretbox.Box
@@ -52,7 +51,7 @@ func Register(srv *api.Server, d Deps) { srv.Register(Routes(d)...) }
 
 func newHandlers(d Deps) *handlers {
 	if d.Log == nil {
-		d.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		d.Log = slog.New(slog.DiscardHandler)
 	}
 	return &handlers{d: d}
 }

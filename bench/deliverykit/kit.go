@@ -40,12 +40,12 @@ import (
 // Options of a run.
 type Options struct {
 	PostgresURL string
-	Deliveries  int    // written for each sender in each round
-	Endpoints   int    // the deliveries are spread over
-	Workers     int    // in flight at once, for every sender and the baseline
-	Rounds      int    // alternating rounds of the baseline and every sender
-	CPUProfile  string // profile the first round of the first sender to this file
-	Log         *slog.Logger
+	Deliveries  int          // written for each sender in each round
+	Endpoints   int          // the deliveries are spread over
+	Workers     int          // in flight at once, for every sender and the baseline
+	Rounds      int          // alternating rounds of the baseline and every sender
+	CPUProfile  string       // profile the first round of the first sender to this file
+	Log         *slog.Logger // default: discard
 }
 
 // Env is what a sender gets: the schema's pool (its calls counted, see Work), the box sealing

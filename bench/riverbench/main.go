@@ -27,13 +27,14 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/planehq/hiringsignal/bench/deliverykit"
+	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/internal/signing"
 	"github.com/planehq/hiringsignal/oltp"
 )
 
 func main() {
 	var o deliverykit.Options
-	flag.StringVar(&o.PostgresURL, "postgres-url", envOr("HS_POSTGRES_URL", "postgres://postgres@127.0.0.1:55432/hiringsignal"), "Postgres server (a throwaway schema is created and dropped; env HS_POSTGRES_URL)")
+	flag.StringVar(&o.PostgresURL, "postgres-url", flagenv.Env("HS_POSTGRES_URL", "postgres://postgres@127.0.0.1:55432/hiringsignal"), "Postgres server (a throwaway schema is created and dropped; env HS_POSTGRES_URL)")
 	flag.IntVar(&o.Deliveries, "deliveries", 20_000, "pending deliveries written for each sender round")
 	flag.IntVar(&o.Endpoints, "endpoints", 4, "webhook endpoints (each with a watch) the deliveries are spread over")
 	flag.IntVar(&o.Workers, "workers", 64, "deliveries in flight at once (River MaxWorkers, --delivery-workers, baseline workers)")
@@ -164,11 +165,4 @@ func riverSender() deliverykit.Sender {
 		env.Finished()
 		return deliverykit.Latencies(ctx, env.Admin, start, took)
 	}}
-}
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
 }

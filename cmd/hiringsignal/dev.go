@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
@@ -18,7 +17,7 @@ import (
 )
 
 func runDev(ctx context.Context, log *slog.Logger, args []string) error {
-	fs := flagenv.New("dev", "Bring the whole stack up with demo data: private Postgres and ClickHouse under --run-dir (unless HS_POSTGRES_URL / HS_CLICKHOUSE_ADDR point elsewhere), migrations, the simulated world, the API (serving at once), a backfill of --backfill-days behind it, then a crawl at the start of every cycle of the world's clock (one 3-hour cycle every --cycle-every of wall time). Ctrl-C stops what it started.")
+	fs := flagenv.New("dev", "Bring the whole stack up with demo data: private Postgres and ClickHouse under --run-dir (unless --postgres-url / --clickhouse-addr or HS_POSTGRES_URL / HS_CLICKHOUSE_ADDR point elsewhere), migrations, the simulated world, the API (serving at once), a backfill of --backfill-days behind it, then a crawl at the start of every cycle of the world's clock (one 3-hour cycle every --cycle-every of wall time). Ctrl-C stops what it started.")
 	f := addStoreFlags(fs)
 	sf := addServeFlags(fs)
 	kf := addStackFlags(fs)
@@ -41,16 +40,16 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	// backfill too) stops exactly what started, in reverse, and waits for it.
 	var g lifecycle.Group
 	defer func() { _ = stopGroup(log, &g) }()
-	if os.Getenv("HS_POSTGRES_URL") == "" || os.Getenv("HS_CLICKHOUSE_ADDR") == "" {
+	if pg, ch := privateStores(fs); pg || ch {
 		st := kf.stack(log)
 		g.Add("private stores", &devstackPart{st: st})
 		if err := g.Start(ctx); err != nil {
 			return err
 		}
-		if os.Getenv("HS_POSTGRES_URL") == "" {
+		if pg {
 			*f.postgresURL = st.PostgresURL()
 		}
-		if os.Getenv("HS_CLICKHOUSE_ADDR") == "" {
+		if ch {
 			*f.clickhouseAddr = st.ClickHouseAddr()
 		}
 	}
@@ -96,7 +95,7 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	g.Add("history backfill", hist.part())
 	// The API reads the ledger this process writes: a commit rebuilds its snapshot at once
 	// instead of at the next poll.
-	g.Add("crawl loop", hist.after(crawlLoop(log, crawler, simulator.url, cycleStarts(simulator.world, clock), worldTick(simulator.world, clock), a.snap.Nudge, crawlMetrics{set})))
+	g.Add("crawl loop", hist.after(crawlLoop(log, crawler, simulator.url, cycleStarts(simulator.world, clock), worldTick(simulator.world, clock), a.snap.Nudge, newCrawlMetrics(set))))
 	g.Add("crawl jobs", hist.after(crawlJobs(log, crawler, s, simulator.url, 2*time.Second, clock.Now, a.snap.Nudge)))
 	if err := g.Start(ctx); err != nil {
 		return err
@@ -112,6 +111,12 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	printDemo("http://"+a.srv.Addr(), key, company, clock, hist.Complete())
 	<-ctx.Done()
 	return nil
+}
+
+// privateStores says which stores dev runs itself, under --run-dir: those that neither
+// their flag nor their HS_* variable names.
+func privateStores(fs *flagenv.Set) (pg, ch bool) {
+	return !fs.Given("postgres-url"), !fs.Given("clickhouse-addr")
 }
 
 // devClock is the world's clock of a dev run: one cycle every cycleEvery of wall time, starting

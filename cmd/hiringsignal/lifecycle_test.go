@@ -28,7 +28,6 @@ import (
 	"github.com/planehq/hiringsignal/internal/testkit/proctest"
 	"github.com/planehq/hiringsignal/internal/testkit/storetest"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/pipeline"
 )
 
 // These tests run the real binary (apptest style): built once per package run, started on
@@ -419,6 +418,6 @@ func requireWorldTimeRules(t *testing.T, pg string, opts analytics.Options, base
 	require.NoError(t, err)
 	defer ch.Close()
 	var observed time.Time
-	require.NoError(t, ch.QueryRow(ctx, "SELECT max(cycle_time) FROM cycles WHERE region = ?", pipeline.CompanyRegion(company)).Scan(&observed))
+	require.NoError(t, ch.QueryRow(ctx, "SELECT max(cycle_time) FROM cycles WHERE region = ?", analytics.CompanyRegion(company)).Scan(&observed))
 	require.True(t, observed.After(time.Now().Add(time.Hour)), "the on-demand crawl observed at world time (%s), hours ahead of the wall clock", observed)
 }

@@ -37,9 +37,9 @@ const maxDeliveryBytes = 1 << 20
 func runListen(ctx context.Context, log *slog.Logger, args []string) error {
 	fs := flagenv.New("listen", "Receive webhook deliveries on loopback: register a receiver with POST /v1/webhooks (the dev API accepts http and loopback), optionally watch a company (--company-id) or a search (--q), verify both signatures of each delivery (X-Plane-Signature and Standard Webhooks), answer 401 to one that does not verify, and print each verified event on one line. Ctrl-C deletes the watch, then the endpoint.")
 	apiBase := fs.String("api", "http://127.0.0.1:8080", "base URL of the API (the dev server's by default)")
-	key := fs.FlagSet.String("key", os.Getenv("HS_API_KEY"), "API key registering the endpoint and the watch (env HS_API_KEY)")
+	key := fs.FlagSet.String("key", flagenv.Env("HS_API_KEY", ""), "API key registering the endpoint and the watch (env HS_API_KEY)")
 	// Not HS_LISTEN: that is the API's address in serve and dev, often exported in the same shell.
-	listenAddr := fs.FlagSet.String("listen", envOr("HS_RECEIVER_LISTEN", "127.0.0.1:0"), "loopback address the receiver listens on (port 0: any free port) (env HS_RECEIVER_LISTEN)")
+	listenAddr := fs.FlagSet.String("listen", flagenv.Env("HS_RECEIVER_LISTEN", "127.0.0.1:0"), "loopback address the receiver listens on (port 0: any free port) (env HS_RECEIVER_LISTEN)")
 	forwardTo := fs.String("forward-to", "", "URL each verified delivery is forwarded to, with its body and signature headers; its status is answered to the sender (empty: answer 200)")
 	companyID := fs.Int("company-id", 0, "create a watch of this company delivering to the receiver (0: none)")
 	q := fs.String("q", "", "create a watch of this search (criteria.req.q) delivering to the receiver (empty: none)")
@@ -57,13 +57,6 @@ func runListen(ctx context.Context, log *slog.Logger, args []string) error {
 	var g lifecycle.Group
 	g.Add("listener", l)
 	return runUntilSignal(ctx, log, &g)
-}
-
-func envOr(name, def string) string {
-	if v, ok := os.LookupEnv(name); ok {
-		return v
-	}
-	return def
 }
 
 // listener is listen's one part: Start listens, registers the endpoint, serves, creates the

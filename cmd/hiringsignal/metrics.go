@@ -42,15 +42,20 @@ func snapshotMetrics(set *metrics.Set, current func() *snapshot.Snapshot) func(t
 	}
 }
 
-// crawlMetrics records every crawl's cycles: durations per region, failed sources per vendor,
-// events, 304 replays, page-cache evictions, published pay dropped as implausible, and crawls
-// that failed whole.
+// crawlMetrics records every crawl's cycles in its set: durations per region, failed sources
+// per vendor, events, 304 replays, page-cache evictions, published pay dropped as implausible,
+// and crawls that failed whole. Like every Metrics set of the service, a nil one given to
+// newCrawlMetrics means a set of its own, served nowhere.
 type crawlMetrics struct{ set *metrics.Set }
 
-func (m crawlMetrics) observe(stats []pipeline.CycleStats, err error) {
-	if m.set == nil {
-		return
+func newCrawlMetrics(set *metrics.Set) crawlMetrics {
+	if set == nil {
+		set = metrics.NewSet()
 	}
+	return crawlMetrics{set: set}
+}
+
+func (m crawlMetrics) observe(stats []pipeline.CycleStats, err error) {
 	if err != nil {
 		m.set.GetOrCreateCounter("hs_crawl_failures_total").Inc()
 	}

@@ -14,7 +14,7 @@ import (
 
 func TestCrawlMetricsCountCyclesAndFailedSourcesPerVendor(t *testing.T) {
 	set := metrics.NewSet()
-	m := crawlMetrics{set}
+	m := newCrawlMetrics(set)
 	m.observe([]pipeline.CycleStats{
 		{Region: "eu", Duration: 2 * time.Second, Events: 7, Pages: 10, NotModified: 4, Sources: 5, FailedVendors: map[string]int{"lever": 2}},
 		{Region: "us", Skipped: true, Events: 99},
@@ -33,4 +33,13 @@ func TestCrawlMetricsCountCyclesAndFailedSourcesPerVendor(t *testing.T) {
 		require.Contains(t, out, want)
 	}
 	require.NotContains(t, out, `region="us"`, "a skipped cycle did no work")
+}
+
+func TestCrawlMetricsWithoutASetCountIntoOneOfTheirOwn(t *testing.T) {
+	m := newCrawlMetrics(nil)
+	m.observe([]pipeline.CycleStats{{Region: "eu", Events: 3}}, errors.New("directory unreachable"))
+	var b bytes.Buffer
+	m.set.WritePrometheus(&b)
+	require.Contains(t, b.String(), `hs_crawl_events_total{region="eu"} 3`)
+	require.Contains(t, b.String(), `hs_crawl_failures_total 1`)
 }

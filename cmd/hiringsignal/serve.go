@@ -108,7 +108,6 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, list
 		Log:               log,
 		Pool:              s.pg,
 		Listener:          listener,
-		ClickHouse:        s.ch,
 		DemoKey:           *sf.demoKey,
 		MeteringDir:       meteringDir,
 		MeteringQueue:     *sf.meteringQueue,

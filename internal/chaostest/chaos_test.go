@@ -195,7 +195,7 @@ func privateStack(t *testing.T) *devstack.Stack {
 	require.NoError(t, os.Chmod(dir, 0o755))
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	st := &devstack.Stack{Dir: dir, PostgresPort: freePort(t), ClickHousePort: freePort(t), ClickHouseHTTP: freePort(t),
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		Log: slog.New(slog.DiscardHandler)}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	started, err := st.Up(ctx)

@@ -47,7 +47,7 @@ func TestReadyzTurns503NamingTheStoppedStore(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.Chmod(dir, 0o755))
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	st := &devstack.Stack{Dir: dir, PostgresPort: freePort(t), ClickHousePort: freePort(t), ClickHouseHTTP: freePort(t), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	st := &devstack.Stack{Dir: dir, PostgresPort: freePort(t), ClickHousePort: freePort(t), ClickHouseHTTP: freePort(t), Log: slog.New(slog.DiscardHandler)}
 	started, err := st.Up(ctx)
 	require.NoError(t, err)
 	require.True(t, started.Postgres && started.ClickHouse)
@@ -68,7 +68,7 @@ func TestReadyzTurns503NamingTheStoppedStore(t *testing.T) {
 	defer ch.Close()
 	require.NoError(t, analytics.Migrate(ctx, ch, chOpts, nil))
 
-	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.DiscardHandler),
 		Checks: []api.Check{{Name: "postgres", Ping: pg.Ping}, {Name: "clickhouse", Ping: ch.Ping}}})
 	require.NoError(t, srv.Start(ctx))
 	defer srv.Stop(ctx)
@@ -113,7 +113,7 @@ func TestPortTakenByAStrangerIsNamed(t *testing.T) {
 		}
 	}()
 	dir := t.TempDir()
-	st := &devstack.Stack{Dir: dir, PostgresPort: port, ClickHousePort: freePort(t), ClickHouseHTTP: freePort(t), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	st := &devstack.Stack{Dir: dir, PostgresPort: port, ClickHousePort: freePort(t), ClickHouseHTTP: freePort(t), Log: slog.New(slog.DiscardHandler)}
 	_, err = st.Up(context.Background())
 	require.ErrorContains(t, err, fmt.Sprintf("port %d", port))
 	require.ErrorContains(t, err, "--pg-port")

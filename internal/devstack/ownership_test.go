@@ -3,7 +3,6 @@ package devstack_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -80,7 +79,7 @@ func port(t *testing.T) int {
 	}
 }
 
-func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // stack is a stack in its own run dir on fresh ports, stopped and removed when the test ends
 // (with its Postgres data when that went to /var/tmp).

@@ -35,11 +35,18 @@ func envName(flagName string) string {
 	return "HS_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
-func (s *Set) envOr(name, def string) string {
-	if v, ok := os.LookupEnv(envName(name)); ok {
+// Env returns the value of the environment variable name when it is set (to "" too), else def:
+// the fallback rule of every flag here, for a flag whose variable is not its HS_* name
+// (listen's --listen reads HS_RECEIVER_LISTEN) or that is not on a Set (the benchmarks').
+func Env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
 		return v
 	}
 	return def
+}
+
+func (s *Set) envOr(name, def string) string {
+	return Env(envName(name), def)
 }
 
 func (s *Set) usage(name, usage string) string {
@@ -105,6 +112,15 @@ func (s *Set) Duration(name string, def time.Duration, usage string) *time.Durat
 		}
 	}
 	return s.FlagSet.Duration(name, v, s.usage(name, usage))
+}
+
+// Given reports, after Parse, whether the flag name was set on the command line or by its HS_*
+// variable (set and not empty): a command that does something of its own for a value left at its
+// default (dev runs private stores) asks Given, never the environment alone.
+func (s *Set) Given(name string) bool {
+	given := s.envOr(name, "") != ""
+	s.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
 // Parse parses args; bad environment values are reported as errors naming the variable.

@@ -15,7 +15,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/rand/v2"
 	"slices"
@@ -123,7 +122,7 @@ func New(cfg Config) *Listener {
 		cfg.Name = DefaultName
 	}
 	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Metrics == nil {
 		cfg.Metrics = metrics.NewSet()

@@ -1,10 +1,5 @@
 package ats
 
-import (
-	"errors"
-	"fmt"
-)
-
 // aggregator parses our aggregator feed (docs/crawl-contract.md):
 // GET {base}/aggregator/v1/feed?region={region}[&cursor=…]
 //
@@ -46,23 +41,11 @@ type aggJob struct {
 	} `json:"salary"`
 }
 
+func (j *aggJob) idTitle() (string, string) { return clean(j.ID), clean(j.Title) }
+
 func (aggregator) Parse(body []byte, pageURL string) (Page, error) {
 	var resp aggResponse
-	if err := decodeTop(body, '{', &resp, "jobs"); err != nil {
-		return Page{}, fmt.Errorf("aggregator: %w", err)
-	}
-	if resp.Jobs == nil {
-		return Page{}, errors.New("aggregator: no jobs array")
-	}
-	jobs := *resp.Jobs
-	page := Page{Postings: make([]Posting, 0, len(jobs))}
-	for i := range jobs {
-		j := &jobs[i]
-		id, title := clean(j.ID), clean(j.Title)
-		if id == "" || title == "" {
-			page.Malformed++
-			continue
-		}
+	page, err := decodePage("aggregator", body, "jobs", &resp, func(r *aggResponse) *[]aggJob { return r.Jobs }, func(j *aggJob, id string, ps []Posting) []Posting {
 		city, country := clean(j.Location.City), clean(j.Location.Country)
 		p := Posting{
 			SourceID:      id,
@@ -79,7 +62,10 @@ func (aggregator) Parse(body []byte, pageURL string) (Page, error) {
 		if s := j.Salary; s != nil {
 			p.Salary = makeSalary(s.Min, s.Max, string(s.Currency), string(s.Period))
 		}
-		page.Postings = append(page.Postings, p)
+		return append(ps, p)
+	})
+	if err != nil {
+		return Page{}, err
 	}
 	if cur := clean(resp.NextCursor); cur != "" {
 		if u := parseAbs(pageURL); u != nil {

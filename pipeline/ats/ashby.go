@@ -1,8 +1,6 @@
 package ats
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 )
 
@@ -88,25 +86,13 @@ type ashbyComponent struct {
 	MaxValue         flexNum    `json:"maxValue"`
 }
 
+func (j *ashbyJob) idTitle() (string, string) { return clean(j.ID), clean(j.Title) }
+
 func (ashby) Parse(body []byte, pageURL string) (Page, error) {
 	var resp ashbyResponse
-	if err := decodeTop(body, '{', &resp, "jobs"); err != nil {
-		return Page{}, fmt.Errorf("ashby: %w", err)
-	}
-	if resp.Jobs == nil {
-		return Page{}, errors.New("ashby: no jobs array")
-	}
-	jobs := *resp.Jobs
-	page := Page{Postings: make([]Posting, 0, len(jobs))}
-	for i := range jobs {
-		j := &jobs[i]
-		id, title := clean(j.ID), clean(j.Title)
-		if id == "" || title == "" {
-			page.Malformed++
-			continue
-		}
+	return decodePage("ashby", body, "jobs", &resp, func(r *ashbyResponse) *[]ashbyJob { return r.Jobs }, func(j *ashbyJob, id string, ps []Posting) []Posting {
 		if j.IsListed.Set && !j.IsListed.V {
-			continue
+			return ps
 		}
 		addr := j.Address.postal()
 		p := Posting{
@@ -146,9 +132,8 @@ func (ashby) Parse(body []byte, pageURL string) (Page, error) {
 				places = append(places, pl)
 			}
 		}
-		page.Postings = appendPlaces(page.Postings, p, places)
-	}
-	return page, nil
+		return appendPlaces(ps, p, places)
+	})
 }
 
 // ashbySalary returns the first usable "Salary" component (equity, bonus and commission

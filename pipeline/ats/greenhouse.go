@@ -1,8 +1,6 @@
 package ats
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 	"time"
 	"unicode"
@@ -58,23 +56,11 @@ type ghJob struct {
 	} `json:"pay_input_ranges"`
 }
 
+func (j *ghJob) idTitle() (string, string) { return clean(j.ID), clean(j.Title) }
+
 func (greenhouse) Parse(body []byte, pageURL string) (Page, error) {
 	var resp ghResponse
-	if err := decodeTop(body, '{', &resp, "jobs"); err != nil {
-		return Page{}, fmt.Errorf("greenhouse: %w", err)
-	}
-	if resp.Jobs == nil {
-		return Page{}, errors.New("greenhouse: no jobs array")
-	}
-	jobs := *resp.Jobs
-	page := Page{Postings: make([]Posting, 0, len(jobs))}
-	for i := range jobs {
-		j := &jobs[i]
-		id, title := clean(j.ID), clean(j.Title)
-		if id == "" || title == "" {
-			page.Malformed++
-			continue
-		}
+	return decodePage("greenhouse", body, "jobs", &resp, func(r *ghResponse) *[]ghJob { return r.Jobs }, func(j *ghJob, id string, ps []Posting) []Posting {
 		p := Posting{
 			SourceID:      id,
 			RequisitionID: clean(j.RequisitionID),
@@ -106,9 +92,8 @@ func (greenhouse) Parse(body []byte, pageURL string) (Page, error) {
 				break
 			}
 		}
-		page.Postings = appendPlaces(page.Postings, p, places)
-	}
-	return page, nil
+		return appendPlaces(ps, p, places)
+	})
 }
 
 // mentionsRemote reports whether a free-text location has the word "remote" ("Remote - US",

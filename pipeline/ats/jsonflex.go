@@ -200,6 +200,43 @@ func decodeTop(body []byte, root byte, v any, listField string) error {
 	return err
 }
 
+// record is one record of a JSON page: idTitle returns its id and its title, cleaned.
+type record interface{ idTitle() (id, title string) }
+
+// decodePage decodes body, a JSON page whose records are the array under key, into env (key
+// "": the body is that bare array) and maps the records onto a Page: one without an id or a
+// title counts as Malformed, and add appends the Postings of every other one to ps (none for a
+// record the feed marks hidden). list returns env's records; env keeps the rest of the body
+// (paging, the account name) for the caller, and for add, which runs after it is decoded.
+// Errors name vendor; an absent or null records array is one.
+func decodePage[E, R any, PR interface {
+	*R
+	record
+}](vendor string, body []byte, key string, env *E, list func(*E) *[]R, add func(r PR, id string, ps []Posting) []Posting) (Page, error) {
+	root := byte('{')
+	if key == "" {
+		root = '['
+	}
+	if err := decodeTop(body, root, env, key); err != nil {
+		return Page{}, fmt.Errorf("%s: %w", vendor, err)
+	}
+	rs := list(env)
+	if rs == nil {
+		return Page{}, fmt.Errorf("%s: no %s array", vendor, key)
+	}
+	page := Page{Postings: make([]Posting, 0, len(*rs))}
+	for i := range *rs {
+		r := PR(&(*rs)[i])
+		id, title := r.idTitle()
+		if id == "" || title == "" {
+			page.Malformed++
+			continue
+		}
+		page.Postings = add(r, id, page.Postings)
+	}
+	return page, nil
+}
+
 // isNull reports whether a raw JSON value is absent or null.
 func isNull(raw rawJSON) bool {
 	return len(raw) == 0 || (raw[0] == 'n')

@@ -1,7 +1,6 @@
 package ats
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -45,19 +44,11 @@ type leverPosting struct {
 	} `json:"salaryRange"`
 }
 
+func (l *leverPosting) idTitle() (string, string) { return clean(l.ID), clean(l.Text) }
+
 func (lever) Parse(body []byte, pageURL string) (Page, error) {
 	var list []leverPosting
-	if err := decodeTop(body, '[', &list, ""); err != nil {
-		return Page{}, fmt.Errorf("lever: %w", err)
-	}
-	page := Page{Postings: make([]Posting, 0, len(list))}
-	for i := range list {
-		l := &list[i]
-		id, title := clean(l.ID), clean(l.Text)
-		if id == "" || title == "" {
-			page.Malformed++
-			continue
-		}
+	page, err := decodePage("lever", body, "", &list, func(l *[]leverPosting) *[]leverPosting { return l }, func(l *leverPosting, id string, ps []Posting) []Posting {
 		p := Posting{
 			SourceID:   id,
 			Title:      l.Text,
@@ -85,7 +76,10 @@ func (lever) Parse(body []byte, pageURL string) (Page, error) {
 		if sr := l.SalaryRange; sr != nil {
 			p.Salary = makeSalary(sr.Min, sr.Max, string(sr.Currency), string(sr.Interval))
 		}
-		page.Postings = append(page.Postings, p)
+		return append(ps, p)
+	})
+	if err != nil {
+		return Page{}, err
 	}
 	page.NextURL = leverNext(pageURL, len(list))
 	return page, nil

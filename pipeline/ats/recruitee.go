@@ -1,8 +1,6 @@
 package ats
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 )
 
@@ -49,25 +47,13 @@ type recruiteeOffer struct {
 	} `json:"salary"`
 }
 
+func (o *recruiteeOffer) idTitle() (string, string) { return clean(o.ID), clean(o.Title) }
+
 func (recruitee) Parse(body []byte, pageURL string) (Page, error) {
 	var resp recruiteeResponse
-	if err := decodeTop(body, '{', &resp, "offers"); err != nil {
-		return Page{}, fmt.Errorf("recruitee: %w", err)
-	}
-	if resp.Offers == nil {
-		return Page{}, errors.New("recruitee: no offers array")
-	}
-	offers := *resp.Offers
-	page := Page{Postings: make([]Posting, 0, len(offers))}
-	for i := range offers {
-		o := &offers[i]
-		id, title := clean(o.ID), clean(o.Title)
-		if id == "" || title == "" {
-			page.Malformed++
-			continue
-		}
+	return decodePage("recruitee", body, "offers", &resp, func(r *recruiteeResponse) *[]recruiteeOffer { return r.Offers }, func(o *recruiteeOffer, id string, ps []Posting) []Posting {
 		if st := clean(o.Status); st != "" && !strings.EqualFold(st, "published") {
-			continue
+			return ps
 		}
 		p := Posting{
 			SourceID:    id,
@@ -87,7 +73,6 @@ func (recruitee) Parse(body []byte, pageURL string) (Page, error) {
 		if s := o.Salary; s != nil {
 			p.Salary = makeSalary(s.Min, s.Max, string(s.Currency), string(s.Period))
 		}
-		page.Postings = append(page.Postings, p)
-	}
-	return page, nil
+		return append(ps, p)
+	})
 }

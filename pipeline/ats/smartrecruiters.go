@@ -1,8 +1,6 @@
 package ats
 
 import (
-	"errors"
-	"fmt"
 	"math"
 	"net/url"
 	"strconv"
@@ -67,24 +65,12 @@ type srItem struct {
 	} `json:"compensation"`
 }
 
+func (it *srItem) idTitle() (string, string) { return clean(it.ID), clean(it.Name) }
+
 func (smartRecruiters) Parse(body []byte, pageURL string) (Page, error) {
 	var resp srResponse
-	if err := decodeTop(body, '{', &resp, "content"); err != nil {
-		return Page{}, fmt.Errorf("smartrecruiters: %w", err)
-	}
-	if resp.Content == nil {
-		return Page{}, errors.New("smartrecruiters: no content array")
-	}
-	items := *resp.Content
-	page := Page{Postings: make([]Posting, 0, len(items))}
 	pageCompany := srCompanyOfURL(pageURL)
-	for i := range items {
-		it := &items[i]
-		id, title := clean(it.ID), clean(it.Name)
-		if id == "" || title == "" {
-			page.Malformed++
-			continue
-		}
+	page, err := decodePage("smartrecruiters", body, "content", &resp, func(r *srResponse) *[]srItem { return r.Content }, func(it *srItem, id string, ps []Posting) []Posting {
 		loc := &it.Location
 		city, region, country := clean(loc.City), clean(loc.Region), clean(loc.Country)
 		remote := bool(loc.Remote)
@@ -125,9 +111,12 @@ func (smartRecruiters) Parse(body []byte, pageURL string) (Page, error) {
 			}
 			p.Salary = makeSalary(c.Min, c.Max, string(c.Currency), period)
 		}
-		page.Postings = append(page.Postings, p)
+		return append(ps, p)
+	})
+	if err != nil {
+		return Page{}, err
 	}
-	page.NextURL = srNext(pageURL, resp, len(items))
+	page.NextURL = srNext(pageURL, resp, len(*resp.Content))
 	return page, nil
 }
 

@@ -1,8 +1,6 @@
 package ats
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 )
 
@@ -53,24 +51,11 @@ type workableJob struct {
 	Locations      []workableLocation `json:"locations"`
 }
 
+func (j *workableJob) idTitle() (string, string) { return clean(j.Shortcode), clean(j.Title) }
+
 func (workable) Parse(body []byte, pageURL string) (Page, error) {
 	var resp workableResponse
-	if err := decodeTop(body, '{', &resp, "jobs"); err != nil {
-		return Page{}, fmt.Errorf("workable: %w", err)
-	}
-	if resp.Jobs == nil {
-		return Page{}, errors.New("workable: no jobs array")
-	}
-	company := clean(resp.Name)
-	jobs := *resp.Jobs
-	page := Page{Postings: make([]Posting, 0, len(jobs))}
-	for i := range jobs {
-		j := &jobs[i]
-		code, title := clean(j.Shortcode), clean(j.Title)
-		if code == "" || title == "" {
-			page.Malformed++
-			continue
-		}
+	return decodePage("workable", body, "jobs", &resp, func(r *workableResponse) *[]workableJob { return r.Jobs }, func(j *workableJob, code string, ps []Posting) []Posting {
 		country, city, region := clean(j.Country), clean(j.City), clean(j.State)
 		if country == "" && city == "" && len(j.Locations) == 1 {
 			l := &j.Locations[0]
@@ -83,7 +68,7 @@ func (workable) Parse(body []byte, pageURL string) (Page, error) {
 			SourceID:      code,
 			RequisitionID: clean(j.Code),
 			Title:         j.Title,
-			CompanyName:   company,
+			CompanyName:   clean(resp.Name),
 			Location:      joinNonEmpty(", ", city, region, country),
 			City:          city,
 			Country:       country,
@@ -95,9 +80,8 @@ func (workable) Parse(body []byte, pageURL string) (Page, error) {
 		if country != "" || city != "" {
 			p.SourceID = code + "/" + country + "/" + city
 		}
-		page.Postings = append(page.Postings, p)
-	}
-	return page, nil
+		return append(ps, p)
+	})
 }
 
 // joinNonEmpty joins the non-empty parts with sep, dropping a part equal to the previous one

@@ -40,8 +40,8 @@ type Config struct {
 	Pool    *pgxpool.Pool
 	Box     oltp.SecretSealer // opens the endpoints' secrets
 	Egress  egress.Policy     // the zero value is production: private addresses refused at dial time
-	Log     *slog.Logger      // default slog.Default()
-	Metrics *metrics.Set      // default: a set of its own
+	Log     *slog.Logger      // default: discard
+	Metrics *metrics.Set      // nil: a set of its own, served nowhere
 	// Listener is the process's Postgres listener: NOTIFY hs_deliveries wakes the claims.
 	Listener *pglisten.Listener
 
@@ -58,7 +58,7 @@ type Config struct {
 
 func (c *Config) defaults() {
 	if c.Log == nil {
-		c.Log = slog.Default()
+		c.Log = slog.New(slog.DiscardHandler)
 	}
 	if c.Metrics == nil {
 		c.Metrics = metrics.NewSet()

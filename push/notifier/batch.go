@@ -10,6 +10,7 @@ import (
 
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/internal/nullable"
 	"github.com/planehq/hiringsignal/internal/payload"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/read/searchindex"
@@ -177,7 +178,7 @@ func (n *Notifier) write(ctx context.Context, b *oltp.NotifierBatch, v view, ms 
 // body is the delivery body of event e for watch w, its company named as v's directory names it.
 func body(v view, w *watch, e *analytics.FeedEvent, id int64, key string) *payload.Body {
 	b := &payload.Body{Event: e.Type, RawTitle: e.RawTitle, Location: e.Location, DetectedOn: e.Board, URL: e.URL,
-		Country: strPtr(e.Country), Function: strPtr(e.Function), EventSeq: &e.Seq, ReqKey: &e.ReqKey, CompanyID: &e.CompanyID,
+		Country: nullable.String(e.Country), Function: nullable.String(e.Function), EventSeq: &e.Seq, ReqKey: &e.ReqKey, CompanyID: &e.CompanyID,
 		OccurredAt: e.OccurredAt.UTC().Format(time.RFC3339), WatchID: &w.ID, WebhookID: w.EndpointID, DeliveryID: id, IdempotencyKey: key}
 	observed := e.ObservedAt.UTC().Format(time.RFC3339)
 	b.ObservedAt = &observed
@@ -186,7 +187,7 @@ func body(v view, w *watch, e *analytics.FeedEvent, id int64, key string) *paylo
 	}
 	b.Company = v.name(e.CompanyID)
 	if e.Country != "" {
-		b.CountryCode = strPtr(normalize.CountryCode(e.Country))
+		b.CountryCode = nullable.String(normalize.CountryCode(e.Country))
 	}
 	if name, ok := normalize.FunctionName(e.Function); ok {
 		b.FunctionName = &name
@@ -221,11 +222,4 @@ func (n *Notifier) reloadWatches(ctx context.Context) error {
 	n.watches, n.version, n.loaded = newWatchIndex(ws), v, true
 	n.cfg.Log.Info("live watches loaded", "watches", len(ws), "fallback", len(n.watches.fallback))
 	return nil
-}
-
-func strPtr(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }

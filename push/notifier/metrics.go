@@ -9,7 +9,8 @@ import (
 	"github.com/planehq/hiringsignal/oltp"
 )
 
-// meters are the notifier's operator metrics (a nil Set: kept but not exported).
+// meters are the notifier's operator metrics, counted in Config.Metrics (nil: a set of its own,
+// served nowhere).
 type meters struct {
 	set        *metrics.Set
 	matched    *metrics.Counter             // events that matched at least one watch

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"sync"
 	"time"
@@ -43,7 +42,7 @@ type Config struct {
 	ClickHouse driver.Conn
 	Snapshots  Snapshots
 	Log        *slog.Logger // default: discard
-	Metrics    *metrics.Set // nil: no metrics
+	Metrics    *metrics.Set // nil: a set of its own, served nowhere
 	// Poll is how often the current snapshot is looked at when no Wake came (an in-memory read;
 	// the stores are asked only when the snapshot's watermark is past the position).
 	Poll time.Duration
@@ -92,7 +91,7 @@ type Notifier struct {
 // New returns a stopped Notifier.
 func New(cfg Config) *Notifier {
 	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Poll <= 0 {
 		cfg.Poll = DefaultPoll

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/rand/v2"
 	"slices"
@@ -25,7 +24,7 @@ import (
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = slog.New(slog.DiscardHandler)
 
 // env is a test's own Postgres schema and ClickHouse database, a ledger it commits cycles to,
 // and a read snapshot of it.

@@ -1,7 +1,6 @@
 package readmodel
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -9,10 +8,6 @@ import (
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/internal/normalize"
 )
-
-// companyRegion is the cycles-table region of an on-demand crawl of one company (the same
-// format as pipeline.CompanyRegion).
-func companyRegion(id uint64) string { return fmt.Sprintf("company:%d", id) }
 
 // interner shares the many repeated strings (titles, functions, countries, boards) and board
 // lists of a build, which is most of the model's memory otherwise.
@@ -97,11 +92,11 @@ func NewBuilder(wm uint64, asOf time.Time, regions []analytics.RegionRead, cos [
 		}
 		c.ObservedFrom = first[a.Region]
 		c.LastRead = latest[a.Region]
-		if t, ok := latest[companyRegion(c.ID)]; ok && t.After(c.LastRead) {
+		if t, ok := latest[analytics.CompanyRegion(c.ID)]; ok && t.After(c.LastRead) {
 			c.LastRead = t
 		}
 		if c.ObservedFrom.IsZero() {
-			c.ObservedFrom = first[companyRegion(c.ID)]
+			c.ObservedFrom = first[analytics.CompanyRegion(c.ID)]
 		}
 		m.companies[c.ID] = c
 	}

@@ -2,7 +2,6 @@ package readmodel_test
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"sort"
 	"strings"
@@ -25,7 +24,7 @@ import (
 func TestModelMatchesTheCrawledWorld(t *testing.T) {
 	w := readmodeltest.Crawl(t, readmodeltest.Config{Seed: 7, Companies: 120, First: 300, Last: 300 + 8*64, Step: 8})
 	ctx := context.Background()
-	st := snapshot.New(snapshot.Config{ClickHouse: w.CH, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Poll: time.Hour})
+	st := snapshot.New(snapshot.Config{ClickHouse: w.CH, Log: slog.New(slog.DiscardHandler), Poll: time.Hour})
 	installed, err := st.Refresh(ctx, false)
 	require.NoError(t, err)
 	require.True(t, installed)

@@ -34,7 +34,7 @@ const DefaultPoll = 5 * time.Second
 // Config configures a Service.
 type Config struct {
 	ClickHouse driver.Conn
-	Log        *slog.Logger  // default slog.Default()
+	Log        *slog.Logger  // default: discard
 	Poll       time.Duration // how often the committed watermark is checked (default DefaultPoll)
 	// OnBuild, when set, is told of every build: how long it took and whether it failed
 	// (operator metrics).
@@ -67,7 +67,7 @@ func New(cfg Config) *Service {
 		cfg.Poll = DefaultPoll
 	}
 	if cfg.Log == nil {
-		cfg.Log = slog.Default()
+		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{cfg: cfg, empty: &Snapshot{Model: readmodel.Empty()}, nudge: make(chan struct{}, 1), build: Build}
 	s.loop.Run = s.run

@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"sync/atomic"
 	"testing"
@@ -39,7 +38,7 @@ func requireOneWatermark(t *testing.T, ch driver.Conn, s *Snapshot) {
 func TestOneSnapshotPerCommitAndCoalescedRebuilds(t *testing.T) {
 	w := readmodeltest.Crawl(t, readmodeltest.Config{Seed: 11, Companies: 30, First: 300, Last: 324, Step: 8})
 	ctx := context.Background()
-	s := New(Config{ClickHouse: w.CH, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Poll: time.Hour})
+	s := New(Config{ClickHouse: w.CH, Log: slog.New(slog.DiscardHandler), Poll: time.Hour})
 
 	// The build is the real one, counted; while hold is set, a finished build waits for release
 	// before it is swapped in, so the test can commit and nudge while it "runs".

@@ -21,7 +21,6 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	neturl "net/url"
 	"os"
@@ -37,6 +36,7 @@ import (
 	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/bench/loadgen"
 	"github.com/planehq/hiringsignal/internal/pglisten"
+	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/oltp"
 )
 
@@ -77,12 +77,12 @@ type options struct {
 
 func main() {
 	var o options
-	flag.StringVar(&o.pgURL, "postgres-url", envOr("HS_POSTGRES_URL", "postgres://postgres@127.0.0.1:55432/hiringsignal"), "Postgres server (a throwaway schema is created and dropped)")
+	flag.StringVar(&o.pgURL, "postgres-url", flagenv.Env("HS_POSTGRES_URL", "postgres://postgres@127.0.0.1:55432/hiringsignal"), "Postgres server (a throwaway schema is created and dropped)")
 	flag.IntVar(&o.conns, "conns", 64, "concurrent connections")
 	flag.DurationVar(&o.dur, "duration", 10*time.Second, "duration of each measured run")
 	flag.Int64Var(&o.maxReq, "max-requests", 5_000_000, "upper bound on requests per run")
 	flag.IntVar(&o.rounds, "rounds", 2, "alternating rounds of trivial and API runs")
-	flag.StringVar(&o.searchCH[0], "search-clickhouse-addr", envOr("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse of the crawled world for the reqs/search target")
+	flag.StringVar(&o.searchCH[0], "search-clickhouse-addr", flagenv.Env("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse of the crawled world for the reqs/search target")
 	flag.StringVar(&o.searchCH[1], "search-clickhouse-database", "", "ClickHouse database of a crawled world: adds is-hiring and reqs/search to the run (empty: whoami only)")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured runs (generator and servers, after set-up) to this file")
 	flag.DurationVar(&o.meteringSync, "metering-fsync-interval", 20*time.Millisecond, "as serve's flag: 0 fsyncs the metering log before every metered answer")
@@ -100,13 +100,6 @@ func main() {
 		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
-}
-
-func envOr(k, d string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return d
 }
 
 func run(o options) error {
@@ -169,7 +162,7 @@ func run(o options) error {
 		return err
 	}
 	defer listener.Stop(context.Background()) //nolint:errcheck
-	cfg := api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Pool: pool, Listener: listener, MeteringDir: dir, MeteringSyncEvery: o.meteringSync}
+	cfg := api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.DiscardHandler), Pool: pool, Listener: listener, MeteringDir: dir, MeteringSyncEvery: o.meteringSync}
 	if enabled["spendcap"] {
 		cfg.KeyMaxInFlight = max(256, conns) // every connection's call in flight at once, none key_throttled
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	neturl "net/url"
 	"runtime"
@@ -46,7 +45,7 @@ func setupSearch(ctx context.Context, pool *pgxpool.Pool, srv *api.Server, chAdd
 	var before runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	snap := snapshot.New(snapshot.Config{ClickHouse: ch, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Poll: time.Hour})
+	snap := snapshot.New(snapshot.Config{ClickHouse: ch, Log: slog.New(slog.DiscardHandler), Poll: time.Hour})
 	if _, err := snap.Refresh(ctx, true); err != nil {
 		return nil, err
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/pipeline"
 )
 
@@ -37,7 +38,7 @@ func main() {
 	cycles := flag.Int("cycles", 2, "consecutive cycles on the large world (the first opens every req; later ones are steady state)")
 	backfillCompanies := flag.Int("backfill-companies", 2000, "companies in the backfill world")
 	backfillDays := flag.Int("backfill-days", 90, "days to backfill (8 cycles a day); 0 skips")
-	chAddr := flag.String("clickhouse-addr", envOr("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse native address (env HS_CLICKHOUSE_ADDR)")
+	chAddr := flag.String("clickhouse-addr", flagenv.Env("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse native address (env HS_CLICKHOUSE_ADDR)")
 	bin := flag.String("bin", "bin/hiringsignal", "the hiringsignal binary (for the simulator process)")
 	workers := flag.Int("workers", 32, "fetch workers (also used by the plain-decode baseline)")
 	memLimit := flag.Int("memory-limit-mib", 1400, "soft memory limit, as `hiringsignal crawl --memory-limit-mib`")
@@ -53,13 +54,6 @@ func main() {
 		log.Error("crawlbench failed", "err", err)
 		os.Exit(1)
 	}
-}
-
-func envOr(k, d string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return d
 }
 
 func run(ctx context.Context, log *slog.Logger, prof profiles, companies, cycles, bfCompanies, bfDays int, chAddr, bin string, workers int) error {

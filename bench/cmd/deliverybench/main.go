@@ -13,11 +13,12 @@ import (
 	"os"
 
 	"github.com/planehq/hiringsignal/bench/deliverykit"
+	"github.com/planehq/hiringsignal/internal/flagenv"
 )
 
 func main() {
 	var o deliverykit.Options
-	flag.StringVar(&o.PostgresURL, "postgres-url", envOr("HS_POSTGRES_URL", "postgres://postgres@127.0.0.1:55432/hiringsignal"), "Postgres server (a throwaway schema is created and dropped; env HS_POSTGRES_URL)")
+	flag.StringVar(&o.PostgresURL, "postgres-url", flagenv.Env("HS_POSTGRES_URL", "postgres://postgres@127.0.0.1:55432/hiringsignal"), "Postgres server (a throwaway schema is created and dropped; env HS_POSTGRES_URL)")
 	flag.IntVar(&o.Deliveries, "deliveries", 20_000, "pending deliveries written for each dispatcher round")
 	flag.IntVar(&o.Endpoints, "endpoints", 4, "webhook endpoints (each with a watch) the deliveries are spread over")
 	flag.IntVar(&o.Workers, "workers", 64, "deliveries in flight at once, for the dispatcher (--delivery-workers) and the baseline alike")
@@ -32,11 +33,4 @@ func main() {
 		fmt.Fprintln(os.Stderr, "deliverybench:", err)
 		os.Exit(1)
 	}
-}
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
 }

@@ -16,7 +16,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -31,6 +30,7 @@ import (
 	"github.com/planehq/hiringsignal/api/events"
 	"github.com/planehq/hiringsignal/bench/benchdb"
 	"github.com/planehq/hiringsignal/internal/pglisten"
+	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/read/readmodel"
 	"github.com/planehq/hiringsignal/read/searchindex"
@@ -46,9 +46,9 @@ type options struct {
 
 func main() {
 	var o options
-	flag.StringVar(&o.chAddr, "clickhouse-addr", envOr("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse native address (env HS_CLICKHOUSE_ADDR)")
+	flag.StringVar(&o.chAddr, "clickhouse-addr", flagenv.Env("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse native address (env HS_CLICKHOUSE_ADDR)")
 	flag.StringVar(&o.chDB, "clickhouse-database", "hs_bench_events", "ClickHouse database of the synthetic ledger (created and filled when short of --events; never a test database)")
-	flag.StringVar(&o.pgURL, "postgres-url", envOr("HS_POSTGRES_URL", "postgres://postgres@127.0.0.1:55432/hiringsignal"), "Postgres server (a throwaway schema is created and dropped; env HS_POSTGRES_URL)")
+	flag.StringVar(&o.pgURL, "postgres-url", flagenv.Env("HS_POSTGRES_URL", "postgres://postgres@127.0.0.1:55432/hiringsignal"), "Postgres server (a throwaway schema is created and dropped; env HS_POSTGRES_URL)")
 	flag.Uint64Var(&o.events, "events", 10_000_000, "events in the synthetic ledger (filled in cycles of 100,000)")
 	flag.IntVar(&o.conns, "conns", 4, "concurrent connections of the load generator")
 	flag.IntVar(&o.rounds, "rounds", 1, "rounds of every target")
@@ -58,13 +58,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "eventsbench:", err)
 		os.Exit(1)
 	}
-}
-
-func envOr(k, d string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return d
 }
 
 // fixed is a read snapshot that never changes (the bench ledger does not move).
@@ -126,7 +119,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer listener.Stop(context.Background()) //nolint:errcheck
-	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Pool: pool, Listener: listener, ClickHouse: ch, MeteringDir: dir})
+	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.DiscardHandler), Pool: pool, Listener: listener, MeteringDir: dir})
 	events.Register(srv, events.Deps{Snapshots: fixed{snap}, ClickHouse: ch})
 	if err := srv.Start(ctx); err != nil {
 		return err

@@ -11,7 +11,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"runtime"
@@ -30,13 +29,14 @@ import (
 	"github.com/planehq/hiringsignal/bench/benchdb"
 	"github.com/planehq/hiringsignal/bench/loadgen"
 	"github.com/planehq/hiringsignal/internal/pglisten"
+	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
 func main() {
-	pgURL := flag.String("postgres-url", envOr("HS_POSTGRES_URL", "postgres://postgres@127.0.0.1:55432/hiringsignal"), "Postgres server (a throwaway schema is created and dropped)")
-	chAddr := flag.String("clickhouse-addr", envOr("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse of the crawled world")
+	pgURL := flag.String("postgres-url", flagenv.Env("HS_POSTGRES_URL", "postgres://postgres@127.0.0.1:55432/hiringsignal"), "Postgres server (a throwaway schema is created and dropped)")
+	chAddr := flag.String("clickhouse-addr", flagenv.Env("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse of the crawled world")
 	chDB := flag.String("clickhouse-database", "", "ClickHouse database of a crawled world (read only), e.g. hs_bench_events")
 	conns := flag.Int("conns", 16, "concurrent connections")
 	dur := flag.Duration("duration", 5*time.Second, "duration of each measured run")
@@ -54,13 +54,6 @@ func main() {
 	}
 }
 
-func envOr(k, d string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return d
-}
-
 func run(pgURL, chAddr, chDB string, conns int, dur time.Duration, rounds int, maxReq int64, cpuProfile string) error {
 	ctx := context.Background()
 	pool, drop, err := benchdb.ThrowawaySchema(ctx, pgURL, "bench_mcp_")
@@ -72,7 +65,7 @@ func run(pgURL, chAddr, chDB string, conns int, dur time.Duration, rounds int, m
 	if err != nil {
 		return fmt.Errorf("cannot open ClickHouse %s/%s: %w", chAddr, chDB, err)
 	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	quiet := slog.New(slog.DiscardHandler)
 	snaps := snapshot.New(snapshot.Config{ClickHouse: ch, Log: quiet, Poll: time.Hour})
 	if _, err := snaps.Refresh(ctx, true); err != nil {
 		return err
@@ -87,7 +80,7 @@ func run(pgURL, chAddr, chDB string, conns int, dur time.Duration, rounds int, m
 		return err
 	}
 	defer listener.Stop(context.Background()) //nolint:errcheck
-	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: quiet, Pool: pool, Listener: listener, ClickHouse: ch, MeteringDir: dir, MeteringSyncEvery: 20 * time.Millisecond})
+	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: quiet, Pool: pool, Listener: listener, MeteringDir: dir, MeteringSyncEvery: 20 * time.Millisecond})
 	account.Register(srv, account.Deps{Pool: pool})
 	// The world is not re-crawled while the bench runs: the cold-company check (202 crawling) is off.
 	companies.Register(srv, companies.Deps{Snapshots: snaps, Pool: pool, ColdAfter: -1})

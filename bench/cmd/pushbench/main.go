@@ -35,6 +35,7 @@ import (
 	"github.com/planehq/hiringsignal/bench/benchdb"
 	"github.com/planehq/hiringsignal/bench/deliverykit"
 	"github.com/planehq/hiringsignal/internal/egress"
+	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/internal/normalize"
 	"github.com/planehq/hiringsignal/internal/pglisten"
 	"github.com/planehq/hiringsignal/internal/secretbox"
@@ -55,8 +56,8 @@ type options struct {
 
 func main() {
 	var o options
-	flag.StringVar(&o.pgURL, "postgres-url", envOr("HS_POSTGRES_URL", "postgres://postgres@127.0.0.1:55432/hiringsignal"), "Postgres server (a throwaway schema is created and dropped; env HS_POSTGRES_URL)")
-	flag.StringVar(&o.chAddr, "clickhouse-addr", envOr("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse native address (a throwaway database is created and dropped; env HS_CLICKHOUSE_ADDR)")
+	flag.StringVar(&o.pgURL, "postgres-url", flagenv.Env("HS_POSTGRES_URL", "postgres://postgres@127.0.0.1:55432/hiringsignal"), "Postgres server (a throwaway schema is created and dropped; env HS_POSTGRES_URL)")
+	flag.StringVar(&o.chAddr, "clickhouse-addr", flagenv.Env("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse native address (a throwaway database is created and dropped; env HS_CLICKHOUSE_ADDR)")
 	flag.IntVar(&o.events, "events", 20_000, "opened events per cycle, every one matching exactly one company watch")
 	flag.IntVar(&o.cycles, "cycles", 3, "cycles committed one after the other (each waits until the previous one is delivered)")
 	flag.IntVar(&o.companyWatches, "company-watches", 1000, "company watches the events are spread over")
@@ -414,11 +415,4 @@ func waitFor(within time.Duration, cond func() bool) error {
 		time.Sleep(5 * time.Millisecond)
 	}
 	return nil
-}
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
 }

@@ -15,7 +15,6 @@ package apitest
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"sync/atomic"
 	"testing"
@@ -37,7 +36,7 @@ import (
 )
 
 // Quiet is a logger that drops everything.
-func Quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func Quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // Server is a running API server and the Postgres schema behind it.
 type Server struct {
