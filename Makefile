@@ -58,7 +58,7 @@ test-deps: ## install the Debian packages only the tests need
 	@./scripts/deps.sh $(TEST_DEB_PKGS)
 
 lint: $(GOLANGCI) ## gofmt, go vet, golangci-lint and govulncheck
-	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "$$out"; echo 'gofmt: these files are not formatted; run gofmt -w on them'; exit 1; fi
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "$$out"; echo 'gofmt: these files are not formatted; run gofmt -w on them'; exit 1; fi
 	$(GO) vet ./...
 	$(GOLANGCI) run ./...
 	./scripts/vulncheck.sh
