@@ -1,7 +1,8 @@
 // Package api is the HTTP framework of the service (fasthttp + router): the Route type handler
 // packages declare their operations with, the chain every /v1 route shares (authentication,
 // scope, pause, throttling, rate limit, validation, plan gate, idempotency, daily quota, spend
-// cap, metering), the Call a handler serves through, the error shapes of spec 7, health and
+// cap, metering), the Call a handler serves through, the error shapes of spec 7 (the items of a
+// 422 are internal/problem's, which the read side builds too), health and
 // readiness, the OpenAPI document generated from the routes registered and its interactive
 // rendering at /docs (docs.go), and the compression of JSON answers the client asks for
 // (compress.go).

@@ -25,6 +25,7 @@ import (
 	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/deliveries"
 	"github.com/planehq/hiringsignal/internal/egress"
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/internal/secretbox"
 	"github.com/planehq/hiringsignal/internal/signing"
 	"github.com/planehq/hiringsignal/oltp"
@@ -78,7 +79,7 @@ func CheckURL(ctx context.Context, policy egress.Policy, raw string, loc ...any)
 		case len(raw) > 200:
 			in = raw[:200] + "..."
 		}
-		return "", api.Invalid(api.FieldError{Type: "url_refused", Loc: loc, Msg: r.Msg, Input: in,
+		return "", api.Invalid(problem.FieldError{Type: "url_refused", Loc: loc, Msg: r.Msg, Input: in,
 			Ctx: map[string]any{"reason": r.Reason, "max_length": egress.MaxURLLength}})
 	case err != nil:
 		return "", api.Unavailable("Webhook URL resolution", err)
@@ -94,7 +95,7 @@ func Secret(sent *string, loc ...any) (oltp.EndpointSecret, error) {
 		return oltp.EndpointSecret{Secret: signing.NewSecret()}, nil
 	}
 	if err := signing.ValidateSecret(*sent); err != nil {
-		return oltp.EndpointSecret{}, api.Invalid(api.FieldError{Type: "secret_format", Loc: loc, Msg: err.Error(), Input: nil,
+		return oltp.EndpointSecret{}, api.Invalid(problem.FieldError{Type: "secret_format", Loc: loc, Msg: err.Error(), Input: nil,
 			Ctx: map[string]any{"prefix": signing.SecretPrefix, "min_bytes": signing.MinSecretBytes, "max_bytes": signing.MaxSecretBytes}})
 	}
 	return oltp.EndpointSecret{Secret: *sent, Sent: true}, nil
@@ -119,7 +120,7 @@ type conflict struct {
 func RegisterError(c *api.Call, err error, urlLoc ...any) error {
 	switch {
 	case errors.Is(err, oltp.ErrTooManyEndpoints):
-		return api.Invalid(api.FieldError{Type: "too_many_endpoints", Loc: urlLoc, Msg: err.Error(), Input: nil,
+		return api.Invalid(problem.FieldError{Type: "too_many_endpoints", Loc: urlLoc, Msg: err.Error(), Input: nil,
 			Ctx: map[string]any{"max_endpoints": oltp.MaxLiveEndpoints}})
 	case errors.Is(err, oltp.ErrSecretMismatch):
 		return &api.Error{Status: fasthttp.StatusConflict, Detail: conflict{Reason: ReasonSecretMismatch, Message: err.Error(), Endpoint: c.Route.Path}}
@@ -224,7 +225,7 @@ func (h *handlers) rotate(c *api.Call) (int, error) {
 	overlap := oltp.DefaultSecretOverlap
 	if b.OverlapSeconds != nil {
 		if max := int64(oltp.MaxSecretOverlap.Seconds()); *b.OverlapSeconds < 0 || *b.OverlapSeconds > max {
-			return 0, api.Invalid(api.FieldError{Type: "less_than_equal", Loc: api.Loc("body", "overlap_seconds"),
+			return 0, api.Invalid(problem.FieldError{Type: "less_than_equal", Loc: problem.Loc("body", "overlap_seconds"),
 				Msg: "Input should be between 0 and 604800 (7 days)", Input: *b.OverlapSeconds, Ctx: map[string]any{"ge": 0, "le": max}})
 		}
 		overlap = time.Duration(*b.OverlapSeconds) * time.Second
