@@ -20,13 +20,14 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/push/admit"
 )
 
 // Deps is what the handlers need.
 type Deps struct {
 	Pool *pgxpool.Pool // accounts, keys, usage ledger, schema changelog
 	Log  *slog.Logger
-	Push PushStats // live watches and blocked deliveries for the dashboard (default: oltp.PushCounts over Pool)
+	Push PushStats // live watches and blocked deliveries for the dashboard (default: admit.PushCounts over Pool)
 	// Budgets are the daily creation budgets of key issues and rotations (zero: the defaults,
 	// oltp.MaxKeysPerDay).
 	Budgets oltp.Budgets
@@ -44,7 +45,7 @@ func newHandlers(d Deps) *handlers {
 		d.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if d.Push == nil {
-		d.Push = oltp.PushCounts{Pool: d.Pool}
+		d.Push = admit.PushCounts{PushCounts: oltp.PushCounts{Pool: d.Pool}}
 	}
 	return &handlers{d: d}
 }

@@ -3,8 +3,9 @@
 // attempts and its body (null for a delivery neither admitted nor sent: oltp.ServesBody), and
 // replay (reopen a delivered or failed delivery within the replay window, bounded per delivery
 // and per customer, a never-billed one only past the wall and the cap as the notifier admits).
-// It also gives POST /v1/webhooks/{id}/test (package webhooks) its answer shape and conflict
-// reasons.
+// Whether a replay is admitted, its bounds and the words of a refusal are package admit's
+// (push/admit); this package answers them (Refused). It also gives POST /v1/webhooks/{id}/test
+// (package webhooks) its answer shape and the answer of its refusals.
 //
 // Every read and write goes through oltp scoped to the caller's customer: another customer's
 // delivery answers exactly like a missing one. A replay only reopens the row and wakes the
@@ -23,6 +24,7 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/push/admit"
 )
 
 // Deps is what the handlers need.
@@ -45,6 +47,20 @@ func newHandlers(d Deps) *handlers {
 
 // DetailNotFound is the 404 of a delivery id that does not exist or is another customer's.
 const DetailNotFound = "Webhook delivery not found"
+
+// Refused is the answer of err, a refusal of package admit (a replay's or a test delivery's):
+// ErrAccountPaused is 403 account_paused, a *admit.Refusal a 409 Conflict with its reason and
+// words as admit has them; any other error is returned as it is.
+func Refused(c *api.Call, err error) error {
+	var refusal *admit.Refusal
+	switch {
+	case errors.Is(err, admit.ErrAccountPaused):
+		return api.AccountPaused(c.Route.Path, err.Error())
+	case errors.As(err, &refusal):
+		return &api.Error{Status: fasthttp.StatusConflict, Detail: Conflict{Reason: refusal.Reason, Message: refusal.Msg, Endpoint: c.Route.Path, Status: refusal.Status}}
+	}
+	return err
+}
 
 // Conflict is the detail of a 409 of the delivery routes and of the test route.
 type Conflict struct {
@@ -116,17 +132,12 @@ func (h *handlers) get(c *api.Call) (int, error) {
 
 func (h *handlers) replay(c *api.Call) (int, error) {
 	id, _ := c.Int("delivery_id")
-	d, reopened, err := oltp.ReplayDelivery(c.Context(), h.d.Pool, c.Caller.CustomerID, id)
-	var refusal *oltp.ReplayRefusal
+	d, reopened, err := admit.ReplayDelivery(c.Context(), h.d.Pool, c.Caller.CustomerID, id)
 	switch {
 	case errors.Is(err, oltp.ErrNotFound):
 		return 0, api.NotFound(DetailNotFound)
-	case errors.Is(err, oltp.ErrAccountPaused):
-		return 0, api.AccountPaused(c.Route.Path, err.Error())
-	case errors.As(err, &refusal):
-		return 0, &api.Error{Status: fasthttp.StatusConflict, Detail: Conflict{Reason: refusal.Reason, Message: refusal.Msg, Endpoint: c.Route.Path, Status: refusal.Status}}
 	case err != nil:
-		return 0, err
+		return 0, Refused(c, err)
 	}
 	if reopened {
 		h.d.Log.Info("webhook delivery replayed", "delivery_id", d.ID, "customer_id", c.Caller.CustomerID)

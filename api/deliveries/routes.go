@@ -7,6 +7,7 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/internal/payload"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/push/admit"
 	"github.com/planehq/hiringsignal/read/criteria"
 )
 
@@ -14,20 +15,6 @@ import (
 const (
 	DefaultLimit = 20
 	PageMax      = 100
-)
-
-// Reasons of the 409 answers of this package and of POST /v1/webhooks/{id}/test.
-const (
-	ReasonNotReplayable   = oltp.ReplayNeverSent
-	ReasonWindowExpired   = oltp.ReplayWindowExpired
-	ReasonEndpointDeleted = oltp.ReplayEndpointDeleted
-	ReasonEndpointOff     = oltp.ReplayEndpointOff
-	ReasonReplayLimit     = oltp.ReplayLimitReached
-	ReasonReplayBudget    = oltp.ReplayBudgetExhausted
-	ReasonWallReached     = oltp.ReplayWallReached
-	ReasonCapReached      = oltp.ReplayCapReached
-	ReasonTooManyTests    = "too_many_test_deliveries"
-	ReasonTestBudget      = "test_delivery_budget_exhausted"
 )
 
 // statusDoc says what every status means, as the document states it.
@@ -49,9 +36,9 @@ var replayDoc = fmt.Sprintf("Reopen a delivery of yours for the dispatcher's nex
 	"409 %s for rate_limited, wall_blocked and cap_blocked deliveries (never sent; the fire limit, allowance or cap decision stands and there is no backlog to replay), "+
 	"409 %s past the window, 409 %s or %s when the delivery's endpoint is deleted or disabled. "+
 	"403 account_paused while the account is paused (its deliveries wait; resume first), unless the delivery is pending or retrying. "+
-	"404 for an id that does not exist or is another customer's", oltp.ReplayWindowDays, oltp.MaxReplaysPerDelivery, ReasonReplayLimit,
-	oltp.MaxReplaysPerDay, int(oltp.BudgetWindow.Hours()), ReasonReplayBudget, ReasonWallReached, ReasonCapReached,
-	ReasonNotReplayable, ReasonWindowExpired, ReasonEndpointDeleted, ReasonEndpointOff)
+	"404 for an id that does not exist or is another customer's", admit.ReplayWindowDays, admit.MaxReplaysPerDelivery, admit.ReasonReplayLimit,
+	admit.MaxReplaysPerDay, int(oltp.BudgetWindow.Hours()), admit.ReasonReplayBudget, admit.ReasonWallReached, admit.ReasonCapReached,
+	admit.ReasonNotReplayable, admit.ReasonWindowExpired, admit.ReasonEndpointDeleted, admit.ReasonEndpointOff)
 
 // Routes are the delivery routes with their handlers over d.
 func Routes(d Deps) []*api.Route {
@@ -79,8 +66,8 @@ func Routes(d Deps) []*api.Route {
 			Params: []api.Param{id}, Statuses: []int{200, 404}, Response: detailSchema(), Handler: h.get},
 		{Name: "deliveries.replay", Method: "POST", Path: "/v1/webhook-deliveries/{delivery_id}/replay", Tag: "webhooks", Scope: api.ScopeWrite,
 			Summary: replayDoc, Params: []api.Param{id}, Statuses: []int{200, 404, 409}, Response: DeliverySchema(),
-			ErrorBodies: map[int]map[string]any{409: ConflictSchema(true, ReasonNotReplayable, ReasonWindowExpired, ReasonEndpointDeleted, ReasonEndpointOff,
-				ReasonReplayLimit, ReasonReplayBudget, ReasonWallReached, ReasonCapReached)},
+			ErrorBodies: map[int]map[string]any{409: ConflictSchema(true, admit.ReasonNotReplayable, admit.ReasonWindowExpired, admit.ReasonEndpointDeleted,
+				admit.ReasonEndpointOff, admit.ReasonReplayLimit, admit.ReasonReplayBudget, admit.ReasonWallReached, admit.ReasonCapReached)},
 			Handler: h.replay},
 	}
 }

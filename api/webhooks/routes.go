@@ -9,6 +9,7 @@ import (
 	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/internal/signing"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/push/admit"
 )
 
 // Descriptions shared with POST /v1/watches' inline fields.
@@ -60,11 +61,11 @@ func Routes(d Deps) []*api.Route {
 				"deleted ones included (409 %s past it); 409 %s for a disabled endpoint; "+
 				"403 account_paused while the account is paused (its deliveries wait; resume first); "+
 				"404 for a deleted, missing or another customer's endpoint",
-				oltp.MaxTestDeliveries, int(oltp.TestDeliveryWindow.Seconds()), deliveries.ReasonTooManyTests, oltp.MaxTestDeliveriesPerDay,
-				int(oltp.BudgetWindow.Hours()), deliveries.ReasonTestBudget, deliveries.ReasonEndpointOff),
+				admit.MaxTestDeliveries, int(oltp.TestDeliveryWindow.Seconds()), admit.ReasonTooManyTests, admit.MaxTestDeliveriesPerDay,
+				int(oltp.BudgetWindow.Hours()), admit.ReasonTestBudget, admit.ReasonEndpointOff),
 			Params: []api.Param{id}, Statuses: []int{201, 404, 409}, Response: deliveries.DeliverySchema(),
-			ErrorBodies: map[int]map[string]any{409: deliveries.ConflictSchema(false, deliveries.ReasonTooManyTests, deliveries.ReasonTestBudget,
-				deliveries.ReasonEndpointOff)},
+			ErrorBodies: map[int]map[string]any{409: deliveries.ConflictSchema(false, admit.ReasonTooManyTests, admit.ReasonTestBudget,
+				admit.ReasonEndpointOff)},
 			Handler: h.test},
 	}
 }

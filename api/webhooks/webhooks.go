@@ -6,7 +6,7 @@
 // Secrets are generated or validated here (package signing), sealed before they reach Postgres
 // (package secretbox, through oltp) and shown only in the answer that created or rotated them:
 // never listed, logged or echoed in an error. URLs pass the egress policy at save time.
-// POST /v1/webhooks/{id}/test writes a test delivery row (oltp.CreateTestDelivery) that the
+// POST /v1/webhooks/{id}/test writes a test delivery row (admit.CreateTestDelivery) that the
 // dispatcher sends. It must not send or sign deliveries, meter, or touch ClickHouse.
 package webhooks
 
@@ -29,6 +29,7 @@ import (
 	"github.com/planehq/hiringsignal/internal/secretbox"
 	"github.com/planehq/hiringsignal/internal/signing"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/push/admit"
 )
 
 // Deps is what the handlers need.
@@ -244,25 +245,18 @@ func (h *handlers) rotate(c *api.Call) (int, error) {
 	return 0, c.JSON(200, rotated{Endpoint: e, Secret: s.Secret})
 }
 
-// test writes a test delivery to the endpoint (oltp.CreateTestDelivery: pending, due now, the
-// dispatcher woken in the same transaction) and answers it; the dispatcher sends it.
+// test writes a test delivery to the endpoint when package admit admits it
+// (admit.CreateTestDelivery: pending, due now, the dispatcher woken in the same transaction) and
+// answers it; the dispatcher sends it.
 func (h *handlers) test(c *api.Call) (int, error) {
 	id, _ := c.Int("id")
-	d, err := oltp.CreateTestDelivery(c.Context(), h.d.Pool, oltp.NewTestDelivery{CustomerID: c.Caller.CustomerID, AccountID: c.Caller.AccountID,
+	d, err := admit.CreateTestDelivery(c.Context(), h.d.Pool, oltp.NewTestDelivery{CustomerID: c.Caller.CustomerID, AccountID: c.Caller.AccountID,
 		KeyID: c.Caller.KeyID, EndpointID: id})
 	switch {
 	case errors.Is(err, oltp.ErrNotFound):
 		return 0, api.NotFound(detailNotFound)
-	case errors.Is(err, oltp.ErrEndpointDisabled):
-		return 0, &api.Error{Status: fasthttp.StatusConflict, Detail: deliveries.Conflict{Reason: deliveries.ReasonEndpointOff, Message: err.Error(), Endpoint: c.Route.Path}}
-	case errors.Is(err, oltp.ErrAccountPaused):
-		return 0, api.AccountPaused(c.Route.Path, err.Error())
-	case errors.Is(err, oltp.ErrTooManyTests):
-		return 0, &api.Error{Status: fasthttp.StatusConflict, Detail: deliveries.Conflict{Reason: deliveries.ReasonTooManyTests, Message: err.Error(), Endpoint: c.Route.Path}}
-	case errors.Is(err, oltp.ErrTestBudgetExhausted):
-		return 0, &api.Error{Status: fasthttp.StatusConflict, Detail: deliveries.Conflict{Reason: deliveries.ReasonTestBudget, Message: err.Error(), Endpoint: c.Route.Path}}
 	case err != nil:
-		return 0, err
+		return 0, deliveries.Refused(c, err)
 	}
 	return 0, c.JSON(201, d)
 }
