@@ -6,9 +6,10 @@
 //
 // It reads and writes accounts, keys and the usage ledger through package oltp, and changes keys
 // only through api.Call.ChangeKeys so every instance's key cache follows. GET /v1/keys pages.
-// It also owns the answer every creating route gives past a daily creation budget (BudgetRefusal,
-// BudgetDetailSchema, BudgetDoc), so keys, webhooks, watches and quickstarts refuse alike. It must not meter,
-// limit or authenticate calls itself (the api chain does), nor touch ClickHouse.
+// Past a daily creation budget its key routes answer as every creating route does
+// (api.BudgetRefusal), and the dashboard's expansion nudge is api.ExpansionNudge, which GET
+// /v1/onboarding reads too. It must not meter, limit or authenticate calls itself (the api chain
+// does), touch ClickHouse, or import another handler package.
 package account
 
 import (

@@ -105,7 +105,7 @@ func (h *handlers) keysIssue(c *api.Call) (int, error) {
 		return 0, err
 	}
 	k, err := oltp.IssueKeyWithin(c.Context(), h.d.Pool, h.d.Budgets, c.KeyAuth(), scopes)
-	if r := BudgetRefusal(c, err); r != nil {
+	if r := api.BudgetRefusal(c, err); r != nil {
 		return 0, r
 	}
 	if errors.Is(err, oltp.ErrTooManyKeys) {
@@ -152,7 +152,7 @@ func (h *handlers) keysRotate(c *api.Call) (int, error) {
 		k, err = oltp.RotateKeyWithin(c.Context(), h.d.Pool, h.d.Budgets, c.Caller.CustomerID, id, scopes, c.Caller.Scopes, token)
 		return err
 	})
-	if r := BudgetRefusal(c, err); r != nil {
+	if r := api.BudgetRefusal(c, err); r != nil {
 		return 0, r
 	}
 	if errors.Is(err, oltp.ErrNotFound) {

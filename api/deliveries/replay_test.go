@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/api/deliveries"
 	"github.com/planehq/hiringsignal/internal/testkit/apitest"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/push/admit"
@@ -55,11 +54,11 @@ func (h *harness) replay(t *testing.T, key string, id int64) apitest.Response {
 	return r
 }
 
-func conflictOf(t *testing.T, r apitest.Response) deliveries.Conflict {
+func conflictOf(t *testing.T, r apitest.Response) api.Conflict {
 	t.Helper()
 	require.Equal(t, 409, r.Status, string(r.Body))
 	var b struct {
-		Detail deliveries.Conflict `json:"detail"`
+		Detail api.Conflict `json:"detail"`
 	}
 	require.NoError(t, json.Unmarshal(r.Body, &b))
 	return b.Detail
@@ -139,7 +138,7 @@ func TestReplayRefusalsNameTheirReason(t *testing.T) {
 	ep := h.endpoint(t, a.Key, "refusals")
 	w := h.watch(t, a.Key, ep)
 	l := listen(t, h)
-	refused := func(id int64, reason string) deliveries.Conflict {
+	refused := func(id int64, reason string) api.Conflict {
 		t.Helper()
 		before := h.state(t, id)
 		c := conflictOf(t, h.replay(t, a.Key, id))

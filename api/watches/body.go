@@ -50,7 +50,7 @@ func (b *createBody) validate() (oltp.NewWatch, error) {
 	if b.Secret != nil && b.WebhookURL == nil {
 		bad("secret goes with webhook_url only: an endpoint named by webhook_endpoint_id keeps its secret (change it with POST /v1/webhooks/{id}/rotate-secret)", nil, "body", "secret")
 	}
-	nw := oltp.NewWatch{CompanyID: b.CompanyID, EventTypes: DefaultEventTypes, MaxFiresPerHour: DefaultMaxFiresPerHour}
+	nw := oltp.NewWatch{CompanyID: b.CompanyID, EventTypes: api.DefaultWatchEventTypes, MaxFiresPerHour: api.DefaultWatchMaxFiresPerHour}
 	if b.WebhookEndpointID != nil {
 		nw.EndpointID = *b.WebhookEndpointID
 	}
