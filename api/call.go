@@ -10,6 +10,7 @@ import (
 
 	"github.com/planehq/hiringsignal/api/admission"
 	"github.com/planehq/hiringsignal/internal/plans"
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/oltp"
 )
 
@@ -154,7 +155,7 @@ func (c *Call) Decode(dst any) error {
 		return nil
 	}
 	if err := json.Unmarshal(c.body, dst); err != nil {
-		return Invalid(FieldError{Type: "model_type", Loc: Loc("body"), Msg: "Input does not match the body schema: " + err.Error(), Input: nil})
+		return Invalid(problem.FieldError{Type: "model_type", Loc: problem.Loc("body"), Msg: "Input does not match the body schema: " + err.Error(), Input: nil})
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/oltp"
 )
 
@@ -237,7 +238,7 @@ func TestUndeclaredQueryParametersAreRefused(t *testing.T) {
 	r = h.do("GET", "/v1/reqs/search?q=a"+q.String(), a.Key, "")
 	require.Equal(t, 422, r.status, "%s", r.body)
 	items := r.json(t)["detail"].([]any)
-	require.Len(t, items, api.MaxFieldErrors)
+	require.Len(t, items, problem.MaxFieldErrors)
 	require.Equal(t, "too_many_errors", items[len(items)-1].(map[string]any)["type"])
 	require.NotContains(t, items[1].(map[string]any)["ctx"], "allowed")
 	require.Less(t, len(r.body), 32<<10)

@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/VictoriaMetrics/metrics"
 	"github.com/valyala/fasthttp"
+
+	"github.com/planehq/hiringsignal/internal/problem"
 )
 
 // Error is an error answer in the shape of spec 7: a status and a JSON body {"detail": Detail}.
@@ -64,41 +65,27 @@ func Unavailable(what string, cause error) *Error {
 	return &Error{Status: fasthttp.StatusServiceUnavailable, Detail: what + " is unavailable; retry later", cause: cause}
 }
 
-// FieldError is one item of a 422 detail, in the FastAPI shape.
-type FieldError struct {
-	Type  string         `json:"type"`
-	Loc   []any          `json:"loc"`
-	Msg   string         `json:"msg"`
-	Input any            `json:"input"`
-	Ctx   map[string]any `json:"ctx"`
-}
-
-// MaxFieldErrors is the most items the detail of a 422 lists. When a call has more problems, the
-// last item (type too_many_errors) gives the number of the others, ctx.omitted; validation stops
-// building items past it, so a body of many bad values costs no more than one with a few.
-const MaxFieldErrors = 50
-
-// Invalid is the 422 answer carrying the field errors (at most MaxFieldErrors items, see
-// boundFieldErrors).
-func Invalid(items ...FieldError) *Error { return invalid(items, 0) }
+// Invalid is the 422 answer carrying the field errors (at most problem.MaxFieldErrors items, see
+// problem.Bound).
+func Invalid(items ...problem.FieldError) *Error { return invalid(items, 0) }
 
 // invalid is Invalid for items collected up to the cap, omitted more not collected.
-func invalid(items []FieldError, omitted int) *Error {
-	return &Error{Status: fasthttp.StatusUnprocessableEntity, Detail: boundFieldErrors(items, omitted)}
+func invalid(items []problem.FieldError, omitted int) *Error {
+	return &Error{Status: fasthttp.StatusUnprocessableEntity, Detail: problem.Bound(items, omitted)}
 }
 
-// fieldErrors collects the items of a 422 up to MaxFieldErrors and counts the rest.
+// fieldErrors collects the items of a 422 up to problem.MaxFieldErrors and counts the rest.
 type fieldErrors struct {
-	items   []FieldError
+	items   []problem.FieldError
 	omitted int
 }
 
 // full reports whether another item would not be listed: callers skip building it and call skip.
-func (e *fieldErrors) full() bool { return len(e.items) >= MaxFieldErrors }
+func (e *fieldErrors) full() bool { return len(e.items) >= problem.MaxFieldErrors }
 
 func (e *fieldErrors) skip() { e.omitted++ }
 
-func (e *fieldErrors) add(items ...FieldError) {
+func (e *fieldErrors) add(items ...problem.FieldError) {
 	for _, fe := range items {
 		if e.full() {
 			e.omitted++
@@ -114,111 +101,6 @@ func (e *fieldErrors) err() *Error {
 		return nil
 	}
 	return invalid(e.items, e.omitted)
-}
-
-// boundFieldErrors shapes the detail of a 422: every ctx an object; at most MaxFieldErrors items,
-// the last of which counts the rest when there are more (omitted of them were not even built);
-// and a long list of expected values (a vocabulary) written once: a later item expecting the same
-// list points to the first (ctx.expected_in, its index) instead of repeating it in msg and ctx.
-func boundFieldErrors(items []FieldError, omitted int) []FieldError {
-	if n := len(items) + omitted; n > MaxFieldErrors {
-		keep := MaxFieldErrors - 1
-		rest := n - keep
-		items = append(items[:keep:keep], FieldError{Type: "too_many_errors", Loc: []any{}, Input: nil,
-			Msg: fmt.Sprintf("%d more validation errors are not listed (a 422 lists at most %d): fix these and call again", rest, MaxFieldErrors),
-			Ctx: map[string]any{"omitted": rest, "max_items": MaxFieldErrors}})
-	}
-	first := map[string]int{}
-	for i := range items {
-		if items[i].Ctx == nil {
-			items[i].Ctx = map[string]any{}
-		}
-		exp, ok := items[i].Ctx["expected"]
-		if !ok {
-			continue
-		}
-		forms := vocabForms(exp)
-		if len(forms) == 0 || len(forms[0]) < longVocab {
-			continue
-		}
-		j, seen := first[forms[0]]
-		if !seen {
-			first[forms[0]] = i
-			continue
-		}
-		ref := fmt.Sprintf("one of the values listed in item %d", j)
-		for _, f := range forms {
-			if strings.Contains(items[i].Msg, f) {
-				items[i].Msg = strings.Replace(items[i].Msg, f, ref, 1)
-				break
-			}
-		}
-		ctx := make(map[string]any, len(items[i].Ctx))
-		for k, v := range items[i].Ctx {
-			if k != "expected" {
-				ctx[k] = v
-			}
-		}
-		ctx["expected_in"] = j
-		items[i].Ctx = ctx
-	}
-	return items
-}
-
-// longVocab is the length (bytes) from which a list of expected values is written once per 422.
-const longVocab = 80
-
-// vocabForms are the texts a list of expected values appears as in a msg: as is (a string), or
-// joined with ", " and as enumMsg words it.
-func vocabForms(exp any) []string {
-	var vals []string
-	switch v := exp.(type) {
-	case string:
-		return []string{v}
-	case []string:
-		vals = v
-	case []any:
-		for _, x := range v {
-			s, ok := x.(string)
-			if !ok {
-				return nil
-			}
-			vals = append(vals, s)
-		}
-	default:
-		return nil
-	}
-	return []string{strings.Join(vals, ", "), enumMsg(vals)}
-}
-
-// Loc builds a loc array: the first element is body, query, path or header.
-func Loc(parts ...any) []any { return parts }
-
-// Missing is the FastAPI "missing" item.
-func Missing(loc ...any) FieldError {
-	return FieldError{Type: "missing", Loc: loc, Msg: "Field required", Input: nil}
-}
-
-// ValueError is a FastAPI "value_error" item with a message saying what to change.
-func ValueError(input any, msg string, loc ...any) FieldError {
-	return FieldError{Type: "value_error", Loc: loc, Msg: "Value error, " + msg, Input: input, Ctx: map[string]any{"error": msg}}
-}
-
-func enumMsg(vals []string) string {
-	q := make([]string, len(vals))
-	for i, v := range vals {
-		q[i] = "'" + v + "'"
-	}
-	if len(q) == 1 {
-		return q[0]
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
-}
-
-// EnumError is the FastAPI "enum" item.
-func EnumError(input any, vals []string, loc ...any) FieldError {
-	exp := enumMsg(vals)
-	return FieldError{Type: "enum", Loc: loc, Msg: "Input should be " + exp, Input: input, Ctx: map[string]any{"expected": exp}}
 }
 
 // QuotaDetail is the 402 detail of spec 7 (also the dashboard's upgrade_prompt).
@@ -284,19 +166,19 @@ func writeError(ctx *fasthttp.RequestCtx, e *Error) {
 		ctx.Response.Header.Set(k, v)
 	}
 	detail := e.Detail
-	if items, ok := detail.([]FieldError); ok { // built without Invalid: bound it here
-		detail = boundFieldErrors(items, 0)
+	if items, ok := detail.([]problem.FieldError); ok { // built without Invalid: bound it here
+		detail = problem.Bound(items, 0)
 	}
 	writeJSON(ctx, e.Status, map[string]any{"detail": detail})
 }
 
 // Handlers for requests that reach no route, with the wrong method or a body too large.
 func notFoundHandler(ctx *fasthttp.RequestCtx) {
-	writeJSON(ctx, fasthttp.StatusNotFound, map[string]any{"detail": "Not Found: no route " + Clip(string(ctx.Path()), 200) + "; see /openapi.json"})
+	writeJSON(ctx, fasthttp.StatusNotFound, map[string]any{"detail": "Not Found: no route " + problem.Clip(string(ctx.Path()), 200) + "; see /openapi.json"})
 }
 
 func methodNotAllowedHandler(ctx *fasthttp.RequestCtx) {
-	writeJSON(ctx, fasthttp.StatusMethodNotAllowed, map[string]any{"detail": "Method Not Allowed: " + Clip(string(ctx.Method()), 32) + " " + Clip(string(ctx.Path()), 200) + " accepts " + string(ctx.Response.Header.Peek("Allow"))})
+	writeJSON(ctx, fasthttp.StatusMethodNotAllowed, map[string]any{"detail": "Method Not Allowed: " + problem.Clip(string(ctx.Method()), 32) + " " + problem.Clip(string(ctx.Path()), 200) + " accepts " + string(ctx.Response.Header.Peek("Allow"))})
 }
 
 // serverErrorHandler answers requests fasthttp refused before any route (a body over

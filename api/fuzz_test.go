@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/valyala/fasthttp"
+
+	"github.com/planehq/hiringsignal/internal/problem"
 )
 
 func i64(v int64) *int64 { return &v }
@@ -57,15 +59,15 @@ func fuzzCall(rt *Route, query string, headers ...string) *Call {
 	return &Call{Ctx: rc, Route: rt}
 }
 
-// requireBounded422 checks a validation answer: a 422 of at most MaxFieldErrors items, each
+// requireBounded422 checks a validation answer: a 422 of at most problem.MaxFieldErrors items, each
 // with a loc in the request, written as valid JSON.
 func requireBounded422(t *testing.T, e *Error, in ...string) {
 	t.Helper()
 	require.Equal(t, fasthttp.StatusUnprocessableEntity, e.Status)
-	items, ok := e.Detail.([]FieldError)
+	items, ok := e.Detail.([]problem.FieldError)
 	require.True(t, ok)
 	require.NotEmpty(t, items)
-	require.LessOrEqual(t, len(items), MaxFieldErrors)
+	require.LessOrEqual(t, len(items), problem.MaxFieldErrors)
 	for _, it := range items {
 		require.NotNil(t, it.Ctx)
 		if it.Type == "too_many_errors" {
@@ -234,9 +236,9 @@ func TestValidationWorkIsBounded(t *testing.T) {
 	// cost several more and a 5 KB message apiece.
 	require.Less(t, allocs, float64(3*20001))
 	e := c.validateBody()
-	items := e.Detail.([]FieldError)
-	require.Len(t, items, MaxFieldErrors)
-	require.Equal(t, 20001-(MaxFieldErrors-1), items[len(items)-1].Ctx["omitted"])
+	items := e.Detail.([]problem.FieldError)
+	require.Len(t, items, problem.MaxFieldErrors)
+	require.Equal(t, 20001-(problem.MaxFieldErrors-1), items[len(items)-1].Ctx["omitted"])
 }
 
 // arrayItems counts and cuts a JSON array's items as encoding/json does, without decoding them.

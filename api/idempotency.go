@@ -8,6 +8,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/oltp"
 )
 
@@ -83,7 +84,7 @@ func (s *Server) idemBegin(c *Call) (key string, replayed bool, e *Error) {
 			return "", false, &Error{Status: fasthttp.StatusConflict, Detail: "The call with this Idempotency-Key was answered and metered, but its answer was not kept " +
 				"(larger than the idempotency store keeps for one answer or for one customer): it is not replayed or metered again; call again with a new key"}
 		case oltp.ClaimMismatch:
-			return "", false, Invalid(FieldError{Type: "value_error", Loc: Loc("header", "Idempotency-Key"),
+			return "", false, Invalid(problem.FieldError{Type: "value_error", Loc: problem.Loc("header", "Idempotency-Key"),
 				Msg: "Value error, this Idempotency-Key was used with a different request in the last 24 h: use a new key", Input: k,
 				Ctx: map[string]any{"error": "idempotency key reused"}})
 		}

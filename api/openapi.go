@@ -9,6 +9,7 @@ import (
 
 	"github.com/planehq/hiringsignal/api/admission"
 	"github.com/planehq/hiringsignal/internal/plans"
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/oltp"
 )
 
@@ -218,9 +219,9 @@ func (s *Server) components() map[string]any {
 			"with quota limit 0 and used 0): the route's gated_endpoints entry, the caller's plan, every plan that includes it, and the cheapest sellable one (null when none is)",
 			"properties": map[string]any{"gated_endpoint": Type("string"), "plan": Type("string"), "included_in": ArrayOf("string"), "upgrade_to": Nullable(Type("string"))},
 			"required":   []string{"gated_endpoint", "plan", "included_in", "upgrade_to"}})})
-	validation := Object(map[string]any{"detail": map[string]any{"type": "array", "items": fieldErr, "maxItems": MaxFieldErrors,
+	validation := Object(map[string]any{"detail": map[string]any{"type": "array", "items": fieldErr, "maxItems": problem.MaxFieldErrors,
 		"description": fmt.Sprintf("at most %d items: past that the last item (type too_many_errors) counts the rest in ctx.omitted. A list of expected values "+
-			"longer than %d characters is written once: later items expecting the same list carry ctx.expected_in, the index of the item listing it", MaxFieldErrors, longVocab)}})
+			"longer than %d characters is written once: later items expecting the same list carry ctx.expected_in, the index of the item listing it", problem.MaxFieldErrors, problem.LongVocab)}})
 	return map[string]any{
 		"securitySchemes": map[string]any{
 			"ApiKeyHeader": map[string]any{"type": "apiKey", "in": "header", "name": "X-API-Key"},
@@ -245,7 +246,7 @@ func (s *Server) components() map[string]any {
 func (s *Server) bounds() map[string]any {
 	return map[string]any{
 		"max_body_bytes": s.cfg.MaxBodyBytes, "max_header_bytes": s.cfg.MaxHeaderBytes, "max_items_default": DefaultMaxItems,
-		"max_validation_errors": MaxFieldErrors, "store_timeout_seconds": s.cfg.StoreTimeout.Seconds(),
+		"max_validation_errors": problem.MaxFieldErrors, "store_timeout_seconds": s.cfg.StoreTimeout.Seconds(),
 		"read_header_timeout_seconds": s.cfg.ReadHeaderTimeout.Seconds(), "read_body_timeout_seconds": s.cfg.ReadBodyTimeout.Seconds(),
 		"idempotency": map[string]any{"key_max_length": MaxIdempotencyKey, "key_pattern": PrintableASCII, "ttl_hours": oltp.IdempotencyTTL,
 			"max_answer_bytes": s.cfg.IdempotencyBodyBytes, "max_customer_bytes": s.cfg.IdempotencyCustomerBytes,

@@ -22,6 +22,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/internal/testkit/apitest"
 	"github.com/planehq/hiringsignal/internal/testkit/storetest"
 )
@@ -471,10 +472,10 @@ func TestValidationErrorsAreCappedAndListTheVocabularyOnce(t *testing.T) {
 	require.Less(t, len(r.body), 32<<10, "a bounded answer")
 	var v apitest.Invalid
 	require.NoError(t, json.Unmarshal(r.body, &v))
-	require.Len(t, v.Detail, api.MaxFieldErrors)
+	require.Len(t, v.Detail, problem.MaxFieldErrors)
 	last := v.Detail[len(v.Detail)-1]
 	require.Equal(t, "too_many_errors", last.Type)
-	require.EqualValues(t, 100000-(api.MaxFieldErrors-1), last.Ctx["omitted"])
+	require.EqualValues(t, 100000-(problem.MaxFieldErrors-1), last.Ctx["omitted"])
 	require.Equal(t, 2, strings.Count(string(r.body), "vocabulary_word_39"), "listed once: in the first item's msg and ctx")
 	require.Equal(t, "enum", v.Detail[1].Type)
 	require.EqualValues(t, 0, v.Detail[1].Ctx["expected_in"])

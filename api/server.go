@@ -1,21 +1,25 @@
 // Package api is the HTTP framework of the service (fasthttp + router): the Route type handler
 // packages declare their operations with, the chain every /v1 route shares (authentication,
 // scope, pause, throttling, rate limit, validation, plan gate, idempotency, daily quota, spend
-// cap, metering), the Call a handler serves through, the error shapes of spec 7, health and
-// readiness, the OpenAPI document generated from the routes registered and its interactive
-// rendering at /docs (docs.go), and the compression of JSON answers the client asks for
-// (compress.go).
+// cap, metering), the Call a handler serves through, the error shapes of spec 7 (the items of a
+// 422 are internal/problem's, which the read side builds too), health and readiness, the OpenAPI
+// document generated from the routes registered and its interactive rendering at /docs
+// (docs.go), and the compression of JSON answers the client asks for (compress.go).
 //
-// It serves no /v1 route of its own: packages api/account, api/companies and api/search declare
-// theirs next to their response types and register them with Server.Register, so a route is
-// routed and documented exactly when its handler exists. Mount serves another interface of the
-// binary (the agent interface at /mcp) behind the chain's first steps (calls in flight per
-// address and per key, authentication, the bounded body read) and a window of its own for the
-// requests that run no route (its protocol calls), and Execute runs a registered route
-// in-process for it through the very chain an HTTP request takes, recording its metering under
-// that interface's channel. Admission decisions come from package
-// admission and metered calls go to package metering. It must not hold a handler package's
-// schemas, run crawls or deliver webhooks.
+// It serves no /v1 route of its own: the handler packages (api/account, api/companies,
+// api/search, ...) declare theirs next to their response types and register them with
+// Server.Register, so a route is routed and documented exactly when its handler exists. Handler
+// packages never import one another: what several of them answer alike is here, the 409 of a
+// refusal (Conflict, ConflictSchema), the answer past a daily creation budget (budget.go), the
+// rules of a webhook endpoint's registration and a watch's defaults (push.go) and the expansion
+// nudge (nudge.go); api/reqrow, the served req row, is the one shared package beside it. Mount
+// serves another interface of the binary (the agent interface at /mcp) behind the chain's first
+// steps (calls in flight per address and per key, authentication, the bounded body read) and a
+// window of its own for the requests that run no route (its protocol calls), and Execute runs a
+// registered route in-process for it through the very chain an HTTP request takes, recording its
+// metering under that interface's channel. Admission decisions come from package admission and
+// metered calls go to package metering. It must not hold a handler package's response schemas,
+// import a handler package, run crawls or deliver webhooks.
 package api
 
 import (

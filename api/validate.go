@@ -11,10 +11,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/planehq/hiringsignal/internal/problem"
 )
 
 // validateParams checks the route's path, query and header parameters, applies defaults and the
-// demo page cap, and returns every problem at once (422, FastAPI shape; at most MaxFieldErrors
+// demo page cap, and returns every problem at once (422, FastAPI shape; at most problem.MaxFieldErrors
 // items).
 func (c *Call) validateParams() *Error {
 	c.vals = make(map[string]any, len(c.Route.Params))
@@ -40,7 +42,7 @@ func (c *Call) validateParams() *Error {
 				continue
 			}
 			if len(c.Ctx.QueryArgs().PeekMulti(p.AliasOf)) > 0 {
-				errs.add(ValueError(string(raw[0]), fmt.Sprintf("send %s or %s, not both (%s is the deprecated name of %s)", p.AliasOf, p.Name, p.Name, p.AliasOf), p.In, p.Name))
+				errs.add(problem.ValueError(string(raw[0]), fmt.Sprintf("send %s or %s, not both (%s is the deprecated name of %s)", p.AliasOf, p.Name, p.Name, p.AliasOf), p.In, p.Name))
 				continue
 			}
 			name = p.AliasOf
@@ -49,7 +51,7 @@ func (c *Call) validateParams() *Error {
 			if sunset, ok := p.sunsetTime(); ok {
 				c.Ctx.Response.Header.Set("Sunset", sunset.Format(http.TimeFormat)) // an HTTP-date: "... GMT"
 				if !c.Now().Before(sunset) {
-					fe := ValueError(string(raw[0]), fmt.Sprintf("%s was retired at its sunset, %s: send %s=%s instead (%s was its deprecated name)",
+					fe := problem.ValueError(string(raw[0]), fmt.Sprintf("%s was retired at its sunset, %s: send %s=%s instead (%s was its deprecated name)",
 						p.Name, sunset.Format(http.TimeFormat), p.AliasOf, string(raw[0]), p.Name), p.In, p.Name)
 					fe.Ctx["sunset"] = p.Sunset
 					fe.Ctx["replacement"] = p.AliasOf
@@ -60,20 +62,20 @@ func (c *Call) validateParams() *Error {
 		}
 		if len(raw) == 0 {
 			if p.Required {
-				errs.add(Missing(p.In, p.Name))
+				errs.add(problem.Missing(p.In, p.Name))
 			} else if p.Default != nil {
 				c.vals[name] = c.defaultFor(p)
 			}
 			continue
 		}
 		if len(raw) > 1 && !p.Repeatable {
-			errs.add(FieldError{Type: "value_error", Loc: Loc(p.In, p.Name), Msg: fmt.Sprintf("Value error, %s takes one value; it was sent %d times", p.Name, len(raw)),
+			errs.add(problem.FieldError{Type: "value_error", Loc: problem.Loc(p.In, p.Name), Msg: fmt.Sprintf("Value error, %s takes one value; it was sent %d times", p.Name, len(raw)),
 				Input: strs(raw, 10), Ctx: map[string]any{"error": "repeated single-value parameter"}})
 			continue
 		}
 		if p.Repeatable {
 			if m := p.maxItems(); len(raw) > m {
-				errs.add(tooLong(Loc(p.In, p.Name), strs(raw, 10), len(raw), m))
+				errs.add(problem.TooLong(problem.Loc(p.In, p.Name), strs(raw, 10), len(raw), m))
 				continue
 			}
 			vals := make([]string, 0, len(raw))
@@ -83,7 +85,7 @@ func (c *Call) validateParams() *Error {
 					if errs.full() {
 						errs.skip()
 					} else {
-						errs.add(EnumError(s, p.Enum, p.In, p.Name, j))
+						errs.add(problem.EnumError(s, p.Enum, p.In, p.Name, j))
 					}
 					continue
 				}
@@ -117,9 +119,9 @@ func (c *Call) unknownQuery(errs *fieldErrors) {
 			errs.skip()
 			continue
 		}
-		name := Clip(string(k), 64)
+		name := problem.Clip(string(k), 64)
 		seen = append(seen, string(k))
-		fe := FieldError{Type: "extra_forbidden", Loc: Loc("query", name), Input: Clip(string(v), 64), Ctx: map[string]any{},
+		fe := problem.FieldError{Type: "extra_forbidden", Loc: problem.Loc("query", name), Input: problem.Clip(string(v), 64), Ctx: map[string]any{},
 			Msg: "Extra inputs are not permitted: this route takes no query parameter " + strconv.Quote(name)}
 		if len(seen) == 1 {
 			allowed := []string{}
@@ -149,22 +151,6 @@ func (rt *Route) declaresQuery(name []byte) bool {
 	return false
 }
 
-// Clip shortens a caller's string echoed in an answer (a 422's input or loc, a 404's path) to n
-// characters, marked with "…" when cut.
-func Clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j] + "…"
-		}
-		i++
-	}
-	return s
-}
-
 // strs is the first n of raw as strings (the input of an item about all of them).
 func strs(raw [][]byte, n int) []string {
 	out := make([]string, 0, min(len(raw), n))
@@ -174,26 +160,20 @@ func strs(raw [][]byte, n int) []string {
 	return out
 }
 
-// tooLong is the FastAPI too_long item of a list of n values, more than max (input: the first few).
-func tooLong(loc []any, input any, n, max int) FieldError {
-	return FieldError{Type: "too_long", Loc: loc, Msg: fmt.Sprintf("List should have at most %d items after validation, not %d", max, n),
-		Input: input, Ctx: map[string]any{"field_type": "List", "max_length": max, "actual_length": n}}
-}
-
 // checkString applies a string parameter's length and ASCII bounds.
-func checkString(p *Param, s string, loc []any) *FieldError {
+func checkString(p *Param, s string, loc []any) *problem.FieldError {
 	if p.MinLength > 0 && len(s) < p.MinLength {
-		return &FieldError{Type: "string_too_short", Loc: loc, Msg: fmt.Sprintf("String should have at least %d characters", p.MinLength), Input: s,
+		return &problem.FieldError{Type: "string_too_short", Loc: loc, Msg: fmt.Sprintf("String should have at least %d characters", p.MinLength), Input: s,
 			Ctx: map[string]any{"min_length": p.MinLength}}
 	}
 	if p.MaxLength > 0 && len(s) > p.MaxLength {
-		return &FieldError{Type: "string_too_long", Loc: loc, Msg: fmt.Sprintf("String should have at most %d characters", p.MaxLength), Input: s[:p.MaxLength] + "...",
+		return &problem.FieldError{Type: "string_too_long", Loc: loc, Msg: fmt.Sprintf("String should have at most %d characters", p.MaxLength), Input: s[:p.MaxLength] + "...",
 			Ctx: map[string]any{"max_length": p.MaxLength}}
 	}
 	if p.ASCII {
 		for i := 0; i < len(s); i++ {
 			if s[i] < ' ' || s[i] > '~' {
-				return &FieldError{Type: "string_pattern_mismatch", Loc: loc, Msg: "String should match pattern '" + PrintableASCII + "' (printable ASCII: space to ~)",
+				return &problem.FieldError{Type: "string_pattern_mismatch", Loc: loc, Msg: "String should match pattern '" + PrintableASCII + "' (printable ASCII: space to ~)",
 					Input: strconv.QuoteToASCII(s), Ctx: map[string]any{"pattern": PrintableASCII}}
 			}
 		}
@@ -218,31 +198,31 @@ func (c *Call) defaultFor(p *Param) any {
 	return p.Default
 }
 
-func (c *Call) parseOne(p *Param, s string) (any, *FieldError) {
-	loc := Loc(p.In, p.Name)
+func (c *Call) parseOne(p *Param, s string) (any, *problem.FieldError) {
+	loc := problem.Loc(p.In, p.Name)
 	switch p.Type {
 	case "integer":
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			return nil, &FieldError{Type: "int_parsing", Loc: loc, Msg: "Input should be a valid integer, unable to parse string as an integer", Input: s, Ctx: map[string]any{}}
+			return nil, &problem.FieldError{Type: "int_parsing", Loc: loc, Msg: "Input should be a valid integer, unable to parse string as an integer", Input: s, Ctx: map[string]any{}}
 		}
 		if p.Min != nil && n < *p.Min {
-			return nil, &FieldError{Type: "greater_than_equal", Loc: loc, Msg: fmt.Sprintf("Input should be greater than or equal to %d", *p.Min), Input: s, Ctx: map[string]any{"ge": *p.Min}}
+			return nil, &problem.FieldError{Type: "greater_than_equal", Loc: loc, Msg: fmt.Sprintf("Input should be greater than or equal to %d", *p.Min), Input: s, Ctx: map[string]any{"ge": *p.Min}}
 		}
 		if m := c.maxFor(p); m != nil && n > *m {
-			return nil, &FieldError{Type: "less_than_equal", Loc: loc, Msg: fmt.Sprintf("Input should be less than or equal to %d", *m), Input: s, Ctx: map[string]any{"le": *m}}
+			return nil, &problem.FieldError{Type: "less_than_equal", Loc: loc, Msg: fmt.Sprintf("Input should be less than or equal to %d", *m), Input: s, Ctx: map[string]any{"le": *m}}
 		}
 		return n, nil
 	case "number":
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, &FieldError{Type: "float_parsing", Loc: loc, Msg: "Input should be a valid number, unable to parse string as a number", Input: s, Ctx: map[string]any{}}
+			return nil, &problem.FieldError{Type: "float_parsing", Loc: loc, Msg: "Input should be a valid number, unable to parse string as a number", Input: s, Ctx: map[string]any{}}
 		}
 		if p.Min != nil && f < float64(*p.Min) {
-			return nil, &FieldError{Type: "greater_than_equal", Loc: loc, Msg: fmt.Sprintf("Input should be greater than or equal to %d", *p.Min), Input: s, Ctx: map[string]any{"ge": *p.Min}}
+			return nil, &problem.FieldError{Type: "greater_than_equal", Loc: loc, Msg: fmt.Sprintf("Input should be greater than or equal to %d", *p.Min), Input: s, Ctx: map[string]any{"ge": *p.Min}}
 		}
 		if p.Max != nil && f > float64(*p.Max) {
-			return nil, &FieldError{Type: "less_than_equal", Loc: loc, Msg: fmt.Sprintf("Input should be less than or equal to %d", *p.Max), Input: s, Ctx: map[string]any{"le": *p.Max}}
+			return nil, &problem.FieldError{Type: "less_than_equal", Loc: loc, Msg: fmt.Sprintf("Input should be less than or equal to %d", *p.Max), Input: s, Ctx: map[string]any{"le": *p.Max}}
 		}
 		return f, nil
 	case "boolean":
@@ -252,21 +232,21 @@ func (c *Call) parseOne(p *Param, s string) (any, *FieldError) {
 		case "false", "0", "no", "off", "f", "n":
 			return false, nil
 		}
-		return nil, &FieldError{Type: "bool_parsing", Loc: loc, Msg: "Input should be a valid boolean, unable to interpret input", Input: s, Ctx: map[string]any{}}
+		return nil, &problem.FieldError{Type: "bool_parsing", Loc: loc, Msg: "Input should be a valid boolean, unable to interpret input", Input: s, Ctx: map[string]any{}}
 	case "date-time":
 		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
 			if t, err := time.Parse(layout, s); err == nil {
 				return t.UTC(), nil
 			}
 		}
-		return nil, &FieldError{Type: "datetime_parsing", Loc: loc, Msg: "Input should be a valid datetime (ISO 8601, e.g. 2026-01-31T00:00:00Z)", Input: s, Ctx: map[string]any{}}
+		return nil, &problem.FieldError{Type: "datetime_parsing", Loc: loc, Msg: "Input should be a valid datetime (ISO 8601, e.g. 2026-01-31T00:00:00Z)", Input: s, Ctx: map[string]any{}}
 	default:
 		if fe := checkString(p, s, loc); fe != nil {
 			return nil, fe
 		}
 		s = enumValue(p, s)
 		if len(p.Enum) > 0 && !slices.Contains(p.Enum, s) {
-			fe := EnumError(s, p.Enum, p.In, p.Name)
+			fe := problem.EnumError(s, p.Enum, p.In, p.Name)
 			return nil, &fe
 		}
 		return s, nil
@@ -275,13 +255,13 @@ func (c *Call) parseOne(p *Param, s string) (any, *FieldError) {
 
 // validateBody checks the JSON body against the route's Body: malformed JSON, a non-object,
 // missing required fields, refused or unknown fields, basic types and arrays longer than their
-// MaxItems are all 422 (at most MaxFieldErrors items).
+// MaxItems are all 422 (at most problem.MaxFieldErrors items).
 func (c *Call) validateBody() *Error {
 	b := c.Route.Body
 	raw := bytes.TrimSpace(c.Ctx.Request.Body())
 	if len(raw) == 0 {
 		if b.Required {
-			return Invalid(Missing("body"))
+			return Invalid(problem.Missing("body"))
 		}
 		return nil
 	}
@@ -289,16 +269,16 @@ func (c *Call) validateBody() *Error {
 	if err := json.Unmarshal(raw, &obj); err != nil {
 		var any0 any
 		if json.Unmarshal(raw, &any0) == nil { // valid JSON, not an object
-			return Invalid(FieldError{Type: "model_attributes_type", Loc: Loc("body"), Msg: "Input should be a valid dictionary or object to extract fields from", Input: any0})
+			return Invalid(problem.FieldError{Type: "model_attributes_type", Loc: problem.Loc("body"), Msg: "Input should be a valid dictionary or object to extract fields from", Input: any0})
 		}
 		pos := int64(0)
 		if se := (*json.SyntaxError)(nil); errors.As(err, &se) {
 			pos = se.Offset
 		}
-		return Invalid(FieldError{Type: "json_invalid", Loc: Loc("body", pos), Msg: "JSON decode error", Input: map[string]any{}, Ctx: map[string]any{"error": err.Error()}})
+		return Invalid(problem.FieldError{Type: "json_invalid", Loc: problem.Loc("body", pos), Msg: "JSON decode error", Input: map[string]any{}, Ctx: map[string]any{"error": err.Error()}})
 	}
 	if obj == nil {
-		return Invalid(FieldError{Type: "model_attributes_type", Loc: Loc("body"), Msg: "Input should be a valid dictionary or object to extract fields from", Input: nil})
+		return Invalid(problem.FieldError{Type: "model_attributes_type", Loc: problem.Loc("body"), Msg: "Input should be a valid dictionary or object to extract fields from", Input: nil})
 	}
 	var errs fieldErrors
 	known := map[string]*Field{}
@@ -320,7 +300,7 @@ func (c *Call) validateBody() *Error {
 			continue
 		}
 		if f == nil || f.Forbidden {
-			fe := FieldError{Type: "extra_forbidden", Loc: Loc("body", k), Msg: "Extra inputs are not permitted", Input: echo(obj[k])}
+			fe := problem.FieldError{Type: "extra_forbidden", Loc: problem.Loc("body", k), Msg: "Extra inputs are not permitted", Input: echo(obj[k])}
 			if f != nil {
 				fe.Msg = "Extra inputs are not permitted: " + f.Description
 			}
@@ -328,7 +308,7 @@ func (c *Call) validateBody() *Error {
 			continue
 		}
 		before := len(errs.items)
-		checkType(&errs, f, obj[k], Loc("body", k))
+		checkType(&errs, f, obj[k], problem.Loc("body", k))
 		if f.Sensitive { // a secret is never echoed, even when it is of the wrong type
 			for i := before; i < len(errs.items); i++ {
 				errs.items[i].Input = nil
@@ -338,7 +318,7 @@ func (c *Call) validateBody() *Error {
 	for i := range b.Fields {
 		if f := &b.Fields[i]; f.Required {
 			if _, ok := obj[f.Name]; !ok {
-				errs.add(Missing("body", f.Name))
+				errs.add(problem.Missing("body", f.Name))
 			}
 		}
 	}
@@ -361,7 +341,7 @@ func echo(raw json.RawMessage) any {
 		_ = json.Unmarshal(raw, &v)
 		return v
 	}
-	return Clip(string(raw), maxEcho)
+	return problem.Clip(string(raw), maxEcho)
 }
 
 // kind is the JSON type of raw (a valid JSON value) from its first byte: '"' string, '{'
@@ -436,7 +416,7 @@ func arrayItems(raw json.RawMessage, keep int) (first []json.RawMessage, n int) 
 func checkType(errs *fieldErrors, f *Field, raw json.RawMessage, loc []any) {
 	k := kind(raw)
 	bad := func(t, msg string) {
-		errs.add(FieldError{Type: t, Loc: loc, Msg: msg, Input: echo(raw), Ctx: map[string]any{}})
+		errs.add(problem.FieldError{Type: t, Loc: loc, Msg: msg, Input: echo(raw), Ctx: map[string]any{}})
 	}
 	switch f.Type {
 	case "string":
@@ -444,7 +424,7 @@ func checkType(errs *fieldErrors, f *Field, raw json.RawMessage, loc []any) {
 		if k != '"' || json.Unmarshal(raw, &s) != nil {
 			bad("string_type", "Input should be a valid string")
 		} else if len(f.Enum) > 0 && !slices.Contains(f.Enum, s) {
-			errs.add(EnumError(Clip(s, maxEcho), f.Enum, loc...))
+			errs.add(problem.EnumError(problem.Clip(s, maxEcho), f.Enum, loc...))
 		}
 	case "integer":
 		var n float64
@@ -474,7 +454,7 @@ func checkType(errs *fieldErrors, f *Field, raw json.RawMessage, loc []any) {
 			for _, it := range first {
 				shown = append(shown, echo(it))
 			}
-			errs.add(tooLong(loc, shown, n, f.maxItems()))
+			errs.add(problem.TooLong(loc, shown, n, f.maxItems()))
 			return
 		}
 		var items []json.RawMessage
@@ -507,10 +487,10 @@ func checkType(errs *fieldErrors, f *Field, raw json.RawMessage, loc []any) {
 			}
 			sub := append(append([]any{}, loc...), i)
 			if !isString {
-				errs.add(FieldError{Type: "string_type", Loc: sub, Msg: "Input should be a valid string", Input: echo(it), Ctx: map[string]any{}})
+				errs.add(problem.FieldError{Type: "string_type", Loc: sub, Msg: "Input should be a valid string", Input: echo(it), Ctx: map[string]any{}})
 				continue
 			}
-			errs.add(EnumError(Clip(s, maxEcho), f.Enum, sub...))
+			errs.add(problem.EnumError(problem.Clip(s, maxEcho), f.Enum, sub...))
 		}
 	}
 }

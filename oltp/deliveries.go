@@ -8,15 +8,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/planehq/hiringsignal/internal/payload"
-	"github.com/planehq/hiringsignal/internal/plans"
 )
 
 // Webhook deliveries as their customer reads them (migrations 0010, 0013 and 0022): the list, one
 // delivery with its attempts, a replay and a test delivery. The notifier writes ledger
 // deliveries and the dispatcher sends them; this file only reads them, reopens them (replay) and
-// writes test deliveries. Every statement is scoped to the caller's customer_id.
+// writes test deliveries. Whether a replay or a test delivery is admitted, and the words of a
+// refusal, are the caller's (a judge it passes, called under the locks: package push/admit); this
+// file reads the figures it judges on. Every statement is scoped to the caller's customer_id.
 
 // The delivery statuses (webhook_deliveries.status; docs/decisions.md, "Push: deliveries").
 const (
@@ -59,23 +58,6 @@ func ServesBody(d Delivery) bool {
 // DeliveriesChannel is the channel whoever makes a delivery due NOTIFYs in the same transaction;
 // the dispatcher LISTENs on it.
 const DeliveriesChannel = "hs_deliveries"
-
-// Bounds of the delivery routes (docs/decisions.md, "Push: deliveries").
-const (
-	// ReplayWindow is how long after its creation a delivery may be replayed.
-	ReplayWindow = 30 * 24 * time.Hour
-	// MaxTestDeliveries is the most test deliveries one endpoint takes within TestDeliveryWindow.
-	MaxTestDeliveries  = 10
-	TestDeliveryWindow = time.Minute
-	// MaxTestDeliveriesPerDay is the most test deliveries one customer makes, across its
-	// endpoints (deleted ones included), within BudgetWindow.
-	MaxTestDeliveriesPerDay = 100
-	// MaxReplaysPerDelivery is how many times one delivery may be reopened (replay_count).
-	MaxReplaysPerDelivery = 5
-	// MaxReplaysPerDay is the most replays that reopen a delivery one customer makes within
-	// BudgetWindow.
-	MaxReplaysPerDay = 1000
-)
 
 // Delivery is one webhook delivery as its customer sees it (never its body in a list).
 type Delivery struct {
@@ -217,86 +199,85 @@ func GetDelivery(ctx context.Context, pool *pgxpool.Pool, customerID string, id 
 	return out, err
 }
 
-// Reasons a replay is refused (ReplayRefusal.Reason).
-const (
-	ReplayNeverSent       = "not_replayable"          // rate_limited, wall_blocked, cap_blocked: the decision stands
-	ReplayWindowExpired   = "replay_window_expired"   // created more than ReplayWindow ago
-	ReplayEndpointDeleted = "endpoint_deleted"        // the endpoint was deleted
-	ReplayEndpointOff     = "endpoint_disabled"       // the endpoint was disabled (410 or failing for days)
-	ReplayLimitReached    = "replay_limit_reached"    // reopened MaxReplaysPerDelivery times already
-	ReplayBudgetExhausted = "replay_budget_exhausted" // the customer reopened MaxReplaysPerDay deliveries within BudgetWindow
-	ReplayWallReached     = "changes_wall_reached"    // never billed, and the plan's monthly allowance is reached
-	ReplayCapReached      = "hard_cap_reached"        // never billed, and the account is at its hard spend cap
-)
-
-// ReplayRefusal is why a delivery of the caller cannot be replayed (a 409).
-type ReplayRefusal struct {
-	Reason string
-	Status string // the delivery's status
-	Msg    string
+// ReplayFacts are the figures a replay of a delivery is judged on (the judge of ReplayDelivery),
+// read in its transaction under its locks: the delivery's row, the customer's replays and, for a
+// delivery never billed, the account's admissions.
+type ReplayFacts struct {
+	Delivery         Delivery  // as read, its row locked; never pending or retrying
+	Now              time.Time // the transaction's now(): the delivery's age is Now - Delivery.CreatedAt
+	EndpointDeleted  bool      // its webhook endpoint is deleted
+	EndpointDisabled bool      // its webhook endpoint is disabled
+	Paused           bool      // its account is paused
+	Replays          int       // how many times it was reopened already (replay_count)
+	// RecentReplays is how many deliveries the customer reopened within BudgetWindow, counted
+	// under its replay lock (held until the transaction ends).
+	RecentReplays int
+	// NeverBilled says the delivery is a watch delivery never billed: a replay admits it again.
+	// Account is then its account's figures of this billing month (AccountDeliveryState), read
+	// under the account's admission lock, held exclusively until the transaction ends.
+	NeverBilled bool
+	Account     AccountDeliveryState
 }
 
-func (r *ReplayRefusal) Error() string { return r.Msg }
+// ReplayJudge decides whether a replay goes ahead: nil reopens the delivery, an error refuses it
+// and ReplayDelivery returns that error unchanged. It is called once, inside the transaction,
+// with every lock of ReplayFacts held, so what it decides on is what the reopening writes after.
+type ReplayJudge func(ReplayFacts) error
 
-// ReplayDelivery reopens delivery id of customerID for the dispatcher's next tick: status
-// pending, due now, NOTIFY DeliveriesChannel, all in one transaction. A delivery already pending
-// or retrying is answered as it is (reopened false). The unit id of its billing is its
-// idempotency key, so an accepted replay is never billed again.
+// ReplayDelivery reopens delivery id of customerID for the dispatcher's next tick when judge
+// admits it: status pending, due now, NOTIFY DeliveriesChannel, all in one transaction. A
+// delivery already pending or retrying is answered as it is (reopened false), without asking
+// judge. The unit id of its billing is its idempotency key, so an accepted replay is never billed
+// again.
 //
-// Bounds, checked in this order after replayable's: a delivery is reopened at most
-// MaxReplaysPerDelivery times, and a customer reopens at most MaxReplaysPerDay deliveries within
-// BudgetWindow (its replays serialise on an advisory lock, so the count and the reopening
-// agree). A watch delivery never billed (failed before any acceptance: it was never admitted, or
-// its slot was given back when it failed) is admitted again as the notifier admits a new one:
-// refused when the account's plan allowance or hard spend cap is reached
-// (AccountDeliveryState.Admission, under the account's admission lock, which the notifier's
-// batches hold shared), else reopened with readmitted_at now, so it counts against this billing
-// month's allowance. Errors: ErrNotFound (missing or another customer's), ErrAccountPaused (a delivery that
-// would be reopened), *ReplayRefusal.
-func ReplayDelivery(ctx context.Context, pool *pgxpool.Pool, customerID string, id int64) (d Delivery, reopened bool, err error) {
+// Before judging it reads the figures of ReplayFacts: the delivery's row (locked FOR UPDATE), its
+// endpoint, whether the account is paused, its replay count, the customer's replays within
+// BudgetWindow (after taking the customer's replay lock, so the count and the reopening agree;
+// replays older than BudgetWindow are forgotten) and, for a watch delivery never billed (failed
+// before any acceptance: it was never admitted, or its slot was given back when it failed), its
+// account's admission figures under the account's admission lock, which the notifier's batches
+// hold shared. A delivery reopened that was never billed is reopened with readmitted_at now, so
+// it counts against this billing month's allowance. Errors: ErrNotFound (missing or another
+// customer's), or judge's error as it returned it.
+func ReplayDelivery(ctx context.Context, pool *pgxpool.Pool, customerID string, id int64, judge ReplayJudge) (d Delivery, reopened bool, err error) {
 	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		var (
-			accountID   int64
-			replays     int
-			neverBilled bool
+			f         ReplayFacts
+			accountID int64
 		)
 		d, err = scanDelivery(tx.QueryRow(ctx, "SELECT "+deliveryCols+`, account_id, replay_count, watch_id IS NOT NULL AND billed_at IS NULL
-			FROM webhook_deliveries WHERE delivery_id = $1 AND customer_id = $2 FOR UPDATE`, id, customerID), &accountID, &replays, &neverBilled)
+			FROM webhook_deliveries WHERE delivery_id = $1 AND customer_id = $2 FOR UPDATE`, id, customerID), &accountID, &f.Replays, &f.NeverBilled)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return ErrNotFound
 		}
 		if err != nil {
 			return fmt.Errorf("cannot read the webhook delivery: %w", err)
 		}
-		var endpointDeleted, endpointDisabled, expired bool
-		if err := tx.QueryRow(ctx, `SELECT deleted_at IS NOT NULL, disabled_at IS NOT NULL, $2::timestamptz < now() - make_interval(secs => $3)
-			FROM webhook_endpoints WHERE endpoint_id = $1`, d.EndpointID, d.CreatedAt, ReplayWindow.Seconds()).Scan(&endpointDeleted, &endpointDisabled, &expired); err != nil {
+		if d.Status == DeliveryPending || d.Status == DeliveryRetrying {
+			return nil // already queued: answered as it is, whatever its endpoint (the dispatcher fails it if the endpoint went away)
+		}
+		f.Delivery = d
+		if err := tx.QueryRow(ctx, `SELECT deleted_at IS NOT NULL, disabled_at IS NOT NULL, now() FROM webhook_endpoints WHERE endpoint_id = $1`,
+			d.EndpointID).Scan(&f.EndpointDeleted, &f.EndpointDisabled, &f.Now); err != nil {
 			return fmt.Errorf("cannot read the delivery's webhook endpoint: %w", err)
 		}
-		if refusal := replayable(d, expired, endpointDeleted, endpointDisabled); refusal != nil {
-			return refusal
-		}
-		if d.Status == DeliveryPending || d.Status == DeliveryRetrying {
-			return nil
-		}
-		if err := accountPaused(ctx, tx, accountID); err != nil {
+		if f.Paused, err = accountPaused(ctx, tx, accountID); err != nil {
 			return err
 		}
-		if replays >= MaxReplaysPerDelivery {
-			return &ReplayRefusal{Reason: ReplayLimitReached, Status: d.Status, Msg: fmt.Sprintf("delivery %d was replayed %d times already: "+
-				"a delivery is replayed at most %d times", d.ID, replays, MaxReplaysPerDelivery)}
-		}
-		if err := replayBudget(ctx, tx, customerID, d); err != nil {
+		if f.RecentReplays, err = recentReplays(ctx, tx, customerID); err != nil {
 			return err
 		}
-		if neverBilled {
-			if err := readmit(ctx, tx, accountID, d); err != nil {
+		if f.NeverBilled {
+			if f.Account, err = lockedAdmissionFigures(ctx, tx, accountID); err != nil {
 				return err
 			}
 		}
+		if err := judge(f); err != nil {
+			return err
+		}
 		d, err = scanDelivery(tx.QueryRow(ctx, `UPDATE webhook_deliveries SET status = $2, next_attempt_at = now(), replayed_at = now(),
 			replay_count = replay_count + 1, readmitted_at = CASE WHEN $3 THEN now() ELSE readmitted_at END, updated_at = now()
-			WHERE delivery_id = $1 RETURNING `+deliveryCols, id, DeliveryPending, neverBilled))
+			WHERE delivery_id = $1 RETURNING `+deliveryCols, id, DeliveryPending, f.NeverBilled))
 		if err != nil {
 			return fmt.Errorf("cannot reopen the webhook delivery: %w", err)
 		}
@@ -312,110 +293,66 @@ func ReplayDelivery(ctx context.Context, pool *pgxpool.Pool, customerID string, 
 	return d, reopened, err
 }
 
-// replayBudget takes customerID's replay lock (held until tx ends), forgets its replays older
-// than BudgetWindow and refuses the replay of d (a *ReplayRefusal) when MaxReplaysPerDay remain
-// within it.
-func replayBudget(ctx context.Context, tx pgx.Tx, customerID string, d Delivery) error {
+// recentReplays takes customerID's replay lock (held until tx ends), forgets its replays older
+// than BudgetWindow and counts the others.
+func recentReplays(ctx context.Context, tx pgx.Tx, customerID string) (int, error) {
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('delivery-replays:' || $1))", customerID); err != nil {
-		return fmt.Errorf("cannot lock the customer's replays: %w", err)
+		return 0, fmt.Errorf("cannot lock the customer's replays: %w", err)
 	}
 	var recent int
 	if err := tx.QueryRow(ctx, `WITH old AS (
 			DELETE FROM webhook_delivery_replays WHERE customer_id = $1 AND replayed_at <= now() - make_interval(secs => $2))
 		SELECT count(*) FROM webhook_delivery_replays WHERE customer_id = $1 AND replayed_at > now() - make_interval(secs => $2)`,
 		customerID, BudgetWindow.Seconds()).Scan(&recent); err != nil {
-		return fmt.Errorf("cannot count the customer's replays: %w", err)
+		return 0, fmt.Errorf("cannot count the customer's replays: %w", err)
 	}
-	if recent >= MaxReplaysPerDay {
-		return &ReplayRefusal{Reason: ReplayBudgetExhausted, Status: d.Status, Msg: fmt.Sprintf("you replayed %d deliveries within the last %d hours: "+
-			"at most %d replays a day; try again once the first of them is %d hours old", recent, int(BudgetWindow.Hours()), MaxReplaysPerDay,
-			int(BudgetWindow.Hours()))}
-	}
-	return nil
+	return recent, nil
 }
 
-// readmit takes accountID's admission lock (held until tx ends) and refuses the replay of d, a
-// watch delivery never billed (a *ReplayRefusal), when the account's wall or hard cap stops a new
-// delivery now.
-func readmit(ctx context.Context, tx pgx.Tx, accountID int64, d Delivery) error {
+// lockedAdmissionFigures takes accountID's admission lock, exclusive (held until tx ends), and
+// reads the account's admission figures of this billing month.
+func lockedAdmissionFigures(ctx context.Context, tx pgx.Tx, accountID int64) (AccountDeliveryState, error) {
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock("+admissionLock("$1::bigint")+")", accountID); err != nil {
-		return fmt.Errorf("cannot lock the account's admissions: %w", err)
+		return AccountDeliveryState{}, fmt.Errorf("cannot lock the account's admissions: %w", err)
 	}
 	states, err := accountDeliveryStates(ctx, tx, []int64{accountID}, MonthStart(time.Now()))
 	if err != nil {
-		return err
+		return AccountDeliveryState{}, err
 	}
-	st := states[accountID]
-	switch st.Admission() {
-	case DeliveryWallBlocked:
-		allowance, _ := plans.DeliveredChangeAllowance(st.Tier)
-		return &ReplayRefusal{Reason: ReplayWallReached, Status: d.Status, Msg: fmt.Sprintf("delivery %d was never accepted, so a replay would deliver a new change, "+
-			"and your plan's %d delivered changes of this billing month are taken (%d admitted): it can be replayed once the month turns "+
-			"(within the %d-day window) or after an upgrade", d.ID, allowance, st.Admitted, ReplayWindowDays)}
-	case DeliveryCapBlocked:
-		return &ReplayRefusal{Reason: ReplayCapReached, Status: d.Status, Msg: fmt.Sprintf("delivery %d was never accepted, so a replay would bill a delivered change, "+
-			"and the account is at its hard spend cap (%d units, %d used this month and %d deliveries unsent): raise the cap or wait for the month to turn",
-			d.ID, *st.HardCap, st.MonthUnits, st.Unsent)}
-	}
-	return nil
+	return states[accountID], nil
 }
 
-// replayable is why d cannot be replayed, or nil. A delivery already queued is answered as it
-// is, whatever its endpoint (the dispatcher fails it if the endpoint went away).
-func replayable(d Delivery, expired, endpointDeleted, endpointDisabled bool) *ReplayRefusal {
-	switch d.Status {
-	case DeliveryPending, DeliveryRetrying:
-		return nil
-	case DeliveryRateLimited, DeliveryWallBlocked, DeliveryCapBlocked:
-		return &ReplayRefusal{Reason: ReplayNeverSent, Status: d.Status, Msg: fmt.Sprintf("delivery %d is %s: it was never sent and the decision stands "+
-			"(fire limit, monthly delivered-changes allowance or spend cap); blocked changes are not queued and there is no backlog to replay", d.ID, d.Status)}
-	}
-	switch {
-	case expired:
-		return &ReplayRefusal{Reason: ReplayWindowExpired, Status: d.Status, Msg: fmt.Sprintf("delivery %d was created on %s, more than %d days ago: "+
-			"deliveries can be replayed for %d days after their creation", d.ID, d.CreatedAt.Format(time.DateOnly), ReplayWindowDays, ReplayWindowDays)}
-	case endpointDeleted:
-		return &ReplayRefusal{Reason: ReplayEndpointDeleted, Status: d.Status, Msg: fmt.Sprintf("webhook endpoint %d of delivery %d is deleted: "+
-			"nothing is sent to it any more", d.EndpointID, d.ID)}
-	case endpointDisabled:
-		return &ReplayRefusal{Reason: ReplayEndpointOff, Status: d.Status, Msg: fmt.Sprintf("webhook endpoint %d of delivery %d is disabled "+
-			"(GET /v1/webhooks says why): register its url again (POST /v1/webhooks) once it accepts deliveries, then replay", d.EndpointID, d.ID)}
-	}
-	return nil
-}
-
-// ReplayWindowDays is ReplayWindow in days.
-const ReplayWindowDays = int(ReplayWindow / (24 * time.Hour))
-
-// ErrEndpointDisabled is returned for a test delivery to a disabled endpoint.
-// ErrAccountPaused: a paused account's deliveries are not sent until it resumes, so a test
-// delivery or a replay would only pile up behind the pause (and go out at once on resume).
-var ErrAccountPaused = errors.New("the account is paused and its deliveries wait: resume it with POST /v1/account/resume, then send a test or replay")
-
-// accountPaused refuses, with ErrAccountPaused, the deliveries of a paused account.
-func accountPaused(ctx context.Context, tx pgx.Tx, accountID int64) error {
+// accountPaused reads whether accountID is paused (a paused account's deliveries are not sent
+// until it resumes).
+func accountPaused(ctx context.Context, tx pgx.Tx, accountID int64) (bool, error) {
 	var paused bool
 	if err := tx.QueryRow(ctx, "SELECT paused FROM accounts WHERE account_id = $1", accountID).Scan(&paused); err != nil {
-		return fmt.Errorf("cannot read whether the account is paused: %w", err)
+		return false, fmt.Errorf("cannot read whether the account is paused: %w", err)
 	}
-	if paused {
-		return ErrAccountPaused
-	}
-	return nil
+	return paused, nil
 }
 
-var ErrEndpointDisabled = errors.New("the webhook endpoint is disabled (GET /v1/webhooks says why): register its url again (POST /v1/webhooks) once it accepts deliveries")
+// TestDeliveryWindow is the window TestFacts.EndpointTests counts an endpoint's test deliveries
+// over (TestFacts.CustomerTests counts over BudgetWindow).
+const TestDeliveryWindow = time.Minute
 
-// ErrTooManyTests is returned when an endpoint already took MaxTestDeliveries test deliveries
-// within TestDeliveryWindow.
-var ErrTooManyTests = fmt.Errorf("the endpoint already took %d test deliveries within the last %d seconds: wait for the first of them to age out, "+
-	"or follow them with GET /v1/webhook-deliveries?webhook_endpoint_id=<id>", MaxTestDeliveries, int(TestDeliveryWindow.Seconds()))
+// TestFacts are the figures a test delivery is judged on (the judge of CreateTestDelivery), read
+// in its transaction under its locks.
+type TestFacts struct {
+	EndpointDisabled bool // the endpoint is disabled
+	Paused           bool // the account is paused
+	// EndpointTests is how many test deliveries the endpoint took within TestDeliveryWindow,
+	// counted under the endpoint's row lock.
+	EndpointTests int
+	// CustomerTests is how many test deliveries the customer made within BudgetWindow, across its
+	// endpoints (deleted ones included), counted under the customer's test-delivery lock.
+	CustomerTests int
+}
 
-// ErrTestBudgetExhausted is returned when the customer already made MaxTestDeliveriesPerDay test
-// deliveries within BudgetWindow, whatever the endpoints (deleted ones included).
-var ErrTestBudgetExhausted = fmt.Errorf("you made %d test deliveries within the last %d hours, across your endpoints: "+
-	"at most %d a day; try again once the first of them is %d hours old", MaxTestDeliveriesPerDay, int(BudgetWindow.Hours()),
-	MaxTestDeliveriesPerDay, int(BudgetWindow.Hours()))
+// TestJudge decides whether a test delivery is written: nil writes it, an error refuses it and
+// CreateTestDelivery returns that error unchanged. It is called once, inside the transaction,
+// with the locks of TestFacts held.
+type TestJudge func(TestFacts) error
 
 // NewTestDelivery is a test delivery to write.
 type NewTestDelivery struct {
@@ -423,68 +360,62 @@ type NewTestDelivery struct {
 	AccountID  int64
 	KeyID      int64 // the calling key (0: none)
 	EndpointID int64
+	// Payload is the delivery's idempotency key, event type and body, built once its id and
+	// creation time are known (the body carries both).
+	Payload func(id int64, createdAt time.Time) (key, eventType string, body []byte)
 }
 
-// CreateTestDelivery writes a test delivery to endpoint t.EndpointID of t.CustomerID, pending and
-// due now, and NOTIFYs DeliveriesChannel, in one transaction; its body is built once its id is
-// known (payload.TestKey). Errors: ErrNotFound (missing, deleted or another customer's endpoint),
-// ErrEndpointDisabled, ErrAccountPaused, ErrTooManyTests (the endpoint's bound), ErrTestBudgetExhausted (the
-// customer's: deleting and registering an endpoint again starts a new endpoint's window, not a
-// new day).
-func CreateTestDelivery(ctx context.Context, pool *pgxpool.Pool, t NewTestDelivery) (Delivery, error) {
+// CreateTestDelivery writes a test delivery to endpoint t.EndpointID of t.CustomerID when judge
+// admits it, pending and due now, and NOTIFYs DeliveriesChannel, in one transaction; its body is
+// t.Payload's. Before judging it reads the figures of TestFacts: the endpoint (its row locked, so
+// its test deliveries serialise and its count and the insert agree), whether the account is
+// paused, the endpoint's test deliveries within TestDeliveryWindow and, under the customer's
+// test-delivery lock (taken after the endpoint's: one order everywhere), the customer's within
+// BudgetWindow (deleting and registering an endpoint again starts a new endpoint's window, not a
+// new day). Errors: ErrNotFound (missing, deleted or another customer's endpoint), or judge's
+// error as it returned it.
+func CreateTestDelivery(ctx context.Context, pool *pgxpool.Pool, t NewTestDelivery, judge TestJudge) (Delivery, error) {
 	var d Delivery
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		// The endpoint's row lock serialises its test deliveries: the count and the insert agree.
-		var disabled bool
+		var f TestFacts
 		err := tx.QueryRow(ctx, `SELECT disabled_at IS NOT NULL FROM webhook_endpoints
-			WHERE endpoint_id = $1 AND customer_id = $2 AND deleted_at IS NULL FOR UPDATE`, t.EndpointID, t.CustomerID).Scan(&disabled)
+			WHERE endpoint_id = $1 AND customer_id = $2 AND deleted_at IS NULL FOR UPDATE`, t.EndpointID, t.CustomerID).Scan(&f.EndpointDisabled)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return ErrNotFound
 		}
 		if err != nil {
 			return fmt.Errorf("cannot read the webhook endpoint: %w", err)
 		}
-		if disabled {
-			return ErrEndpointDisabled
-		}
-		if err := accountPaused(ctx, tx, t.AccountID); err != nil {
+		if f.Paused, err = accountPaused(ctx, tx, t.AccountID); err != nil {
 			return err
 		}
-		var recent int
 		if err := tx.QueryRow(ctx, `SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1 AND watch_id IS NULL
-			AND created_at > now() - make_interval(secs => $2)`, t.EndpointID, TestDeliveryWindow.Seconds()).Scan(&recent); err != nil {
+			AND created_at > now() - make_interval(secs => $2)`, t.EndpointID, TestDeliveryWindow.Seconds()).Scan(&f.EndpointTests); err != nil {
 			return fmt.Errorf("cannot count the endpoint's test deliveries: %w", err)
 		}
-		if recent >= MaxTestDeliveries {
-			return ErrTooManyTests
-		}
-		// The customer's lock (after the endpoint's: one order everywhere) serialises its test
-		// deliveries across endpoints, so the daily count and the insert agree.
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('test-deliveries:' || $1))", t.CustomerID); err != nil {
 			return fmt.Errorf("cannot lock the customer's test deliveries: %w", err)
 		}
-		var today int
 		if err := tx.QueryRow(ctx, `SELECT count(*) FROM webhook_deliveries WHERE customer_id = $1 AND watch_id IS NULL
-			AND created_at > now() - make_interval(secs => $2)`, t.CustomerID, BudgetWindow.Seconds()).Scan(&today); err != nil {
+			AND created_at > now() - make_interval(secs => $2)`, t.CustomerID, BudgetWindow.Seconds()).Scan(&f.CustomerTests); err != nil {
 			return fmt.Errorf("cannot count the customer's test deliveries: %w", err)
 		}
-		if today >= MaxTestDeliveriesPerDay {
-			return ErrTestBudgetExhausted
+		if err := judge(f); err != nil {
+			return err
 		}
 		var id int64
 		var now time.Time
 		if err := tx.QueryRow(ctx, "SELECT nextval(pg_get_serial_sequence('webhook_deliveries', 'delivery_id')), now()").Scan(&id, &now); err != nil {
 			return fmt.Errorf("cannot reserve a webhook delivery id: %w", err)
 		}
-		key := payload.TestKey(id)
-		body := payload.Body{Event: payload.EventTest, OccurredAt: now.UTC().Format(time.RFC3339), WebhookID: t.EndpointID, DeliveryID: id, IdempotencyKey: key}
+		key, event, body := t.Payload(id, now.UTC())
 		var keyID *int64
 		if t.KeyID != 0 {
 			keyID = &t.KeyID
 		}
 		d, err = scanDelivery(tx.QueryRow(ctx, `INSERT INTO webhook_deliveries (delivery_id, idempotency_key, customer_id, account_id, key_id, endpoint_id,
 			event_type, body, status, next_attempt_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now(), now()) RETURNING `+deliveryCols,
-			id, key, t.CustomerID, t.AccountID, keyID, t.EndpointID, payload.EventTest, body.Marshal(), DeliveryPending))
+			id, key, t.CustomerID, t.AccountID, keyID, t.EndpointID, event, body, DeliveryPending))
 		if err != nil {
 			return fmt.Errorf("cannot insert the test delivery: %w", err)
 		}

@@ -9,8 +9,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/planehq/hiringsignal/internal/plans"
 )
 
 // What the notifier reads and writes (migrations 0010, 0011 and 0022): its position in the
@@ -120,28 +118,16 @@ func LoadLiveWatches(ctx context.Context, pool *pgxpool.Pool) ([]LiveWatch, Watc
 	return out, v, nil
 }
 
-// AccountDeliveryState is what the pre-send checks know of one account at the start of a batch.
+// AccountDeliveryState is what the pre-send checks know of one account at the start of a batch,
+// and what a replay of a delivery never billed is judged on: the figures of the wall (the plan's
+// monthly delivered-changes allowance of Tier) and of the hard spend cap. What they admit is the
+// caller's rule (package push/admit).
 type AccountDeliveryState struct {
 	Tier       string // tier id (tier_0 .. tier_3, enterprise)
 	HardCap    *int64 // hard spend cap in units; nil: none
 	MonthUnits int64  // units metered this billing month (usage_monthly)
 	Admitted   int64  // watch deliveries admitted this billing month (created, or readmitted by a replay) that are pending, retrying, delivered or were ever billed
 	Unsent     int64  // watch deliveries pending or retrying and never billed (each bills one unit when accepted; any month)
-}
-
-// Admission is what the wall and the cap say of one more watch delivery of an account in state s:
-// "" (admitted), DeliveryWallBlocked (its admitted deliveries of the month reached the plan's
-// allowance, plans.DeliveredChangeAllowance) or DeliveryCapBlocked (its units of the month plus
-// its unsent deliveries reached its hard cap). The notifier's checks and a replay of a delivery
-// never billed (ReplayDelivery) both ask it.
-func (s AccountDeliveryState) Admission() string {
-	if allowance, limited := plans.DeliveredChangeAllowance(s.Tier); limited && s.Admitted >= allowance {
-		return DeliveryWallBlocked
-	}
-	if s.HardCap != nil && s.MonthUnits+s.Unsent >= *s.HardCap {
-		return DeliveryCapBlocked
-	}
-	return ""
 }
 
 // MonthStart is the start of the billing month of now (UTC).
@@ -194,23 +180,19 @@ func accountDeliveryStates(ctx context.Context, tx pgx.Tx, ids []int64, monthSta
 	return out, nil
 }
 
-// DeliveryAdmission is what the notifier's checks would say now of one more watch delivery of
-// accountID ("", DeliveryWallBlocked or DeliveryCapBlocked; AccountDeliveryState.Admission), read
-// from the same figures they read, so the dashboard's changes_wall_reached agrees with the wall.
-// An account that does not exist is admitted ("").
-func DeliveryAdmission(ctx context.Context, pool *pgxpool.Pool, accountID int64, now time.Time) (string, error) {
-	var out string
-	err := pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+// ReadAccountDeliveryState reads the admission figures of accountID for the billing month of now,
+// the same figures the notifier's checks read (without their lock), so the dashboard's
+// changes_wall_reached agrees with the wall. ok is false for an account that does not exist.
+func ReadAccountDeliveryState(ctx context.Context, pool *pgxpool.Pool, accountID int64, now time.Time) (st AccountDeliveryState, ok bool, err error) {
+	err = pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		states, err := accountDeliveryStates(ctx, tx, []int64{accountID}, MonthStart(now))
 		if err != nil {
 			return err
 		}
-		if st, ok := states[accountID]; ok {
-			out = st.Admission()
-		}
+		st, ok = states[accountID]
 		return nil
 	})
-	return out, err
+	return st, ok, err
 }
 
 // NotifierBatch is one batch of the notifier: a transaction holding the position row.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/planehq/hiringsignal/internal/payload"
 	"github.com/planehq/hiringsignal/internal/testkit/storetest"
 	"github.com/planehq/hiringsignal/oltp"
 )
@@ -35,7 +36,8 @@ func TestPruneRetiredDeletesOnlyUnnamedRowsPastRetention(t *testing.T) {
 	// A deleted endpoint a delivery names.
 	named, _, err := oltp.RegisterEndpoint(ctx, pool, box, a.CustomerID, "https://hooks.example.com/named", oltp.EndpointSecret{Secret: secretA})
 	require.NoError(t, err)
-	_, err = oltp.CreateTestDelivery(ctx, pool, oltp.NewTestDelivery{CustomerID: a.CustomerID, AccountID: a.AccountID, EndpointID: named.ID})
+	_, err = oltp.CreateTestDelivery(ctx, pool, oltp.NewTestDelivery{CustomerID: a.CustomerID, AccountID: a.AccountID, EndpointID: named.ID,
+		Payload: payload.TestDelivery(named.ID)}, func(oltp.TestFacts) error { return nil })
 	require.NoError(t, err)
 	require.NoError(t, oltp.DeleteEndpoint(ctx, pool, a.CustomerID, named.ID))
 	// A watch canceled recently, on a live endpoint.

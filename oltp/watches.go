@@ -228,18 +228,13 @@ func RecordWatchFire(ctx context.Context, pool *pgxpool.Pool, id int64, firedAt 
 	})
 }
 
-// PushCounts answers the usage dashboard's push figures from Postgres (account.PushStats).
+// PushCounts answers the usage dashboard's push counts from Postgres; with the wall's answer
+// (package push/admit) it is account.PushStats.
 type PushCounts struct{ Pool *pgxpool.Pool }
 
 // LiveWatches counts customerID's live watches.
 func (p PushCounts) LiveWatches(ctx context.Context, customerID string) (int64, error) {
 	return LiveWatches(ctx, p.Pool, customerID)
-}
-
-// WallReached says whether a new watch delivery of accountID would now be wall_blocked.
-func (p PushCounts) WallReached(ctx context.Context, accountID int64, now time.Time) (bool, error) {
-	a, err := DeliveryAdmission(ctx, p.Pool, accountID, now)
-	return a == DeliveryWallBlocked, err
 }
 
 // BlockedDeliveries counts customerID's deliveries created since since (the billing month) that

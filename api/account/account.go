@@ -6,9 +6,10 @@
 //
 // It reads and writes accounts, keys and the usage ledger through package oltp, and changes keys
 // only through api.Call.ChangeKeys so every instance's key cache follows. GET /v1/keys pages.
-// It also owns the answer every creating route gives past a daily creation budget (BudgetRefusal,
-// BudgetDetailSchema, BudgetDoc), so keys, webhooks, watches and quickstarts refuse alike. It must not meter,
-// limit or authenticate calls itself (the api chain does), nor touch ClickHouse.
+// Past a daily creation budget its key routes answer as every creating route does
+// (api.BudgetRefusal), and the dashboard's expansion nudge is api.ExpansionNudge, which GET
+// /v1/onboarding reads too. It must not meter, limit or authenticate calls itself (the api chain
+// does), touch ClickHouse, or import another handler package.
 package account
 
 import (
@@ -19,13 +20,14 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/push/admit"
 )
 
 // Deps is what the handlers need.
 type Deps struct {
 	Pool *pgxpool.Pool // accounts, keys, usage ledger, schema changelog
 	Log  *slog.Logger  // default: discard
-	Push PushStats     // live watches and blocked deliveries for the dashboard (default: oltp.PushCounts over Pool)
+	Push PushStats     // live watches and blocked deliveries for the dashboard (default: admit.PushCounts over Pool)
 	// Budgets are the daily creation budgets of key issues and rotations (zero: the defaults,
 	// oltp.MaxKeysPerDay).
 	Budgets oltp.Budgets
@@ -43,7 +45,7 @@ func newHandlers(d Deps) *handlers {
 		d.Log = slog.New(slog.DiscardHandler)
 	}
 	if d.Push == nil {
-		d.Push = oltp.PushCounts{Pool: d.Pool}
+		d.Push = admit.PushCounts{PushCounts: oltp.PushCounts{Pool: d.Pool}}
 	}
 	return &handlers{d: d}
 }

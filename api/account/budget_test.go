@@ -27,9 +27,9 @@ func TestKeysPastTheDailyBudgetAreRefused(t *testing.T) {
 		require.Equal(t, 204, h.Do(t, "DELETE", "/v1/keys/"+itoa(int64(object(t, r)["key_id"].(float64))), a.Key, "").Status)
 	}
 	r := h.Do(t, "POST", "/v1/keys", a.Key, `{"scopes":["read"]}`)
-	h.RequireBudgetRefusal(t, "POST", "/v1/keys", r, account.ReasonCreationBudget, oltp.BudgetKeys, 3)
+	h.RequireBudgetRefusal(t, "POST", "/v1/keys", r, api.ReasonCreationBudget, oltp.BudgetKeys, 3)
 	r = h.Do(t, "POST", "/v1/keys/"+itoa(a.KeyID)+"/rotate", a.Key, `{}`)
-	h.RequireBudgetRefusal(t, "POST", "/v1/keys/{key_id}/rotate", r, account.ReasonCreationBudget, oltp.BudgetKeys, 3)
+	h.RequireBudgetRefusal(t, "POST", "/v1/keys/{key_id}/rotate", r, api.ReasonCreationBudget, oltp.BudgetKeys, 3)
 	require.Equal(t, 200, h.Do(t, "GET", "/v1/whoami", a.Key, "").Status, "a refused rotation revokes nothing")
 	var n int
 	require.NoError(t, h.Pool.QueryRow(context.Background(), "SELECT count(*) FROM api_keys WHERE customer_id = $1", a.CustomerID).Scan(&n))

@@ -1,12 +1,9 @@
 package account
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/admission"
@@ -14,12 +11,11 @@ import (
 )
 
 // Quota status words of the dashboard: green below 80% of the daily quota, amber from 80%
-// (the expansion nudge), red when spent.
+// (the expansion nudge, api.NudgeAt), red when spent.
 const (
 	StatusGreen = "green"
 	StatusAmber = "amber"
 	StatusRed   = "red"
-	nudgeAt     = 0.8
 )
 
 type dashKey struct {
@@ -78,11 +74,6 @@ func dashboardSchema() map[string]any {
 	})
 }
 
-func startOfDay(t time.Time) time.Time {
-	y, m, d := t.UTC().Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-}
-
 func startOfMonth(t time.Time) time.Time {
 	y, m, _ := t.UTC().Date()
 	return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
@@ -100,7 +91,7 @@ func (h *handlers) dashboard(c *api.Call) (int, error) {
 	now := c.Now()
 	e := c.KeyAuth()
 	plan := c.Caller.Plan()
-	day, month := startOfDay(now), startOfMonth(now)
+	day, month := api.StartOfDay(now), startOfMonth(now)
 	calls, err := oltp.CallsSince(c.Context(), h.d.Pool, c.Caller.CustomerID, day)
 	if err != nil {
 		return 0, api.Internal(err)
@@ -137,11 +128,11 @@ func (h *handlers) dashboard(c *api.Call) (int, error) {
 			switch {
 			case dk.Used >= *quota:
 				dk.Status = StatusRed
-			case float64(dk.Used) >= nudgeAt*float64(*quota):
+			case float64(dk.Used) >= api.NudgeAt*float64(*quota):
 				dk.Status = StatusAmber
 			}
 		}
-		if nudged(dk.Used, quota) {
+		if api.Nudged(dk.Used, quota) {
 			out.ExpansionNudgeTriggered = true
 		}
 		out.Keys = append(out.Keys, dk)
@@ -158,7 +149,7 @@ func (h *handlers) dashboard(c *api.Call) (int, error) {
 	case e.SoftCapUnits != nil && units >= *e.SoftCapUnits:
 		out.SpendCap.Status = "soft_cap_reached"
 	}
-	if nudged(units, e.SoftCapUnits) {
+	if api.Nudged(units, e.SoftCapUnits) {
 		out.ExpansionNudgeTriggered = true
 	}
 	if out.UpgradePrompt == nil && worst != nil {
@@ -193,57 +184,6 @@ func (h *handlers) dashboard(c *api.Call) (int, error) {
 			WatchesAllowance: int64(plan.LiveWatchAllowance()), WatchesUsed: watches}
 	}
 	return 0, c.JSON(200, out)
-}
-
-// nudged says whether used reached the expansion nudge's share (80%) of limit (nil: no limit).
-func nudged(used int64, limit *int64) bool {
-	return limit != nil && float64(used) >= nudgeAt*float64(*limit)
-}
-
-// ExpansionNudge is the dashboard's expansion_nudge_triggered for the caller, read on its own
-// (GET /v1/onboarding): a live key of the customer used 80% of its daily call quota today (its
-// lineage's calls, as the dashboard counts them), or the account spent 80% of its soft cap this
-// billing month. It reads this instance's unflushed metering first. The shared demo key has no
-// quota or spend of its own (it bills nothing): never nudged, and nothing flushed or read for it
-// (a public key must not drive metering flushes; see refuseDemo).
-func ExpansionNudge(c *api.Call, pool *pgxpool.Pool) (bool, error) {
-	if c.Caller.Demo {
-		return false, nil
-	}
-	if err := c.FlushUsage(); err != nil {
-		return false, fmt.Errorf("cannot flush usage before the nudge: %w", err)
-	}
-	now, e := c.Now(), c.KeyAuth()
-	units, _, err := oltp.MonthUnits(c.Context(), pool, c.Caller.AccountID)
-	if err != nil {
-		return false, err
-	}
-	if nudged(units, e.SoftCapUnits) {
-		return true, nil
-	}
-	plan := c.Caller.Plan()
-	if plan.DailyQuota == nil {
-		return false, nil
-	}
-	quota := int64(*plan.DailyQuota)
-	calls, err := oltp.CallsSince(c.Context(), pool, c.Caller.CustomerID, startOfDay(now))
-	if err != nil {
-		return false, err
-	}
-	keys, err := oltp.QuotaKeys(c.Context(), pool, c.Caller.CustomerID, slices.Collect(maps.Keys(calls)))
-	if err != nil {
-		return false, err
-	}
-	lineage := map[int64]int64{}
-	for _, k := range keys {
-		lineage[k.LimitID] += calls[k.KeyID]
-	}
-	for _, k := range keys {
-		if k.RevokedAt == nil && nudged(lineage[k.LimitID], &quota) {
-			return true, nil
-		}
-	}
-	return false, nil
 }
 
 // planSchema is the account's plan (the Customer and account resource's plan): the product line

@@ -12,6 +12,7 @@ import (
 	"github.com/planehq/hiringsignal/internal/plans"
 	"github.com/planehq/hiringsignal/internal/secretbox"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/push/admit"
 )
 
 // searchStub is GET /v1/reqs/search as api/search declares it, serving n rows: a billable call
@@ -108,7 +109,7 @@ func TestDashboardWallReachedAgreesWithTheNotifiersWall(t *testing.T) {
 	insert(1, int(allowance)-1)
 	require.Equal(t, false, wall(), "one more change is admitted")
 	insert(int(allowance), int(allowance))
-	admission, err := oltp.DeliveryAdmission(ctx, h.Pool, free.AccountID, time.Now())
+	admission, err := admit.AdmissionNow(ctx, h.Pool, free.AccountID, time.Now())
 	require.NoError(t, err)
 	require.Equal(t, oltp.DeliveryWallBlocked, admission, "the notifier walls the next change")
 	require.Equal(t, true, wall(), "none billed yet, but the next change is wall_blocked")

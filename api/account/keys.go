@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/oltp"
 )
 
@@ -74,13 +75,13 @@ func scopesFor(c *api.Call, requested *[]string, def []string) ([]string, error)
 	}
 	sc := *requested
 	if len(sc) == 0 {
-		return nil, api.Invalid(api.FieldError{Type: "too_short", Loc: api.Loc("body", "scopes"), Msg: "List should have at least 1 item after validation, not 0", Input: sc, Ctx: map[string]any{"min_length": 1}})
+		return nil, api.Invalid(problem.FieldError{Type: "too_short", Loc: problem.Loc("body", "scopes"), Msg: "List should have at least 1 item after validation, not 0", Input: sc, Ctx: map[string]any{"min_length": 1}})
 	}
-	var errs []api.FieldError
+	var errs []problem.FieldError
 	out := []string{}
 	for i, v := range sc {
 		if !slices.Contains(c.Caller.Scopes, v) {
-			errs = append(errs, api.ValueError(v, "a key can only grant scopes the presenting key holds ("+strings.Join(c.Caller.Scopes, ", ")+")", "body", "scopes", i))
+			errs = append(errs, problem.ValueError(v, "a key can only grant scopes the presenting key holds ("+strings.Join(c.Caller.Scopes, ", ")+")", "body", "scopes", i))
 			continue
 		}
 		if !slices.Contains(out, v) {
@@ -104,11 +105,11 @@ func (h *handlers) keysIssue(c *api.Call) (int, error) {
 		return 0, err
 	}
 	k, err := oltp.IssueKeyWithin(c.Context(), h.d.Pool, h.d.Budgets, c.KeyAuth(), scopes)
-	if r := BudgetRefusal(c, err); r != nil {
+	if r := api.BudgetRefusal(c, err); r != nil {
 		return 0, r
 	}
 	if errors.Is(err, oltp.ErrTooManyKeys) {
-		return 0, api.Invalid(api.ValueError(nil, err.Error(), "body"))
+		return 0, api.Invalid(problem.ValueError(nil, err.Error(), "body"))
 	}
 	if err != nil {
 		return 0, api.Internal(err)
@@ -151,14 +152,14 @@ func (h *handlers) keysRotate(c *api.Call) (int, error) {
 		k, err = oltp.RotateKeyWithin(c.Context(), h.d.Pool, h.d.Budgets, c.Caller.CustomerID, id, scopes, c.Caller.Scopes, token)
 		return err
 	})
-	if r := BudgetRefusal(c, err); r != nil {
+	if r := api.BudgetRefusal(c, err); r != nil {
 		return 0, r
 	}
 	if errors.Is(err, oltp.ErrNotFound) {
 		return 0, api.NotFound(detailKeyNotFound)
 	}
 	if errors.Is(err, oltp.ErrNoGrantableScope) {
-		return 0, api.Invalid(api.ValueError(nil, err.Error(), "body", "scopes"))
+		return 0, api.Invalid(problem.ValueError(nil, err.Error(), "body", "scopes"))
 	}
 	if err != nil {
 		return 0, api.Internal(err)

@@ -6,7 +6,7 @@ import (
 )
 
 // PushStats gives the dashboard what the push tables hold: live watches and blocked deliveries.
-// The default is oltp.PushCounts over Deps.Pool: live watches are counted from the watches table
+// The default is admit.PushCounts over Deps.Pool: live watches are counted from the watches table
 // (the same rows POST /v1/watches checks the allowance against); blocked deliveries are the
 // wall_blocked and cap_blocked rows of webhook_deliveries created since the start of the billing
 // month (the notifier writes them so).

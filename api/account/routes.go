@@ -28,23 +28,23 @@ func Routes(d Deps) []*api.Route {
 			Statuses: []int{200}, Response: keyPageSchema(), Handler: h.keysList},
 		{Name: "keys.issue", Method: "POST", Path: "/v1/keys", Tag: "keys", Scope: api.ScopeKeys,
 			Summary: fmt.Sprintf("Mint a key on the caller's account and tier (shown once). At most %d active keys per customer (422 past it). ", oltp.MaxActiveKeys) +
-				BudgetDoc(d.Budgets, oltp.BudgetKeys),
+				api.BudgetDoc(d.Budgets, oltp.BudgetKeys),
 			Body: &api.Body{Fields: []api.Field{
 				{Name: "scopes", Type: "array", Items: "string", Enum: api.AllScopes, Description: "subset of the presenting key's scopes; default: the same scopes"},
 				{Name: "tier", Type: "string", Forbidden: true, Description: "refused (422): the tier is the account's"},
 			}},
-			Statuses: []int{201, 409}, Response: issuedKeySchema(), ErrorBodies: map[int]map[string]any{409: BudgetConflictSchema(oltp.BudgetKeys)}, Handler: h.keysIssue},
+			Statuses: []int{201, 409}, Response: issuedKeySchema(), ErrorBodies: map[int]map[string]any{409: api.BudgetConflictSchema(oltp.BudgetKeys)}, Handler: h.keysIssue},
 		{Name: "keys.revoke", Method: "DELETE", Path: "/v1/keys/{key_id}", Summary: "Revoke a key (takes effect on the next call everywhere)", Tag: "keys", Scope: api.ScopeKeys,
 			Params: []api.Param{keyID}, Statuses: []int{204, 404}, Handler: h.keysRevoke},
 		{Name: "keys.rotate", Method: "POST", Path: "/v1/keys/{key_id}/rotate", Tag: "keys", Scope: api.ScopeKeys,
 			Summary: "Mint a replacement on the same account and revoke key_id, in one call. The replacement spends the key budget: " +
-				BudgetDoc(d.Budgets, oltp.BudgetKeys) + " (key_id stays active)",
+				api.BudgetDoc(d.Budgets, oltp.BudgetKeys) + " (key_id stays active)",
 			Params: []api.Param{keyID},
 			Body: &api.Body{Required: true, Fields: []api.Field{
 				{Name: "scopes", Type: "array", Items: "string", Enum: api.AllScopes, Description: "default: the rotated key's scopes"},
 				{Name: "tier", Type: "string", Forbidden: true, Description: "refused (422)"},
 			}},
-			Statuses: []int{201, 404, 409}, Response: issuedKeySchema(), ErrorBodies: map[int]map[string]any{409: BudgetConflictSchema(oltp.BudgetKeys)}, Handler: h.keysRotate},
+			Statuses: []int{201, 404, 409}, Response: issuedKeySchema(), ErrorBodies: map[int]map[string]any{409: api.BudgetConflictSchema(oltp.BudgetKeys)}, Handler: h.keysRotate},
 		{Name: "usage", Method: "GET", Path: "/v1/usage", Summary: "Metered totals of the customer and per key over a window (read scope; not the demo key)", Tag: "usage", Scope: api.ScopeRead,
 			Params:   []api.Param{{Name: "window", In: "query", Type: "integer", Min: new(int64(1)), Max: new(int64(UsageWindowMax)), Default: int64(24), Description: "hours"}},
 			Statuses: []int{200}, Response: usageSchema(), Handler: h.usageTotals},

@@ -6,6 +6,7 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/internal/normalize"
 	"github.com/planehq/hiringsignal/internal/nullable"
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/read/readmodel"
 )
 
@@ -120,7 +121,7 @@ func (h *handlers) openReqs(c *api.Call) (int, error) {
 	if v, ok := c.String("cursor"); ok {
 		k, ok := parseOpenReqsCursor(v)
 		if !ok {
-			return 0, api.Invalid(api.ValueError(v, "not an open-reqs cursor: pass the next_cursor of the previous page unchanged", "query", "cursor"))
+			return 0, api.Invalid(problem.ValueError(v, "not an open-reqs cursor: pass the next_cursor of the previous page unchanged", "query", "cursor"))
 		}
 		after = &k
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/internal/nullable"
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/read/readmodel"
 )
 
@@ -47,10 +48,10 @@ func (h *handlers) resolve(c *api.Call) (int, error) {
 	hasDomain, hasName = hasDomain && domain != "", hasName && name != ""
 	switch {
 	case hasDomain && hasName:
-		return 0, api.Invalid(api.ValueError(map[string]any{"domain": domain, "name": name},
+		return 0, api.Invalid(problem.ValueError(map[string]any{"domain": domain, "name": name},
 			"send exactly one of domain or name, not both", "query", "domain"))
 	case !hasDomain && !hasName:
-		return 0, api.Invalid(api.ValueError(nil, "send exactly one of domain or name (neither was sent)", "query", "domain"))
+		return 0, api.Invalid(problem.ValueError(nil, "send exactly one of domain or name (neither was sent)", "query", "domain"))
 	}
 	if err := h.ready(); err != nil {
 		return 0, err

@@ -8,6 +8,7 @@ import (
 	"github.com/planehq/hiringsignal/api/reqrow"
 	"github.com/planehq/hiringsignal/internal/normalize"
 	"github.com/planehq/hiringsignal/internal/nullable"
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/read/criteria"
 	"github.com/planehq/hiringsignal/read/readmodel"
 	"github.com/planehq/hiringsignal/read/searchindex"
@@ -92,7 +93,7 @@ func functionFilter(c *api.Call) (map[string]bool, error) {
 	if !found {
 		names := normalize.FunctionNames()
 		msg := "unknown function '" + v + "': send a function name or taxonomy id; names: " + strings.Join(names, ", ")
-		fe := api.ValueError(v, msg, "query", "function")
+		fe := problem.ValueError(v, msg, "query", "function")
 		fe.Ctx["names"] = names
 		return nil, api.Invalid(fe)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/read/readmodel"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
@@ -83,14 +84,14 @@ type item struct {
 func (it *item) trim() { it.Domain, it.Name = strings.TrimSpace(it.Domain), strings.TrimSpace(it.Name) }
 
 // check is what is wrong with it at loc (nothing: nil).
-func (it *item) check(loc ...any) []api.FieldError {
-	var errs []api.FieldError
+func (it *item) check(loc ...any) []problem.FieldError {
+	var errs []problem.FieldError
 	if it.Domain == "" && it.Name == "" {
-		errs = append(errs, api.ValueError(nil, "send a domain, a name or both (both were empty)", loc...))
+		errs = append(errs, problem.ValueError(nil, "send a domain, a name or both (both were empty)", loc...))
 	}
 	for _, f := range [][2]string{{"domain", it.Domain}, {"name", it.Name}} {
 		if v := f[1]; len(v) > MaxInputLength {
-			errs = append(errs, api.FieldError{Type: "string_too_long", Loc: slices.Concat(loc, []any{f[0]}),
+			errs = append(errs, problem.FieldError{Type: "string_too_long", Loc: slices.Concat(loc, []any{f[0]}),
 				Msg: "String should have at most 253 characters", Input: v, Ctx: map[string]any{"max_length": MaxInputLength}})
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/internal/nullable"
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/read/readmodel"
 )
 
@@ -59,11 +60,11 @@ type enrichBody struct {
 	RowID *string `json:"row_id"`
 }
 
-func (b *enrichBody) check(loc ...any) []api.FieldError {
+func (b *enrichBody) check(loc ...any) []problem.FieldError {
 	b.trim()
 	errs := b.item.check(loc...)
 	if b.RowID != nil && len(*b.RowID) > MaxInputLength {
-		errs = append(errs, api.FieldError{Type: "string_too_long", Loc: slices.Concat(loc, []any{"row_id"}),
+		errs = append(errs, problem.FieldError{Type: "string_too_long", Loc: slices.Concat(loc, []any{"row_id"}),
 			Msg: "String should have at most 253 characters", Input: *b.RowID, Ctx: map[string]any{"max_length": MaxInputLength}})
 	}
 	return errs
@@ -135,16 +136,16 @@ func (h *handlers) enrichBatch(c *api.Call) (int, error) {
 	// as on every paged route (more is 422, as its limit past the cap is; the route's own
 	// BatchMax was checked with the body).
 	if max := c.PageCap(BatchMax); len(b.Rows) > max {
-		return 0, api.Invalid(api.FieldError{Type: "too_long", Loc: api.Loc("body", "rows"),
+		return 0, api.Invalid(problem.FieldError{Type: "too_long", Loc: problem.Loc("body", "rows"),
 			Msg:   fmt.Sprintf("List should have at most %d items after validation, not %d", max, len(b.Rows)),
 			Input: b.Rows[:min(len(b.Rows), 10)], Ctx: map[string]any{"field_type": "List", "max_length": max, "actual_length": len(b.Rows)}})
 	}
-	var errs []api.FieldError
+	var errs []problem.FieldError
 	for i := range b.Rows {
 		errs = append(errs, b.Rows[i].check("body", "rows", i)...)
 	}
 	if len(b.Rows) == 0 {
-		errs = append(errs, api.FieldError{Type: "too_short", Loc: api.Loc("body", "rows"), Msg: "List should have at least 1 item after validation, not 0",
+		errs = append(errs, problem.FieldError{Type: "too_short", Loc: problem.Loc("body", "rows"), Msg: "List should have at least 1 item after validation, not 0",
 			Input: []any{}, Ctx: map[string]any{"min_length": 1}})
 	}
 	if len(errs) > 0 {

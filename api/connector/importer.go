@@ -11,6 +11,7 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/internal/normalize"
 	"github.com/planehq/hiringsignal/internal/nullable"
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/read/readmodel"
 )
@@ -152,14 +153,14 @@ func importItems(c *api.Call) ([]item, error) {
 		}
 		items = b.Companies
 	}
-	var errs []api.FieldError
+	var errs []problem.FieldError
 	switch {
 	case len(items) > ImportMax:
-		return nil, api.Invalid(api.FieldError{Type: "too_long", Loc: api.Loc("body", "companies"),
+		return nil, api.Invalid(problem.FieldError{Type: "too_long", Loc: problem.Loc("body", "companies"),
 			Msg:   fmt.Sprintf("List should have at most %d items after validation, not %d: split the list into several imports", ImportMax, len(items)),
 			Input: nil, Ctx: map[string]any{"max_length": ImportMax, "actual_length": len(items)}})
 	case len(items) == 0:
-		errs = append(errs, api.FieldError{Type: "too_short", Loc: api.Loc("body", "companies"), Msg: "List should have at least 1 item after validation, not 0",
+		errs = append(errs, problem.FieldError{Type: "too_short", Loc: problem.Loc("body", "companies"), Msg: "List should have at least 1 item after validation, not 0",
 			Input: []any{}, Ctx: map[string]any{"min_length": 1}})
 	}
 	for i := range items {
@@ -179,7 +180,7 @@ func csvItems(body []byte) ([]item, error) {
 	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(body, []byte("\ufeff"))))
 	r.FieldsPerRecord, r.ReuseRecord = -1, true
 	bad := func(msg string, loc ...any) error {
-		return api.Invalid(api.ValueError(nil, msg, append([]any{"body"}, loc...)...))
+		return api.Invalid(problem.ValueError(nil, msg, append([]any{"body"}, loc...)...))
 	}
 	head, err := r.Read()
 	if errors.Is(err, io.EOF) {

@@ -1,15 +1,17 @@
 // Package deliveries serves the webhook delivery routes (spec 2.3, 3, 4.4): the caller's
 // deliveries (filtered, cursor-paged, most recent first; never a body), one delivery with its
-// attempts and its body (null for a delivery neither admitted nor sent: oltp.ServesBody), and
-// replay (reopen a delivered or failed delivery within the replay window, bounded per delivery
-// and per customer, a never-billed one only past the wall and the cap as the notifier admits).
-// It also gives POST /v1/webhooks/{id}/test (package webhooks) its answer shape and conflict
-// reasons.
+// attempts and its body (null for a delivery neither admitted nor sent: oltp.ServesBody), replay
+// (reopen a delivered or failed delivery within the replay window, bounded per delivery and per
+// customer, a never-billed one only past the wall and the cap as the notifier admits), and the
+// test delivery of an endpoint (POST /v1/webhooks/{id}/test: a delivery written and answered like
+// the others, tagged webhooks). Whether a replay or a test delivery is admitted, its bounds and
+// the words of a refusal are package admit's (push/admit); this package answers them.
 //
 // Every read and write goes through oltp scoped to the caller's customer: another customer's
-// delivery answers exactly like a missing one. A replay only reopens the row and wakes the
-// dispatcher (NOTIFY in the same transaction): it must not send, sign, bill, match events, write
-// delivery rows of the notifier, or touch ClickHouse.
+// delivery or endpoint answers exactly like a missing one. A replay only reopens the row and a
+// test only writes one, waking the dispatcher (NOTIFY in the same transaction): it must not send,
+// sign, bill, match events, write delivery rows of the notifier, touch ClickHouse, or import
+// another handler package.
 package deliveries
 
 import (
@@ -22,6 +24,7 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/push/admit"
 )
 
 // Deps is what the handlers need.
@@ -45,12 +48,22 @@ func newHandlers(d Deps) *handlers {
 // DetailNotFound is the 404 of a delivery id that does not exist or is another customer's.
 const DetailNotFound = "Webhook delivery not found"
 
-// Conflict is the detail of a 409 of the delivery routes and of the test route.
-type Conflict struct {
-	Reason   string `json:"reason"`
-	Message  string `json:"message"`
-	Endpoint string `json:"endpoint"`
-	Status   string `json:"status,omitempty"` // the delivery's status (replay refusals)
+// detailEndpointNotFound is the 404 of a test delivery to an endpoint that does not exist, is
+// deleted or is another customer's, as the webhook routes word it.
+const detailEndpointNotFound = "Webhook endpoint not found"
+
+// refused is the answer of err, a refusal of package admit (a replay's or a test delivery's):
+// admit.ErrAccountPaused is 403 account_paused, a *admit.Refusal a 409 api.Conflict with its
+// reason and words as admit has them; any other error is returned as it is.
+func refused(c *api.Call, err error) error {
+	var refusal *admit.Refusal
+	switch {
+	case errors.Is(err, admit.ErrAccountPaused):
+		return api.AccountPaused(c.Route.Path, err.Error())
+	case errors.As(err, &refusal):
+		return &api.Error{Status: fasthttp.StatusConflict, Detail: api.Conflict{Reason: refusal.Reason, Message: refusal.Msg, Endpoint: c.Route.Path, Status: refusal.Status}}
+	}
+	return err
 }
 
 type page struct {
@@ -115,17 +128,12 @@ func (h *handlers) get(c *api.Call) (int, error) {
 
 func (h *handlers) replay(c *api.Call) (int, error) {
 	id, _ := c.Int("delivery_id")
-	d, reopened, err := oltp.ReplayDelivery(c.Context(), h.d.Pool, c.Caller.CustomerID, id)
-	var refusal *oltp.ReplayRefusal
+	d, reopened, err := admit.ReplayDelivery(c.Context(), h.d.Pool, c.Caller.CustomerID, id)
 	switch {
 	case errors.Is(err, oltp.ErrNotFound):
 		return 0, api.NotFound(DetailNotFound)
-	case errors.Is(err, oltp.ErrAccountPaused):
-		return 0, api.AccountPaused(c.Route.Path, err.Error())
-	case errors.As(err, &refusal):
-		return 0, &api.Error{Status: fasthttp.StatusConflict, Detail: Conflict{Reason: refusal.Reason, Message: refusal.Msg, Endpoint: c.Route.Path, Status: refusal.Status}}
 	case err != nil:
-		return 0, err
+		return 0, refused(c, err)
 	}
 	if reopened {
 		h.d.Log.Info("webhook delivery replayed", "delivery_id", d.ID, "customer_id", c.Caller.CustomerID)
@@ -143,4 +151,20 @@ func dedupe(vals []string) []string {
 		}
 	}
 	return out
+}
+
+// test writes a test delivery to endpoint id when package admit admits it
+// (admit.CreateTestDelivery: pending, due now, the dispatcher woken in the same transaction) and
+// answers it; the dispatcher sends it.
+func (h *handlers) test(c *api.Call) (int, error) {
+	id, _ := c.Int("id")
+	d, err := admit.CreateTestDelivery(c.Context(), h.d.Pool, oltp.NewTestDelivery{CustomerID: c.Caller.CustomerID, AccountID: c.Caller.AccountID,
+		KeyID: c.Caller.KeyID, EndpointID: id})
+	switch {
+	case errors.Is(err, oltp.ErrNotFound):
+		return 0, api.NotFound(detailEndpointNotFound)
+	case err != nil:
+		return 0, refused(c, err)
+	}
+	return 0, c.JSON(201, d)
 }

@@ -9,9 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/planehq/hiringsignal/api/deliveries"
 	"github.com/planehq/hiringsignal/internal/testkit/apitest"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/push/admit"
 )
 
 // detailBody is the body GET /v1/webhook-deliveries/{id} answers for id (checked against the
@@ -91,7 +91,7 @@ func TestReplayOfANeverBilledDeliveryIsHeldToTheWall(t *testing.T) {
 	}
 	_, err := h.Pool.Exec(context.Background(), "UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = 'gone' WHERE endpoint_id = $1", ep)
 	require.NoError(t, err)
-	require.Equal(t, deliveries.ReasonEndpointOff, conflictOf(t, h.replay(t, a.Key, failed[0])).Reason)
+	require.Equal(t, admit.ReasonEndpointOff, conflictOf(t, h.replay(t, a.Key, failed[0])).Reason)
 	require.Equal(t, ep, h.Endpoint(t, a.Key, url0), "registering the url again enables the same endpoint")
 
 	// One slot is left: the first replay takes it, the next are refused and left as they are.
@@ -101,7 +101,7 @@ func TestReplayOfANeverBilledDeliveryIsHeldToTheWall(t *testing.T) {
 	for _, id := range failed[1:] {
 		before := h.state(t, id)
 		c := conflictOf(t, h.replay(t, a.Key, id))
-		require.Equal(t, deliveries.ReasonWallReached, c.Reason, c.Message)
+		require.Equal(t, admit.ReasonWallReached, c.Reason, c.Message)
 		require.Equal(t, oltp.DeliveryFailed, c.Status)
 		require.Contains(t, c.Message, "50 delivered changes")
 		require.Equal(t, before, h.state(t, id))
@@ -111,7 +111,7 @@ func TestReplayOfANeverBilledDeliveryIsHeldToTheWall(t *testing.T) {
 	_, err = h.Pool.Exec(context.Background(), "UPDATE webhook_deliveries SET status = 'failed', attempt_count = 12 WHERE delivery_id = $1", failed[0])
 	require.NoError(t, err)
 	require.Equal(t, 200, h.replay(t, a.Key, failed[1]).Status)
-	require.Equal(t, deliveries.ReasonWallReached, conflictOf(t, h.replay(t, a.Key, failed[2])).Reason)
+	require.Equal(t, admit.ReasonWallReached, conflictOf(t, h.replay(t, a.Key, failed[2])).Reason)
 
 	// A delivery already billed replays free of the wall; so does a test delivery.
 	require.Equal(t, 200, h.replay(t, a.Key, billed).Status)
@@ -122,7 +122,7 @@ func TestReplayOfANeverBilledDeliveryIsHeldToTheWall(t *testing.T) {
 	_, err = h.Pool.Exec(context.Background(), "UPDATE webhook_deliveries SET status = 'failed' WHERE delivery_id IN ($1, $2)", billed, failed[1])
 	require.NoError(t, err)
 	require.Equal(t, 200, h.replay(t, a.Key, failed[2]).Status, "the slot failed[1] gave back")
-	require.Equal(t, deliveries.ReasonWallReached, conflictOf(t, h.replay(t, a.Key, failed[1])).Reason)
+	require.Equal(t, admit.ReasonWallReached, conflictOf(t, h.replay(t, a.Key, failed[1])).Reason)
 
 	// The dashboard counts only the notifier's blocked rows: a refused replay is not one.
 	d := h.Get(t, "/v1/usage/dashboard", a.Key, nil)
@@ -134,7 +134,7 @@ func TestReplayOfANeverBilledDeliveryIsHeldToTheWall(t *testing.T) {
 // allowance (readmitted_at), so replays of last month's failures cannot pass the wall together.
 func TestReplaysOfEarlierMonthsCountAgainstThisMonth(t *testing.T) {
 	age := sinceMonth() + time.Hour
-	if age > oltp.ReplayWindow-time.Hour {
+	if age > admit.ReplayWindow-time.Hour {
 		t.Skip("the billing month is as long as the replay window: no delivery of last month is still replayable")
 	}
 	h := start(t)
@@ -150,7 +150,7 @@ func TestReplaysOfEarlierMonthsCountAgainstThisMonth(t *testing.T) {
 	}
 	require.Equal(t, 200, h.replay(t, a.Key, old[0]).Status)
 	require.Equal(t, 200, h.replay(t, a.Key, old[1]).Status)
-	require.Equal(t, deliveries.ReasonWallReached, conflictOf(t, h.replay(t, a.Key, old[2])).Reason)
+	require.Equal(t, admit.ReasonWallReached, conflictOf(t, h.replay(t, a.Key, old[2])).Reason)
 	var readmitted int
 	require.NoError(t, h.Pool.QueryRow(context.Background(), "SELECT count(*) FROM webhook_deliveries WHERE account_id = $1 AND readmitted_at IS NOT NULL",
 		a.AccountID).Scan(&readmitted))
@@ -202,7 +202,7 @@ func TestReplayOfANeverBilledDeliveryIsHeldToTheSpendCap(t *testing.T) {
 	third := h.insert(t, a, row{watch: w, endpoint: ep, status: oltp.DeliveryFailed, attempts: 2})
 	before := h.state(t, third)
 	c := conflictOf(t, h.replay(t, a.Key, third))
-	require.Equal(t, deliveries.ReasonCapReached, c.Reason, c.Message)
+	require.Equal(t, admit.ReasonCapReached, c.Reason, c.Message)
 	require.Contains(t, c.Message, "hard spend cap")
 	require.Equal(t, before, h.state(t, third))
 }
@@ -218,7 +218,7 @@ func TestReplaysAreBoundedPerDeliveryAndPerCustomer(t *testing.T) {
 	ep := h.endpoint(t, a.Key, "bounded")
 	w := h.watch(t, a.Key, ep)
 	id := h.insert(t, a, row{watch: w, endpoint: ep, status: oltp.DeliveryDelivered, attempts: 1, deliveredAt: true, billed: true})
-	for i := range oltp.MaxReplaysPerDelivery {
+	for i := range admit.MaxReplaysPerDelivery {
 		require.Equal(t, 200, h.replay(t, a.Key, id).Status, "replay %d", i+1)
 		require.Equal(t, 200, h.replay(t, a.Key, id).Status, "queued: answered as it is")
 		// The dispatcher delivers it again.
@@ -227,21 +227,21 @@ func TestReplaysAreBoundedPerDeliveryAndPerCustomer(t *testing.T) {
 	}
 	before := h.state(t, id)
 	c := conflictOf(t, h.replay(t, a.Key, id))
-	require.Equal(t, deliveries.ReasonReplayLimit, c.Reason, c.Message)
+	require.Equal(t, admit.ReasonReplayLimit, c.Reason, c.Message)
 	require.Equal(t, oltp.DeliveryDelivered, c.Status)
 	require.Contains(t, c.Message, "at most 5 times")
 	require.Equal(t, before, h.state(t, id))
-	require.Equal(t, oltp.MaxReplaysPerDelivery, before.ReplayCount)
+	require.Equal(t, admit.MaxReplaysPerDelivery, before.ReplayCount)
 
 	// The customer's day: its replays so far plus earlier ones of other deliveries, up to the budget.
 	other := h.insert(t, a, row{watch: w, endpoint: ep, status: oltp.DeliveryFailed, attempts: 1})
 	_, err := h.Pool.Exec(ctx, `INSERT INTO webhook_delivery_replays (customer_id, delivery_id, replayed_at)
-		SELECT $1, $2, now() - interval '23 hours' FROM generate_series(1, $3)`, a.CustomerID, other, oltp.MaxReplaysPerDay-oltp.MaxReplaysPerDelivery-1)
+		SELECT $1, $2, now() - interval '23 hours' FROM generate_series(1, $3)`, a.CustomerID, other, admit.MaxReplaysPerDay-admit.MaxReplaysPerDelivery-1)
 	require.NoError(t, err)
 	require.Equal(t, 200, h.replay(t, a.Key, other).Status, "the last replay of the day")
 	last := h.insert(t, a, row{watch: w, endpoint: ep, status: oltp.DeliveryFailed, attempts: 1})
 	c = conflictOf(t, h.replay(t, a.Key, last))
-	require.Equal(t, deliveries.ReasonReplayBudget, c.Reason, c.Message)
+	require.Equal(t, admit.ReasonReplayBudget, c.Reason, c.Message)
 	require.Contains(t, c.Message, "at most 1000 replays a day")
 	require.Equal(t, oltp.DeliveryFailed, h.state(t, last).Status)
 	// Another customer has its own budget.
@@ -267,10 +267,10 @@ func TestTestDeliveriesAreBoundedPerCustomerAcrossEndpoints(t *testing.T) {
 	h := start(t)
 	a := h.RoomyAccount(t, "growth")
 	ep := h.endpoint(t, a.Key, "amplifier")
-	for range oltp.MaxTestDeliveries {
+	for range admit.MaxTestDeliveries {
 		require.Equal(t, 201, h.test(t, a.Key, ep).Status)
 	}
-	require.Equal(t, deliveries.ReasonTooManyTests, conflictOf(t, h.test(t, a.Key, ep)).Reason)
+	require.Equal(t, admit.ReasonTooManyTests, conflictOf(t, h.test(t, a.Key, ep)).Reason)
 	// Delete the endpoint and register the url again: a new endpoint, a new minute's window.
 	require.Equal(t, 204, h.Do(t, "DELETE", "/v1/webhooks/"+itoa(ep), a.Key, nil).Status)
 	ep2 := h.endpoint(t, a.Key, "amplifier")
@@ -281,17 +281,17 @@ func TestTestDeliveriesAreBoundedPerCustomerAcrossEndpoints(t *testing.T) {
 	ep3 := h.endpoint(t, a.Key, "elsewhere")
 	_, err := h.Pool.Exec(ctx, `INSERT INTO webhook_deliveries (idempotency_key, customer_id, account_id, endpoint_id, event_type, body, status, created_at)
 		SELECT 'earlier-test-' || g, $1, $2, $3, 'test', '{}', 'delivered', now() - interval '20 hours' FROM generate_series(1, $4) g`,
-		a.CustomerID, a.AccountID, ep3, oltp.MaxTestDeliveriesPerDay-oltp.MaxTestDeliveries-2)
+		a.CustomerID, a.AccountID, ep3, admit.MaxTestDeliveriesPerDay-admit.MaxTestDeliveries-2)
 	require.NoError(t, err)
 	require.Equal(t, 201, h.test(t, a.Key, ep2).Status, "the day's last test delivery")
 	c := conflictOf(t, h.test(t, a.Key, ep2))
-	require.Equal(t, deliveries.ReasonTestBudget, c.Reason, c.Message)
+	require.Equal(t, admit.ReasonTestBudget, c.Reason, c.Message)
 	require.Equal(t, "/v1/webhooks/{id}/test", c.Endpoint)
 	require.Contains(t, c.Message, "at most 100 a day")
-	require.Equal(t, deliveries.ReasonTestBudget, conflictOf(t, h.test(t, a.Key, h.endpoint(t, a.Key, "fresh"))).Reason)
+	require.Equal(t, admit.ReasonTestBudget, conflictOf(t, h.test(t, a.Key, h.endpoint(t, a.Key, "fresh"))).Reason)
 	var tests int
 	require.NoError(t, h.Pool.QueryRow(ctx, "SELECT count(*) FROM webhook_deliveries WHERE customer_id = $1 AND watch_id IS NULL", a.CustomerID).Scan(&tests))
-	require.Equal(t, oltp.MaxTestDeliveriesPerDay, tests)
+	require.Equal(t, admit.MaxTestDeliveriesPerDay, tests)
 
 	// Another customer is not held to it; and once the earlier ones are a day old the budget refills.
 	b := h.RoomyAccount(t, "growth")
@@ -309,7 +309,7 @@ func TestRacingTestDeliveriesHoldTheCustomerBudget(t *testing.T) {
 	eps := []int64{h.endpoint(t, a.Key, "r1"), h.endpoint(t, a.Key, "r2"), h.endpoint(t, a.Key, "r3")}
 	_, err := h.Pool.Exec(ctx, `INSERT INTO webhook_deliveries (idempotency_key, customer_id, account_id, endpoint_id, event_type, body, status, created_at)
 		SELECT 'earlier-test-' || g, $1, $2, $3, 'test', '{}', 'delivered', now() - interval '2 hours' FROM generate_series(1, $4) g`,
-		a.CustomerID, a.AccountID, eps[0], oltp.MaxTestDeliveriesPerDay-4)
+		a.CustomerID, a.AccountID, eps[0], admit.MaxTestDeliveriesPerDay-4)
 	require.NoError(t, err)
 	var paths []string
 	for i := range 12 {

@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/api/deliveries"
 	"github.com/planehq/hiringsignal/internal/testkit/apitest"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/push/admit"
 )
 
 // listener holds a LISTEN on oltp.DeliveriesChannel, as the dispatcher does.
@@ -54,11 +54,11 @@ func (h *harness) replay(t *testing.T, key string, id int64) apitest.Response {
 	return r
 }
 
-func conflictOf(t *testing.T, r apitest.Response) deliveries.Conflict {
+func conflictOf(t *testing.T, r apitest.Response) api.Conflict {
 	t.Helper()
 	require.Equal(t, 409, r.Status, string(r.Body))
 	var b struct {
-		Detail deliveries.Conflict `json:"detail"`
+		Detail api.Conflict `json:"detail"`
 	}
 	require.NoError(t, json.Unmarshal(r.Body, &b))
 	return b.Detail
@@ -138,7 +138,7 @@ func TestReplayRefusalsNameTheirReason(t *testing.T) {
 	ep := h.endpoint(t, a.Key, "refusals")
 	w := h.watch(t, a.Key, ep)
 	l := listen(t, h)
-	refused := func(id int64, reason string) deliveries.Conflict {
+	refused := func(id int64, reason string) api.Conflict {
 		t.Helper()
 		before := h.state(t, id)
 		c := conflictOf(t, h.replay(t, a.Key, id))
@@ -149,14 +149,14 @@ func TestReplayRefusalsNameTheirReason(t *testing.T) {
 		return c
 	}
 	for _, st := range []string{oltp.DeliveryRateLimited, oltp.DeliveryWallBlocked, oltp.DeliveryCapBlocked} {
-		c := refused(h.insert(t, a, row{watch: w, endpoint: ep, status: st}), deliveries.ReasonNotReplayable)
+		c := refused(h.insert(t, a, row{watch: w, endpoint: ep, status: st}), admit.ReasonNotReplayable)
 		require.Contains(t, c.Message, st)
 	}
 	// The window: ReplayWindow after creation.
-	old := h.insert(t, a, row{watch: w, endpoint: ep, status: oltp.DeliveryDelivered, age: oltp.ReplayWindow + time.Hour, deliveredAt: true, billed: true})
-	c := refused(old, deliveries.ReasonWindowExpired)
+	old := h.insert(t, a, row{watch: w, endpoint: ep, status: oltp.DeliveryDelivered, age: admit.ReplayWindow + time.Hour, deliveredAt: true, billed: true})
+	c := refused(old, admit.ReasonWindowExpired)
 	require.Contains(t, c.Message, "30 days")
-	inside := h.insert(t, a, row{watch: w, endpoint: ep, status: oltp.DeliveryFailed, age: oltp.ReplayWindow - time.Hour})
+	inside := h.insert(t, a, row{watch: w, endpoint: ep, status: oltp.DeliveryFailed, age: admit.ReplayWindow - time.Hour})
 	require.Equal(t, 200, h.replay(t, a.Key, inside).Status)
 	l.woken(t)
 
@@ -165,12 +165,12 @@ func TestReplayRefusalsNameTheirReason(t *testing.T) {
 	queued := h.insert(t, a, row{watch: w, endpoint: ep, status: oltp.DeliveryRetrying})
 	_, err := h.Pool.Exec(context.Background(), "UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = 'answered 410 Gone' WHERE endpoint_id = $1", ep)
 	require.NoError(t, err)
-	c = refused(failed, deliveries.ReasonEndpointOff)
+	c = refused(failed, admit.ReasonEndpointOff)
 	require.Contains(t, c.Message, itoa(ep))
 	require.Equal(t, 200, h.replay(t, a.Key, queued).Status, "a queued delivery is answered as it is")
 	require.Equal(t, 204, h.Do(t, "DELETE", "/v1/watches/"+itoa(w), a.Key, nil).Status)
 	require.Equal(t, 204, h.Do(t, "DELETE", "/v1/webhooks/"+itoa(ep), a.Key, nil).Status)
-	refused(failed, deliveries.ReasonEndpointDeleted)
+	refused(failed, admit.ReasonEndpointDeleted)
 	l.quiet(t)
 
 	// Missing and another customer's deliveries are the same 404.

@@ -7,6 +7,7 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/internal/payload"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/push/admit"
 	"github.com/planehq/hiringsignal/read/criteria"
 )
 
@@ -14,20 +15,6 @@ import (
 const (
 	DefaultLimit = 20
 	PageMax      = 100
-)
-
-// Reasons of the 409 answers of this package and of POST /v1/webhooks/{id}/test.
-const (
-	ReasonNotReplayable   = oltp.ReplayNeverSent
-	ReasonWindowExpired   = oltp.ReplayWindowExpired
-	ReasonEndpointDeleted = oltp.ReplayEndpointDeleted
-	ReasonEndpointOff     = oltp.ReplayEndpointOff
-	ReasonReplayLimit     = oltp.ReplayLimitReached
-	ReasonReplayBudget    = oltp.ReplayBudgetExhausted
-	ReasonWallReached     = oltp.ReplayWallReached
-	ReasonCapReached      = oltp.ReplayCapReached
-	ReasonTooManyTests    = "too_many_test_deliveries"
-	ReasonTestBudget      = "test_delivery_budget_exhausted"
 )
 
 // statusDoc says what every status means, as the document states it.
@@ -49,14 +36,15 @@ var replayDoc = fmt.Sprintf("Reopen a delivery of yours for the dispatcher's nex
 	"409 %s for rate_limited, wall_blocked and cap_blocked deliveries (never sent; the fire limit, allowance or cap decision stands and there is no backlog to replay), "+
 	"409 %s past the window, 409 %s or %s when the delivery's endpoint is deleted or disabled. "+
 	"403 account_paused while the account is paused (its deliveries wait; resume first), unless the delivery is pending or retrying. "+
-	"404 for an id that does not exist or is another customer's", oltp.ReplayWindowDays, oltp.MaxReplaysPerDelivery, ReasonReplayLimit,
-	oltp.MaxReplaysPerDay, int(oltp.BudgetWindow.Hours()), ReasonReplayBudget, ReasonWallReached, ReasonCapReached,
-	ReasonNotReplayable, ReasonWindowExpired, ReasonEndpointDeleted, ReasonEndpointOff)
+	"404 for an id that does not exist or is another customer's", admit.ReplayWindowDays, admit.MaxReplaysPerDelivery, admit.ReasonReplayLimit,
+	admit.MaxReplaysPerDay, int(oltp.BudgetWindow.Hours()), admit.ReasonReplayBudget, admit.ReasonWallReached, admit.ReasonCapReached,
+	admit.ReasonNotReplayable, admit.ReasonWindowExpired, admit.ReasonEndpointDeleted, admit.ReasonEndpointOff)
 
-// Routes are the delivery routes with their handlers over d.
+// Routes are the delivery routes, and POST /v1/webhooks/{id}/test, with their handlers over d.
 func Routes(d Deps) []*api.Route {
 	h := newHandlers(d)
 	id := api.Param{Name: "delivery_id", In: "path", Type: "integer", Required: true, Min: new(int64(1)), Description: "the delivery's id (delivery_id)"}
+	endpointID := api.Param{Name: "id", In: "path", Type: "integer", Required: true, Min: new(int64(1)), Description: "the endpoint's id (webhook_endpoint_id)"}
 	return []*api.Route{
 		{Name: "deliveries.list", Method: "GET", Path: "/v1/webhook-deliveries", Tag: "webhooks", Scope: api.ScopeRead,
 			Summary: "The caller's webhook deliveries, most recent first (descending delivery_id), filtered and paged by cursor. Not billable",
@@ -79,9 +67,22 @@ func Routes(d Deps) []*api.Route {
 			Params: []api.Param{id}, Statuses: []int{200, 404}, Response: detailSchema(), Handler: h.get},
 		{Name: "deliveries.replay", Method: "POST", Path: "/v1/webhook-deliveries/{delivery_id}/replay", Tag: "webhooks", Scope: api.ScopeWrite,
 			Summary: replayDoc, Params: []api.Param{id}, Statuses: []int{200, 404, 409}, Response: DeliverySchema(),
-			ErrorBodies: map[int]map[string]any{409: ConflictSchema(true, ReasonNotReplayable, ReasonWindowExpired, ReasonEndpointDeleted, ReasonEndpointOff,
-				ReasonReplayLimit, ReasonReplayBudget, ReasonWallReached, ReasonCapReached)},
+			ErrorBodies: map[int]map[string]any{409: api.ConflictSchema([]string{admit.ReasonNotReplayable, admit.ReasonWindowExpired, admit.ReasonEndpointDeleted,
+				admit.ReasonEndpointOff, admit.ReasonReplayLimit, admit.ReasonReplayBudget, admit.ReasonWallReached, admit.ReasonCapReached},
+				map[string]any{"status": map[string]any{"type": "string", "enum": oltp.DeliveryStatuses, "description": "the delivery's status"}})},
 			Handler: h.replay},
+		{Name: "webhooks.test", Method: "POST", Path: "/v1/webhooks/{id}/test", Tag: "webhooks", Scope: api.ScopeWrite,
+			Summary: fmt.Sprintf("Send a signed test event to the endpoint: 201 with the test delivery created (event_type test, watch_id and event_seq null), "+
+				"sent within seconds and signed like every delivery; follow it with GET /v1/webhook-deliveries/{delivery_id}. Not billed. "+
+				"At most %d test deliveries per endpoint per %d seconds (409 %s past it) and %d per customer in any %d hours, across its endpoints, "+
+				"deleted ones included (409 %s past it); 409 %s for a disabled endpoint; "+
+				"403 account_paused while the account is paused (its deliveries wait; resume first); "+
+				"404 for a deleted, missing or another customer's endpoint",
+				admit.MaxTestDeliveries, int(oltp.TestDeliveryWindow.Seconds()), admit.ReasonTooManyTests, admit.MaxTestDeliveriesPerDay,
+				int(oltp.BudgetWindow.Hours()), admit.ReasonTestBudget, admit.ReasonEndpointOff),
+			Params: []api.Param{endpointID}, Statuses: []int{201, 404, 409}, Response: DeliverySchema(),
+			ErrorBodies: map[int]map[string]any{409: api.ConflictSchema([]string{admit.ReasonTooManyTests, admit.ReasonTestBudget, admit.ReasonEndpointOff}, nil)},
+			Handler:     h.test},
 	}
 }
 
@@ -133,13 +134,4 @@ func pageSchema() map[string]any {
 			"description": "send as cursor for the next page (the last delivery's id) while has_more; null on the last page. Pages neither miss nor repeat a delivery"},
 		"has_more": map[string]any{"type": "boolean", "description": "more deliveries match after this page"},
 	})
-}
-
-// ConflictSchema is the body of a 409 with one of reasons; withStatus adds the delivery's status.
-func ConflictSchema(withStatus bool, reasons ...string) map[string]any {
-	d := map[string]any{"reason": api.Enum(reasons...), "message": api.Type("string"), "endpoint": api.Type("string")}
-	if withStatus {
-		d["status"] = map[string]any{"type": "string", "enum": oltp.DeliveryStatuses, "description": "the delivery's status"}
-	}
-	return api.Closed(map[string]any{"detail": api.Closed(d)})
 }

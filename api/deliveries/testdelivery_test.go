@@ -10,10 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/api/deliveries"
 	"github.com/planehq/hiringsignal/internal/payload"
 	"github.com/planehq/hiringsignal/internal/testkit/apitest"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/push/admit"
 )
 
 func (h *harness) test(t *testing.T, key string, ep int64) apitest.Response {
@@ -77,16 +77,16 @@ func TestTestDeliveriesAreQueuedDueNowAndBounded(t *testing.T) {
 	require.JSONEq(t, string(body), string(det.Fields(t)["body"]))
 
 	// The bound: MaxTestDeliveries per endpoint per window, then 409; another endpoint has its own.
-	for i := 1; i < oltp.MaxTestDeliveries; i++ {
+	for i := 1; i < admit.MaxTestDeliveries; i++ {
 		require.Equal(t, 201, h.test(t, a.Key, ep).Status)
 		l.woken(t)
 	}
 	c := conflictOf(t, h.test(t, a.Key, ep))
-	require.Equal(t, deliveries.ReasonTooManyTests, c.Reason)
+	require.Equal(t, admit.ReasonTooManyTests, c.Reason)
 	require.Equal(t, "/v1/webhooks/{id}/test", c.Endpoint)
 	require.Empty(t, c.Status)
 	l.quiet(t)
-	require.Len(t, h.list(t, a.Key, url.Values{"webhook_endpoint_id": {itoa(ep)}, "limit": {"100"}}).Deliveries, oltp.MaxTestDeliveries)
+	require.Len(t, h.list(t, a.Key, url.Values{"webhook_endpoint_id": {itoa(ep)}, "limit": {"100"}}).Deliveries, admit.MaxTestDeliveries)
 	ep2 := h.endpoint(t, a.Key, "test2")
 	require.Equal(t, 201, h.test(t, a.Key, ep2).Status)
 	l.woken(t)
@@ -116,7 +116,7 @@ func TestTestDeliveryRefusals(t *testing.T) {
 	_, err := h.Pool.Exec(context.Background(), "UPDATE webhook_endpoints SET disabled_at = now(), disabled_reason = 'failing for 5 days' WHERE endpoint_id = $1", ep)
 	require.NoError(t, err)
 	c := conflictOf(t, h.test(t, a.Key, ep))
-	require.Equal(t, deliveries.ReasonEndpointOff, c.Reason)
+	require.Equal(t, admit.ReasonEndpointOff, c.Reason)
 	require.Contains(t, c.Message, "disabled")
 
 	missing := h.test(t, a.Key, 999999)
@@ -181,13 +181,13 @@ func TestRacingTestDeliveriesHoldTheBound(t *testing.T) {
 	h := start(t)
 	a := h.RoomyAccount(t, "growth")
 	ep := h.endpoint(t, a.Key, "race")
-	const n = 2 * oltp.MaxTestDeliveries
+	const n = 2 * admit.MaxTestDeliveries
 	paths := make([]string, n)
 	for i := range paths {
 		paths[i] = "/v1/webhooks/" + itoa(ep) + "/test"
 	}
-	require.Equal(t, map[int]int{201: oltp.MaxTestDeliveries, 409: n - oltp.MaxTestDeliveries}, h.postAtOnce(t, a.Key, paths...))
+	require.Equal(t, map[int]int{201: admit.MaxTestDeliveries, 409: n - admit.MaxTestDeliveries}, h.postAtOnce(t, a.Key, paths...))
 	var rows int
 	require.NoError(t, h.Pool.QueryRow(context.Background(), "SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1", ep).Scan(&rows))
-	require.Equal(t, oltp.MaxTestDeliveries, rows)
+	require.Equal(t, admit.MaxTestDeliveries, rows)
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/internal/normalize"
 	"github.com/planehq/hiringsignal/internal/nullable"
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
@@ -146,14 +147,14 @@ func newEvent(snap *snapshot.Snapshot, e *analytics.FeedEvent) Event {
 
 // companyIDs parses the company_id values (the chain bounded their number): each a positive
 // integer, else a 422 item at its index. Repeats are dropped.
-func companyIDs(vals []string) ([]uint64, []api.FieldError) {
+func companyIDs(vals []string) ([]uint64, []problem.FieldError) {
 	var out []uint64
-	var errs []api.FieldError
+	var errs []problem.FieldError
 	seen := map[uint64]bool{}
 	for i, v := range vals {
 		id, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
 		if err != nil || id == 0 {
-			errs = append(errs, api.FieldError{Type: "int_parsing", Loc: api.Loc("query", "company_id", i), Input: v, Ctx: map[string]any{},
+			errs = append(errs, problem.FieldError{Type: "int_parsing", Loc: problem.Loc("query", "company_id", i), Input: v, Ctx: map[string]any{},
 				Msg: "Input should be a valid integer, unable to parse string as an integer: send a company_id (a positive integer) as returned by the company reads"})
 			continue
 		}

@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/onboarding"
 	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/internal/secretbox"
@@ -35,7 +34,7 @@ func TestQuickstartsPastTheDailyBudgetsAreRefused(t *testing.T) {
 	}
 	refused := func(r apitest.Response, what string, limit int) {
 		t.Helper()
-		srv.RequireBudgetRefusal(t, "POST", "/v1/quickstart", r, account.ReasonCreationBudget, what, limit)
+		srv.RequireBudgetRefusal(t, "POST", "/v1/quickstart", r, api.ReasonCreationBudget, what, limit)
 	}
 	var first quickstart
 	qs("a").Decode(t, 200, &first)

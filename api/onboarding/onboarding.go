@@ -4,9 +4,11 @@
 // oltp.Budgets); GET /v1/onboarding reports how far that URL got (first watch, first signed
 // delivery accepted, the 80%-quota expansion nudge).
 //
-// It reuses the webhook URL policy and secrets of api/webhooks, the watch defaults of api/watches
-// and the quota nudge of api/account; it writes only through oltp.Quickstart (endpoint, watch and
-// the quickstarts row in one transaction). It must not deliver, meter or query ClickHouse.
+// It applies the webhook URL policy, secrets and watch defaults that POST /v1/webhooks and POST
+// /v1/watches follow, and the dashboard's quota nudge, all of package api (api.CheckWebhookURL,
+// api.WebhookSecret, api.DefaultWatchEventTypes, api.ExpansionNudge); it writes only through
+// oltp.Quickstart (endpoint, watch and the quickstarts row in one transaction). It must not
+// deliver, meter, query ClickHouse, or import another handler package.
 package onboarding
 
 import (

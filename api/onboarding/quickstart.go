@@ -9,9 +9,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/api/account"
-	"github.com/planehq/hiringsignal/api/watches"
-	"github.com/planehq/hiringsignal/api/webhooks"
 	"github.com/planehq/hiringsignal/oltp"
 )
 
@@ -49,7 +46,7 @@ func quickstartSchema() map[string]any {
 
 func (h *handlers) quickstart(c *api.Call) (int, error) {
 	if h.d.Box == nil {
-		return 0, webhooks.Unconfigured()
+		return 0, api.WebhooksUnconfigured()
 	}
 	var b struct {
 		WebhookURL string `json:"webhook_url"`
@@ -57,7 +54,7 @@ func (h *handlers) quickstart(c *api.Call) (int, error) {
 	if err := c.Decode(&b); err != nil {
 		return 0, err
 	}
-	u, err := webhooks.CheckURL(c.Context(), h.d.Egress, b.WebhookURL, "body", "webhook_url")
+	u, err := api.CheckWebhookURL(c.Context(), h.d.Egress, b.WebhookURL, "body", "webhook_url")
 	if err != nil {
 		return 0, err
 	}
@@ -70,12 +67,12 @@ func (h *handlers) quickstart(c *api.Call) (int, error) {
 		return 0, api.Unavailable("A company to watch (no covered company changed in the last 4 weeks of the corpus)", nil)
 	}
 	companyID := int64(co.ID)
-	secret, _ := webhooks.Secret(nil)
+	secret, _ := api.WebhookSecret(nil)
 	nw := oltp.NewWatch{CustomerID: c.Caller.CustomerID, AccountID: c.Caller.AccountID, KeyID: c.Caller.KeyID, CompanyID: &companyID,
-		EventTypes: watches.DefaultEventTypes, MaxFiresPerHour: watches.DefaultMaxFiresPerHour,
+		EventTypes: api.DefaultWatchEventTypes, MaxFiresPerHour: api.DefaultWatchMaxFiresPerHour,
 		Allowance: int64(c.Caller.Plan().LiveWatchAllowance()), Inline: &oltp.InlineEndpoint{URL: u, Secret: secret}, Budgets: h.d.Budgets}
 	res, err := oltp.Quickstart(c.Context(), h.d.Pool, h.d.Box, nw)
-	if r := account.BudgetRefusal(c, err); r != nil {
+	if r := api.BudgetRefusal(c, err); r != nil {
 		return 0, r
 	}
 	var full *oltp.AllowanceError
@@ -87,7 +84,7 @@ func (h *handlers) quickstart(c *api.Call) (int, error) {
 			Message: fmt.Sprintf("the quickstart creates a watch and the %s plan allows %d live watches, all in use: cancel one (DELETE /v1/watches/{watch_id}) or upgrade",
 				c.Caller.Plan().Name, full.Limit)}}
 	case err != nil:
-		return 0, webhooks.RegisterError(c, err, "body", "webhook_url")
+		return 0, api.RegisterEndpointError(c, err, "body", "webhook_url")
 	}
 	watched := int64(co.ID)
 	if res.Watch.CompanyID != nil {

@@ -4,8 +4,6 @@ import (
 	"time"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/api/account"
-	"github.com/planehq/hiringsignal/api/webhooks"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/read/readmodel"
 )
@@ -65,7 +63,7 @@ var nextSentences = map[string]string{
 
 func (h *handlers) status(c *api.Call) (int, error) {
 	raw, _ := c.String("webhook_url")
-	u, err := webhooks.CheckURL(c.Context(), h.d.Egress, raw, "query", "webhook_url")
+	u, err := api.CheckWebhookURL(c.Context(), h.d.Egress, raw, "query", "webhook_url")
 	if err != nil {
 		return 0, err
 	}
@@ -85,7 +83,7 @@ func (h *handlers) status(c *api.Call) (int, error) {
 	}
 	out.WebhookEndpointID, out.LiveWatches, out.FirstDeliveredAt = st.EndpointID, st.LiveWatches, st.FirstDeliveredAt
 	out.FirstWebhookDelivered = st.FirstDeliveredAt != nil
-	if out.ExpansionNudgeTriggered, err = account.ExpansionNudge(c, h.d.Pool); err != nil {
+	if out.ExpansionNudgeTriggered, err = api.ExpansionNudge(c, h.d.Pool); err != nil {
 		return 0, api.Internal(err)
 	}
 	switch {

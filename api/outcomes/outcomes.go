@@ -26,6 +26,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/read/intent"
 	"github.com/planehq/hiringsignal/read/snapshot"
@@ -143,25 +144,25 @@ type labelBody struct {
 // validate checks the members' values against the rules the chain cannot: occurred_at's format
 // and range, external_id's and note's lengths and characters.
 func (b *labelBody) validate(now time.Time) (at time.Time, err error) {
-	var errs []api.FieldError
+	var errs []problem.FieldError
 	at = now.UTC().Truncate(time.Microsecond)
 	if b.OccurredAt != nil {
 		t, perr := time.Parse(time.RFC3339Nano, *b.OccurredAt)
 		switch {
 		case perr != nil:
-			errs = append(errs, api.FieldError{Type: "datetime_from_date_parsing", Loc: api.Loc("body", "occurred_at"),
+			errs = append(errs, problem.FieldError{Type: "datetime_from_date_parsing", Loc: problem.Loc("body", "occurred_at"),
 				Msg: "Input should be a valid RFC 3339 date-time, e.g. 2026-11-02T15:04:05Z", Input: *b.OccurredAt, Ctx: map[string]any{}})
 		case t.After(now.Add(MaxFuture)):
-			errs = append(errs, api.ValueError(*b.OccurredAt, fmt.Sprintf("occurred_at is more than %s after the server's clock: send when the outcome happened", MaxFuture), "body", "occurred_at"))
+			errs = append(errs, problem.ValueError(*b.OccurredAt, fmt.Sprintf("occurred_at is more than %s after the server's clock: send when the outcome happened", MaxFuture), "body", "occurred_at"))
 		case t.Before(now.Add(-oltp.OutcomeRetention)):
-			errs = append(errs, api.ValueError(*b.OccurredAt, fmt.Sprintf("occurred_at is older than the label retention (%d days): such a label would be deleted at once", int(oltp.OutcomeRetention.Hours()/24)), "body", "occurred_at"))
+			errs = append(errs, problem.ValueError(*b.OccurredAt, fmt.Sprintf("occurred_at is older than the label retention (%d days): such a label would be deleted at once", int(oltp.OutcomeRetention.Hours()/24)), "body", "occurred_at"))
 		default:
 			at = t.UTC().Truncate(time.Microsecond) // Postgres keeps microseconds
 		}
 	}
 	if e := b.ExternalID; e != nil {
 		if n := len(*e); n < 1 || n > MaxExternalID || strings.IndexFunc(*e, func(r rune) bool { return r < ' ' || r > '~' }) >= 0 {
-			errs = append(errs, api.FieldError{Type: "string_pattern_mismatch", Loc: api.Loc("body", "external_id"),
+			errs = append(errs, problem.FieldError{Type: "string_pattern_mismatch", Loc: problem.Loc("body", "external_id"),
 				Msg:   fmt.Sprintf("external_id must be 1 to %d printable ASCII characters (your CRM's id of the activity or deal)", MaxExternalID),
 				Input: *e, Ctx: map[string]any{"pattern": api.PrintableASCII, "min_length": 1, "max_length": MaxExternalID}})
 		}
@@ -169,10 +170,10 @@ func (b *labelBody) validate(now time.Time) (at time.Time, err error) {
 	if n := b.Note; n != nil {
 		switch {
 		case utf8.RuneCountInString(*n) > MaxNote:
-			errs = append(errs, api.FieldError{Type: "string_too_long", Loc: api.Loc("body", "note"),
+			errs = append(errs, problem.FieldError{Type: "string_too_long", Loc: problem.Loc("body", "note"),
 				Msg: fmt.Sprintf("String should have at most %d characters", MaxNote), Input: nil, Ctx: map[string]any{"max_length": MaxNote}})
 		case strings.ContainsRune(*n, 0):
-			errs = append(errs, api.ValueError(nil, "note must not contain the NUL character", "body", "note"))
+			errs = append(errs, problem.ValueError(nil, "note must not contain the NUL character", "body", "note"))
 		}
 	}
 	if len(errs) > 0 {

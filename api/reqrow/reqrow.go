@@ -1,7 +1,12 @@
 // Package reqrow is the JSON shape of a req as the read routes serve it (spec 2.3) and its JSON
 // Schema, written once: api/companies and api/search embed Row in their rows and add the fields
-// of their own routes to Props. It fills no row itself (each package reads its own model) and
-// must not import a handler package.
+// of their own routes to Props. It fills no row itself (each package reads its own model).
+//
+// It is a shared package, not a handler package: it serves and registers no route. Handler
+// packages never import one another; besides package api itself, this is the one package under
+// api/ they share (it stays apart from api because the row is the read side's, built over
+// package searchindex, which the HTTP framework does not import). It must not import a handler
+// package.
 package reqrow
 
 import (

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/read/criteria"
 )
 
@@ -35,7 +36,7 @@ func repeat[T any](v T, n int) []T {
 func TestQualifiedBadFunctionFloodAnswersABounded422(t *testing.T) {
 	t.Parallel()
 	fx := world.Get(t)
-	post := func(body []byte) []api.FieldError {
+	post := func(body []byte) []problem.FieldError {
 		t.Helper()
 		r := fx.srv.Post(t, "/v1/reqs/qualified", api.PublicDemoKey, body)
 		require.Equal(t, 422, r.Status, "%.300s", r.Body)
@@ -54,8 +55,8 @@ func TestQualifiedBadFunctionFloodAnswersABounded422(t *testing.T) {
 
 	// At the bound, every value bad: at most MaxFieldErrors items, the names listed once.
 	items = post(qualifiedBody(t, "req", "function", repeat("nope", criteria.MaxCriterionValues)))
-	require.LessOrEqual(t, len(items), api.MaxFieldErrors+1) // the framework may add a count item
-	require.GreaterOrEqual(t, len(items), api.MaxFieldErrors)
+	require.LessOrEqual(t, len(items), problem.MaxFieldErrors+1) // the framework may add a count item
+	require.GreaterOrEqual(t, len(items), problem.MaxFieldErrors)
 	listed := 0
 	for _, it := range items {
 		if _, ok := it.Ctx["expected"]; ok || strings.Contains(it.Msg, "Engineering") {
@@ -92,7 +93,7 @@ func TestQualifiedBadFunctionFloodAnswersABounded422(t *testing.T) {
 	b, err := json.Marshal(map[string]any{"criteria": map[string]any{"req": unknown}})
 	require.NoError(t, err)
 	items = post(b)
-	require.LessOrEqual(t, len(items), api.MaxFieldErrors+1)
+	require.LessOrEqual(t, len(items), problem.MaxFieldErrors+1)
 	withAllowed := 0
 	for _, it := range items {
 		if _, ok := it.Ctx["allowed"]; ok {

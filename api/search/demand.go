@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/read/criteria"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
@@ -34,7 +35,7 @@ func roleDemandSchema() map[string]any {
 // every country), oldest first, zero-filled.
 func (h *handlers) roleDemand(c *api.Call, snap *snapshot.Snapshot) (int, error) {
 	x := snap.Index
-	var errs []api.FieldError
+	var errs []problem.FieldError
 	role, _ := c.String("role")
 	ids, fe := criteria.FunctionIDs(role, "query", "role")
 	if fe != nil {
@@ -43,7 +44,7 @@ func (h *handlers) roleDemand(c *api.Call, snap *snapshot.Snapshot) (int, error)
 	var countries []string
 	geo, hasGeo := c.String("geo")
 	if hasGeo {
-		var es []api.FieldError
+		var es []problem.FieldError
 		countries, es = criteria.CountryNames([]string{geo}, "query", "geo")
 		errs = append(errs, es...)
 	}

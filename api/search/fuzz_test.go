@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/analytics"
-	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/read/criteria"
 	"github.com/planehq/hiringsignal/read/searchindex"
 )
@@ -63,10 +63,10 @@ func smallIndex() *searchindex.Index {
 }
 
 // requireBoundedProblems checks what every 422 of the search parsers promises: at most
-// api.MaxFieldErrors items, each small (no vocabulary repeated, no caller array echoed).
+// problem.MaxFieldErrors items, each small (no vocabulary repeated, no caller array echoed).
 func requireBoundedProblems(t *testing.T, items []any) {
 	t.Helper()
-	require.LessOrEqual(t, len(items), api.MaxFieldErrors)
+	require.LessOrEqual(t, len(items), problem.MaxFieldErrors)
 	b, err := json.Marshal(items)
 	require.NoError(t, err)
 	require.Less(t, len(b), 64<<10, "a bounded 422")

@@ -7,6 +7,7 @@ import (
 	"github.com/planehq/hiringsignal/api/reqrow"
 	"github.com/planehq/hiringsignal/internal/normalize"
 	"github.com/planehq/hiringsignal/internal/nullable"
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/read/criteria"
 	"github.com/planehq/hiringsignal/read/searchindex"
 	"github.com/planehq/hiringsignal/read/snapshot"
@@ -31,7 +32,7 @@ func (h *handlers) jobsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error)
 	if err := invalid(&p); err != nil {
 		return 0, err
 	}
-	var errs []api.FieldError
+	var errs []problem.FieldError
 	f := commonFilter(c, x)
 	if v, ok := c.String("function"); ok {
 		ids, fe := criteria.FunctionIDs(v, "query", "function")
@@ -51,7 +52,7 @@ func (h *handlers) jobsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error)
 	hasQ := len(normalize.Tokens(q)) > 0
 	minRel, _ := c.Float("min_relevance")
 	if !hasQ && c.Ctx.QueryArgs().Has("min_relevance") {
-		errs = append(errs, api.ValueError(minRel, "min_relevance needs q (relevance is the score of the title match); send q, or omit min_relevance", "query", "min_relevance"))
+		errs = append(errs, problem.ValueError(minRel, "min_relevance needs q (relevance is the score of the title match); send q, or omit min_relevance", "query", "min_relevance"))
 	}
 	expand, _ := c.Bool("expand")
 	sort, _ := c.String("sort")
@@ -59,16 +60,16 @@ func (h *handlers) jobsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error)
 		sort = searchindex.SortRelevance
 	}
 	if sort == searchindex.SortRelevance && !hasQ {
-		errs = append(errs, api.ValueError(sort, "sort=relevance needs q (a title to rank by); send q, or sort=recency, or omit sort for the stable default order", "query", "sort"))
+		errs = append(errs, problem.ValueError(sort, "sort=relevance needs q (a title to rank by); send q, or sort=recency, or omit sort for the stable default order", "query", "sort"))
 	}
 	var after *searchindex.JobCursor
 	if v, ok := c.String("cursor"); ok {
 		cur, err := searchindex.ParseJobCursor(v)
 		switch {
 		case err != nil:
-			errs = append(errs, api.ValueError(criteria.Clip(v), err.Error(), "query", "cursor"))
+			errs = append(errs, problem.ValueError(criteria.Clip(v), err.Error(), "query", "cursor"))
 		case cur.Sort != sort:
-			errs = append(errs, api.ValueError(criteria.Clip(v), fmt.Sprintf("this cursor was issued under sort %s and cannot be replayed under sort %s: replay it with the same sort (and q), or start again without a cursor",
+			errs = append(errs, problem.ValueError(criteria.Clip(v), fmt.Sprintf("this cursor was issued under sort %s and cannot be replayed under sort %s: replay it with the same sort (and q), or start again without a cursor",
 				sortName(cur.Sort), sortName(sort)), "query", "cursor"))
 		default:
 			after = &cur

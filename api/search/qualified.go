@@ -6,6 +6,7 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/internal/nullable"
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/read/criteria"
 	"github.com/planehq/hiringsignal/read/readmodel"
 	"github.com/planehq/hiringsignal/read/searchindex"
@@ -137,7 +138,7 @@ func newQualifiedRow(x *searchindex.Index, r *searchindex.Req) qualifiedRow {
 // parseQualified validates a reqs/qualified body and resolves it into a query (all but the
 // caller's freshness floor). maxLimit is the caller's largest page. Criteria problems come alone;
 // at most MaxFieldErrors items are returned.
-func parseQualified(b *qualifiedBody, maxLimit int64) (searchindex.QualifiedQuery, []api.FieldError) {
+func parseQualified(b *qualifiedBody, maxLimit int64) (searchindex.QualifiedQuery, []problem.FieldError) {
 	cr, errs := criteria.Parse(b.Criteria, criteria.Qualified)
 	q := cr.Query
 	if len(errs) > 0 {
@@ -148,24 +149,24 @@ func parseQualified(b *qualifiedBody, maxLimit int64) (searchindex.QualifiedQuer
 		v    *float64
 	}{{"salary_min_usd", b.SalaryMinUSD}, {"salary_max_usd", b.SalaryMaxUSD}} {
 		if s.v != nil && *s.v < 0 {
-			errs = append(errs, api.FieldError{Type: "greater_than_equal", Loc: api.Loc("body", s.name), Msg: "Input should be greater than or equal to 0", Input: *s.v, Ctx: map[string]any{"ge": 0}})
+			errs = append(errs, problem.FieldError{Type: "greater_than_equal", Loc: problem.Loc("body", s.name), Msg: "Input should be greater than or equal to 0", Input: *s.v, Ctx: map[string]any{"ge": 0}})
 		}
 	}
 	if b.SalaryMinUSD != nil && b.SalaryMaxUSD != nil && *b.SalaryMinUSD > *b.SalaryMaxUSD {
-		errs = append(errs, api.ValueError(map[string]any{"salary_min_usd": *b.SalaryMinUSD, "salary_max_usd": *b.SalaryMaxUSD},
+		errs = append(errs, problem.ValueError(map[string]any{"salary_min_usd": *b.SalaryMinUSD, "salary_max_usd": *b.SalaryMaxUSD},
 			"inverted pay band: salary_min_usd must not exceed salary_max_usd", "body", "salary_min_usd"))
 	}
 	limit := min(int64(DefaultLimit), maxLimit)
 	if b.Limit != nil {
 		limit = *b.Limit
 		if limit < 1 {
-			errs = append(errs, api.FieldError{Type: "greater_than_equal", Loc: api.Loc("body", "limit"), Msg: "Input should be greater than or equal to 1", Input: limit, Ctx: map[string]any{"ge": 1}})
+			errs = append(errs, problem.FieldError{Type: "greater_than_equal", Loc: problem.Loc("body", "limit"), Msg: "Input should be greater than or equal to 1", Input: limit, Ctx: map[string]any{"ge": 1}})
 		} else if limit > maxLimit {
-			errs = append(errs, api.FieldError{Type: "less_than_equal", Loc: api.Loc("body", "limit"), Msg: "Input should be less than or equal to " + strconv.FormatInt(maxLimit, 10), Input: limit, Ctx: map[string]any{"le": maxLimit}})
+			errs = append(errs, problem.FieldError{Type: "less_than_equal", Loc: problem.Loc("body", "limit"), Msg: "Input should be less than or equal to " + strconv.FormatInt(maxLimit, 10), Input: limit, Ctx: map[string]any{"le": maxLimit}})
 		}
 	}
 	if b.Cursor != nil && *b.Cursor < 0 {
-		errs = append(errs, api.FieldError{Type: "greater_than_equal", Loc: api.Loc("body", "cursor"), Msg: "Input should be greater than or equal to 0", Input: *b.Cursor, Ctx: map[string]any{"ge": 0}})
+		errs = append(errs, problem.FieldError{Type: "greater_than_equal", Loc: problem.Loc("body", "cursor"), Msg: "Input should be greater than or equal to 0", Input: *b.Cursor, Ctx: map[string]any{"ge": 0}})
 	}
 	if len(errs) > 0 {
 		return q, errs

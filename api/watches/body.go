@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/read/criteria"
 )
@@ -29,8 +30,8 @@ type createBody struct {
 // webhook_endpoint_id and webhook_url), event_types and max_fires_per_hour, then the criteria
 // vocabulary. The inline URL and secret are checked by the caller (webhooks' rules).
 func (b *createBody) validate() (oltp.NewWatch, error) {
-	var errs []api.FieldError
-	bad := func(msg string, input any, loc ...any) { errs = append(errs, api.ValueError(input, msg, loc...)) }
+	var errs []problem.FieldError
+	bad := func(msg string, input any, loc ...any) { errs = append(errs, problem.ValueError(input, msg, loc...)) }
 	search := b.Criteria != nil || b.Q != nil || b.Geo != nil
 	switch {
 	case b.CompanyID != nil && search:
@@ -38,7 +39,7 @@ func (b *createBody) validate() (oltp.NewWatch, error) {
 	case b.CompanyID == nil && !search:
 		bad("send exactly one of company_id (one company) and criteria (one saved search; q and geo are shorthand for criteria.req.q and criteria.req.country)", nil, "body")
 	case b.CompanyID != nil && *b.CompanyID < 1:
-		errs = append(errs, api.FieldError{Type: "greater_than_equal", Loc: api.Loc("body", "company_id"), Msg: "Input should be greater than or equal to 1", Input: *b.CompanyID, Ctx: map[string]any{"ge": 1}})
+		errs = append(errs, problem.FieldError{Type: "greater_than_equal", Loc: problem.Loc("body", "company_id"), Msg: "Input should be greater than or equal to 1", Input: *b.CompanyID, Ctx: map[string]any{"ge": 1}})
 	}
 	switch {
 	case b.WebhookEndpointID != nil && b.WebhookURL != nil:
@@ -49,13 +50,13 @@ func (b *createBody) validate() (oltp.NewWatch, error) {
 	if b.Secret != nil && b.WebhookURL == nil {
 		bad("secret goes with webhook_url only: an endpoint named by webhook_endpoint_id keeps its secret (change it with POST /v1/webhooks/{id}/rotate-secret)", nil, "body", "secret")
 	}
-	nw := oltp.NewWatch{CompanyID: b.CompanyID, EventTypes: DefaultEventTypes, MaxFiresPerHour: DefaultMaxFiresPerHour}
+	nw := oltp.NewWatch{CompanyID: b.CompanyID, EventTypes: api.DefaultWatchEventTypes, MaxFiresPerHour: api.DefaultWatchMaxFiresPerHour}
 	if b.WebhookEndpointID != nil {
 		nw.EndpointID = *b.WebhookEndpointID
 	}
 	if b.EventTypes != nil {
 		if len(*b.EventTypes) == 0 {
-			errs = append(errs, api.FieldError{Type: "too_short", Loc: api.Loc("body", "event_types"), Msg: "List should have at least 1 item after validation, not 0",
+			errs = append(errs, problem.FieldError{Type: "too_short", Loc: problem.Loc("body", "event_types"), Msg: "List should have at least 1 item after validation, not 0",
 				Input: []string{}, Ctx: map[string]any{"min_length": 1}})
 		}
 		// In the vocabulary's order, each once (the chain checked every value is one of them).
@@ -68,7 +69,7 @@ func (b *createBody) validate() (oltp.NewWatch, error) {
 	}
 	if m := b.MaxFiresPerHour; m != nil {
 		if *m < MinMaxFiresPerHour || *m > MaxMaxFiresPerHour {
-			errs = append(errs, api.FieldError{Type: "less_than_equal", Loc: api.Loc("body", "max_fires_per_hour"),
+			errs = append(errs, problem.FieldError{Type: "less_than_equal", Loc: problem.Loc("body", "max_fires_per_hour"),
 				Msg: fmt.Sprintf("Input should be between %d and %d", MinMaxFiresPerHour, MaxMaxFiresPerHour), Input: *m,
 				Ctx: map[string]any{"ge": MinMaxFiresPerHour, "le": MaxMaxFiresPerHour}})
 		} else {
@@ -101,7 +102,7 @@ func (b *createBody) validate() (oltp.NewWatch, error) {
 func (b *createBody) criteriaDoc() (json.RawMessage, error) {
 	if b.Q == nil && b.Geo == nil {
 		if isEmpty(b.Criteria) {
-			return nil, api.Invalid(api.ValueError(b.Criteria, "criteria names no field: a watch on every req of the corpus is refused; name at least one field (e.g. req.q, req.function, company.company_id)", "body", "criteria"))
+			return nil, api.Invalid(problem.ValueError(b.Criteria, "criteria names no field: a watch on every req of the corpus is refused; name at least one field (e.g. req.q, req.function, company.company_id)", "body", "criteria"))
 		}
 		return b.Criteria, nil
 	}
@@ -111,19 +112,19 @@ func (b *createBody) criteriaDoc() (json.RawMessage, error) {
 			if _, items := criteria.Parse(b.Criteria, criteria.Watch); len(items) > 0 {
 				return nil, api.Invalid(items...)
 			}
-			return nil, api.Invalid(api.ValueError(nil, "criteria must be an object of groups (company, req, event), each an object of fields", "body", "criteria"))
+			return nil, api.Invalid(problem.ValueError(nil, "criteria must be an object of groups (company, req, event), each an object of fields", "body", "criteria"))
 		}
 	}
 	if groups["req"] == nil {
 		groups["req"] = map[string]json.RawMessage{}
 	}
-	var errs []api.FieldError
+	var errs []problem.FieldError
 	set := func(v *string, field, name string) {
 		if v == nil {
 			return
 		}
 		if _, dup := groups["req"][field]; dup {
-			errs = append(errs, api.ValueError(*v, fmt.Sprintf("%s is shorthand for criteria.req.%s, which is set too: send one of them", name, field), "body", name))
+			errs = append(errs, problem.ValueError(*v, fmt.Sprintf("%s is shorthand for criteria.req.%s, which is set too: send one of them", name, field), "body", name))
 			return
 		}
 		raw, _ := json.Marshal(*v)
@@ -149,9 +150,9 @@ func (b *createBody) inlineLoc(loc []any) []any {
 	}
 	switch {
 	case loc[3] == "q" && b.Q != nil:
-		return api.Loc("body", "q")
+		return problem.Loc("body", "q")
 	case loc[3] == "country" && b.Geo != nil:
-		return api.Loc("body", "geo")
+		return problem.Loc("body", "geo")
 	}
 	return loc
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/watches"
 	"github.com/planehq/hiringsignal/api/webhooks"
 	"github.com/planehq/hiringsignal/internal/egress"
@@ -39,7 +38,7 @@ func TestWatchesPastTheDailyBudgetAreRefused(t *testing.T) {
 	}
 	refused := func(r apitest.Response, what string, limit int) {
 		t.Helper()
-		h.RequireBudgetRefusal(t, "POST", "/v1/watches", r, account.ReasonCreationBudget, what, limit)
+		h.RequireBudgetRefusal(t, "POST", "/v1/watches", r, api.ReasonCreationBudget, what, limit)
 	}
 	refused(h.Post(t, "/v1/watches", a.Key, body), oltp.BudgetWatches, 2)
 	var n int

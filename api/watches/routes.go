@@ -5,8 +5,6 @@ import (
 	"maps"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/api/account"
-	"github.com/planehq/hiringsignal/api/webhooks"
 	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/internal/plans"
 	"github.com/planehq/hiringsignal/oltp"
@@ -23,7 +21,7 @@ func Routes(d Deps) []*api.Route {
 			Summary: "Watch one company or one saved search and deliver its events to a webhook endpoint of yours. Meters one watch unit. " +
 				"402 quota_exceeded past the plan's live-watch allowance (" + allowances() + "; canceling frees a slot); 404 for a company_id naming no company " +
 				"or a webhook_endpoint_id naming no live endpoint of yours (another customer's answers the same). " +
-				account.BudgetDoc(d.Budgets, oltp.BudgetWatches, oltp.BudgetEndpoints),
+				api.BudgetDoc(d.Budgets, oltp.BudgetWatches, oltp.BudgetEndpoints),
 			Body: &api.Body{Required: true, Fields: []api.Field{
 				{Name: "company_id", Type: "integer", Schema: map[string]any{"type": "integer", "minimum": 1,
 					"description": "the company to watch (company_id of company reads and searches); exclusive with criteria, q and geo; a company_id naming no company is 404"}},
@@ -33,18 +31,18 @@ func Routes(d Deps) []*api.Route {
 				{Name: "webhook_endpoint_id", Type: "integer", Schema: map[string]any{"type": "integer", "minimum": 1,
 					"description": "a live endpoint of yours (POST /v1/webhooks); exclusive with webhook_url; another customer's or a deleted one is 404"}},
 				{Name: "webhook_url", Type: "string", Schema: map[string]any{"type": "string", "maxLength": egress.MaxURLLength,
-					"description": "register the endpoint here (or reuse your endpoint with this url), exactly as POST /v1/webhooks: " + webhooks.URLRules +
+					"description": "register the endpoint here (or reuse your endpoint with this url), exactly as POST /v1/webhooks: " + api.WebhookURLRules +
 						". Exclusive with webhook_endpoint_id. The endpoint stays registered when the watch is canceled"}},
-				{Name: "secret", Type: "string", Sensitive: true, Description: "with webhook_url only: " + webhooks.SecretRules +
+				{Name: "secret", Type: "string", Sensitive: true, Description: "with webhook_url only: " + api.WebhookSecretRules +
 					". A new endpoint's secret is answered once as webhook_secret; a url already registered with another secret is 409 secret_mismatch"},
 				{Name: "event_types", Type: "array", Items: "string", Enum: criteria.EventTypes, MaxItems: len(criteria.EventTypes),
-					Schema: map[string]any{"type": "array", "items": api.Enum(criteria.EventTypes...), "minItems": 1, "maxItems": len(criteria.EventTypes), "default": DefaultEventTypes,
+					Schema: map[string]any{"type": "array", "items": api.Enum(criteria.EventTypes...), "minItems": 1, "maxItems": len(criteria.EventTypes), "default": api.DefaultWatchEventTypes,
 						"description": "the events that fire; default opened, reposted, closed: reobserved (a live req read again, every 3 hours) is left out by default, as it would spend a Free plan's 50 delivered changes a month on one req within a week. Repeats count once"}},
-				{Name: "max_fires_per_hour", Type: "integer", Schema: map[string]any{"type": "integer", "minimum": MinMaxFiresPerHour, "maximum": MaxMaxFiresPerHour, "default": DefaultMaxFiresPerHour,
+				{Name: "max_fires_per_hour", Type: "integer", Schema: map[string]any{"type": "integer", "minimum": MinMaxFiresPerHour, "maximum": MaxMaxFiresPerHour, "default": api.DefaultWatchMaxFiresPerHour,
 					"description": "fires past it within an hour are dropped (delivery status rate_limited), never queued and never an HTTP 429"}},
 			}},
 			Statuses: []int{201, 404, 409}, Response: createdSchema(),
-			ErrorBodies: map[int]map[string]any{409: webhooks.ConflictSchema(webhooks.ReasonSecretMismatch, account.BudgetDetailSchema(oltp.BudgetWatches, oltp.BudgetEndpoints))},
+			ErrorBodies: map[int]map[string]any{409: api.ConflictSchema([]string{api.ReasonSecretMismatch}, nil, api.BudgetDetailSchema(oltp.BudgetWatches, oltp.BudgetEndpoints))},
 			Handler:     h.create},
 		{Name: "watches.list", Method: "GET", Path: "/v1/watches", Tag: "watches", Scope: api.ScopeRead,
 			Summary:  "The caller's live watches, newest first (canceled ones omitted), with their fire counters and heartbeat. Not billable",

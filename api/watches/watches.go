@@ -4,10 +4,10 @@
 // heartbeat, and cancel.
 //
 // It validates a watch completely (the criteria through package criteria, the inline endpoint
-// through package webhooks' rules, the company against the read snapshot) before anything is
-// written, then creates it in one oltp transaction that holds the allowance under concurrency.
-// It must not deliver, match events or write watch_fires (the notifier does), and must not query
-// ClickHouse.
+// through the registration rules of package api that POST /v1/webhooks follows, the company
+// against the read snapshot) before anything is written, then creates it in one oltp transaction
+// that holds the allowance under concurrency. It must not deliver, match events or write
+// watch_fires (the notifier does), query ClickHouse, or import another handler package.
 package watches
 
 import (
@@ -21,25 +21,19 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/api/account"
-	"github.com/planehq/hiringsignal/api/webhooks"
 	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/internal/secretbox"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
-// Defaults and bounds of a watch (docs/decisions.md, "Push: webhook endpoints and watches").
+// Bounds of a watch (docs/decisions.md, "Push: webhook endpoints and watches"); its defaults,
+// which a quickstart's watch takes too, are api.DefaultWatchMaxFiresPerHour and
+// api.DefaultWatchEventTypes.
 const (
-	DefaultMaxFiresPerHour = 20
-	MinMaxFiresPerHour     = 1
-	MaxMaxFiresPerHour     = 1000
+	MinMaxFiresPerHour = 1
+	MaxMaxFiresPerHour = 1000
 )
-
-// DefaultEventTypes fire unless event_types says otherwise: reobserved is left out because every
-// live req is read again every 3 hours, so it would spend a Free plan's 50 delivered changes a
-// month on a single req in under a week without telling anything new.
-var DefaultEventTypes = []string{"opened", "reposted", "closed"}
 
 // The heartbeat words of a watch's status.
 const (
@@ -121,7 +115,7 @@ func toJSON(w oltp.Watch, paused bool) watchJSON {
 
 func (h *handlers) create(c *api.Call) (int, error) {
 	if h.d.Box == nil {
-		return 0, webhooks.Unconfigured()
+		return 0, api.WebhooksUnconfigured()
 	}
 	var b createBody
 	if err := c.Decode(&b); err != nil {
@@ -132,11 +126,11 @@ func (h *handlers) create(c *api.Call) (int, error) {
 		return 0, err
 	}
 	if b.WebhookURL != nil {
-		url, err := webhooks.CheckURL(c.Context(), h.d.Egress, *b.WebhookURL, "body", "webhook_url")
+		url, err := api.CheckWebhookURL(c.Context(), h.d.Egress, *b.WebhookURL, "body", "webhook_url")
 		if err != nil {
 			return 0, err
 		}
-		s, err := webhooks.Secret(b.Secret, "body", "secret")
+		s, err := api.WebhookSecret(b.Secret, "body", "secret")
 		if err != nil {
 			return 0, err
 		}
@@ -151,7 +145,7 @@ func (h *handlers) create(c *api.Call) (int, error) {
 	nw.Allowance = int64(c.Caller.Plan().LiveWatchAllowance())
 	nw.Budgets = h.d.Budgets
 	w, _, created, err := oltp.CreateWatch(c.Context(), h.d.Pool, h.d.Box, nw)
-	if r := account.BudgetRefusal(c, err); r != nil {
+	if r := api.BudgetRefusal(c, err); r != nil {
 		return 0, r
 	}
 	var full *oltp.AllowanceError
@@ -164,7 +158,7 @@ func (h *handlers) create(c *api.Call) (int, error) {
 			Quota: api.QuotaState{Limit: full.Limit, Used: full.Used}, UpgradeURL: l.Upgrade, PurchaseURL: l.Purchase, Endpoint: c.Route.Path,
 			Message: fmt.Sprintf("the %s plan allows %d live watches and the account has %d: cancel one (DELETE /v1/watches/{watch_id}) or upgrade", c.Caller.Plan().Name, full.Limit, full.Used)}}
 	case err != nil:
-		return 0, webhooks.RegisterError(c, err, "body", "webhook_url")
+		return 0, api.RegisterEndpointError(c, err, "body", "webhook_url")
 	}
 	out := createdJSON{watchJSON: toJSON(w, false)}
 	if created {

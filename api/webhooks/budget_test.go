@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/api/account"
 	"github.com/planehq/hiringsignal/api/webhooks"
 	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/internal/secretbox"
@@ -32,7 +31,7 @@ func TestEndpointsPastTheDailyBudgetAreRefused(t *testing.T) {
 	require.Equal(t, 204, h.Do(t, "DELETE", "/v1/webhooks/"+itoa(idOf(t, apitest.Object(t, r))), a.Key, nil).Status)
 	require.Equal(t, 201, h.Post(t, "/v1/webhooks", a.Key, live).Status)
 	r = h.Post(t, "/v1/webhooks", a.Key, hook)
-	h.RequireBudgetRefusal(t, "POST", "/v1/webhooks", r, account.ReasonCreationBudget, oltp.BudgetEndpoints, 2)
+	h.RequireBudgetRefusal(t, "POST", "/v1/webhooks", r, api.ReasonCreationBudget, oltp.BudgetEndpoints, 2)
 	var n int
 	require.NoError(t, h.Pool.QueryRow(context.Background(), "SELECT count(*) FROM webhook_endpoints WHERE customer_id = $1", a.CustomerID).Scan(&n))
 	require.Equal(t, 2, n)

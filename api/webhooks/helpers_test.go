@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/deliveries"
 	"github.com/planehq/hiringsignal/api/webhooks"
 	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/internal/secretbox"
@@ -20,8 +21,8 @@ type harness struct {
 	log *apitest.LogBuffer
 }
 
-// start serves the webhook routes under the production URL policy (dev: the dev policy), with
-// the server's log kept at debug level.
+// start serves the webhook routes and the delivery routes (the test delivery among them) under
+// the production URL policy (dev: the dev policy), with the server's log kept at debug level.
 func start(t *testing.T, dev bool) *harness {
 	t.Helper()
 	box, err := secretbox.New(secretbox.GenerateKey())
@@ -34,6 +35,7 @@ func start(t *testing.T, dev bool) *harness {
 	srv := apitest.StartServer(t, apitest.Options{DB: "webhooks", Config: func(c *api.Config) { c.Log = log },
 		Register: func(srv *api.Server, pool *pgxpool.Pool) {
 			webhooks.Register(srv, webhooks.Deps{Pool: pool, Log: log, Box: box, Egress: policy})
+			deliveries.Register(srv, deliveries.Deps{Pool: pool, Log: log}) // POST /v1/webhooks/{id}/test
 		}})
 	return &harness{Server: srv, box: box, log: lb}
 }

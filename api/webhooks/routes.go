@@ -4,20 +4,8 @@ import (
 	"fmt"
 
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/api/account"
-	"github.com/planehq/hiringsignal/api/deliveries"
 	"github.com/planehq/hiringsignal/internal/egress"
-	"github.com/planehq/hiringsignal/internal/signing"
 	"github.com/planehq/hiringsignal/oltp"
-)
-
-// Descriptions shared with POST /v1/watches' inline fields.
-var (
-	URLRules = fmt.Sprintf("absolute https URL of at most %d characters, without credentials (user:password@); a host that is or resolves to a loopback, "+
-		"private, link-local, CGNAT, unique-local, multicast or unspecified address, in any spelling (127.1, decimal, IPv4-mapped IPv6, localhost), "+
-		"is 422 url_refused (ctx.reason says why). Scheme and host are stored lower-cased; the rest as sent", egress.MaxURLLength)
-	SecretRules = fmt.Sprintf("Standard Webhooks secret: %q + standard base64 (padded) of %d to %d random bytes, as stock Standard Webhooks libraries take it; "+
-		"generated (32 bytes) when omitted. A malformed secret is 422 secret_format and is never echoed", signing.SecretPrefix, signing.MinSecretBytes, signing.MaxSecretBytes)
 )
 
 // Routes are the webhook endpoint routes with their handlers over d.
@@ -29,43 +17,31 @@ func Routes(d Deps) []*api.Route {
 		{Name: "webhooks.register", Method: "POST", Path: "/v1/webhooks", Tag: "webhooks", Scope: api.ScopeWrite,
 			Summary: fmt.Sprintf("Register a webhook endpoint: 201 with its secret (shown only here); the same url again is 200 with the same id and secret null, "+
 				"and enables the endpoint again if it was disabled (disabled_at). "+
-				"At most %d live endpoints per customer (422 too_many_endpoints past it). %s", oltp.MaxLiveEndpoints, account.BudgetDoc(d.Budgets, oltp.BudgetEndpoints)),
+				"At most %d live endpoints per customer (422 too_many_endpoints past it). %s", oltp.MaxLiveEndpoints, api.BudgetDoc(d.Budgets, oltp.BudgetEndpoints)),
 			Body: &api.Body{Required: true, Fields: []api.Field{
-				{Name: "url", Type: "string", Required: true, Schema: map[string]any{"type": "string", "maxLength": egress.MaxURLLength, "description": URLRules}},
-				{Name: "secret", Type: "string", Sensitive: true, Description: SecretRules + ". Registering a url already registered with a different secret is 409 secret_mismatch (change it with rotate-secret); with the same secret or none, 200"},
+				{Name: "url", Type: "string", Required: true, Schema: map[string]any{"type": "string", "maxLength": egress.MaxURLLength, "description": api.WebhookURLRules}},
+				{Name: "secret", Type: "string", Sensitive: true, Description: api.WebhookSecretRules + ". Registering a url already registered with a different secret is 409 secret_mismatch (change it with rotate-secret); with the same secret or none, 200"},
 			}},
 			Statuses: []int{200, 201, 409}, Response: registeredSchema(),
-			ErrorBodies: map[int]map[string]any{409: ConflictSchema(ReasonSecretMismatch, account.BudgetDetailSchema(oltp.BudgetEndpoints))}, Handler: h.register},
+			ErrorBodies: map[int]map[string]any{409: api.ConflictSchema([]string{api.ReasonSecretMismatch}, nil, api.BudgetDetailSchema(oltp.BudgetEndpoints))}, Handler: h.register},
 		{Name: "webhooks.list", Method: "GET", Path: "/v1/webhooks", Tag: "webhooks", Scope: api.ScopeRead,
 			Summary:  "The caller's live webhook endpoints, newest first (never their secrets)",
 			Statuses: []int{200}, Response: listSchema(), Handler: h.list},
 		{Name: "webhooks.delete", Method: "DELETE", Path: "/v1/webhooks/{id}", Tag: "webhooks", Scope: api.ScopeWrite,
 			Summary: "Delete a webhook endpoint: 204, again 204; 409 endpoint_in_use with watch_ids while live watches deliver to it (cancel them first); " +
 				"404 for an id that does not exist or is another customer's",
-			Params: []api.Param{id}, Statuses: []int{204, 404, 409}, ErrorBodies: map[int]map[string]any{409: ConflictSchema(ReasonEndpointInUse)}, Handler: h.delete},
+			Params: []api.Param{id}, Statuses: []int{204, 404, 409}, ErrorBodies: map[int]map[string]any{409: api.ConflictSchema([]string{ReasonEndpointInUse}, map[string]any{
+				"watch_ids": map[string]any{"type": "array", "items": api.Type("integer"), "description": "the live watches delivering to the endpoint"}})}, Handler: h.delete},
 		{Name: "webhooks.rotate_secret", Method: "POST", Path: "/v1/webhooks/{id}/rotate-secret", Tag: "webhooks", Scope: api.ScopeWrite,
 			Summary: "Replace the endpoint's signing secret: the new one is answered once; during the overlap deliveries carry a signature under each secret (Standard Webhooks), " +
 				"after it only the new one signs. 404 for a deleted, missing or another customer's endpoint",
 			Params: []api.Param{id},
 			Body: &api.Body{Fields: []api.Field{
-				{Name: "secret", Type: "string", Sensitive: true, Description: SecretRules},
+				{Name: "secret", Type: "string", Sensitive: true, Description: api.WebhookSecretRules},
 				{Name: "overlap_seconds", Type: "integer", Schema: map[string]any{"type": "integer", "minimum": 0, "maximum": maxOverlap, "default": int64(oltp.DefaultSecretOverlap.Seconds()),
 					"description": "how long the previous secret keeps signing, 0 to 7 days (default 24 h); a rotation during an overlap ends the earlier previous secret"}},
 			}},
 			Statuses: []int{200, 404}, Response: rotatedSchema(), Handler: h.rotate},
-		{Name: "webhooks.test", Method: "POST", Path: "/v1/webhooks/{id}/test", Tag: "webhooks", Scope: api.ScopeWrite,
-			Summary: fmt.Sprintf("Send a signed test event to the endpoint: 201 with the test delivery created (event_type test, watch_id and event_seq null), "+
-				"sent within seconds and signed like every delivery; follow it with GET /v1/webhook-deliveries/{delivery_id}. Not billed. "+
-				"At most %d test deliveries per endpoint per %d seconds (409 %s past it) and %d per customer in any %d hours, across its endpoints, "+
-				"deleted ones included (409 %s past it); 409 %s for a disabled endpoint; "+
-				"403 account_paused while the account is paused (its deliveries wait; resume first); "+
-				"404 for a deleted, missing or another customer's endpoint",
-				oltp.MaxTestDeliveries, int(oltp.TestDeliveryWindow.Seconds()), deliveries.ReasonTooManyTests, oltp.MaxTestDeliveriesPerDay,
-				int(oltp.BudgetWindow.Hours()), deliveries.ReasonTestBudget, deliveries.ReasonEndpointOff),
-			Params: []api.Param{id}, Statuses: []int{201, 404, 409}, Response: deliveries.DeliverySchema(),
-			ErrorBodies: map[int]map[string]any{409: deliveries.ConflictSchema(false, deliveries.ReasonTooManyTests, deliveries.ReasonTestBudget,
-				deliveries.ReasonEndpointOff)},
-			Handler: h.test},
 	}
 }
 
@@ -109,21 +85,4 @@ func rotatedSchema() map[string]any {
 
 func listSchema() map[string]any {
 	return obj(map[string]any{"endpoints": map[string]any{"type": "array", "items": EndpointSchema(), "maxItems": oltp.MaxLiveEndpoints}})
-}
-
-// ConflictSchema is the body of a 409 with reason (secret_mismatch, endpoint_in_use) or, given
-// other details (account.BudgetDetailSchema), of a 409 whose detail is one of them.
-func ConflictSchema(reason string, others ...map[string]any) map[string]any {
-	d := map[string]any{"reason": api.Enum(reason), "message": api.Type("string"), "endpoint": api.Type("string")}
-	if reason == ReasonEndpointInUse {
-		d["watch_ids"] = map[string]any{"type": "array", "items": api.Type("integer"), "description": "the live watches delivering to the endpoint"}
-	}
-	if len(others) == 0 {
-		return obj(map[string]any{"detail": obj(d)})
-	}
-	one := []any{obj(d)}
-	for _, o := range others {
-		one = append(one, o)
-	}
-	return obj(map[string]any{"detail": map[string]any{"oneOf": one}})
 }

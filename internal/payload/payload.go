@@ -10,6 +10,7 @@ package payload
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // EventTest is the event of a delivery made by POST /v1/webhooks/{id}/test.
@@ -56,3 +57,14 @@ func EventKey(watchID int64, eventSeq uint64) string {
 
 // TestKey is the idempotency key of test delivery deliveryID.
 func TestKey(deliveryID int64) string { return fmt.Sprintf("test_%d", deliveryID) }
+
+// TestDelivery builds the test deliveries of endpoint endpointID: given the delivery's id and
+// creation time, its idempotency key (TestKey), its event (EventTest) and its body, occurred_at
+// being the creation time (oltp.NewTestDelivery.Payload).
+func TestDelivery(endpointID int64) func(id int64, createdAt time.Time) (key, event string, body []byte) {
+	return func(id int64, createdAt time.Time) (string, string, []byte) {
+		key := TestKey(id)
+		b := Body{Event: EventTest, OccurredAt: createdAt.UTC().Format(time.RFC3339), WebhookID: endpointID, DeliveryID: id, IdempotencyKey: key}
+		return key, EventTest, b.Marshal()
+	}
+}

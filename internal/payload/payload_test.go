@@ -3,6 +3,7 @@ package payload
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -17,4 +18,13 @@ func TestBodyCarriesTheSpecFieldsAndNullsOnTests(t *testing.T) {
 	require.Nil(t, m["event_seq"])
 	require.Equal(t, "test_9", m["idempotency_key"])
 	require.Equal(t, "evt_3_42", EventKey(3, 42))
+}
+
+// A test delivery's key, event and body name its id, its endpoint and its creation time.
+func TestTestDeliveryNamesItsIDEndpointAndCreation(t *testing.T) {
+	key, event, body := TestDelivery(7)(9, time.Date(2026, 11, 23, 1, 2, 3, 4, time.FixedZone("x", 3600)))
+	require.Equal(t, "test_9", key)
+	require.Equal(t, EventTest, event)
+	want := Body{Event: EventTest, OccurredAt: "2026-11-23T00:02:03Z", WebhookID: 7, DeliveryID: 9, IdempotencyKey: "test_9"}
+	require.Equal(t, string(want.Marshal()), string(body))
 }

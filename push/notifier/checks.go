@@ -3,24 +3,13 @@ package notifier
 import (
 	"time"
 
-	"github.com/planehq/hiringsignal/internal/plans"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/push/admit"
 )
 
 // The notifier writes rows pending, blocked (rate_limited, wall_blocked, cap_blocked: without a
 // body, never served), or failed when the watch's endpoint is disabled: the statuses are
 // oltp.Delivery* (the lifecycle: docs/decisions.md, "Push: deliveries").
-
-// TrialDeliveredChanges is plans.TrialDeliveredChanges: a Trial's monthly allowance.
-const TrialDeliveredChanges = plans.TrialDeliveredChanges
-
-// DeliveredChangeAllowance is plans.DeliveredChangeAllowance: how many watch deliveries an
-// account on tier may be admitted per billing month; limited is false when there is no such wall
-// (Enterprise). An unknown tier has an allowance of 0 (fail closed). A replay of a delivery never
-// billed is held to the same wall and cap (oltp.AccountDeliveryState.Admission).
-func DeliveredChangeAllowance(tierID string) (allowance int64, limited bool) {
-	return plans.DeliveredChangeAllowance(tierID)
-}
 
 // MonthStart is the start of the billing month of now (UTC): oltp.MonthStart.
 func MonthStart(now time.Time) time.Time { return oltp.MonthStart(now) }
@@ -39,8 +28,8 @@ type checks struct {
 //     or failed after being billed once: not a failure never accepted, not blocked) reached its
 //     plan's allowance: wall_blocked;
 //  3. the account's units this month plus its unsent watch deliveries (each bills one unit when
-//     accepted) reached its hard spend cap: cap_blocked (2 and 3: AccountDeliveryState.Admission,
-//     the rule a replay of a delivery never billed is held to as well);
+//     accepted) reached its hard spend cap: cap_blocked (2 and 3: admit.Admission, the rule a
+//     replay of a delivery never billed is held to as well);
 //  4. the watch's endpoint is disabled: failed, as the dispatcher would fail it unsent (never
 //     due, not a fire, not admitted; replayable once the endpoint is registered again, when the
 //     replay passes 2 and 3);
@@ -50,7 +39,7 @@ func (c *checks) decide(w *watch) string {
 		return oltp.DeliveryRateLimited
 	}
 	st := c.accounts[w.AccountID]
-	if blocked := st.Admission(); blocked != "" {
+	if blocked := admit.Admission(st); blocked != "" {
 		return blocked
 	}
 	if c.off[w.EndpointID] {

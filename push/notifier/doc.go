@@ -6,9 +6,10 @@
 // the account's hard spend cap; then a disabled endpoint fails the delivery unsent) and writes
 // one delivery row per (watch, event) with the position advance in one transaction, waking the
 // dispatcher (NOTIFY hs_deliveries). A blocked row keeps no body: only what shows it (watch,
-// event, status). The accounts' admission locks are held shared for the batch, so a replay that
-// admits a delivery again (oltp.ReplayDelivery, the same wall and cap) is counted before or after
-// it, never beside it.
+// event, status). The wall and the cap are package admit's rule (admit.Admission), the one a
+// replay that admits a delivery again is held to; the accounts' admission locks are held shared
+// for the batch, so such a replay (oltp.ReplayDelivery) is counted before or after it, never
+// beside it.
 //
 // A criteria watch is matched against the event's req as a search index holds it. A batch reads
 // either the read snapshot's index (events up to the snapshot's watermark) or, when the

@@ -17,6 +17,7 @@ import (
 
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/internal/payload"
+	"github.com/planehq/hiringsignal/internal/plans"
 	"github.com/planehq/hiringsignal/internal/secretbox"
 	"github.com/planehq/hiringsignal/internal/testkit/storetest"
 	"github.com/planehq/hiringsignal/oltp"
@@ -330,10 +331,10 @@ func TestTheChecksRateLimitWallAndCapInTheSpecsOrder(t *testing.T) {
 	require.Equal(t, 50, count(walled, oltp.DeliveryPending))
 	require.Equal(t, 1, count(walled, "failed"))
 
-	allowance, limitedPlan := notifier.DeliveredChangeAllowance("tier_1")
+	allowance, limitedPlan := plans.DeliveredChangeAllowance("tier_1")
 	require.True(t, limitedPlan)
-	require.EqualValues(t, notifier.TrialDeliveredChanges, allowance)
-	_, limitedPlan = notifier.DeliveredChangeAllowance("enterprise")
+	require.EqualValues(t, plans.TrialDeliveredChanges, allowance)
+	_, limitedPlan = plans.DeliveredChangeAllowance("enterprise")
 	require.False(t, limitedPlan, "Enterprise has no wall, only its spend cap")
 }
 

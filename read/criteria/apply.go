@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/internal/problem"
 )
 
 // maxSafeID is the largest integer a JSON number carries exactly (company ids are 48-bit).
@@ -18,7 +18,7 @@ const maxSafeID = 1 << 53
 // later problem is about one value, echoed (clipped) on its own.
 func (c *Criteria) apply(cr Criterion, raw json.RawMessage, p *Problems) {
 	q := &c.Query
-	loc := api.Loc("body", "criteria", cr.Group, cr.Name)
+	loc := problem.Loc("body", "criteria", cr.Group, cr.Name)
 	at := func(i int) []any { return append(append([]any{}, loc...), i) }
 	var in any
 	_ = json.Unmarshal(raw, &in) // raw is a member of an object already parsed: valid JSON
@@ -26,13 +26,13 @@ func (c *Criteria) apply(cr Criterion, raw json.RawMessage, p *Problems) {
 	case "string", "date-time":
 		s, ok := in.(string)
 		if !ok {
-			p.Add(api.FieldError{Type: "string_type", Loc: loc, Msg: "Input should be a valid string", Input: echo(in), Ctx: map[string]any{}})
+			p.Add(problem.FieldError{Type: "string_type", Loc: loc, Msg: "Input should be a valid string", Input: echo(in), Ctx: map[string]any{}})
 			return
 		}
 		if cr.Type == "date-time" {
 			t, err := time.Parse(time.RFC3339Nano, s)
 			if err != nil {
-				p.Add(api.FieldError{Type: "datetime_parsing", Loc: loc, Msg: "Input should be a valid datetime (ISO 8601, e.g. 2026-01-31T00:00:00Z)", Input: Clip(s), Ctx: map[string]any{}})
+				p.Add(problem.FieldError{Type: "datetime_parsing", Loc: loc, Msg: "Input should be a valid datetime (ISO 8601, e.g. 2026-01-31T00:00:00Z)", Input: Clip(s), Ctx: map[string]any{}})
 				return
 			}
 			q.Filter.Since = t.UTC()
@@ -54,7 +54,7 @@ func (c *Criteria) apply(cr Criterion, raw json.RawMessage, p *Problems) {
 		return
 	}
 	if len(vals) == 0 {
-		p.Add(api.FieldError{Type: "too_short", Loc: loc, Msg: "List should have at least 1 item (omit the field to not filter on it)", Input: []any{}, Ctx: map[string]any{"min_length": 1}})
+		p.Add(problem.FieldError{Type: "too_short", Loc: loc, Msg: "List should have at least 1 item (omit the field to not filter on it)", Input: []any{}, Ctx: map[string]any{"min_length": 1}})
 		return
 	}
 	if cr.Type == "integers" {
@@ -66,7 +66,7 @@ func (c *Criteria) apply(cr Criterion, raw json.RawMessage, p *Problems) {
 				if isArr {
 					l = at(i)
 				}
-				p.Add(api.FieldError{Type: "int_type", Loc: l, Msg: "Input should be a positive integer or an array of positive integers", Input: echo(v), Ctx: map[string]any{}})
+				p.Add(problem.FieldError{Type: "int_type", Loc: l, Msg: "Input should be a positive integer or an array of positive integers", Input: echo(v), Ctx: map[string]any{}})
 				if p.Full() {
 					return
 				}
@@ -80,10 +80,10 @@ func (c *Criteria) apply(cr Criterion, raw json.RawMessage, p *Problems) {
 	strs := make([]string, 0, len(vals))
 	enumListed := false // the enum is listed in the field's first enum item only
 	for i, v := range vals {
-		var fe *api.FieldError
+		var fe *problem.FieldError
 		switch s, ok := v.(string); {
 		case !ok:
-			fe = &api.FieldError{Type: "string_type", Loc: at(i), Msg: "Input should be a string or an array of strings", Input: echo(v), Ctx: map[string]any{}}
+			fe = &problem.FieldError{Type: "string_type", Loc: at(i), Msg: "Input should be a string or an array of strings", Input: echo(v), Ctx: map[string]any{}}
 		case cr.Name == "q_excludes":
 			fe = CheckQ(s, at(i)...)
 		default:
@@ -167,11 +167,11 @@ func functions(vals []string, at func(int) []any, p *Problems) []string {
 
 // enumItem is the 422 item of a value outside an enum; once the field has one (listed), later
 // items refer to it instead of listing the values again.
-func enumItem(v string, enum []string, listed bool, loc ...any) api.FieldError {
+func enumItem(v string, enum []string, listed bool, loc ...any) problem.FieldError {
 	if !listed {
-		return api.EnumError(v, enum, loc...)
+		return problem.EnumError(v, enum, loc...)
 	}
-	return api.FieldError{Type: "enum", Loc: loc, Msg: "Input should be one of the values listed in the first item of this field", Input: v, Ctx: map[string]any{}}
+	return problem.FieldError{Type: "enum", Loc: loc, Msg: "Input should be one of the values listed in the first item of this field", Input: v, Ctx: map[string]any{}}
 }
 
 // echo is a value of the caller's body as a 422 item echoes it: strings clipped, arrays and

@@ -7,8 +7,9 @@
 //
 // It validates, resolves and matches; it does no I/O and holds no state beyond a Criteria's
 // compiled form. It must not serve HTTP (no fasthttp, no handler package), read or write a store,
-// or know about callers, plans or metering; of package api it uses only the 422 item
-// (api.FieldError) and its small helpers.
+// or know about callers, plans or metering. Its 422 items are built with the leaf
+// internal/problem (FieldError and the functions that build it); it must not import package api,
+// which would link the HTTP server into the push side.
 package criteria
 
 import (
@@ -17,7 +18,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/read/searchindex"
 )
 
@@ -48,11 +49,11 @@ type Criteria struct {
 
 // Parse validates raw (a JSON object, or empty/null meaning no criteria) against the vocabulary
 // for use and resolves it. Problems are 422 items at body.criteria..., at most
-// api.MaxFieldErrors. Vocabulary errors (an unknown group or field, event.* on reqs/qualified)
+// problem.MaxFieldErrors. Vocabulary errors (an unknown group or field, event.* on reqs/qualified)
 // come first and alone: nothing else is looked at. A vocabulary (the allowed fields, an enum,
 // the function names) is listed once, in the first item that needs it, so a large bad body costs
 // bounded work and a bounded answer.
-func Parse(raw json.RawMessage, use Use) (Criteria, []api.FieldError) {
+func Parse(raw json.RawMessage, use Use) (Criteria, []problem.FieldError) {
 	c := Criteria{compiled: &compiledCache{}}
 	c.Query.Filter.ExcludeAgencies = true
 	c.Query.Filter.IncludeClosed = use == Watch
@@ -62,7 +63,7 @@ func Parse(raw json.RawMessage, use Use) (Criteria, []api.FieldError) {
 	}
 	var groups map[string]map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &groups); err != nil {
-		return c, []api.FieldError{{Type: "dict_type", Loc: api.Loc("body", "criteria"), Msg: "Input should be an object of groups (company, req, event), each an object of fields", Input: nil, Ctx: map[string]any{}}}
+		return c, []problem.FieldError{{Type: "dict_type", Loc: problem.Loc("body", "criteria"), Msg: "Input should be an object of groups (company, req, event), each an object of fields", Input: nil, Ctx: map[string]any{}}}
 	}
 	vocab := map[string]Criterion{}
 	var names []string
@@ -81,7 +82,7 @@ func Parse(raw json.RawMessage, use Use) (Criteria, []api.FieldError) {
 		} else {
 			ctx["allowed"], listed = names, true
 		}
-		p.Add(api.FieldError{Type: "extra_forbidden", Loc: loc, Msg: msg, Input: Clip(input), Ctx: ctx})
+		p.Add(problem.FieldError{Type: "extra_forbidden", Loc: loc, Msg: msg, Input: Clip(input), Ctx: ctx})
 	}
 	gnames := sortedKeys(groups)
 	for _, g := range gnames {
@@ -101,7 +102,7 @@ func Parse(raw json.RawMessage, use Use) (Criteria, []api.FieldError) {
 			case !ok:
 				forbidden(fmt.Sprintf("Extra inputs are not permitted: %s.%s is not in the criteria vocabulary", g, Clip(f)), f, "body", "criteria", g, Clip(f))
 			case cr.refused(use):
-				p.Add(api.FieldError{Type: "value_error", Loc: api.Loc("body", "criteria", g, f),
+				p.Add(problem.FieldError{Type: "value_error", Loc: problem.Loc("body", "criteria", g, f),
 					Msg: "Value error, " + cr.RefusedOnQualified, Input: f, Ctx: map[string]any{"error": cr.RefusedOnQualified}})
 			}
 		}

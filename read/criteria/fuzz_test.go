@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/read/criteria"
 )
 
@@ -30,7 +30,7 @@ func FuzzParse(f *testing.F) {
 			use = criteria.Watch
 		}
 		c, errs := criteria.Parse(raw, use)
-		require.LessOrEqual(t, len(errs), api.MaxFieldErrors)
+		require.LessOrEqual(t, len(errs), problem.MaxFieldErrors)
 		b, err := json.Marshal(errs)
 		require.NoError(t, err)
 		require.Less(t, len(b), 64<<10, "a bounded 422")

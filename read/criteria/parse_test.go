@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/read/criteria"
 )
 
@@ -23,13 +23,13 @@ var qualifiedFields = []string{"company.company_id", "company.domain", "company.
 var watchFields = append(append([]string{}, qualifiedFields...), "event.function", "event.event_type")
 
 // parse is Parse of a JSON text.
-func parse(t *testing.T, raw string, use criteria.Use) (criteria.Criteria, []api.FieldError) {
+func parse(t *testing.T, raw string, use criteria.Use) (criteria.Criteria, []problem.FieldError) {
 	t.Helper()
 	return criteria.Parse(json.RawMessage(raw), use)
 }
 
 // refused parses raw for use and returns its 422 items (there must be some).
-func refused(t *testing.T, raw string, use criteria.Use) []api.FieldError {
+func refused(t *testing.T, raw string, use criteria.Use) []problem.FieldError {
 	t.Helper()
 	_, errs := parse(t, raw, use)
 	require.NotEmpty(t, errs, raw)
@@ -40,11 +40,11 @@ func loc(parts ...any) []any { return append([]any{"body", "criteria"}, parts...
 
 func TestUnknownGroupsAndFieldsAreRefusedListingTheVocabularyOnce(t *testing.T) {
 	for use, allowed := range map[criteria.Use][]string{criteria.Qualified: qualifiedFields, criteria.Watch: watchFields} {
-		require.Equal(t, []api.FieldError{{Type: "extra_forbidden", Loc: loc("req", "colour"),
+		require.Equal(t, []problem.FieldError{{Type: "extra_forbidden", Loc: loc("req", "colour"),
 			Msg: "Extra inputs are not permitted: req.colour is not in the criteria vocabulary", Input: "colour",
 			Ctx: map[string]any{"allowed": allowed}}}, refused(t, `{"req":{"colour":"blue"}}`, use))
 
-		require.Equal(t, []api.FieldError{
+		require.Equal(t, []problem.FieldError{
 			{Type: "extra_forbidden", Loc: loc("event", "colour"), Msg: "Extra inputs are not permitted: event.colour is not in the criteria vocabulary",
 				Input: "colour", Ctx: map[string]any{"allowed": allowed}},
 			{Type: "extra_forbidden", Loc: loc("person"), Msg: "Extra inputs are not permitted: the criteria groups are company, req and event (the allowed fields are listed in the first item)",
@@ -54,7 +54,7 @@ func TestUnknownGroupsAndFieldsAreRefusedListingTheVocabularyOnce(t *testing.T) 
 }
 
 func TestEventFieldsAreRefusedOnQualifiedAndAllowedOnWatches(t *testing.T) {
-	require.Equal(t, []api.FieldError{
+	require.Equal(t, []problem.FieldError{
 		{Type: "value_error", Loc: loc("event", "event_type"), Msg: "Value error, event.event_type is for watches; read events with GET /v1/events",
 			Input: "event_type", Ctx: map[string]any{"error": "event.event_type is for watches; read events with GET /v1/events"}},
 		{Type: "value_error", Loc: loc("event", "function"), Msg: "Value error, event.function is for watches; on reqs/qualified use req.function",
@@ -68,7 +68,7 @@ func TestEventFieldsAreRefusedOnQualifiedAndAllowedOnWatches(t *testing.T) {
 	require.Equal(t, ids, c.EventFunctions)
 	require.Equal(t, []string{"opened", "closed"}, c.EventTypes)
 
-	require.Equal(t, []api.FieldError{api.EnumError("moved", criteria.EventTypes, loc("event", "event_type", 0)...)},
+	require.Equal(t, []problem.FieldError{problem.EnumError("moved", criteria.EventTypes, loc("event", "event_type", 0)...)},
 		refused(t, `{"event":{"event_type":"moved"}}`, criteria.Watch))
 	fe := refused(t, `{"event":{"function":["Astrology"]}}`, criteria.Watch)
 	require.Len(t, fe, 1)
@@ -89,27 +89,27 @@ func TestVocabularyErrorsComeAlone(t *testing.T) {
 func TestWrongTypesAreRefused(t *testing.T) {
 	for _, c := range []struct {
 		raw  string
-		want []api.FieldError
+		want []problem.FieldError
 	}{
-		{`[]`, []api.FieldError{{Type: "dict_type", Loc: loc(), Msg: "Input should be an object of groups (company, req, event), each an object of fields", Ctx: map[string]any{}}}},
-		{`{"req":1}`, []api.FieldError{{Type: "dict_type", Loc: loc(), Msg: "Input should be an object of groups (company, req, event), each an object of fields", Ctx: map[string]any{}}}},
-		{`{"req":{"q":5}}`, []api.FieldError{{Type: "string_type", Loc: loc("req", "q"), Msg: "Input should be a valid string", Input: 5.0, Ctx: map[string]any{}}}},
-		{`{"req":{"q":["a"]}}`, []api.FieldError{{Type: "string_type", Loc: loc("req", "q"), Msg: "Input should be a valid string", Ctx: map[string]any{}}}},
-		{`{"req":{"since":"yesterday"}}`, []api.FieldError{{Type: "datetime_parsing", Loc: loc("req", "since"),
+		{`[]`, []problem.FieldError{{Type: "dict_type", Loc: loc(), Msg: "Input should be an object of groups (company, req, event), each an object of fields", Ctx: map[string]any{}}}},
+		{`{"req":1}`, []problem.FieldError{{Type: "dict_type", Loc: loc(), Msg: "Input should be an object of groups (company, req, event), each an object of fields", Ctx: map[string]any{}}}},
+		{`{"req":{"q":5}}`, []problem.FieldError{{Type: "string_type", Loc: loc("req", "q"), Msg: "Input should be a valid string", Input: 5.0, Ctx: map[string]any{}}}},
+		{`{"req":{"q":["a"]}}`, []problem.FieldError{{Type: "string_type", Loc: loc("req", "q"), Msg: "Input should be a valid string", Ctx: map[string]any{}}}},
+		{`{"req":{"since":"yesterday"}}`, []problem.FieldError{{Type: "datetime_parsing", Loc: loc("req", "since"),
 			Msg: "Input should be a valid datetime (ISO 8601, e.g. 2026-01-31T00:00:00Z)", Input: "yesterday", Ctx: map[string]any{}}}},
-		{`{"company":{"company_id":"x"}}`, []api.FieldError{{Type: "int_type", Loc: loc("company", "company_id"),
+		{`{"company":{"company_id":"x"}}`, []problem.FieldError{{Type: "int_type", Loc: loc("company", "company_id"),
 			Msg: "Input should be a positive integer or an array of positive integers", Input: "x", Ctx: map[string]any{}}}},
-		{`{"company":{"company_id":[1,"x",1.5,0,{}]}}`, []api.FieldError{
+		{`{"company":{"company_id":[1,"x",1.5,0,{}]}}`, []problem.FieldError{
 			{Type: "int_type", Loc: loc("company", "company_id", 1), Msg: "Input should be a positive integer or an array of positive integers", Input: "x", Ctx: map[string]any{}},
 			{Type: "int_type", Loc: loc("company", "company_id", 2), Msg: "Input should be a positive integer or an array of positive integers", Input: 1.5, Ctx: map[string]any{}},
 			{Type: "int_type", Loc: loc("company", "company_id", 3), Msg: "Input should be a positive integer or an array of positive integers", Input: 0.0, Ctx: map[string]any{}},
 			{Type: "int_type", Loc: loc("company", "company_id", 4), Msg: "Input should be a positive integer or an array of positive integers", Ctx: map[string]any{}},
 		}},
-		{`{"req":{"boards":["indeed",true]}}`, []api.FieldError{{Type: "string_type", Loc: loc("req", "boards", 1),
+		{`{"req":{"boards":["indeed",true]}}`, []problem.FieldError{{Type: "string_type", Loc: loc("req", "boards", 1),
 			Msg: "Input should be a string or an array of strings", Input: true, Ctx: map[string]any{}}}},
-		{`{"req":{"function":[]}}`, []api.FieldError{{Type: "too_short", Loc: loc("req", "function"),
+		{`{"req":{"function":[]}}`, []problem.FieldError{{Type: "too_short", Loc: loc("req", "function"),
 			Msg: "List should have at least 1 item (omit the field to not filter on it)", Input: []any{}, Ctx: map[string]any{"min_length": 1}}}},
-		{`{"req":{"country":["Germany","DE"]}}`, []api.FieldError{{Type: "value_error", Loc: loc("req", "country", 1), Input: "DE",
+		{`{"req":{"country":["Germany","DE"]}}`, []problem.FieldError{{Type: "value_error", Loc: loc("req", "country", 1), Input: "DE",
 			Msg: "Value error, 'DE' is a two-letter country code: " + criteria.CountryRule + ". Send 'Germany'",
 			Ctx: map[string]any{"error": "'DE' is a two-letter country code: " + criteria.CountryRule + ". Send 'Germany'", "expected": "a country name", "suggestion": "Germany"}}}},
 	} {
@@ -130,9 +130,9 @@ func TestBoundsAreRefusedNeverCut(t *testing.T) {
 		}
 		return out
 	}
-	tooLong := func(field string, limit, n int) []api.FieldError {
+	tooLong := func(field string, limit, n int) []problem.FieldError {
 		g, f, _ := strings.Cut(field, ".")
-		return []api.FieldError{{Type: "too_long", Loc: loc(g, f), Msg: fmt.Sprintf("List should have at most %d items after validation, not %d", limit, n),
+		return []problem.FieldError{{Type: "too_long", Loc: loc(g, f), Msg: fmt.Sprintf("List should have at most %d items after validation, not %d", limit, n),
 			Ctx: map[string]any{"field_type": "List", "max_length": limit, "actual_length": n}}}
 	}
 	require.Equal(t, tooLong("company.company_id", 1000, 1001), refused(t, body("company", "company_id", many(1, 1001)), criteria.Qualified))
@@ -142,12 +142,12 @@ func TestBoundsAreRefusedNeverCut(t *testing.T) {
 	require.Empty(t, errs, "at the bound")
 
 	long := strings.Repeat("x", 201)
-	require.Equal(t, []api.FieldError{{Type: "string_too_long", Loc: loc("company", "industry", 0), Msg: "String should have at most 200 characters",
+	require.Equal(t, []problem.FieldError{{Type: "string_too_long", Loc: loc("company", "industry", 0), Msg: "String should have at most 200 characters",
 		Input: strings.Repeat("x", 200) + "…", Ctx: map[string]any{"max_length": 200}}}, refused(t, body("company", "industry", long), criteria.Qualified))
 	_, errs = parse(t, body("company", "industry", long[:200]), criteria.Qualified)
 	require.Empty(t, errs)
 
-	require.Equal(t, []api.FieldError{{Type: "string_too_long", Loc: loc("req", "q_excludes", 0), Msg: "String should have at most 300 characters",
+	require.Equal(t, []problem.FieldError{{Type: "string_too_long", Loc: loc("req", "q_excludes", 0), Msg: "String should have at most 300 characters",
 		Input: strings.Repeat("x", 200) + "…", Ctx: map[string]any{"max_length": 300}}}, refused(t, body("req", "q_excludes", strings.Repeat("x", 301)), criteria.Qualified))
 	words := strings.Repeat("engineer ", 33)
 	errs = refused(t, body("req", "q", words), criteria.Qualified)
@@ -159,18 +159,18 @@ func TestBoundsAreRefusedNeverCut(t *testing.T) {
 	require.Empty(t, errs)
 }
 
-// A field of bad values answers at most api.MaxFieldErrors items, the vocabulary listed once.
+// A field of bad values answers at most problem.MaxFieldErrors items, the vocabulary listed once.
 func TestBadValuesListTheVocabularyOnceAndStopAtTheCap(t *testing.T) {
 	errs := refused(t, `{"company":{"headcount_band":["huge","tiny"]}}`, criteria.Qualified)
-	require.Equal(t, []api.FieldError{
-		api.EnumError("huge", normalize.HeadcountBands(), loc("company", "headcount_band", 0)...),
+	require.Equal(t, []problem.FieldError{
+		problem.EnumError("huge", normalize.HeadcountBands(), loc("company", "headcount_band", 0)...),
 		{Type: "enum", Loc: loc("company", "headcount_band", 1), Msg: "Input should be one of the values listed in the first item of this field", Input: "tiny", Ctx: map[string]any{}},
 	}, errs)
 
 	errs = refused(t, `{"req":{"function":["Astrology","Alchemy"]}}`, criteria.Qualified)
 	require.Len(t, errs, 2)
 	require.Equal(t, normalize.FunctionNames(), errs[0].Ctx["expected"])
-	require.Equal(t, api.ValueError("Alchemy", "'Alchemy' is not a function name or taxonomy id (the names are listed in the first item of this field)",
+	require.Equal(t, problem.ValueError("Alchemy", "'Alchemy' is not a function name or taxonomy id (the names are listed in the first item of this field)",
 		loc("req", "function", 1)...), errs[1])
 
 	bad := make([]string, 100)
@@ -180,7 +180,7 @@ func TestBadValuesListTheVocabularyOnceAndStopAtTheCap(t *testing.T) {
 	b, err := json.Marshal(map[string]any{"req": map[string]any{"function": bad}, "event": map[string]any{"function": bad}})
 	require.NoError(t, err)
 	errs = refused(t, string(b), criteria.Watch)
-	require.Len(t, errs, api.MaxFieldErrors)
+	require.Len(t, errs, problem.MaxFieldErrors)
 }
 
 func TestParseResolvesEveryField(t *testing.T) {

@@ -3,15 +3,15 @@ package criteria
 import (
 	"strings"
 
-	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/internal/problem"
 )
 
 // CountryNames resolves country names (never codes); bad values become 422 items at loc, indexed
 // by their position (a single query parameter's item is at loc itself).
-func CountryNames(vals []string, loc ...any) ([]string, []api.FieldError) {
+func CountryNames(vals []string, loc ...any) ([]string, []problem.FieldError) {
 	var out []string
-	var errs []api.FieldError
+	var errs []problem.FieldError
 	for i, v := range vals {
 		name, ok := countryName(v)
 		if !ok {
@@ -33,17 +33,17 @@ const CountryRule = "country filters take a country name or alias (e.g. 'Germany
 
 // countryError is the 422 item of a value that is no country name: a two-letter code gets the
 // name to send instead (ctx.suggestion).
-func countryError(v string, loc []any) api.FieldError {
+func countryError(v string, loc []any) problem.FieldError {
 	t := strings.TrimSpace(v)
 	if len(t) == 2 {
 		if name, ok := normalize.CountryName(t); ok {
-			fe := api.ValueError(v, "'"+v+"' is a two-letter country code: "+CountryRule+". Send '"+name+"'", loc...)
+			fe := problem.ValueError(v, "'"+v+"' is a two-letter country code: "+CountryRule+". Send '"+name+"'", loc...)
 			fe.Ctx["expected"] = "a country name"
 			fe.Ctx["suggestion"] = name
 			return fe
 		}
 	}
-	fe := api.ValueError(v, "'"+v+"' is not a country name: "+CountryRule, loc...)
+	fe := problem.ValueError(v, "'"+v+"' is not a country name: "+CountryRule, loc...)
 	fe.Ctx["expected"] = "a country name"
 	return fe
 }
@@ -57,23 +57,23 @@ func countryName(v string) (string, bool) {
 }
 
 // FunctionIDs resolves a function name or taxonomy id; a bad value is a 422 item listing the names.
-func FunctionIDs(v string, loc ...any) ([]string, *api.FieldError) {
+func FunctionIDs(v string, loc ...any) ([]string, *problem.FieldError) {
 	return ResolveFunction(v, true, loc...)
 }
 
 // ResolveFunction is FunctionIDs; with listNames false a bad value's item refers to the first
 // item of its field for the names instead of listing them again (a vocabulary is listed once).
-func ResolveFunction(v string, listNames bool, loc ...any) ([]string, *api.FieldError) {
+func ResolveFunction(v string, listNames bool, loc ...any) ([]string, *problem.FieldError) {
 	ids, ok := normalize.ResolveFunction(strings.TrimSpace(v))
 	if ok {
 		return ids, nil
 	}
 	if !listNames {
-		fe := api.ValueError(v, "'"+v+"' is not a function name or taxonomy id (the names are listed in the first item of this field)", loc...)
+		fe := problem.ValueError(v, "'"+v+"' is not a function name or taxonomy id (the names are listed in the first item of this field)", loc...)
 		return nil, &fe
 	}
 	names := normalize.FunctionNames()
-	fe := api.ValueError(v, "'"+v+"' is not a function name or taxonomy id; the names are: "+strings.Join(names, ", "), loc...)
+	fe := problem.ValueError(v, "'"+v+"' is not a function name or taxonomy id; the names are: "+strings.Join(names, ", "), loc...)
 	fe.Ctx["expected"] = names
 	return nil, &fe
 }

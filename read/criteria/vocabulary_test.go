@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/read/criteria"
 )
 
@@ -40,7 +40,7 @@ func TestVocabularyIsPublished(t *testing.T) {
 func TestCriteriaDocStatesTheBounds(t *testing.T) {
 	for _, use := range uses {
 		doc := criteria.Doc(use)
-		for _, n := range []int{criteria.MaxCriterionValues, criteria.MaxValueLength, criteria.MaxQLength, criteria.MaxQWords, api.MaxFieldErrors} {
+		for _, n := range []int{criteria.MaxCriterionValues, criteria.MaxValueLength, criteria.MaxQLength, criteria.MaxQWords, problem.MaxFieldErrors} {
 			require.Contains(t, doc, " "+strconv.Itoa(n)+" ")
 		}
 		require.Contains(t, doc, "1,000")

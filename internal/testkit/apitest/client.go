@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/valyala/fasthttp"
 
-	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/internal/problem"
 )
 
 // Response is an answer of the server.
@@ -114,7 +114,7 @@ type Problem struct {
 
 // Invalid is a 422 answer.
 type Invalid struct {
-	Detail []api.FieldError `json:"detail"`
+	Detail []problem.FieldError `json:"detail"`
 }
 
 // Invalid requires a 422 and decodes it.

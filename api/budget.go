@@ -1,4 +1,4 @@
-package account
+package api
 
 import (
 	"errors"
@@ -9,13 +9,13 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/oltp"
 )
 
 // Daily creation budgets (oltp.Budgets): every route that creates a key, a webhook endpoint, a
-// watch or a quickstart answers a creation past its budget the same way, declared by
-// BudgetDetailSchema and explained by BudgetDoc.
+// watch or a quickstart (packages account, webhooks, watches, onboarding) answers a creation past
+// its budget the same way, with BudgetRefusal, declared by BudgetDetailSchema and explained by
+// BudgetDoc.
 
 // ReasonCreationBudget is the reason of the 409 of a creation past its daily budget.
 const ReasonCreationBudget = "creation_budget_exhausted"
@@ -33,21 +33,21 @@ type BudgetConflict struct {
 // BudgetRefusal is the answer to err when it is an *oltp.BudgetError: 409 creation_budget_exhausted
 // with budget, limit and retry_after, and a Retry-After header of the same seconds. Nil for any
 // other err.
-func BudgetRefusal(c *api.Call, err error) error {
+func BudgetRefusal(c *Call, err error) error {
 	var b *oltp.BudgetError
 	if !errors.As(err, &b) {
 		return nil
 	}
 	secs := max(int64(math.Ceil(b.RetryAfter.Seconds())), 1)
-	return &api.Error{Status: fasthttp.StatusConflict, Headers: map[string]string{"Retry-After": strconv.FormatInt(secs, 10)},
+	return &Error{Status: fasthttp.StatusConflict, Headers: map[string]string{"Retry-After": strconv.FormatInt(secs, 10)},
 		Detail: BudgetConflict{Reason: ReasonCreationBudget, Message: b.Error(), Endpoint: c.Route.Path, Budget: b.Budget, Limit: b.Limit, RetryAfter: secs}}
 }
 
 // BudgetDetailSchema is the detail of the 409 creation_budget_exhausted of a route whose
 // creations spend budgets (oltp.BudgetKeys, ...).
 func BudgetDetailSchema(budgets ...string) map[string]any {
-	return api.Object(map[string]any{
-		"reason": api.Enum(ReasonCreationBudget), "message": api.Type("string"), "endpoint": api.Type("string"),
+	return Object(map[string]any{
+		"reason": Enum(ReasonCreationBudget), "message": Type("string"), "endpoint": Type("string"),
 		"budget":      map[string]any{"type": "string", "enum": budgets, "description": "what the exhausted budget counts"},
 		"limit":       map[string]any{"type": "integer", "minimum": 1, "description": "creations of that kind allowed in any 24 hours"},
 		"retry_after": map[string]any{"type": "integer", "minimum": 1, "description": "seconds until one more fits (also the Retry-After header)"},
@@ -56,7 +56,7 @@ func BudgetDetailSchema(budgets ...string) map[string]any {
 
 // BudgetConflictSchema is the 409 body of a route whose only 409 is creation_budget_exhausted.
 func BudgetConflictSchema(budgets ...string) map[string]any {
-	return api.Object(map[string]any{"detail": BudgetDetailSchema(budgets...)})
+	return Object(map[string]any{"detail": BudgetDetailSchema(budgets...)})
 }
 
 // budgetWords say, for BudgetDoc, what each budget counts and whose it is.
