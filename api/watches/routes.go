@@ -85,28 +85,16 @@ func watchProps() map[string]any {
 	}
 }
 
-// obj is an object schema with props, every one of them required, and no other member.
-func obj(props map[string]any) map[string]any {
-	s := api.Object(props)
-	req := make([]string, 0, len(props))
-	for k := range props {
-		req = append(req, k)
-	}
-	s["required"] = req
-	s["additionalProperties"] = false
-	return s
-}
-
 // WatchSchema is a watch as GET /v1/watches lists it.
-func WatchSchema() map[string]any { return obj(watchProps()) }
+func WatchSchema() map[string]any { return api.Object(watchProps()) }
 
 func createdSchema() map[string]any {
 	p := maps.Clone(watchProps())
 	p["webhook_secret"] = map[string]any{"type": []any{"string", "null"},
 		"description": "the signing secret of the endpoint webhook_url registered by this call, shown only here; null when the endpoint existed"}
-	return obj(p)
+	return api.Object(p)
 }
 
 func listSchema() map[string]any {
-	return obj(map[string]any{"watches": map[string]any{"type": "array", "items": WatchSchema(), "maxItems": oltp.MaxListedWatches}})
+	return api.Object(map[string]any{"watches": map[string]any{"type": "array", "items": WatchSchema(), "maxItems": oltp.MaxListedWatches}})
 }

@@ -45,18 +45,6 @@ func Routes(d Deps) []*api.Route {
 	}
 }
 
-// obj is an object schema with props, every one of them required, and no other member.
-func obj(props map[string]any) map[string]any {
-	s := api.Object(props)
-	req := make([]string, 0, len(props))
-	for k := range props {
-		req = append(req, k)
-	}
-	s["required"] = req
-	s["additionalProperties"] = false
-	return s
-}
-
 func endpointProps() map[string]any {
 	return map[string]any{
 		"id": api.Type("integer"), "url": api.Type("string"), "created_at": api.DateTime(),
@@ -69,20 +57,20 @@ func endpointProps() map[string]any {
 }
 
 // EndpointSchema is an endpoint as listed (no secret).
-func EndpointSchema() map[string]any { return obj(endpointProps()) }
+func EndpointSchema() map[string]any { return api.Object(endpointProps()) }
 
 func registeredSchema() map[string]any {
 	p := endpointProps()
 	p["secret"] = map[string]any{"type": []any{"string", "null"}, "description": "the signing secret: on 201 only (generated or as sent); null on 200 (the url was registered already)"}
-	return obj(p)
+	return api.Object(p)
 }
 
 func rotatedSchema() map[string]any {
 	p := endpointProps()
 	p["secret"] = map[string]any{"type": "string", "description": "the new signing secret, shown only here"}
-	return obj(p)
+	return api.Object(p)
 }
 
 func listSchema() map[string]any {
-	return obj(map[string]any{"endpoints": map[string]any{"type": "array", "items": EndpointSchema(), "maxItems": oltp.MaxLiveEndpoints}})
+	return api.Object(map[string]any{"endpoints": map[string]any{"type": "array", "items": EndpointSchema(), "maxItems": oltp.MaxLiveEndpoints}})
 }
