@@ -20,7 +20,7 @@ import (
 	"github.com/planehq/hiringsignal/oltp"
 )
 
-// harness is a server of internal/apitest (with the account routes) as these tests call it.
+// harness is a server of internal/testkit/apitest (with the account routes) as these tests call it.
 type harness struct {
 	t    *testing.T
 	s    *apitest.Server

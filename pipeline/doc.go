@@ -1,6 +1,6 @@
 // Package pipeline owns the crawl: for one region at one tick it fetches every source of the
 // directory, parses each page with its format adapter (pipeline/ats), normalizes postings
-// (pipeline/normalize), deduplicates them into reqs (one per company, title and country, all boards
+// (internal/normalize), deduplicates them into reqs (one per company, title and country, all boards
 // listed), diffs them against the ledger state (opened, reobserved, reposted, closed) and hands the
 // cycle's events and sightings to package analytics, which writes them in batches and commits the
 // cycle last. The ledger state is rebuilt at start through analytics' reads.

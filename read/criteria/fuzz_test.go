@@ -12,7 +12,7 @@ import (
 
 // FuzzParse: any criteria object is parsed for either use without panic into a bounded list of
 // 422 items at body.criteria, or criteria within the bounds:
-// `go test -run=^$ -fuzz=FuzzParse -fuzztime=10s ./criteria/`.
+// `go test -run=^$ -fuzz=FuzzParse -fuzztime=10s ./read/criteria/`.
 func FuzzParse(f *testing.F) {
 	for _, seed := range []string{`{}`, `null`, `[]`, `{"req":{"function":["Engineering","Astrology"]}}`,
 		`{"event":{"event_type":["opened","moved"],"function":"fn_7k2q"},"req":{"q":"senior engineer"}}`,

@@ -245,7 +245,7 @@ func TestManyTermsAnswerAsTheReference(t *testing.T) {
 // q_excludes, boards and domains for reqs/qualified) that match nothing, so every query walks
 // every req of a 200,000-req index:
 //
-//	go test -run XXX -bench ManyIndustryTerms -benchtime 20x ./searchindex/
+//	go test -run XXX -bench ManyIndustryTerms -benchtime 20x ./read/searchindex/
 func BenchmarkManyIndustryTerms(b *testing.B) {
 	x := synthetic(b, 10000, 20)
 	f := Filter{IndustryTerms: many(100, "zzterm")}

@@ -97,7 +97,7 @@ func TestOtherSpellingsMatchAsTheWord(t *testing.T) {
 
 // BenchmarkCounts sets the cost of a total beside the page it comes with, on a 40,000-req index:
 //
-//	go test -run XXX -bench Counts ./searchindex/
+//	go test -run XXX -bench Counts ./read/searchindex/
 func BenchmarkCounts(b *testing.B) {
 	x := synthetic(b, 2000, 20)
 	for _, q := range []string{"", "engineer", "account executive"} {

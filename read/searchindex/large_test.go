@@ -36,7 +36,7 @@ func benchWorld(b *testing.B) driver.Conn {
 // the end of a build (heap_sys_MiB) and what a build allocates (alloc_MiB/op); -v logs the last
 // build's phases. Its name does not match -bench LargeWorld, which runs the queries:
 //
-//	HS_SEARCH_BENCH_DB=hs_bench100k go test -run XXX -bench BuildSnapshot -benchtime 1x -v ./searchindex/
+//	HS_SEARCH_BENCH_DB=hs_bench100k go test -run XXX -bench BuildSnapshot -benchtime 1x -v ./read/searchindex/
 func BenchmarkBuildSnapshot(b *testing.B) {
 	ch := benchWorld(b)
 	var snap *snapshot.Snapshot
@@ -75,7 +75,7 @@ func BenchmarkBuildSnapshot(b *testing.B) {
 // BenchmarkLargeWorld measures the index's queries on a crawled world already in ClickHouse (the
 // snapshot is built once, untimed; BenchmarkBuildSnapshot measures the build):
 //
-//	HS_SEARCH_BENCH_DB=hs_bench100k go test -run XXX -bench LargeWorld -benchtime 200x ./searchindex/
+//	HS_SEARCH_BENCH_DB=hs_bench100k go test -run XXX -bench LargeWorld -benchtime 200x ./read/searchindex/
 func BenchmarkLargeWorld(b *testing.B) {
 	ch := benchWorld(b)
 	snap, err := snapshot.Build(context.Background(), ch)

@@ -1,5 +1,5 @@
 // Package apitest is the test kit of the API's handler packages: it starts an API server on real
-// Postgres (a fresh migrated schema, see internal/storetest), creates accounts with keys of a
+// Postgres (a fresh migrated schema, see internal/testkit/storetest), creates accounts with keys of a
 // given plan, calls the server and decodes its answers, and builds costly fixtures once per test
 // binary (Shared: e.g. a world crawled with readmodeltest.Crawl and a server over it, shared by
 // a package's parallel tests).
