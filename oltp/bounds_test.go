@@ -12,6 +12,7 @@ import (
 
 // Issue #10, finding 7: sessions of a pool had no statement_timeout.
 func TestPoolSessionsHaveAStatementTimeout(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	var v string
@@ -34,6 +35,7 @@ func TestPoolSessionsHaveAStatementTimeout(t *testing.T) {
 // Issue #10, finding 3: kept answers are bounded per answer and per customer, and expiring them
 // gives the bytes back.
 func TestIdempotencyStoreKeepsBoundedBytesPerCustomer(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	b := oltp.IdempotencyBounds{Body: 100, Customer: 250}
@@ -81,6 +83,7 @@ func TestIdempotencyStoreKeepsBoundedBytesPerCustomer(t *testing.T) {
 
 // Issue #10, finding 6: disabling the demo key revokes the installed one.
 func TestRevokeDemoKeys(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	n, err := oltp.RevokeDemoKeys(ctx, pool)
