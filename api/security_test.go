@@ -61,6 +61,7 @@ func (h *harness) raw(method, path, key string, body []byte, headers ...string) 
 
 // Finding 1: a 402's links were built from the client's Host header.
 func TestQuotaLinksNeverComeFromTheHostHeader(t *testing.T) {
+	t.Parallel()
 	pulse := func(_ *api.Config, s *api.Server) {
 		if s != nil {
 			s.Register(stub("companies.hiring_pulse", func(c *api.Call) (int, error) { return 0, c.JSON(200, map[string]any{}) }))
@@ -93,6 +94,7 @@ func TestQuotaLinksNeverComeFromTheHostHeader(t *testing.T) {
 
 // Finding 2: a non-ASCII Idempotency-Key reached Postgres' text column and answered 503.
 func TestIdempotencyKeyMustBePrintableASCII(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, withSearch(1))
 	a := h.account("growth")
 	for _, k := range []string{"\xff\xfebad", "tab\there", "caf\u00e9", strings.Repeat("k", 256)} {
@@ -119,6 +121,7 @@ func TestIdempotencyKeyMustBePrintableASCII(t *testing.T) {
 
 // Finding 3: stored idempotent answers had no bound per body or per customer.
 func TestIdempotencyStoreBoundsStoredBytes(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("x", 1<<20+1) // one byte over the default per-body bound
 	n := 0
 	h := newHarness(t, func(_ *api.Config, s *api.Server) {
@@ -154,6 +157,7 @@ func TestIdempotencyStoreBoundsStoredBytes(t *testing.T) {
 
 // Finding 3: the per-customer bound, and a duplicate's wait bounded by the call's deadline.
 func TestIdempotencyStoreBoundsBytesPerCustomerAndTheWait(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	entered := make(chan struct{}, 1)
 	h := newHarness(t, func(cfg *api.Config, s *api.Server) {
@@ -207,6 +211,7 @@ func TestIdempotencyStoreBoundsBytesPerCustomerAndTheWait(t *testing.T) {
 // Finding 4: the leftmost (client-written) X-Forwarded-For entry was trusted, and IPv6 clients
 // were limited per /128.
 func TestForwardedForTakesTheRightmostEntryAndLimitsIPv6Per64(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(cfg *api.Config, s *api.Server) {
 		cfg.TrustForwardedFor = true
 		withSearch(1)(cfg, s)
@@ -241,6 +246,7 @@ func waitForFreshWindow() {
 // Finding 5: fasthttp allocated a declared Content-Length before the body arrived, before
 // authentication.
 func TestSlowBodiesHoldNoDeclaredLengthBeforeAuthentication(t *testing.T) {
+	// Not parallel: it counts the process's allocations, which tests running beside it would add to.
 	h := newHarness(t, nil)
 	addr := strings.TrimPrefix(h.s.Base, "http://")
 	var before, after runtime.MemStats
@@ -267,6 +273,7 @@ func TestSlowBodiesHoldNoDeclaredLengthBeforeAuthentication(t *testing.T) {
 // Finding 5: bodies in flight share a byte budget, connections per IP are capped and a header
 // must arrive within the header timeout.
 func TestConnectionAndBodyLimits(t *testing.T) {
+	// Not parallel: it times the header timeout (300 ms, under 2 s), which a busy process would stretch.
 	h := newHarness(t, func(cfg *api.Config, _ *api.Server) {
 		cfg.MaxBodyBytes = 64 << 10
 		cfg.BodyBytesInFlight = 128 << 10
@@ -356,6 +363,7 @@ func TestConnectionAndBodyLimits(t *testing.T) {
 
 // Finding 6: --demo-key "" left the previously installed demo key active.
 func TestDisablingTheDemoKeyRevokesTheInstalledOne(t *testing.T) {
+	t.Parallel()
 	pool := storetest.Postgres(t, "api")
 	h := startOn(t, pool, nil)
 	require.Equal(t, 200, h.do("GET", "/v1/whoami", api.PublicDemoKey, "").status)
@@ -369,6 +377,7 @@ func TestDisablingTheDemoKeyRevokesTheInstalledOne(t *testing.T) {
 
 // Finding 7: store calls had no deadline; a store that does not answer hung the call.
 func TestStoreCallsHaveADeadlineAndTimeOutAs503(t *testing.T) {
+	t.Parallel()
 	var pool *pgxpool.Pool
 	h := newHarness(t, func(_ *api.Config, s *api.Server) {
 		if s != nil {
@@ -393,6 +402,7 @@ func TestStoreCallsHaveADeadlineAndTimeOutAs503(t *testing.T) {
 
 // Finding 7: a per-IP cap of calls in flight, next to the per-key one.
 func TestCallsInFlightAreCappedPerIP(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	entered := make(chan struct{}, 1)
 	h := newHarness(t, func(cfg *api.Config, s *api.Server) {
@@ -426,6 +436,7 @@ func TestCallsInFlightAreCappedPerIP(t *testing.T) {
 
 // Finding 8: /readyz echoed driver errors.
 func TestReadyzNamesOnlyTheFailingStore(t *testing.T) {
+	t.Parallel()
 	secret := errors.New("failed to connect to `user=hs_admin database=prod`: 10.1.2.3:5432: password authentication failed")
 	srv := api.New(api.Config{Listen: "127.0.0.1:0", Checks: []api.Check{
 		{Name: "postgres", Ping: func(context.Context) error { return secret }},
@@ -445,6 +456,7 @@ func TestReadyzNamesOnlyTheFailingStore(t *testing.T) {
 
 // Finding 9: a 422 listed every bad value, each repeating the vocabulary.
 func TestValidationErrorsAreCappedAndListTheVocabularyOnce(t *testing.T) {
+	t.Parallel()
 	vocab := make([]string, 40)
 	for i := range vocab {
 		vocab[i] = fmt.Sprintf("vocabulary_word_%02d", i)
@@ -483,6 +495,7 @@ func TestValidationErrorsAreCappedAndListTheVocabularyOnce(t *testing.T) {
 // a longer one is 431 in the spec's error shape, documented on every operation with the limit in
 // x-bounds. The connection is closed after it (the rest of the header is still on it).
 func TestHeaderSizeIsBoundedAndDocumented(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, withSearch(1))
 	a := h.account("growth")
 	values := func(n int) string {
