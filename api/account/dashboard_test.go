@@ -27,6 +27,7 @@ func searchStub(n int) *api.Route {
 }
 
 func TestDashboard(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := start(t, searchStub(1))
 	free := h.Account(t, "free")
@@ -62,6 +63,7 @@ func TestDashboard(t *testing.T) {
 // A rotation replacement inherits its lineage's daily quota, so the dashboard shows what the
 // rotated key used today on the replacement, not 0.
 func TestDashboardShowsTheLineageUseOnARotatedKey(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := start(t, searchStub(1))
 	free := h.Account(t, "free")
@@ -84,6 +86,7 @@ func TestDashboardShowsTheLineageUseOnARotatedKey(t *testing.T) {
 // the dashboard said false while new changes were already wall_blocked. It now reads the
 // notifier's own figures.
 func TestDashboardWallReachedAgreesWithTheNotifiersWall(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := start(t)
 	free := h.Account(t, "free")

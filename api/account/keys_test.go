@@ -13,6 +13,7 @@ import (
 )
 
 func TestKeysIssueListRevokeRotate(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a := h.Account(t, "starter")
 
@@ -68,6 +69,7 @@ func TestKeysIssueListRevokeRotate(t *testing.T) {
 // An answer carrying a secret (an issued or rotated key) is never kept by a cache along the way,
 // and neither is any other /v1 answer, errors included.
 func TestAnswersCarryingKeysAreNotCached(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a := h.Account(t, "starter")
 	r := h.Do(t, "POST", "/v1/keys", a.Key, `{}`)
@@ -84,6 +86,7 @@ func TestAnswersCarryingKeysAreNotCached(t *testing.T) {
 
 // Every key route that takes an id answers another customer's id exactly like a missing one.
 func TestCrossTenantIDsAnswerLikeMissingOnes(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	me := h.Account(t, "growth")
 	other := h.Account(t, "growth")
@@ -117,6 +120,7 @@ func sameMinute(t *testing.T) {
 // Finding 1 of the security review: rotating with {} from a key scoped ["keys"] gave the
 // replacement the rotated key's read, write, keys. A key never grants more than it holds.
 func TestRotateNeverGrantsMoreScopeThanThePresentingKey(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a := h.Account(t, "starter")
 	mint := func(scopes string) map[string]any {
@@ -146,6 +150,7 @@ func TestRotateNeverGrantsMoreScopeThanThePresentingKey(t *testing.T) {
 // Finding 2 of the security review: a key that hit its per-minute limit was rotated by a sibling
 // and the replacement answered 200 at once. The replacement inherits the rotated key's limits.
 func TestRotationHandsLimitsToTheReplacement(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := start(t, searchStub(1))
 	a := h.Account(t, "starter")
@@ -172,6 +177,7 @@ func TestRotationHandsLimitsToTheReplacement(t *testing.T) {
 // account draws. A Free account's keys share one key's worth per minute and per day, and a refusal
 // names the account's limit in the spec's 429 and 402 shapes.
 func TestAccountCeilingHoldsAcrossKeys(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := start(t, searchStub(1))
 	sameMinute(t)

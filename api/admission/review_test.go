@@ -73,6 +73,7 @@ func change(t *testing.T, a *Auth, f func(token string) error) {
 // Finding 2: rotating a key reset its minute window, daily quota and in-flight count, because
 // they were keyed by key_id. The replacement joins the rotated key's lineage and inherits them.
 func TestRotationHandsLimitsToTheReplacement(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "admission")
 	acct, err := oltp.CreateAccount(ctx, pool, "starter", "rotate@example.com")
@@ -129,6 +130,7 @@ func TestRotationHandsLimitsToTheReplacement(t *testing.T) {
 // Finding 3: limits were per key only, so minting keys multiplied what an account draws. All
 // keys of an account share its ceiling (plans.Tier.AccountKeys times the per-key limits).
 func TestAccountCeilingBoundsAllKeysTogether(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	l := NewLimiter(counter{}, quiet())
 	now := time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
@@ -182,6 +184,8 @@ func TestAccountCeilingBoundsAllKeysTogether(t *testing.T) {
 // were not remembered. Misses are remembered (bounded, short-lived, dropped when a key is
 // installed), each address gets MissesPerMinute reads that find nothing, and both are counted.
 func TestForgedKeysAreRememberedBoundedAndBudgeted(t *testing.T) {
+	// Not parallel: it counts key reads while listening on AuthChannel, the database's: a sibling's
+	// key change or demo key install would drop the misses it counts on.
 	if s := time.Now().Second(); s >= 55 { // the miss budget's minute must not turn mid-test
 		time.Sleep(time.Duration(61-s) * time.Second)
 	}
@@ -264,6 +268,8 @@ func TestForgedKeysAreRememberedBoundedAndBudgeted(t *testing.T) {
 // Finding 5: any revoke, rotate, pause or resume flushed every tenant's cached keys on every
 // instance and reset per-key in-flight counts. A change drops only what it touched.
 func TestKeyChangesInvalidateOnlyWhatTheyTouch(t *testing.T) {
+	// Not parallel: it counts key reads while listening on AuthChannel, the database's: a sibling's
+	// key change or demo key install would drop the entries it requires kept.
 	ctx := context.Background()
 	pool, reads := tracedPool(t)
 	a := NewAuth(pool, quiet(), nil)
@@ -320,6 +326,7 @@ func TestKeyChangesInvalidateOnlyWhatTheyTouch(t *testing.T) {
 // slow lease stalled every other call of the window (regardless of their contexts), its refunds
 // and the janitor's sweep. Here the lease is held up by a row lock.
 func TestLimiterHoldsNoLockAcrossALease(t *testing.T) {
+	// Not parallel: it waits for a lock wait in pg_stat_activity, which shows the whole database's.
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "admission")
 	l := NewLimiter(oltp.RateWindows{Pool: pool}, quiet())
