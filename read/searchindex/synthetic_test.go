@@ -60,6 +60,7 @@ func synthetic(tb testing.TB, companies, perCompany int) *Index {
 // value compared with every req. The ids are a set looked up once per req: asking for 1,000
 // companies costs about what asking for one does.
 func TestQualifiedCompanyIDsAreOneLookupPerReq(t *testing.T) {
+	// Not parallel: it compares two timings, which tests running beside it would skew.
 	x := synthetic(t, 2000, 20)
 	one := []uint64{7} // no such company: every req is examined
 	many := make([]uint64, 1000)

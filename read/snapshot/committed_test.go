@@ -53,6 +53,7 @@ func crash(t *testing.T, ch driver.Conn, w *analytics.CycleWrite) {
 // committed tick) reached company reads (names, migrations, boards) and the search index. A read
 // snapshot serves the rows of committed cycles at its watermark only.
 func TestSnapshotServesNoRowOfAnUncommittedCycle(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ch, _ := storetest.ClickHouse(t, "snapshot")
 	t1 := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
