@@ -13,6 +13,7 @@ import (
 )
 
 func TestCrawlMetricsCountCyclesAndFailedSourcesPerVendor(t *testing.T) {
+	t.Parallel()
 	set := metrics.NewSet()
 	m := crawlMetrics{set}
 	m.observe([]pipeline.CycleStats{
