@@ -11,6 +11,7 @@ import (
 )
 
 func TestMigrateTwiceIsANoOpAndTablesExist(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	conn, opts := storetest.ClickHouse(t, "analytics")
 	before, err := analytics.AppliedVersions(ctx, conn)

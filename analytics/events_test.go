@@ -66,6 +66,7 @@ func span(from, to uint64) []uint64 {
 }
 
 func TestReadFeedServesTheHighestVersionBelowTheBoundInPages(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ch, _ := storetest.ClickHouse(t, "analytics")
 	t0 := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
@@ -110,6 +111,7 @@ func TestReadFeedServesTheHighestVersionBelowTheBoundInPages(t *testing.T) {
 }
 
 func TestReadFeedFiltersTheLatestVersionWithinABoundedSpan(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ch, _ := storetest.ClickHouse(t, "analytics")
 	t0 := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
@@ -154,6 +156,7 @@ func TestReadFeedFiltersTheLatestVersionWithinABoundedSpan(t *testing.T) {
 }
 
 func TestFlooredWatermarkStopsBeforeTheFirstCycleNewerThanTheCutoff(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ch, _ := storetest.ClickHouse(t, "analytics")
 	t0 := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
@@ -186,6 +189,7 @@ func TestFlooredWatermarkStopsBeforeTheFirstCycleNewerThanTheCutoff(t *testing.T
 }
 
 func TestReadFeedCarriesTheLocationAndTheWriteVersion(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ch, _ := storetest.ClickHouse(t, "analytics")
 	t0 := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)

@@ -49,6 +49,7 @@ func firstMigration(w *sim.World, from int) (int, string) {
 // TestReadsMatchTheCrawledWorld crawls a fault-free world across an ATS migration and checks the
 // aggregates the reads serve against the simulator's ground truth.
 func TestReadsMatchTheCrawledWorld(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

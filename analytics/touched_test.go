@@ -19,6 +19,7 @@ import (
 // cycles) read with StreamTouchedLedgerReqs are exactly the rows the full StreamLedgerReqs gives
 // for them at the same watermark, and CompaniesOf gives CompaniesAt's rows of the companies asked.
 func TestTouchedReqsAndCompaniesAreTheFullReadsRows(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

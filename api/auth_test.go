@@ -11,6 +11,7 @@ import (
 )
 
 func TestNoKeyIs401WithTheAdvice(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	r := h.do("GET", "/v1/whoami", "", "")
 	require.Equal(t, 401, r.status)
@@ -20,6 +21,7 @@ func TestNoKeyIs401WithTheAdvice(t *testing.T) {
 }
 
 func TestUnknownMalformedAndRevokedKeysAre403(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	a := h.account("starter")
 	for _, key := range []string{"hsk_nope", "hsk_UQ3HXQW4KJTag2cYCcswW89DNeNA544T19uchX", a.Key[:len(a.Key)-1] + "x"} {
@@ -35,6 +37,7 @@ func TestUnknownMalformedAndRevokedKeysAre403(t *testing.T) {
 }
 
 func TestBearerAndXAPIKeyAreEquivalent(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	a := h.account("growth")
 	x := h.do("GET", "/v1/whoami", a.Key, "")
@@ -50,6 +53,7 @@ func TestBearerAndXAPIKeyAreEquivalent(t *testing.T) {
 }
 
 func TestRevocationTakesEffectOnTheNextCallOnEveryInstance(t *testing.T) {
+	t.Parallel()
 	pool := storetest.Postgres(t, "api")
 	a := startOn(t, pool, nil)
 	b := startOn(t, pool, nil)
@@ -72,6 +76,7 @@ func TestRevocationTakesEffectOnTheNextCallOnEveryInstance(t *testing.T) {
 }
 
 func TestScopesAreEnforced(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	a := h.account("growth")
 	r := h.do("POST", "/v1/keys", a.Key, `{"scopes":["read"]}`)

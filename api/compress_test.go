@@ -46,6 +46,7 @@ func decode(t *testing.T, enc string, body []byte) []byte {
 const searchPage = 1000
 
 func TestEachEncodingDecodesToTheIdenticalAnswer(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, withSearch(searchPage))
 	a := h.account("growth")
 	plain := h.do("GET", "/v1/reqs/search", a.Key, "")
@@ -71,6 +72,7 @@ func TestEachEncodingDecodesToTheIdenticalAnswer(t *testing.T) {
 }
 
 func TestRefusedOrAbsentCodingsAnswerPlain(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, withSearch(searchPage))
 	a := h.account("growth")
 	for _, accept := range []string{"identity", "gzip;q=0", "gzip;q=0, br;q=0, zstd;q=0", "*;q=0", "identity, *;q=0",
@@ -87,6 +89,7 @@ func TestRefusedOrAbsentCodingsAnswerPlain(t *testing.T) {
 }
 
 func TestSmallAnswersAndNonJSONStayPlain(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	a := h.account("growth")
 	r := h.do("GET", "/v1/whoami", a.Key, "", "Accept-Encoding", "gzip, br, zstd")
@@ -103,6 +106,7 @@ func TestSmallAnswersAndNonJSONStayPlain(t *testing.T) {
 }
 
 func TestCompressionCanBeTurnedOff(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *api.Config, s *api.Server) {
 		c.CompressMinBytes = -1
 		withSearch(searchPage)(c, s)
@@ -115,6 +119,7 @@ func TestCompressionCanBeTurnedOff(t *testing.T) {
 // A stock client (net/http, compression left on) asks for gzip by itself and reads the answer
 // decoded.
 func TestStockClientDecodesTransparently(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, withSearch(searchPage))
 	a := h.account("growth")
 	plain := h.do("GET", "/v1/reqs/search", a.Key, "")
@@ -136,6 +141,7 @@ func TestStockClientDecodesTransparently(t *testing.T) {
 // Metering counts the plain answer once, and an Idempotency-Key replay, stored plain, is
 // compressed again for whoever asks for it.
 func TestCompressionKeepsMeteringAndIdempotentReplays(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, withSearch(searchPage))
 	a := h.account("growth")
 	first := h.do("GET", "/v1/reqs/search", a.Key, "", "Accept-Encoding", "zstd", "Idempotency-Key", "gz-1")
@@ -152,6 +158,7 @@ func TestCompressionKeepsMeteringAndIdempotentReplays(t *testing.T) {
 }
 
 func TestHeadAndNotModifiedCarryNoCompressedBody(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	get := h.do("GET", "/openapi.json", "", "", "Accept-Encoding", "br")
 	require.Equal(t, 200, get.status)

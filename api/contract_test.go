@@ -29,6 +29,7 @@ type openapiOperation struct {
 // Every registered route is in the document, and every status the sweep provokes on it is
 // documented for that operation.
 func TestEveryRouteAndStatusIsInTheOpenAPIDocument(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, unreadySide)
 	var doc openapiDoc
 	r := h.do("GET", "/openapi.json", "", "")
@@ -79,6 +80,7 @@ func TestEveryRouteAndStatusIsInTheOpenAPIDocument(t *testing.T) {
 }
 
 func TestErrorsAreJSONInTheSpecShape(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(cfg *api.Config, s *api.Server) {
 		cfg.MaxBodyBytes = 1024
 		if s != nil {
@@ -133,6 +135,7 @@ func TestErrorsAreJSONInTheSpecShape(t *testing.T) {
 
 // Before its sunset the deprecated role is answered exactly as q.
 func TestDeprecatedAliasIsServedBeforeItsSunset(t *testing.T) {
+	t.Parallel()
 	before := time.Date(2026, 11, 8, 23, 59, 0, 0, time.UTC)
 	h := newHarness(t, func(c *api.Config, s *api.Server) {
 		c.Now = func() time.Time { return before }
@@ -152,6 +155,7 @@ func TestDeprecatedAliasIsServedBeforeItsSunset(t *testing.T) {
 }
 
 func TestSchemaChangelogRecordsChangedEndpoints(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newHarness(t, nil)
 	ch := h.do("GET", "/v1/changelog", "", "").json(t)["changes"].([]any)
@@ -170,6 +174,7 @@ func TestSchemaChangelogRecordsChangedEndpoints(t *testing.T) {
 }
 
 func TestEnsureDevAccountMintsAFreshGrowthKeyEachRun(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newHarness(t, nil)
 	k1, err := oltp.EnsureDevAccount(ctx, h.pool)
@@ -188,6 +193,7 @@ func TestEnsureDevAccountMintsAFreshGrowthKeyEachRun(t *testing.T) {
 // answer the unfiltered page. The first item lists what the route takes; every /v1 operation
 // documents the 422.
 func TestUndeclaredQueryParametersAreRefused(t *testing.T) {
+	t.Parallel()
 	ran := 0
 	h := newHarness(t, func(_ *api.Config, s *api.Server) {
 		if s != nil {

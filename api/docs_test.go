@@ -42,6 +42,7 @@ func chromium(t *testing.T) string {
 // document's securitySchemes and the server "/" that "try it" calls; the page loads nothing
 // from elsewhere. The screenshot is kept in the test's temporary directory (-v logs its path).
 func TestDocsRenderEveryRouteInHeadlessChromium(t *testing.T) {
+	t.Parallel()
 	bin := chromium(t)
 	h := newHarness(t, func(_ *api.Config, s *api.Server) {
 		if s == nil {

@@ -188,6 +188,7 @@ func FuzzClientAddr(f *testing.F) {
 }
 
 func TestClientAddr(t *testing.T) {
+	t.Parallel()
 	f := func(trust bool, xff []string, peer, want string) {
 		t.Helper()
 		var raw [][]byte
@@ -211,6 +212,7 @@ func TestClientAddr(t *testing.T) {
 
 // A duplicate backs off between polls instead of polling every 25 ms.
 func TestIdempotencyDuplicateBacksOff(t *testing.T) {
+	t.Parallel()
 	polls, waited := 0, time.Duration(0)
 	for waited < MaxIdempotencyWait {
 		waited += idemPoll(polls)
@@ -223,6 +225,8 @@ func TestIdempotencyDuplicateBacksOff(t *testing.T) {
 
 // Validation stops building items past the cap.
 func TestValidationWorkIsBounded(t *testing.T) {
+	// Not parallel: AllocsPerRun counts the process's allocations, which tests running beside it
+	// would add to.
 	vocab := make([]string, 200)
 	for i := range vocab {
 		vocab[i] = strings.Repeat("w", 20)
@@ -243,6 +247,7 @@ func TestValidationWorkIsBounded(t *testing.T) {
 
 // arrayItems counts and cuts a JSON array's items as encoding/json does, without decoding them.
 func TestArrayItemsCountsWithoutDecoding(t *testing.T) {
+	t.Parallel()
 	f := func(s string) {
 		t.Helper()
 		var items []json.RawMessage
@@ -270,6 +275,7 @@ func TestArrayItemsCountsWithoutDecoding(t *testing.T) {
 // in flight were gigabytes. An unknown member is echoed clipped and a known one's type is read
 // from its first byte, its items counted without decoding: a few times the body at most.
 func TestBodyValidationDoesNotAmplifyMemory(t *testing.T) {
+	// Not parallel: it counts the process's allocations, which tests running beside it would add to.
 	rt := &Route{Body: &Body{Fields: []Field{{Name: "v", Type: "array", Items: "string"}, {Name: "s", Type: "string"}}}}
 	objects := `[` + strings.Repeat(`{},`, 350_000) + `{}]`
 	for _, body := range []string{`{"x":` + objects + `}`, `{"v":` + objects + `}`, `{"s":` + objects + `}`} {

@@ -20,6 +20,9 @@ import (
 	"github.com/planehq/hiringsignal/oltp"
 )
 
+// TestMain runs the shared fixtures' cleanups once every test is done (apitest.Shared).
+func TestMain(m *testing.M) { apitest.Main(m) }
+
 // harness is a server of internal/testkit/apitest (with the account routes) as these tests call it.
 type harness struct {
 	t    *testing.T

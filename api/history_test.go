@@ -14,6 +14,7 @@ import (
 // Every /v1 answer, an error too, carries the X-History-* headers of Config.History; the
 // instance's own routes (health) do not; the document declares them on every /v1 response.
 func TestEveryV1AnswerSaysHowCompleteItsHistoryIs(t *testing.T) {
+	t.Parallel()
 	from := time.Date(2026, 9, 28, 0, 0, 0, 0, time.UTC)
 	through := from.Add(36 * time.Hour)
 	h := newHarness(t, func(cfg *api.Config, _ *api.Server) {
@@ -63,6 +64,7 @@ func TestEveryV1AnswerSaysHowCompleteItsHistoryIs(t *testing.T) {
 
 // Without Config.History no answer carries them.
 func TestNoHistoryHeadersWithoutAHistory(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	r := h.do("GET", "/v1/whoami", h.account("growth").Key, "")
 	require.Equal(t, 200, r.status)

@@ -17,6 +17,7 @@ import (
 )
 
 func TestPerKeyRateLimitHoldsAcrossInstances(t *testing.T) {
+	t.Parallel()
 	pool := storetest.Postgres(t, "api")
 	a := startOn(t, pool, withSearch(1))
 	b := startOn(t, pool, withSearch(1))
@@ -51,6 +52,7 @@ func TestPerKeyRateLimitHoldsAcrossInstances(t *testing.T) {
 }
 
 func TestDemoKeyIsLimitedPerIPAndCarriesSignupURL(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, withSearch(20))
 	w := h.do("GET", "/v1/whoami", api.PublicDemoKey, "").json(t)
 	require.Equal(t, true, w["demo"])
@@ -77,6 +79,7 @@ func TestDemoKeyIsLimitedPerIPAndCarriesSignupURL(t *testing.T) {
 }
 
 func TestKeylessCallsReachOnlyPublicRoutesWithAPerIPLimit(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, withSearch(1))
 	require.Equal(t, 200, h.do("GET", "/v1/pricing", "", "").status)
 	require.Equal(t, 200, h.do("GET", "/v1/compliance", "", "").status)
@@ -91,6 +94,7 @@ func TestKeylessCallsReachOnlyPublicRoutesWithAPerIPLimit(t *testing.T) {
 }
 
 func TestKeyThrottledHasNoRateLimitHeaders(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	entered := make(chan struct{}, 1)
 	h := newHarness(t, func(cfg *api.Config, s *api.Server) {
@@ -119,6 +123,7 @@ func TestKeyThrottledHasNoRateLimitHeaders(t *testing.T) {
 }
 
 func TestDailyQuotaAndSpendCapAnswer402(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newHarness(t, func(cfg *api.Config, s *api.Server) {
 		if s != nil {
@@ -174,6 +179,7 @@ func TestDailyQuotaAndSpendCapAnswer402(t *testing.T) {
 }
 
 func TestPauseBlocksBillableRoutesOnly(t *testing.T) {
+	t.Parallel()
 	pool := storetest.Postgres(t, "api")
 	a := startOn(t, pool, withSearch(1))
 	b := startOn(t, pool, withSearch(1))
@@ -194,6 +200,7 @@ func TestPauseBlocksBillableRoutesOnly(t *testing.T) {
 // A call that fails, or answers anything but a success, gives its daily quota call back: only
 // metered calls count against the quota.
 func TestCallsThatAreNotMeteredGiveTheirQuotaBack(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	var n atomic.Int64
 	h := newHarness(t, func(_ *api.Config, s *api.Server) {

@@ -13,6 +13,7 @@ import (
 // A store outage answers 503 to every request; the log gets one WARN per route per interval,
 // and the next line counts what was held back.
 func TestUnavailableLogIsSampledPerRoute(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&buf, nil))
 	l := newLogSampler(10 * time.Second)

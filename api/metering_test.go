@@ -11,6 +11,7 @@ import (
 )
 
 func TestParallelMeteringLosesAndDoublesNothing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newHarness(t, withSearch(3))
 	a := h.account("growth")
@@ -52,6 +53,7 @@ func TestParallelMeteringLosesAndDoublesNothing(t *testing.T) {
 }
 
 func TestUsageTotalsEqualTheSumOverKeys(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(_ *api.Config, s *api.Server) {
 		if s != nil {
 			s.Register(stub("reqs.search", rows(2)), events(func(c *api.Call) (int, error) { return 4, c.JSON(200, map[string]any{"events": []int{1, 2, 3, 4}}) }),
@@ -100,6 +102,7 @@ func TestUsageTotalsEqualTheSumOverKeys(t *testing.T) {
 }
 
 func TestIdempotencyKeyReplaysAndMetersOnce(t *testing.T) {
+	t.Parallel()
 	n := 0
 	h := newHarness(t, func(_ *api.Config, s *api.Server) {
 		if s != nil {

@@ -15,6 +15,7 @@ import (
 
 // An operator sees calls per route and status, their latencies, and the process's own metrics.
 func TestMetricsCountCallsPerRouteAndStatus(t *testing.T) {
+	t.Parallel()
 	set := metrics.NewSet()
 	srv := api.New(api.Config{Listen: "127.0.0.1:0", Metrics: set, Log: slog.New(slog.DiscardHandler)})
 	srv.Register(&api.Route{Name: "probe.get", Method: "GET", Path: "/v1/probe",

@@ -7,6 +7,7 @@ import (
 )
 
 func TestNegotiateHonoursQValues(t *testing.T) {
+	t.Parallel()
 	for header, want := range map[string]string{
 		"":                                 "",
 		"gzip":                             "gzip",
@@ -39,6 +40,7 @@ func TestNegotiateHonoursQValues(t *testing.T) {
 }
 
 func TestIsJSON(t *testing.T) {
+	t.Parallel()
 	for ct, want := range map[string]bool{
 		"application/json": true, "application/json; charset=utf-8": true, "Application/JSON": true,
 		"application/problem+json": true, "text/plain; charset=utf-8": false, "text/html": false,

@@ -48,6 +48,7 @@ func everyRoute() *api.Server {
 // a generated client types exactly the members that can be missing as optional (before this
 // test, 3 of 352 listed required).
 func TestEveryResponseObjectSchemaListsRequired(t *testing.T) {
+	t.Parallel()
 	b, err := everyRoute().OpenAPI()
 	require.NoError(t, err)
 	require.NotContains(t, string(b), `\u0000optional`, "an Optional marker reached the document: wrap only an Object's property schemas")

@@ -62,6 +62,7 @@ func (h *harness) raw(method, path, key string, body []byte, headers ...string) 
 
 // A 402's links are never built from the client's Host header.
 func TestQuotaLinksNeverComeFromTheHostHeader(t *testing.T) {
+	t.Parallel()
 	pulse := func(_ *api.Config, s *api.Server) {
 		if s != nil {
 			s.Register(stub("companies.hiring_pulse", func(c *api.Call) (int, error) { return 0, c.JSON(200, map[string]any{}) }))
@@ -95,6 +96,7 @@ func TestQuotaLinksNeverComeFromTheHostHeader(t *testing.T) {
 // An Idempotency-Key is printable ASCII: a non-ASCII one reached Postgres' text column and
 // answered 503.
 func TestIdempotencyKeyMustBePrintableASCII(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, withSearch(1))
 	a := h.account("growth")
 	for _, k := range []string{"\xff\xfebad", "tab\there", "caf\u00e9", strings.Repeat("k", 256)} {
@@ -121,6 +123,7 @@ func TestIdempotencyKeyMustBePrintableASCII(t *testing.T) {
 
 // Stored idempotent answers are bounded per body and per customer.
 func TestIdempotencyStoreBoundsStoredBytes(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("x", 1<<20+1) // one byte over the default per-body bound
 	n := 0
 	h := newHarness(t, func(_ *api.Config, s *api.Server) {
@@ -156,6 +159,7 @@ func TestIdempotencyStoreBoundsStoredBytes(t *testing.T) {
 
 // The per-customer bound of stored answers, and a duplicate's wait bounded by the call's deadline.
 func TestIdempotencyStoreBoundsBytesPerCustomerAndTheWait(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	entered := make(chan struct{}, 1)
 	h := newHarness(t, func(cfg *api.Config, s *api.Server) {
@@ -209,6 +213,7 @@ func TestIdempotencyStoreBoundsBytesPerCustomerAndTheWait(t *testing.T) {
 // The rightmost X-Forwarded-For entry is trusted, never the leftmost (client-written) one, and
 // IPv6 clients are limited per /64, not per /128.
 func TestForwardedForTakesTheRightmostEntryAndLimitsIPv6Per64(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(cfg *api.Config, s *api.Server) {
 		cfg.TrustForwardedFor = true
 		withSearch(1)(cfg, s)
@@ -243,6 +248,7 @@ func waitForFreshWindow() {
 // A declared Content-Length is not allocated before the body arrives, nor before authentication
 // (fasthttp allocates it up front by default).
 func TestSlowBodiesHoldNoDeclaredLengthBeforeAuthentication(t *testing.T) {
+	// Not parallel: it counts the process's allocations, which tests running beside it would add to.
 	h := newHarness(t, nil)
 	addr := strings.TrimPrefix(h.s.Base, "http://")
 	var before, after runtime.MemStats
@@ -269,6 +275,7 @@ func TestSlowBodiesHoldNoDeclaredLengthBeforeAuthentication(t *testing.T) {
 // Bodies in flight share a byte budget, connections per IP are capped and a header
 // must arrive within the header timeout.
 func TestConnectionAndBodyLimits(t *testing.T) {
+	// Not parallel: it times the header timeout (300 ms, under 2 s), which a busy process would stretch.
 	h := newHarness(t, func(cfg *api.Config, _ *api.Server) {
 		cfg.MaxBodyBytes = 64 << 10
 		cfg.BodyBytesInFlight = 128 << 10
@@ -358,6 +365,7 @@ func TestConnectionAndBodyLimits(t *testing.T) {
 
 // --demo-key "" revokes the previously installed demo key instead of leaving it active.
 func TestDisablingTheDemoKeyRevokesTheInstalledOne(t *testing.T) {
+	t.Parallel()
 	pool := storetest.Postgres(t, "api")
 	h := startOn(t, pool, nil)
 	require.Equal(t, 200, h.do("GET", "/v1/whoami", api.PublicDemoKey, "").status)
@@ -372,6 +380,7 @@ func TestDisablingTheDemoKeyRevokesTheInstalledOne(t *testing.T) {
 // Store calls have a deadline: a store that does not answer times the call out as 503 instead of
 // hanging it.
 func TestStoreCallsHaveADeadlineAndTimeOutAs503(t *testing.T) {
+	t.Parallel()
 	var pool *pgxpool.Pool
 	h := newHarness(t, func(_ *api.Config, s *api.Server) {
 		if s != nil {
@@ -396,6 +405,7 @@ func TestStoreCallsHaveADeadlineAndTimeOutAs503(t *testing.T) {
 
 // A per-IP cap of calls in flight, next to the per-key one.
 func TestCallsInFlightAreCappedPerIP(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	entered := make(chan struct{}, 1)
 	h := newHarness(t, func(cfg *api.Config, s *api.Server) {
@@ -429,6 +439,7 @@ func TestCallsInFlightAreCappedPerIP(t *testing.T) {
 
 // /readyz names only the failing store and never echoes driver errors.
 func TestReadyzNamesOnlyTheFailingStore(t *testing.T) {
+	t.Parallel()
 	secret := errors.New("failed to connect to `user=hs_admin database=prod`: 10.1.2.3:5432: password authentication failed")
 	srv := api.New(api.Config{Listen: "127.0.0.1:0", Checks: []api.Check{
 		{Name: "postgres", Ping: func(context.Context) error { return secret }},
@@ -448,6 +459,7 @@ func TestReadyzNamesOnlyTheFailingStore(t *testing.T) {
 
 // A 422 lists at most MaxFieldErrors problems and the vocabulary once, not once per bad value.
 func TestValidationErrorsAreCappedAndListTheVocabularyOnce(t *testing.T) {
+	t.Parallel()
 	vocab := make([]string, 40)
 	for i := range vocab {
 		vocab[i] = fmt.Sprintf("vocabulary_word_%02d", i)
@@ -486,6 +498,7 @@ func TestValidationErrorsAreCappedAndListTheVocabularyOnce(t *testing.T) {
 // a longer one is 431 in the spec's error shape, documented on every operation with the limit in
 // x-bounds. The connection is closed after it (the rest of the header is still on it).
 func TestHeaderSizeIsBoundedAndDocumented(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, withSearch(1))
 	a := h.account("growth")
 	values := func(n int) string {

@@ -15,6 +15,7 @@ import (
 )
 
 func TestStartOnATakenPortNamesThePortAndTheFlag(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer ln.Close()
@@ -28,6 +29,7 @@ func TestStartOnATakenPortNamesThePortAndTheFlag(t *testing.T) {
 // The server follows the lifecycle contract: Stop before Start and a second Stop do nothing, a
 // second Start does nothing, and a stopped server does not start again.
 func TestServerStartAndStopAreIdempotent(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.DiscardHandler)})
 	require.NoError(t, srv.Stop(ctx))
@@ -44,6 +46,7 @@ func TestServerStartAndStopAreIdempotent(t *testing.T) {
 
 // A route is registered with its handler or not at all.
 func TestRegisterRefusesARouteWithoutHandler(t *testing.T) {
+	t.Parallel()
 	srv := api.New(api.Config{})
 	require.Panics(t, func() { srv.Register(&api.Route{Name: "x", Method: "GET", Path: "/v1/x"}) })
 	ok := &api.Route{Name: "x", Method: "GET", Path: "/v1/x", Handler: func(c *api.Call) (int, error) { return 0, c.NoContent() }}
@@ -53,6 +56,7 @@ func TestRegisterRefusesARouteWithoutHandler(t *testing.T) {
 
 // A check that hangs does not use up the others' time: only it is named.
 func TestReadyzGivesEachCheckItsOwnDeadline(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	hang := func(c context.Context) error { <-c.Done(); return c.Err() }
 	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.DiscardHandler), Checks: []api.Check{

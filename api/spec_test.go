@@ -50,6 +50,7 @@ func unreadySide(_ *api.Config, s *api.Server) {
 // The document lists exactly the routes served, each with a handler; the routes of the spec not
 // built yet are reported, not served.
 func TestTheDocumentListsExactlyTheBuiltRoutes(t *testing.T) {
+	t.Parallel()
 	srv := everyRoute()
 	b, err := srv.OpenAPI()
 	require.NoError(t, err)

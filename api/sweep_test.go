@@ -43,6 +43,7 @@ type sweepCall struct {
 // unknown key, a missing id, a bad parameter). The sweep must reach every registered route with
 // a 2xx: a route added without a call here fails it.
 func TestEveryRouteAnswersItsDocumentStrictly(t *testing.T) {
+	t.Parallel()
 	srv, snaps, w := sweepServer(t)
 
 	// A covered company with live reqs, one of its reqs, and a function it hires for.
@@ -214,14 +215,29 @@ func TestEveryRouteAnswersItsDocumentStrictly(t *testing.T) {
 	}
 }
 
-// sweepServer is the server serve assembles (every handler package, the push routes, /mcp) over
-// a small crawled world, with its read snapshot built.
-func sweepServer(t *testing.T) (*apitest.Server, *snapshot.Service, *readmodeltest.World) {
-	t.Helper()
-	w := readmodeltest.Crawl(t, readmodeltest.Config{Seed: 11, Companies: 40, First: 100, Last: 100 + 24*12, Step: 24})
+// crawled is a crawled world and its read snapshot.
+type crawled struct {
+	w     *readmodeltest.World
+	snaps *snapshot.Service
+}
+
+// sweepWorld is the small world the sweep servers serve, crawled once per test binary: the
+// servers read it only (nothing they serve writes to ClickHouse or rebuilds the snapshot), each
+// from a Postgres schema of its own.
+var sweepWorld = apitest.NewShared("sweep", func(tb testing.TB) crawled {
+	w := readmodeltest.Crawl(tb, readmodeltest.Config{Seed: 11, Companies: 40, First: 100, Last: 100 + 24*12, Step: 24})
 	snaps := snapshot.New(snapshot.Config{ClickHouse: w.CH, Log: apitest.Quiet(), Poll: time.Hour})
 	_, err := snaps.Refresh(context.Background(), true)
-	require.NoError(t, err)
+	require.NoError(tb, err)
+	return crawled{w: w, snaps: snaps}
+})
+
+// sweepServer is the server serve assembles (every handler package, the push routes, /mcp) over
+// the sweep world, on a fresh schema.
+func sweepServer(t *testing.T) (*apitest.Server, *snapshot.Service, *readmodeltest.World) {
+	t.Helper()
+	cw := sweepWorld.Get(t)
+	w, snaps := cw.w, cw.snaps
 	box, err := secretbox.New(secretbox.GenerateKey())
 	require.NoError(t, err)
 	policy := egress.Policy{LookupNetIP: apitest.FakeDNS}

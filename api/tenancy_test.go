@@ -25,6 +25,7 @@ var lastUsed = regexp.MustCompile(`"last_used_at":("[^"]*"|null)`)
 // and it changes nothing of the other customer's. A route added with an id in its path and no
 // resource of that kind here fails the test.
 func TestAnotherCustomersIDsAnswerExactlyLikeMissingOnes(t *testing.T) {
+	t.Parallel()
 	srv, snaps, w := sweepServer(t)
 	m := snaps.Current().Model
 	var co uint64

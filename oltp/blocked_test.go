@@ -45,6 +45,7 @@ func freeWatch(t *testing.T) (context.Context, *pgxpool.Pool, oltp.NewAccount, o
 // stopped for every customer until the month turned. It reads an index of the admitted rows
 // only.
 func TestTheAdmissionCountReadsNoBlockedRows(t *testing.T) {
+	t.Parallel()
 	ctx, pool, a, e, w := freeWatch(t)
 	blockedRows(t, pool, a, e.ID, w.ID, 20_000, time.Minute, 1)
 	_, err := pool.Exec(ctx, `INSERT INTO webhook_deliveries (idempotency_key, customer_id, account_id, endpoint_id, watch_id, event_seq, event_type, body, status, next_attempt_at)
@@ -85,6 +86,7 @@ func TestTheAdmissionCountReadsNoBlockedRows(t *testing.T) {
 // Blocked deliveries are kept BlockedDeliveryRetention, then deleted oldest first, at most
 // MaxPrunedPerRun a run; nothing else is.
 func TestPruneRetiredDeletesBlockedDeliveriesPastRetention(t *testing.T) {
+	t.Parallel()
 	ctx, pool, a, e, w := freeWatch(t)
 	old := oltp.BlockedDeliveryRetention + time.Hour
 	blockedRows(t, pool, a, e.ID, w.ID, oltp.MaxPrunedPerRun+10, old, 1)

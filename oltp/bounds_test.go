@@ -13,6 +13,7 @@ import (
 // Every pooled connection has a statement_timeout (oltp.StatementTimeout unless the URL sets
 // one): without one a stuck query held its connection forever.
 func TestPoolSessionsHaveAStatementTimeout(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	var v string
@@ -35,6 +36,7 @@ func TestPoolSessionsHaveAStatementTimeout(t *testing.T) {
 // Kept idempotent answers are bounded per answer and per customer, and expiring them
 // gives the bytes back.
 func TestIdempotencyStoreKeepsBoundedBytesPerCustomer(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	b := oltp.IdempotencyBounds{Body: 100, Customer: 250}
@@ -82,6 +84,7 @@ func TestIdempotencyStoreKeepsBoundedBytesPerCustomer(t *testing.T) {
 
 // Disabling the demo key revokes the installed one.
 func TestRevokeDemoKeys(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	n, err := oltp.RevokeDemoKeys(ctx, pool)

@@ -48,6 +48,7 @@ func rows(t *testing.T, pool *pgxpool.Pool, q string, args ...any) int {
 // Issuing and revoking in a loop wrote a row per pair for ever: the key budget counts revoked
 // keys, and rotations spend it too.
 func TestKeyBudgetCountsRevokedKeysAndRotations(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	a := account(t, pool, "free")
@@ -83,6 +84,7 @@ func TestKeyBudgetCountsRevokedKeysAndRotations(t *testing.T) {
 // Registering and deleting in a loop wrote a row per pair for ever: the endpoint budget counts
 // deleted endpoints; re-registering a live url spends nothing.
 func TestEndpointBudgetCountsDeletedEndpoints(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	box := testBox(t)
@@ -116,6 +118,7 @@ func TestEndpointBudgetCountsDeletedEndpoints(t *testing.T) {
 // Creating and canceling in a loop wrote a row per pair for ever: the live-watch allowance frees
 // a slot on cancel, the watch budget does not.
 func TestWatchBudgetCountsCanceledWatches(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	box := testBox(t)
@@ -138,6 +141,7 @@ func TestWatchBudgetCountsCanceledWatches(t *testing.T) {
 // A quickstart of a new url spends the quickstart budget; one set up again after its watch was
 // canceled spends the watch budget; calling again while it is live spends nothing.
 func TestQuickstartBudgets(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	box := testBox(t)
@@ -173,6 +177,7 @@ func TestQuickstartBudgets(t *testing.T) {
 // Concurrent creations each see the others' rows: none of the budgets is passed, whatever the
 // interleaving.
 func TestCreationBudgetsHoldUnderConcurrency(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	box := testBox(t)
@@ -262,6 +267,7 @@ func TestCreationBudgetsHoldUnderConcurrency(t *testing.T) {
 // GET /v1/keys pages by key_id and filters by status; the quota reads active keys and the
 // revoked ones named.
 func TestListKeysPagesAndQuotaKeys(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	a := account(t, pool, "free")

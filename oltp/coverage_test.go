@@ -15,6 +15,7 @@ import (
 // grow coverage_requests by 200,000 rows a minute for ever. A customer keeps at most
 // MaxCoverageRequests; past it no new company is recorded, and one already requested still counts.
 func TestCoverageRequestsStopAtTheBound(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	a, err := oltp.CreateAccount(ctx, pool, "free", "coverage-bound@example.com")

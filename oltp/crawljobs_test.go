@@ -14,6 +14,7 @@ import (
 )
 
 func TestCrawlJobsLifecycle(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 
@@ -88,6 +89,7 @@ func TestCrawlJobsLifecycle(t *testing.T) {
 // A company's latest job is joined while it was queued or finished within the floor; past the
 // floor (or with none) a request queues a new crawl. A failed job is joined like a done one.
 func TestCrawlJobsWithinTheFloorAreJoined(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	const floor = 2 * time.Second

@@ -15,6 +15,7 @@ import (
 // claim's holder ends the locks when it lets the connection go, and only then may another
 // dispatcher take the rows.
 func TestAReleaseDuringAClaimEndsTheLocksWhenTheClaimIsDone(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	box := testBox(t)

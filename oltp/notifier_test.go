@@ -13,6 +13,7 @@ import (
 )
 
 func TestNotifierPositionIsSetOnceAndGuardsItsBatches(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	_, err := oltp.NotifierPosition(ctx, pool)
@@ -41,6 +42,7 @@ func TestNotifierPositionIsSetOnceAndGuardsItsBatches(t *testing.T) {
 }
 
 func TestNotifierBatchWritesEachDeliveryOnceWithItsFiresAndReadsTheMonth(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	box := testBox(t)

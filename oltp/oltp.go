@@ -59,7 +59,9 @@ func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
 
 // Migrate applies every embedded migration not yet applied, each in its own transaction together
 // with its bookkeeping row, so a failed migration leaves nothing marked as applied. Concurrent
-// callers serialise on an advisory lock. Safe to run any number of times.
+// callers on one schema serialise on the schema's advisory lock; callers on other schemas of the
+// database (the tests' schemas, one per test) do not wait for them. Safe to run any number of
+// times.
 func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
 	ms, err := migrate.Load(migrationsFS, "migrations")
 	if err != nil {
@@ -78,10 +80,18 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
 		return fmt.Errorf("cannot prepare the migration session: %w", err)
 	}
 	defer conn.Exec(context.WithoutCancel(ctx), "RESET statement_timeout") //nolint:errcheck
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", lockID); err != nil {
+	// Advisory locks are the database's: the schema's lock is keyed by its name. Earlier releases
+	// took one database-wide lock exclusively; it is held shared here, so an instance of an earlier
+	// release and one of this release still wait for each other, while instances of this release
+	// on other schemas do not.
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock_shared($1)", lockID); err != nil {
 		return fmt.Errorf("cannot take the migration lock: %w", err)
 	}
-	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", lockID) //nolint:errcheck
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock_shared($1)", lockID) //nolint:errcheck
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock(hashtext('hiringsignal-migrations:' || coalesce(current_schema(), '')))"); err != nil {
+		return fmt.Errorf("cannot take the schema's migration lock: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(hashtext('hiringsignal-migrations:' || coalesce(current_schema(), '')))") //nolint:errcheck
 	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
 		return fmt.Errorf("cannot create schema_migrations: %w", err)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestMigrateTwiceIsANoOp(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp") // migrated once
 	before, err := oltp.AppliedVersions(ctx, pool)
@@ -24,6 +25,7 @@ func TestMigrateTwiceIsANoOp(t *testing.T) {
 }
 
 func TestCreateAccountStoresOnlyTheKeyHash(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	acct, err := oltp.CreateAccount(ctx, pool, "starter", "ops@example.com")
@@ -45,12 +47,14 @@ func TestCreateAccountStoresOnlyTheKeyHash(t *testing.T) {
 }
 
 func TestCreateAccountRejectsUnknownPlan(t *testing.T) {
+	t.Parallel()
 	pool := storetest.Postgres(t, "oltp")
 	_, err := oltp.CreateAccount(context.Background(), pool, "platinum", "x@example.com")
 	require.ErrorContains(t, err, "unknown plan")
 }
 
 func TestFailedMigrationIsNotMarkedApplied(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	err := oltp.ApplyForTest(ctx, pool, 9999, "9999_broken.sql", "CREATE TABLE half_applied (x int); SELECT no_such_column FROM half_applied;")

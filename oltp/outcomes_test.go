@@ -36,6 +36,7 @@ func label(a oltp.NewAccount, company int64) oltp.NewLabel {
 // MaxLabelsPerDay in any 24 hours, also under concurrent calls; older labels do not count, an
 // idempotent re-send still answers, and another customer has its own budget.
 func TestLabelBudgetHoldsUnderConcurrency(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	a := account(t, pool, "free")
@@ -95,6 +96,7 @@ func TestLabelBudgetHoldsUnderConcurrency(t *testing.T) {
 // newest) in the counts and the training aggregate, and at most MaxVotesPerCustomer in all in the
 // training aggregate (its newest).
 func TestOneCustomerCountsAsOneCustomer(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	honest, loud := account(t, pool, "growth"), account(t, pool, "free")
@@ -204,6 +206,7 @@ func tracedPool(t *testing.T, pool *pgxpool.Pool, log *queryLog) *pgxpool.Pool {
 // timeout): they read the votes, a bounded number of rows whatever the labels behind them, and
 // count exactly as before.
 func TestLabelReadsAreBoundedWhateverOneCustomerWrote(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	var log queryLog
@@ -291,6 +294,7 @@ const (
 // (a Free customer's 30 days at the daily budget), then 300,000 labels of as many companies by
 // another. Run with HS_BENCH_LABELS=1 and -v.
 func TestLabelReadsBench(t *testing.T) {
+	// Not parallel: it reports timings, which tests running beside it would skew.
 	if os.Getenv("HS_BENCH_LABELS") == "" {
 		t.Skip("set HS_BENCH_LABELS=1 to run the label read bench")
 	}

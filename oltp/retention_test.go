@@ -15,6 +15,7 @@ import (
 // Revoked keys, deleted endpoints and canceled watches stayed for ever: PruneRetired deletes those
 // past their retention that nothing names, and keeps the rest.
 func TestPruneRetiredDeletesOnlyUnnamedRowsPastRetention(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	box := testBox(t)

@@ -32,6 +32,7 @@ func newWatch(a oltp.NewAccount, endpointID int64) oltp.NewWatch {
 }
 
 func TestConcurrentWatchCreationsNeverPassTheAllowance(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	box := testBox(t)
@@ -75,6 +76,7 @@ func TestConcurrentWatchCreationsNeverPassTheAllowance(t *testing.T) {
 }
 
 func TestInlineEndpointIsRolledBackWithARefusedWatch(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	box := testBox(t)
@@ -100,6 +102,7 @@ func TestInlineEndpointIsRolledBackWithARefusedWatch(t *testing.T) {
 }
 
 func TestListWatchesCountsFiresAndCancelFreesTheSlot(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	box := testBox(t)

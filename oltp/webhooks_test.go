@@ -18,6 +18,7 @@ const (
 )
 
 func TestMigrationNumberedBelowAnAppliedOneIsApplied(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	// A database migrated before 0008 to 0010 existed, but with 0020 applied.
@@ -37,6 +38,7 @@ func TestMigrationNumberedBelowAnAppliedOneIsApplied(t *testing.T) {
 }
 
 func TestRegisterEndpointIsIdempotentPerCustomerAndURL(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	box := testBox(t)
@@ -77,6 +79,7 @@ func TestRegisterEndpointIsIdempotentPerCustomerAndURL(t *testing.T) {
 }
 
 func TestEndpointsPerCustomerAreBounded(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	box := testBox(t)
@@ -98,6 +101,7 @@ func TestEndpointsPerCustomerAreBounded(t *testing.T) {
 }
 
 func TestRotateKeepsThePreviousSecretForTheOverlap(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	box := testBox(t)
@@ -133,6 +137,7 @@ func TestRotateKeepsThePreviousSecretForTheOverlap(t *testing.T) {
 }
 
 func TestDeleteEndpointRefusesWhileWatchesUseIt(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	box := testBox(t)

@@ -24,6 +24,7 @@ func lever(t *testing.T) ats.Adapter {
 }
 
 func TestFetchHonoursRetryAfter(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int32
 	var first time.Time
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -45,6 +46,7 @@ func TestFetchHonoursRetryAfter(t *testing.T) {
 }
 
 func TestFetchRetries5xxThenGivesUpAndDoesNotRetry404(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)
@@ -66,6 +68,8 @@ func TestFetchRetries5xxThenGivesUpAndDoesNotRetry404(t *testing.T) {
 }
 
 func TestFetchTimesOutSlowSources(t *testing.T) {
+	// Not parallel: it times a 50 ms timeout against a 2 s bound, which the crawls beside it would
+	// stretch.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-time.After(2 * time.Second):
@@ -81,6 +85,7 @@ func TestFetchTimesOutSlowSources(t *testing.T) {
 }
 
 func TestFetchConditionalAndGzip(t *testing.T) {
+	t.Parallel()
 	var notModified atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("If-None-Match") == `"v1"` {

@@ -48,6 +48,7 @@ func quietCrawler(cfg Config) *Crawler {
 }
 
 func TestNextLinkOffSourceHostIsRefused(t *testing.T) {
+	t.Parallel()
 	var elsewhere atomic.Int32
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		elsewhere.Add(1) // stands in for a private address or the local ClickHouse HTTP port
@@ -103,6 +104,8 @@ func TestNextLinkOffSourceHostIsRefused(t *testing.T) {
 }
 
 func TestSourceDeadlineFailsSlowSource(t *testing.T) {
+	// Not parallel: it times a 300 ms deadline against a 3 s bound, which the crawls beside it would
+	// stretch.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/endless": // every page is quick, but there is always another
@@ -159,6 +162,7 @@ func (p *parseCounter) Parse(body []byte, _ string) (ats.Page, error) {
 }
 
 func TestPageBodyIsBoundedPerPageAndInTotal(t *testing.T) {
+	t.Parallel()
 	big := "<html><head></head><body><!--" + strings.Repeat("x", 9<<20) + "--></body></html>"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/big" {
@@ -211,6 +215,7 @@ func TestPageBodyIsBoundedPerPageAndInTotal(t *testing.T) {
 // The cache keeps what the last two cycles read and refuses new pages instead; only pages not
 // read for two cycles make room, least recently used first.
 func TestPageCacheSurvivesCycleScans(t *testing.T) {
+	t.Parallel()
 	page := func(etag string) *cachedPage {
 		return &cachedPage{etag: etag, obs: []cachedObs{{reqKey: "0123456789abcdef", sourceID: "a1"}}}
 	}

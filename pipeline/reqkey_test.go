@@ -13,6 +13,7 @@ import (
 // ReqKey is stored in every ledger row: it must never change. The reference below is the
 // original streaming-hash implementation, and one value is pinned outright.
 func TestReqKeyIsStable(t *testing.T) {
+	t.Parallel()
 	ref := func(companyID uint64, titleKey, country string) string {
 		h := sha256.New()
 		var b [8]byte

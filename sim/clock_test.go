@@ -10,6 +10,7 @@ import (
 // An accelerated clock starts at its world time and runs one cycle per `every` of wall time:
 // consecutive ticks begin exactly `every` of wall time apart, and At and WallAt invert each other.
 func TestAcceleratedClockSpacesCyclesEvery(t *testing.T) {
+	t.Parallel()
 	w := New(Config{Companies: 10})
 	wall0 := time.Date(2026, 11, 23, 17, 0, 0, 0, time.UTC)
 	from := time.Date(2026, 11, 23, 15, 45, 0, 0, time.UTC) // 45 min into the cycle of 15:00
@@ -38,6 +39,7 @@ func TestAcceleratedClockSpacesCyclesEvery(t *testing.T) {
 // The wall clock (nil) and a clock at real speed keep world time = wall time (shifted by the
 // start for the latter).
 func TestRealClockIsWallTime(t *testing.T) {
+	t.Parallel()
 	var c *Clock
 	now := time.Date(2026, 11, 23, 17, 0, 0, 0, time.UTC)
 	require.Equal(t, now, c.At(now))
@@ -58,6 +60,7 @@ func TestRealClockIsWallTime(t *testing.T) {
 
 // An unpinned world serves the tick of its clock.
 func TestWorldServesItsClocksTick(t *testing.T) {
+	t.Parallel()
 	c, err := NewClock(time.Second, DefaultEpoch().Add(100*TickDuration+time.Minute))
 	require.NoError(t, err)
 	w := New(Config{Companies: 10, Clock: c})

@@ -9,6 +9,7 @@ import (
 // Labels are a pure function of (seed, tick, draw); another draw is another sample of the same
 // propensities.
 func TestOutcomeLabelsAreDeterministicBySeed(t *testing.T) {
+	t.Parallel()
 	a := New(Config{Seed: 3, Companies: 200}).OutcomeLabels(500, 5, 1)
 	b := New(Config{Seed: 3, Companies: 200}).OutcomeLabels(500, 5, 1)
 	c := New(Config{Seed: 3, Companies: 200}).OutcomeLabels(500, 5, 2)
@@ -20,6 +21,7 @@ func TestOutcomeLabelsAreDeterministicBySeed(t *testing.T) {
 // The propensity follows hiring motion: companies that opened many reqs lately convert more often
 // than quiet ones, and the labels drawn from it show the same.
 func TestPropensityIsTiedToHiringMotion(t *testing.T) {
+	t.Parallel()
 	w := New(Config{Seed: 3, Companies: 600})
 	const tick = 500
 	var hot, cold, hotPos, coldPos, all, allPos float64

@@ -56,6 +56,7 @@ func renderAll(w *World, tick int) (bytes, pages int) {
 }
 
 func TestScale100k(t *testing.T) {
+	// Not parallel: it reports the build's heap and timings, which tests running beside it would skew.
 	if testing.Short() {
 		t.Skip("builds a 100,000-company world")
 	}

@@ -204,6 +204,7 @@ func TestTickClock(t *testing.T) {
 // A board variant never repeats the canonical title ("Head of DataHead of Data (m/w/d)" was a
 // bug: the abbreviation fallback appended the title twice).
 func TestTitleVariantsNeverRepeatTheTitle(t *testing.T) {
+	t.Parallel()
 	w := New(Config{Seed: 3, Companies: 300})
 	for i := range w.titles {
 		title := w.titles[i].name

@@ -17,6 +17,7 @@ import (
 // Issuing and revoking (or rotating) in a loop wrote an api_keys row per call for ever: past the
 // daily key budget both are 409 and write nothing.
 func TestKeysPastTheDailyBudgetAreRefused(t *testing.T) {
+	t.Parallel()
 	h := apitest.StartServer(t, apitest.Options{DB: "account", NoAccount: true, Register: func(srv *api.Server, pool *pgxpool.Pool) {
 		account.Register(srv, account.Deps{Pool: pool, Log: apitest.Quiet(), Budgets: oltp.Budgets{KeysPerDay: 3}})
 	}})
@@ -38,6 +39,7 @@ func TestKeysPastTheDailyBudgetAreRefused(t *testing.T) {
 
 // GET /v1/keys answered every key in one list, growing without end: it pages.
 func TestKeysListPages(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a := h.Account(t, "growth")
 	ids := []int64{a.KeyID}

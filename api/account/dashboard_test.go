@@ -28,6 +28,7 @@ func searchStub(n int) *api.Route {
 }
 
 func TestDashboard(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := start(t, searchStub(1))
 	free := h.Account(t, "free")
@@ -63,6 +64,7 @@ func TestDashboard(t *testing.T) {
 // A rotation replacement inherits its lineage's daily quota, so the dashboard shows what the
 // rotated key used today on the replacement, not 0.
 func TestDashboardShowsTheLineageUseOnARotatedKey(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := start(t, searchStub(1))
 	free := h.Account(t, "free")
@@ -84,6 +86,7 @@ func TestDashboardShowsTheLineageUseOnARotatedKey(t *testing.T) {
 // delivery admitted this month, pending and retrying ones included, so counting only accepted
 // (billed) deliveries made the dashboard say false while new changes were already wall_blocked.
 func TestDashboardWallReachedAgreesWithTheNotifiersWall(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := start(t)
 	free := h.Account(t, "free")

@@ -13,6 +13,7 @@ import (
 )
 
 func TestKeysIssueListRevokeRotate(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a := h.Account(t, "starter")
 
@@ -68,6 +69,7 @@ func TestKeysIssueListRevokeRotate(t *testing.T) {
 // An answer carrying a secret (an issued or rotated key) is never kept by a cache along the way,
 // and neither is any other /v1 answer, errors included.
 func TestAnswersCarryingKeysAreNotCached(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a := h.Account(t, "starter")
 	r := h.Do(t, "POST", "/v1/keys", a.Key, `{}`)
@@ -84,6 +86,7 @@ func TestAnswersCarryingKeysAreNotCached(t *testing.T) {
 
 // Every key route that takes an id answers another customer's id exactly like a missing one.
 func TestCrossTenantIDsAnswerLikeMissingOnes(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	me := h.Account(t, "growth")
 	other := h.Account(t, "growth")
@@ -117,6 +120,7 @@ func sameMinute(t *testing.T) {
 // A key never grants more than it holds: rotating with {} from a key scoped ["keys"] gives the
 // replacement only "keys", not the rotated key's read, write, keys.
 func TestRotateNeverGrantsMoreScopeThanThePresentingKey(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a := h.Account(t, "starter")
 	mint := func(scopes string) map[string]any {
@@ -146,6 +150,7 @@ func TestRotateNeverGrantsMoreScopeThanThePresentingKey(t *testing.T) {
 // The replacement inherits the rotated key's limits: a key that hit its per-minute limit and is
 // rotated by a sibling does not come back as a replacement that answers 200 at once.
 func TestRotationHandsLimitsToTheReplacement(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := start(t, searchStub(1))
 	a := h.Account(t, "starter")
@@ -172,6 +177,7 @@ func TestRotationHandsLimitsToTheReplacement(t *testing.T) {
 // draws. A Free account's keys share one key's worth per minute and per day, and a refusal
 // names the account's limit in the spec's 429 and 402 shapes.
 func TestAccountCeilingHoldsAcrossKeys(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := start(t, searchStub(1))
 	sameMinute(t)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestPricingIsTheSpecPriceList(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	p := object(t, h.Do(t, "GET", "/v1/pricing", "", ""))
 	tiers := p["tiers"].([]any)

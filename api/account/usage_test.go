@@ -13,6 +13,7 @@ var usageRoutes = []string{"/v1/usage", "/v1/usage/dashboard"}
 // TestUsageRoutesNeedTheReadScope: a key without the read scope is refused 403
 // insufficient_scope on /v1/usage and /v1/usage/dashboard; a key with it reads them.
 func TestUsageRoutesNeedTheReadScope(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a := h.Account(t, "growth")
 	r := h.Do(t, "POST", "/v1/keys", a.Key, `{"scopes":["write"]}`)
@@ -31,6 +32,7 @@ func TestUsageRoutesNeedTheReadScope(t *testing.T) {
 // TestUsageRoutesRefuseTheDemoKey: the shared public demo key bills nothing and has no usage to
 // read; it must not drive a metering flush per call either. Both usage routes answer it 403.
 func TestUsageRoutesRefuseTheDemoKey(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	for _, path := range usageRoutes {
 		r := h.Do(t, "GET", path, api.PublicDemoKey, "")

@@ -19,6 +19,7 @@ import (
 // An expired cache entry is reloaded and cached again: the key is not read from Postgres on
 // every later call, and calls in flight keep being counted across the reload.
 func TestAuthCacheReloadsExpiredEntries(t *testing.T) {
+	// Not parallel: its entries live 50 ms, which a busy process would outlast between two lookups.
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "admission")
 	acct, err := oltp.CreateAccount(ctx, pool, "growth", "ttl@example.com")
@@ -56,6 +57,7 @@ func TestAuthCacheReloadsExpiredEntries(t *testing.T) {
 // sweep, and so does a lineage's in-flight counter once no call is in flight, while a call in
 // flight keeps its count.
 func TestAuthSweepDropsExpiredEntriesAndIdleCounters(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "admission")
 	busy, err := oltp.CreateAccount(ctx, pool, "growth", "sweep-busy@example.com")

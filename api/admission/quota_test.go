@@ -26,6 +26,7 @@ func (c counter) Expire(context.Context, int64) error { return nil }
 
 // A Quota comes back to the key unless committed: refunding is the default way out.
 func TestDailyQuotaIsRefundedUnlessCommitted(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	l := NewLimiter(counter{}, slog.New(slog.DiscardHandler))
 	free, ok := plans.ByID("tier_0")

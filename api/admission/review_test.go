@@ -79,6 +79,7 @@ func change(t *testing.T, a *Auth, f func(token string) error) {
 // Rotating a key does not reset its minute window, daily quota or in-flight count (they were
 // keyed by key_id): the replacement joins the rotated key's lineage and inherits them.
 func TestRotationHandsLimitsToTheReplacement(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "admission")
 	acct, err := oltp.CreateAccount(ctx, pool, "starter", "rotate@example.com")
@@ -135,6 +136,7 @@ func TestRotationHandsLimitsToTheReplacement(t *testing.T) {
 // Limits per key only would let minting keys multiply what an account draws. All keys of an
 // account share its ceiling (plans.Tier.AccountKeys times the per-key limits).
 func TestAccountCeilingBoundsAllKeysTogether(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	l := NewLimiter(counter{}, quiet())
 	now := time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
@@ -188,6 +190,8 @@ func TestAccountCeilingBoundsAllKeysTogether(t *testing.T) {
 // remembered (bounded, short-lived, dropped when a key is installed), each address gets
 // MissesPerMinute reads that find nothing, and both are counted.
 func TestForgedKeysAreRememberedBoundedAndBudgeted(t *testing.T) {
+	// Not parallel: it counts key reads while listening on AuthChannel, the database's: a sibling's
+	// key change or demo key install would drop the misses it counts on.
 	if s := time.Now().Second(); s >= 55 { // the miss budget's minute must not turn mid-test
 		time.Sleep(time.Duration(61-s) * time.Second)
 	}
@@ -269,6 +273,8 @@ func TestForgedKeysAreRememberedBoundedAndBudgeted(t *testing.T) {
 // A revoke, rotate, pause or resume drops only what it touched: it does not flush every
 // tenant's cached keys on every instance, nor reset per-key in-flight counts.
 func TestKeyChangesInvalidateOnlyWhatTheyTouch(t *testing.T) {
+	// Not parallel: it counts key reads while listening on AuthChannel, the database's: a sibling's
+	// key change or demo key install would drop the entries it requires kept.
 	ctx := context.Background()
 	pool, reads := tracedPool(t)
 	a, _ := listeningAuth(t, pool)
@@ -324,6 +330,7 @@ func TestKeyChangesInvalidateOnlyWhatTheyTouch(t *testing.T) {
 // slow lease would stall every other call of the window (regardless of their contexts), its
 // refunds and the janitor's sweep. Here the lease is held up by a row lock.
 func TestLimiterHoldsNoLockAcrossALease(t *testing.T) {
+	// Not parallel: it waits for a lock wait in pg_stat_activity, which shows the whole database's.
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "admission")
 	l := NewLimiter(oltp.RateWindows{Pool: pool}, quiet())

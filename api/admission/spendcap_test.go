@@ -65,6 +65,7 @@ func monthUnits(t *testing.T, s *apitest.Server, accountID int64) int64 {
 // of 100-row pages against an account with a small hard cap. Every call reserves its page before
 // the handler, so the units recorded reach the cap and pass it by less than one page.
 func TestSpendCapHoldsUnderConcurrency(t *testing.T) {
+	t.Parallel()
 	s := startPages(t, nil)
 	const hard, page, workers = 2_500, 100, 64
 	a := cappedAccount(t, s, hard)
@@ -101,6 +102,7 @@ func TestSpendCapHoldsUnderConcurrency(t *testing.T) {
 // TestSpendCapFailsClosedWhenTheSpendCannotBeRead: when the month's units cannot be read from
 // Postgres, a call of a capped account answers 503 instead of being served unchecked.
 func TestSpendCapFailsClosedWhenTheSpendCannotBeRead(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := startPages(t, nil)
 	a := cappedAccount(t, s, 1_000)
@@ -117,6 +119,7 @@ func TestSpendCapFailsClosedWhenTheSpendCannotBeRead(t *testing.T) {
 // flushed to Postgres yet still count after the cached total is re-read (the refresh must not
 // forget them).
 func TestSpendCapCountsUnflushedUnitsAcrossRefreshes(t *testing.T) {
+	t.Parallel()
 	s := startPages(t, func(cfg *api.Config) { cfg.MeteringFlush = time.Hour })
 	a := cappedAccount(t, s, 100)
 	require.Equal(t, 200, s.Get(t, "/v1/reqs/search?limit=100", a.Key, nil).Status)
@@ -141,6 +144,7 @@ func setMonthUnits(t *testing.T, pool *pgxpool.Pool, accountID, units int64) {
 // replaces a reservation with the units recorded, Release drops it, and once the metering log
 // reports them committed they are counted from Postgres, once.
 func TestReservationsHoldTheCapUntilSettled(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	caps, pool := capsOn(t)
 	now := time.Now()
@@ -189,6 +193,7 @@ func TestReservationsHoldTheCapUntilSettled(t *testing.T) {
 // TestInvalidateDropsOnlyThatAccountsCachedTotal: a usage read drops the cached month total of
 // the caller's account only; other accounts keep theirs until their refresh.
 func TestInvalidateDropsOnlyThatAccountsCachedTotal(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	caps, pool := capsOn(t)
 	now := time.Now()
@@ -215,6 +220,7 @@ func TestInvalidateDropsOnlyThatAccountsCachedTotal(t *testing.T) {
 // the next admission counts it once (a lasting double count refused calls well below the cap).
 // One committed after the read is never missing.
 func TestCommittedUnitsAreCountedOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	caps, pool := capsOn(t)
 	now := time.Now()

@@ -21,6 +21,7 @@ import (
 // Both the stateless revision and the initialize-based ones list every curated tool, annotated,
 // and listing bills nothing.
 func TestToolsListOnEveryProtocolRevision(t *testing.T) {
+	t.Parallel()
 	f := world.Get(t)
 	a := f.srv.Account(t, "growth")
 	var want []string
@@ -51,6 +52,7 @@ func TestToolsListOnEveryProtocolRevision(t *testing.T) {
 // Every tool's input schema states each argument exactly as /openapi.json states the route's
 // parameter or body field.
 func TestToolSchemasAgreeWithTheOpenAPIDocument(t *testing.T) {
+	t.Parallel()
 	f := world.Get(t)
 	var doc struct {
 		Paths map[string]map[string]struct {
@@ -136,6 +138,7 @@ func TestToolSchemasAgreeWithTheOpenAPIDocument(t *testing.T) {
 // Every tool answers on a crawled world, paged with a cursor where it pages, and /v1/usage shows
 // what the tools spent under by_channel.mcp, billed exactly as the routes bill.
 func TestEveryToolOnACrawledWorld(t *testing.T) {
+	t.Parallel()
 	f := world.Get(t)
 	a := f.srv.Account(t, "growth")
 	s := connect(t, f.srv, a.Key, "")
@@ -242,6 +245,7 @@ func TestEveryToolOnACrawledWorld(t *testing.T) {
 
 // Full detail answers every field, concise a few; both stay well under MaxResultBytes.
 func TestDetailConciseAndFull(t *testing.T) {
+	t.Parallel()
 	f := world.Get(t)
 	s := connect(t, f.srv, f.srv.Account(t, "growth").Key, "")
 	for _, detail := range []string{"concise", "full"} {
@@ -260,6 +264,7 @@ func TestDetailConciseAndFull(t *testing.T) {
 
 // A bad argument or an unknown company is a tool error saying what to change, billed nothing.
 func TestBadArgumentsAndUnknownCompanyAreToolErrors(t *testing.T) {
+	t.Parallel()
 	f := world.Get(t)
 	a := f.srv.Account(t, "growth")
 	s := connect(t, f.srv, a.Key, "2025-06-18")
@@ -287,6 +292,7 @@ func TestBadArgumentsAndUnknownCompanyAreToolErrors(t *testing.T) {
 
 // No key is 401 and a revoked key 403, before any tool runs, on the SDK client and on the wire.
 func TestMCPAuthenticatesAsREST(t *testing.T) {
+	t.Parallel()
 	f := world.Get(t)
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 	post := func(key string) (int, string, http.Header) {
@@ -329,6 +335,7 @@ func TestMCPAuthenticatesAsREST(t *testing.T) {
 // A Free key past its daily quota gets isError with reason, retry_after, remaining and
 // upgrade_url, whether its calls were REST or tools.
 func TestQuotaHitIsAToolErrorWithRetryAfter(t *testing.T) {
+	t.Parallel()
 	f := world.Get(t)
 	a := f.srv.Account(t, "free")
 	big := int64(1000)
@@ -358,6 +365,7 @@ func TestQuotaHitIsAToolErrorWithRetryAfter(t *testing.T) {
 // One Free key, REST and tool calls interleaved: the 21st call of the minute is refused,
 // whichever kind it is (a tool's refusal carries retry_after; REST's is 429).
 func TestTheMinuteLimitIsSharedByRESTAndTools(t *testing.T) {
+	t.Parallel()
 	f := world.Get(t)
 	fixed := time.Now().Truncate(time.Minute).Add(10 * time.Second)
 	srv := f.start(t, func(c *api.Config) { c.Now = func() time.Time { return fixed } })

@@ -19,6 +19,7 @@ type probeKey struct{}
 // caught one reading RequestCtx.Done while the server shut down). It gets a context of its own
 // that carries the caller and ends with the request.
 func TestTheSDKServesAContextDetachedFromTheFasthttpRequest(t *testing.T) {
+	t.Parallel()
 	var rc fasthttp.RequestCtx
 	rc.SetUserValue(probeKey{}, "the fasthttp request")
 	who := &api.Presented{Key: "hs_test_key"}

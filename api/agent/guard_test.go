@@ -63,6 +63,7 @@ func decodeRPC(tb testing.TB, r apitest.Response) rpcAnswer {
 // messages runs (a tool call in it bills nothing), whoever sends it (the demo key's 20,000
 // tools/list in one batch), with whitespace before it or not. One message per request works.
 func TestBatchIsRefusedWithNothingRun(t *testing.T) {
+	t.Parallel()
 	f := world.Get(t)
 	a := f.srv.Account(t, "growth")
 	var batch []any
@@ -190,6 +191,7 @@ func holdThrottled(t *testing.T, srv *apitest.Server, holdKey, pingKey string) *
 // /mcp requests count against the chain's caps on calls in flight, per client address and per
 // key (429 key_throttled), and their bodies are read within its bounds (413 past the limit).
 func TestInFlightCapsAndTheBodyLimitApplyToMCP(t *testing.T) {
+	t.Parallel()
 	f := world.Get(t)
 
 	t.Run("per address", func(t *testing.T) {
@@ -225,6 +227,7 @@ func TestInFlightCapsAndTheBodyLimitApplyToMCP(t *testing.T) {
 // while tool calls that run their route go on, limited by the chain alone. Another key has its
 // own window; the demo key's is per address.
 func TestProtocolRequestsHaveAWindowOfTheirOwn(t *testing.T) {
+	t.Parallel()
 	f := world.Get(t)
 	const n = 4
 	fixed := time.Now().Truncate(time.Minute).Add(10 * time.Second)
@@ -299,6 +302,7 @@ func TestProtocolRequestsHaveAWindowOfTheirOwn(t *testing.T) {
 // huge id) is a JSON-RPC error instead, the SDK's plain-text refusals become JSON-RPC errors with
 // their status, a notification is 202 without a body, all as the document says.
 func TestAnswersAreBoundedJSON(t *testing.T) {
+	t.Parallel()
 	f := world.Get(t)
 	a := f.srv.Account(t, "growth")
 
@@ -351,6 +355,7 @@ func TestAnswersAreBoundedJSON(t *testing.T) {
 // and a subscriptions/listen (revision 2026-07-28) answers at once: it has nothing to wait for,
 // so it cannot park a request (and a goroutine) until the server stops.
 func TestSubscriptionsListenAnswersAtOnce(t *testing.T) {
+	t.Parallel()
 	f := world.Get(t)
 	a := f.srv.Account(t, "growth")
 	s := connect(t, f.srv, a.Key, "")

@@ -20,6 +20,7 @@ import (
 // The list is the caller's deliveries, most recent first, and every filter selects exactly its
 // subset; another customer's deliveries never show.
 func TestListIsMostRecentFirstAndEveryFilterSelects(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a, other := h.RoomyAccount(t, "growth"), h.RoomyAccount(t, "growth")
 	ep1, ep2 := h.endpoint(t, a.Key, "one"), h.endpoint(t, a.Key, "two")
@@ -132,6 +133,7 @@ func TestListIsMostRecentFirstAndEveryFilterSelects(t *testing.T) {
 // Cursor paging serves every matching delivery exactly once, in order, for any page size and
 // filter, and the default page is DefaultLimit.
 func TestCursorPagingHasNoGapsOrRepeats(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a := h.RoomyAccount(t, "growth")
 	ep := h.endpoint(t, a.Key, "page")
@@ -178,6 +180,7 @@ func TestCursorPagingHasNoGapsOrRepeats(t *testing.T) {
 
 // The detail is one delivery with its attempts, oldest first, and its body as stored.
 func TestDetailCarriesAttemptsAndBody(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a, other := h.RoomyAccount(t, "growth"), h.RoomyAccount(t, "growth")
 	ep := h.endpoint(t, a.Key, "detail")

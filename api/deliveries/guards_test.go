@@ -34,6 +34,7 @@ func sinceMonth() time.Duration {
 // attempt (its endpoint was disabled) answer body null. Before, a Free key read every blocked
 // change's title, url and company past its 50 delivered changes a month, unbilled.
 func TestDetailServesNoBodyForADeliveryNeitherAdmittedNorSent(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a := h.RoomyAccount(t, "free")
 	ep := h.endpoint(t, a.Key, "nobody")
@@ -74,6 +75,7 @@ func TestDetailServesNoBodyForADeliveryNeitherAdmittedNorSent(t *testing.T) {
 // Before, a receiver answering 410 once had every later delivery failed unsent, outside the
 // allowance, and re-registering the url and replaying them delivered all of them past the wall.
 func TestReplayOfANeverBilledDeliveryIsHeldToTheWall(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a := h.RoomyAccount(t, "free")
 	const url0 = "https://hooks.example.com/gone"
@@ -133,6 +135,7 @@ func TestReplayOfANeverBilledDeliveryIsHeldToTheWall(t *testing.T) {
 // A delivery created in an earlier billing month and replayed now counts against this month's
 // allowance (readmitted_at), so replays of last month's failures cannot pass the wall together.
 func TestReplaysOfEarlierMonthsCountAgainstThisMonth(t *testing.T) {
+	t.Parallel()
 	age := sinceMonth() + time.Hour
 	if age > admit.ReplayWindow-time.Hour {
 		t.Skip("the billing month is as long as the replay window: no delivery of last month is still replayable")
@@ -159,6 +162,7 @@ func TestReplaysOfEarlierMonthsCountAgainstThisMonth(t *testing.T) {
 
 // Racing replays of never-billed deliveries take exactly the slots left.
 func TestRacingReplaysHoldTheWall(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a := h.RoomyAccount(t, "free")
 	ep := h.endpoint(t, a.Key, "race-wall")
@@ -181,6 +185,7 @@ func TestRacingReplaysHoldTheWall(t *testing.T) {
 // the month plus its unsent deliveries, as the notifier counts them): 409 hard_cap_reached. A
 // billed one replays free.
 func TestReplayOfANeverBilledDeliveryIsHeldToTheSpendCap(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := start(t)
 	a := h.RoomyAccount(t, "growth")
@@ -212,6 +217,7 @@ func TestReplayOfANeverBilledDeliveryIsHeldToTheSpendCap(t *testing.T) {
 // replay_budget_exhausted). Answers for a delivery already queued reopen nothing and count
 // nothing. Before, a delivered delivery could be replayed without end, each an outbound POST.
 func TestReplaysAreBoundedPerDeliveryAndPerCustomer(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := start(t)
 	a := h.RoomyAccount(t, "growth")
@@ -263,6 +269,7 @@ func TestReplaysAreBoundedPerDeliveryAndPerCustomer(t *testing.T) {
 // registering it again starts a new endpoint's window but not a new day. Before, that reset made
 // POST /v1/webhooks/{id}/test an unbounded source of outbound POSTs to any public URL.
 func TestTestDeliveriesAreBoundedPerCustomerAcrossEndpoints(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := start(t)
 	a := h.RoomyAccount(t, "growth")
@@ -303,6 +310,7 @@ func TestTestDeliveriesAreBoundedPerCustomerAcrossEndpoints(t *testing.T) {
 
 // Racing test calls across one customer's endpoints make exactly the day's budget.
 func TestRacingTestDeliveriesHoldTheCustomerBudget(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := start(t)
 	a := h.RoomyAccount(t, "growth")
@@ -323,6 +331,7 @@ func TestRacingTestDeliveriesHoldTheCustomerBudget(t *testing.T) {
 // would store 100 test deliveries a day to any public URL). Both are refused
 // with 403 account_paused, nothing written, and taken again once the account resumes.
 func TestTestDeliveriesAndReplaysAreRefusedWhilePaused(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := start(t)
 	a := h.RoomyAccount(t, "growth")

@@ -67,6 +67,8 @@ func conflictOf(t *testing.T, r apitest.Response) api.Conflict {
 // Replay reopens a delivered or failed delivery once (pending, due now, the dispatcher woken, the
 // billing left as it is); again, or on a delivery already queued, it answers the delivery as it is.
 func TestReplayReopensDeliveredAndFailedDeliveriesIdempotently(t *testing.T) {
+	// Not parallel: it listens on DeliveriesChannel, the database's, which sibling tests' replays
+	// and test deliveries would wake.
 	h := start(t)
 	a := h.RoomyAccount(t, "growth")
 	ep := h.endpoint(t, a.Key, "replay")
@@ -133,6 +135,8 @@ func TestReplayReopensDeliveredAndFailedDeliveriesIdempotently(t *testing.T) {
 // Deliveries never sent (rate_limited, wall_blocked, cap_blocked), past the replay window, or to
 // a deleted or disabled endpoint are 409 with a reason naming why; nothing changes.
 func TestReplayRefusalsNameTheirReason(t *testing.T) {
+	// Not parallel: it listens on DeliveriesChannel, the database's, which sibling tests' replays
+	// and test deliveries would wake.
 	h := start(t)
 	a := h.RoomyAccount(t, "growth")
 	ep := h.endpoint(t, a.Key, "refusals")
@@ -181,6 +185,7 @@ func TestReplayRefusalsNameTheirReason(t *testing.T) {
 
 // Racing replays of one delivery reopen it once.
 func TestRacingReplaysReopenOnce(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a := h.RoomyAccount(t, "growth")
 	ep := h.endpoint(t, a.Key, "race")

@@ -26,6 +26,8 @@ func (h *harness) test(t *testing.T, key string, ep int64) apitest.Response {
 // POST /v1/webhooks/{id}/test writes a pending test delivery, due now, with its body built
 // around its own id, and wakes the dispatcher; it is bounded per endpoint and never billed.
 func TestTestDeliveriesAreQueuedDueNowAndBounded(t *testing.T) {
+	// Not parallel: it listens on DeliveriesChannel, the database's, which sibling tests' replays
+	// and test deliveries would wake.
 	h := start(t)
 	a := h.RoomyAccount(t, "growth")
 	ep := h.endpoint(t, a.Key, "test")
@@ -107,6 +109,8 @@ func TestTestDeliveriesAreQueuedDueNowAndBounded(t *testing.T) {
 // A disabled endpoint takes no test (409 naming its state); a deleted, missing or another
 // customer's endpoint is 404; the demo key and read-only keys are refused.
 func TestTestDeliveryRefusals(t *testing.T) {
+	// Not parallel: it listens on DeliveriesChannel, the database's, which sibling tests' replays
+	// and test deliveries would wake.
 	h := start(t)
 	a, other := h.RoomyAccount(t, "growth"), h.RoomyAccount(t, "growth")
 	ep := h.endpoint(t, a.Key, "refused")
@@ -140,6 +144,7 @@ func TestTestDeliveryRefusals(t *testing.T) {
 
 // The usage dashboard counts the wall_blocked and cap_blocked deliveries of the billing month.
 func TestDashboardCountsBlockedDeliveriesOfTheMonth(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a, other := h.RoomyAccount(t, "growth"), h.RoomyAccount(t, "growth")
 	ep := h.endpoint(t, a.Key, "dash")
@@ -178,6 +183,7 @@ func TestDashboardCountsBlockedDeliveriesOfTheMonth(t *testing.T) {
 
 // Racing test calls on one endpoint make exactly MaxTestDeliveries deliveries; the rest are 409.
 func TestRacingTestDeliveriesHoldTheBound(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a := h.RoomyAccount(t, "growth")
 	ep := h.endpoint(t, a.Key, "race")

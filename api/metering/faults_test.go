@@ -22,6 +22,7 @@ import (
 // earlier segment (its rename blocks) and its periodic fsync is an hour away: the full segment
 // must be on disk all the same when the Append returns.
 func TestSealedSegmentsAreSyncedWhenSealed(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	synced := map[string]bool{}
 	syncFile := func(f *os.File) error {
@@ -61,7 +62,9 @@ func TestSealedSegmentsAreSyncedWhenSealed(t *testing.T) {
 // call answers 503) is never flushed to Postgres, whether the batch's fsync failed or the caller
 // stopped waiting while its record was queued; the records around it are stored exactly once.
 func TestStrictModeNeverBillsACallAnswered503(t *testing.T) {
+	t.Parallel()
 	t.Run("fsync fails", func(t *testing.T) {
+		t.Parallel()
 		ctx := context.Background()
 		pool := storetest.Postgres(t, "metering")
 		var fail atomic.Bool
@@ -83,6 +86,7 @@ func TestStrictModeNeverBillsACallAnswered503(t *testing.T) {
 		require.Equal(t, map[string]int64{"before": 1, "after": 1}, storedCalls(t, pool))
 	})
 	t.Run("caller stops waiting", func(t *testing.T) {
+		t.Parallel()
 		ctx := context.Background()
 		pool := storetest.Postgres(t, "metering")
 		gate := make(chan struct{})
@@ -131,6 +135,7 @@ func writeSegment(t *testing.T, dir, name string, recs []metering.Record, tail [
 // flushed in part, not deleted), counted and retried at the next flush, and the other segments
 // are flushed meanwhile.
 func TestUnreadableSegmentIsKeptCountedAndRetried(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "metering")
 	dir := t.TempDir()
@@ -186,6 +191,7 @@ func TestUnreadableSegmentIsKeptCountedAndRetried(t *testing.T) {
 // complete record — a frame cut short, a last frame failing its checksum, zeros — is skipped,
 // and every complete record before it is flushed.
 func TestTornTailAfterTheLastCompleteRecordIsSkipped(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "metering")
 	dir := t.TempDir()
@@ -216,6 +222,8 @@ func TestTornTailAfterTheLastCompleteRecordIsSkipped(t *testing.T) {
 // runs at a time — instead of each sealing a segment and committing a transaction; each still
 // sees every record appended before it was called.
 func TestFlushesAreCoalesced(t *testing.T) {
+	// Not parallel: it gives 20 callers 200 ms to queue behind a stuck flush, which a busy process
+	// would stretch.
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "metering")
 	release := make(chan struct{})

@@ -47,6 +47,7 @@ func record(id string) metering.Record {
 // TestLogChild is the process that TestLogSurvivesKill kills: it appends records as
 // fast as it can, printing each acknowledged unit id, and never flushes to Postgres.
 func TestLogChild(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("HS_USAGELOG_CHILD_DIR")
 	if dir == "" {
 		t.Skip("helper process only")
@@ -82,8 +83,12 @@ func TestLogChild(t *testing.T) {
 // (fsync before acknowledging) and relaxed (acknowledged once written, fsynced within 20ms).
 // Every acknowledged unit must reach Postgres exactly once after restarts.
 func TestLogSurvivesKill(t *testing.T) {
+	t.Parallel()
 	for _, syncEvery := range []string{"0s", "20ms"} {
-		t.Run("sync="+syncEvery, func(t *testing.T) { survivesKill(t, syncEvery) })
+		t.Run("sync="+syncEvery, func(t *testing.T) {
+			t.Parallel()
+			survivesKill(t, syncEvery)
+		})
 	}
 }
 
@@ -148,6 +153,7 @@ func survivesKill(t *testing.T, syncEvery string) {
 }
 
 func TestSegmentReplayIsIdempotent(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "metering")
 	recs := []metering.Record{record("a"), record("b")}
@@ -162,6 +168,7 @@ func TestSegmentReplayIsIdempotent(t *testing.T) {
 }
 
 func TestInsertSegmentRollsUpBySecondKeyRouteAndFunction(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "metering")
 	at := time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
@@ -199,6 +206,7 @@ func TestInsertSegmentRollsUpBySecondKeyRouteAndFunction(t *testing.T) {
 }
 
 func TestLogRefusesASecondProcessOnTheSameDir(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l := metering.New(metering.Config{Dir: dir})
 	require.NoError(t, l.Start(context.Background()))
@@ -211,8 +219,10 @@ func TestLogRefusesASecondProcessOnTheSameDir(t *testing.T) {
 // Flush returns only after every record acknowledged before it is in Postgres, and Stop writes
 // out the rest: each acknowledged record is stored exactly once.
 func TestLogFlushSeesEveryEarlierAppend(t *testing.T) {
+	t.Parallel()
 	for _, syncEvery := range []time.Duration{0, 5 * time.Millisecond} {
 		t.Run("sync="+syncEvery.String(), func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			pool := storetest.Postgres(t, "metering")
 			l := metering.New(metering.Config{Dir: t.TempDir(), Pool: pool, SegmentRecords: 37, FlushInterval: 3 * time.Millisecond, SyncEvery: syncEvery})
@@ -262,8 +272,10 @@ func TestLogFlushSeesEveryEarlierAppend(t *testing.T) {
 // nothing, a second Start does nothing, Stop writes out what was appended, and a stopped Log starts
 // again on its directory.
 func TestLogLifecycle(t *testing.T) {
+	t.Parallel()
 	for _, syncEvery := range []time.Duration{0, 5 * time.Millisecond} {
 		t.Run("sync="+syncEvery.String(), func(t *testing.T) {
+			t.Parallel()
 			ctx := context.Background()
 			pool := storetest.Postgres(t, "metering")
 			l := metering.New(metering.Config{Dir: t.TempDir(), Pool: pool, FlushInterval: time.Hour, SyncEvery: syncEvery})

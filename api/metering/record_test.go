@@ -10,6 +10,7 @@ import (
 )
 
 func TestRecordRoundTripsAndReadsLegacyJSON(t *testing.T) {
+	t.Parallel()
 	rec := Record{CustomerID: "cus_1", AccountID: 42, KeyID: -7, Method: "GET", Route: "/v1/reqs/search",
 		MeterClass: oltp.MeterSourceRow, Function: "fn_eng", Calls: 1, Units: 1 << 40, ForcedFresh: true,
 		OccurredAt: time.Date(2026, 11, 21, 10, 0, 0, 123456789, time.UTC)}

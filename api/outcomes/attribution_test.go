@@ -46,6 +46,7 @@ func (h *harness) attribution(t *testing.T, key string, q url.Values) attributio
 // not attributed, a label before any delivery, of a company never signalled or only signalled by
 // a failed delivery is absent; another customer sees none of it, even for the same company.
 func TestAttributionJoinsOwnLabelsToOwnAcceptedDeliveriesWithin14Days(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a, b := h.account(t, "growth"), h.account(t, "growth")
 	f := h.f

@@ -36,6 +36,7 @@ func (h *harness) intent(t *testing.T, key string, company uint64) intentAnswer 
 // across customers; then it is a probability for every company whose coverage reaches the
 // minimum, and the counts are every customer's labels of the company.
 func TestIntentIsGatedByCoverageAndLabels(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a, b, c := h.account(t, "growth"), h.account(t, "starter"), h.account(t, "free")
 	f := h.f
@@ -137,6 +138,7 @@ func slicesMin(v []float64) float64 {
 // The counts are read live on every call; the fitted model is kept until it is RefitEvery old
 // (or the snapshot moves), so labels sent since show in the counts before they reach the model.
 func TestIntentCountsAreLiveAndTheModelIsKept(t *testing.T) {
+	t.Parallel()
 	h := startRefit(t, time.Hour)
 	a := h.account(t, "growth")
 	f := h.f

@@ -23,6 +23,7 @@ func labelRows(t *testing.T, h *harness, customerID string) int {
 // same content answers the stored label (200, replayed) and writes nothing; with other content it
 // is 409; labels without external_id are appended each time; external_ids are per customer.
 func TestOutcomeIsAppendedAndReSendsAreIdempotent(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a, b := h.account(t, "growth"), h.account(t, "free")
 	co := h.f.scorable[0]
@@ -92,6 +93,7 @@ func TestOutcomeIsAppendedAndReSendsAreIdempotent(t *testing.T) {
 // An unknown company is 404 (after the body was found valid); every bad body is 422 in the spec's
 // shape and writes nothing; a key without the write scope is 403.
 func TestOutcomeRefusals(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a := h.account(t, "starter")
 	co := h.f.scorable[0]
@@ -141,6 +143,7 @@ func TestOutcomeRefusals(t *testing.T) {
 
 // Labels older than the retention are deleted by the janitor's statement; younger ones stay.
 func TestLabelsAreDeletedAfterTheirRetention(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a := h.account(t, "growth")
 	co := h.f.scorable[0]
@@ -159,6 +162,7 @@ func TestLabelsAreDeletedAfterTheirRetention(t *testing.T) {
 // A Free key appending a label per call of its minute limit stops at the daily budget: 409
 // label_budget_exhausted in the documented shape, with Retry-After, and nothing written.
 func TestLabelsPastTheDailyBudgetAreRefused(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a := h.account(t, "free")
 	co := h.f.scorable[0]

@@ -20,6 +20,7 @@ import (
 // live-watch slot): past the daily watch budget a creation is 409 and writes nothing; an inline
 // webhook_url past the endpoint budget likewise.
 func TestWatchesPastTheDailyBudgetAreRefused(t *testing.T) {
+	t.Parallel()
 	box, err := secretbox.New(secretbox.GenerateKey())
 	require.NoError(t, err)
 	policy := egress.Policy{LookupNetIP: apitest.FakeDNS}

@@ -16,6 +16,7 @@ import (
 // Every push route answers, for every kind of key and body, a status its operation documents,
 // with a body its schema describes.
 func TestEveryPushAnswerIsDocumented(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	good := h.RoomyAccount(t, "free")
 	paused := h.RoomyAccount(t, "free")

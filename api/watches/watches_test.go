@@ -34,6 +34,7 @@ func keysOf(m map[string]any) []string {
 func sorted(s ...string) []string { s = append([]string{}, s...); sort.Strings(s); return s }
 
 func TestCreateListAndMeterWatches(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a := h.RoomyAccount(t, "starter")
 	ep := h.Endpoint(t, a.Key, "https://hooks.example.com/w")
@@ -80,6 +81,7 @@ func TestCreateListAndMeterWatches(t *testing.T) {
 }
 
 func TestFireCountersAndHeartbeat(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := start(t)
 	a := h.RoomyAccount(t, "growth")
@@ -119,6 +121,7 @@ func TestFireCountersAndHeartbeat(t *testing.T) {
 }
 
 func TestBadWatchesAre422AndWriteNothing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := start(t)
 	a := h.RoomyAccount(t, "growth")
@@ -163,6 +166,7 @@ func TestBadWatchesAre422AndWriteNothing(t *testing.T) {
 }
 
 func TestCompanyAndEndpointMustExist(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a, b := h.RoomyAccount(t, "growth"), h.RoomyAccount(t, "growth")
 	ep := h.Endpoint(t, a.Key, "https://hooks.example.com/e")
@@ -183,6 +187,7 @@ func TestCompanyAndEndpointMustExist(t *testing.T) {
 }
 
 func TestInlineWebhookURL(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a := h.RoomyAccount(t, "growth")
 	r := h.Post(t, "/v1/watches", a.Key, map[string]any{"company_id": acme, "webhook_url": "https://hooks.example.com/inline"})
@@ -240,6 +245,7 @@ func TestInlineWebhookURL(t *testing.T) {
 // Ten concurrent creations on a Free account (allowance 3): exactly three watches, three units,
 // seven 402s in the spec's shape, and nothing else left behind.
 func TestTheAllowanceHoldsUnderConcurrentCreations(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := start(t)
 	a := h.RoomyAccount(t, "free")
@@ -298,6 +304,7 @@ func TestTheAllowanceHoldsUnderConcurrentCreations(t *testing.T) {
 }
 
 func TestCancelWatch(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a, b := h.RoomyAccount(t, "starter"), h.RoomyAccount(t, "starter")
 	ep := h.Endpoint(t, a.Key, "https://hooks.example.com/c")
@@ -323,6 +330,7 @@ func TestCancelWatch(t *testing.T) {
 }
 
 func TestDemoKeyCannotCreateOrCancel(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	a := h.RoomyAccount(t, "starter")
 	ep := h.Endpoint(t, a.Key, "https://hooks.example.com/demo")
@@ -346,6 +354,7 @@ func TestDemoKeyCannotCreateOrCancel(t *testing.T) {
 // The cross-tenant sweep of the push routes: every route taking a watch or endpoint id answers
 // another customer's id exactly like a missing one (status, body and headers).
 func TestCrossTenantIDsAnswerLikeMissingOnes(t *testing.T) {
+	t.Parallel()
 	h := start(t)
 	me, other := h.RoomyAccount(t, "growth"), h.RoomyAccount(t, "growth")
 	theirEndpoint := h.Endpoint(t, other.Key, "https://hooks.example.com/t")

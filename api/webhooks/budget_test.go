@@ -18,6 +18,7 @@ import (
 // Registering and deleting in a loop wrote a webhook_endpoints row per pair for ever: past the
 // daily endpoint budget a new endpoint is 409 and nothing is written; a live url is still found.
 func TestEndpointsPastTheDailyBudgetAreRefused(t *testing.T) {
+	t.Parallel()
 	box, err := secretbox.New(secretbox.GenerateKey())
 	require.NoError(t, err)
 	h := apitest.StartServer(t, apitest.Options{DB: "webhooks", Register: func(srv *api.Server, pool *pgxpool.Pool) {

@@ -18,6 +18,7 @@ import (
 )
 
 func TestRegisterIsIdempotentAndShowsTheSecretOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := start(t, false)
 	a, b := h.Account(t, "free"), h.Account(t, "free")
@@ -81,6 +82,7 @@ func TestRegisterIsIdempotentAndShowsTheSecretOnce(t *testing.T) {
 }
 
 func TestURLsAreCheckedInEverySpelling(t *testing.T) {
+	t.Parallel()
 	h := start(t, false)
 	a := h.Account(t, "growth")
 	long := "https://hooks.example.com/" + strings.Repeat("a", egress.MaxURLLength)
@@ -126,6 +128,7 @@ func TestURLsAreCheckedInEverySpelling(t *testing.T) {
 }
 
 func TestBadSecretsAreRefusedWithoutEcho(t *testing.T) {
+	t.Parallel()
 	h := start(t, false)
 	a := h.Account(t, "free")
 	for _, s := range []any{"whsec_c2hvcnQ=", "sk_live_notawebhooksecretatallbutlong", "whsec_" + strings.Repeat("A", 200), 12345, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n"} {
@@ -145,6 +148,7 @@ func TestBadSecretsAreRefusedWithoutEcho(t *testing.T) {
 }
 
 func TestRotateSecretOverlap(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := start(t, false)
 	a, b := h.Account(t, "starter"), h.Account(t, "starter")
@@ -193,6 +197,7 @@ func TestRotateSecretOverlap(t *testing.T) {
 }
 
 func TestDeleteEndpoint(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := start(t, false)
 	a := h.Account(t, "free")
@@ -224,6 +229,7 @@ func TestDeleteEndpoint(t *testing.T) {
 }
 
 func TestEndpointsPerCustomerAreBounded(t *testing.T) {
+	t.Parallel()
 	h := start(t, false)
 	a := h.Account(t, "growth")
 	big := int64(1000)
@@ -242,6 +248,7 @@ func TestEndpointsPerCustomerAreBounded(t *testing.T) {
 }
 
 func TestDemoKeyCannotRegisterRotateOrDelete(t *testing.T) {
+	t.Parallel()
 	h := start(t, false)
 	a := h.Account(t, "free")
 	id := idOf(t, apitest.Object(t, h.Post(t, "/v1/webhooks", a.Key, `{"url":"https://hooks.example.com/demo"}`)))
@@ -269,6 +276,7 @@ func TestDemoKeyCannotRegisterRotateOrDelete(t *testing.T) {
 
 // Every webhook route taking an id answers another customer's id exactly like a missing one.
 func TestCrossTenantEndpointIDsAnswerLikeMissingOnes(t *testing.T) {
+	t.Parallel()
 	h := start(t, false)
 	me, other := h.Account(t, "growth"), h.Account(t, "growth")
 	foreign := itoa(idOf(t, apitest.Object(t, h.Post(t, "/v1/webhooks", other.Key, `{"url":"https://hooks.example.com/x"}`))))
@@ -315,6 +323,7 @@ func SameAnswer(t *testing.T, a, b apitest.Response) {
 
 // GET /v1/webhooks says when and why an endpoint was disabled; enabled endpoints carry nulls.
 func TestListedEndpointsSayWhetherTheyAreDisabled(t *testing.T) {
+	t.Parallel()
 	h := start(t, false)
 	a := h.Account(t, "growth")
 	on := idOf(t, apitest.Object(t, h.Post(t, "/v1/webhooks", a.Key, `{"url":"https://hooks.example.com/on"}`)))

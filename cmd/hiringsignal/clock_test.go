@@ -14,6 +14,7 @@ import (
 // the clock's next cycle (at most --cycle-every away) and crawls the clock's tick, and the crawl
 // floor and the fire windows are spans of world time.
 func TestDevScheduleFollowsTheClock(t *testing.T) {
+	t.Parallel()
 	world := sim.New(sim.Config{Companies: 10})
 	ahead := time.Now().Add(40 * 24 * time.Hour) // a ledger left 40 days ahead by an accelerated run
 	clock, err := sim.NewClock(20*time.Second, ahead)

@@ -207,6 +207,7 @@ var backfillProgress = regexp.MustCompile(`msg=backfill progress=.* tick=\d+`)
 // clean exit with its ports closed and a consistent ledger, then runs `dev` again on the same
 // stores: it resumes, serves, and stops cleanly once more.
 func TestDevStopsCleanlyMidCrawl(t *testing.T) {
+	t.Parallel()
 	pg := storetest.PostgresURL(t, "cmd_lifecycle")
 	opts := storetest.ClickHouseOptions(t, "cmd_lifecycle")
 	env := []string{"HS_POSTGRES_URL=" + pg, "HS_CLICKHOUSE_ADDR=" + opts.Addr, "HS_LOG_LEVEL=info"}
@@ -235,6 +236,7 @@ func TestDevStopsCleanlyMidCrawl(t *testing.T) {
 // TestServeStopsCleanly stops `serve` twice: once while it still waits for a store that does
 // not answer (the read side must not start after the stop), once when it is ready.
 func TestServeStopsCleanly(t *testing.T) {
+	t.Parallel()
 	pg := storetest.PostgresURL(t, "cmd_lifecycle")
 	opts := storetest.ClickHouseOptions(t, "cmd_lifecycle")
 
@@ -330,6 +332,7 @@ var crawlDone = regexp.MustCompile(`msg="crawl done" tick=(\d+)`)
 // the API is complete the crawl commits one new cycle per 2 s of wall time (three consecutive
 // cycles here, nine hours of world time, well within a minute), and it stops cleanly.
 func TestDevAcceleratedClock(t *testing.T) {
+	t.Parallel()
 	pg := storetest.PostgresURL(t, "cmd_lifecycle")
 	opts := storetest.ClickHouseOptions(t, "cmd_lifecycle")
 	env := []string{"HS_POSTGRES_URL=" + pg, "HS_CLICKHOUSE_ADDR=" + opts.Addr, "HS_LOG_LEVEL=info", "HS_CYCLE_EVERY=2s"}

@@ -64,6 +64,7 @@ func send(t *testing.T, url string, planeSecrets, stdSecrets []string, id string
 // or Standard Webhooks signature or timestamp does not, forwards when asked, and on stop
 // cancels the watch, then deletes the endpoint.
 func TestListenVerifiesPrintsAndCleansUp(t *testing.T) {
+	t.Parallel()
 	srv := apitest.StartServer(t, apitest.Options{DB: "cmd_listen", Push: &apitest.Push{Egress: egress.Policy{AllowHTTP: true, AllowPrivate: true}}})
 	acct := srv.Account(t, "growth")
 	out := &syncBuffer{}
@@ -150,6 +151,7 @@ func TestListenVerifiesPrintsAndCleansUp(t *testing.T) {
 
 // listen refuses a receiver address off loopback: deliveries are for this machine only.
 func TestListenRefusesNonLoopback(t *testing.T) {
+	t.Parallel()
 	_, err := listenLoopback("0.0.0.0:0")
 	require.ErrorContains(t, err, "--listen must be a loopback address")
 	ln, err := listenLoopback("127.0.0.1:0")

@@ -13,6 +13,7 @@ import (
 )
 
 func TestCrawlMetricsCountCyclesAndFailedSourcesPerVendor(t *testing.T) {
+	t.Parallel()
 	set := metrics.NewSet()
 	m := newCrawlMetrics(set)
 	m.observe([]pipeline.CycleStats{

@@ -79,6 +79,7 @@ var (
 // prints a delivery of the watched company with both signatures verified. It also checks the
 // X-History-* headers while the history fills in and once it is complete.
 func TestReadmeFirstFiveMinutes(t *testing.T) {
+	t.Parallel()
 	cmds, exports := readmeCommands(readmeBlocks(t, "## The first five minutes"))
 	require.ElementsMatch(t, []string{"HS_KEY", "COMPANY"}, exports)
 	require.Len(t, cmds, 4, "whoami, a search, a brief, listen: %q", cmds)

@@ -13,6 +13,7 @@ import (
 )
 
 func TestWebhookSecretBox(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	keyPath := filepath.Join(dir, devSecretKeyFile)
 

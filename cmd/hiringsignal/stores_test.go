@@ -55,6 +55,7 @@ func runBin(t *testing.T, dir string, env []string, args ...string) (string, err
 // checkout on the same ports refuses, naming the flag, and migrates nothing into the first one's
 // database; `stores status` says whose the ports are; `stores down` run from / stops the first.
 func TestStoresBelongToTheirCheckout(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts its own Postgres and ClickHouse")
 	}

@@ -7,6 +7,7 @@ import (
 )
 
 func TestNewKeysAreWellFormedAndDistinct(t *testing.T) {
+	t.Parallel()
 	a, err := New()
 	require.NoError(t, err)
 	b, err := New()
@@ -18,6 +19,7 @@ func TestNewKeysAreWellFormedAndDistinct(t *testing.T) {
 }
 
 func TestWellFormedRejectsTyposAndOtherTokens(t *testing.T) {
+	t.Parallel()
 	k, err := New()
 	require.NoError(t, err)
 	flipped := []byte(k)

@@ -15,6 +15,7 @@ import (
 )
 
 func TestControlRefusesLoopbackAtDialTime(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer ln.Close()
@@ -48,6 +49,7 @@ func TestControlRefusesLoopbackAtDialTime(t *testing.T) {
 }
 
 func TestControlAddresses(t *testing.T) {
+	t.Parallel()
 	f := func(address, want string) {
 		t.Helper()
 		require.Equal(t, want, reasonOf(t, Policy{}.Control("tcp", address, nil)), address)
@@ -64,6 +66,7 @@ func TestControlAddresses(t *testing.T) {
 }
 
 func TestTransportRefusesLoopback(t *testing.T) {
+	// Not parallel: it sets the proxy variables (t.Setenv), which are the process's.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
@@ -88,6 +91,7 @@ func TestTransportRefusesLoopback(t *testing.T) {
 // dialer refuses in one sentence, naming no address ("no such host" against "refusing to
 // connect" there would be an oracle of which internal names exist).
 func TestDialTimeRefusalsDoNotMapInternalDNS(t *testing.T) {
+	t.Parallel()
 	answers := map[string]func(context.Context, string, string) ([]netip.Addr, error){
 		CausePrivateAddress: fakeDNS(map[string][]string{"hooks.example.com": {"10.0.0.5"}}),
 		"mixed":             fakeDNS(map[string][]string{"hooks.example.com": {"93.184.216.34", "127.0.0.1"}}),
@@ -118,6 +122,7 @@ func TestDialTimeRefusalsDoNotMapInternalDNS(t *testing.T) {
 // Outside dev the dialer dials exactly the addresses it judged, in the resolver's order: no
 // second lookup a rebinding DNS could answer differently.
 func TestTheDialerDialsTheAddressesItJudged(t *testing.T) {
+	t.Parallel()
 	lookups := 0
 	p := Policy{LookupNetIP: func(ctx context.Context, network, host string) ([]netip.Addr, error) {
 		lookups++

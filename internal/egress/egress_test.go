@@ -56,6 +56,7 @@ func reasonOf(t *testing.T, err error) string {
 }
 
 func TestCheckURLProduction(t *testing.T) {
+	t.Parallel()
 	p := Policy{LookupNetIP: fakeDNS(testDNS)}
 	f := func(in, want string) {
 		t.Helper()
@@ -177,6 +178,7 @@ func TestCheckURLProduction(t *testing.T) {
 }
 
 func TestCheckURLDev(t *testing.T) {
+	t.Parallel()
 	p := Policy{AllowHTTP: true, AllowPrivate: true, LookupNetIP: fakeDNS(map[string][]string{
 		"localhost": {"127.0.0.1", "::1"}, "internal.example.io": {"192.168.1.10"},
 	})}
@@ -198,6 +200,7 @@ func TestCheckURLDev(t *testing.T) {
 }
 
 func TestCheckURLResolutionCutShort(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	p := Policy{LookupNetIP: func(ctx context.Context, _, host string) ([]netip.Addr, error) {
@@ -221,6 +224,7 @@ func TestCheckURLResolutionCutShort(t *testing.T) {
 // redis) is refused before any lookup, and a name with a private address is answered exactly as
 // one without an address, or whose lookup failed (the difference is kept in Cause, for logs).
 func TestRefusalsDoNotMapInternalDNS(t *testing.T) {
+	t.Parallel()
 	looked := 0
 	p := Policy{LookupNetIP: func(context.Context, string, string) ([]netip.Addr, error) {
 		looked++
@@ -326,6 +330,7 @@ func (s *dnsServer) asked() []string {
 // when a delivery dials it, so the resolver's search domains never turn db.svc into an internal
 // db.svc.cluster.local. A dev policy asks the name as written.
 func TestNamesAreResolvedFullyQualified(t *testing.T) {
+	t.Parallel()
 	var dns dnsServer
 	r := &net.Resolver{PreferGo: true, Dial: dns.dial}
 	_, err := Policy{Resolver: r}.CheckURL(context.Background(), "https://db.svc/hook")

@@ -8,6 +8,7 @@ import (
 )
 
 func TestPublic(t *testing.T) {
+	t.Parallel()
 	f := func(in string, want bool) {
 		t.Helper()
 		require.Equal(t, want, Public(netip.MustParseAddr(in)), in)
@@ -77,6 +78,7 @@ func TestPublic(t *testing.T) {
 }
 
 func TestParseIPv4(t *testing.T) {
+	t.Parallel()
 	f := func(in, want string) {
 		t.Helper()
 		ip, ok := parseIPv4(in)

@@ -33,6 +33,7 @@ func (p *part) Start(context.Context) error {
 func (p *part) Stop(context.Context) error { p.r.add("stop " + p.name); return nil }
 
 func TestGroupStartsInOrderStopsInReverse(t *testing.T) {
+	t.Parallel()
 	r := &recorder{}
 	var g Group
 	g.Add("a", &part{name: "a", r: r})
@@ -44,6 +45,7 @@ func TestGroupStartsInOrderStopsInReverse(t *testing.T) {
 }
 
 func TestGroupStopsStartedPartsWhenOneFails(t *testing.T) {
+	t.Parallel()
 	r := &recorder{}
 	var g Group
 	g.Add("a", &part{name: "a", r: r})
@@ -54,6 +56,7 @@ func TestGroupStopsStartedPartsWhenOneFails(t *testing.T) {
 }
 
 func TestLoopStopWaitsForRun(t *testing.T) {
+	t.Parallel()
 	finished := make(chan struct{})
 	l := &Loop{Run: func(ctx context.Context) {
 		<-ctx.Done()
@@ -74,6 +77,7 @@ func TestLoopStopWaitsForRun(t *testing.T) {
 }
 
 func TestLoopIgnoresStartContextCancellation(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	ended := make(chan struct{})
 	l := &Loop{Run: func(ctx context.Context) { <-ctx.Done(); close(ended) }}
@@ -88,6 +92,7 @@ func TestLoopIgnoresStartContextCancellation(t *testing.T) {
 }
 
 func TestLoopStopHonoursDeadline(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	l := &Loop{Run: func(ctx context.Context) { <-release }}
 	require.NoError(t, l.Start(context.Background()))

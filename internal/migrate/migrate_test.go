@@ -8,6 +8,7 @@ import (
 )
 
 func TestLoadOrdersAndRejectsBadNames(t *testing.T) {
+	t.Parallel()
 	fsys := fstest.MapFS{
 		"m/0002_b.sql": {Data: []byte("SELECT 2;")},
 		"m/0001_a.sql": {Data: []byte("SELECT 1;")},
@@ -26,6 +27,7 @@ func TestLoadOrdersAndRejectsBadNames(t *testing.T) {
 }
 
 func TestStatementsSplitsOnLineEndSemicolons(t *testing.T) {
+	t.Parallel()
 	got := Statements("-- comment\nCREATE TABLE a (\n x Int32\n);\n\nINSERT INTO a (x) VALUES (1);\nSELECT 1")
 	require.Equal(t, []string{"CREATE TABLE a (\n x Int32\n)", "INSERT INTO a (x) VALUES (1)", "SELECT 1"}, got)
 }

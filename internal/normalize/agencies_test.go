@@ -7,6 +7,7 @@ import (
 )
 
 func TestAgencyKind(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, industry, want string }{
 		// industry decides
 		{"Acme", "Staffing and Recruiting", AgencyStaffing},

@@ -7,6 +7,7 @@ import (
 )
 
 func TestCompanyKeyVariantsCollapse(t *testing.T) {
+	t.Parallel()
 	variants := []string{
 		"Acme", "acme", "ACME", " Acme ", "Acme Inc.", "Acme Inc", "ACME INC", "Acme, Inc.", "Acme, Inc",
 		"Acme Incorporated", "Acme GmbH", "Acme S.A.", "Acme SA", "Acme B.V.", "Acme BV", "Acme Pty Ltd",
@@ -26,6 +27,7 @@ func TestCompanyKeyVariantsCollapse(t *testing.T) {
 }
 
 func TestCompanyKey(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"Acme Holdings Pte. Ltd.":  "acme holdings",
 		"Acme Holdings":            "acme holdings",
@@ -51,6 +53,7 @@ func TestCompanyKey(t *testing.T) {
 }
 
 func TestLegalFormsFolded(t *testing.T) {
+	t.Parallel()
 	for _, f := range legalForms {
 		require.Equal(t, lexKey(f), f, "legal forms must be folded")
 	}
@@ -58,6 +61,7 @@ func TestLegalFormsFolded(t *testing.T) {
 }
 
 func TestStripLegalSuffix(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in, base string
 		stripped bool
@@ -81,6 +85,7 @@ func TestStripLegalSuffix(t *testing.T) {
 }
 
 func TestDomainKey(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"https://www.Acme.com/careers":       "acme.com",
 		"http://acme.com":                    "acme.com",

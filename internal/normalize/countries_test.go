@@ -10,6 +10,7 @@ import (
 )
 
 func TestCountryTable(t *testing.T) {
+	t.Parallel()
 	require.Len(t, countryTable, 249)
 	require.Empty(t, countryIndexConflicts, "a key resolves to two countries")
 	for _, a2 := range countryAliases {
@@ -24,6 +25,7 @@ func TestCountryTable(t *testing.T) {
 // The generated table must match the iso-codes JSON it was generated from,
 // where that file is installed (go generate refreshes it).
 func TestCountryTableMatchesIsoCodes(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile("/usr/share/iso-codes/json/iso_3166-1.json")
 	if err != nil {
 		t.Skip("iso-codes not installed:", err)
@@ -47,6 +49,7 @@ func TestCountryTableMatchesIsoCodes(t *testing.T) {
 }
 
 func TestCountryName(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ in, want string }{
 		// names, official and common names
 		{"Germany", "Germany"},
@@ -126,6 +129,7 @@ func TestCountryName(t *testing.T) {
 }
 
 func TestCanonicalNamesRoundTrip(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	for i := range countryTable {
 		c := &countryTable[i]
@@ -146,6 +150,7 @@ func TestCanonicalNamesRoundTrip(t *testing.T) {
 }
 
 func TestCountryCode(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"Germany":        "DE",
 		"United States":  "US",
@@ -165,6 +170,7 @@ func TestCountryCode(t *testing.T) {
 }
 
 func TestCountryNames(t *testing.T) {
+	t.Parallel()
 	names := CountryNames()
 	require.Len(t, names, 249)
 	require.True(t, sort.SliceIsSorted(names, func(i, j int) bool { return foldKey(names[i]) < foldKey(names[j]) }))

@@ -42,6 +42,7 @@ func FuzzNormalize(f *testing.F) {
 }
 
 func TestLongInputs(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("Senior Software Engineer ", 200) + "- Berlin"
 	require.NotPanics(t, func() {
 		require.True(t, strings.HasPrefix(TitleKey(long), "senior software engineer senior"))
@@ -62,6 +63,7 @@ func TestLongInputs(t *testing.T) {
 
 // A clean title keeps the dedup key of its raw title.
 func TestCleanTitleKeepsKey(t *testing.T) {
+	t.Parallel()
 	for _, s := range append(fuzzSeeds,
 		"Senior Backend Engineer (f/m/x) – Remote", "Sales Manager, London", "Engineer - AI",
 		"Entwickler*in Backend (all genders)", "Senior Engineer, Payments - Remote", "Sales Manager in Berlin",

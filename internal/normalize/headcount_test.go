@@ -7,6 +7,7 @@ import (
 )
 
 func TestHeadcountBands(t *testing.T) {
+	t.Parallel()
 	require.Equal(t, []string{"1-10", "11-50", "51-200", "201-500", "501-1000", "1001-5000", "5001+"}, HeadcountBands())
 	for _, b := range HeadcountBands() {
 		require.True(t, ValidHeadcountBand(b), b)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestCountryFromLocation(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ in, want string }{
 		{"Berlin, Germany", "Germany"},
 		{"Berlin, DE", "Germany"},
@@ -68,6 +69,7 @@ func TestCountryFromLocation(t *testing.T) {
 }
 
 func TestPostingCountry(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		country, location, hq string
 		ownFeed               bool
@@ -97,6 +99,7 @@ func lexKey(s string) string {
 }
 
 func TestPlaceTables(t *testing.T) {
+	t.Parallel()
 	for city, a2 := range cityCountry {
 		require.Equal(t, lexKey(city), city, "city keys must be folded")
 		_, ok := countryByAlpha2(a2)

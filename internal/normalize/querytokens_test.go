@@ -9,6 +9,7 @@ import (
 
 // QueryTokens says when the lexer dropped words, which Tokens never does.
 func TestQueryTokensReportsDroppedWords(t *testing.T) {
+	t.Parallel()
 	f := func(s string, words int, complete bool) {
 		t.Helper()
 		toks, ok := QueryTokens(s)

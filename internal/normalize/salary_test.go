@@ -8,6 +8,7 @@ import (
 )
 
 func TestYearlyUSDPeriods(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		min, max float64
 		period   string
@@ -32,6 +33,7 @@ func TestYearlyUSDPeriods(t *testing.T) {
 }
 
 func TestYearlyUSDCurrencies(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		currency string
 		amount   float64
@@ -67,6 +69,7 @@ func TestYearlyUSDCurrencies(t *testing.T) {
 }
 
 func TestYearlyUSDBoundsAndRounding(t *testing.T) {
+	t.Parallel()
 	lo, hi, ok := YearlyUSD(0, 120000, "USD", "year")
 	require.True(t, ok)
 	require.Equal(t, 120000.0, lo)
@@ -88,6 +91,7 @@ func TestYearlyUSDBoundsAndRounding(t *testing.T) {
 }
 
 func TestYearlyUSDRejects(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name             string
 		min, max         float64
@@ -117,6 +121,7 @@ func TestYearlyUSDRejects(t *testing.T) {
 
 // The pay plausibility rule, per period and currency.
 func TestYearlyUSDPlausibility(t *testing.T) {
+	t.Parallel()
 	f := func(min, max float64, currency, period string, want bool) {
 		t.Helper()
 		_, _, ok := YearlyUSD(min, max, currency, period)

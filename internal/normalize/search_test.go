@@ -7,6 +7,7 @@ import (
 )
 
 func TestTokens(t *testing.T) {
+	t.Parallel()
 	cases := map[string][]string{
 		"Sr. Software Eng.":             {"senior", "software", "engineer"},
 		"VP, Sales & Marketing":         {"vice", "president", "sales", "and", "marketing"},
@@ -25,6 +26,7 @@ func TestTokens(t *testing.T) {
 }
 
 func TestStemsInflections(t *testing.T) {
+	t.Parallel()
 	groups := [][]string{
 		{"engineer", "engineers", "engineering", "Engineer", "ENGINEERS"},
 		{"manager", "managers", "managing"},
@@ -46,6 +48,7 @@ func TestStemsInflections(t *testing.T) {
 }
 
 func TestMatchAll(t *testing.T) {
+	t.Parallel()
 	title := Stems("Senior Software Engineers - Platform Team (m/w/d)")
 	cases := map[string]bool{
 		"engineer":                 true,
@@ -66,6 +69,7 @@ func TestMatchAll(t *testing.T) {
 }
 
 func TestExpand(t *testing.T) {
+	t.Parallel()
 	require.Contains(t, Expand("developer"), "engineer")
 	require.Contains(t, Expand("engineer"), "developer")
 	require.Contains(t, Expand("SWE"), "software engineer")

@@ -9,6 +9,7 @@ import (
 )
 
 func TestFunctionsTable(t *testing.T) {
+	t.Parallel()
 	idFormat := regexp.MustCompile(`^fn_[0-9a-z]{4}$`)
 	seen := map[string]bool{}
 	named := 0
@@ -33,6 +34,7 @@ func TestFunctionsTable(t *testing.T) {
 }
 
 func TestFunctionName(t *testing.T) {
+	t.Parallel()
 	name, ok := FunctionName(idBackend)
 	require.True(t, ok)
 	require.Equal(t, "Engineering", name)
@@ -48,6 +50,7 @@ func TestFunctionName(t *testing.T) {
 }
 
 func TestResolveFunction(t *testing.T) {
+	t.Parallel()
 	// An id resolves to itself, named or not.
 	for _, id := range []string{idBackend, idSecurity, idLegacyA} {
 		ids, ok := ResolveFunction(id)
@@ -94,6 +97,7 @@ func TestResolveFunction(t *testing.T) {
 }
 
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ title, want string }{
 		// Security before Engineering
 		{"Security Engineer", idSecurity},

@@ -15,6 +15,7 @@ import (
 // it) and prints, per function name, the precision and recall of the attribution against the
 // simulator's own function; none may be below 0.95.
 func TestFunctionAttributionAgainstTruth(t *testing.T) {
+	t.Parallel()
 	w := sim.New(sim.Config{Seed: 42})
 	tp, fp, fn := map[string]int{}, map[string]int{}, map[string]int{}
 	wrong := map[[3]string]int{}

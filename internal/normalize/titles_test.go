@@ -8,6 +8,7 @@ import (
 
 // Every variant in a group must share one key, and the groups must differ.
 func TestTitleKeyVariantsCollapse(t *testing.T) {
+	t.Parallel()
 	groups := []struct {
 		key      string
 		variants []string
@@ -85,6 +86,7 @@ func TestTitleKeyVariantsCollapse(t *testing.T) {
 
 // Different roles must keep different keys.
 func TestTitleKeyNearMissesStayApart(t *testing.T) {
+	t.Parallel()
 	pairs := [][2]string{
 		{"Senior Engineer", "Engineer"},
 		{"Engineer II", "Engineer III"},
@@ -115,6 +117,7 @@ func TestTitleKeyNearMissesStayApart(t *testing.T) {
 }
 
 func TestTitleKeyEdges(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"":                                   "",
 		"   ":                                "",
@@ -145,6 +148,7 @@ func TestTitleKeyEdges(t *testing.T) {
 }
 
 func TestCleanTitle(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"Senior Software Engineer":                 "Senior Software Engineer",
 		"  Senior   Software  Engineer ":           "Senior Software Engineer",
@@ -177,6 +181,7 @@ func TestCleanTitle(t *testing.T) {
 }
 
 func TestTitleTablesFolded(t *testing.T) {
+	t.Parallel()
 	for k := range abbreviations {
 		require.Equal(t, lexKey(k), k)
 	}

@@ -9,6 +9,7 @@ import (
 )
 
 func TestBodyCarriesTheSpecFieldsAndNullsOnTests(t *testing.T) {
+	t.Parallel()
 	b := Body{Event: EventTest, OccurredAt: "2026-11-23T00:00:00Z", WebhookID: 7, DeliveryID: 9, IdempotencyKey: TestKey(9)}
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(b.Marshal(), &m))

@@ -17,6 +17,7 @@ func newBox(t *testing.T, keys ...[]byte) *Box {
 }
 
 func TestRoundTrip(t *testing.T) {
+	t.Parallel()
 	b := newBox(t, GenerateKey())
 	aad := []byte("cus_1|https://example.com/hook")
 	for _, pt := range [][]byte{[]byte("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"), {}, bytes.Repeat([]byte{0}, 1000)} {
@@ -34,6 +35,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestTamperFails(t *testing.T) {
+	t.Parallel()
 	b := newBox(t, GenerateKey())
 	aad := []byte("cus_1|https://example.com/hook")
 	sealed := b.Seal([]byte("whsec_secret-value"), aad)
@@ -54,6 +56,7 @@ func TestTamperFails(t *testing.T) {
 }
 
 func TestWrongAADFails(t *testing.T) {
+	t.Parallel()
 	b := newBox(t, GenerateKey())
 	sealed := b.Seal([]byte("whsec_secret-value"), []byte("cus_1|https://example.com/hook"))
 	for _, aad := range []string{"cus_2|https://example.com/hook", "cus_1|https://example.com/hook2", "", "cus_1|https://example.com/hoo"} {
@@ -63,6 +66,7 @@ func TestWrongAADFails(t *testing.T) {
 }
 
 func TestRotation(t *testing.T) {
+	t.Parallel()
 	oldKey, newKey := GenerateKey(), GenerateKey()
 	aad := []byte("row")
 	sealedOld := newBox(t, oldKey).Seal([]byte("first"), aad)
@@ -84,6 +88,7 @@ func TestRotation(t *testing.T) {
 }
 
 func TestBadKeysNameTheFlag(t *testing.T) {
+	t.Parallel()
 	for _, keys := range [][][]byte{nil, {make([]byte, 16)}, {GenerateKey(), make([]byte, 33)}, {{}}} {
 		_, err := New(keys...)
 		require.ErrorContains(t, err, "--webhook-secret-keys")

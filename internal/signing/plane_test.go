@@ -10,6 +10,7 @@ import (
 )
 
 func TestPlaneSignatureIsHMACOfTheBodyUnderEachSecret(t *testing.T) {
+	t.Parallel()
 	body := []byte(`{"event":"opened","company":"Acme"}`)
 	a, b := NewSecret(), NewSecret()
 	m := hmac.New(sha256.New, []byte(a))

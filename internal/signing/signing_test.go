@@ -13,6 +13,7 @@ import (
 )
 
 func TestKnownAnswer(t *testing.T) {
+	t.Parallel()
 	// The Standard Webhooks specification's test vector.
 	sig, err := Sign([]string{"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}, "msg_p5jXN8AQM9LWM0D4loKWxJek",
 		time.Unix(1614265330, 0), []byte(`{"test": 2432232314}`))
@@ -21,6 +22,7 @@ func TestKnownAnswer(t *testing.T) {
 }
 
 func TestSignVerifiesUnderEitherSecretWithTheReferenceLibrary(t *testing.T) {
+	t.Parallel()
 	oldSecret, newSecret, other := NewSecret(), NewSecret(), NewSecret()
 	body := []byte(`{"event":"opened","company":"Acme"}`)
 	ts := time.Now()
@@ -47,6 +49,7 @@ func TestSignVerifiesUnderEitherSecretWithTheReferenceLibrary(t *testing.T) {
 }
 
 func TestNewSecret(t *testing.T) {
+	t.Parallel()
 	s := NewSecret()
 	require.NoError(t, ValidateSecret(s))
 	require.True(t, strings.HasPrefix(s, SecretPrefix))
@@ -57,6 +60,7 @@ func TestNewSecret(t *testing.T) {
 }
 
 func TestValidateSecret(t *testing.T) {
+	t.Parallel()
 	b64 := func(n int) string { return base64.StdEncoding.EncodeToString([]byte(strings.Repeat("k", n))) }
 	f := func(in string, ok bool) {
 		t.Helper()
@@ -91,6 +95,7 @@ func TestValidateSecret(t *testing.T) {
 }
 
 func TestSignRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	s := NewSecret()
 	_, err := Sign(nil, "msg_1", time.Unix(0, 0), nil)
 	require.Error(t, err)

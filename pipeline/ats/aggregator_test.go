@@ -9,6 +9,7 @@ import (
 const aggURL = "http://127.0.0.1:7070/aggregator/v1/feed?region=dach"
 
 func TestAggregatorParse(t *testing.T) {
+	t.Parallel()
 	page := mustParse(t, "aggregator", fixture(t, "aggregator_feed.json"), aggURL)
 	require.Equal(t, 2, page.Malformed, "blank id, title not a string")
 	require.Equal(t, aggURL+"&cursor=eyJvZmZzZXQiOjEwMH0%3D", page.NextURL)
@@ -41,6 +42,7 @@ func TestAggregatorParse(t *testing.T) {
 }
 
 func TestAggregatorPaging(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ url, body, want string }{
 		{aggURL, `{"jobs":[],"next_cursor":"abc"}`, aggURL + "&cursor=abc"},
 		{aggURL + "&cursor=abc", `{"jobs":[],"next_cursor":"def"}`, aggURL + "&cursor=def"},
@@ -58,6 +60,7 @@ func TestAggregatorPaging(t *testing.T) {
 }
 
 func TestAggregatorBadBodies(t *testing.T) {
+	t.Parallel()
 	for _, body := range []string{"", `{"next_cursor":"x"}`, `{"jobs":5}`, `[{"id":"1","title":"x"}]`, `{"jobs":[{"id":"1","title":"x"}],"next_cursor":`} {
 		parseErr(t, "aggregator", []byte(body))
 	}

@@ -9,6 +9,7 @@ import (
 const ashbyURL = "http://127.0.0.1:7070/ashby/posting-api/job-board/acme?includeCompensation=true"
 
 func TestAshbyParse(t *testing.T) {
+	t.Parallel()
 	page := mustParse(t, "ashby", fixture(t, "ashby_jobs.json"), ashbyURL)
 	require.Equal(t, 2, page.Malformed, "missing title, non-object; the unlisted job is skipped, not counted")
 	require.Empty(t, page.NextURL)
@@ -47,6 +48,7 @@ func TestAshbyParse(t *testing.T) {
 // The real shapes, from Ashby's documented posting API: secondaryLocations with
 // their own countries, and the country in address.postalAddress.addressCountry.
 func TestAshbyRealShapes(t *testing.T) {
+	t.Parallel()
 	body := `{"apiVersion":"1","jobs":[{"id":"j1","title":"Account Executive","location":"Berlin","isListed":true,
 	  "address":{"postalAddress":{"addressLocality":"Berlin","addressCountry":"Germany"}},
 	  "secondaryLocations":[
@@ -72,6 +74,7 @@ func TestAshbyRealShapes(t *testing.T) {
 }
 
 func TestAshbyBadBodies(t *testing.T) {
+	t.Parallel()
 	for _, body := range []string{"", `{"apiVersion":"1"}`, `[]`, `{"apiVersion":"1","jobs":{}}`, `{"apiVersion":"1","jobs":[{"id":"x","title":"y"}`} {
 		parseErr(t, "ashby", []byte(body))
 	}

@@ -11,6 +11,7 @@ import (
 const ghURL = "http://127.0.0.1:7070/greenhouse/v1/boards/acme/jobs?content=true"
 
 func TestGreenhouseParse(t *testing.T) {
+	t.Parallel()
 	page := mustParse(t, "greenhouse", fixture(t, "greenhouse_jobs.json"), ghURL)
 	require.Equal(t, 4, page.Malformed, "missing title, numeric title, non-object, null id")
 	require.Empty(t, page.NextURL, "greenhouse has no paging")
@@ -48,6 +49,7 @@ func TestGreenhouseParse(t *testing.T) {
 // The real shapes, from Greenhouse's documented Job Board API: location.name is
 // free text; with content=true offices[].location carries the full place and its country.
 func TestGreenhouseRealShapes(t *testing.T) {
+	t.Parallel()
 	f := func(job string, want ...[3]string) { // SourceID, Location, remote
 		t.Helper()
 		page := mustParse(t, "greenhouse", []byte(`{"jobs":[`+job+`]}`), ghURL)
@@ -72,6 +74,7 @@ func TestGreenhouseRealShapes(t *testing.T) {
 }
 
 func TestGreenhouseLargeIDsStayExact(t *testing.T) {
+	t.Parallel()
 	body := `{"jobs":[{"id":9007199254740993,"title":"A","requisition_id":12345678901234567890},{"id":"18446744073709551615","title":"B"}]}`
 	page := mustParse(t, "greenhouse", []byte(body), ghURL)
 	require.Len(t, page.Postings, 2)
@@ -81,6 +84,7 @@ func TestGreenhouseLargeIDsStayExact(t *testing.T) {
 }
 
 func TestGreenhouseBadBodies(t *testing.T) {
+	t.Parallel()
 	full := fixture(t, "greenhouse_jobs.json")
 	for _, body := range []string{"", "   ", "not json", "<html>502 Bad Gateway</html>", "[]", `{"jobs": 5}`,
 		`{"status":404,"error":"Job not found"}`, `{"jobs": null}`, string(full[:len(full)/2]), `{"jobs":[]} trailing`} {

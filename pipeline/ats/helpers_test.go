@@ -82,6 +82,7 @@ func checkPage(t testing.TB, page Page) {
 }
 
 func TestRegistry(t *testing.T) {
+	t.Parallel()
 	want := []string{"aggregator", "ashby", "greenhouse", "jsonld", "lever", "personio", "recruitee", "smartrecruiters", "workable"}
 	require.Equal(t, want, Vendors())
 	for _, v := range want {
@@ -94,6 +95,7 @@ func TestRegistry(t *testing.T) {
 }
 
 func TestNormPeriod(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in     string
 		period string
@@ -121,6 +123,7 @@ func TestNormPeriod(t *testing.T) {
 }
 
 func TestMakeSalary(t *testing.T) {
+	t.Parallel()
 	require.Nil(t, makeSalary(flexNum{}, flexNum{}, "", ""), "all blank")
 	require.Nil(t, makeSalary(flexNum{}, flexNum{}, "EUR", "year"), "no amounts")
 	require.Nil(t, makeSalary(num(0), num(0), "EUR", "year"), "zero amounts")
@@ -130,6 +133,7 @@ func TestMakeSalary(t *testing.T) {
 }
 
 func TestParseTime(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"2026-01-14T10:55:28-05:00":     "2026-01-14T15:55:28Z",
 		"2021-04-30T16:21:55.393+00:00": "2021-04-30T16:21:55.393Z",
@@ -153,6 +157,7 @@ func TestParseTime(t *testing.T) {
 }
 
 func TestFlexTypes(t *testing.T) {
+	t.Parallel()
 	var n flexNum
 	for in, want := range map[string]float64{`85000`: 85000, `"85000"`: 85000, `"85,000.50"`: 85000.5, `" 12 "`: 12, `-3`: -3, `"1e3"`: 1000} {
 		require.NoError(t, n.UnmarshalJSON([]byte(in)))
@@ -181,6 +186,7 @@ func TestFlexTypes(t *testing.T) {
 }
 
 func TestWithQuery(t *testing.T) {
+	t.Parallel()
 	require.Equal(t, "http://h/p?a=1&skip=100&limit=100", withQuery("http://h/p?a=1&skip=0&limit=100", "skip", "100"))
 	require.Equal(t, "http://h/p?a=1&cursor=x%2By", withQuery("http://h/p?a=1", "cursor", "x+y"))
 	require.Equal(t, "http://h/p?cursor=new&b=2", withQuery("http://h/p?cursor=old&b=2&cursor=older", "cursor", "new"))
@@ -189,6 +195,7 @@ func TestWithQuery(t *testing.T) {
 }
 
 func TestHostOf(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"https://www.acme.com":            "acme.com",
 		"https://www.Acme.com/about?x=1":  "acme.com",

@@ -9,6 +9,7 @@ import (
 
 // eachElement must yield exactly what encoding/json gives for []json.RawMessage.
 func TestEachElementMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
 	for _, arr := range []string{
 		`[]`, `[ ]`, "[\n\t]", `[1]`, `[ 1 , 2 ]`, `["a","b"]`, `[ "a\"]," , "\\" ]`,
 		`[{"a":[1,2,{"b":"]"}]}, [ [ ] ], null, true, false, -1.5e3]`,
@@ -85,6 +86,7 @@ func checkMembers(t *testing.T, obj []byte) {
 }
 
 func TestDecodeMembersMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
 	for _, obj := range []string{
 		`{}`, `{ "name" : "A" , "NAME":"B" }`, `{"sameAs":["x", {"y":"}"}], "minValue":"85,000"}`,
 		`{"sameAs":null,"minValue":null,"name":null}`, `{"addressCountry":{"@type":"Country","name":" DE "}}`,
@@ -111,6 +113,7 @@ func checkNode(t *testing.T, obj []byte) {
 }
 
 func TestNodeMembersMatchEncodingJSON(t *testing.T) {
+	t.Parallel()
 	for _, obj := range []string{
 		`{"@type":"JobPosting","title":"A","name":"B","title":7,"TITLE":"C","datePosted":"2026-01-05","url":5}`,
 		`{"title":"caf\u00e9","name":null,"name":"x\"y","identifier":{"value":"1"},"@graph":[{"@type":"JobPosting"}]}`,

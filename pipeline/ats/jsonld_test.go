@@ -11,6 +11,7 @@ import (
 const ldURL = "http://127.0.0.1:7070/boards/jobsnorth/jobs?page=1"
 
 func TestJSONLDParse(t *testing.T) {
+	t.Parallel()
 	page := mustParse(t, "jsonld", fixture(t, "jsonld_page1.html"), ldURL)
 	require.Equal(t, 2, page.Malformed, "one invalid JSON block, one JobPosting without title")
 	require.Equal(t, "http://127.0.0.1:7070/boards/jobsnorth/jobs?page=2&sort=new", page.NextURL,
@@ -66,6 +67,7 @@ func TestJSONLDParse(t *testing.T) {
 }
 
 func TestJSONLDLastPageAndRealHost(t *testing.T) {
+	t.Parallel()
 	page := mustParse(t, "jsonld", fixture(t, "jsonld_last.html"), "https://jobsnorth.example/boards/jobsnorth/jobs?page=3")
 	require.Empty(t, page.NextURL)
 	require.Len(t, page.Postings, 1)
@@ -78,6 +80,7 @@ func TestJSONLDLastPageAndRealHost(t *testing.T) {
 }
 
 func TestJSONLDShapes(t *testing.T) {
+	t.Parallel()
 	wrap := func(blocks ...string) []byte {
 		var b strings.Builder
 		b.WriteString("<html><head>")
@@ -128,6 +131,7 @@ func TestJSONLDShapes(t *testing.T) {
 // posting: its canonical link, else the page URL), hiringOrganization.sameAs pointing at the
 // board's own company page, and jobLocation arrays of several countries.
 func TestJSONLDJobPages(t *testing.T) {
+	t.Parallel()
 	page := func(head, posting string) []byte {
 		return []byte(`<!DOCTYPE html><html><head>` + head + `</head><body><script type="application/ld+json">` + posting + `</script></body></html>`)
 	}
@@ -170,6 +174,7 @@ func TestJSONLDJobPages(t *testing.T) {
 }
 
 func TestJSONLDSalaryShapes(t *testing.T) {
+	t.Parallel()
 	cases := map[string]*Salary{
 		`{"currency":"EUR","value":{"@type":"QuantitativeValue","minValue":70000,"maxValue":90000,"unitText":"YEAR"}}`: {Min: 70000, Max: 90000, Currency: "EUR", Period: "year"},
 		`{"currency":"USD","value":{"value":40,"unitText":"HOUR"}}`:                                                    {Min: 40, Max: 40, Currency: "USD", Period: "hour"},
@@ -187,6 +192,7 @@ func TestJSONLDSalaryShapes(t *testing.T) {
 }
 
 func TestJSONLDBadBodies(t *testing.T) {
+	t.Parallel()
 	full := string(fixture(t, "jsonld_page1.html"))
 	cut := strings.Index(full, `"Senior Backend Engineer"`)
 	for _, body := range []string{

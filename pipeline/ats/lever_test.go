@@ -11,6 +11,7 @@ import (
 const leverURL = "http://127.0.0.1:7070/lever/v0/postings/acme?mode=json&skip=0&limit=100"
 
 func TestLeverParse(t *testing.T) {
+	t.Parallel()
 	page := mustParse(t, "lever", fixture(t, "lever_postings.json"), leverURL)
 	require.Equal(t, 3, page.Malformed, "empty text, missing id, non-object")
 	require.Empty(t, page.NextURL, "6 records < limit 100: last page")
@@ -54,6 +55,7 @@ func leverBody(n int) []byte {
 }
 
 func TestLeverPaging(t *testing.T) {
+	t.Parallel()
 	base := "http://127.0.0.1:7070/lever/v0/postings/acme"
 	cases := []struct {
 		url  string
@@ -83,6 +85,7 @@ func TestLeverPaging(t *testing.T) {
 }
 
 func TestLeverBadBodies(t *testing.T) {
+	t.Parallel()
 	full := fixture(t, "lever_postings.json")
 	for _, body := range []string{"", "null", `{"ok":false,"error":"Document not found"}`, "[{\"id\":", string(full[:len(full)-3]), "<html></html>"} {
 		parseErr(t, "lever", []byte(body))

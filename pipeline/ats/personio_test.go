@@ -10,6 +10,7 @@ import (
 const personioURL = "http://127.0.0.1:7070/personio/acme/xml?language=en"
 
 func TestPersonioParse(t *testing.T) {
+	t.Parallel()
 	page := mustParse(t, "personio", fixture(t, "personio_positions.xml"), personioURL)
 	require.Equal(t, 2, page.Malformed, "empty id, missing name")
 	require.Empty(t, page.NextURL)
@@ -42,6 +43,7 @@ func TestPersonioParse(t *testing.T) {
 // is https://{tenant}.jobs.personio.de/job/{id}, <office>Remote</office> is a remote job, and
 // <additionalOffices> lists further offices.
 func TestPersonioRealShapes(t *testing.T) {
+	t.Parallel()
 	f := func(feedURL, position string, want ...Posting) {
 		t.Helper()
 		body := `<?xml version="1.0" encoding="UTF-8"?><workzag-jobs><position>` + position + `</position></workzag-jobs>`
@@ -64,6 +66,7 @@ func TestPersonioRealShapes(t *testing.T) {
 }
 
 func TestPersonioEncodingsAndEmpty(t *testing.T) {
+	t.Parallel()
 	latin1 := []byte("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<workzag-jobs><position><id>9</id><office>M\xfcnchen</office><name>K\xf6chin (m/w/d)</name><createdAt>2026-01-05T09:12:44+01:00</createdAt></position></workzag-jobs>")
 	page := mustParse(t, "personio", latin1, personioURL)
 	require.Len(t, page.Postings, 1)
@@ -76,6 +79,7 @@ func TestPersonioEncodingsAndEmpty(t *testing.T) {
 }
 
 func TestPersonioBadBodies(t *testing.T) {
+	t.Parallel()
 	full := fixture(t, "personio_positions.xml")
 	for _, body := range []string{"", "   ", "not xml at all", `{"jobs":[]}`, string(full[:len(full)/2]), string(full[:len(full)-20]),
 		`<workzag-jobs><position><id>1</id><name>x</name></position>`, `<workzag-jobs></workzag-jobs><workzag-jobs></workzag-jobs>`} {

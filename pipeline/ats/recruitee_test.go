@@ -9,6 +9,7 @@ import (
 const recruiteeURL = "http://127.0.0.1:7070/recruitee/acme/api/offers/"
 
 func TestRecruiteeParse(t *testing.T) {
+	t.Parallel()
 	page := mustParse(t, "recruitee", fixture(t, "recruitee_offers.json"), recruiteeURL)
 	require.Equal(t, 2, page.Malformed, "missing id, empty title; draft/closed offers are skipped, not counted")
 	require.Empty(t, page.NextURL)
@@ -41,6 +42,7 @@ func TestRecruiteeParse(t *testing.T) {
 }
 
 func TestRecruiteeBlankSalaryVariants(t *testing.T) {
+	t.Parallel()
 	for _, sal := range []string{`null`, `{}`, `{"min":null,"max":null,"period":null,"currency":null}`, `{"min":"","max":"","period":"","currency":""}`, `{"min":" ","max":null,"period":"year","currency":"EUR"}`, `"n/a"`} {
 		body := `{"offers":[{"id":1,"title":"T","status":"published","salary":` + sal + `}]}`
 		page := mustParse(t, "recruitee", []byte(body), recruiteeURL)
@@ -50,6 +52,7 @@ func TestRecruiteeBlankSalaryVariants(t *testing.T) {
 }
 
 func TestRecruiteeBadBodies(t *testing.T) {
+	t.Parallel()
 	for _, body := range []string{"", `{"error":"not found"}`, `{"offers":"x"}`, `{"offers":[{"id":1,"title":"T"}`} {
 		parseErr(t, "recruitee", []byte(body))
 	}

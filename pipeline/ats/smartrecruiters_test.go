@@ -9,6 +9,7 @@ import (
 const srBase = "http://127.0.0.1:7070/smartrecruiters/v1/companies/AcmeInc/postings"
 
 func TestSmartRecruitersParse(t *testing.T) {
+	t.Parallel()
 	page := mustParse(t, "smartrecruiters", fixture(t, "smartrecruiters_page1.json"), srBase+"?limit=3&offset=0")
 	require.Equal(t, 1, page.Malformed, "missing name")
 	require.Equal(t, srBase+"?limit=3&offset=3", page.NextURL, "0+3 < totalFound 5")
@@ -41,6 +42,7 @@ func TestSmartRecruitersParse(t *testing.T) {
 // list (the public page is jobs.smartrecruiters.com/{company.identifier}/{id}), the remote
 // location shape and an empty department object.
 func TestSmartRecruitersRealShapes(t *testing.T) {
+	t.Parallel()
 	f := func(item, pageURL string, want Posting) {
 		t.Helper()
 		body := `{"offset":0,"limit":100,"totalFound":1,"content":[` + item + `]}`
@@ -64,6 +66,7 @@ func TestSmartRecruitersRealShapes(t *testing.T) {
 }
 
 func TestSmartRecruitersPaging(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		url, body, want string
 	}{
@@ -82,12 +85,14 @@ func TestSmartRecruitersPaging(t *testing.T) {
 }
 
 func TestSmartRecruitersBadBodies(t *testing.T) {
+	t.Parallel()
 	for _, body := range []string{"", `{"message":"Company not found","code":"NOT_FOUND"}`, `{"content":{}}`, `[]`, `{"offset":0,"content":[{"id":"1"`} {
 		parseErr(t, "smartrecruiters", []byte(body))
 	}
 }
 
 func TestSmartRecruitersTidiesEmptyRegionSlots(t *testing.T) {
+	t.Parallel()
 	f := func(in, want string) {
 		t.Helper()
 		require.Equal(t, want, tidyPlace(in))

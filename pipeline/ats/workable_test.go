@@ -9,6 +9,7 @@ import (
 const workableURL = "http://127.0.0.1:7070/workable/api/v1/widget/accounts/acme"
 
 func TestWorkableParse(t *testing.T) {
+	t.Parallel()
 	page := mustParse(t, "workable", fixture(t, "workable_account.json"), workableURL)
 	require.Equal(t, 2, page.Malformed, "missing shortcode, null title")
 	require.Empty(t, page.NextURL)
@@ -41,6 +42,7 @@ func TestWorkableParse(t *testing.T) {
 }
 
 func TestWorkableSourceIDStable(t *testing.T) {
+	t.Parallel()
 	one := `{"name":"A","jobs":[{"title":"T","shortcode":"S1","country":"Germany","city":"Berlin"}]}`
 	two := `{"name":"A","jobs":[{"title":"T","shortcode":"S1","country":"France","city":"Paris"},{"title":"T","shortcode":"S1","country":"Germany","city":"Berlin"}]}`
 	p1 := mustParse(t, "workable", []byte(one), workableURL)
@@ -51,6 +53,7 @@ func TestWorkableSourceIDStable(t *testing.T) {
 }
 
 func TestWorkableBadBodies(t *testing.T) {
+	t.Parallel()
 	for _, body := range []string{"", `{"name":"Acme"}`, `{"name":"Acme","jobs":"none"}`, `[{"title":"x"}]`, `{"jobs":[`} {
 		parseErr(t, "workable", []byte(body))
 	}

@@ -14,6 +14,7 @@ import (
 )
 
 func TestDeliversSignedAndBillsOnceWhenAcceptedTwice(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.start(Config{})
 	id, key := f.deliver(f.acct, f.endpoint, f.watch)
@@ -61,6 +62,7 @@ func TestDeliversSignedAndBillsOnceWhenAcceptedTwice(t *testing.T) {
 }
 
 func TestTestDeliveriesAreNotBilled(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.start(Config{})
 	id, key := f.deliver(f.acct, f.endpoint, 0)
@@ -72,6 +74,7 @@ func TestTestDeliveriesAreNotBilled(t *testing.T) {
 }
 
 func TestFailedAttemptsAreRetriedWithTheSameKeyUntilAccepted(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.rc.setAnswer(func(n int, w http.ResponseWriter, _ *http.Request) {
 		if n < 2 {
@@ -100,6 +103,7 @@ func TestFailedAttemptsAreRetriedWithTheSameKeyUntilAccepted(t *testing.T) {
 }
 
 func TestAttemptsExhaustedFail(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.rc.setAnswer(func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusBadGateway) })
 	f.start(Config{Schedule: func(n int) (time.Duration, bool) { return 0, n < 3 }})
@@ -113,6 +117,7 @@ func TestAttemptsExhaustedFail(t *testing.T) {
 }
 
 func TestRetryAfterIsHonoured(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.rc.setAnswer(func(n int, w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Retry-After", "600")
@@ -137,6 +142,7 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 }
 
 func TestGoneDisablesTheEndpointAndFailsItsDeliveries(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.rc.setAnswer(func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusGone) })
 	// A delivery waiting for a later retry to the same endpoint.
@@ -166,6 +172,7 @@ func TestGoneDisablesTheEndpointAndFailsItsDeliveries(t *testing.T) {
 }
 
 func TestAnEndpointFailingForDaysIsDisabled(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.rc.setAnswer(func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusInternalServerError) })
 	_, err := f.pool.Exec(f.ctx, "UPDATE webhook_endpoints SET failing_since = now() - interval '4 days' WHERE endpoint_id = $1", f.endpoint)
@@ -179,6 +186,7 @@ func TestAnEndpointFailingForDaysIsDisabled(t *testing.T) {
 }
 
 func TestATimeoutIsAFailedAttemptWithoutStatus(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.rc.setAnswer(func(_ int, w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	f.start(Config{Timeout: 200 * time.Millisecond, Schedule: func(n int) (time.Duration, bool) { return 0, n < 1 }})
@@ -192,6 +200,7 @@ func TestATimeoutIsAFailedAttemptWithoutStatus(t *testing.T) {
 }
 
 func TestARedirectIsAFailureAndNotFollowed(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.rc.setAnswer(func(_ int, w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/elsewhere" {
@@ -209,6 +218,7 @@ func TestARedirectIsAFailureAndNotFollowed(t *testing.T) {
 }
 
 func TestProductionPolicyRefusesALoopbackReceiverAtDialTime(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.startWith(Config{Egress: egress.Policy{}, Schedule: func(n int) (time.Duration, bool) { return 0, n < 1 }})
 	id, _ := f.deliver(f.acct, f.endpoint, f.watch)
@@ -223,6 +233,7 @@ func TestProductionPolicyRefusesALoopbackReceiverAtDialTime(t *testing.T) {
 }
 
 func TestAPausedAccountsDeliveriesWaitUntilResume(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.start(Config{})
 	_, err := oltp.SetPaused(f.ctx, f.pool, f.acct.CustomerID, f.acct.AccountID, true, "")
@@ -249,6 +260,7 @@ func TestAPausedAccountsDeliveriesWaitUntilResume(t *testing.T) {
 }
 
 func TestRetryAfterParsing(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	d, ok := retryAfter("120", now)
 	require.True(t, ok)
@@ -263,6 +275,7 @@ func TestRetryAfterParsing(t *testing.T) {
 }
 
 func TestDefaultScheduleSpansAboutThreeDays(t *testing.T) {
+	t.Parallel()
 	var total time.Duration
 	n := 0
 	for {
@@ -287,6 +300,7 @@ func metricsText(d *Dispatcher) string {
 }
 
 func TestTwoDispatchersSendEachDeliveryOnce(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	var ids []int64
 	for range 200 {
@@ -312,6 +326,7 @@ func TestTwoDispatchersSendEachDeliveryOnce(t *testing.T) {
 }
 
 func TestAStoppedDispatcherLeavesNothingClaimed(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	release := make(chan struct{})
 	f.rc.setAnswer(func(_ int, w http.ResponseWriter, r *http.Request) {
@@ -339,6 +354,7 @@ func TestAStoppedDispatcherLeavesNothingClaimed(t *testing.T) {
 }
 
 func TestAHungDispatchersLeaseEndsAfterTheLease(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	id, _ := f.deliver(f.acct, f.endpoint, f.watch)
 	hung := oltp.NewLeaser(f.pool, time.Second) // its connection then stays idle: the server ends it
@@ -356,6 +372,7 @@ func TestAHungDispatchersLeaseEndsAfterTheLease(t *testing.T) {
 }
 
 func TestARowLeasedByClaimedUntilIsLeftAlone(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	id, _ := f.deliver(f.acct, f.endpoint, f.watch)
 	_, err := f.pool.Exec(f.ctx, "UPDATE webhook_deliveries SET claimed_until = now() + interval '1 hour' WHERE delivery_id = $1", id)
@@ -373,6 +390,7 @@ func TestARowLeasedByClaimedUntilIsLeftAlone(t *testing.T) {
 }
 
 func TestALeaseKeepsOthersOffUntilItEnds(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	id, _ := f.deliver(f.acct, f.endpoint, f.watch)
 	mine := oltp.NewLeaser(f.pool, time.Hour)
@@ -412,6 +430,7 @@ func TestALeaseKeepsOthersOffUntilItEnds(t *testing.T) {
 }
 
 func TestASecretThatDoesNotOpenHoldsOnlyItsOwnDeliveries(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	rc := newReceiver(t)
 	broken, w := f.endpointAndWatch(f.acct, rc.srv.URL+"/broken", signing.NewSecret())

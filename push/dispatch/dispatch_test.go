@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -99,6 +100,7 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "dispatch")
+	ownDeliveryIDs(t, pool)
 	box, err := secretbox.New(secretbox.GenerateKey())
 	require.NoError(t, err)
 	f := &fixture{t: t, ctx: ctx, pool: pool, box: box, secret: signing.NewSecret()}
@@ -106,6 +108,17 @@ func newFixture(t *testing.T) *fixture {
 	f.rc = newReceiver(t, f.secret)
 	f.endpoint, f.watch = f.endpointAndWatch(f.acct, f.rc.srv.URL+"/hooks", f.secret)
 	return f
+}
+
+// ownDeliveryIDs starts the schema's delivery ids at a random multiple of 2^32: a lease is an
+// advisory lock keyed by delivery id, and advisory locks are the database's, shared by every
+// test schema in it (the package's parallel tests, and any other run of them), so ids counted
+// from 1 in each schema would lock one another's deliveries.
+func ownDeliveryIDs(t *testing.T, pool *pgxpool.Pool) {
+	t.Helper()
+	start := (rand.Int64N(1<<20) + 1) << 32 // below 2^53: ids stay exact as JSON numbers
+	_, err := pool.Exec(context.Background(), "SELECT setval(pg_get_serial_sequence('webhook_deliveries', 'delivery_id'), $1, false)", start)
+	require.NoError(t, err)
 }
 
 func (f *fixture) account() oltp.NewAccount {

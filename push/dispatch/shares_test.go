@@ -74,6 +74,7 @@ func (s *stalling) held() (perPath map[string]int, all int) {
 // One endpoint holds at most PerEndpoint workers and one customer at most PerCustomer, and the
 // other customers' deliveries go meanwhile, although due later.
 func TestASlowReceiverHoldsOnlyItsShareOfTheWorkers(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	slow := newStalling(t)
 	attacker := f.account()
@@ -116,6 +117,7 @@ func TestASlowReceiverHoldsOnlyItsShareOfTheWorkers(t *testing.T) {
 // shares; one waits, oldest first, until an attempt of its endpoint or customer ends, and what
 // waits when the run closes is never handed out.
 func TestSharesHandOutWithinTheirShares(t *testing.T) {
+	t.Parallel()
 	jobs := make(chan job, 16)
 	s := newShares(1, 2, jobs)
 	d := func(id, endpoint int64, customer string) job {

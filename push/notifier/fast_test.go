@@ -164,6 +164,7 @@ func randomCriteria(rng *rand.Rand, since time.Time) string {
 // deliveries, statuses and bodies, for random watches over cycles that reopen, close and move
 // reqs committed earlier while the companies' facts change.
 func TestTheFastPathWritesWhatTheSnapshotPathWrites(t *testing.T) {
+	t.Parallel()
 	fast := newEnv(t)
 	full := &env{t: t, pool: storetest.Postgres(t, "notifier"), ch: fast.ch, box: fast.box, snaps: fast.snaps}
 	rng := rand.New(rand.NewPCG(12, 5))

@@ -187,6 +187,7 @@ func matchedIDs(each func(fn func(*watch))) []int64 {
 // The index asks fewer watches but answers exactly what asking every watch answers, for every
 // event, and reports a watch at most once.
 func TestTheWatchIndexGivesExactlyTheNaiveAnswer(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(2) {
 		rng := rand.New(rand.NewPCG(seed, 99))
 		w := newWorld(t, rng, small, 60, 8, 2000)
@@ -210,6 +211,7 @@ func TestTheWatchIndexGivesExactlyTheNaiveAnswer(t *testing.T) {
 // the events whose req matches; a watch whose types and criteria event types do not meet fires
 // on nothing.
 func TestWatchesMatchTheirCompanyAndTypes(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	w := newWorld(t, rng, small, 10, 4, 10)
 	co := int64(3)
@@ -265,6 +267,7 @@ func BenchmarkMatchCycle(b *testing.B) {
 // A large batch is matched on every core and gives the matches of the one-core loop, in event
 // order and by watch id within an event.
 func TestMatchingOnEveryCoreKeepsTheOrder(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	w := newWorld(t, rng, small, 40, 6, 4*parallelFrom+17)
 	n := New(Config{})

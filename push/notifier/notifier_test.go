@@ -200,6 +200,7 @@ func (e *env) position() uint64 {
 var types = []string{"opened", "reobserved", "reposted", "closed"}
 
 func TestCompanyAndCriteriaWatchesGetExactlyTheirEvents(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a, ep := e.account("growth")
 	company := e.watch(a, ep, 7, "", []string{"opened", "closed"}, 1000)
@@ -275,6 +276,7 @@ func TestCompanyAndCriteriaWatchesGetExactlyTheirEvents(t *testing.T) {
 }
 
 func TestTheChecksRateLimitWallAndCapInTheSpecsOrder(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newEnv(t)
 	growth, gep := e.account("growth")
@@ -339,6 +341,7 @@ func TestTheChecksRateLimitWallAndCapInTheSpecsOrder(t *testing.T) {
 }
 
 func TestANewInstallStartsAtTheWatermarkAndARestartResumesFromThePosition(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a, ep := e.account("growth")
 	w := e.watch(a, ep, 5, "", types, 1000)
@@ -366,6 +369,7 @@ func TestANewInstallStartsAtTheWatermarkAndARestartResumesFromThePosition(t *tes
 // the start as if it had been lost. Every matched event is delivered exactly once per watch, and
 // every admitted delivery has exactly one fire.
 func TestCrashesAndRewindsNeitherLoseNorDoubleADelivery(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a, ep := e.account("growth")
 	co := e.watch(a, ep, 11, "", types, 1000)
@@ -419,6 +423,7 @@ func TestCrashesAndRewindsNeitherLoseNorDoubleADelivery(t *testing.T) {
 // Two notifiers on one database (two serve instances) share the work: the position row decides
 // which one writes each batch, and the other moves on; every delivery is written once.
 func TestTwoInstancesWriteEachDeliveryOnce(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a, ep := e.account("growth")
 	w := e.watch(a, ep, 0, `{"req":{"country":["Spain","France"]}}`, types, 1000)
@@ -450,6 +455,7 @@ func TestTwoInstancesWriteEachDeliveryOnce(t *testing.T) {
 // A cycle committed by another process: the notifier sees the committed watermark pass the
 // snapshot's and nudges the snapshot, whose own poll is an hour here, and then delivers.
 func TestACommitElsewhereNudgesTheSnapshotAndIsDelivered(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a, ep := e.account("growth")
 	w := e.watch(a, ep, 9, "", types, 1000)
@@ -473,6 +479,7 @@ func TestACommitElsewhereNudgesTheSnapshotAndIsDelivered(t *testing.T) {
 // pending and failed by the dispatcher a moment later, and GET /v1/webhook-deliveries/{id} served
 // every one of them.
 func TestBlockedDeliveriesKeepNoBodyAndADisabledEndpointsAreFailedUnsent(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newEnv(t)
 	free, fep := e.account("free")

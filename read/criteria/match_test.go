@@ -60,6 +60,7 @@ func parsed(t *testing.T, raw string, use criteria.Use) *criteria.Criteria {
 // The event group narrows which events of a matching req fire: event types and event functions
 // OR within and AND across; an unattributed event matches no event.function.
 func TestEventGroupNarrowsTheEvents(t *testing.T) {
+	t.Parallel()
 	x := index(t, 10, 20)
 	eng := req(t, x, 10, "eng")
 	c := parsed(t, `{"req":{"q":"engineer"},"event":{"event_type":["opened","closed"],"function":"fn_7k2q"}}`, criteria.Watch)
@@ -80,6 +81,7 @@ func TestEventGroupNarrowsTheEvents(t *testing.T) {
 // A watch matches a closed req (its closed event fires) and, by default, no agency; naming
 // agency kinds watches them. reqs/qualified's defaults are live reqs of non-agencies.
 func TestDefaultsPerUse(t *testing.T) {
+	t.Parallel()
 	x := index(t, 10, 20, 30) // 30 is a staffing agency
 	sales, agency := req(t, x, 10, "sales"), req(t, x, 30, "eng")
 	require.False(t, parsed(t, `{}`, criteria.Qualified).Match(x, sales, "", ""))
@@ -93,6 +95,7 @@ func TestDefaultsPerUse(t *testing.T) {
 // The compiled form is per index: a new snapshot's index (other company ordinals, other title
 // words) is compiled anew, while one Criteria is shared by goroutines.
 func TestMatchFollowsANewIndex(t *testing.T) {
+	t.Parallel()
 	old, next := index(t, 10, 20), index(t, 20, 30)
 	c := parsed(t, `{"company":{"company_id":20},"req":{"q":"engineer"}}`, criteria.Watch)
 	require.True(t, c.Match(old, req(t, old, 20, "eng"), "opened", ""))
@@ -126,6 +129,7 @@ func TestMatchFollowsANewIndex(t *testing.T) {
 
 // A Criteria not made by Parse still matches (compiled on every call).
 func TestMatchWithoutParse(t *testing.T) {
+	t.Parallel()
 	x := index(t, 10)
 	c := criteria.Criteria{Query: searchindex.QualifiedQuery{Q: "engineer"}}
 	require.True(t, c.Match(x, req(t, x, 10, "eng"), "opened", ""))

@@ -39,6 +39,7 @@ func refused(t *testing.T, raw string, use criteria.Use) []problem.FieldError {
 func loc(parts ...any) []any { return append([]any{"body", "criteria"}, parts...) }
 
 func TestUnknownGroupsAndFieldsAreRefusedListingTheVocabularyOnce(t *testing.T) {
+	t.Parallel()
 	for use, allowed := range map[criteria.Use][]string{criteria.Qualified: qualifiedFields, criteria.Watch: watchFields} {
 		require.Equal(t, []problem.FieldError{{Type: "extra_forbidden", Loc: loc("req", "colour"),
 			Msg: "Extra inputs are not permitted: req.colour is not in the criteria vocabulary", Input: "colour",
@@ -54,6 +55,7 @@ func TestUnknownGroupsAndFieldsAreRefusedListingTheVocabularyOnce(t *testing.T) 
 }
 
 func TestEventFieldsAreRefusedOnQualifiedAndAllowedOnWatches(t *testing.T) {
+	t.Parallel()
 	require.Equal(t, []problem.FieldError{
 		{Type: "value_error", Loc: loc("event", "event_type"), Msg: "Value error, event.event_type is for watches; read events with GET /v1/events",
 			Input: "event_type", Ctx: map[string]any{"error": "event.event_type is for watches; read events with GET /v1/events"}},
@@ -78,6 +80,7 @@ func TestEventFieldsAreRefusedOnQualifiedAndAllowedOnWatches(t *testing.T) {
 
 // Vocabulary errors come alone, before any other check.
 func TestVocabularyErrorsComeAlone(t *testing.T) {
+	t.Parallel()
 	errs := refused(t, `{"req":{"colour":"blue","function":"Astrology","since":"yesterday"},"event":{"event_type":"opened"}}`, criteria.Qualified)
 	require.Len(t, errs, 2)
 	require.Equal(t, "value_error", errs[0].Type)
@@ -87,6 +90,7 @@ func TestVocabularyErrorsComeAlone(t *testing.T) {
 }
 
 func TestWrongTypesAreRefused(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		raw  string
 		want []problem.FieldError
@@ -118,6 +122,7 @@ func TestWrongTypesAreRefused(t *testing.T) {
 }
 
 func TestBoundsAreRefusedNeverCut(t *testing.T) {
+	t.Parallel()
 	body := func(group, field string, v any) string {
 		b, err := json.Marshal(map[string]any{group: map[string]any{field: v}})
 		require.NoError(t, err)
@@ -161,6 +166,7 @@ func TestBoundsAreRefusedNeverCut(t *testing.T) {
 
 // A field of bad values answers at most problem.MaxFieldErrors items, the vocabulary listed once.
 func TestBadValuesListTheVocabularyOnceAndStopAtTheCap(t *testing.T) {
+	t.Parallel()
 	errs := refused(t, `{"company":{"headcount_band":["huge","tiny"]}}`, criteria.Qualified)
 	require.Equal(t, []problem.FieldError{
 		problem.EnumError("huge", normalize.HeadcountBands(), loc("company", "headcount_band", 0)...),
@@ -184,6 +190,7 @@ func TestBadValuesListTheVocabularyOnceAndStopAtTheCap(t *testing.T) {
 }
 
 func TestParseResolvesEveryField(t *testing.T) {
+	t.Parallel()
 	c, errs := parse(t, `{
 		"company":{"company_id":[7,9],"domain":" Acme.COM ","industry":"Software","industry_terms":["soft"],"headcount_band":"51-200",
 			"hq_country":"USA","agency_kind":["employer"]},
@@ -214,6 +221,7 @@ func TestParseResolvesEveryField(t *testing.T) {
 // The defaults of each use: reqs/qualified's exclude_agencies and live_only, and for a watch
 // closed reqs (their closed events) and, when company.agency_kind names kinds, those agencies.
 func TestParseDefaultsPerUse(t *testing.T) {
+	t.Parallel()
 	for _, raw := range []string{``, `null`, ` null `, `{}`, `{"req":{}}`} {
 		c, errs := parse(t, raw, criteria.Qualified)
 		require.Empty(t, errs, raw)

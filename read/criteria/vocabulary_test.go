@@ -15,6 +15,7 @@ var uses = []criteria.Use{criteria.Qualified, criteria.Watch}
 
 // The OpenAPI criteria text names every field of the vocabulary.
 func TestVocabularyIsPublished(t *testing.T) {
+	t.Parallel()
 	for _, use := range uses {
 		for _, cr := range criteria.Vocabulary() {
 			require.Contains(t, criteria.Doc(use), cr.Group+"."+cr.Name)
@@ -38,6 +39,7 @@ func TestVocabularyIsPublished(t *testing.T) {
 
 // The criteria description states the bounds the parser enforces.
 func TestCriteriaDocStatesTheBounds(t *testing.T) {
+	t.Parallel()
 	for _, use := range uses {
 		doc := criteria.Doc(use)
 		for _, n := range []int{criteria.MaxCriterionValues, criteria.MaxValueLength, criteria.MaxQLength, criteria.MaxQWords, problem.MaxFieldErrors} {

@@ -23,6 +23,7 @@ const labelsPerCompany = 30
 // and read model) and checked on the other half's labels, drawn independently from the world's
 // hidden propensities: calibrated within an ECE of 0.05 and better than the base rate by Brier.
 func TestScoreIsCalibratedOnHeldOutSimulatedLabels(t *testing.T) {
+	t.Parallel()
 	w := readmodeltest.Crawl(t, calibrationWorld)
 	snap, err := snapshot.Build(context.Background(), w.CH)
 	require.NoError(t, err)

@@ -21,6 +21,7 @@ func pulse(open, active, new30 int, velocity float64, direction string, surge bo
 
 // Coverage is the share of the six motion inputs known; below the minimum there are no inputs.
 func TestFeaturesAndCoverage(t *testing.T) {
+	t.Parallel()
 	x, cov, ok := intent.Features(pulse(10, 8, 6, 1.5, "accelerating", true))
 	require.True(t, ok)
 	require.Equal(t, 1.0, cov)
@@ -48,6 +49,7 @@ func TestFeaturesAndCoverage(t *testing.T) {
 
 // No model is fitted below the training minimums.
 func TestFitNeedsEnoughLabelsOfBothPolarities(t *testing.T) {
+	t.Parallel()
 	x, _, _ := intent.Features(pulse(3, 3, 1, 0.25, "steady", false))
 	_, err := intent.Fit([]intent.Example{{X: x, Positive: 150, Negative: 49}})
 	require.ErrorIs(t, err, intent.ErrTooFewLabels)
@@ -60,6 +62,7 @@ func TestFitNeedsEnoughLabelsOfBothPolarities(t *testing.T) {
 
 // On labels drawn from a known logistic law of the inputs the fitted score recovers the law.
 func TestFitRecoversAKnownLaw(t *testing.T) {
+	t.Parallel()
 	var train []intent.Example
 	var truth []intent.Scored
 	var xs [][]float64
@@ -89,6 +92,7 @@ func TestFitRecoversAKnownLaw(t *testing.T) {
 
 // ECE and Brier on hand-computed cases.
 func TestECEAndBrier(t *testing.T) {
+	t.Parallel()
 	s := []intent.Scored{{P: 0.25, Positive: 1, Negative: 3}, {P: 0.95, Positive: 1, Negative: 1}}
 	// bin 2: |0.25-0.25| = 0 (weight 4); bin 9: |0.95-0.5| = 0.45 (weight 2)
 	require.InDelta(t, 0.45*2/6, intent.ECE(s), 1e-12)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestMomentumWeeksZeroFill(t *testing.T) {
+	t.Parallel()
 	mon := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 	require.Equal(t, time.Monday, mon.Weekday())
 	ws := []week{{day: mondayDay(mon), opened: 3}, {day: mondayDay(mon.Add(2 * Week)), closed: 1}}
@@ -27,6 +28,7 @@ func TestMomentumWeeksZeroFill(t *testing.T) {
 }
 
 func TestDirectionAndSurgeRules(t *testing.T) {
+	t.Parallel()
 	require.Equal(t, "steady", direction(0, 0))
 	require.Equal(t, "accelerating", direction(2, 0))
 	require.Equal(t, "steady", direction(1, 0))

@@ -22,6 +22,7 @@ import (
 // TestModelMatchesTheCrawledWorld crawls nine weeks of a world (one cycle a day) and checks the
 // model against the simulator's truth as the crawl saw it.
 func TestModelMatchesTheCrawledWorld(t *testing.T) {
+	t.Parallel()
 	w := readmodeltest.Crawl(t, readmodeltest.Config{Seed: 7, Companies: 120, First: 300, Last: 300 + 8*64, Step: 8})
 	ctx := context.Background()
 	st := snapshot.New(snapshot.Config{ClickHouse: w.CH, Log: slog.New(slog.DiscardHandler), Poll: time.Hour})

@@ -144,6 +144,7 @@ func manyFilters() []Filter {
 // reqs/search, jobs/search (each sort, with and without q) and reqs/qualified answer over every
 // req is the plain reference's, with 100 industry_terms, q_excludes, boards and domains.
 func TestManyTermsAnswerAsTheReference(t *testing.T) {
+	t.Parallel()
 	x := varied(t, 60, 9)
 	all := len(x.reqs) + 1
 	for _, f := range manyFilters() {
@@ -288,6 +289,7 @@ func BenchmarkManyIndustryTerms(b *testing.B) {
 // answers: checked on every req a query examined, a filter matching nothing cost 100 substring
 // searches per req of the world.
 func TestCompanyFactsAreAskedOncePerCompanyAndQuery(t *testing.T) {
+	// Not parallel: it sets the package's onCompile hook, which every query of a sibling would call.
 	x := synthetic(t, 30, 40)
 	var seen []*compiled
 	onCompile = func(c *compiled) { seen = append(seen, c) }

@@ -8,6 +8,7 @@ import (
 
 // The totals count exactly the rows the pages serve, and stop at MaxCount.
 func TestCountsAreWhatThePagesServe(t *testing.T) {
+	t.Parallel()
 	x := synthetic(t, 60, 12)
 	for _, q := range []JobQuery{
 		{}, {Q: "engineer"}, {Q: "engineer", MinRelevance: 0}, {Q: "developer", MinRelevance: 0.5}, {Q: "sales", Sort: SortRecency, MinRelevance: 0.3},
@@ -70,6 +71,7 @@ func TestCountsAreWhatThePagesServe(t *testing.T) {
 // Another spelling of a word is the word ("pm" is "product manager", "sre" is "site reliability
 // engineer"); literal matching (expand=false) keeps to the word's own stem.
 func TestOtherSpellingsMatchAsTheWord(t *testing.T) {
+	t.Parallel()
 	x := synthetic(t, 10, 10)
 	titles := func(q CompanyQuery) map[string]bool {
 		q.Limit = 100

@@ -7,6 +7,7 @@ import (
 )
 
 func TestJobCursorRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, c := range []JobCursor{
 		{CompanyID: 42, Key: "00ff"},
 		{CompanyID: 42, Key: "00ff", Sort: SortRelevance, Rel: 8500},
@@ -24,6 +25,7 @@ func TestJobCursorRoundTrip(t *testing.T) {
 }
 
 func TestSetOpsAndWalk(t *testing.T) {
+	t.Parallel()
 	require.Equal(t, []uint32{2, 5}, intersect([]uint32{1, 2, 5, 9}, []uint32{2, 3, 5}))
 	require.Equal(t, []uint32{1, 2, 3, 5, 9}, union([]uint32{1, 2, 5, 9}, []uint32{2, 3, 5}))
 	x := &Index{reqs: make([]Req, 20)}
@@ -39,6 +41,7 @@ func TestSetOpsAndWalk(t *testing.T) {
 }
 
 func TestTitleDerivations(t *testing.T) {
+	t.Parallel()
 	tt := &Title{Raw: "Sr. Backend Engineer (Go, Kubernetes) - Remote"}
 	deriveTitle(tt)
 	require.Equal(t, "senior", tt.Seniority)

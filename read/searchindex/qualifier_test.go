@@ -16,6 +16,7 @@ func every(x *Index) []*Req {
 // rows Qualified serves when paged to the end, whatever the paging, and it ignores the
 // freshness floor and the cursor.
 func TestQualifiesIsWhatQualifiedServes(t *testing.T) {
+	t.Parallel()
 	x := synthetic(t, 40, 12)
 	all := every(x)
 	require.Len(t, all, len(x.reqs))
@@ -61,6 +62,7 @@ func TestQualifiesIsWhatQualifiedServes(t *testing.T) {
 // A Qualifier is immutable: changing the query it was compiled from changes nothing, and any
 // number of goroutines may share it.
 func TestQualifierIsImmutableAndShared(t *testing.T) {
+	t.Parallel()
 	x := synthetic(t, 20, 5)
 	q := QualifiedQuery{Filter: Filter{Countries: []string{"Germany"}}}
 	m := x.Qualifier(&q)

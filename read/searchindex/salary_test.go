@@ -42,6 +42,7 @@ func payIndex(t *testing.T) *Index {
 // Principal Data Engineer in Germany was once estimated at one figure, written into both declared
 // range fields.
 func TestSalaryEstimatesFollowSeniority(t *testing.T) {
+	t.Parallel()
 	x := payIndex(t)
 	salary := func(n int) Salary {
 		r, ok := x.Lookup(1, fmt.Sprintf("%016x", n))
@@ -76,6 +77,7 @@ func TestSalaryEstimatesFollowSeniority(t *testing.T) {
 // A seniority without a cell of its own in a function and country is scaled by how it is paid
 // against function-and-country medians elsewhere in the corpus.
 func TestSalaryEstimateScalesBySeniorityAcrossTheCorpus(t *testing.T) {
+	t.Parallel()
 	samples := []paySample{}
 	for i := range 6 {
 		f := float64(i) * 1000

@@ -60,6 +60,7 @@ func synthetic(tb testing.TB, companies, perCompany int) *Index {
 // costs about what asking for one does. Compared value by value with every req, 120,000 values
 // took 0.76 s on a 2,000-company world.
 func TestQualifiedCompanyIDsAreOneLookupPerReq(t *testing.T) {
+	// Not parallel: it compares two timings, which tests running beside it would skew.
 	x := synthetic(t, 2000, 20)
 	one := []uint64{7} // no such company: every req is examined
 	many := make([]uint64, 1000)

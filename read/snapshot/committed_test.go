@@ -53,6 +53,7 @@ func crash(t *testing.T, ch driver.Conn, w *analytics.CycleWrite) {
 // that crashed before its commit (a later tick, or another region of the committed tick) reached
 // company reads (names, migrations, boards) and the search index.
 func TestSnapshotServesNoRowOfAnUncommittedCycle(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ch, _ := storetest.ClickHouse(t, "snapshot")
 	t1 := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)

@@ -36,6 +36,7 @@ func requireOneWatermark(t *testing.T, ch driver.Conn, s *Snapshot) {
 // snapshot it serves carries one watermark in both its model and its index, and a burst of
 // nudges while a build runs (with a commit among them) costs one further build, not one each.
 func TestOneSnapshotPerCommitAndCoalescedRebuilds(t *testing.T) {
+	t.Parallel()
 	w := readmodeltest.Crawl(t, readmodeltest.Config{Seed: 11, Companies: 30, First: 300, Last: 324, Step: 8})
 	ctx := context.Background()
 	s := New(Config{ClickHouse: w.CH, Log: slog.New(slog.DiscardHandler), Poll: time.Hour})

@@ -9,6 +9,7 @@ import (
 
 // The strict reading of the document: what each answer below must and must not be told.
 func TestConformsReadsTheDocumentStrictly(t *testing.T) {
+	t.Parallel()
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal([]byte(`{"components": {"schemas": {
 		"Row": {"type": "object", "properties": {"id": {"type": "integer"}, "note": {"type": ["string", "null"]}, "cursor": {"type": "string"},

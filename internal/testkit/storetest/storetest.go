@@ -2,9 +2,12 @@
 //
 // Each test package gets its own Postgres database (hs_test_<pkg>) and each test its own schema in
 // it; each test gets its own ClickHouse database. Everything is migrated and dropped when the test
-// ends, so packages run in parallel and reruns start clean. The servers come from HS_POSTGRES_URL
-// and HS_CLICKHOUSE_ADDR, defaulting to the private instances `make test` starts. It must not be
-// imported by non-test code.
+// ends, so packages and their tests run in parallel and reruns start clean. A schema does not
+// isolate what Postgres keeps per database: advisory locks, LISTEN/NOTIFY channels and
+// pg_stat_activity are shared by every test of the package (and by any other run of it), so a
+// test that depends on them has ids of its own or stays serial. The servers come from
+// HS_POSTGRES_URL and HS_CLICKHOUSE_ADDR, defaulting to the private instances `make test` starts.
+// It must not be imported by non-test code.
 package storetest
 
 import (
