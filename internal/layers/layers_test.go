@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,7 +19,7 @@ func modulePackages(t *testing.T) []Package {
 	t.Helper()
 	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
 	require.NoError(t, err, "cannot find the module root with `go list -m`")
-	cmd := exec.Command("go", "list", "-e", "-json=ImportPath,Imports,Deps,Error", "./...")
+	cmd := exec.Command("go", "list", "-e", "-json=ImportPath,Imports,Deps,Dir,GoFiles,Error", "./...")
 	cmd.Dir = strings.TrimSpace(string(root))
 	out, err := cmd.Output()
 	var ee *exec.ExitError
@@ -30,7 +32,9 @@ func modulePackages(t *testing.T) []Package {
 	for {
 		var p struct {
 			Package
-			Error *struct{ Err string }
+			Dir     string
+			GoFiles []string
+			Error   *struct{ Err string }
 		}
 		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
 			break
@@ -38,6 +42,12 @@ func modulePackages(t *testing.T) []Package {
 			require.NoError(t, err)
 		}
 		require.Nil(t, p.Error, "go list cannot load %s", p.ImportPath)
+		// go test caches a result by the files the test itself opens or stats, and go list reads
+		// them in another process: stat each so that an edited import reruns the check.
+		for _, f := range append([]string{"."}, p.GoFiles...) { // "." : a file added or removed
+			_, err := os.Stat(filepath.Join(p.Dir, f))
+			require.NoError(t, err)
+		}
 		pkgs = append(pkgs, p.Package)
 	}
 	require.Greater(t, len(pkgs), 40, "go list found too few packages to be this module")
