@@ -1,0 +1,359 @@
+// Package atsurl knows where each job-feed vendor publishes a tenant's postings on the real web:
+// the first page's URL rendered from a vendor, a tenant and a host variant, the board-level
+// endpoint that says whether a tenant still exists, the hostnames a vendor serves from, and the
+// reverse: which vendor and tenant a pasted board or careers URL names. The source registry
+// renders its URLs here and the simulator's host mode serves exactly these URLs, so the crawl is
+// tested on the addresses it reads in production.
+//
+// A tenant is interpolated into a URL only after it passed the vendor's allowlist (Tenant), so
+// no tenant can change a URL's host or path. The package does no I/O and must not import any
+// other package of this project.
+package atsurl
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Vendor names, as the crawl's adapters (pipeline/ats) and the registry spell them.
+const (
+	Greenhouse      = "greenhouse"
+	Lever           = "lever"
+	Ashby           = "ashby"
+	Workable        = "workable"
+	SmartRecruiters = "smartrecruiters"
+	Recruitee       = "recruitee"
+	Personio        = "personio"
+	JSONLD          = "jsonld"
+	Aggregator      = "aggregator"
+)
+
+// Variants of a vendor's hosts. Default ("") is the vendor's main (US or global) host.
+const (
+	VariantDefault = ""
+	VariantEU      = "eu"  // Greenhouse and Lever EU hosts
+	VariantCom     = "com" // Personio's jobs.personio.com
+)
+
+// vendorDef is what the package knows of one vendor.
+type vendorDef struct {
+	name      string
+	templated bool     // the first page is rendered from the tenant; else the source names its URL
+	subdomain bool     // the tenant is a DNS label of the host (else a path segment)
+	variants  []string // accepted variants, VariantDefault first
+}
+
+var vendors = []vendorDef{
+	{name: Greenhouse, templated: true, variants: []string{VariantDefault, VariantEU}},
+	{name: Lever, templated: true, variants: []string{VariantDefault, VariantEU}},
+	{name: Ashby, templated: true, variants: []string{VariantDefault}},
+	{name: Workable, templated: true, variants: []string{VariantDefault}},
+	{name: SmartRecruiters, templated: true, variants: []string{VariantDefault}},
+	{name: Recruitee, templated: true, subdomain: true, variants: []string{VariantDefault}},
+	{name: Personio, templated: true, subdomain: true, variants: []string{VariantDefault, VariantCom}},
+	{name: JSONLD, variants: []string{VariantDefault}},
+	{name: Aggregator, variants: []string{VariantDefault}},
+}
+
+func lookup(vendor string) (*vendorDef, error) {
+	for i := range vendors {
+		if vendors[i].name == vendor {
+			return &vendors[i], nil
+		}
+	}
+	return nil, fmt.Errorf("unknown vendor %q: use one of %s", vendor, strings.Join(Vendors(), ", "))
+}
+
+// Vendors lists every vendor name, sorted.
+func Vendors() []string {
+	out := make([]string, len(vendors))
+	for i, v := range vendors {
+		out[i] = v.name
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Known reports whether vendor is a vendor name.
+func Known(vendor string) bool {
+	_, err := lookup(vendor)
+	return err == nil
+}
+
+// Templated reports whether vendor's first page is rendered from a tenant (an ATS tenant);
+// false for sources that name their own URL (JSON-LD boards and careers sites, the aggregator).
+func Templated(vendor string) bool {
+	v, err := lookup(vendor)
+	return err == nil && v.templated
+}
+
+var (
+	pathSlug  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
+	labelSlug = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
+)
+
+// ErrTenant is wrapped by every refusal of a tenant.
+var ErrTenant = errors.New("invalid tenant")
+
+// Tenant checks tenant for vendor and returns it in its canonical form (a subdomain tenant
+// lower-cased). A path tenant is 1-100 of [A-Za-z0-9._-] starting with a letter or digit; a
+// subdomain tenant is one DNS label. Anything that could change the URL's host or path (a
+// slash, a dot-only segment, '@', '?', '#', '%', a space) is refused with ErrTenant.
+func Tenant(vendor, tenant string) (string, error) {
+	v, err := lookup(vendor)
+	if err != nil {
+		return "", err
+	}
+	if !v.templated {
+		return "", fmt.Errorf("vendor %s has no tenant: give the source's url instead", vendor)
+	}
+	if v.subdomain {
+		t := strings.ToLower(tenant)
+		if !labelSlug.MatchString(t) {
+			return "", fmt.Errorf("%w %q for %s: a %s tenant is one DNS label (letters, digits and inner hyphens, at most 63)", ErrTenant, tenant, vendor, vendor)
+		}
+		return t, nil
+	}
+	if !pathSlug.MatchString(tenant) {
+		return "", fmt.Errorf("%w %q for %s: a tenant is 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit", ErrTenant, tenant, vendor)
+	}
+	return tenant, nil
+}
+
+// Variant checks variant for vendor ("" is the vendor's main host).
+func Variant(vendor, variant string) error {
+	v, err := lookup(vendor)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(v.variants, variant) {
+		names := make([]string, 0, len(v.variants))
+		for _, x := range v.variants {
+			if x == "" {
+				x = `"" (main host)`
+			}
+			names = append(names, x)
+		}
+		return fmt.Errorf("unknown variant %q for %s: use one of %s", variant, vendor, strings.Join(names, ", "))
+	}
+	return nil
+}
+
+// FirstPage renders the URL of the first page of a tenant's postings on the vendor's real
+// public endpoint. Later pages follow from each page (the adapters compute them).
+func FirstPage(vendor, tenant, variant string) (string, error) {
+	t, err := Tenant(vendor, tenant)
+	if err != nil {
+		return "", err
+	}
+	if err := Variant(vendor, variant); err != nil {
+		return "", err
+	}
+	switch vendor {
+	case Greenhouse:
+		return "https://" + greenhouseAPIHost(variant) + "/v1/boards/" + t + "/jobs?content=true", nil
+	case Lever:
+		return "https://" + leverAPIHost(variant) + "/v0/postings/" + t + "?mode=json&skip=0&limit=100", nil
+	case Ashby:
+		return "https://api.ashbyhq.com/posting-api/job-board/" + t + "?includeCompensation=true", nil
+	case Workable:
+		return "https://apply.workable.com/api/v1/widget/accounts/" + t, nil
+	case SmartRecruiters:
+		return "https://api.smartrecruiters.com/v1/companies/" + t + "/postings?limit=100&offset=0", nil
+	case Recruitee:
+		return "https://" + t + ".recruitee.com/api/offers/", nil
+	case Personio:
+		return "https://" + t + "." + personioHost(variant) + "/xml?language=en", nil
+	}
+	return "", fmt.Errorf("vendor %s has no URL template", vendor)
+}
+
+// BoardURL is the tenant's board-level endpoint: it answers while the tenant exists, whatever
+// its postings (Greenhouse's board endpoint answers its name). For vendors without one it is
+// the first page. A crawler asks it before believing that a board fell empty.
+func BoardURL(vendor, tenant, variant string) (string, error) {
+	if vendor == Greenhouse {
+		t, err := Tenant(vendor, tenant)
+		if err != nil {
+			return "", err
+		}
+		if err := Variant(vendor, variant); err != nil {
+			return "", err
+		}
+		return "https://" + greenhouseAPIHost(variant) + "/v1/boards/" + t, nil
+	}
+	return FirstPage(vendor, tenant, variant)
+}
+
+func greenhouseAPIHost(variant string) string {
+	if variant == VariantEU {
+		return "boards-api.eu.greenhouse.io"
+	}
+	return "boards-api.greenhouse.io"
+}
+
+func leverAPIHost(variant string) string {
+	if variant == VariantEU {
+		return "api.eu.lever.co"
+	}
+	return "api.lever.co"
+}
+
+func personioHost(variant string) string {
+	if variant == VariantCom {
+		return "jobs.personio.com"
+	}
+	return "jobs.personio.de"
+}
+
+// Hosts lists the hostnames the templated vendors' feeds are served from: exact names, and
+// "*.suffix" for vendors whose tenant is a subdomain (a TLS certificate for a test world names
+// exactly these).
+func Hosts() []string {
+	return []string{
+		"boards-api.greenhouse.io", "boards-api.eu.greenhouse.io",
+		"api.lever.co", "api.eu.lever.co",
+		"api.ashbyhq.com",
+		"apply.workable.com",
+		"api.smartrecruiters.com",
+		"*.recruitee.com",
+		"*.jobs.personio.de", "*.jobs.personio.com",
+	}
+}
+
+// SourceURL checks the URL of a source whose vendor has no template (a JSON-LD board or
+// careers site, the aggregator feed): an absolute https URL (http only when allowHTTP, for a
+// simulated world) with a host, no user info and no fragment. It returns the URL as parsed and
+// re-rendered.
+func SourceURL(vendor, raw string, allowHTTP bool) (string, error) {
+	v, err := lookup(vendor)
+	if err != nil {
+		return "", err
+	}
+	if v.templated {
+		return "", fmt.Errorf("vendor %s renders its URL from the tenant: give the tenant, not a url", vendor)
+	}
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return "", fmt.Errorf("invalid url %q: %w", raw, err)
+	}
+	switch {
+	case u.Scheme == "https":
+	case u.Scheme == "http" && allowHTTP:
+	default:
+		return "", fmt.Errorf("invalid url %q: a source is read over https", raw)
+	}
+	if u.Host == "" || u.Hostname() == "" || u.User != nil || u.Fragment != "" || u.Opaque != "" {
+		return "", fmt.Errorf("invalid url %q: want scheme://host/path with no user info or fragment", raw)
+	}
+	return u.String(), nil
+}
+
+// Board is what a pasted board or feed URL names.
+type Board struct {
+	Vendor  string
+	Tenant  string
+	Variant string
+}
+
+// Recognize reads a board, careers or API URL of a templated vendor ("https://boards.greenhouse.io/acme",
+// "jobs.lever.co/acme/…", "https://acme.recruitee.com/", the embed script
+// "boards.greenhouse.io/embed/job_board/js?for=acme", or any URL FirstPage renders) and says
+// which vendor, tenant and variant it names. ok is false for anything else, including a
+// look-alike host ("greenhouse.io.evil.example") and a tenant that fails Tenant.
+func Recognize(raw string) (b Board, ok bool) {
+	raw = strings.TrimSpace(raw)
+	if !strings.Contains(raw, "://") {
+		raw = "https://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
+		return Board{}, false
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	segs := strings.FieldsFunc(u.Path, func(r rune) bool { return r == '/' })
+	seg := func(i int) string {
+		if i < len(segs) {
+			return segs[i]
+		}
+		return ""
+	}
+	pick := func(vendor, tenant, variant string) (Board, bool) {
+		t, err := Tenant(vendor, tenant)
+		if err != nil || Variant(vendor, variant) != nil {
+			return Board{}, false
+		}
+		return Board{Vendor: vendor, Tenant: t, Variant: variant}, true
+	}
+	switch host {
+	case "boards.greenhouse.io", "job-boards.greenhouse.io", "job-boards.eu.greenhouse.io", "boards.eu.greenhouse.io":
+		variant := VariantDefault
+		if strings.Contains(host, ".eu.") {
+			variant = VariantEU
+		}
+		if seg(0) == "embed" {
+			return pick(Greenhouse, u.Query().Get("for"), variant)
+		}
+		return pick(Greenhouse, seg(0), variant)
+	case "boards-api.greenhouse.io", "boards-api.eu.greenhouse.io":
+		variant := VariantDefault
+		if host == "boards-api.eu.greenhouse.io" {
+			variant = VariantEU
+		}
+		if seg(0) == "v1" && seg(1) == "boards" {
+			return pick(Greenhouse, seg(2), variant)
+		}
+	case "jobs.lever.co", "jobs.eu.lever.co":
+		variant := VariantDefault
+		if host == "jobs.eu.lever.co" {
+			variant = VariantEU
+		}
+		return pick(Lever, seg(0), variant)
+	case "api.lever.co", "api.eu.lever.co":
+		variant := VariantDefault
+		if host == "api.eu.lever.co" {
+			variant = VariantEU
+		}
+		if seg(0) == "v0" && seg(1) == "postings" {
+			return pick(Lever, seg(2), variant)
+		}
+	case "jobs.ashbyhq.com":
+		return pick(Ashby, seg(0), VariantDefault)
+	case "api.ashbyhq.com":
+		if seg(0) == "posting-api" && seg(1) == "job-board" {
+			return pick(Ashby, seg(2), VariantDefault)
+		}
+	case "apply.workable.com":
+		if seg(0) == "api" && seg(1) == "v1" && seg(2) == "widget" && seg(3) == "accounts" {
+			return pick(Workable, seg(4), VariantDefault)
+		}
+		if seg(0) == "api" || seg(0) == "j" {
+			return Board{}, false
+		}
+		return pick(Workable, seg(0), VariantDefault)
+	case "www.workable.com", "workable.com":
+		if seg(0) == "api" && seg(1) == "accounts" {
+			return pick(Workable, seg(2), VariantDefault)
+		}
+	case "careers.smartrecruiters.com", "jobs.smartrecruiters.com":
+		return pick(SmartRecruiters, seg(0), VariantDefault)
+	case "api.smartrecruiters.com":
+		if seg(0) == "v1" && seg(1) == "companies" {
+			return pick(SmartRecruiters, seg(2), VariantDefault)
+		}
+	}
+	for _, s := range []struct{ suffix, vendor, variant string }{
+		{".recruitee.com", Recruitee, VariantDefault},
+		{".jobs.personio.de", Personio, VariantDefault},
+		{".jobs.personio.com", Personio, VariantCom},
+	} {
+		if label, found := strings.CutSuffix(host, s.suffix); found && !strings.Contains(label, ".") {
+			return pick(s.vendor, label, s.variant)
+		}
+	}
+	return Board{}, false
+}

@@ -1,0 +1,161 @@
+package atsurl
+
+import (
+	"errors"
+	"net/url"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestFirstPageRendersTheVendorsRealEndpoints(t *testing.T) {
+	t.Parallel()
+	f := func(vendor, tenant, variant, want string) {
+		t.Helper()
+		got, err := FirstPage(vendor, tenant, variant)
+		require.NoError(t, err)
+		require.Equal(t, want, got)
+	}
+	f(Greenhouse, "acme", "", "https://boards-api.greenhouse.io/v1/boards/acme/jobs?content=true")
+	f(Greenhouse, "acme", VariantEU, "https://boards-api.eu.greenhouse.io/v1/boards/acme/jobs?content=true")
+	f(Lever, "acme", "", "https://api.lever.co/v0/postings/acme?mode=json&skip=0&limit=100")
+	f(Lever, "acme", VariantEU, "https://api.eu.lever.co/v0/postings/acme?mode=json&skip=0&limit=100")
+	f(Ashby, "Acme", "", "https://api.ashbyhq.com/posting-api/job-board/Acme?includeCompensation=true")
+	f(Workable, "acme", "", "https://apply.workable.com/api/v1/widget/accounts/acme")
+	f(SmartRecruiters, "AcmeGroup1", "", "https://api.smartrecruiters.com/v1/companies/AcmeGroup1/postings?limit=100&offset=0")
+	f(Recruitee, "Acme", "", "https://acme.recruitee.com/api/offers/")
+	f(Personio, "acme-gmbh", "", "https://acme-gmbh.jobs.personio.de/xml?language=en")
+	f(Personio, "acme-gmbh", VariantCom, "https://acme-gmbh.jobs.personio.com/xml?language=en")
+
+	b, err := BoardURL(Greenhouse, "acme", "")
+	require.NoError(t, err)
+	require.Equal(t, "https://boards-api.greenhouse.io/v1/boards/acme", b)
+}
+
+func TestATenantThatCouldMoveTheURLIsRefused(t *testing.T) {
+	t.Parallel()
+	f := func(vendor, tenant string) {
+		t.Helper()
+		u, err := FirstPage(vendor, tenant, "")
+		require.ErrorIs(t, err, ErrTenant, "%s %q rendered %q", vendor, tenant, u)
+	}
+	for _, v := range []string{Greenhouse, Lever, Ashby, Workable, SmartRecruiters} {
+		f(v, "")
+		f(v, "..")
+		f(v, ".hidden")
+		f(v, "acme/../../admin")
+		f(v, "acme?x=1")
+		f(v, "acme#x")
+		f(v, "acme%2f..")
+		f(v, "user@evil.example")
+		f(v, "acme corp")
+		f(v, string(make([]byte, 101)))
+	}
+	for _, v := range []string{Recruitee, Personio} {
+		f(v, "evil.example/x")
+		f(v, "evil.example#")
+		f(v, "a.b")
+		f(v, "-acme")
+		f(v, "acme-")
+		f(v, "acme_corp")
+	}
+}
+
+func TestVendorAndVariantErrorsListTheChoices(t *testing.T) {
+	t.Parallel()
+	_, err := FirstPage("taleo", "acme", "")
+	require.ErrorContains(t, err, `unknown vendor "taleo": use one of aggregator, ashby, greenhouse, jsonld, lever, personio, recruitee, smartrecruiters, workable`)
+	_, err = FirstPage(Ashby, "acme", VariantEU)
+	require.ErrorContains(t, err, `unknown variant "eu" for ashby`)
+	_, err = FirstPage(JSONLD, "acme", "")
+	require.Error(t, err)
+	require.False(t, errors.Is(err, ErrTenant))
+}
+
+func TestRecognizeReadsPastedBoardURLs(t *testing.T) {
+	t.Parallel()
+	f := func(raw string, want Board) {
+		t.Helper()
+		got, ok := Recognize(raw)
+		require.True(t, ok, raw)
+		require.Equal(t, want, got, raw)
+	}
+	f("https://boards.greenhouse.io/acme", Board{Greenhouse, "acme", ""})
+	f("https://job-boards.greenhouse.io/acme/jobs/4012345", Board{Greenhouse, "acme", ""})
+	f("https://job-boards.eu.greenhouse.io/acme", Board{Greenhouse, "acme", VariantEU})
+	f("https://boards.greenhouse.io/embed/job_board/js?for=acme", Board{Greenhouse, "acme", ""})
+	f("jobs.lever.co/acme/1d6f-22", Board{Lever, "acme", ""})
+	f("https://jobs.eu.lever.co/acme", Board{Lever, "acme", VariantEU})
+	f("https://jobs.ashbyhq.com/Acme", Board{Ashby, "Acme", ""})
+	f("https://apply.workable.com/acme/", Board{Workable, "acme", ""})
+	f("https://www.workable.com/api/accounts/acme", Board{Workable, "acme", ""})
+	f("https://careers.smartrecruiters.com/AcmeGroup", Board{SmartRecruiters, "AcmeGroup", ""})
+	f("https://acme.recruitee.com/o/engineer", Board{Recruitee, "acme", ""})
+	f("https://ACME.jobs.personio.de/", Board{Personio, "acme", ""})
+	f("https://acme.jobs.personio.com/job/12", Board{Personio, "acme", VariantCom})
+
+	for _, raw := range []string{
+		"https://boards.greenhouse.io.evil.example/acme",
+		"https://evilgreenhouse.io/acme",
+		"https://boards.greenhouse.io/",
+		"https://boards.greenhouse.io/embed/job_board/js",
+		"https://a.b.recruitee.com/",
+		"https://recruitee.com/",
+		"ftp://jobs.lever.co/acme",
+		"https://www.acme.com/careers",
+		"https://apply.workable.com/api/v1/",
+	} {
+		_, ok := Recognize(raw)
+		require.False(t, ok, raw)
+	}
+}
+
+func TestRecognizeReadsEveryRenderedFirstPage(t *testing.T) {
+	t.Parallel()
+	for _, b := range []Board{
+		{Greenhouse, "acme", ""}, {Greenhouse, "acme", VariantEU}, {Lever, "acme", ""}, {Lever, "acme", VariantEU},
+		{Ashby, "Acme", ""}, {Workable, "acme", ""}, {SmartRecruiters, "AcmeGroup", ""}, {Recruitee, "acme", ""},
+		{Personio, "acme", ""}, {Personio, "acme", VariantCom},
+	} {
+		u, err := FirstPage(b.Vendor, b.Tenant, b.Variant)
+		require.NoError(t, err)
+		got, ok := Recognize(u)
+		require.True(t, ok, u)
+		require.Equal(t, b, got)
+		pu, err := url.Parse(u)
+		require.NoError(t, err)
+		require.True(t, hostListed(pu.Hostname()), "%s is not in Hosts()", pu.Hostname())
+	}
+}
+
+func hostListed(host string) bool {
+	for _, h := range Hosts() {
+		if h == host {
+			return true
+		}
+		if len(h) > 2 && h[:2] == "*." {
+			suffix := h[1:]
+			if len(host) > len(suffix) && host[len(host)-len(suffix):] == suffix {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func TestSourceURLIsAbsoluteHTTPSWithoutUserInfo(t *testing.T) {
+	t.Parallel()
+	got, err := SourceURL(JSONLD, "https://www.jobsnorth.example/jobs?page=1", false)
+	require.NoError(t, err)
+	require.Equal(t, "https://www.jobsnorth.example/jobs?page=1", got)
+	_, err = SourceURL(JSONLD, "http://www.jobsnorth.example/jobs", false)
+	require.ErrorContains(t, err, "https")
+	_, err = SourceURL(JSONLD, "http://127.0.0.1:7070/boards/x/jobs", true)
+	require.NoError(t, err)
+	for _, raw := range []string{"https://user:pw@x.example/", "https:///x", "https://x.example/#f", "javascript:alert(1)", "/relative"} {
+		_, err := SourceURL(Aggregator, raw, true)
+		require.Error(t, err, raw)
+	}
+	_, err = SourceURL(Greenhouse, "https://boards-api.greenhouse.io/v1/boards/acme/jobs", false)
+	require.ErrorContains(t, err, "give the tenant")
+}
