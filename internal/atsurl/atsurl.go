@@ -357,3 +357,21 @@ func Recognize(raw string) (b Board, ok bool) {
 	}
 	return Board{}, false
 }
+
+// SourceKey is a source's stable identity, the same in the registry, the simulator and the
+// ledger: "vendor:tenant" for an ATS tenant on its main host, "vendor:tenant:variant" on another
+// host, and "vendor:" followed by the URL without its scheme for a source that names its own URL.
+// tenant must already be canonical (Tenant) and url checked (SourceURL).
+func SourceKey(vendor, tenant, variant, url string) string {
+	if Templated(vendor) {
+		if variant != VariantDefault {
+			return vendor + ":" + tenant + ":" + variant
+		}
+		return vendor + ":" + tenant
+	}
+	_, rest, found := strings.Cut(url, "://")
+	if !found {
+		rest = url
+	}
+	return vendor + ":" + rest
+}

@@ -159,3 +159,11 @@ func TestSourceURLIsAbsoluteHTTPSWithoutUserInfo(t *testing.T) {
 	_, err = SourceURL(Greenhouse, "https://boards-api.greenhouse.io/v1/boards/acme/jobs", false)
 	require.ErrorContains(t, err, "give the tenant")
 }
+
+func TestSourceKey(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "greenhouse:acme", SourceKey(Greenhouse, "acme", "", ""))
+	require.Equal(t, "lever:acme:eu", SourceKey(Lever, "acme", VariantEU, ""))
+	require.Equal(t, "jsonld:www.jobsnorth.example/jobs?page=1", SourceKey(JSONLD, "", "", "https://www.jobsnorth.example/jobs?page=1"))
+	require.Equal(t, "aggregator:feed.example/v1/feed?region=na", SourceKey(Aggregator, "", "", "https://feed.example/v1/feed?region=na"))
+}
