@@ -19,32 +19,34 @@ import (
 
 // CycleStats describes one cycle (one region at one tick).
 type CycleStats struct {
-	Region        string
-	Tick          uint32
-	CycleTime     time.Time
-	StartedAt     time.Time
-	Skipped       bool // already covered (this cycle or a later one of the region is committed): nothing was done
-	Sources       int
-	SourcesOK     int
-	SourcesFailed int
-	Pages         int
-	NotModified   int // pages answered 304 and replayed from the page cache
-	CacheEvicted  int // pages the page cache evicted (not read for two cycles) to make room
-	CacheRefused  int // pages the full page cache did not keep (next cycle reads them in full): raise --page-cache-mib
-	Postings      int
-	Malformed     int
-	Unresolved    int
-	SalaryDropped int // postings whose published pay was not served: implausible, or an unknown currency or period (normalize.YearlyUSD)
-	ReqsLive      int
-	Events        int
-	ByType        map[string]int
-	FailedSources []string       // keys of the sources that failed this cycle, sorted
-	FailedVendors map[string]int // failed sources per vendor (greenhouse, lever, a board's name, ...)
-	SeqFrom       uint64
-	SeqTo         uint64
-	Duration      time.Duration
-	CollectTook   time.Duration // fetch → dedup, shared by the regions of one pass
-	EmitTook      time.Duration
+	Region         string
+	Tick           uint32
+	CycleTime      time.Time
+	StartedAt      time.Time
+	Skipped        bool // already covered (this cycle or a later one of the region is committed): nothing was done
+	Sources        int
+	SourcesOK      int
+	SourcesFailed  int
+	SourcesSuspect int // sources read with far fewer reqs than they carried: their reqs stay open (guardDrops)
+	Pages          int
+	NotModified    int // pages answered 304 and replayed from the page cache
+	CacheEvicted   int // pages the page cache evicted (not read for two cycles) to make room
+	CacheRefused   int // pages the full page cache did not keep (next cycle reads them in full): raise --page-cache-mib
+	Postings       int
+	Malformed      int
+	Unresolved     int
+	SalaryDropped  int // postings whose published pay was not served: implausible, or an unknown currency or period (normalize.YearlyUSD)
+	ReqsLive       int
+	Events         int
+	ByType         map[string]int
+	FailedSources  []string       // keys of the sources that failed this cycle, sorted
+	FailedVendors  map[string]int // failed sources per vendor (greenhouse, lever, a board's name, ...)
+	SuspectSources []string       // keys of the sources read suspect this cycle, sorted
+	SeqFrom        uint64
+	SeqTo          uint64
+	Duration       time.Duration
+	CollectTook    time.Duration // fetch → dedup, shared by the regions of one pass
+	EmitTook       time.Duration
 }
 
 // row is the cycles row that commits the cycle.
@@ -83,10 +85,12 @@ type Crawler struct {
 	workers int
 	onObs   func(sourceKey, sourceID, reqKey string)
 	onSight func(Sighting)
+	lock    func(ctx context.Context) (unlock func(), err error)
 
-	mu    sync.Mutex // one cycle at a time
-	state *State
-	pages *pageCache
+	mu       sync.Mutex // one cycle at a time
+	state    *State
+	pages    *pageCache
+	suspects map[string]suspectMark // sources whose last read was a suspect drop (guardDrops), under mu
 }
 
 // Config configures a Crawler.
@@ -104,6 +108,10 @@ type Config struct {
 	// page resolved to a req, with the attributes it gives the req: tests use it to measure what
 	// each source format delivers (url, country, pay).
 	OnSighting func(Sighting)
+	// CommitLock, when set, is held from each cycle's diff to its commit: with it, any number of
+	// crawler processes share one ledger without two ever numbering events from the same head.
+	// Without it (one crawler, tests) the head is still checked before each diff.
+	CommitLock func(ctx context.Context) (unlock func(), err error)
 	Log        *slog.Logger // default: discard
 }
 
@@ -134,7 +142,7 @@ func NewCrawler(ctx context.Context, ch driver.Conn, cfg Config) (*Crawler, erro
 func newCrawler(ch driver.Conn, st *State, cfg Config) *Crawler {
 	cfg.defaults()
 	return &Crawler{ch: ch, fetch: NewFetcher(cfg.Fetch), log: cfg.Log, batch: cfg.InsertBatch, workers: cfg.NormalizeWorkers,
-		onObs: cfg.OnObservation, onSight: cfg.OnSighting, state: st, pages: newPageCache(cfg.PageCacheBytes)}
+		onObs: cfg.OnObservation, onSight: cfg.OnSighting, lock: cfg.CommitLock, state: st, pages: newPageCache(cfg.PageCacheBytes), suspects: map[string]suspectMark{}}
 }
 
 // Fetcher exposes the crawler's HTTP side (for the directory).
@@ -172,6 +180,56 @@ func (c *Crawler) RunCycle(ctx context.Context, dir *Directory, region string) (
 func (c *Crawler) RunRegions(ctx context.Context, dir *Directory, regions []string) ([]CycleStats, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	for attempt := 0; ; attempt++ {
+		out, err := c.runRegions(ctx, dir, regions)
+		if !errors.Is(err, ErrStaleState) || attempt == 2 {
+			return out, err
+		}
+		if err := c.reload(ctx); err != nil {
+			return out, err
+		}
+		c.log.Info("another crawler committed since this one read the ledger: state reloaded, cycle rerun", "tick", dir.Tick, "cause", err)
+	}
+}
+
+// ErrStaleState is why a cycle stops before its diff: the committed head is no longer the one
+// the crawler's state was built on (another crawler committed). The crawler reloads its state
+// and reruns the cycle.
+var ErrStaleState = errors.New("the committed ledger moved past this crawler's state")
+
+// reload rebuilds the ledger state from the committed ledger. The caller holds c.mu.
+func (c *Crawler) reload(ctx context.Context) error {
+	st, err := LoadState(ctx, c.ch)
+	if err != nil {
+		return fmt.Errorf("cannot reload the ledger state: %w", err)
+	}
+	c.state = st
+	return nil
+}
+
+// lockHead takes the commit lock (Config.CommitLock) and checks that the committed head is the
+// one the state was built on; ErrStaleState otherwise. The caller holds c.mu and calls unlock
+// once the cycle is committed and applied, or abandoned.
+func (c *Crawler) lockHead(ctx context.Context) (unlock func(), err error) {
+	unlock = func() {}
+	if c.lock != nil {
+		if unlock, err = c.lock(ctx); err != nil {
+			return nil, fmt.Errorf("cannot take the crawl's commit lock: %w", err)
+		}
+	}
+	wm, _, err := analytics.Watermark(ctx, c.ch)
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	if wm+1 != c.state.nextSeq {
+		unlock()
+		return nil, fmt.Errorf("%w: the committed head is event %d, this crawler's state ends at %d", ErrStaleState, wm, c.state.nextSeq-1)
+	}
+	return unlock, nil
+}
+
+func (c *Crawler) runRegions(ctx context.Context, dir *Directory, regions []string) ([]CycleStats, error) {
 	tick := uint32(dir.Tick)
 	c.pages.advance(tick)
 	cycleTime := dir.CycleTime.UTC()
@@ -226,6 +284,7 @@ func (c *Crawler) RunRegions(ctx context.Context, dir *Directory, regions []stri
 	if err != nil {
 		return out(), err
 	}
+	c.countSuspects(c.guardDrops(ctx, sources, seenAll, status, cycleTime), sources, stats)
 	refused := 0
 	for _, st := range stats {
 		st.CollectTook = time.Since(tc)
@@ -250,36 +309,49 @@ func (c *Crawler) RunRegions(ctx context.Context, dir *Directory, regions []stri
 	}
 	liveBefore := c.liveByRegion(companyRegion)
 	for _, region := range todo {
-		st := stats[region]
-		seen := seenBy[region]
-		events, err := diff(c.state, region, tick, cycleTime, seen, status, inDirectory,
-			func(id uint64) bool { return companyRegion[id] == region }, c.attrs(ctx))
-		if err != nil {
-			return out(), fmt.Errorf("cycle %s/%d: %w", region, tick, err)
+		if err := c.commitRegion(ctx, dir, region, sources, stats[region], seenBy[region], status, inDirectory, companyRegion, liveBefore[region]); err != nil {
+			return out(), err
 		}
-		for _, a := range seen {
-			a.release() // the events hold what they need; free the attribute copies before emit
-		}
-		w := &analytics.CycleWrite{Events: events}
-		c.number(w, st)
-		var regionSources []*Source
-		for _, s := range sources {
-			if s.Region == region {
-				regionSources = append(regionSources, s)
-			}
-		}
-		c.sightings(w, seen, cycleTime, dir, region, regionSources, status)
-		st.ReqsLive = c.liveAfter(region, companyRegion, liveBefore[region], events)
-		w.Cycle = st.row()
-		te := time.Now()
-		if err := analytics.WriteCycle(ctx, c.ch, w, c.batch); err != nil {
-			return out(), fmt.Errorf("cycle %s/%d: %w", region, tick, err)
-		}
-		st.EmitTook = time.Since(te)
-		c.apply(w, seen)
-		st.Duration = time.Since(started)
+		stats[region].Duration = time.Since(started)
 	}
 	return out(), nil
+}
+
+// commitRegion diffs, numbers, writes and applies one region's cycle under the commit lock.
+func (c *Crawler) commitRegion(ctx context.Context, dir *Directory, region string, sources []*Source, st *CycleStats, seen map[string]*reqAgg,
+	status map[string]sourceStatus, inDirectory map[string]bool, companyRegion map[uint64]string, liveBefore int) error {
+	tick, cycleTime := uint32(dir.Tick), dir.CycleTime.UTC()
+	unlock, err := c.lockHead(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	events, err := diff(c.state, region, tick, cycleTime, seen, status, inDirectory,
+		func(id uint64) bool { return companyRegion[id] == region }, c.attrs(ctx))
+	if err != nil {
+		return fmt.Errorf("cycle %s/%d: %w", region, tick, err)
+	}
+	for _, a := range seen {
+		a.release() // the events hold what they need; free the attribute copies before emit
+	}
+	w := &analytics.CycleWrite{Events: events}
+	c.number(w, st)
+	var regionSources []*Source
+	for _, s := range sources {
+		if s.Region == region {
+			regionSources = append(regionSources, s)
+		}
+	}
+	c.sightings(w, seen, cycleTime, dir, region, regionSources, status)
+	st.ReqsLive = c.liveAfter(region, companyRegion, liveBefore, events)
+	w.Cycle = st.row()
+	te := time.Now()
+	if err := analytics.WriteCycle(ctx, c.ch, w, c.batch); err != nil {
+		return fmt.Errorf("cycle %s/%d: %w", region, tick, err)
+	}
+	st.EmitTook = time.Since(te)
+	c.apply(w, seen)
+	return nil
 }
 
 // collect runs the fetch → parse → normalize → dedup stages and returns the reqs seen and each
@@ -438,6 +510,27 @@ func (c *Crawler) dedupStage(ctx context.Context, obs <-chan obsMsg, tick uint32
 		add(&o)
 	}
 	return d.reqs, nil
+}
+
+// countSuspects moves the sources guardDrops made suspect from ok to suspect in their region's
+// stats.
+func (c *Crawler) countSuspects(keys []string, sources []*Source, stats map[string]*CycleStats) {
+	if len(keys) == 0 {
+		return
+	}
+	region := make(map[string]string, len(sources))
+	for _, s := range sources {
+		region[s.Key] = s.Region
+	}
+	for _, k := range keys {
+		st := stats[region[k]]
+		st.SourcesOK--
+		st.SourcesSuspect++
+		st.SuspectSources = append(st.SuspectSources, k)
+	}
+	for _, st := range stats {
+		sort.Strings(st.SuspectSources)
+	}
 }
 
 // countSources counts every source as ok or failed in its region's stats, the failed ones by

@@ -14,6 +14,9 @@ type sourceStatus int
 const (
 	sourceOK sourceStatus = iota + 1
 	sourceFailed
+	// sourceSuspect: the source answered, but with far fewer reqs than it carried (guardDrops);
+	// unknown until a later read confirms.
+	sourceSuspect
 )
 
 // diff compares this cycle's reqs of one region with the ledger state and returns the events,

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -15,6 +16,18 @@ import (
 func (c *Crawler) RunCompany(ctx context.Context, dir *Directory, domain string, now time.Time) (CycleStats, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	for attempt := 0; ; attempt++ {
+		st, err := c.runCompany(ctx, dir, domain, now)
+		if !errors.Is(err, ErrStaleState) || attempt == 2 {
+			return st, err
+		}
+		if err := c.reload(ctx); err != nil {
+			return st, err
+		}
+	}
+}
+
+func (c *Crawler) runCompany(ctx context.Context, dir *Directory, domain string, now time.Time) (CycleStats, error) {
 	id := CompanyID(domain)
 	region := analytics.CompanyRegion(id)
 	tick := uint32(dir.Tick)
@@ -49,6 +62,12 @@ func (c *Crawler) RunCompany(ctx context.Context, dir *Directory, domain string,
 	if err != nil {
 		return *st, err
 	}
+	c.countSuspects(c.guardDrops(ctx, sources, seen, status, now), sources, stats)
+	unlock, err := c.lockHead(ctx)
+	if err != nil {
+		return *st, err
+	}
+	defer unlock()
 	events, err := diff(c.state, homeRegion, tick, now, seen, status, inDirectory, func(cid uint64) bool { return cid == id }, c.attrs(ctx))
 	if err != nil {
 		return *st, err
