@@ -13,6 +13,7 @@ import (
 
 	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/internal/lifecycle"
+	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/pipeline"
 )
 
@@ -81,7 +82,9 @@ func newCrawler(ctx context.Context, log *slog.Logger, f *storeFlags, s *stores,
 	if err := f.migrateAll(ctx, s, log); err != nil {
 		return nil, err
 	}
-	return pipeline.NewCrawler(ctx, s.ch, cf.config(log))
+	cfg := cf.config(log)
+	cfg.CommitLock = oltp.CrawlCommitLock(s.pg, *f.clickhouseDB)
+	return pipeline.NewCrawler(ctx, s.ch, cfg)
 }
 
 func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
