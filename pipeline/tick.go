@@ -7,13 +7,19 @@ import (
 	"time"
 )
 
-// RunTick crawls every region of the directory at tick (tick < 0: the source's current tick), one
-// region's cycle after another, and logs each cycle.
+// RunTick crawls every region of the simulator's directory at baseURL at tick (tick < 0: its
+// current tick), one region's cycle after another, and logs each cycle.
 func (c *Crawler) RunTick(ctx context.Context, baseURL string, tick int) ([]CycleStats, error) {
 	dir, err := FetchDirectory(ctx, c.fetch.Client(), baseURL, tick)
 	if err != nil {
 		return nil, err
 	}
+	return c.RunDirectory(ctx, dir)
+}
+
+// RunDirectory crawls every region of dir, one region's cycle after another, and logs each
+// cycle.
+func (c *Crawler) RunDirectory(ctx context.Context, dir *Directory) ([]CycleStats, error) {
 	out, err := c.RunRegions(ctx, dir, dir.Regions)
 	if err != nil {
 		return out, err

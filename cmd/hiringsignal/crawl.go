@@ -117,8 +117,8 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 	if *metricsListen != "" {
 		g.Add("metrics", &metricsServer{addr: *metricsListen, set: set, log: log})
 	}
-	g.Add("crawl loop", crawlLoop(log, c, *cf.simURL, every(*interval, true), func() int { return -1 }, nil, newCrawlMetrics(set)))
-	g.Add("crawl jobs", crawlJobs(log, c, s, *cf.simURL, 2*time.Second, time.Now, nil))
+	g.Add("crawl loop", crawlLoop(log, c, simDirectory{client: c.Fetcher().Client(), url: *cf.simURL}, every(*interval, true), func() int { return -1 }, nil, newCrawlMetrics(set)))
+	g.Add("crawl jobs", crawlJobs(log, c, s, simDirectory{client: c.Fetcher().Client(), url: *cf.simURL}, 2*time.Second, time.Now, nil))
 	return runUntilSignal(ctx, log, &g)
 }
 

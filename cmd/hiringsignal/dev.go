@@ -95,8 +95,8 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	g.Add("history backfill", hist.part())
 	// The API reads the ledger this process writes: a commit rebuilds its snapshot at once
 	// instead of at the next poll.
-	g.Add("crawl loop", hist.after(crawlLoop(log, crawler, simulator.url, cycleStarts(simulator.world, clock), worldTick(simulator.world, clock), a.snap.Nudge, newCrawlMetrics(set))))
-	g.Add("crawl jobs", hist.after(crawlJobs(log, crawler, s, simulator.url, 2*time.Second, clock.Now, a.snap.Nudge)))
+	g.Add("crawl loop", hist.after(crawlLoop(log, crawler, simDirectory{client: crawler.Fetcher().Client(), url: simulator.url}, cycleStarts(simulator.world, clock), worldTick(simulator.world, clock), a.snap.Nudge, newCrawlMetrics(set))))
+	g.Add("crawl jobs", hist.after(crawlJobs(log, crawler, s, simDirectory{client: crawler.Fetcher().Client(), url: simulator.url}, 2*time.Second, clock.Now, a.snap.Nudge)))
 	if err := g.Start(ctx); err != nil {
 		return err
 	}

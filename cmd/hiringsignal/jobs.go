@@ -17,7 +17,7 @@ import (
 // mid-job leaves it to be reclaimed after oltp.CrawlLease. committed, when set, runs after a job
 // committed its cycle (the dev stack nudges its read snapshot with it). now is the crawl's
 // observation time: the wall clock, or dev's simulated clock.
-func crawlJobLoop(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, pool *pgxpool.Pool, simURL string, poll time.Duration, now func() time.Time, committed func()) {
+func crawlJobLoop(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, pool *pgxpool.Pool, d directory, poll time.Duration, now func() time.Time, committed func()) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -30,7 +30,7 @@ func crawlJobLoop(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, po
 			continue
 		}
 		for _, j := range jobs {
-			if runCrawlJob(ctx, log, c, pool, simURL, j, now()) && committed != nil {
+			if runCrawlJob(ctx, log, c, pool, d, j, now()) && committed != nil {
 				committed()
 			}
 		}
@@ -38,8 +38,8 @@ func crawlJobLoop(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, po
 }
 
 // runCrawlJob runs one job and reports whether it committed.
-func runCrawlJob(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, pool *pgxpool.Pool, simURL string, j oltp.CrawlJob, now time.Time) bool {
-	dir, err := pipeline.FetchDirectory(ctx, c.Fetcher().Client(), simURL, -1)
+func runCrawlJob(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, pool *pgxpool.Pool, d directory, j oltp.CrawlJob, now time.Time) bool {
+	dir, err := d.at(ctx, -1)
 	var st pipeline.CycleStats
 	if err == nil {
 		st, err = c.RunCompany(ctx, dir, j.Domain, now)

@@ -81,10 +81,10 @@ func (p *simPart) Stop(ctx context.Context) error {
 }
 
 // crawlLoop runs one crawl whenever next says (next(true) before the first one, next(false) after
-// each crawl); tick says which tick to crawl (-1: the simulator's current one). A Stop cancels a
+// each crawl) of d's directory at the tick tick says (-1: d's current one). A Stop cancels a
 // crawl in progress: the region cycles not committed are rerun by the next crawl (commits are
 // idempotent). committed, when set, runs after each crawl that committed.
-func crawlLoop(log *slog.Logger, c *pipeline.Crawler, simURL string, next func(first bool) time.Duration, tick func() int, committed func(), m crawlMetrics) *lifecycle.Loop {
+func crawlLoop(log *slog.Logger, c *pipeline.Crawler, d directory, next func(first bool) time.Duration, tick func() int, committed func(), m crawlMetrics) *lifecycle.Loop {
 	return &lifecycle.Loop{Run: func(ctx context.Context) {
 		wait := next(true)
 		for {
@@ -94,7 +94,7 @@ func crawlLoop(log *slog.Logger, c *pipeline.Crawler, simURL string, next func(f
 			case <-time.After(wait):
 			}
 			start := time.Now()
-			stats, err := c.RunTick(ctx, simURL, tick())
+			stats, err := crawlOnce(ctx, c, d, tick())
 			wait = next(false)
 			if ctx.Err() == nil {
 				m.observe(stats, err)
@@ -145,6 +145,15 @@ func worldTick(world *sim.World, clock *sim.Clock) func() int {
 
 // crawlJobs claims on-demand crawl jobs every poll (see crawlJobLoop).
 // now is the observation time of an on-demand crawl (the world's clock).
-func crawlJobs(log *slog.Logger, c *pipeline.Crawler, s *stores, simURL string, poll time.Duration, now func() time.Time, committed func()) *lifecycle.Loop {
-	return &lifecycle.Loop{Run: func(ctx context.Context) { crawlJobLoop(ctx, log, c, s.pg, simURL, poll, now, committed) }}
+func crawlJobs(log *slog.Logger, c *pipeline.Crawler, s *stores, d directory, poll time.Duration, now func() time.Time, committed func()) *lifecycle.Loop {
+	return &lifecycle.Loop{Run: func(ctx context.Context) { crawlJobLoop(ctx, log, c, s.pg, d, poll, now, committed) }}
+}
+
+// crawlOnce crawls every region of d's directory at tick (-1: the current one).
+func crawlOnce(ctx context.Context, c *pipeline.Crawler, d directory, tick int) ([]pipeline.CycleStats, error) {
+	dir, err := d.at(ctx, tick)
+	if err != nil {
+		return nil, err
+	}
+	return c.RunDirectory(ctx, dir)
 }
