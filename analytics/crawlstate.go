@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 )
@@ -132,4 +133,33 @@ func isHexKey(k string) bool {
 		}
 	}
 	return true
+}
+
+// LastCycle is a region's latest committed cycle.
+type LastCycle struct {
+	Tick      uint32
+	CycleTime time.Time
+}
+
+// LastCycles returns every region's latest committed cycle: a region's next cycle more than one
+// tick later follows a gap in its history.
+func LastCycles(ctx context.Context, ch driver.Conn) (map[string]LastCycle, error) {
+	rows, err := ch.Query(ctx, "SELECT region, max(tick), argMax(cycle_time, tick) FROM cycles GROUP BY region")
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the latest cycles: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]LastCycle{}
+	for rows.Next() {
+		var region string
+		var lc LastCycle
+		if err := rows.Scan(&region, &lc.Tick, &lc.CycleTime); err != nil {
+			return nil, fmt.Errorf("cannot read the latest cycles: %w", err)
+		}
+		out[region] = lc
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("cannot read the latest cycles: %w", err)
+	}
+	return out, nil
 }

@@ -326,7 +326,11 @@ func (c *Crawler) commitRegion(ctx context.Context, dir *Directory, region strin
 		return err
 	}
 	defer unlock()
-	events, err := diff(c.state, region, tick, cycleTime, seen, status, inDirectory,
+	var gapFrom time.Time
+	if last, ok := c.state.lastCycle[region]; ok && tick > last.Tick+1 {
+		gapFrom = last.CycleTime
+	}
+	events, err := diff(c.state, region, tick, cycleTime, gapFrom, seen, status, inDirectory,
 		func(id uint64) bool { return companyRegion[id] == region }, c.attrs(ctx))
 	if err != nil {
 		return fmt.Errorf("cycle %s/%d: %w", region, tick, err)
@@ -692,6 +696,7 @@ func (c *Crawler) apply(w *analytics.CycleWrite, seen map[string]*reqAgg) {
 	if n := len(w.Events); n > 0 {
 		c.state.nextSeq = w.Events[n-1].Seq + 1
 	}
+	c.state.lastCycle[w.Cycle.Region] = analytics.LastCycle{Tick: w.Cycle.Tick, CycleTime: w.Cycle.CycleTime}
 }
 
 func contains(xs []string, s string) bool {

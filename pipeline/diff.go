@@ -24,9 +24,17 @@ const (
 //
 // The attributes of a closing req come from its last committed event, read back by attrs (the
 // compact state does not keep them).
-func diff(st *State, region string, tick uint32, cycleTime time.Time, seen map[string]*reqAgg,
+//
+// gapFrom, when not zero, is the region's last committed cycle time before a gap (windows not
+// crawled): a req opened now was published somewhere in (gapFrom, cycleTime), and is dated by
+// its posted date when that falls there, never by this cycle's time as if it were fresh.
+func diff(st *State, region string, tick uint32, cycleTime, gapFrom time.Time, seen map[string]*reqAgg,
 	status map[string]sourceStatus, inDirectory map[string]bool, inScope func(companyID uint64) bool,
 	attrs func(keys []string) (map[string]*Event, error)) ([]Event, error) {
+	since := cycleTime.Add(-3 * time.Hour)
+	if !gapFrom.IsZero() {
+		since = gapFrom
+	}
 	need := st.needAttrs(tick)
 	n := 0
 	for key := range seen {
@@ -45,7 +53,7 @@ func diff(st *State, region string, tick uint32, cycleTime time.Time, seen map[s
 		case prev == nil:
 			ev.Type = analytics.EventOpened
 			ev.FirstSeen = cycleTime
-			if !a.best.postedAt.IsZero() && a.best.postedAt.Before(cycleTime) && a.best.postedAt.After(cycleTime.Add(-3*time.Hour)) {
+			if !a.best.postedAt.IsZero() && a.best.postedAt.Before(cycleTime) && a.best.postedAt.After(since) {
 				ev.OccurredAt = a.best.postedAt.UTC().Truncate(time.Second)
 			}
 		case !prev.live:

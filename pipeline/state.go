@@ -16,7 +16,8 @@ type State struct {
 	reqs       map[string]*reqState
 	boardsSeen map[string][]string // req_key → boards already in req_boards
 	companies  map[uint64]analytics.Company
-	ats        map[string]struct{} // company_id|vendor|tenant already in ats_history
+	ats        map[string]struct{}            // company_id|vendor|tenant already in ats_history
+	lastCycle  map[string]analytics.LastCycle // region → its latest committed cycle (a gap follows when the next is more than one tick later)
 	nextSeq    uint64
 }
 
@@ -39,7 +40,8 @@ func stateOf(e *Event) *reqState {
 }
 
 func newState() *State {
-	return &State{reqs: map[string]*reqState{}, boardsSeen: map[string][]string{}, companies: map[uint64]analytics.Company{}, ats: map[string]struct{}{}, nextSeq: 1}
+	return &State{reqs: map[string]*reqState{}, boardsSeen: map[string][]string{}, companies: map[uint64]analytics.Company{}, ats: map[string]struct{}{},
+		lastCycle: map[string]analytics.LastCycle{}, nextSeq: 1}
 }
 
 // NextSeq is the event_seq the next committed event gets.
@@ -87,6 +89,9 @@ func LoadState(ctx context.Context, ch driver.Conn) (*State, error) {
 	}
 	for _, a := range tenants {
 		st.ats[atsKey(a.CompanyID, a.Vendor, a.Tenant)] = struct{}{}
+	}
+	if st.lastCycle, err = analytics.LastCycles(ctx, ch); err != nil {
+		return nil, err
 	}
 	return st, nil
 }
