@@ -1,0 +1,131 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Read statuses of a source in one window. Only StatusOK makes a source read: every other
+// status leaves the reqs it carried unknown, never closed.
+const (
+	StatusOK         = "ok"
+	StatusFailed     = "failed"
+	StatusBlocked    = "blocked"       // robots.txt did not allow the read
+	StatusNotFetched = "not_fetched"   // no read this window (workers behind, source cooling down)
+	StatusSuspect    = "suspect_empty" // answered with far fewer reqs than it carried (guardDrops)
+)
+
+// SourceRead is what a crawl worker learned of one source in one window: the fetch, parse and
+// normalize half of a cycle, stored so that one committer can decide the window's events from
+// the reads of every worker. Full holds the sightings of the pages parsed; Unchanged the
+// (req, posting) pairs of pages the source answered as unchanged (304 or the same body), whose
+// attributes the committer takes from the ledger.
+type SourceRead struct {
+	SourceKey string
+	Tick      uint32
+	ReadAt    time.Time
+	Status    string
+	Reason    string
+	Pages     int
+	Postings  int
+	Malformed int
+	Full      []observation
+	Unchanged []cachedObs
+}
+
+// wire forms: short keys, since a window's reads are stored whole.
+type wireObs struct {
+	C  uint64  `json:"c"`
+	K  string  `json:"k"`
+	TK string  `json:"tk,omitempty"`
+	RT string  `json:"rt,omitempty"`
+	T  string  `json:"t,omitempty"`
+	F  string  `json:"f,omitempty"`
+	CO string  `json:"co,omitempty"`
+	L  string  `json:"l,omitempty"`
+	SI string  `json:"si"`
+	B  string  `json:"b,omitempty"`
+	ST string  `json:"st,omitempty"`
+	U  string  `json:"u,omitempty"`
+	RI string  `json:"ri,omitempty"`
+	P  int64   `json:"p,omitempty"` // posted at, unix seconds; 0 none
+	S  bool    `json:"s,omitempty"`
+	LO float64 `json:"lo,omitempty"`
+	HI float64 `json:"hi,omitempty"`
+	SD bool    `json:"sd,omitempty"`
+}
+
+type wireRead struct {
+	Full      []wireObs   `json:"full,omitempty"`
+	Unchanged [][2]string `json:"unchanged,omitempty"`
+}
+
+// ReadCodec compresses and restores the sightings of SourceReads for storage. It is safe for
+// concurrent use; make one per process.
+type ReadCodec struct {
+	enc *zstd.Encoder
+	dec *zstd.Decoder
+}
+
+// NewReadCodec makes a ReadCodec.
+func NewReadCodec() *ReadCodec {
+	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	dec, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(256<<20))
+	return &ReadCodec{enc: enc, dec: dec}
+}
+
+// Encode renders the sightings of r (Full and Unchanged) as compressed bytes for storage.
+func (c *ReadCodec) Encode(r *SourceRead) ([]byte, error) {
+	w := wireRead{Full: make([]wireObs, len(r.Full))}
+	for i := range r.Full {
+		o := &r.Full[i]
+		wo := wireObs{C: o.companyID, K: o.reqKey, TK: o.titleKey, RT: o.rawTitle, T: o.title, F: o.function, CO: o.country,
+			L: o.location, SI: o.sourceID, B: o.board, ST: o.sourceType, U: o.url, RI: o.reqID, S: o.salary, LO: o.salLo, HI: o.salHi,
+			SD: o.salaryDropped}
+		if !o.postedAt.IsZero() {
+			wo.P = o.postedAt.Unix()
+		}
+		w.Full[i] = wo
+	}
+	for _, u := range r.Unchanged {
+		w.Unchanged = append(w.Unchanged, [2]string{u.reqKey, u.sourceID})
+	}
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(&w); err != nil {
+		return nil, fmt.Errorf("cannot encode the reads of %s: %w", r.SourceKey, err)
+	}
+	return c.enc.EncodeAll(buf.Bytes(), nil), nil
+}
+
+// Decode fills r's Full and Unchanged from Encode's bytes (r.SourceKey names their source).
+func (c *ReadCodec) Decode(r *SourceRead, b []byte) error {
+	raw, err := c.dec.DecodeAll(b, nil)
+	if err != nil {
+		return fmt.Errorf("cannot decompress the reads of %s: %w", r.SourceKey, err)
+	}
+	var w wireRead
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&w); err != nil && err != io.EOF {
+		return fmt.Errorf("cannot decode the reads of %s: %w", r.SourceKey, err)
+	}
+	r.Full = make([]observation, len(w.Full))
+	for i, wo := range w.Full {
+		o := observation{companyID: wo.C, reqKey: wo.K, titleKey: wo.TK, rawTitle: wo.RT, title: wo.T, function: wo.F, country: wo.CO,
+			location: wo.L, sourceKey: r.SourceKey, sourceID: wo.SI, board: wo.B, sourceType: wo.ST, url: wo.U, reqID: wo.RI,
+			salary: wo.S, salLo: wo.LO, salHi: wo.HI, salaryDropped: wo.SD}
+		if wo.P != 0 {
+			o.postedAt = time.Unix(wo.P, 0).UTC()
+		}
+		r.Full[i] = o
+	}
+	r.Unchanged = make([]cachedObs, len(w.Unchanged))
+	for i, u := range w.Unchanged {
+		r.Unchanged[i] = cachedObs{reqKey: u[0], sourceID: u[1]}
+	}
+	return nil
+}
