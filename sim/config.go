@@ -12,8 +12,21 @@ type Config struct {
 	Epoch time.Time
 	// BaseURL is the simulator's base address, e.g. "http://127.0.0.1:7070", used to build the
 	// source URLs of the directory and the absolute next-page links of the JSON-LD boards. When
-	// empty, directory URLs are relative paths and board links use the request's Host.
+	// empty, directory URLs are relative paths and board links use the request's Host. Host mode
+	// ignores it.
 	BaseURL string
+
+	// HostMode renders every URL of the world as the real web has it: the directory's first pages
+	// are the vendors' public endpoints (atsurl.FirstPage), the boards' pages and links are
+	// https://{board host}/jobs?page=N and /job/{id}, the aggregator's feeds are on
+	// AggregatorFeedHost, and posting links are on the vendors' job-page hosts. The handler serves
+	// those hosts and paths whatever the mode (a client reaches them over TLS with a dial override
+	// and a test CA, see internal/testca); the old paths stay served too. Source keys are the same
+	// in both modes.
+	HostMode bool
+	// RobotsDisallow lists hosts ("www.jobsnorth.example", or "*.recruitee.com" for every
+	// subdomain) whose /robots.txt disallows everything; every other host's allows everything.
+	RobotsDisallow []string
 
 	// Fault probabilities, each in [0,1] per (source, tick); 0 disables. At most one fault hits a
 	// source in a tick (the draws are stacked in this order).

@@ -83,10 +83,10 @@ var atsVendorWeights = [numRegions][]float64{
 
 // boardDef is one JSON-LD job board.
 type boardDef struct {
-	name    string // source key suffix and board field
+	name    string // board field of the directory (and path segment of the simulator's own paths)
 	display string // name shown on the page and in identifiers
 	prefix  string // posting id prefix
-	host    string // host used in posting URLs
+	host    string // the board's host: its pages in host mode, its posting URLs, its source key
 	region  int
 	// pages: a board of job pages (one JobPosting per page, no identifier, @id or url: the page
 	// is the posting) instead of list pages; see jobpages.go.
@@ -117,9 +117,17 @@ var boardDefs = []boardDef{
 	{"wazifa", "Wazifa", "wz", "www.wazifa.example", regMEA, true},
 }
 
-// aggregatorName is the aggregator's board name (one feed per region).
-const aggregatorName = "jobmesh"
-const aggregatorHost = "www.jobmesh.example"
+// aggregatorName is the aggregator's board name (one feed per region); aggregatorDisplay its
+// display name; aggregatorHost the host of its posting pages.
+const (
+	aggregatorName    = "jobmesh"
+	aggregatorDisplay = "JobMesh"
+	aggregatorHost    = "www.jobmesh.example"
+)
+
+// AggregatorFeedHost is the host serving the aggregator's feeds in host mode:
+// https://feed.jobmesh.example/v1/feed?region={region}.
+const AggregatorFeedHost = "feed.jobmesh.example"
 
 // Gender tags appended to board titles.
 var genderTags = []string{" (m/w/d)", " (m/f/d)", " (f/m/x)", " (all genders)"}

@@ -86,7 +86,7 @@ func (w *World) eachSource(tick int, fn func(Source)) {
 			continue
 		}
 		fn(Source{
-			Key:           vendorNames[v] + ":" + c.tenant(v),
+			Key:           tenantKey(c, v),
 			Vendor:        vendorNames[v],
 			Kind:          KindATSTenant,
 			Region:        regionNames[c.region],

@@ -8,9 +8,11 @@
 // What it owns: the world model (companies, coverage, ATS migrations, req lifecycles, surges,
 // reposts, cross-posting with variant titles), the vendor wire formats and their pagination,
 // conditional requests (ETag / If-None-Match) and gzip, the fault schedule, the source directory
-// and the ground truth (/_sim/directory, /_sim/truth, /_sim/tick, /_sim/healthz), and the world's
-// clock (Clock: wall time, or one 3-hour cycle per --cycle-every of wall time for the dev stack),
-// and each company's hidden conversion propensity, tied to its hiring motion, from which
+// and the ground truth (/_sim/directory, /_sim/truth, /_sim/tick, /_sim/healthz), the registry
+// export (RegistryCSV: the world as the source registry's import file), host mode (every vendor,
+// board and the aggregator answered at its real hostname and path, routed by Host, with
+// /robots.txt on every host; hosts.go), the world's clock (Clock: wall time, or one 3-hour cycle
+// per --cycle-every of wall time for the dev stack), and each company's hidden conversion propensity, tied to its hiring motion, from which
 // OutcomeLabels draws outcome labels (outcomes.go).
 // The contract it implements is docs/crawl-contract.md.
 //
@@ -19,7 +21,11 @@
 // only per-tick caches are the board/aggregator indexes (rebuilt lazily for the ticks being served)
 // and the per-(tick, URL) attempt counters used by transient faults.
 //
-// What it must not touch: it imports no other package of this project (the adapters in
-// pipeline/ats and this package agree only through the contract), keeps no package-level mutable
-// state, and never reaches outside the loopback world it serves.
+// Source keys are internal/atsurl's SourceKey of the real URLs in both modes ("greenhouse:acme",
+// "jsonld:www.jobsnorth.example/jobs?page=1"), so the registry, the ledger and the truth agree.
+//
+// What it must not touch: it imports only leaves (internal/atsurl renders the vendors' real URLs
+// for host mode; its tests also use internal/normalize and internal/testca), never the crawl (the
+// adapters in pipeline/ats and this package agree only through the contract), keeps no
+// package-level mutable state, and never reaches outside the loopback world it serves.
 package sim

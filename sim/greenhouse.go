@@ -17,6 +17,12 @@ func (w *World) renderGreenhouse(b []byte, c *company, tick int, content, junk b
 	gens := w.liveGens(c, tick)
 	jp := junkAt(junk, len(gens))
 	token := c.tenant(vGreenhouse)
+	// Greenhouse's current job boards are on job-boards.greenhouse.io (older ones on
+	// boards.greenhouse.io, which the simulator's own paths keep, so their bodies do not change).
+	jobHost := "boards.greenhouse.io"
+	if w.cfg.HostMode {
+		jobHost = "job-boards.greenhouse.io"
+	}
 	zone := w.zone(c.country)
 	var scratch [512]byte
 	b = append(b, `{"jobs":[`...)
@@ -38,7 +44,9 @@ func (w *World) renderGreenhouse(b []byte, c *company, tick int, content, junk b
 		}
 		n++
 		t := &w.titles[g.title]
-		b = append(b, `{"absolute_url":"https://boards.greenhouse.io/`...)
+		b = append(b, `{"absolute_url":"https://`...)
+		b = append(b, jobHost...)
+		b = append(b, '/')
 		b = append(b, token...)
 		b = append(b, "/jobs/"...)
 		b = appendATSID(b, c, vGreenhouse, g)

@@ -34,12 +34,18 @@ func testWorld(t *testing.T, cfg Config) (*World, *httptest.Server) {
 // get fetches url and returns status, headers and body.
 func get(t *testing.T, u string, hdr ...string) (int, http.Header, []byte) {
 	t.Helper()
+	return getWith(t, testClient, u, hdr...)
+}
+
+// getWith is get through client.
+func getWith(t *testing.T, client *http.Client, u string, hdr ...string) (int, http.Header, []byte) {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, u, nil)
 	require.NoError(t, err)
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
-	resp, err := testClient.Do(req)
+	resp, err := client.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
@@ -110,9 +116,15 @@ type crawled struct {
 // (wrong types, missing title) counted and skipped.
 func crawlSource(t *testing.T, src Source) crawled {
 	t.Helper()
+	return crawlSourceWith(t, testClient, src)
+}
+
+// crawlSourceWith is crawlSource through client.
+func crawlSourceWith(t *testing.T, client *http.Client, src Source) crawled {
+	t.Helper()
 	var out crawled
 	fetch := func(u string) []byte {
-		status, _, body := get(t, u)
+		status, _, body := getWith(t, client, u)
 		require.Equal(t, http.StatusOK, status, "GET %s: %s", u, body)
 		out.pages++
 		return body

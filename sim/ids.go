@@ -1,6 +1,10 @@
 package sim
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/planehq/hiringsignal/internal/atsurl"
+)
 
 // Posting ids. Every id is derived from (company, slot, generation, repost) through a bijective
 // mixer, so ids are unique within their source and change when a req is reposted (a repost is a
@@ -70,16 +74,24 @@ func (w *World) appendReqID(b []byte, g *gen) []byte {
 	return strconv.AppendUint(b, n, 10)
 }
 
-// sourceKey appends the directory key of vendor v's tenant of c.
-func appendSourceKey(b []byte, c *company, v uint8) []byte {
-	b = append(b, vendorNames[v]...)
-	b = append(b, ':')
-	return append(b, c.tenant(v)...)
+// tenantKey is the source key of vendor v's tenant of c: atsurl.SourceKey, as the registry and
+// the ledger spell it ("greenhouse:acme").
+func tenantKey(c *company, v uint8) string {
+	return atsurl.SourceKey(vendorNames[v], c.tenant(v), atsurl.VariantDefault, "")
 }
 
-// sourceURL builds the first-page URL of c's tenant on vendor v.
+// tenantURL builds the first-page URL of c's tenant on vendor v: the vendor's real endpoint in
+// host mode, the simulator's own path under BaseURL otherwise.
 func (w *World) tenantURL(c *company, v uint8) string {
 	t := c.tenant(v)
+	if w.cfg.HostMode {
+		u, err := atsurl.FirstPage(vendorNames[v], t, atsurl.VariantDefault)
+		if err != nil {
+			// Tenants are drawn from letters and digits; TestTenantsAreRealTenants checks them.
+			panic("sim: tenant " + t + " has no real URL: " + err.Error())
+		}
+		return u
+	}
 	base := w.cfg.BaseURL
 	switch v {
 	case vGreenhouse:
@@ -100,10 +112,27 @@ func (w *World) tenantURL(c *company, v uint8) string {
 	return ""
 }
 
+// hostBoardURL is the first page of board bi on its own host: its URL in host mode and in the
+// registry, and (without the scheme) its source key in both modes.
+func hostBoardURL(bi int) string {
+	return "https://" + boardDefs[bi].host + "/jobs?page=1"
+}
+
+// hostAggregatorURL is the aggregator's feed of region on its own host (see hostBoardURL).
+func hostAggregatorURL(region int) string {
+	return "https://" + AggregatorFeedHost + "/v1/feed?region=" + regionNames[region]
+}
+
 func (w *World) boardURL(bi int) string {
+	if w.cfg.HostMode {
+		return hostBoardURL(bi)
+	}
 	return w.cfg.BaseURL + "/boards/" + boardDefs[bi].name + "/jobs?page=1"
 }
 
 func (w *World) aggregatorURL(region int) string {
+	if w.cfg.HostMode {
+		return hostAggregatorURL(region)
+	}
 	return w.cfg.BaseURL + "/aggregator/v1/feed?region=" + regionNames[region]
 }

@@ -5,8 +5,9 @@ import (
 	"time"
 )
 
-// Job-page boards: GET /boards/{board}/jobs?page=1 is an index page with no posting and a
-// <link rel="next"> to the first job page; GET /boards/{board}/job/{id} is one posting's page,
+// Job-page boards: GET https://{host}/jobs?page=1 (the simulator's own path:
+// /boards/{board}/jobs?page=1) is an index page with no posting and a <link rel="next"> to the
+// first job page; GET https://{host}/job/{id} (/boards/{board}/job/{id}) is one posting's page,
 // linking the next one. As on real boards' job pages, the JobPosting carries no identifier,
 // @id or url: the page is the posting, named by its <link rel="canonical"> (most pages) or else
 // by its own URL. hiringOrganization.sameAs, when present, is the board's own company-profile
@@ -31,7 +32,8 @@ func jobPaged(g *gen) bool {
 func hasCanonical(g *gen) bool { return h2(g.h, saltJobPage+1)%5 != 0 }
 
 // appendJobPageID appends the identity of g's job page on board bi: its canonical URL, or the
-// page URL (absolute on BaseURL) when the page has no canonical link.
+// page URL (absolute on BaseURL, or on the board's host in host mode) when the page has no
+// canonical link.
 func (w *World) appendJobPageID(b []byte, bi int, c *company, g *gen) []byte {
 	bd := &boardDefs[bi]
 	if hasCanonical(g) {
@@ -43,11 +45,10 @@ func (w *World) appendJobPageID(b []byte, bi int, c *company, g *gen) []byte {
 	return w.appendJobPageURL(b, w.cfg.BaseURL, bi, c, g)
 }
 
-// appendJobPageURL appends the URL of g's job page on board bi under base.
+// appendJobPageURL appends the URL of g's job page on board bi under base (on the board's host in
+// host mode).
 func (w *World) appendJobPageURL(b []byte, base string, bi int, c *company, g *gen) []byte {
-	b = append(b, base...)
-	b = append(b, "/boards/"...)
-	b = append(b, boardDefs[bi].name...)
+	b = w.appendBoardRoot(b, base, bi, false)
 	b = append(b, "/job/"...)
 	return w.appendBoardID(b, bi, c, g)
 }

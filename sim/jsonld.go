@@ -5,7 +5,8 @@ import (
 	"time"
 )
 
-// JSON-LD job boards: GET /boards/{board}/jobs?page=N
+// JSON-LD job boards: GET https://{host}/jobs?page=N (the simulator's own path:
+// GET /boards/{board}/jobs?page=N)
 // An HTML page of up to 50 schema.org JobPosting objects, each in a
 // <script type="application/ld+json"> block (a single object, an array of a few, or an
 // @graph), with <link rel="next" href="..."> in the head until the last page. Quirks that real
@@ -19,10 +20,28 @@ const jsonldJunk = `<script type="application/ld+json">{"@context":"https://sche
 var jsonldEmployment = [...]string{"FULL_TIME", "PART_TIME", "CONTRACTOR", "INTERN"}
 var jsonldUnit = [...]string{"YEAR", "MONTH", "HOUR"}
 
+// appendBoardRoot appends the root of board bi's pages: https://{host} in host mode, else
+// base/boards/{board} (base XML-escaped when escape is set). Pages are root+"/jobs?page=N" and
+// root+"/job/{id}".
+func (w *World) appendBoardRoot(b []byte, base string, bi int, escape bool) []byte {
+	if w.cfg.HostMode {
+		b = append(b, "https://"...)
+		return append(b, boardDefs[bi].host...)
+	}
+	if escape {
+		b = appendXML(b, base)
+	} else {
+		b = append(b, base...)
+	}
+	b = append(b, "/boards/"...)
+	return append(b, boardDefs[bi].name...)
+}
+
 // boardPages is the number of pages of a board list of n postings (at least 1).
 func boardPages(n int) int { return max(1, (n+boardPageSize-1)/boardPageSize) }
 
-// renderJSONLD renders page p (1-based) of board bi; base is the absolute base URL for links.
+// renderJSONLD renders page p (1-based) of board bi; base is the absolute base URL for links
+// (unused in host mode, whose links are on the board's host).
 func (w *World) renderJSONLD(b []byte, bi int, tick, page int, base string, junk bool) []byte {
 	bd := &boardDefs[bi]
 	refs := w.snapshot(tick).boards[bi]
@@ -35,10 +54,10 @@ func (w *World) renderJSONLD(b []byte, bi int, tick, page int, base string, junk
 	b = strconv.AppendInt(b, int64(page), 10)
 	b = append(b, "</title>\n"...)
 	if page > 1 {
-		b = appendBoardLink(b, "prev", base, bd.name, page-1)
+		b = w.appendBoardLink(b, "prev", base, bi, page-1)
 	}
 	if page < pages {
-		b = appendBoardLink(b, "next", base, bd.name, page+1)
+		b = w.appendBoardLink(b, "next", base, bi, page+1)
 	}
 	b = append(b, "</head>\n<body>\n<h1>"...)
 	b = append(b, bd.display...)
@@ -95,13 +114,11 @@ func (w *World) renderJSONLD(b []byte, bi int, tick, page int, base string, junk
 	return append(b, "</body>\n</html>\n"...)
 }
 
-func appendBoardLink(b []byte, rel, base, board string, page int) []byte {
+func (w *World) appendBoardLink(b []byte, rel, base string, bi, page int) []byte {
 	b = append(b, "<link rel=\""...)
 	b = append(b, rel...)
 	b = append(b, "\" href=\""...)
-	b = appendXML(b, base)
-	b = append(b, "/boards/"...)
-	b = append(b, board...)
+	b = w.appendBoardRoot(b, base, bi, true)
 	b = append(b, "/jobs?page="...)
 	b = strconv.AppendInt(b, int64(page), 10)
 	return append(b, "\">\n"...)

@@ -12,10 +12,15 @@ import (
 	"github.com/klauspost/compress/gzip"
 )
 
-// Handler serves every vendor path and the /_sim/* control endpoints.
+// Handler serves every vendor on its real hostnames and paths (routed by the request's Host,
+// see hosts.go), the simulator's own paths on any other host, /robots.txt on every host and the
+// /_sim/* control endpoints on every host.
 func (w *World) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /greenhouse/v1/boards/{token}/jobs", w.tenantHandler(vGreenhouse, "token"))
+	mux.HandleFunc("GET /greenhouse/v1/boards/{token}", func(rw http.ResponseWriter, r *http.Request) {
+		w.serveGreenhouseBoard(rw, r, r.PathValue("token"))
+	})
 	mux.HandleFunc("GET /lever/v0/postings/{site}", w.tenantHandler(vLever, "site"))
 	mux.HandleFunc("GET /ashby/posting-api/job-board/{name}", w.tenantHandler(vAshby, "name"))
 	mux.HandleFunc("GET /workable/api/v1/widget/accounts/{sub}", w.tenantHandler(vWorkable, "sub"))
@@ -23,9 +28,14 @@ func (w *World) Handler() http.Handler {
 	mux.HandleFunc("GET /recruitee/{tenant}/api/offers/{$}", w.tenantHandler(vRecruitee, "tenant"))
 	mux.HandleFunc("GET /recruitee/{tenant}/api/offers", w.tenantHandler(vRecruitee, "tenant"))
 	mux.HandleFunc("GET /personio/{tenant}/xml", w.tenantHandler(vPersonio, "tenant"))
-	mux.HandleFunc("GET /boards/{board}/jobs", w.serveBoard)
-	mux.HandleFunc("GET /boards/{board}/job/{id}", w.serveJobPage)
+	mux.HandleFunc("GET /boards/{board}/jobs", func(rw http.ResponseWriter, r *http.Request) {
+		w.serveBoard(rw, r, boardNamed(r.PathValue("board")))
+	})
+	mux.HandleFunc("GET /boards/{board}/job/{id}", func(rw http.ResponseWriter, r *http.Request) {
+		w.serveJobPage(rw, r, boardNamed(r.PathValue("board")), r.PathValue("id"))
+	})
 	mux.HandleFunc("GET /aggregator/v1/feed", w.serveAggregator)
+	mux.HandleFunc("GET /robots.txt", w.serveRobots)
 
 	mux.HandleFunc("GET /_sim/directory", w.serveDirectory)
 	mux.HandleFunc("GET /_sim/truth", w.serveTruth)
@@ -34,7 +44,7 @@ func (w *World) Handler() http.Handler {
 	mux.HandleFunc("GET /_sim/healthz", func(rw http.ResponseWriter, r *http.Request) {
 		w.writeJSON(rw, r, http.StatusOK, map[string]any{"ok": true, "tick": w.CurrentTick()})
 	})
-	return mux
+	return w.routeHosts(mux)
 }
 
 const (
@@ -43,65 +53,102 @@ const (
 	ctHTML = "text/html; charset=utf-8"
 )
 
+// tenantHandler serves vendor v's feed for the tenant named by the path value param.
 func (w *World) tenantHandler(v uint8, param string) http.HandlerFunc {
 	return func(rw http.ResponseWriter, r *http.Request) {
-		tick := w.CurrentTick()
-		tenant := r.PathValue(param)
-		idx, ok := w.tenants[v][tenant]
-		if !ok || w.companies[idx].vendorAt(tick) != v {
-			notFound(rw)
-			return
-		}
-		c := &w.companies[idx]
-		q := r.URL.Query()
-		var render func(b []byte, junk bool) []byte
-		ctype := ctJSON
-		switch v {
-		case vGreenhouse:
-			content := q.Get("content") == "true"
-			render = func(b []byte, junk bool) []byte { return w.renderGreenhouse(b, c, tick, content, junk) }
-		case vLever:
-			skip, ok1 := intParam(q.Get("skip"), 0)
-			limit, ok2 := intParam(q.Get("limit"), -1)
-			if !ok1 || !ok2 || skip < 0 {
-				badRequest(rw, "invalid skip or limit")
-				return
-			}
-			render = func(b []byte, junk bool) []byte { return w.renderLever(b, c, tick, skip, limit, junk) }
-		case vAshby:
-			comp := q.Get("includeCompensation") == "true"
-			render = func(b []byte, junk bool) []byte { return w.renderAshby(b, c, tick, comp, junk) }
-		case vWorkable:
-			render = func(b []byte, junk bool) []byte { return w.renderWorkable(b, c, tick, junk) }
-		case vSmartRecruiters:
-			offset, ok1 := intParam(q.Get("offset"), 0)
-			limit, ok2 := intParam(q.Get("limit"), 10)
-			if !ok1 || !ok2 || offset < 0 || limit < 1 || limit > 100 {
-				badRequest(rw, "invalid offset or limit (limit must be 1-100)")
-				return
-			}
-			render = func(b []byte, junk bool) []byte { return w.renderSmartRecruiters(b, c, tick, offset, limit, junk) }
-		case vRecruitee:
-			render = func(b []byte, junk bool) []byte { return w.renderRecruitee(b, c, tick, junk) }
-		case vPersonio:
-			ctype = ctXML
-			render = func(b []byte, junk bool) []byte { return w.renderPersonio(b, c, tick, junk) }
-		}
-		key := string(appendSourceKey(nil, c, v))
-		w.serveSource(rw, r, tick, key, ctype, render)
+		w.serveTenant(rw, r, v, r.PathValue(param))
 	}
 }
 
-func (w *World) serveBoard(rw http.ResponseWriter, r *http.Request) {
+// serveTenant serves vendor v's feed of tenant (from the simulator's path or the real URL): 404
+// unless the tenant's company is on v at the served tick.
+func (w *World) serveTenant(rw http.ResponseWriter, r *http.Request, v uint8, tenant string) {
 	tick := w.CurrentTick()
-	name := r.PathValue("board")
-	bi := -1
+	idx, ok := w.tenants[v][tenant]
+	if !ok || w.companies[idx].vendorAt(tick) != v {
+		notFound(rw)
+		return
+	}
+	c := &w.companies[idx]
+	q := r.URL.Query()
+	var render func(b []byte, junk bool) []byte
+	ctype := ctJSON
+	switch v {
+	case vGreenhouse:
+		content := q.Get("content") == "true"
+		render = func(b []byte, junk bool) []byte { return w.renderGreenhouse(b, c, tick, content, junk) }
+	case vLever:
+		skip, ok1 := intParam(q.Get("skip"), 0)
+		limit, ok2 := intParam(q.Get("limit"), -1)
+		if !ok1 || !ok2 || skip < 0 {
+			badRequest(rw, "invalid skip or limit")
+			return
+		}
+		render = func(b []byte, junk bool) []byte { return w.renderLever(b, c, tick, skip, limit, junk) }
+	case vAshby:
+		comp := q.Get("includeCompensation") == "true"
+		render = func(b []byte, junk bool) []byte { return w.renderAshby(b, c, tick, comp, junk) }
+	case vWorkable:
+		render = func(b []byte, junk bool) []byte { return w.renderWorkable(b, c, tick, junk) }
+	case vSmartRecruiters:
+		offset, ok1 := intParam(q.Get("offset"), 0)
+		limit, ok2 := intParam(q.Get("limit"), 10)
+		if !ok1 || !ok2 || offset < 0 || limit < 1 || limit > 100 {
+			badRequest(rw, "invalid offset or limit (limit must be 1-100)")
+			return
+		}
+		render = func(b []byte, junk bool) []byte { return w.renderSmartRecruiters(b, c, tick, offset, limit, junk) }
+	case vRecruitee:
+		render = func(b []byte, junk bool) []byte { return w.renderRecruitee(b, c, tick, junk) }
+	case vPersonio:
+		ctype = ctXML
+		render = func(b []byte, junk bool) []byte { return w.renderPersonio(b, c, tick, junk) }
+	}
+	w.serveSource(rw, r, tick, tenantKey(c, v), ctype, render)
+}
+
+// serveGreenhouseBoard serves Greenhouse's board endpoint (GET /v1/boards/{token}): the board's
+// name and intro while the tenant is on Greenhouse, 404 otherwise. A crawler asks it before
+// believing that a board fell empty, so it is never faulted.
+func (w *World) serveGreenhouseBoard(rw http.ResponseWriter, r *http.Request, token string) {
+	tick := w.CurrentTick()
+	idx, ok := w.tenants[vGreenhouse][token]
+	if !ok || w.companies[idx].vendorAt(tick) != vGreenhouse {
+		notFound(rw)
+		return
+	}
+	c := &w.companies[idx]
+	name := atsCompanyName(c)
+	b := append([]byte(nil), `{"name":`...)
+	b = appendStr(b, name)
+	b = append(b, `,"content":`...)
+	b = appendStr(b, "<p>Join "+name+". We are hiring across our teams; every open role is listed below.</p>")
+	b = append(b, '}')
+	w.writeBody(rw, r, b, ctJSON)
+}
+
+// boardNamed returns the index into boardDefs of the board named name, or -1.
+func boardNamed(name string) int {
 	for i := range boardDefs {
 		if boardDefs[i].name == name {
-			bi = i
-			break
+			return i
 		}
 	}
+	return -1
+}
+
+// boardBase is the absolute base URL of board bi's links outside host mode: BaseURL, else the
+// request's Host.
+func (w *World) boardBase(r *http.Request) string {
+	if w.cfg.BaseURL != "" {
+		return w.cfg.BaseURL
+	}
+	return "http://" + r.Host
+}
+
+// serveBoard serves page ?page=N of board bi (-1: 404).
+func (w *World) serveBoard(rw http.ResponseWriter, r *http.Request, bi int) {
+	tick := w.CurrentTick()
 	if bi < 0 {
 		notFound(rw)
 		return
@@ -111,10 +158,7 @@ func (w *World) serveBoard(rw http.ResponseWriter, r *http.Request) {
 		badRequest(rw, "invalid page")
 		return
 	}
-	base := w.cfg.BaseURL
-	if base == "" {
-		base = "http://" + r.Host
-	}
+	base := w.boardBase(r)
 	w.serveSource(rw, r, tick, w.boardKey(bi), ctHTML, func(b []byte, junk bool) []byte {
 		if boardDefs[bi].pages {
 			if page > 1 {
@@ -129,25 +173,14 @@ func (w *World) serveBoard(rw http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// serveJobPage serves one job page of a job-page board.
-func (w *World) serveJobPage(rw http.ResponseWriter, r *http.Request) {
+// serveJobPage serves job page id of board bi (404 unless bi is a job-page board).
+func (w *World) serveJobPage(rw http.ResponseWriter, r *http.Request, bi int, id string) {
 	tick := w.CurrentTick()
-	bi := -1
-	for i := range boardDefs {
-		if boardDefs[i].name == r.PathValue("board") && boardDefs[i].pages {
-			bi = i
-			break
-		}
-	}
-	if bi < 0 {
+	if bi < 0 || !boardDefs[bi].pages {
 		notFound(rw)
 		return
 	}
-	base := w.cfg.BaseURL
-	if base == "" {
-		base = "http://" + r.Host
-	}
-	id := r.PathValue("id")
+	base := w.boardBase(r)
 	w.serveSource(rw, r, tick, w.boardKey(bi), ctHTML, func(b []byte, _ bool) []byte {
 		return w.renderJobPage(b, bi, tick, id, base)
 	})

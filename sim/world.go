@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/planehq/hiringsignal/internal/atsurl"
 )
 
 // World is a deterministic simulated hiring world. It is safe for concurrent use.
@@ -35,6 +37,10 @@ type World struct {
 	// Source keys of the boards and aggregator feeds.
 	boardKeys []string
 	aggKeys   [numRegions]string
+	// boardHosts maps a board's host to its index into boardDefs, and apiHosts lists the
+	// vendors' API hosts (atsurl.Hosts), for host routing.
+	boardHosts map[string]int
+	apiHosts   []string
 
 	pinned   atomic.Int64 // -1 when never pinned
 	attempts attemptTracker
@@ -105,6 +111,8 @@ func New(cfg Config) *World {
 	cfg = cfg.withDefaults()
 	w := &World{cfg: cfg, seed: mix64(uint64(cfg.Seed) ^ 0x5EED5EED)}
 	w.pinned.Store(-1)
+	w.boardHosts = make(map[string]int, len(boardDefs))
+	w.apiHosts = atsurl.Hosts()
 	w.titles = buildTitles()
 	w.units = unitsMod(len(w.titles))
 	w.wtab = windowTable()
@@ -122,11 +130,12 @@ func New(cfg Config) *World {
 		w.boardsOf[b.region][nb[b.region]] = i
 		nb[b.region]++
 	}
-	for _, b := range boardDefs {
-		w.boardKeys = append(w.boardKeys, "jsonld:"+b.name)
+	for bi := range boardDefs {
+		w.boardKeys = append(w.boardKeys, atsurl.SourceKey(atsurl.JSONLD, "", "", hostBoardURL(bi)))
+		w.boardHosts[boardDefs[bi].host] = bi
 	}
-	for r, n := range regionNames {
-		w.aggKeys[r] = "aggregator:" + n
+	for r := range regionNames {
+		w.aggKeys[r] = atsurl.SourceKey(atsurl.Aggregator, "", "", hostAggregatorURL(r))
 	}
 	for v := range w.tenants {
 		w.tenants[v] = map[string]int32{}

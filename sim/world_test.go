@@ -98,7 +98,7 @@ func TestCompanies(t *testing.T) {
 		case KindAggregator:
 			aggs++
 			require.Equal(t, "aggregator", s.Vendor)
-			require.Equal(t, "aggregator:"+s.Region, s.Key)
+			require.Equal(t, "aggregator:"+AggregatorFeedHost+"/v1/feed?region="+s.Region, s.Key)
 		}
 	}
 	require.Equal(t, 14, boards)
