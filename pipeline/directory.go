@@ -22,6 +22,10 @@ type Source struct {
 	Board         string `json:"board,omitempty"`
 	CompanyDomain string `json:"company_domain,omitempty"`
 	URL           string `json:"url"`
+	// Status is the registry's status of a source read from the source registry (pipeline/sources):
+	// "" (the simulator's directory) and active are read each cycle; suspect is read and watched;
+	// paused stays listed so its reqs are unknown, never closed, and is not to be fetched.
+	Status string `json:"status,omitempty"`
 }
 
 // BoardName is the name reported in a req's boards for postings from this source.

@@ -1,6 +1,6 @@
 // Command hiringsignal is the service's one binary: serve, crawl, backfill, simulate, migrate,
-// dev (what `make run` calls), stores (private Postgres/ClickHouse for dev and tests), accounts and
-// listen (a webhook receiver for trying push).
+// dev (what `make run` calls), stores (private Postgres/ClickHouse for dev and tests), accounts,
+// sources (the source registry the crawl reads) and listen (a webhook receiver for trying push).
 //
 // main stays thin: parse flags, start the parts in order, wait for a signal, stop them in reverse.
 package main
@@ -31,6 +31,7 @@ func commands() map[string]command {
 		"simulate": {"serve the simulated ATS/board world on loopback", runSimulate},
 		"crawl":    {"crawl every region each interval (or --once)", runCrawl},
 		"backfill": {"replay crawl cycles over a date range on the simulator's virtual clock", runBackfill},
+		"sources":  {"the source registry the crawl reads: `sources import|add|list|show|pause|resume|retire`", runSources},
 		"listen":   {"receive webhook deliveries on loopback, verify both signatures, print each event (try push)", runListen},
 	}
 }

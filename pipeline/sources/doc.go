@@ -1,0 +1,15 @@
+// Package sources is the operator's side of the source registry and the crawl's way into it: it
+// reads CSV inventories of companies and sources (Import), adds one ATS tenant after one
+// validating fetch of its real feed (Add), and builds the crawl's pipeline.Directory from the
+// registry (Directory).
+//
+// Everything an operator gives is checked here before anything is written: domains are reduced to
+// their host, vendors and tenants pass internal/atsurl (so no tenant can move a URL's host or
+// path), feed URLs are absolute https, countries, regions, headcount bands and agency kinds are
+// the vocabulary of internal/normalize. A file with any bad row writes nothing, and every write is
+// a dry run unless asked to apply.
+//
+// It owns those checks and the mapping between the registry's rows and the crawl's directory. It
+// must not hold SQL (the statements are oltp's), parse feed formats (pipeline/ats does), render or
+// recognise vendor URLs (internal/atsurl does), or touch ClickHouse or the ledger.
+package sources
