@@ -52,11 +52,11 @@ func (f *crawlFlags) config(log *slog.Logger) pipeline.Config {
 }
 
 func (f *crawlFlags) tickOf(t time.Time) (int, error) {
-	epoch, err := time.Parse(time.RFC3339, *f.epoch)
+	epoch, err := parseEpoch(*f.epoch)
 	if err != nil {
-		return 0, fmt.Errorf("cannot parse --epoch %q (RFC 3339, e.g. 2026-01-05T00:00:00Z): %w", *f.epoch, err)
+		return 0, err
 	}
-	return int(t.Sub(epoch) / (3 * time.Hour)), nil
+	return wallClock{epoch: epoch}.tick(t), nil
 }
 
 // openCrawler opens the stores, migrates them and builds a crawler on them; the caller closes
@@ -88,25 +88,51 @@ func newCrawler(ctx context.Context, log *slog.Logger, f *storeFlags, s *stores,
 }
 
 func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
-	fs := flagenv.New("crawl", "Crawl every region of the source directory each --interval (one cycle per region), or once with --once.")
+	fs := flagenv.New("crawl", "Crawl every region of the source directory once per 3-hour window of the wall clock (one cycle per region), or once with --once. "+
+		"The directory is the source registry in Postgres (fill it with `hiringsignal sources import`), or the simulator's with --directory=sim.")
 	f := addStoreFlags(fs)
 	cf := addCrawlFlags(fs)
-	interval := fs.Duration("interval", 3*time.Hour, "time between crawls")
-	once := fs.Bool("once", false, "run one crawl of every region and exit")
+	dirKind := fs.String("directory", "registry", "where the companies and sources come from: registry (the source registry in Postgres, on the wall clock) or sim (the simulator at --sim-url, on its clock)")
+	interval := fs.Duration("interval", 3*time.Hour, "with --directory=sim: time between crawls (the registry crawls once per 3-hour window)")
+	once := fs.Bool("once", false, "read every source of the current window now, commit the window and exit")
 	metricsListen := fs.String("metrics-listen", "", "address serving operator metrics at /metrics (Prometheus text format); empty: none")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	switch *dirKind {
+	case "registry":
+		if fs.Given("sim-url") {
+			return fmt.Errorf("--sim-url is read only with --directory=sim")
+		}
+	case "sim":
+	default:
+		return fmt.Errorf("unknown --directory %q: use registry or sim", *dirKind)
+	}
+	epoch, err := parseEpoch(*cf.epoch)
+	if err != nil {
 		return err
 	}
 	c, s, err := openCrawler(ctx, log, f, cf)
 	if err != nil {
 		return err
 	}
+	clock := wallClock{epoch: epoch, now: time.Now}
+	var d directory = registryDirectory{pool: s.pg, clock: clock}
+	next := func(first bool) time.Duration {
+		if first {
+			return 0
+		}
+		return clock.untilNext()
+	}
+	if *dirKind == "sim" {
+		d, next = simDirectory{client: c.Fetcher().Client(), url: *cf.simURL}, every(*interval, true)
+	}
 	if *once {
 		defer s.Close()
 		start := time.Now()
-		stats, err := c.RunTick(ctx, *cf.simURL, -1)
+		stats, err := crawlOnce(ctx, c, d, -1)
 		if err != nil {
-			return fmt.Errorf("cannot crawl: %w", err)
+			return fmt.Errorf("cannot crawl %s: %w", d.describe(), err)
 		}
 		logTick(log, stats, time.Since(start))
 		return nil
@@ -117,8 +143,8 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 	if *metricsListen != "" {
 		g.Add("metrics", &metricsServer{addr: *metricsListen, set: set, log: log})
 	}
-	g.Add("crawl loop", crawlLoop(log, c, simDirectory{client: c.Fetcher().Client(), url: *cf.simURL}, every(*interval, true), func() int { return -1 }, nil, newCrawlMetrics(set)))
-	g.Add("crawl jobs", crawlJobs(log, c, s, simDirectory{client: c.Fetcher().Client(), url: *cf.simURL}, 2*time.Second, time.Now, nil))
+	g.Add("crawl loop", crawlLoop(log, c, d, next, func() int { return -1 }, nil, newCrawlMetrics(set)))
+	g.Add("crawl jobs", crawlJobs(log, c, s, d, 2*time.Second, time.Now, nil))
 	return runUntilSignal(ctx, log, &g)
 }
 

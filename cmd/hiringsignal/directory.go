@@ -6,7 +6,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/planehq/hiringsignal/pipeline"
+	"github.com/planehq/hiringsignal/pipeline/sources"
 )
 
 // directory is where a crawl learns its companies and sources, and which window it is: the
@@ -30,6 +33,30 @@ func (d simDirectory) at(ctx context.Context, tick int) (*pipeline.Directory, er
 }
 
 func (d simDirectory) describe() string { return "the simulator at " + d.url }
+
+// registryDirectory is the source registry in Postgres on the wall clock: the current window is
+// the one now falls in, and a cycle's time is when it was read (never a future window end), so
+// first_seen and occurred_at are never ahead of the clock.
+type registryDirectory struct {
+	pool  *pgxpool.Pool
+	clock wallClock
+}
+
+func (d registryDirectory) at(ctx context.Context, tick int) (*pipeline.Directory, error) {
+	now := d.clock.now().UTC().Truncate(time.Second)
+	if tick < 0 {
+		tick = d.clock.tick(now)
+	}
+	if tick < 0 {
+		return nil, fmt.Errorf("the wall clock %s is before the crawl epoch %s (--epoch)", now.Format(time.RFC3339), d.clock.epoch.Format(time.RFC3339))
+	}
+	if end := d.clock.start(tick + 1).Add(-time.Second); now.After(end) {
+		now = end
+	}
+	return sources.Directory(ctx, d.pool, tick, now)
+}
+
+func (d registryDirectory) describe() string { return "the source registry" }
 
 // wallClock numbers the 3-hour crawl windows from epoch: window t is [epoch+3h·t, epoch+3h·(t+1)).
 type wallClock struct {

@@ -32,8 +32,9 @@ func Directory(ctx context.Context, db *pgxpool.Pool, tick int, cycleTime time.T
 //     closed. A retired source is left out: leaving the directory is what lets the reqs it alone
 //     carried close. Candidates are not in the registry's listing at all.
 //
-// A source whose company's country (hence region) is unknown has region "" and is read by no
-// regional crawl until the company gets one.
+// A company whose country (hence region) is unknown, and its sources, are crawled with region
+// na (DefaultRegion): the region only partitions the crawl's work, and a registry row that names
+// just a domain, a name, a vendor and a tenant must be crawled.
 func BuildDirectory(reg oltp.RegistryListing, tick int, cycleTime time.Time) *pipeline.Directory {
 	d := &pipeline.Directory{
 		Tick:      tick,
@@ -51,7 +52,7 @@ func BuildDirectory(reg oltp.RegistryListing, tick int, cycleTime time.Time) *pi
 		if kind == "employer" {
 			kind = ""
 		}
-		d.Companies = append(d.Companies, pipeline.Company{Domain: c.Domain, Name: c.Name, HQCountry: hq, Region: c.Region,
+		d.Companies = append(d.Companies, pipeline.Company{Domain: c.Domain, Name: c.Name, HQCountry: hq, Region: regionOr(c.Region),
 			Industry: c.Industry, HeadcountBand: c.HeadcountBand, AgencyKind: kind})
 	}
 	for _, s := range reg.Sources {
@@ -60,8 +61,18 @@ func BuildDirectory(reg oltp.RegistryListing, tick int, cycleTime time.Time) *pi
 		default:
 			continue
 		}
-		d.Sources = append(d.Sources, pipeline.Source{Key: s.Key, Vendor: s.Vendor, Kind: s.Kind, Region: s.Region, Tenant: s.Tenant,
+		d.Sources = append(d.Sources, pipeline.Source{Key: s.Key, Vendor: s.Vendor, Kind: s.Kind, Region: regionOr(s.Region), Tenant: s.Tenant,
 			Board: s.Board, CompanyDomain: s.CompanyDomain, URL: s.URL, Status: s.Status})
 	}
 	return d
+}
+
+// DefaultRegion is the crawl region of a company whose HQ country is not known.
+const DefaultRegion = normalize.RegionNA
+
+func regionOr(r string) string {
+	if r == "" {
+		return DefaultRegion
+	}
+	return r
 }
