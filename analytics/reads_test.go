@@ -64,7 +64,7 @@ func TestReadsMatchTheCrawledWorld(t *testing.T) {
 	first, last := migTick-40, migTick+16
 
 	ch, _ := storetest.ClickHouse(t, "analytics_reads")
-	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Log: slog.New(slog.DiscardHandler)})
+	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Log: slog.New(slog.DiscardHandler), Fetch: pipeline.FetchConfig{AllowPrivate: true}}) // the simulator on loopback, at full speed (HostRate 0)
 	require.NoError(t, err)
 	wantOpenedByWeek := map[uint64]map[time.Time]uint64{} // company → week → reqs first observed
 	seen := map[string]bool{}

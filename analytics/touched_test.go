@@ -30,7 +30,7 @@ func TestTouchedReqsAndCompaniesAreTheFullReadsRows(t *testing.T) {
 	defer srv.Close()
 
 	ch, _ := storetest.ClickHouse(t, "analytics_touched")
-	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Log: slog.New(slog.DiscardHandler)})
+	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Log: slog.New(slog.DiscardHandler), Fetch: pipeline.FetchConfig{AllowPrivate: true}}) // the simulator on loopback, at full speed (HostRate 0)
 	require.NoError(t, err)
 	var marks []uint64
 	checked := 0

@@ -132,7 +132,7 @@ func BenchmarkParse(b *testing.B) {
 // BenchmarkReadBody decodes every gzipped page of the world once per op, as the fetch stage does.
 func BenchmarkReadBody(b *testing.B) {
 	bw := loadBenchWorld(b)
-	f := NewFetcher(FetchConfig{})
+	f := testFetcher(b, FetchConfig{})
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -26,10 +26,14 @@ type CycleStats struct {
 	Skipped        bool // already covered (this cycle or a later one of the region is committed): nothing was done
 	Sources        int
 	SourcesOK      int
-	SourcesFailed  int
+	SourcesFailed  int // sources that failed (not counting Blocked)
 	SourcesSuspect int // sources read with far fewer reqs than they carried: their reqs stay open (guardDrops)
+	Blocked        int // sources robots.txt kept from being read (disallowed, or unavailable this time): unknown like failed ones
+	NotFetched     int // sources not read this cycle (paused by an operator): unknown like failed ones
 	Pages          int
-	NotModified    int // pages answered 304 and replayed from the page cache
+	NotModified    int // pages answered 304, or with a body as kept (BodyUnchanged), and replayed from the page cache
+	BodyUnchanged  int // of NotModified: 200s whose body hashed as the one kept (hosts that send no validator)
+	Throttled      int // 429s answered to page requests (each halves the host's rate when one is set)
 	CacheEvicted   int // pages the page cache evicted (not read for two cycles) to make room
 	CacheRefused   int // pages the full page cache did not keep (next cycle reads them in full): raise --page-cache-mib
 	Postings       int
@@ -42,30 +46,37 @@ type CycleStats struct {
 	FailedSources  []string       // keys of the sources that failed this cycle, sorted
 	FailedVendors  map[string]int // failed sources per vendor (greenhouse, lever, a board's name, ...)
 	SuspectSources []string       // keys of the sources read suspect this cycle, sorted
-	SeqFrom        uint64
-	SeqTo          uint64
-	Duration       time.Duration
-	CollectTook    time.Duration // fetch → dedup, shared by the regions of one pass
-	EmitTook       time.Duration
+	// FailedReasons says why each source not read (failed or blocked) was not, by source key
+	// ("status 404", "robots.txt disallows /jobs", "source deadline exceeded"), for the first
+	// maxFailedReasons of them in directory order.
+	FailedReasons map[string]string
+	SeqFrom       uint64
+	SeqTo         uint64
+	Duration      time.Duration
+	CollectTook   time.Duration // fetch → dedup, shared by the regions of one pass
+	EmitTook      time.Duration
 }
 
-// row is the cycles row that commits the cycle.
+// row is the cycles row that commits the cycle. Its sources_failed counts every source not read
+// (failed or blocked).
 func (s *CycleStats) row() analytics.Cycle {
 	return analytics.Cycle{Region: s.Region, Tick: s.Tick, CycleTime: s.CycleTime, StartedAt: s.StartedAt,
-		SourcesTotal: uint32(s.Sources), SourcesOK: uint32(s.SourcesOK), SourcesFailed: uint32(s.SourcesFailed),
+		SourcesTotal: uint32(s.Sources), SourcesOK: uint32(s.SourcesOK), SourcesFailed: uint32(s.SourcesFailed + s.Blocked + s.NotFetched),
 		Pages: uint32(s.Pages), Postings: uint64(s.Postings), Malformed: uint64(s.Malformed), Unresolved: uint64(s.Unresolved),
 		ReqsLive: uint64(s.ReqsLive), Events: uint64(s.Events), SeqFrom: s.SeqFrom, SeqTo: s.SeqTo}
 }
 
 // pageMsg carries one page from the fetch stage to the normalize stage: parsed postings, or an
-// unchanged page (304) whose sightings the normalize stage replays from the page cache.
+// unchanged page (304, or a body hashed as before) whose sightings the normalize stage replays
+// from the page cache. refresh: the unchanged page came with new validators, to keep.
 type pageMsg struct {
 	src      *Source
 	url      string
-	etag     string
+	val      validators
 	next     string
 	postings []ats.Posting
 	cached   *cachedPage
+	refresh  bool
 }
 
 // obsMsg carries a page's sightings to the dedup stage.
@@ -136,13 +147,18 @@ func NewCrawler(ctx context.Context, ch driver.Conn, cfg Config) (*Crawler, erro
 	if err != nil {
 		return nil, err
 	}
-	return newCrawler(ch, st, cfg), nil
+	return newCrawler(ch, st, cfg)
 }
 
-func newCrawler(ch driver.Conn, st *State, cfg Config) *Crawler {
+func newCrawler(ch driver.Conn, st *State, cfg Config) (*Crawler, error) {
 	cfg.defaults()
-	return &Crawler{ch: ch, fetch: NewFetcher(cfg.Fetch), log: cfg.Log, batch: cfg.InsertBatch, workers: cfg.NormalizeWorkers,
-		onObs: cfg.OnObservation, onSight: cfg.OnSighting, lock: cfg.CommitLock, state: st, pages: newPageCache(cfg.PageCacheBytes), suspects: map[string]suspectMark{}}
+	f, err := NewFetcher(cfg.Fetch)
+	if err != nil {
+		return nil, err
+	}
+	return &Crawler{ch: ch, fetch: f, log: cfg.Log, batch: cfg.InsertBatch, workers: cfg.NormalizeWorkers,
+		onObs: cfg.OnObservation, onSight: cfg.OnSighting, lock: cfg.CommitLock, state: st, pages: newPageCache(cfg.PageCacheBytes),
+		suspects: map[string]suspectMark{}}, nil
 }
 
 // Fetcher exposes the crawler's HTTP side (for the directory).
@@ -363,7 +379,7 @@ func (c *Crawler) commitRegion(ctx context.Context, dir *Directory, region strin
 // normalizeStage, whose sightings feed dedupStage in this goroutine.
 func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver, stats map[string]*CycleStats) (map[string]*reqAgg, map[string]sourceStatus, error) {
 	var countMu sync.Mutex // guards the counters in stats
-	pages, status := c.fetchStage(ctx, sources, stats, &countMu)
+	pages, status, reasons := c.fetchStage(ctx, sources, stats, &countMu)
 	obs := c.normalizeStage(pages, res, stats, &countMu)
 	reqs, err := c.dedupStage(ctx, obs, tickOf(stats))
 	if err != nil {
@@ -372,35 +388,43 @@ func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver,
 	if err := ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("cycle cancelled: %w", err)
 	}
-	countSources(sources, status, stats)
+	countSources(sources, status, reasons, stats)
 	return reqs, status, nil
 }
 
 // fetchStage fetches and parses every source's pages onto the channel it returns, one worker
 // per source at a time (pages of a source are sequential), and closes it once every source is
-// done. The status map it returns is written until then: read it only after the channel is
-// drained.
-func (c *Crawler) fetchStage(ctx context.Context, sources []*Source, stats map[string]*CycleStats, countMu *sync.Mutex) (<-chan pageMsg, map[string]sourceStatus) {
+// done. The status map it returns, and the reasons of the sources not read, are written until
+// then: read them only after the channel is drained.
+func (c *Crawler) fetchStage(ctx context.Context, sources []*Source, stats map[string]*CycleStats, countMu *sync.Mutex) (<-chan pageMsg, map[string]sourceStatus, map[string]string) {
 	pages := make(chan pageMsg, 64)
 	status := make(map[string]sourceStatus, len(sources))
+	reasons := map[string]string{}
 	var statusMu sync.Mutex
 	fetchers := pool.New().WithMaxGoroutines(c.fetch.cfg.Workers)
 	go func() {
 		for _, src := range sources {
+			if src.Status == "paused" {
+				// An operator paused it: not read, so the reqs it carried are unknown, never closed.
+				statusMu.Lock()
+				status[src.Key], reasons[src.Key] = sourceNotFetched, "paused by an operator"
+				statusMu.Unlock()
+				continue
+			}
 			fetchers.Go(func() {
-				s := sourceFailed
-				if c.fetchSource(ctx, src, pages, countMu, stats[src.Region]) {
-					s = sourceOK
-				}
+				s, why := c.fetchSource(ctx, src, pages, countMu, stats[src.Region])
 				statusMu.Lock()
 				status[src.Key] = s
+				if s != sourceOK {
+					reasons[src.Key] = why
+				}
 				statusMu.Unlock()
 			})
 		}
 		fetchers.Wait()
 		close(pages)
 	}()
-	return pages, status
+	return pages, status, reasons
 }
 
 // normalizeStage normalizes the pages (normalizePage) with c.workers goroutines onto the
@@ -421,13 +445,23 @@ func (c *Crawler) normalizeStage(pages <-chan pageMsg, res *resolver, stats map[
 	return obs
 }
 
-// normalizePage resolves a page's postings to reqs and remembers its sightings in the page
-// cache for a later 304; an unchanged page's sightings are replayed from the cache. It counts
-// the page into st under countMu.
+// normalizePage resolves a page's postings to reqs and remembers its sightings and validators
+// in the page cache for a later 304 or unchanged body; an unchanged page's sightings are
+// replayed from the cache (and its new validators kept). It counts the page into st under
+// countMu.
 func (c *Crawler) normalizePage(m pageMsg, res *resolver, st *CycleStats, countMu *sync.Mutex) obsMsg {
 	if m.cached != nil {
+		evicted, refused := 0, 0
+		if m.refresh {
+			var kept bool
+			if evicted, kept = c.pages.put(m.url, &cachedPage{validators: m.val, next: m.cached.next, obs: m.cached.obs}); !kept {
+				refused = 1
+			}
+		}
 		countMu.Lock()
 		st.Postings += len(m.cached.obs)
+		st.CacheEvicted += evicted
+		st.CacheRefused += refused
 		countMu.Unlock()
 		return obsMsg{src: m.src, cached: m.cached.obs}
 	}
@@ -446,12 +480,10 @@ func (c *Crawler) normalizePage(m pageMsg, res *resolver, st *CycleStats, countM
 		out = append(out, o)
 		keep = append(keep, cachedObs{reqKey: o.reqKey, sourceID: o.sourceID})
 	}
-	evicted, refused := 0, 0
-	if m.etag != "" {
-		var kept bool
-		if evicted, kept = c.pages.put(m.url, &cachedPage{etag: m.etag, next: m.next, obs: keep}); !kept {
-			refused = 1
-		}
+	evicted, kept := c.pages.put(m.url, &cachedPage{validators: m.val, next: m.next, obs: keep})
+	refused := 0
+	if !kept {
+		refused = 1
 	}
 	countMu.Lock()
 	st.CacheEvicted += evicted
@@ -537,20 +569,39 @@ func (c *Crawler) countSuspects(keys []string, sources []*Source, stats map[stri
 	}
 }
 
-// countSources counts every source as ok or failed in its region's stats, the failed ones by
-// key (sorted) and by vendor.
-func countSources(sources []*Source, status map[string]sourceStatus, stats map[string]*CycleStats) {
+// maxFailedReasons bounds CycleStats.FailedReasons.
+const maxFailedReasons = 100
+
+// countSources counts every source as ok, blocked or failed in its region's stats, the failed
+// ones by key (sorted) and by vendor, and keeps why the first sources not read were not.
+func countSources(sources []*Source, status map[string]sourceStatus, reasons map[string]string, stats map[string]*CycleStats) {
 	for _, src := range sources {
 		st := stats[src.Region]
-		if status[src.Key] == sourceOK {
+		switch status[src.Key] {
+		case sourceOK:
 			st.SourcesOK++
-		} else {
+			continue
+		case sourceBlocked:
+			st.Blocked++
+		case sourceNotFetched:
+			st.NotFetched++
+		default:
 			st.SourcesFailed++
 			st.FailedSources = append(st.FailedSources, src.Key)
 			if st.FailedVendors == nil {
 				st.FailedVendors = map[string]int{}
 			}
 			st.FailedVendors[src.Vendor]++
+		}
+		if len(st.FailedReasons) < maxFailedReasons {
+			if st.FailedReasons == nil {
+				st.FailedReasons = map[string]string{}
+			}
+			why := reasons[src.Key]
+			if why == "" {
+				why = "not fetched"
+			}
+			st.FailedReasons[src.Key] = why
 		}
 	}
 	for _, st := range stats {
@@ -561,40 +612,51 @@ func countSources(sources []*Source, status map[string]sourceStatus, stats map[s
 // errSourceDeadline is why a source's fetches stop at FetchConfig.SourceDeadline.
 var errSourceDeadline = errors.New("source deadline exceeded")
 
-// fetchSource walks a source's pages; false when any page failed (the source is unknown). All
-// its pages and retries share one deadline, and every next page must be on the first page's
-// scheme, host and port.
-func (c *Crawler) fetchSource(ctx context.Context, src *Source, out chan<- pageMsg, mu *sync.Mutex, st *CycleStats) bool {
+// fetchSource walks a source's pages and returns its status: ok, or failed or blocked (the
+// source is unknown) when any page was, with a short reason. All its pages and retries share one
+// deadline, and every next page must be on the scheme, host and port of the first page, as
+// given or as redirected.
+func (c *Crawler) fetchSource(ctx context.Context, src *Source, out chan<- pageMsg, mu *sync.Mutex, st *CycleStats) (sourceStatus, string) {
 	ad, ok := ats.For(src.Vendor)
 	if !ok {
 		c.log.Warn("no adapter for vendor; source skipped", "source", src.Key, "vendor", src.Vendor)
-		return false
+		return sourceFailed, "no adapter for vendor " + src.Vendor
 	}
 	sctx, cancel := context.WithTimeoutCause(ctx, c.fetch.cfg.SourceDeadline, errSourceDeadline)
 	defer cancel()
+	scope := redirectScope(src)
+	home := src.URL // where the first page was read, after redirects
 	url := src.URL
 	for n := 0; url != "" && n < 10_000; n++ {
-		if n > 0 && !sameOrigin(src.URL, url) {
+		if n > 0 && !sameOrigin(src.URL, url) && !sameOrigin(home, url) {
 			c.log.Warn("next page off the source's host refused; source failed", "source", src.Key, "url", url)
-			return false
+			return sourceFailed, "next page off the source's host refused"
 		}
-		etag := ""
+		var prev validators
 		cp := c.pages.get(url)
 		if cp != nil {
-			etag = cp.etag
+			prev = cp.validators
 		}
-		res, err := c.fetch.fetchPage(sctx, ad, url, etag)
+		res, err := c.fetch.fetchPage(sctx, ad, url, prev, scope)
+		if res.throttled > 0 {
+			mu.Lock()
+			st.Throttled += res.throttled
+			mu.Unlock()
+		}
 		if err != nil {
 			if cause := context.Cause(sctx); cause != nil {
 				err = fmt.Errorf("%w: %w", cause, err)
 			}
-			c.log.Debug("source failed this cycle", "source", src.Key, "url", url, "err", err)
-			return false
+			c.log.Debug("source not read this cycle", "source", src.Key, "url", url, "err", err)
+			return statusOf(err), failReason(err)
 		}
-		msg := pageMsg{src: src, url: url, etag: res.etag, next: res.page.NextURL, postings: res.page.Postings}
+		if n == 0 {
+			home = res.url
+		}
+		msg := pageMsg{src: src, url: url, val: res.val, next: res.page.NextURL, postings: res.page.Postings}
 		if res.notModified {
-			msg = pageMsg{src: src, url: url, cached: cp}
-			msg.next = cp.next
+			msg = pageMsg{src: src, url: url, val: res.val, next: cp.next, cached: cp,
+				refresh: res.val.etag != cp.etag || res.val.lastModified != cp.lastModified}
 		}
 		mu.Lock()
 		st.Pages++
@@ -602,15 +664,48 @@ func (c *Crawler) fetchSource(ctx context.Context, src *Source, out chan<- pageM
 		if res.notModified {
 			st.NotModified++
 		}
+		if res.bodyUnchanged {
+			st.BodyUnchanged++
+		}
 		mu.Unlock()
 		select {
 		case out <- msg: // waiting on the later stages is not the source's time: ctx, not sctx
 		case <-ctx.Done():
-			return false
+			return sourceFailed, "cycle cancelled"
 		}
 		url = msg.next
 	}
-	return url == ""
+	if url != "" {
+		return sourceFailed, "more than 10,000 pages"
+	}
+	return sourceOK, ""
+}
+
+// statusOf is the status of a source whose page failed with err: blocked by robots.txt, or failed.
+func statusOf(err error) sourceStatus {
+	var b errBlocked
+	if errors.As(err, &b) {
+		return sourceBlocked
+	}
+	return sourceFailed
+}
+
+// failReason is a short reason for a source that failed with err, for operators.
+func failReason(err error) string {
+	var b errBlocked
+	var r errRefused
+	var p errPermanent
+	switch {
+	case errors.Is(err, errSourceDeadline):
+		return "source deadline exceeded"
+	case errors.As(err, &b):
+		return b.reason
+	case errors.As(err, &r):
+		return r.reason
+	case errors.As(err, &p):
+		return p.Error()
+	}
+	return shortError(err)
 }
 
 // sightings adds new board sightings, changed companies and new ATS tenants to w.

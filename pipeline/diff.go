@@ -12,11 +12,14 @@ import (
 type sourceStatus int
 
 const (
-	sourceOK sourceStatus = iota + 1
-	sourceFailed
+	sourceOK      sourceStatus = iota + 1
+	sourceFailed               // a page failed: unknown
+	sourceBlocked              // robots.txt kept a page from being read: unknown, retried next cycle
 	// sourceSuspect: the source answered, but with far fewer reqs than it carried (guardDrops);
 	// unknown until a later read confirms.
 	sourceSuspect
+	// sourceNotFetched: not read this cycle (paused by an operator); unknown.
+	sourceNotFetched
 )
 
 // diff compares this cycle's reqs of one region with the ledger state and returns the events,
@@ -105,7 +108,7 @@ func diff(st *State, region string, tick uint32, cycleTime, gapFrom time.Time, s
 }
 
 // closable: every source that last carried the req was read completely this cycle, or has left
-// the directory. A failed, cut-short or unread source makes the req unknown.
+// the directory. A failed, blocked, cut-short or unread source makes the req unknown.
 func closable(prev *reqState, status map[string]sourceStatus, inDirectory map[string]bool) bool {
 	for _, s := range prev.sources {
 		if status[s] != sourceOK && inDirectory[s] {

@@ -5,8 +5,15 @@
 // cycle's events and sightings to package analytics, which writes them in batches and commits the
 // cycle last. The ledger state is rebuilt at start through analytics' reads.
 //
+// The fetcher is fit for real hosts: it obeys robots.txt (a page it disallows is not fetched and
+// its source is blocked), keeps each host under a request rate that halves on 429s, follows
+// redirects only within a source's registrable domain or its company's, asks conditionally (ETag,
+// Last-Modified, and a body hash for hosts that send neither), and dials through
+// internal/egress's policy unless the run allows private addresses (the simulator) or routes a
+// host explicitly (ConnectTo).
+//
 // Stages are bounded goroutine pools joined by bounded channels, so a slow stage holds back the one
-// before it. A source that fails is unknown, never empty: none of its reqs is closed. A cycle is
+// before it. A source that fails or is blocked is unknown, never empty: none of its reqs is closed. A cycle is
 // idempotent: a committed (region, tick) is skipped, and a crashed one is recomputed from the
 // committed ledger and overwrites its own partial rows.
 //

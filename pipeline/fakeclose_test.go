@@ -20,9 +20,13 @@ import (
 type board struct {
 	jobs   atomic.Int32
 	status atomic.Int32 // 0: 200 with the jobs
+	hits   atomic.Int32
 }
 
 func (b *board) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/robots.txt" {
+		b.hits.Add(1)
+	}
 	if s := b.status.Load(); s != 0 {
 		w.WriteHeader(int(s))
 		return
@@ -96,6 +100,18 @@ func TestOnlyAnOKReadCloses(t *testing.T) {
 	b.jobs.Store(8)
 	st = run(6)
 	require.Zero(t, st.SourcesSuspect)
+	require.Zero(t, st.ByType["closed"])
+	require.Equal(t, 8, live())
+
+	// A source an operator paused is not read at all, and closes nothing.
+	b.jobs.Store(0)
+	dir := oneTenantDirectory(srv.URL+"/v1/boards/acme/jobs?content=true", 7, t0.Add(7*3*time.Hour))
+	dir.Sources[0].Status = "paused"
+	before := b.hits.Load()
+	st, err = c.RunCycle(ctx, dir, "dach")
+	require.NoError(t, err)
+	require.Equal(t, before, b.hits.Load(), "a paused source is not fetched")
+	require.Equal(t, 1, st.NotFetched)
 	require.Zero(t, st.ByType["closed"])
 	require.Equal(t, 8, live())
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -15,10 +16,12 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
+	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/pipeline/ats"
 )
 
-// FetchConfig tunes the fetch stage.
+// FetchConfig tunes the fetch stage. Its zero value is fit for real hosts but for the rate
+// (HostRate 0 is unlimited); runs against the simulator set AllowPrivate.
 type FetchConfig struct {
 	Workers      int           // sources fetched at once (default 32)
 	PerHost      int           // requests in flight per host (default 32)
@@ -35,6 +38,28 @@ type FetchConfig struct {
 	// BodyBudget bounds the page bodies held in memory at once across all workers (default
 	// 256 MiB): at most BodyBudget/MaxBody pages (at least one) are read and parsed at a time.
 	BodyBudget int64
+
+	// UserAgent is sent on every request (default DefaultUserAgent); robots.txt groups are
+	// chosen by its product token (the text before the first "/").
+	UserAgent string
+	// HostRate is the requests per second sent to one host across the fetcher (0: unlimited, the
+	// simulator's). A 429 halves a host's rate, down to one request per 20 s; each success
+	// raises it by a fiftieth of HostRate, never above it. A robots.txt Crawl-delay lowers the
+	// host's ceiling (and sets one when HostRate is 0).
+	HostRate float64
+	// AllowPrivate dials any address (the simulator on loopback: dev, backfill and test runs).
+	// False dials through internal/egress's Policy, which refuses loopback, private and other
+	// non-public addresses at dial time: a source, redirect or next link naming one, or a name
+	// resolving to one, is never reached.
+	AllowPrivate bool
+	// ConnectTo routes dials as curl's --connect-to does, each entry HOST:PORT=ADDR:PORT (or
+	// HOST:PORT:ADDR:PORT): a request for HOST:PORT connects to ADDR:PORT instead and TLS still
+	// verifies HOST; an empty HOST or PORT matches any; the first matching entry wins. A mapped
+	// dial is the operator's explicit choice and goes to ADDR:PORT without the egress check (tests
+	// and dev runs send the vendors' real URLs to a local server this way). See ParseConnectTo.
+	ConnectTo []string
+	// CAFile is a PEM bundle whose certificates TLS trusts besides the system roots.
+	CAFile string
 }
 
 func (c *FetchConfig) defaults() {
@@ -65,16 +90,27 @@ func (c *FetchConfig) defaults() {
 	if c.BodyBudget <= 0 {
 		c.BodyBudget = 256 << 20
 	}
+	if c.UserAgent == "" {
+		c.UserAgent = DefaultUserAgent
+	}
+	if c.HostRate < 0 {
+		c.HostRate = 0
+	}
 }
 
-// Fetcher does HTTP for the crawl: per-host limits, timeouts, retries with backoff that honour
-// Retry-After, conditional requests (ETag) and gzip bodies.
+// Fetcher does HTTP for the crawl: robots.txt, per-host limits (requests in flight and a rate
+// that backs off on 429s), timeouts, retries with backoff that honour Retry-After, redirects
+// within the source's domain, conditional requests (ETag, Last-Modified, and a body hash for
+// hosts that send neither) and gzip bodies; every dial goes through the egress policy.
 type Fetcher struct {
-	cfg    FetchConfig
-	client *http.Client
+	cfg        FetchConfig
+	client     *http.Client
+	agentToken string // the User-Agent's product token, for robots.txt
 
 	mu    sync.Mutex
-	hosts map[string]chan struct{}
+	hosts map[string]*hostGate // by hostKey
+
+	robotsCache
 
 	bodies chan struct{} // one token per page body that may be held at once (BodyBudget/MaxBody)
 
@@ -82,28 +118,41 @@ type Fetcher struct {
 	bodyBufs  sync.Pool // *[]byte, a body buffer to read the next page into
 }
 
-// fetched is one page's outcome: parsed, or unchanged since the ETag the caller sent.
-type fetched struct {
-	page        ats.Page
-	etag        string // the page's current ETag ("" when the source sends none)
-	notModified bool   // 304: page is empty; the caller replays what it kept for this URL
+// validators are what a conditional request sends for a page, from what was kept of it: its
+// ETag, its Last-Modified, and the hash of its body (sha256 of the decoded bytes) for hosts that
+// send neither.
+type validators struct {
+	etag, lastModified string
+	hash               [sha256.Size]byte // zero: none
 }
 
-// NewFetcher builds a fetcher.
-func NewFetcher(cfg FetchConfig) *Fetcher {
+func (v validators) conditional() bool { return v.etag != "" || v.lastModified != "" }
+
+// fetched is one page's outcome: parsed, or unchanged since the validators the caller sent.
+type fetched struct {
+	page ats.Page
+	url  string     // where the page was read, after redirects
+	val  validators // the page's current validators and body hash
+	// notModified: a 304, or a 200 whose body hashes as the one kept (bodyUnchanged); page is
+	// empty and the caller replays what it kept for this URL.
+	notModified   bool
+	bodyUnchanged bool
+	throttled     int // 429s answered on the way, set on failure too
+}
+
+// NewFetcher builds a fetcher; it fails on a bad ConnectTo entry or an unusable CAFile.
+func NewFetcher(cfg FetchConfig) (*Fetcher, error) {
 	cfg.defaults()
-	tr := &http.Transport{
-		Proxy:               nil,
-		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:        cfg.PerHost * 4,
-		MaxIdleConnsPerHost: cfg.PerHost,
-		MaxConnsPerHost:     cfg.PerHost,
-		IdleConnTimeout:     90 * time.Second,
-		DisableCompression:  true, // we ask for gzip ourselves and decode with klauspost/compress
+	tr, err := newTransport(cfg)
+	if err != nil {
+		return nil, err
 	}
+	// Redirects are followed by the fetcher itself, hop by hop (robots.txt, rate, scope): the
+	// client returns them as they are.
 	return &Fetcher{cfg: cfg, client: &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error {
 		return http.ErrUseLastResponse
-	}}, hosts: map[string]chan struct{}{}, bodies: make(chan struct{}, max(1, cfg.BodyBudget/cfg.MaxBody))}
+	}}, agentToken: productToken(cfg.UserAgent), hosts: map[string]*hostGate{}, robotsCache: robotsCache{robots: map[string]*robotsEntry{}},
+		bodies: make(chan struct{}, max(1, cfg.BodyBudget/cfg.MaxBody))}, nil
 }
 
 // Client is the fetcher's HTTP client (for the directory).
@@ -112,15 +161,17 @@ func (f *Fetcher) Client() *http.Client { return f.client }
 // CloseIdle releases idle connections.
 func (f *Fetcher) CloseIdle() { f.client.CloseIdleConnections() }
 
-func (f *Fetcher) hostSlot(host string) chan struct{} {
+// gate is u's host's gate (slots and rate).
+func (f *Fetcher) gate(u *url.URL) *hostGate {
+	key := hostKey(u)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	ch, ok := f.hosts[host]
+	g, ok := f.hosts[key]
 	if !ok {
-		ch = make(chan struct{}, f.cfg.PerHost)
-		f.hosts[host] = ch
+		g = newHostGate(f.cfg.PerHost, f.cfg.HostRate)
+		f.hosts[key] = g
 	}
-	return ch
+	return g
 }
 
 // errPermanent marks a failure that retrying will not fix (4xx other than 429).
@@ -136,32 +187,38 @@ type retryable struct {
 
 func (e retryable) Error() string { return e.err.Error() }
 
-// fetchPage fetches and parses one page. With etag set it asks If-None-Match and reports a 304
-// as notModified.
-func (f *Fetcher) fetchPage(ctx context.Context, ad ats.Adapter, pageURL, etag string) (fetched, error) {
+// final reports failures no retry fixes this cycle.
+func final(err error) bool {
+	var perm errPermanent
+	var blocked errBlocked
+	var refused errRefused
+	return errors.As(err, &perm) || errors.As(err, &blocked) || errors.As(err, &refused) || errors.Is(err, errNoTurn)
+}
+
+// fetchPage fetches and parses one page. With prev's validators it asks If-None-Match and
+// If-Modified-Since, and reports a 304, or a 200 whose body hashes as prev's, as notModified.
+// Redirects may go to the registrable domains of scope (nil: pageURL's).
+func (f *Fetcher) fetchPage(ctx context.Context, ad ats.Adapter, pageURL string, prev validators, scope []string) (fetched, error) {
 	u, err := url.Parse(pageURL)
 	if err != nil {
-		return fetched{}, fmt.Errorf("bad page URL %q: %w", pageURL, err)
+		return fetched{}, errRefused{reason: fmt.Sprintf("bad page URL %.200q: %v", pageURL, err)}
 	}
-	slot := f.hostSlot(u.Host)
+	if scope == nil {
+		scope = []string{registrable(u.Hostname())}
+	}
 	backoff := f.cfg.Backoff
 	var lastErr error
-	timeouts := 0
+	throttled, timeouts := 0, 0
 	for attempt := 1; attempt <= f.cfg.Attempts; attempt++ {
-		select {
-		case slot <- struct{}{}:
-		case <-ctx.Done():
-			return fetched{}, ctx.Err()
-		}
-		res, err := f.attempt(ctx, ad, pageURL, etag)
-		<-slot
+		res, err := f.attempt(ctx, ad, u, prev, scope)
+		throttled += res.throttled
+		res.throttled = throttled
 		if err == nil {
 			return res, nil
 		}
 		lastErr = err
-		var perm errPermanent
-		if errors.As(err, &perm) || ctx.Err() != nil {
-			return fetched{}, err
+		if final(err) || ctx.Err() != nil {
+			return fetched{throttled: throttled}, err
 		}
 		wait := backoff
 		var r retryable
@@ -182,39 +239,96 @@ func (f *Fetcher) fetchPage(ctx context.Context, ad ats.Adapter, pageURL, etag s
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 			// The source's deadline passes before the retry: give up now rather than hold a worker.
-			return fetched{}, fmt.Errorf("retry in %s is past the source deadline: %w", wait, lastErr)
+			return fetched{throttled: throttled}, fmt.Errorf("retry in %s is past the source deadline: %w", wait, lastErr)
 		}
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
-			return fetched{}, ctx.Err()
+			return fetched{throttled: throttled}, ctx.Err()
 		}
 		backoff *= 2
 	}
-	return fetched{}, fmt.Errorf("gave up after retries: %w", lastErr)
+	return fetched{throttled: throttled}, fmt.Errorf("gave up after retries: %w", lastErr)
 }
 
-func (f *Fetcher) attempt(ctx context.Context, ad ats.Adapter, pageURL, etag string) (fetched, error) {
-	actx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(actx, http.MethodGet, pageURL, nil)
-	if err != nil {
-		return fetched{}, errPermanent{status: 0}
+// attempt is one try at a page: robots.txt, then a request per hop while the answer redirects
+// (within scope, at most maxRedirects), then the body.
+func (f *Fetcher) attempt(ctx context.Context, ad ats.Adapter, u *url.URL, prev validators, scope []string) (fetched, error) {
+	var out fetched
+	for hops := 0; ; hops++ {
+		if err := f.robotsAllow(ctx, u); err != nil {
+			return out, err
+		}
+		resp, done, err := f.send(ctx, u, prev, true)
+		if err != nil {
+			return out, err
+		}
+		if resp.StatusCode == http.StatusTooManyRequests {
+			out.throttled++
+		}
+		if isRedirect(resp.StatusCode) && resp.Header.Get("Location") != "" {
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+			done()
+			next, err := redirectTarget(u, resp.Header.Get("Location"), hops, scope)
+			if err != nil {
+				return out, err
+			}
+			u = next
+			continue
+		}
+		res, err := f.read(ad, u, prev, resp)
+		done()
+		res.throttled = out.throttled
+		return res, err
 	}
-	req.Header.Set("Accept-Encoding", "gzip")
-	req.Header.Set("User-Agent", "hiringsignal-crawler/0.1 (+https://hiringsignal.example/bot)")
-	if etag != "" {
-		req.Header.Set("If-None-Match", etag)
+}
+
+// send sends one GET for u once u's host gives it a turn (slot and rate), with prev's
+// validators and, when gzip, Accept-Encoding: gzip. The caller reads the response and calls
+// done, which closes it and gives the turn back. An error is ctx's, errNoTurn, an errRefused
+// (the egress policy refused the address), or a retryable transport failure.
+func (f *Fetcher) send(ctx context.Context, u *url.URL, prev validators, gzip bool) (*http.Response, func(), error) {
+	g := f.gate(u)
+	if err := g.acquire(ctx); err != nil {
+		return nil, nil, err
+	}
+	actx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
+	req, err := http.NewRequestWithContext(actx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		cancel()
+		g.release()
+		return nil, nil, errRefused{reason: fmt.Sprintf("cannot build a request for %.200q: %v", u.String(), err)}
+	}
+	if gzip {
+		req.Header.Set("Accept-Encoding", "gzip")
+	}
+	req.Header.Set("User-Agent", f.cfg.UserAgent)
+	if prev.etag != "" {
+		req.Header.Set("If-None-Match", prev.etag)
+	}
+	if prev.lastModified != "" {
+		req.Header.Set("If-Modified-Since", prev.lastModified)
 	}
 	resp, err := f.client.Do(req)
 	if err != nil {
-		return fetched{}, retryable{err: err}
+		cancel()
+		g.release()
+		var refusal *egress.Refusal
+		if errors.As(err, &refusal) { // the egress policy's: no retry dials elsewhere
+			return nil, nil, errRefused{reason: refusal.Msg}
+		}
+		return nil, nil, retryable{err: err}
 	}
-	defer resp.Body.Close()
+	g.observe(resp.StatusCode)
+	return resp, func() { resp.Body.Close(); cancel(); g.release() }, nil
+}
+
+// read turns the final response for u into the page's outcome.
+func (f *Fetcher) read(ad ats.Adapter, u *url.URL, prev validators, resp *http.Response) (fetched, error) {
 	switch {
-	case resp.StatusCode == http.StatusNotModified && etag != "":
-		_, _ = io.Copy(io.Discard, resp.Body)
-		return fetched{etag: etag, notModified: true}, nil
+	case resp.StatusCode == http.StatusNotModified && prev.conditional():
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		return fetched{url: u.String(), val: prev, notModified: true}, nil
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 		return fetched{}, retryable{err: fmt.Errorf("status %d", resp.StatusCode), wait: retryAfter(resp.Header.Get("Retry-After"))}
@@ -223,10 +337,11 @@ func (f *Fetcher) attempt(ctx context.Context, ad ats.Adapter, pageURL, etag str
 		return fetched{}, errPermanent{status: resp.StatusCode}
 	}
 	// The body is held from here until it is parsed: take one of the budget's tokens for it.
+	ctx := resp.Request.Context()
 	select {
 	case f.bodies <- struct{}{}:
-	case <-actx.Done():
-		return fetched{}, retryable{err: fmt.Errorf("cannot get memory for the body: %w", actx.Err())}
+	case <-ctx.Done():
+		return fetched{}, retryable{err: fmt.Errorf("cannot get memory for the body: %w", ctx.Err())}
 	}
 	defer func() { <-f.bodies }()
 	body, release, err := f.decodeBody(resp.Body, resp.Header.Get("Content-Encoding") == "gzip")
@@ -237,13 +352,18 @@ func (f *Fetcher) attempt(ctx context.Context, ad ats.Adapter, pageURL, etag str
 		return fetched{}, retryable{err: err}
 	}
 	defer release()
-	page, err := ad.Parse(body, pageURL)
+	val := validators{etag: resp.Header.Get("ETag"), lastModified: resp.Header.Get("Last-Modified"), hash: sha256.Sum256(body)}
+	if prev.hash != ([sha256.Size]byte{}) && val.hash == prev.hash {
+		// The same bytes as the page kept: as good as a 304, for hosts that send no validator.
+		return fetched{url: u.String(), val: val, notModified: true, bodyUnchanged: true}, nil
+	}
+	page, err := ad.Parse(body, u.String())
 	if err != nil {
 		// Retried: a body cut short in transit parses on the next attempt; one malformed at the source
 		// fails every attempt and the source is unknown for this cycle.
 		return fetched{}, retryable{err: fmt.Errorf("cannot parse %s body: %w", ad.Vendor(), err)}
 	}
-	return fetched{page: page, etag: resp.Header.Get("ETag")}, nil
+	return fetched{page: page, url: u.String(), val: val}, nil
 }
 
 var errBodyTooLarge = errors.New("body too large")
@@ -354,6 +474,19 @@ func origin(u *url.URL) string {
 		port = "443"
 	}
 	return scheme + "://" + net.JoinHostPort(host, port)
+}
+
+// hostKey is u's host and port (the scheme's default made explicit), lower-cased: what the
+// per-host limits count by.
+func hostKey(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if strings.EqualFold(u.Scheme, "https") {
+			port = "443"
+		}
+	}
+	return net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
 
 func retryAfter(v string) time.Duration {

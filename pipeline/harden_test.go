@@ -42,9 +42,14 @@ func collectSources(t *testing.T, ctx context.Context, c *Crawler, srcs ...Sourc
 	return status, st
 }
 
-func quietCrawler(cfg Config) *Crawler {
+// quietCrawler is a crawler for servers on loopback (AllowPrivate) that logs nothing.
+func quietCrawler(t testing.TB, cfg Config) *Crawler {
+	t.Helper()
 	cfg.Log = slog.New(slog.DiscardHandler)
-	return newCrawler(nil, newState(), cfg)
+	cfg.Fetch.AllowPrivate = true
+	c, err := newCrawler(nil, newState(), cfg)
+	require.NoError(t, err)
+	return c
 }
 
 func TestNextLinkOffSourceHostIsRefused(t *testing.T) {
@@ -72,7 +77,7 @@ func TestNextLinkOffSourceHostIsRefused(t *testing.T) {
 	}))
 	defer src.Close()
 
-	c := quietCrawler(Config{Fetch: FetchConfig{Backoff: time.Millisecond}})
+	c := quietCrawler(t, Config{Fetch: FetchConfig{Backoff: time.Millisecond}})
 	status, st := collectSources(t, context.Background(), c,
 		Source{Key: "jsonld:hostile", Vendor: "jsonld", Kind: "board", URL: src.URL + "/hostile"},
 		Source{Key: "jsonld:protocol-relative", Vendor: "jsonld", Kind: "board", URL: src.URL + "/protocol-relative"},
@@ -121,7 +126,7 @@ func TestSourceDeadlineFailsSlowSource(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	c := quietCrawler(Config{Fetch: FetchConfig{SourceDeadline: 300 * time.Millisecond, Attempts: 1000,
+	c := quietCrawler(t, Config{Fetch: FetchConfig{SourceDeadline: 300 * time.Millisecond, Attempts: 1000,
 		Backoff: time.Millisecond, MaxRetryWait: time.Second}})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // without a deadline these run for minutes
 	defer cancel()
@@ -176,12 +181,12 @@ func TestPageBodyIsBoundedPerPageAndInTotal(t *testing.T) {
 	require.True(t, ok)
 
 	// Per page: the default limit refuses a 9 MiB page, without retrying it.
-	f := NewFetcher(FetchConfig{Backoff: time.Millisecond})
-	_, err := f.fetchPage(context.Background(), ad, srv.URL+"/big", "")
+	f := testFetcher(t, FetchConfig{Backoff: time.Millisecond})
+	_, err := f.fetchPage(context.Background(), ad, srv.URL+"/big", validators{}, nil)
 	var perm errPermanent
 	require.ErrorAs(t, err, &perm)
 	require.Equal(t, http.StatusRequestEntityTooLarge, perm.status)
-	_, err = f.fetchPage(context.Background(), ad, srv.URL+"/small", "")
+	_, err = f.fetchPage(context.Background(), ad, srv.URL+"/small", validators{}, nil)
 	require.NoError(t, err)
 	body, err := readBody(strings.NewReader("12345"), 5, nil)
 	require.NoError(t, err)
@@ -190,7 +195,7 @@ func TestPageBodyIsBoundedPerPageAndInTotal(t *testing.T) {
 	require.ErrorIs(t, err, errBodyTooLarge)
 
 	// In total: with a budget of two pages, 32 workers never hold more than two bodies at once.
-	f = NewFetcher(FetchConfig{MaxBody: 1 << 20, BodyBudget: 2 << 20})
+	f = testFetcher(t, FetchConfig{MaxBody: 1 << 20, BodyBudget: 2 << 20})
 	counter := &parseCounter{}
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
@@ -198,7 +203,7 @@ func TestPageBodyIsBoundedPerPageAndInTotal(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := f.fetchPage(context.Background(), counter, srv.URL+"/small", "")
+			_, err := f.fetchPage(context.Background(), counter, srv.URL+"/small", validators{}, nil)
 			errs <- err
 		}()
 	}
@@ -217,7 +222,7 @@ func TestPageBodyIsBoundedPerPageAndInTotal(t *testing.T) {
 func TestPageCacheSurvivesCycleScans(t *testing.T) {
 	t.Parallel()
 	page := func(etag string) *cachedPage {
-		return &cachedPage{etag: etag, obs: []cachedObs{{reqKey: "0123456789abcdef", sourceID: "a1"}}}
+		return &cachedPage{validators: validators{etag: etag}, obs: []cachedObs{{reqKey: "0123456789abcdef", sourceID: "a1"}}}
 	}
 	one := page("e").size("u1")
 	c := newPageCache(3 * one)
@@ -259,7 +264,7 @@ func TestPageCacheSurvivesCycleScans(t *testing.T) {
 	require.NotNil(t, c.get("u1"))
 	require.NotNil(t, c.get("u4"))
 	// A page larger than the whole cache is not kept, and drops the stale entry for its URL.
-	huge := &cachedPage{etag: "e", obs: make([]cachedObs, 100)}
+	huge := &cachedPage{validators: validators{etag: "e"}, obs: make([]cachedObs, 100)}
 	_, kept = c.put("u1", huge)
 	require.False(t, kept)
 	require.Nil(t, c.get("u1"))
@@ -285,8 +290,8 @@ func TestPageCacheSurvivesCycleScans(t *testing.T) {
 	defer srv.Close()
 	a := Source{Key: "jsonld:a", Vendor: "jsonld", Kind: "board", URL: srv.URL + "/a"}
 	b := Source{Key: "jsonld:b", Vendor: "jsonld", Kind: "board", URL: srv.URL + "/b"}
-	size := (&cachedPage{etag: `"/a"`}).size(a.URL)
-	cr := quietCrawler(Config{PageCacheBytes: size + 10}) // room for one page
+	size := (&cachedPage{validators: validators{etag: `"/a"`}}).size(a.URL)
+	cr := quietCrawler(t, Config{PageCacheBytes: size + 10}) // room for one page
 	evicted, refusedPages := 0, 0
 	for i, step := range []struct {
 		tick uint32

@@ -5,9 +5,11 @@ import (
 	"sync"
 )
 
-// pageCache remembers, per page URL, its ETag, its next-page URL and the reqs it carried, so a
-// 304 Not Modified replays the page's sightings without keeping its postings: two short strings
-// per posting instead of the parsed page. It holds about maxBytes (see cachedPage.size).
+// pageCache remembers, per page URL, its validators (ETag, Last-Modified, body hash), its
+// next-page URL and the reqs it carried, so a 304 Not Modified, or a 200 whose body hashes as
+// before, replays the page's sightings without keeping its postings: two short strings per
+// posting instead of the parsed page. Every page read in full is kept, with validators or not
+// (the hash serves hosts that send none). It holds about maxBytes (see cachedPage.size).
 //
 // A crawl reads every page once per cycle in about the same order, the access pattern that
 // defeats plain LRU: with more pages than fit, each page is evicted just before it is read again
@@ -16,7 +18,7 @@ import (
 // read for two cycles (a source that went away) make room, least recently used first. When
 // nothing may go, the new page is not kept (counted as refused): a full cache keeps the same
 // pages from cycle to cycle and replays as many 304s as it has room for. A page not kept is
-// fetched in full next time, without If-None-Match.
+// fetched in full next time, without If-None-Match or If-Modified-Since.
 type pageCache struct {
 	mu        sync.Mutex
 	maxBytes  int64
@@ -36,7 +38,7 @@ type cacheEntry struct {
 }
 
 type cachedPage struct {
-	etag string
+	validators
 	next string
 	obs  []cachedObs
 }
@@ -56,7 +58,7 @@ const (
 
 // size is about the memory a cached page takes under url.
 func (p *cachedPage) size(url string) int64 {
-	n := int64(cachePageOverhead + len(url) + len(p.etag) + len(p.next))
+	n := int64(cachePageOverhead + len(url) + len(p.etag) + len(p.lastModified) + len(p.hash) + len(p.next))
 	for _, o := range p.obs {
 		n += int64(cacheObsOverhead + len(o.reqKey) + len(o.sourceID))
 	}

@@ -50,7 +50,8 @@ func faultyWorld(companies int, slowAt func(tick int) bool) sim.Config {
 
 func testFetch() pipeline.FetchConfig {
 	return pipeline.FetchConfig{Workers: 16, PerHost: 16, Timeout: 1500 * time.Millisecond, Attempts: 4,
-		Backoff: 5 * time.Millisecond, MaxRetryWait: 50 * time.Millisecond} // Retry-After is honoured in TestFetchHonoursRetryAfter
+		Backoff: 5 * time.Millisecond, MaxRetryWait: 50 * time.Millisecond, // Retry-After is honoured in TestFetchHonoursRetryAfter
+		AllowPrivate: true} // the simulator on loopback; HostRate 0: unlimited
 }
 
 func quietLog() *slog.Logger { return slog.New(slog.DiscardHandler) }

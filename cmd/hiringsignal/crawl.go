@@ -4,13 +4,17 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/netip"
+	"net/url"
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
+	"strings"
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
 
+	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/internal/lifecycle"
 	"github.com/planehq/hiringsignal/oltp"
@@ -26,6 +30,14 @@ type crawlFlags struct {
 	sourceDeadline             *time.Duration
 	maxBodyMiB, bodyBudgetMiB  *int
 	pageCacheMiB               *int
+	userAgent                  *string
+
+	// Real hosts' flags (addRealHostFlags, crawl only). Left nil, the crawl reads the simulator:
+	// any address dialled, no rate per host.
+	connectTo    *[]string
+	caFile       *string
+	hostRate     *float64
+	allowPrivate *bool
 }
 
 func addCrawlFlags(fs *flagenv.Set) *crawlFlags {
@@ -42,13 +54,91 @@ func addCrawlFlags(fs *flagenv.Set) *crawlFlags {
 		maxBodyMiB:    fs.Int("fetch-max-body-mib", 8, "largest page body in MiB once decoded (a larger page fails its source)"),
 		bodyBudgetMiB: fs.Int("fetch-body-budget-mib", 256, "page bodies held in memory at once, in MiB, across all fetch workers"),
 		pageCacheMiB:  fs.Int("page-cache-mib", 256, "bound of the page cache that replays 304s, in MiB (pages read in the last two cycles stay; when full, new pages are not kept and are read in full: hs_crawl_page_cache_refused_total)"),
+		userAgent: fs.String("user-agent", pipeline.DefaultUserAgent,
+			"User-Agent of every crawl request; robots.txt groups are chosen by its product token. Crawling real hosts needs a real one: product token, URL and contact, e.g. \"HiringSignalBot/1.0 (+https://example.com/bot; crawler@example.com)\""),
 	}
 }
 
+// addRealHostFlags adds the flags of a crawl of real hosts: egress, routing, TLS roots and rate.
+func (f *crawlFlags) addRealHostFlags(fs *flagenv.Set) {
+	fs.EnvName("connect-to", "HS_CRAWL_CONNECT_TO")
+	f.connectTo = fs.List("connect-to", nil, "route a host's requests elsewhere, as curl's --connect-to: HOST:PORT=ADDR:PORT (or HOST:PORT:ADDR:PORT; an empty HOST or PORT matches any); TLS still verifies HOST, and a mapped dial skips the private-address check (tests, dev)")
+	fs.EnvName("ca-file", "HS_CRAWL_CA_FILE")
+	f.caFile = fs.String("ca-file", "", "PEM bundle of certificates the crawl trusts for TLS besides the system roots")
+	f.hostRate = fs.Float("fetch-host-rate", 1, "requests per second to one host across the crawl, halved on each 429 (down to one per 20 s) and back up on successes; a robots.txt Crawl-delay lowers it; 0: unlimited (the simulator)")
+	f.allowPrivate = fs.Bool("allow-private-egress", false, "let the crawl dial loopback and private addresses (the simulator on this machine); off, a source, redirect or host name that leads to one is refused at dial time")
+}
+
 func (f *crawlFlags) config(log *slog.Logger) pipeline.Config {
-	return pipeline.Config{Log: log, PageCacheBytes: int64(*f.pageCacheMiB) << 20, Fetch: pipeline.FetchConfig{Workers: *f.workers,
-		PerHost: *f.perHost, Attempts: *f.attempts, Timeout: *f.timeout, SourceDeadline: *f.sourceDeadline,
-		MaxBody: int64(*f.maxBodyMiB) << 20, BodyBudget: int64(*f.bodyBudgetMiB) << 20}}
+	fc := pipeline.FetchConfig{Workers: *f.workers, PerHost: *f.perHost, Attempts: *f.attempts, Timeout: *f.timeout,
+		SourceDeadline: *f.sourceDeadline, MaxBody: int64(*f.maxBodyMiB) << 20, BodyBudget: int64(*f.bodyBudgetMiB) << 20,
+		UserAgent: *f.userAgent}
+	if f.allowPrivate == nil { // dev, backfill: the simulator on loopback, at full speed
+		fc.AllowPrivate, fc.HostRate = true, 0
+	} else {
+		fc.AllowPrivate, fc.HostRate, fc.ConnectTo, fc.CAFile = *f.allowPrivate, *f.hostRate, *f.connectTo, *f.caFile
+	}
+	return pipeline.Config{Log: log, PageCacheBytes: int64(*f.pageCacheMiB) << 20, Fetch: fc}
+}
+
+// checkRealHosts refuses, before anything starts, real-host flags that cannot work: a bad
+// --connect-to entry or --ca-file, a negative rate, and without --allow-private-egress a
+// --sim-url on this machine or a private network (the directory is read through the same
+// dialer) and the placeholder User-Agent.
+func (f *crawlFlags) checkRealHosts(sim bool) error {
+	if _, err := pipeline.ParseConnectTo(*f.connectTo); err != nil {
+		return fmt.Errorf("--connect-to (HS_CRAWL_CONNECT_TO): %w", err)
+	}
+	if *f.hostRate < 0 {
+		return fmt.Errorf("--fetch-host-rate (HS_FETCH_HOST_RATE) is %g: give requests per second, or 0 for unlimited", *f.hostRate)
+	}
+	if *f.caFile != "" {
+		fc := f.config(nil).Fetch
+		fc.ConnectTo = nil
+		if _, err := pipeline.NewFetcher(fc); err != nil {
+			return fmt.Errorf("--ca-file (HS_CRAWL_CA_FILE): %w", err)
+		}
+	}
+	if *f.allowPrivate {
+		return nil
+	}
+	if u, err := url.Parse(*f.simURL); sim && err == nil && privateHost(u.Hostname()) {
+		if !routed(*f.connectTo, u) {
+			return fmt.Errorf("--sim-url %s is on this machine or a private network, which the crawl does not dial without --allow-private-egress "+
+				"(HS_ALLOW_PRIVATE_EGRESS=true); crawling the local simulator wants it, and --fetch-host-rate 0 to read it at full speed", *f.simURL)
+		}
+	}
+	// A run whose requests --connect-to maps (captured payloads served offline) reaches no real
+	// host: it needs no contact.
+	if *f.userAgent == pipeline.DefaultUserAgent && len(*f.connectTo) == 0 {
+		return fmt.Errorf("--user-agent (HS_USER_AGENT) is the placeholder %q; crawling real hosts needs a product token, URL and contact, "+
+			"e.g. \"HiringSignalBot/1.0 (+https://example.com/bot; crawler@example.com)\" (or --allow-private-egress for the local simulator)", *f.userAgent)
+	}
+	return nil
+}
+
+// privateHost reports a host that is a non-public address or a name for this machine.
+func privateHost(host string) bool {
+	if a, err := netip.ParseAddr(host); err == nil {
+		return !egress.Public(a)
+	}
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	return host == "localhost" || strings.HasSuffix(host, ".localhost")
+}
+
+// routed reports whether a --connect-to entry maps u's host and port.
+func routed(entries []string, u *url.URL) bool {
+	routes, _ := pipeline.ParseConnectTo(entries) // checked before
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	for _, r := range routes {
+		if r.Matches(u.Hostname(), port) {
+			return true
+		}
+	}
+	return false
 }
 
 func (f *crawlFlags) tickOf(t time.Time) (int, error) {
@@ -95,6 +185,7 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 	dirKind := fs.String("directory", "registry", "where the companies and sources come from: registry (the source registry in Postgres, on the wall clock) or sim (the simulator at --sim-url, on its clock)")
 	interval := fs.Duration("interval", 3*time.Hour, "with --directory=sim: time between crawls (the registry crawls once per 3-hour window)")
 	once := fs.Bool("once", false, "read every source of the current window now, commit the window and exit")
+	cf.addRealHostFlags(fs)
 	metricsListen := fs.String("metrics-listen", "", "address serving operator metrics at /metrics (Prometheus text format); empty: none")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -107,6 +198,9 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 	case "sim":
 	default:
 		return fmt.Errorf("unknown --directory %q: use registry or sim", *dirKind)
+	}
+	if err := cf.checkRealHosts(*dirKind == "sim"); err != nil {
+		return err
 	}
 	epoch, err := parseEpoch(*cf.epoch)
 	if err != nil {
@@ -149,20 +243,22 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 }
 
 func logTick(log *slog.Logger, stats []pipeline.CycleStats, took time.Duration) {
-	var postings, events, failed, live, skipped int
+	var postings, events, failed, blocked, throttled, live, skipped int
 	tick := uint32(0)
 	for _, s := range stats {
 		tick = s.Tick
 		postings += s.Postings
 		events += s.Events
 		failed += s.SourcesFailed
+		blocked += s.Blocked
+		throttled += s.Throttled
 		live += s.ReqsLive
 		if s.Skipped {
 			skipped++
 		}
 	}
 	log.Info("crawl done", "tick", tick, "regions", len(stats), "skipped", skipped, "postings", postings, "failed_sources", failed,
-		"live_reqs", live, "events", events, "took", took.Round(time.Millisecond))
+		"blocked_sources", blocked, "throttled", throttled, "live_reqs", live, "events", events, "took", took.Round(time.Millisecond))
 }
 
 func runBackfill(ctx context.Context, log *slog.Logger, args []string) error {

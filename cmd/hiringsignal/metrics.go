@@ -66,6 +66,9 @@ func (m crawlMetrics) observe(stats []pipeline.CycleStats, err error) {
 		m.set.GetOrCreatePrometheusHistogram(fmt.Sprintf(`hs_crawl_cycle_duration_seconds{region=%q}`, s.Region)).Update(s.Duration.Seconds())
 		m.set.GetOrCreateCounter(fmt.Sprintf(`hs_crawl_events_total{region=%q}`, s.Region)).Add(s.Events)
 		m.set.GetOrCreateCounter(`hs_crawl_pages_not_modified_total`).Add(s.NotModified)
+		m.set.GetOrCreateCounter(`hs_crawl_pages_body_unchanged_total`).Add(s.BodyUnchanged) // of not_modified: a 200 whose body hashed as before
+		m.set.GetOrCreateCounter(`hs_crawl_pages_throttled_total`).Add(s.Throttled)          // 429s answered
+		m.set.GetOrCreateCounter(`hs_crawl_sources_blocked_total`).Add(s.Blocked)            // by robots.txt
 		m.set.GetOrCreateCounter(`hs_crawl_pages_total`).Add(s.Pages)
 		m.set.GetOrCreateCounter(`hs_crawl_page_cache_evictions_total`).Add(s.CacheEvicted)
 		m.set.GetOrCreateCounter(`hs_crawl_page_cache_refused_total`).Add(s.CacheRefused) // full: raise --page-cache-mib

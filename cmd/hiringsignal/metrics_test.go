@@ -17,7 +17,7 @@ func TestCrawlMetricsCountCyclesAndFailedSourcesPerVendor(t *testing.T) {
 	set := metrics.NewSet()
 	m := newCrawlMetrics(set)
 	m.observe([]pipeline.CycleStats{
-		{Region: "eu", Duration: 2 * time.Second, Events: 7, Pages: 10, NotModified: 4, Sources: 5, FailedVendors: map[string]int{"lever": 2}},
+		{Region: "eu", Duration: 2 * time.Second, Events: 7, Pages: 10, NotModified: 4, BodyUnchanged: 1, Throttled: 3, Blocked: 2, Sources: 5, FailedVendors: map[string]int{"lever": 2}},
 		{Region: "us", Skipped: true, Events: 99},
 	}, nil)
 	m.observe(nil, errors.New("directory unreachable"))
@@ -29,6 +29,9 @@ func TestCrawlMetricsCountCyclesAndFailedSourcesPerVendor(t *testing.T) {
 		`hs_crawl_events_total{region="eu"} 7`,
 		`hs_crawl_sources_failed_total{vendor="lever"} 2`,
 		`hs_crawl_pages_not_modified_total 4`,
+		`hs_crawl_pages_body_unchanged_total 1`,
+		`hs_crawl_pages_throttled_total 3`,
+		`hs_crawl_sources_blocked_total 2`,
 		`hs_crawl_failures_total 1`,
 	} {
 		require.Contains(t, out, want)

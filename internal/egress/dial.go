@@ -77,6 +77,14 @@ func (p Policy) dialContext(d *net.Dialer) func(ctx context.Context, network, ad
 	}
 }
 
+// DialContext is Transport's dial function on its own, for a client that builds its own
+// transport (the crawl's fetcher): p.Dialer with the given connect timeout, and outside dev a
+// host name resolved fully qualified and judged as CheckURL judges it, the addresses judged
+// being the ones dialled. The caller still refuses proxies and checks every redirect target.
+func (p Policy) DialContext(timeout time.Duration) func(ctx context.Context, network, address string) (net.Conn, error) {
+	return p.dialContext(p.Dialer(timeout))
+}
+
 // Transport returns an http.Transport for webhook deliveries that dials through p.Dialer (a host
 // name fully qualified outside dev, as CheckURL resolved it) and never uses a proxy (a proxy would make the dialled address the proxy's, not the receiver's). The
 // caller still sets the client's per-attempt timeout and refuses redirects (CheckRedirect

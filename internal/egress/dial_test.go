@@ -140,3 +140,29 @@ func TestTheDialerDialsTheAddressesItJudged(t *testing.T) {
 	require.Equal(t, []string{"93.184.216.34:443", "[2606:4700::1111]:443"}, dialled)
 	require.Equal(t, 1, lookups)
 }
+
+func TestDialContextIsTheTransportsCheck(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	_, err = Policy{}.DialContext(time.Second)(context.Background(), "tcp", ln.Addr().String())
+	var r *Refusal
+	require.ErrorAs(t, err, &r)
+	require.Equal(t, ReasonPrivateAddress, r.Reason)
+	_, err = Policy{LookupNetIP: fakeDNS(map[string][]string{"jobs.example.com": {"127.0.0.1"}})}.DialContext(time.Second)(context.Background(), "tcp", "jobs.example.com:443")
+	require.ErrorAs(t, err, &r)
+	require.Equal(t, ReasonNoPublicAddress, r.Reason)
+	c, err := Policy{AllowPrivate: true}.DialContext(time.Second)(context.Background(), "tcp", ln.Addr().String())
+	require.NoError(t, err)
+	c.Close()
+}

@@ -1,7 +1,8 @@
 // Package egress decides which addresses the service may send webhooks to: once when a URL is
 // saved (CheckURL) and again on the address actually dialled (Control, Transport), so a name
 // that resolves to a public address at save time and to a private one later (DNS rebinding)
-// still cannot reach the service's own network.
+// still cannot reach the service's own network. The crawl's fetcher dials the sources through
+// the same dial-time check (DialContext).
 //
 // Outside dev (AllowPrivate) a name is resolved as a fully qualified name (a trailing dot: the
 // resolver's search domains never apply) and must hold a dot, and what the resolver answered is

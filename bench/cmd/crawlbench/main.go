@@ -77,7 +77,7 @@ func run(ctx context.Context, log *slog.Logger, prof profiles, companies, cycles
 		return err
 	}
 	defer ch2.Close()
-	c2, err := pipeline.NewCrawler(ctx, ch2, pipeline.Config{Log: log, Fetch: pipeline.FetchConfig{Workers: workers, PerHost: workers}})
+	c2, err := pipeline.NewCrawler(ctx, ch2, pipeline.Config{Log: log, Fetch: pipeline.FetchConfig{Workers: workers, PerHost: workers, AllowPrivate: true}}) // the simulator on loopback, HostRate 0
 	if err != nil {
 		return err
 	}
@@ -347,7 +347,7 @@ func largeWorld(ctx context.Context, log *slog.Logger, prof profiles, companies,
 	}
 	defer ch.Close()
 	_ = opts
-	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Log: log, Fetch: pipeline.FetchConfig{Workers: workers, PerHost: workers}})
+	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Log: log, Fetch: pipeline.FetchConfig{Workers: workers, PerHost: workers, AllowPrivate: true}}) // the simulator on loopback, HostRate 0
 	if err != nil {
 		return err
 	}

@@ -84,7 +84,7 @@ func Crawl(t testing.TB, cfg Config) *World {
 	t.Cleanup(func() { srv.Close() })
 
 	ch, _ := storetest.ClickHouse(t, "readmodel")
-	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Log: slog.New(slog.DiscardHandler)})
+	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Log: slog.New(slog.DiscardHandler), Fetch: pipeline.FetchConfig{AllowPrivate: true}}) // the simulator on loopback, at full speed (HostRate 0)
 	require.NoError(t, err)
 	w := &World{Sim: sw, CH: ch, Crawler: c, Base: base, Companies: map[uint64]sim.Company{}, Covered: map[uint64]bool{},
 		FirstSeen: map[uint64]map[string]time.Time{}, OpenedByWeek: map[uint64]map[time.Time]int{}}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/planehq/hiringsignal/internal/flagenv"
+	"github.com/planehq/hiringsignal/pipeline"
+)
+
+// crawlFlagsOf parses args as the crawl command does (realHosts) or as dev and backfill do.
+func crawlFlagsOf(t *testing.T, realHosts bool, args ...string) *crawlFlags {
+	t.Helper()
+	fs := flagenv.New("crawl", "")
+	cf := addCrawlFlags(fs)
+	if realHosts {
+		cf.addRealHostFlags(fs)
+	}
+	require.NoError(t, parse(fs, args))
+	return cf
+}
+
+func TestCrawlFlagsForRealHostsAndForTheSimulator(t *testing.T) {
+	for _, v := range []string{"HS_CRAWL_CONNECT_TO", "HS_CRAWL_CA_FILE", "HS_USER_AGENT", "HS_FETCH_HOST_RATE", "HS_ALLOW_PRIVATE_EGRESS", "HS_SIM_URL"} {
+		t.Setenv(v, "")
+		require.NoError(t, os.Unsetenv(v))
+	}
+	// dev and backfill read the simulator: any address, no rate, whatever the environment says.
+	t.Setenv("HS_FETCH_HOST_RATE", "3")
+	sim := crawlFlagsOf(t, false).config(nil).Fetch
+	require.True(t, sim.AllowPrivate)
+	require.Zero(t, sim.HostRate)
+	require.Equal(t, pipeline.DefaultUserAgent, sim.UserAgent)
+
+	// crawl: real hosts by default; the environment and flags fill in the rest.
+	t.Setenv("HS_CRAWL_CONNECT_TO", "boards-api.greenhouse.io:443=127.0.0.1:8443, api.lever.co:443=127.0.0.1:8444")
+	real := crawlFlagsOf(t, true, "--user-agent=HiringSignalBot/1.0 (+https://example.com/bot; crawler@example.com)",
+		"--sim-url=https://directory.example.com")
+	fc := real.config(nil).Fetch
+	require.False(t, fc.AllowPrivate)
+	require.Equal(t, 3.0, fc.HostRate)
+	require.Equal(t, []string{"boards-api.greenhouse.io:443=127.0.0.1:8443", "api.lever.co:443=127.0.0.1:8444"}, fc.ConnectTo)
+	require.NoError(t, real.checkRealHosts(true))
+	fc = crawlFlagsOf(t, true, "--connect-to=api.ashbyhq.com:443=127.0.0.1:1", "--connect-to", "::127.0.0.1:2", "--allow-private-egress").config(nil).Fetch
+	require.Equal(t, []string{"api.ashbyhq.com:443=127.0.0.1:1", "::127.0.0.1:2"}, fc.ConnectTo, "the command line replaces the variable")
+	require.True(t, fc.AllowPrivate)
+
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"--connect-to=api.lever.co=127.0.0.1:1", "--allow-private-egress"}, `--connect-to (HS_CRAWL_CONNECT_TO): cannot parse connect-to entry "api.lever.co=127.0.0.1:1"`},
+		{[]string{"--fetch-host-rate=-1", "--allow-private-egress"}, "--fetch-host-rate (HS_FETCH_HOST_RATE) is -1"},
+		{[]string{"--ca-file=" + filepath.Join(t.TempDir(), "none.pem"), "--allow-private-egress"}, "--ca-file (HS_CRAWL_CA_FILE): cannot read the CA file"},
+		{[]string{"--sim-url=http://127.0.0.1:7070", "--user-agent=Bot/1 (+https://example.com/bot)"}, "--sim-url http://127.0.0.1:7070 is on this machine or a private network"},
+		{[]string{"--sim-url=http://localhost:7070", "--user-agent=Bot/1 (+https://example.com/bot)"}, "without --allow-private-egress"},
+		{[]string{"--sim-url=https://directory.example.com"}, "--user-agent (HS_USER_AGENT) is the placeholder"},
+	} {
+		t.Setenv("HS_CRAWL_CONNECT_TO", "")
+		err := crawlFlagsOf(t, true, tc.args...).checkRealHosts(true)
+		require.ErrorContains(t, err, tc.err, strings.Join(tc.args, " "))
+	}
+	// A registry crawl whose requests --connect-to maps reaches no real host and needs no contact;
+	// one that reaches real hosts does.
+	require.NoError(t, crawlFlagsOf(t, true, "--connect-to=:443=127.0.0.1:7443").checkRealHosts(false))
+	require.ErrorContains(t, crawlFlagsOf(t, true).checkRealHosts(false), "--user-agent (HS_USER_AGENT) is the placeholder")
+	// The local simulator: allowed explicitly, or reached through a --connect-to mapping.
+	require.NoError(t, crawlFlagsOf(t, true, "--sim-url=http://127.0.0.1:7070", "--allow-private-egress").checkRealHosts(true))
+	require.NoError(t, crawlFlagsOf(t, true, "--sim-url=http://127.0.0.1:7070", "--connect-to=127.0.0.1:7070=127.0.0.1:7070",
+		"--user-agent=Bot/1 (+https://example.com/bot)").checkRealHosts(true))
+}
