@@ -246,91 +246,120 @@ func (c *Crawler) lockHead(ctx context.Context) (unlock func(), err error) {
 }
 
 func (c *Crawler) runRegions(ctx context.Context, dir *Directory, regions []string) ([]CycleStats, error) {
-	tick := uint32(dir.Tick)
-	c.pages.advance(tick)
-	cycleTime := dir.CycleTime.UTC()
-	started := time.Now().UTC()
-	stats := make(map[string]*CycleStats, len(regions))
-	var todo []string
-	for _, r := range regions {
-		st := &CycleStats{Region: r, Tick: tick, CycleTime: cycleTime, StartedAt: started, ByType: map[string]int{}}
-		stats[r] = st
-		done, err := c.Committed(ctx, r, tick)
-		if err != nil {
-			return nil, err
-		}
-		if done {
-			st.Skipped = true
-			continue
-		}
-		todo = append(todo, r)
-	}
-	out := func() []CycleStats {
-		res := make([]CycleStats, 0, len(regions))
-		for _, r := range regions {
-			res = append(res, *stats[r])
-		}
-		return res
-	}
-	if len(todo) == 0 {
-		return out(), nil
-	}
-	want := map[string]bool{}
-	for _, r := range todo {
-		want[r] = true
-	}
-	var sources []*Source
-	for i := range dir.Sources {
-		if want[dir.Sources[i].Region] {
-			sources = append(sources, &dir.Sources[i])
-			stats[dir.Sources[i].Region].Sources++
-		}
-	}
-	res := newResolver(dir.Companies)
-	companyRegion := make(map[uint64]string, len(dir.Companies))
-	for _, co := range dir.Companies {
-		companyRegion[CompanyID(co.Domain)] = co.Region
-	}
-	inDirectory := make(map[string]bool, len(dir.Sources))
-	for i := range dir.Sources {
-		inDirectory[dir.Sources[i].Key] = true
+	p, err := c.newPass(ctx, dir, regions)
+	if err != nil || len(p.todo) == 0 {
+		return p.out(), err
 	}
 	tc := time.Now()
-	seenAll, status, err := c.collect(ctx, sources, res, stats)
+	seenAll, status, err := c.collect(ctx, p.sources, p.res, p.stats)
 	if err != nil {
-		return out(), err
+		return p.out(), err
 	}
-	c.countSuspects(c.guardDrops(ctx, sources, seenAll, status, cycleTime), sources, stats)
 	refused := 0
-	for _, st := range stats {
+	for _, st := range p.stats {
 		st.CollectTook = time.Since(tc)
 		refused += st.CacheRefused
 	}
 	if refused > 0 {
 		pages, bytes, _, _ := c.pages.stats()
 		c.log.Warn("page cache full: pages not kept are read in full next cycle, without If-None-Match; raise --page-cache-mib (HS_PAGE_CACHE_MIB)",
-			"not_kept", refused, "kept", pages, "kept_mib", bytes>>20, "bound_mib", c.pages.maxBytes>>20, "tick", tick)
+			"not_kept", refused, "kept", pages, "kept_mib", bytes>>20, "bound_mib", c.pages.maxBytes>>20, "tick", p.tick)
 	}
+	return p.out(), c.decide(ctx, p, seenAll, status)
+}
+
+// pass is one cycle of some regions of a directory: the regions left to run (todo, those not
+// already committed), their sources, and what the decide half needs of the directory.
+type pass struct {
+	dir           *Directory
+	tick          uint32
+	cycleTime     time.Time
+	started       time.Time
+	regions       []string
+	todo          []string
+	stats         map[string]*CycleStats
+	sources       []*Source // of the todo regions
+	res           *resolver
+	companyRegion map[uint64]string
+	inDirectory   map[string]bool
+}
+
+// newPass plans a cycle of regions of dir, skipping the regions already committed at its tick.
+func (c *Crawler) newPass(ctx context.Context, dir *Directory, regions []string) (*pass, error) {
+	p := &pass{dir: dir, tick: uint32(dir.Tick), cycleTime: dir.CycleTime.UTC(), started: time.Now().UTC(), regions: regions,
+		stats: make(map[string]*CycleStats, len(regions))}
+	c.pages.advance(p.tick)
+	for _, r := range regions {
+		st := &CycleStats{Region: r, Tick: p.tick, CycleTime: p.cycleTime, StartedAt: p.started, ByType: map[string]int{}}
+		p.stats[r] = st
+		done, err := c.Committed(ctx, r, p.tick)
+		if err != nil {
+			return p, err
+		}
+		if done {
+			st.Skipped = true
+			continue
+		}
+		p.todo = append(p.todo, r)
+	}
+	if len(p.todo) == 0 {
+		return p, nil
+	}
+	want := map[string]bool{}
+	for _, r := range p.todo {
+		want[r] = true
+	}
+	for i := range dir.Sources {
+		if want[dir.Sources[i].Region] {
+			p.sources = append(p.sources, &dir.Sources[i])
+			p.stats[dir.Sources[i].Region].Sources++
+		}
+	}
+	p.res = newResolver(dir.Companies)
+	p.companyRegion = make(map[uint64]string, len(dir.Companies))
+	for _, co := range dir.Companies {
+		p.companyRegion[CompanyID(co.Domain)] = co.Region
+	}
+	p.inDirectory = make(map[string]bool, len(dir.Sources))
+	for i := range dir.Sources {
+		p.inDirectory[dir.Sources[i].Key] = true
+	}
+	return p, nil
+}
+
+// out is the stats of every region of the pass, in the order asked.
+func (p *pass) out() []CycleStats {
+	res := make([]CycleStats, 0, len(p.regions))
+	for _, r := range p.regions {
+		res = append(res, *p.stats[r])
+	}
+	return res
+}
+
+// decide is the half of a cycle after the reads: the mass-drop guard, then diff, emit and commit
+// region by region.
+func (c *Crawler) decide(ctx context.Context, p *pass, seenAll map[string]*reqAgg, status map[string]sourceStatus) error {
+	c.countSuspects(c.guardDrops(ctx, p.sources, seenAll, status, p.cycleTime), p.sources, p.stats)
 	// One pass each over the reqs seen and the ledger state, split by region: a region's diff,
 	// emit and apply touch only its own reqs, so what later regions see of the state is as it
 	// was here.
-	seenBy := make(map[string]map[string]*reqAgg, len(todo))
-	for _, r := range todo {
+	seenBy := make(map[string]map[string]*reqAgg, len(p.todo))
+	for _, r := range p.todo {
 		seenBy[r] = map[string]*reqAgg{}
 	}
 	for k, a := range seenAll {
-		if m := seenBy[companyRegion[a.companyID]]; m != nil {
+		if m := seenBy[p.companyRegion[a.companyID]]; m != nil {
 			m[k] = a
 		}
 	}
-	liveBefore := c.liveByRegion(companyRegion)
-	for _, region := range todo {
-		if err := c.commitRegion(ctx, dir, region, sources, stats[region], seenBy[region], status, inDirectory, companyRegion, liveBefore[region]); err != nil {
-			return out(), err
+	liveBefore := c.liveByRegion(p.companyRegion)
+	for _, region := range p.todo {
+		if err := c.commitRegion(ctx, p.dir, region, p.sources, p.stats[region], seenBy[region], status, p.inDirectory, p.companyRegion, liveBefore[region]); err != nil {
+			return err
 		}
-		stats[region].Duration = time.Since(started)
+		p.stats[region].Duration = time.Since(p.started)
 	}
-	return out(), nil
+	return nil
 }
 
 // commitRegion diffs, numbers, writes and applies one region's cycle under the commit lock.

@@ -1,0 +1,161 @@
+package sources
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/pipeline"
+)
+
+// WindowLength is one crawl window: every source is read once in each.
+const WindowLength = 3 * time.Hour
+
+// retryMargin is the end of a window kept free of first reads, so a read that fails early in
+// the window can be retried before the window is committed.
+const retryMargin = 15 * time.Minute
+
+// Clock numbers the crawl windows from Epoch: window t is [Epoch+3h·t, Epoch+3h·(t+1)).
+type Clock struct {
+	Epoch time.Time
+}
+
+// Tick is the window t falls in.
+func (c Clock) Tick(t time.Time) int {
+	if t.Before(c.Epoch) {
+		return -1
+	}
+	return int(t.Sub(c.Epoch) / WindowLength)
+}
+
+// Start is the beginning of window tick.
+func (c Clock) Start(tick int) time.Time { return c.Epoch.Add(time.Duration(tick) * WindowLength) }
+
+// Offset is a source's stable place inside every window (as Prometheus spreads scrapes): the
+// hash of its key over the window less the retry margin, so the reads of a fleet spread over
+// the window instead of all landing at its start.
+func Offset(key string) time.Duration {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(key))
+	return time.Duration(h.Sum64() % uint64(WindowLength-retryMargin))
+}
+
+// Crawl runs the registry crawl's two halves for one process: ReadDue, a worker that claims the
+// due sources of a window through leases in Postgres, reads them and stores what each showed; and
+// Commit, the committer that loads every read of a window and commits it to the ledger. Any
+// number of processes may run ReadDue at once; Commit holds the crawl's commit lock (the
+// Crawler's Config.CommitLock), so one window is committed once, whoever runs it.
+type Crawl struct {
+	Pool    *pgxpool.Pool
+	Crawler *pipeline.Crawler
+	Codec   *pipeline.ReadCodec
+	Clock   Clock
+	Owner   string        // this worker's name in leases (host and pid)
+	Batch   int           // sources claimed at once (default 64)
+	Lease   time.Duration // how long a claim holds before another worker may take it (default oltp.CrawlReadLease)
+	Log     *slog.Logger  // default: discard
+}
+
+func (c *Crawl) defaults() {
+	if c.Batch <= 0 {
+		c.Batch = 64
+	}
+	if c.Lease <= 0 {
+		c.Lease = oltp.CrawlReadLease
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+}
+
+// ReadDue claims and reads the due sources of window tick, a batch at a time, until none is left
+// to claim, and returns how many it read. With all, every active or suspect source without a
+// read of the window is due (`crawl --once`); otherwise a source is due at its offset in the
+// window. Each read is stored with the source's next due time: its offset in the next window.
+func (c *Crawl) ReadDue(ctx context.Context, tick int, all bool) (int, error) {
+	c.defaults()
+	var dir *pipeline.Directory
+	n := 0
+	for {
+		keys, err := oltp.ClaimDueSources(ctx, c.Pool, c.Owner, tick, c.Batch, c.Lease, all)
+		if err != nil || len(keys) == 0 {
+			return n, err
+		}
+		if dir == nil {
+			if dir, err = Directory(ctx, c.Pool, tick, time.Now().UTC()); err != nil {
+				return n, err
+			}
+		}
+		reads, err := c.Crawler.ReadSources(ctx, dir, uint32(tick), keys)
+		if err != nil {
+			return n, err
+		}
+		rows := make([]oltp.CrawlRead, 0, len(reads))
+		for i := range reads {
+			r := &reads[i]
+			b, err := c.Codec.Encode(r)
+			if err != nil {
+				return n, err
+			}
+			rows = append(rows, oltp.CrawlRead{Tick: tick, SourceKey: r.SourceKey, ReadAt: r.ReadAt, Worker: c.Owner, Status: r.Status,
+				Reason: r.Reason, Pages: r.Pages, Postings: r.Postings, Malformed: r.Malformed, Sightings: b,
+				NextDue: c.Clock.Start(tick + 1).Add(Offset(r.SourceKey))})
+		}
+		if err := oltp.StoreCrawlReads(ctx, c.Pool, rows); err != nil {
+			return n, err
+		}
+		n += len(rows)
+		c.Log.Debug("sources read", "tick", tick, "batch", len(rows), "read", n)
+	}
+}
+
+// Commit commits window tick from the reads stored for it, observed at cycleTime (the time of
+// the window's latest read when zero, never past the window's end), and prunes the reads of the
+// windows before it. Regions already committed are skipped, so a rerun after a crash finishes
+// the window and doubles nothing.
+func (c *Crawl) Commit(ctx context.Context, tick int, cycleTime time.Time) ([]pipeline.CycleStats, error) {
+	c.defaults()
+	reads := map[string]*pipeline.SourceRead{}
+	var latest time.Time
+	err := oltp.CrawlReads(ctx, c.Pool, tick, func(row oltp.CrawlRead) error {
+		r := &pipeline.SourceRead{SourceKey: row.SourceKey, Tick: uint32(tick), ReadAt: row.ReadAt, Status: row.Status, Reason: row.Reason,
+			Pages: row.Pages, Postings: row.Postings, Malformed: row.Malformed}
+		if err := c.Codec.Decode(r, row.Sightings); err != nil {
+			return err
+		}
+		reads[r.SourceKey] = r
+		if row.ReadAt.After(latest) {
+			latest = row.ReadAt
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if cycleTime.IsZero() {
+		cycleTime = latest
+		if cycleTime.IsZero() {
+			cycleTime = c.Clock.Start(tick)
+		}
+	}
+	if end := c.Clock.Start(tick + 1).Add(-time.Second); cycleTime.After(end) {
+		cycleTime = end
+	}
+	dir, err := Directory(ctx, c.Pool, tick, cycleTime.UTC().Truncate(time.Second))
+	if err != nil {
+		return nil, err
+	}
+	stats, err := c.Crawler.CommitReads(ctx, dir, reads)
+	if err != nil {
+		return stats, fmt.Errorf("cannot commit window %d: %w", tick, err)
+	}
+	if _, err := oltp.PruneCrawlReads(ctx, c.Pool, tick); err != nil {
+		c.Log.Warn("cannot prune old crawl reads; they are pruned at the next commit", "err", err)
+	}
+	return stats, nil
+}
