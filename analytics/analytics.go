@@ -2,8 +2,9 @@
 // migrations, the tables the crawl writes and the reads query (companies, the event ledger,
 // board sightings, ATS history, cycles), their row types (Event, Company, ReqBoard,
 // VendorSighting, Cycle), and every statement run against them: the crawl's cycle write and
-// commit (WriteCycle, ledger.go), the reads that rebuild the crawl's state (crawlstate.go), and
-// the reads behind the API and its read models.
+// commit (WriteCycle, ledger.go), the reads that rebuild the crawl's state (crawlstate.go), the
+// gaps between a region's committed cycles (Gaps, gaps.go), and the reads behind the API and its
+// read models.
 //
 // SQL here must run on ClickHouse 18.16 (Debian) and on current releases: every INSERT names its
 // columns; no LowCardinality, DateTime64, window functions or toStartOfWeek. It must not touch

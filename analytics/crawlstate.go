@@ -70,7 +70,9 @@ func ReqBoards(ctx context.Context, ch driver.Conn) (map[string][]string, error)
 const latestEventsChunk = 20_000
 
 // LatestEvents reads the latest committed event (event_seq at or below wm) of each of keys, with
-// every attribute. Every key must be in the committed ledger and be a req_key (16 lower-case hex
+// every attribute of the req at it. CloseReason, GapFrom and GapTo stay zero: they describe that
+// event, not the req, and an event the crawl builds from it (a close, a reobservation) must not
+// inherit them. Every key must be in the committed ledger and be a req_key (16 lower-case hex
 // characters).
 func LatestEvents(ctx context.Context, ch driver.Conn, wm uint64, keys []string) (map[string]*Event, error) {
 	out := make(map[string]*Event, len(keys))
@@ -106,7 +108,7 @@ func LatestEvents(ctx context.Context, ch driver.Conn, wm uint64, keys []string)
 
 // latestEvents adds to out the last event of each req of the quoted key list in.
 func latestEvents(ctx context.Context, ch driver.Conn, wm uint64, in string, out map[string]*Event) error {
-	rows, err := ch.Query(ctx, "SELECT "+eventColumns+" FROM events WHERE event_seq <= ? AND req_key IN ("+in+") ORDER BY event_seq, version", wm)
+	rows, err := ch.Query(ctx, "SELECT "+attrColumns+" FROM events WHERE event_seq <= ? AND req_key IN ("+in+") ORDER BY event_seq, version", wm)
 	if err != nil {
 		return err
 	}

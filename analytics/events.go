@@ -34,6 +34,12 @@ type FeedEvent struct {
 	Board      string
 	URL        string
 	Location   string // the posting's location text ("" when the crawl had none)
+	// CloseReason, GapFrom and GapTo are the event's own (Event): why a close closed ("" for an
+	// ordinary one) and, for an event first seen in the first cycle after a gap, the interval the
+	// change happened in (zero when it follows no gap).
+	CloseReason string
+	GapFrom     time.Time
+	GapTo       time.Time
 	// Version is the version of the row served: WriteCycle writes the wall clock (Unix ns) at
 	// which the cycle's rows were written, just before its commit (the notifier's
 	// commit-to-delivery latency starts there).
@@ -66,7 +72,8 @@ type FeedPage struct {
 }
 
 // feedColumns are the events columns a FeedEvent carries, in scan order.
-const feedColumns = "event_seq, event_type, req_key, company_id, occurred_at, observed_at, raw_title, function, country, board, url, location, version"
+const feedColumns = "event_seq, event_type, req_key, company_id, occurred_at, observed_at, raw_title, function, country, board, url, location, " +
+	"close_reason, gap_from, gap_to, version"
 
 // ReadFeed reads the page q of the change feed.
 func ReadFeed(ctx context.Context, ch driver.Conn, q FeedQuery) (FeedPage, error) {
@@ -113,9 +120,10 @@ func ReadFeed(ctx context.Context, ch driver.Conn, q FeedQuery) (FeedPage, error
 	for rows.Next() {
 		var e FeedEvent
 		if err := rows.Scan(&e.Seq, &e.Type, &e.ReqKey, &e.CompanyID, &e.OccurredAt, &e.ObservedAt, &e.RawTitle, &e.Function,
-			&e.Country, &e.Board, &e.URL, &e.Location, &e.Version); err != nil {
+			&e.Country, &e.Board, &e.URL, &e.Location, &e.CloseReason, &e.GapFrom, &e.GapTo, &e.Version); err != nil {
 			return FeedPage{}, fmt.Errorf("cannot scan a change feed row: %w", err)
 		}
+		e.GapFrom, e.GapTo = fromLedgerTime(e.GapFrom), fromLedgerTime(e.GapTo)
 		if n := len(events); n > 0 && events[n-1].Seq == e.Seq {
 			events[n-1] = e // a higher version of the same event
 			continue

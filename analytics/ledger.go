@@ -3,6 +3,8 @@ package analytics
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
@@ -19,6 +21,17 @@ const (
 	EventReposted   = "reposted"
 	EventClosed     = "closed"
 )
+
+// Close reasons of a closed event (Event.CloseReason). An ordinary close (the req is no longer
+// observed at a source that was read completely) has none ("").
+const (
+	// CloseSourceRetired: every source that carried the req was retired by an operator, so the
+	// req left the corpus without being seen to close at its source.
+	CloseSourceRetired = "source_retired"
+)
+
+// CloseReasons are the non-empty close reasons, in the order the document lists them.
+var CloseReasons = []string{CloseSourceRetired}
 
 // Event is one row of the events table (the ledger); it carries the req's attributes at that
 // moment, so the latest event of a req is its current state.
@@ -49,16 +62,54 @@ type Event struct {
 	SalDeclared   uint8
 	RepostCount   uint32
 	PostedAt      *time.Time // the employer's posting date as its source states it; nil when none
+	// CloseReason is why a closed event closed: "" for an ordinary close, else one of
+	// CloseReasons. Always "" on other events.
+	CloseReason string
+	// GapFrom and GapTo bound an opened, reposted or closed event first seen in the first cycle of
+	// its region after a gap (Gaps): the last committed cycle_time of the region before the gap
+	// and this cycle's cycle_time. The change happened somewhere in (GapFrom, GapTo], not at
+	// GapTo. Both zero (stored as epoch zero) when the event follows no gap.
+	GapFrom time.Time
+	GapTo   time.Time
 }
+
+// AfterGap reports whether the event was first seen in the first cycle after a gap.
+func (e *Event) AfterGap() bool { return !e.GapTo.IsZero() }
 
 // Live reports whether the req is open after this event.
 func (e *Event) Live() bool { return e.Type != EventClosed }
 
-// eventColumns are the events columns an Event carries, in the order WriteCycle appends and
-// LatestEvents scans them.
-const eventColumns = `event_seq, event_type, req_key, company_id, region, tick, occurred_at, observed_at, first_seen,
+// check refuses an event whose close reason or gap bounds the ledger cannot serve as written.
+func (e *Event) check() error {
+	if e.CloseReason != "" && (e.Type != EventClosed || !slices.Contains(CloseReasons, e.CloseReason)) {
+		return fmt.Errorf("cannot write event %d (%s): close_reason %q is for closed events only and must be one of %s",
+			e.Seq, e.Type, e.CloseReason, strings.Join(CloseReasons, ", "))
+	}
+	if e.GapFrom.IsZero() != e.GapTo.IsZero() || (!e.GapTo.IsZero() && !e.GapFrom.Before(e.GapTo)) {
+		return fmt.Errorf("cannot write event %d: gap bounds %s..%s must both be set, from before to, or both be zero",
+			e.Seq, e.GapFrom.UTC().Format(time.RFC3339), e.GapTo.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
+// attrColumns are the events columns of a req's attributes at an event, in the order WriteCycle
+// appends and LatestEvents scans them; eventColumns adds the columns of the event itself (its
+// close reason and gap bounds), which WriteCycle writes and LatestEvents does not read.
+const (
+	attrColumns = `event_seq, event_type, req_key, company_id, region, tick, occurred_at, observed_at, first_seen,
 	raw_title, title, title_key, function, country, location, source_type, boards, sources, board, url,
 	requisition_id, salary_min_usd, salary_max_usd, salary_declared, repost_count, posted_at`
+	eventColumns = attrColumns + `, close_reason, gap_from, gap_to`
+)
+
+// fromLedgerTime turns the ledger's "no time" (epoch zero: what the driver writes for a zero
+// time.Time into gap_from and gap_to) back into a zero time.Time.
+func fromLedgerTime(t time.Time) time.Time {
+	if t.Unix() == 0 {
+		return time.Time{}
+	}
+	return t.UTC()
+}
 
 // Cycle is a row of the cycles table: one crawl cycle (a region at a tick). Its presence is the
 // commit of the cycle's rows; its seq_to advances the committed watermark.
@@ -111,9 +162,12 @@ func WriteCycle(ctx context.Context, ch driver.Conn, w *CycleWrite, batch int) e
 		}
 		for i := start; i < end; i++ {
 			e := &w.Events[i]
+			if err := e.check(); err != nil {
+				return err
+			}
 			if err := b.Append(version, e.Seq, e.Type, e.ReqKey, e.CompanyID, e.Region, e.Tick, e.OccurredAt, e.ObservedAt, e.FirstSeen,
 				e.RawTitle, e.Title, e.TitleKey, e.Function, e.Country, e.Location, e.SourceType, e.Boards, e.Sources, e.Board, e.URL,
-				e.RequisitionID, e.SalMin, e.SalMax, e.SalDeclared, e.RepostCount, e.PostedAt); err != nil {
+				e.RequisitionID, e.SalMin, e.SalMax, e.SalDeclared, e.RepostCount, e.PostedAt, e.CloseReason, e.GapFrom, e.GapTo); err != nil {
 				return fmt.Errorf("cannot append event: %w", err)
 			}
 		}

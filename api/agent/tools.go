@@ -68,7 +68,8 @@ func Tools() []Tool {
 			Args:        []string{"role", "geo"}},
 		{Name: "change_feed", Title: "Hiring changes since a cursor", Route: "events.list", ReadOnly: true, List: "events",
 			Description: "The change feed: reqs opened, reposted, reobserved and closed after the cursor since, ascending, optionally for some companies or event types. " +
-				"Store next_cursor and pass it as since next time to never miss or repeat an event; has_more says to page again now. " + costEvents,
+				"Store next_cursor and pass it as since next time to never miss or repeat an event; has_more says to page again now. " +
+				"An event with after_gap happened somewhere in that interval (the crawl had a gap), not when it was observed; close_reason says why a close was no ordinary one. " + costEvents,
 			Args: []string{"since", "limit", "company_id", "event_type"}},
 		{Name: "create_watch", Title: "Watch a company or a search", Route: "watches.create",
 			Description: "Watch one company (company_id) or one saved search (q, geo or criteria) and have its hiring changes POSTed to a webhook endpoint of yours " +

@@ -63,7 +63,9 @@ func (h *handlers) freshnessDemand(c *api.Call, co *readmodel.Company) (done boo
 // pulseProps are the schema properties of the hiring-pulse answer (readmodel.Pulse).
 func pulseProps() map[string]any {
 	partial := api.Type("boolean")
-	partial["description"] = "the week was not observed whole: it began before the company's coverage start (reqs already live then are left-censored: no opening counted) or it has not ended at motion_as_of (the current week)"
+	partial["description"] = "the week was not observed whole: it began before the company's coverage start (reqs already live then are left-censored: no opening counted), " +
+		"a gap in the crawl of the company's region touches it (3-hour crawl windows no cycle crawled, or the week of the first cycle after them, which counts every change of the gap; X-History-Gap names the most recent), " +
+		"or it has not ended at motion_as_of (the current week)"
 	week := api.Object(map[string]any{"bucket_start": api.DateTime(), "opened": api.Type("integer"), "reposted": api.Type("integer"), "closed": api.Type("integer"), "partial": partial})
 	week["description"] = "opened counts reqs first observed after the company's coverage start only"
 	return map[string]any{

@@ -121,7 +121,8 @@ func detailSchema() map[string]any {
 			"response_ms":     map[string]any{"type": []any{"integer", "null"}},
 			"error":           map[string]any{"type": []any{"string", "null"}, "description": "what went wrong (connection refused, timeout, refused address, non-2xx); null on success"},
 		})}
-	p["body"] = map[string]any{"type": []any{"object", "null"}, "description": "the delivery's JSON payload exactly as signed and sent (every attempt and replay sends the same bytes). " +
+	p["body"] = map[string]any{"type": []any{"object", "null"}, "description": "the delivery's JSON payload exactly as signed and sent (every attempt and replay sends the same bytes; " +
+		"an event first seen after a gap in the crawl carries after_gap {from, to}, a close of retired sources close_reason, as on GET /v1/events). " +
 		"null for a delivery neither admitted against your plan's allowance and spend cap nor sent: rate_limited, wall_blocked and cap_blocked ones " +
 		"(never sent; their payload is not kept) and a failed one without any attempt (its endpoint was disabled; a replay that is admitted sends it and serves it again)"}
 	return api.Closed(p)

@@ -7,7 +7,8 @@
 //
 // It declares its route (Routes) with its schema next to its response types and registers it on
 // an api.Server; the chain has already authenticated, gated, limited and validated the call and
-// meters the events the handler reports as change units. It must not write any store, touch
+// meters the events the handler reports as change units. An event carries close_reason and
+// after_gap in the shape of the webhook body (package payload). It must not write any store, touch
 // Postgres, or hold SQL (package analytics does).
 package events
 
@@ -24,6 +25,7 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/internal/normalize"
 	"github.com/planehq/hiringsignal/internal/nullable"
+	"github.com/planehq/hiringsignal/internal/payload"
 	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
@@ -83,6 +85,12 @@ type Event struct {
 	URL          *string `json:"url"`
 	OccurredAt   string  `json:"occurred_at"`
 	ObservedAt   string  `json:"observed_at"`
+	// CloseReason: a closed event that was no ordinary close says why (source_retired); absent
+	// otherwise.
+	CloseReason string `json:"close_reason,omitempty"`
+	// AfterGap: an event first seen in the first crawl cycle after a gap in its region's history
+	// happened somewhere in (from, to]; absent otherwise.
+	AfterGap *payload.AfterGap `json:"after_gap,omitempty"`
 }
 
 // Page is the answer of GET /v1/events.
@@ -132,7 +140,8 @@ func (h *handlers) events(c *api.Call) (int, error) {
 func newEvent(snap *snapshot.Snapshot, e *analytics.FeedEvent) Event {
 	v := Event{EventSeq: e.Seq, EventType: e.Type, ReqKey: e.ReqKey, CompanyID: e.CompanyID, RawTitle: e.RawTitle,
 		Country: nullable.String(e.Country), Function: nullable.String(e.Function), Board: nullable.String(e.Board), URL: nullable.String(e.URL),
-		OccurredAt: e.OccurredAt.UTC().Format(time.RFC3339), ObservedAt: e.ObservedAt.UTC().Format(time.RFC3339)}
+		OccurredAt: e.OccurredAt.UTC().Format(time.RFC3339), ObservedAt: e.ObservedAt.UTC().Format(time.RFC3339),
+		CloseReason: e.CloseReason, AfterGap: payload.Gap(e.GapFrom, e.GapTo)}
 	if co := snap.Model.Company(e.CompanyID); co != nil {
 		v.CompanyName = nullable.String(co.Name)
 	}

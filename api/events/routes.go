@@ -16,7 +16,10 @@ var cursorDoc = fmt.Sprintf("Events are served in ascending event_seq; event_seq
 	"It is never below since, and the same since (with the same filters and plan) replays the same page. "+
 	"With a freshness floor (Free: 24 h, freshness_floor_s) the page ends before the first event of any cycle observed less than the "+
 	"floor before the latest committed cycle: the cursor stops there and the event is served once its cycle is old enough, never skipped. "+
-	"One change unit per event returned; an empty page costs no unit (it counts as a call in the daily quota).", MaxSpan)
+	"One change unit per event returned; an empty page costs no unit (it counts as a call in the daily quota). "+
+	"An event first seen in the first crawl cycle after a gap (windows the service did not crawl) carries after_gap: it happened somewhere in "+
+	"(from, to], so a burst of them is the gap's backlog, not fresh news; a close of sources the operator retired carries close_reason. "+
+	"Both are absent otherwise.", MaxSpan)
 
 // Routes is GET /v1/events with its handler over d.
 func Routes(d Deps) []*api.Route {
@@ -39,6 +42,18 @@ func Routes(d Deps) []*api.Route {
 	}}
 }
 
+// AfterGapSchema is the after_gap member of an event, on the change feed and in webhook bodies.
+func AfterGapSchema() map[string]any {
+	s := api.Object(map[string]any{
+		"from": map[string]any{"type": "string", "format": "date-time", "description": "the last crawl cycle of the req's region before the gap (RFC 3339, UTC)"},
+		"to":   map[string]any{"type": "string", "format": "date-time", "description": "the first crawl cycle after it, the one that observed the change (RFC 3339, UTC)"},
+	})
+	s["description"] = "present only on an event first seen in the first crawl cycle of its region after a gap (crawl windows of 3 hours that were not crawled: " +
+		"the service was down or behind): the change happened somewhere in (from, to], not at occurred_at or observed_at, so it is not fresh news of to. " +
+		"Absent otherwise. The history headers name the most recent gap (X-History-Gap)"
+	return s
+}
+
 func pageSchema() map[string]any {
 	ev := api.Closed(map[string]any{
 		"event_seq":  api.Type("integer"),
@@ -56,6 +71,10 @@ func pageSchema() map[string]any {
 		"url":           map[string]any{"type": []string{"string", "null"}, "description": "link to the real posting; null when the source gave none"},
 		"occurred_at":   map[string]any{"type": "string", "format": "date-time", "description": "when the change happened: the posting date of an opening posted within the cycle, else the cycle time (RFC 3339, UTC)"},
 		"observed_at":   map[string]any{"type": "string", "format": "date-time", "description": "the time of the crawl cycle that observed it (RFC 3339, UTC)"},
+		"close_reason": api.Optional(map[string]any{"type": "string", "enum": analytics.CloseReasons,
+			"description": "present only on a closed event that was no ordinary close: source_retired when every source that carried the req was retired by " +
+				"the service's operator, so the req left the corpus without being seen to close at its source. Absent on an ordinary close and on other events"}),
+		"after_gap": api.Optional(AfterGapSchema()),
 	})
 	s := api.Closed(map[string]any{
 		"events": map[string]any{"type": "array", "items": ev, "maxItems": PageMax, "description": "ascending by event_seq"},

@@ -20,7 +20,10 @@ type weekRow struct {
 // weekSchema is one weekly bucket (weekRow, and readmodel.MomentumWeek in a pulse).
 func weekSchema() map[string]any {
 	partial := api.Type("boolean")
-	partial["description"] = "the week was not observed whole: it began before observation started (openings of reqs already live then are left-censored and not counted) or it has not ended at the latest committed cycle (the current week)"
+	partial["description"] = "the week was not observed whole: it began before observation started (openings of reqs already live then are left-censored and not counted), " +
+		"a gap in the crawl touches it (3-hour crawl windows no cycle crawled, or the week of the first cycle after them, which counts every change of the gap; " +
+		"on a company's pulse a gap of its own region, on role-demand of any region; X-History-Gap names the most recent), " +
+		"or it has not ended at the latest committed cycle (the current week)"
 	return api.Object(map[string]any{"bucket_start": api.DateTime(), "opened": api.Type("integer"), "reposted": api.Type("integer"), "closed": api.Type("integer"), "partial": partial})
 }
 

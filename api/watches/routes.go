@@ -19,6 +19,9 @@ func Routes(d Deps) []*api.Route {
 	return []*api.Route{
 		{Name: "watches.create", Method: "POST", Path: "/v1/watches", Tag: "watches", Scope: api.ScopeWrite, Meter: api.MeterWatch, Gate: "POST /v1/watches",
 			Summary: "Watch one company or one saved search and deliver its events to a webhook endpoint of yours. Meters one watch unit. " +
+				"Each delivery body carries the event as GET /v1/events serves it: an event first seen after a gap in the crawl carries after_gap " +
+				"{from, to} (it happened somewhere in that interval, not at occurred_at), a close of sources the operator retired close_reason source_retired; " +
+				"both are absent otherwise. " +
 				"402 quota_exceeded past the plan's live-watch allowance (" + allowances() + "; canceling frees a slot); 404 for a company_id naming no company " +
 				"or a webhook_endpoint_id naming no live endpoint of yours (another customer's answers the same). " +
 				api.BudgetDoc(d.Budgets, oltp.BudgetWatches, oltp.BudgetEndpoints),

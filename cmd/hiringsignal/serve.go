@@ -194,12 +194,16 @@ type pushDeps struct {
 	complete func() bool
 }
 
-// history is the api.History of every /v1 answer: complete or not, and the committed cycles the
-// read snapshot answers from.
+// history is the api.History of every /v1 answer: complete or not, the committed cycles the
+// read snapshot answers from, and the most recent gap in them.
 func (p pushDeps) history(snap *snapshot.Service) func() api.History {
 	return func() api.History {
 		cur := snap.Current()
-		return api.History{Complete: p.complete == nil || p.complete(), From: cur.Model.Since, Through: cur.AsOf}
+		h := api.History{Complete: p.complete == nil || p.complete(), From: cur.Model.Since, Through: cur.AsOf}
+		if g, ok := cur.LatestGap(); ok {
+			h.GapFrom, h.GapTo = g.From, g.To
+		}
+		return h
 	}
 }
 

@@ -2,6 +2,7 @@
 // company, raw_title, location, detected_on, url) plus what a receiver needs without a second
 // call. The notifier builds ledger-event bodies and the test route builds test bodies with it;
 // the dispatcher sends the stored bytes as they are (a retry or a replay sends the same bytes).
+// It also owns the after_gap member (AfterGap), which the change feed serves in the same shape.
 //
 // It owns the shape and the idempotency keys only: it must not read or write any store, sign or
 // send anything.
@@ -37,6 +38,28 @@ type Body struct {
 	WebhookID      int64   `json:"webhook_endpoint_id"`
 	DeliveryID     int64   `json:"delivery_id"`
 	IdempotencyKey string  `json:"idempotency_key"` // = X-Plane-Idempotency-Key and webhook-id
+	// CloseReason is why a closed event closed when it was no ordinary close (source_retired);
+	// absent otherwise.
+	CloseReason string `json:"close_reason,omitempty"`
+	// AfterGap is set on an event first seen in the first crawl cycle after a gap in its region's
+	// history: the change happened somewhere in (from, to], not at occurred_at. Absent otherwise.
+	AfterGap *AfterGap `json:"after_gap,omitempty"`
+}
+
+// AfterGap is the after_gap member of an event (a delivery body, a change feed row): the last
+// committed crawl cycle of the region before the gap and the first after it, RFC 3339 UTC.
+type AfterGap struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// Gap is the after_gap member of an event with gap bounds from and to, nil when it has none (to
+// is zero).
+func Gap(from, to time.Time) *AfterGap {
+	if to.IsZero() {
+		return nil
+	}
+	return &AfterGap{From: from.UTC().Format(time.RFC3339), To: to.UTC().Format(time.RFC3339)}
 }
 
 // Marshal is the exact bytes stored, signed and sent.

@@ -29,3 +29,23 @@ func TestTestDeliveryNamesItsIDEndpointAndCreation(t *testing.T) {
 	want := Body{Event: EventTest, OccurredAt: "2026-11-23T00:02:03Z", WebhookID: 7, DeliveryID: 9, IdempotencyKey: "test_9"}
 	require.Equal(t, string(want.Marshal()), string(body))
 }
+
+// close_reason and after_gap are members only when they say something: a body of an ordinary
+// event is byte for byte what it was before they existed.
+func TestCloseReasonAndAfterGapAreAbsentUnlessSet(t *testing.T) {
+	t.Parallel()
+	var m map[string]any
+	plain := Body{Event: "closed", OccurredAt: "2026-11-24T06:00:00Z"}
+	require.NoError(t, json.Unmarshal(plain.Marshal(), &m))
+	require.NotContains(t, m, "close_reason")
+	require.NotContains(t, m, "after_gap")
+	require.Nil(t, Gap(time.Time{}, time.Time{}))
+
+	from := time.Date(2026, 11, 20, 3, 0, 0, 0, time.UTC)
+	to := time.Date(2026, 11, 24, 7, 0, 0, 0, time.FixedZone("x", 3600))
+	b := Body{Event: "closed", OccurredAt: "2026-11-24T06:00:00Z", CloseReason: "source_retired", AfterGap: Gap(from, to)}
+	m = nil
+	require.NoError(t, json.Unmarshal(b.Marshal(), &m))
+	require.Equal(t, "source_retired", m["close_reason"])
+	require.Equal(t, map[string]any{"from": "2026-11-20T03:00:00Z", "to": "2026-11-24T06:00:00Z"}, m["after_gap"])
+}

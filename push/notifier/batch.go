@@ -175,11 +175,14 @@ func (n *Notifier) write(ctx context.Context, b *oltp.NotifierBatch, v view, ms 
 	return b.Insert(ctx, ds, now)
 }
 
-// body is the delivery body of event e for watch w, its company named as v's directory names it.
+// body is the delivery body of event e for watch w, its company named as v's directory names it;
+// a close that was no ordinary one says why, and an event after a gap says so (after_gap), as the
+// change feed does.
 func body(v view, w *watch, e *analytics.FeedEvent, id int64, key string) *payload.Body {
 	b := &payload.Body{Event: e.Type, RawTitle: e.RawTitle, Location: e.Location, DetectedOn: e.Board, URL: e.URL,
 		Country: nullable.String(e.Country), Function: nullable.String(e.Function), EventSeq: &e.Seq, ReqKey: &e.ReqKey, CompanyID: &e.CompanyID,
-		OccurredAt: e.OccurredAt.UTC().Format(time.RFC3339), WatchID: &w.ID, WebhookID: w.EndpointID, DeliveryID: id, IdempotencyKey: key}
+		OccurredAt: e.OccurredAt.UTC().Format(time.RFC3339), WatchID: &w.ID, WebhookID: w.EndpointID, DeliveryID: id, IdempotencyKey: key,
+		CloseReason: e.CloseReason, AfterGap: payload.Gap(e.GapFrom, e.GapTo)}
 	observed := e.ObservedAt.UTC().Format(time.RFC3339)
 	b.ObservedAt = &observed
 	if b.Location == "" {

@@ -103,6 +103,16 @@ func NewBuilder(wm uint64, asOf time.Time, regions []analytics.RegionRead, cos [
 	return &Builder{m: m, in: in, now: m.AsOf, activeFrom: m.AsOf.Add(-ActiveWindow).Unix()}
 }
 
+// Gaps sets the gaps in the committed cycles of the crawl regions (analytics.Gaps at the model's
+// bound): a company's momentum weeks that a gap of its region touches are partial. The model keeps
+// gaps.
+func (b *Builder) Gaps(gaps []analytics.Gap) {
+	b.m.gaps = map[string][]analytics.Gap{}
+	for _, g := range gaps {
+		b.m.gaps[g.Region] = append(b.m.gaps[g.Region], g)
+	}
+}
+
 // Since is the first committed cycle time of any region (zero before any), the start of
 // observation of the corpus.
 func (b *Builder) Since() time.Time { return b.m.Since }

@@ -3,6 +3,7 @@ package readmodel
 import (
 	"time"
 
+	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/internal/normalize"
 )
 
@@ -24,6 +25,7 @@ type Model struct {
 	Since     time.Time // the first committed cycle time (observation start of the corpus)
 
 	companies map[uint64]*Company
+	gaps      map[string][]analytics.Gap // per crawl region: the gaps in its committed cycles (Builder.Gaps)
 	byDomain  map[string][]*Company
 	byNameKey map[string][]*Company
 	liveReqs  int

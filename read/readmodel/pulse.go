@@ -11,6 +11,8 @@ package readmodel
 import (
 	"math"
 	"time"
+
+	"github.com/planehq/hiringsignal/analytics"
 )
 
 // Pulse is a company's hiring pulse, shared by hiring-pulse, reqs/search (per company) and
@@ -37,8 +39,10 @@ type MomentumWeek struct {
 	Reposted    int       `json:"reposted"`
 	Closed      int       `json:"closed"`
 	// Partial: the week was not observed whole: it began before the company's coverage start
-	// (openings before it are unknown, and the reqs live at it are left-censored, not counted) or
-	// it has not ended at the answer's as-of (the current week).
+	// (openings before it are unknown, and the reqs live at it are left-censored, not counted),
+	// a gap in its region's crawl touches it (windows no cycle crawled, or the first cycle after
+	// them, which dates every change of the gap at itself: analytics.Gap.Touches), or it has not
+	// ended at the answer's as-of (the current week).
 	Partial bool `json:"partial"`
 }
 
@@ -136,7 +140,7 @@ func (m *Model) pulseWith(c *Company, s pulseStats, withMomentum bool) Pulse {
 		p.IsSurge = &surge
 	}
 	if withMomentum {
-		p.Momentum = momentumWeeks(c.momentum, now, c.ObservedFrom)
+		p.Momentum = momentumWeeks(c.momentum, now, c.ObservedFrom, m.gaps[c.Region])
 	}
 	return p
 }
@@ -161,9 +165,9 @@ func isSurge(last2w, prior6w int) bool {
 }
 
 // momentumWeeks expands the stored weeks into Monday buckets from the company's first week of
-// flow through the week of now, zero-filled, oldest first. Empty (not null) for a covered
-// company that never published.
-func momentumWeeks(ws []week, now, observedFrom time.Time) []MomentumWeek {
+// flow through the week of now, zero-filled, oldest first, the weeks gaps touch partial. Empty
+// (not null) for a covered company that never published.
+func momentumWeeks(ws []week, now, observedFrom time.Time, gaps []analytics.Gap) []MomentumWeek {
 	if len(ws) == 0 {
 		return []MomentumWeek{}
 	}
@@ -176,7 +180,7 @@ func momentumWeeks(ws []week, now, observedFrom time.Time) []MomentumWeek {
 	i := 0
 	for d := first; d <= last; d += 7 {
 		mw := MomentumWeek{BucketStart: time.Unix(int64(d)*86400, 0).UTC()}
-		mw.Partial = PartialWeek(mw.BucketStart, observedFrom, now)
+		mw.Partial = PartialWeek(mw.BucketStart, observedFrom, now, gaps)
 		for i < len(ws) && ws[i].day < d {
 			i++
 		}
@@ -189,9 +193,18 @@ func momentumWeeks(ws []week, now, observedFrom time.Time) []MomentumWeek {
 }
 
 // PartialWeek reports whether the week starting at start was not observed whole between from
-// (the start of observation; zero: unknown, not partial on that account) and now.
-func PartialWeek(start, from, now time.Time) bool {
-	return start.Before(from) || start.Add(Week).After(now)
+// (the start of observation; zero: unknown, not partial on that account) and now, or one of gaps
+// touches it.
+func PartialWeek(start, from, now time.Time, gaps []analytics.Gap) bool {
+	if start.Before(from) || start.Add(Week).After(now) {
+		return true
+	}
+	for _, g := range gaps {
+		if g.Touches(start, start.Add(Week)) {
+			return true
+		}
+	}
+	return false
 }
 
 // mondayDay is the Monday (UTC) of t's week as days since the Unix epoch (1970-01-01 was a

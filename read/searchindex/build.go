@@ -23,6 +23,7 @@ type Builder struct {
 	closedSince time.Time
 	facts       map[uint64]*analytics.Company
 	from        time.Time
+	gaps        []analytics.Gap
 	coverage    func(companyID uint64) time.Time
 }
 
@@ -33,6 +34,11 @@ func (b *Builder) CoverageStarts(f func(companyID uint64) time.Time) { b.coverag
 // ObservedFrom sets when observation began (the first committed cycle of any region): role-demand
 // weeks that began before it are marked partial.
 func (b *Builder) ObservedFrom(t time.Time) { b.from = t.UTC() }
+
+// Gaps sets the gaps in the committed cycles of the crawl regions (analytics.Gaps at the index's
+// watermark): role-demand weeks that any of them touches are marked partial. A country's postings
+// come from companies of any region, so a gap of any region counts. The index keeps gaps.
+func (b *Builder) Gaps(gaps []analytics.Gap) { b.gaps = gaps }
 
 // NewBuilder starts an index at watermark wm, whose latest committed cycle ran at at, over the
 // company directory (kept, not copied, until Build).
@@ -65,7 +71,7 @@ func (b *Builder) Build(demand []analytics.WeekCount) *Index {
 	}
 	b.b, b.facts = nil, nil
 	x.addDemand(demand, b.at)
-	x.Watermark, x.CycleTime, x.observedFrom = b.wm, b.at, b.from
+	x.Watermark, x.CycleTime, x.observedFrom, x.gaps = b.wm, b.at, b.from, b.gaps
 	return x
 }
 

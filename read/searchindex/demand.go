@@ -4,7 +4,8 @@ import "time"
 
 // RoleDemand returns the market-wide weekly series of the given taxonomy ids (summed) in the given
 // countries (canonical names; nil: every country), oldest first, zero-filled from the first week
-// of the ledger to the week of the latest committed cycle.
+// of the ledger to the week of the latest committed cycle. A week is partial when it began before
+// observation started, a gap in any crawl region's cycles touches it, or it has not ended.
 func (x *Index) RoleDemand(functions, countries []string) []Week {
 	n := int(x.demandLast.Sub(x.demandFirst)/(7*24*time.Hour)) + 1
 	if n < 1 {
@@ -13,7 +14,13 @@ func (x *Index) RoleDemand(functions, countries []string) []Week {
 	out := make([]Week, n)
 	for i := range out {
 		out[i].BucketStart = x.demandFirst.AddDate(0, 0, 7*i)
-		out[i].Partial = out[i].BucketStart.Before(x.observedFrom) || out[i].BucketStart.AddDate(0, 0, 7).After(x.CycleTime)
+		end := out[i].BucketStart.AddDate(0, 0, 7)
+		out[i].Partial = out[i].BucketStart.Before(x.observedFrom) || end.After(x.CycleTime)
+		for _, g := range x.gaps {
+			if !out[i].Partial && g.Touches(out[i].BucketStart, end) {
+				out[i].Partial = true
+			}
+		}
 	}
 	add := func(ws []Week) {
 		for _, w := range ws {

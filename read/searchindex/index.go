@@ -17,6 +17,8 @@ import (
 	"math"
 	"sort"
 	"time"
+
+	"github.com/planehq/hiringsignal/analytics"
 )
 
 // Title is one distinct raw_title with what the index derives from it; reqs sharing a title share
@@ -141,7 +143,7 @@ type Week struct {
 	Opened      uint64
 	Reposted    uint64
 	Closed      uint64
-	Partial     bool // not observed whole: began before observation started or not ended at CycleTime
+	Partial     bool // not observed whole: began before observation started, a gap in the crawl touches it, or not ended at CycleTime
 }
 
 // Index is one immutable build. Every method is safe for concurrent use.
@@ -165,6 +167,7 @@ type Index struct {
 	demand                  map[demandKey][]Week
 	demandFirst, demandLast time.Time           // global span of the role-demand weeks
 	observedFrom            time.Time           // the first committed cycle of any region (zero: unknown)
+	gaps                    []analytics.Gap     // the gaps in the crawl regions' committed cycles (Builder.Gaps)
 	boardSets               [][]uint32          // board set id → the ids of its distinct board names
 	boardsByFold            map[string][]uint32 // lower-case board name → ids of the board names lowering to it
 	nBoards                 int                 // number of distinct board names (ids are 0..nBoards-1)

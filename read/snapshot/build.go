@@ -19,9 +19,13 @@ type Snapshot struct {
 	Index     *searchindex.Index // nil before the first build
 	Watermark uint64             // highest committed event_seq both were built at
 	AsOf      time.Time          // the latest committed cycle time (Model.AsOf, Index.CycleTime)
-	BuiltAt   time.Time          // wall clock
-	BuildTook time.Duration      // how long the build took
-	Phases    string             // how long each phase of the build took (for the log)
+	// Gaps are the gaps in the crawl regions' committed cycles up to AsOf (analytics.Gaps over
+	// the whole history, the most recent analytics.MaxGaps), ascending by end: the read model's
+	// momentum and the index's role demand mark the weeks they touch partial.
+	Gaps      []analytics.Gap
+	BuiltAt   time.Time     // wall clock
+	BuildTook time.Duration // how long the build took
+	Phases    string        // how long each phase of the build took (for the log)
 }
 
 // Build reads the committed ledger once and returns the read model and the search index of its
@@ -47,13 +51,19 @@ func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	gaps, err := analytics.Gaps(ctx, ch, g, analytics.GapQuery{})
+	if err != nil {
+		return nil, err
+	}
 	cos, err := analytics.CompaniesAt(ctx, ch, g)
 	if err != nil {
 		return nil, err
 	}
 	models := readmodel.NewBuilder(wm, at, regions, cos)
+	models.Gaps(gaps)
 	index := searchindex.NewBuilder(wm, at, cos)
 	index.ObservedFrom(models.Since())
+	index.Gaps(gaps)
 	phase("companies")
 
 	sctx, cancel := context.WithCancel(ctx)
@@ -78,7 +88,7 @@ func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
 	if sd.err != nil {
 		return nil, sd.err
 	}
-	s := &Snapshot{Watermark: wm, AsOf: at}
+	s := &Snapshot{Watermark: wm, AsOf: at, Gaps: gaps}
 	s.Model = models.Build(sd.model)
 	phase("model")
 	index.CoverageStarts(func(id uint64) time.Time {
@@ -94,6 +104,10 @@ func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
 	s.BuildTook = time.Since(started)
 	return s, nil
 }
+
+// LatestGap is the most recent gap in the snapshot's history (analytics.LatestGap), false when
+// its history has none: what the X-History-* headers name.
+func (s *Snapshot) LatestGap() (analytics.Gap, bool) { return analytics.LatestGap(s.Gaps) }
 
 // side holds the reads that run beside the req stream: those of the read model (weekly
 // momentum, ATS history and board sightings: a few hundred thousand small rows at 100,000

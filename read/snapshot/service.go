@@ -1,8 +1,9 @@
 // Package snapshot owns the read side's one poller and its one pointer: it polls the committed
 // watermark and, when a cycle committed, reads the ledger once (package analytics) and builds
 // from those rows both the company read model (package readmodel) and the search index (package
-// searchindex), then swaps them in together as one Snapshot. Every answer therefore comes from
-// one watermark, and ClickHouse is scanned once per commit. Bursts of commits and nudges
+// searchindex), then swaps them in together as one Snapshot, with the gaps in the crawl's
+// committed cycles that both mark partial weeks by and the history headers name. Every answer
+// therefore comes from one watermark, and ClickHouse is scanned once per commit. Bursts of commits and nudges
 // coalesce: at most one rebuild waits behind the one running.
 //
 // It owns the polling, the build orchestration (which reads run, and beside what) and the swap;
