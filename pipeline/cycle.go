@@ -265,7 +265,8 @@ func (c *Crawler) runRegions(ctx context.Context, dir *Directory, regions []stri
 		c.log.Warn("page cache full: pages not kept are read in full next cycle, without If-None-Match; raise --page-cache-mib (HS_PAGE_CACHE_MIB)",
 			"not_kept", refused, "kept", pages, "kept_mib", bytes>>20, "bound_mib", c.pages.maxBytes>>20, "tick", p.tick)
 	}
-	return p.out(), c.decide(ctx, p, seenAll, status)
+	err = c.decide(ctx, p, seenAll, status)
+	return p.out(), err
 }
 
 // pass is one cycle of some regions of a directory: the regions left to run (todo, those not
@@ -375,7 +376,11 @@ func (c *Crawler) commitRegion(ctx context.Context, dir *Directory, region strin
 	if last, ok := c.state.lastCycle[region]; ok && tick > last.Tick+1 {
 		gapFrom = last.CycleTime
 	}
-	events, err := diff(c.state, region, tick, cycleTime, gapFrom, seen, status, inDirectory,
+	retired := make(map[string]bool, len(dir.Retired))
+	for _, k := range dir.Retired {
+		retired[k] = true
+	}
+	events, err := diff(c.state, region, tick, cycleTime, gapFrom, seen, status, inDirectory, retired,
 		func(id uint64) bool { return companyRegion[id] == region }, c.attrs(ctx))
 	if err != nil {
 		return fmt.Errorf("cycle %s/%d: %w", region, tick, err)

@@ -31,8 +31,11 @@ const (
 // gapFrom, when not zero, is the region's last committed cycle time before a gap (windows not
 // crawled): a req opened now was published somewhere in (gapFrom, cycleTime), and is dated by
 // its posted date when that falls there, never by this cycle's time as if it were fresh.
+//
+// A close whose every source was retired (retired) says so (close_reason source_retired). Events
+// of a change after a gap carry its bounds (GapFrom, GapTo).
 func diff(st *State, region string, tick uint32, cycleTime, gapFrom time.Time, seen map[string]*reqAgg,
-	status map[string]sourceStatus, inDirectory map[string]bool, inScope func(companyID uint64) bool,
+	status map[string]sourceStatus, inDirectory, retired map[string]bool, inScope func(companyID uint64) bool,
 	attrs func(keys []string) (map[string]*Event, error)) ([]Event, error) {
 	since := cycleTime.Add(-3 * time.Hour)
 	if !gapFrom.IsZero() {
@@ -70,6 +73,9 @@ func diff(st *State, region string, tick uint32, cycleTime, gapFrom time.Time, s
 		default:
 			continue
 		}
+		if !gapFrom.IsZero() && ev.Type != analytics.EventReobserved {
+			ev.GapFrom, ev.GapTo = gapFrom, cycleTime
+		}
 		out = append(out, ev)
 	}
 	var closing []string
@@ -95,6 +101,13 @@ func diff(st *State, region string, tick uint32, cycleTime, gapFrom time.Time, s
 			ev.OccurredAt = cycleTime
 			ev.ObservedAt = cycleTime
 			ev.Sources = st.reqs[key].sources
+			ev.CloseReason, ev.GapFrom, ev.GapTo = "", time.Time{}, time.Time{}
+			if allRetired(ev.Sources, retired) {
+				ev.CloseReason = analytics.CloseSourceRetired
+			}
+			if !gapFrom.IsZero() {
+				ev.GapFrom, ev.GapTo = gapFrom, cycleTime
+			}
 			out = append(out, ev)
 		}
 	}
@@ -145,4 +158,17 @@ func eventFrom(a *reqAgg, region string, tick uint32, cycleTime time.Time) Event
 func sortedInPlace(xs []string) []string {
 	sort.Strings(xs)
 	return xs
+}
+
+// allRetired reports whether every one of sources (at least one) was retired.
+func allRetired(sources []string, retired map[string]bool) bool {
+	if len(sources) == 0 || len(retired) == 0 {
+		return false
+	}
+	for _, s := range sources {
+		if !retired[s] {
+			return false
+		}
+	}
+	return true
 }

@@ -62,6 +62,10 @@ type Directory struct {
 	Regions   []string  `json:"regions"`
 	Companies []Company `json:"companies"`
 	Sources   []Source  `json:"sources"`
+	// Retired names the sources an operator retired (the registry's; none in the simulator's).
+	// They are not in Sources, so the reqs they alone carried close, with close_reason
+	// source_retired.
+	Retired []string `json:"retired,omitempty"`
 }
 
 // FetchDirectory reads the directory at baseURL for tick (tick < 0: the current tick).

@@ -114,4 +114,25 @@ func TestOnlyAnOKReadCloses(t *testing.T) {
 	require.Equal(t, 1, st.NotFetched)
 	require.Zero(t, st.ByType["closed"])
 	require.Equal(t, 8, live())
+
+	// Retired by an operator: out of the directory, its reqs close and say why.
+	dir = oneTenantDirectory(srv.URL+"/v1/boards/acme/jobs?content=true", 8, t0.Add(8*3*time.Hour))
+	dir.Retired, dir.Sources = []string{dir.Sources[0].Key}, nil
+	st, err = c.RunCycle(ctx, dir, "dach")
+	require.NoError(t, err)
+	require.Equal(t, 8, st.ByType["closed"])
+	require.Zero(t, live())
+	var reasons []string
+	rows, err := ch.Query(ctx, "SELECT close_reason FROM events WHERE tick = 8 AND event_type = 'closed'")
+	require.NoError(t, err)
+	for rows.Next() {
+		var r string
+		require.NoError(t, rows.Scan(&r))
+		reasons = append(reasons, r)
+	}
+	require.NoError(t, rows.Err())
+	require.Len(t, reasons, 8)
+	for _, r := range reasons {
+		require.Equal(t, "source_retired", r)
+	}
 }

@@ -36,14 +36,17 @@ func TestOpeningsAfterAGapAreDatedInsideIt(t *testing.T) {
 	require.NoError(t, err)
 
 	gapFrom, cycleAt := world.CycleTime(last), world.CycleTime(after)
-	rows, err := ch.Query(ctx, "SELECT occurred_at, posted_at FROM events WHERE tick = ? AND event_type = 'opened'", uint32(after))
+	rows, err := ch.Query(ctx, "SELECT occurred_at, posted_at, gap_from, gap_to FROM events WHERE tick = ? AND event_type = 'opened'", uint32(after))
 	require.NoError(t, err)
 	defer rows.Close()
 	inGap, fresh := 0, 0
 	for rows.Next() {
 		var occurred time.Time
 		var posted *time.Time
-		require.NoError(t, rows.Scan(&occurred, &posted))
+		var from, to time.Time
+		require.NoError(t, rows.Scan(&occurred, &posted, &from, &to))
+		require.Equal(t, gapFrom.UTC(), from.UTC(), "an opening after a gap carries its bounds")
+		require.Equal(t, cycleAt.UTC(), to.UTC())
 		if posted != nil && posted.After(gapFrom) && posted.Before(cycleAt) {
 			require.Equal(t, posted.UTC(), occurred.UTC(), "an opening posted inside the gap is dated by its posted date")
 		}

@@ -68,7 +68,7 @@ func (c *Crawler) runCompany(ctx context.Context, dir *Directory, domain string,
 		return *st, err
 	}
 	defer unlock()
-	events, err := diff(c.state, homeRegion, tick, now, time.Time{}, seen, status, inDirectory, func(cid uint64) bool { return cid == id }, c.attrs(ctx))
+	events, err := diff(c.state, homeRegion, tick, now, time.Time{}, seen, status, inDirectory, nil, func(cid uint64) bool { return cid == id }, c.attrs(ctx))
 	if err != nil {
 		return *st, err
 	}

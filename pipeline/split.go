@@ -158,5 +158,6 @@ func (c *Crawler) commitReads(ctx context.Context, dir *Directory, reads map[str
 	for _, st := range p.stats {
 		st.CollectTook = time.Since(tc)
 	}
-	return p.out(), c.decide(ctx, p, seenAll, status)
+	err = c.decide(ctx, p, seenAll, status)
+	return p.out(), err
 }

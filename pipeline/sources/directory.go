@@ -58,6 +58,9 @@ func BuildDirectory(reg oltp.RegistryListing, tick int, cycleTime time.Time) *pi
 	for _, s := range reg.Sources {
 		switch s.Status {
 		case oltp.SourceActive, oltp.SourceSuspect, oltp.SourcePaused:
+		case oltp.SourceRetired:
+			d.Retired = append(d.Retired, s.Key)
+			continue
 		default:
 			continue
 		}
