@@ -10,6 +10,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/stretchr/testify/require"
 
+	"github.com/planehq/hiringsignal/internal/testkit/crawltruth"
 	"github.com/planehq/hiringsignal/internal/testkit/storetest"
 	"github.com/planehq/hiringsignal/pipeline"
 )
@@ -37,7 +38,7 @@ func TestKilledCycleRerunChangesNothing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	const first, ticks, crashTick = 900, 6, 903
-	run := func(t *testing.T, crash bool) []ledgerRow {
+	run := func(t *testing.T, crash bool) []crawltruth.LedgerRow {
 		world, base := simServer(t, faultyWorld(120, nil))
 		ch, _ := storetest.ClickHouse(t, "pipeline_crash")
 		cfg := pipeline.Config{Fetch: testFetch(), Log: quietLog()}
@@ -67,9 +68,9 @@ func TestKilledCycleRerunChangesNothing(t *testing.T) {
 				require.True(t, s.Skipped)
 			}
 		}
-		return readLedger(t, ch)
+		return crawltruth.Ledger(t, ch)
 	}
-	var want, got []ledgerRow
+	var want, got []crawltruth.LedgerRow
 	t.Run("crawls", func(t *testing.T) {
 		t.Run("uninterrupted", func(t *testing.T) { t.Parallel(); want = run(t, false) })
 		t.Run("killed and rerun", func(t *testing.T) { t.Parallel(); got = run(t, true) })

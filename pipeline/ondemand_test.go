@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/internal/testkit/crawltruth"
 	"github.com/planehq/hiringsignal/internal/testkit/storetest"
 	"github.com/planehq/hiringsignal/pipeline"
 	"github.com/planehq/hiringsignal/sim"
@@ -34,7 +35,7 @@ func TestRunCompanyCrawlsOnlyThatCompany(t *testing.T) {
 	ctx := context.Background()
 	const tick = 1000
 	world, base, ch, c := crawledWorld(t, "pipeline_ondemand", tick)
-	before := readLedger(t, ch)
+	before := crawltruth.Ledger(t, ch)
 
 	// Move the world on a week and crawl only one company that changed.
 	world.Pin(tick + 56)
@@ -52,13 +53,13 @@ func TestRunCompanyCrawlsOnlyThatCompany(t *testing.T) {
 	st, err := c.RunCompany(ctx, dir, domain, now)
 	require.NoError(t, err)
 	require.Equal(t, analytics.CompanyRegion(pipeline.CompanyID(domain)), st.Region)
-	after := readLedger(t, ch)
+	after := crawltruth.Ledger(t, ch)
 	require.Equal(t, before, after[:len(before)], "nothing earlier changes")
 	require.Equal(t, st.Events, len(after)-len(before))
 	require.Positive(t, st.Events, "a week later the company has news (at least reobserved)")
 	for _, r := range after[len(before):] {
 		var cid uint64
-		require.NoError(t, ch.QueryRow(ctx, "SELECT company_id FROM events WHERE event_seq = ?", r.seq).Scan(&cid))
+		require.NoError(t, ch.QueryRow(ctx, "SELECT company_id FROM events WHERE event_seq = ?", r.Seq).Scan(&cid))
 		require.Equal(t, pipeline.CompanyID(domain), cid, "an on-demand crawl touches its company only")
 	}
 	var at time.Time
@@ -73,7 +74,7 @@ func TestOlderTickThanCommittedHistoryIsSkipped(t *testing.T) {
 	ctx := context.Background()
 	const tick = 1000
 	world, base, ch, c := crawledWorld(t, "pipeline_older", tick)
-	before := readLedger(t, ch)
+	before := crawltruth.Ledger(t, ch)
 	require.NotEmpty(t, before)
 
 	world.Pin(tick - 56) // a week earlier
@@ -84,7 +85,7 @@ func TestOlderTickThanCommittedHistoryIsSkipped(t *testing.T) {
 		require.True(t, st.Skipped, "region %s: an older cycle is not run", st.Region)
 		require.Zero(t, st.Events)
 	}
-	require.Equal(t, before, readLedger(t, ch), "the ledger is unchanged")
+	require.Equal(t, before, crawltruth.Ledger(t, ch), "the ledger is unchanged")
 	var cycles uint64
 	require.NoError(t, ch.QueryRow(ctx, "SELECT count() FROM cycles WHERE tick = ?", uint32(tick-56)).Scan(&cycles))
 	require.Zero(t, cycles)

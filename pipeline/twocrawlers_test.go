@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/planehq/hiringsignal/internal/testkit/crawltruth"
 	"github.com/planehq/hiringsignal/internal/testkit/storetest"
 	"github.com/planehq/hiringsignal/pipeline"
 	"github.com/planehq/hiringsignal/sim"
@@ -41,10 +42,10 @@ func TestTwoCrawlersNeverReuseAnEventSeq(t *testing.T) {
 		}
 	}
 	require.Positive(t, locks)
-	ledger := readLedger(t, ch)
+	ledger := crawltruth.Ledger(t, ch)
 	require.NotEmpty(t, ledger)
 	for i, r := range ledger {
-		require.Equal(t, uint64(i+1), r.seq, "event_seq must be 1..n without gaps or reuse")
+		require.Equal(t, uint64(i+1), r.Seq, "event_seq must be 1..n without gaps or reuse")
 	}
 	// What both crawlers built equals one crawler's view of the same ledger.
 	fresh, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Fetch: testFetch(), Log: quietLog()})
