@@ -1,0 +1,110 @@
+package sources_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"log/slog"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/planehq/hiringsignal/internal/testca"
+	"github.com/planehq/hiringsignal/internal/testkit/crawltruth"
+	"github.com/planehq/hiringsignal/internal/testkit/storetest"
+	"github.com/planehq/hiringsignal/pipeline"
+	"github.com/planehq/hiringsignal/pipeline/sources"
+	"github.com/planehq/hiringsignal/sim"
+)
+
+// hostWorld serves a host-mode world over TLS and returns the fetch settings that reach it the
+// way `crawl --connect-to :443=ADDR --ca-file CA.pem` does.
+func hostWorld(t *testing.T, cfg sim.Config) (*sim.World, pipeline.FetchConfig) {
+	t.Helper()
+	cfg.HostMode = true
+	w := sim.New(cfg)
+	ca, err := testca.New()
+	require.NoError(t, err)
+	leaf, err := ca.Leaf(sim.HostNames())
+	require.NoError(t, err)
+	ts := httptest.NewUnstartedServer(w.Handler())
+	ts.TLS = &tls.Config{Certificates: []tls.Certificate{leaf}}
+	ts.StartTLS()
+	t.Cleanup(ts.Close)
+	pem := filepath.Join(t.TempDir(), "ca.pem")
+	require.NoError(t, ca.WritePEM(pem))
+	return w, pipeline.FetchConfig{ConnectTo: []string{":443=" + ts.Listener.Addr().String()}, CAFile: pem,
+		Workers: 16, PerHost: 16, Timeout: 1500 * time.Millisecond, Attempts: 4, Backoff: 5 * time.Millisecond, MaxRetryWait: 50 * time.Millisecond}
+}
+
+// TestRegistryCrawlMatchesGroundTruth runs the production path against a faulty world served
+// on the vendors' real hostnames: the world's registry CSV imported each window (as an operator
+// would, with the tenants it has then), two workers claiming and reading the sources through
+// leases in Postgres, and one committer committing each window from their reads; the ledger is
+// scored against the world's truth as a single crawler's is.
+func TestRegistryCrawlMatchesGroundTruth(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const first, ticks = 800, 16
+	world, fetch := hostWorld(t, sim.Config{Seed: 42, Companies: 200,
+		FaultServerError: 0.03, FaultRateLimit: 0.02, FaultMalformedRecord: 0.03, FaultMalformedBody: 0.01, FaultVanish: 0.02})
+	pool := storetest.Postgres(t, "sources")
+	ch, _ := storetest.ClickHouse(t, "sources")
+	run := crawltruth.New()
+	quiet := slog.New(slog.DiscardHandler)
+	newCrawler := func(hook func(string, string, string)) *pipeline.Crawler {
+		c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Fetch: fetch, Log: quiet, OnObservation: hook})
+		require.NoError(t, err)
+		return c
+	}
+	codec := pipeline.NewReadCodec()
+	clock := sources.Clock{Epoch: world.CycleTime(0)}
+	workers := []*sources.Crawl{
+		{Pool: pool, Crawler: newCrawler(nil), Codec: codec, Clock: clock, Owner: "worker-1", Batch: 16},
+		{Pool: pool, Crawler: newCrawler(nil), Codec: codec, Clock: clock, Owner: "worker-2", Batch: 16},
+	}
+	committer := &sources.Crawl{Pool: pool, Crawler: newCrawler(run.Hook), Codec: codec, Clock: clock, Owner: "committer"}
+
+	readBy := map[string]int{}
+	for tick := first; tick < first+ticks; tick++ {
+		world.Pin(tick)
+		var csv bytes.Buffer
+		require.NoError(t, world.RegistryCSV(&csv, tick))
+		_, err := sources.Import(ctx, pool, &csv, sources.ImportOptions{File: "world.csv", By: "test", Apply: true})
+		require.NoError(t, err)
+
+		var wg sync.WaitGroup
+		counts := make([]int, len(workers))
+		errs := make([]error, len(workers))
+		for i, w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				counts[i], errs[i] = w.ReadDue(ctx, tick, true)
+			}()
+		}
+		wg.Wait()
+		for i := range workers {
+			require.NoError(t, errs[i])
+			readBy[workers[i].Owner] += counts[i]
+		}
+		run.Begin(tick)
+		stats, err := committer.Commit(ctx, tick, world.CycleTime(tick))
+		require.NoError(t, err)
+		require.Len(t, stats, 7)
+		for _, st := range stats {
+			require.False(t, st.Skipped)
+			require.Zero(t, st.NotFetched, "every source was read by one of the workers")
+		}
+		run.End(t, tick, world.Truth(tick), crawltruth.Unread(stats))
+	}
+	t.Logf("sources read per worker: %v", readBy)
+	for _, w := range workers {
+		require.Positive(t, readBy[w.Owner], "both workers took a share")
+	}
+	run.Score(t, ch, first, first+ticks-1)
+}
