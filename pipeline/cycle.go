@@ -291,8 +291,10 @@ func (c *Crawler) newPass(ctx context.Context, dir *Directory, regions []string)
 		stats: make(map[string]*CycleStats, len(regions))}
 	c.pages.advance(p.tick)
 	for _, r := range regions {
-		st := &CycleStats{Region: r, Tick: p.tick, CycleTime: p.cycleTime, StartedAt: p.started, ByType: map[string]int{}}
-		p.stats[r] = st
+		p.stats[r] = &CycleStats{Region: r, Tick: p.tick, CycleTime: p.cycleTime, StartedAt: p.started, ByType: map[string]int{}}
+	}
+	for _, r := range regions {
+		st := p.stats[r]
 		done, err := c.Committed(ctx, r, p.tick)
 		if err != nil {
 			return p, err

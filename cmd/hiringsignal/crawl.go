@@ -19,6 +19,7 @@ import (
 	"github.com/planehq/hiringsignal/internal/lifecycle"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/pipeline"
+	"github.com/planehq/hiringsignal/pipeline/sources"
 )
 
 type crawlFlags struct {
@@ -146,7 +147,7 @@ func (f *crawlFlags) tickOf(t time.Time) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return wallClock{epoch: epoch}.tick(t), nil
+	return sources.Clock{Epoch: epoch}.Tick(t), nil
 }
 
 // openCrawler opens the stores, migrates them and builds a crawler on them; the caller closes
@@ -185,6 +186,10 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 	dirKind := fs.String("directory", "registry", "where the companies and sources come from: registry (the source registry in Postgres, on the wall clock) or sim (the simulator at --sim-url, on its clock)")
 	interval := fs.Duration("interval", 3*time.Hour, "with --directory=sim: time between crawls (the registry crawls once per 3-hour window)")
 	once := fs.Bool("once", false, "read every source of the current window now, commit the window and exit")
+	role := fs.String("role", "all", "with --directory=registry: worker (claim and read due sources), committer (commit each window from the workers' reads, once its grace has passed) or all (both); run any number of workers and one or more committers (the commit lock makes one window commit once)")
+	claimEvery := fs.Duration("claim-every", 10*time.Second, "with --directory=registry: how often a worker looks for due sources")
+	claimBatch := fs.Int("claim-batch", 64, "with --directory=registry: sources a worker claims and reads at once")
+	commitGrace := fs.Duration("commit-grace", 10*time.Minute, "with --directory=registry: how long after a window ends its commit waits for the last reads")
 	cf.addRealHostFlags(fs)
 	metricsListen := fs.String("metrics-listen", "", "address serving operator metrics at /metrics (Prometheus text format); empty: none")
 	if err := parse(fs, args); err != nil {
@@ -194,6 +199,14 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 	case "registry":
 		if fs.Given("sim-url") {
 			return fmt.Errorf("--sim-url is read only with --directory=sim")
+		}
+		switch *role {
+		case "all", "worker", "committer":
+		default:
+			return fmt.Errorf("unknown --role %q: use all, worker or committer", *role)
+		}
+		if *claimBatch < 1 || *claimBatch > 10_000 {
+			return fmt.Errorf("--claim-batch %d: give 1 to 10,000 sources", *claimBatch)
 		}
 	case "sim":
 	default:
@@ -210,36 +223,69 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
-	clock := wallClock{epoch: epoch, now: time.Now}
-	var d directory = registryDirectory{pool: s.pg, clock: clock}
-	next := func(first bool) time.Duration {
-		if first {
-			return 0
-		}
-		return clock.untilNext()
-	}
-	if *dirKind == "sim" {
-		d, next = simDirectory{client: c.Fetcher().Client(), url: *cf.simURL}, every(*interval, true)
-	}
-	if *once {
-		defer s.Close()
-		start := time.Now()
-		stats, err := crawlOnce(ctx, c, d, -1)
-		if err != nil {
-			return fmt.Errorf("cannot crawl %s: %w", d.describe(), err)
-		}
-		logTick(log, stats, time.Since(start))
-		return nil
-	}
 	set := metrics.NewSet()
 	var g lifecycle.Group
-	g.Add("stores", storesPart{s})
+	if *dirKind == "sim" {
+		d := simDirectory{client: c.Fetcher().Client(), url: *cf.simURL}
+		if *once {
+			defer s.Close()
+			start := time.Now()
+			stats, err := crawlOnce(ctx, c, d, -1)
+			if err != nil {
+				return fmt.Errorf("cannot crawl %s: %w", d.describe(), err)
+			}
+			logTick(log, stats, time.Since(start))
+			return nil
+		}
+		g.Add("stores", storesPart{s})
+		g.Add("crawl loop", crawlLoop(log, c, d, every(*interval, true), func() int { return -1 }, nil, newCrawlMetrics(set)))
+		g.Add("crawl jobs", crawlJobs(log, c, s, d, 2*time.Second, time.Now, nil))
+	} else {
+		clock := wallClock{Clock: sources.Clock{Epoch: epoch}, now: time.Now}
+		sc := &sources.Crawl{Pool: s.pg, Crawler: c, Codec: pipeline.NewReadCodec(), Clock: clock.Clock, Owner: crawlOwner(),
+			Batch: *claimBatch, Log: log}
+		if *once {
+			defer s.Close()
+			return crawlWindowNow(ctx, log, sc, clock)
+		}
+		g.Add("stores", storesPart{s})
+		if *role != "committer" {
+			g.Add("crawl workers", readLoop(log, sc, time.Now, *claimEvery))
+			g.Add("crawl jobs", crawlJobs(log, c, s, registryDirectory{pool: s.pg, clock: clock}, 2*time.Second, time.Now, nil))
+		}
+		if *role != "worker" {
+			g.Add("crawl committer", commitLoop(log, sc, time.Now, *commitGrace, newCrawlMetrics(set), nil))
+		}
+	}
 	if *metricsListen != "" {
 		g.Add("metrics", &metricsServer{addr: *metricsListen, set: set, log: log})
 	}
-	g.Add("crawl loop", crawlLoop(log, c, d, next, func() int { return -1 }, nil, newCrawlMetrics(set)))
-	g.Add("crawl jobs", crawlJobs(log, c, s, d, 2*time.Second, time.Now, nil))
 	return runUntilSignal(ctx, log, &g)
+}
+
+// crawlWindowNow is `crawl --once` on the registry: every source of the current window without
+// a read is read now, and the window is committed.
+func crawlWindowNow(ctx context.Context, log *slog.Logger, sc *sources.Crawl, clock wallClock) error {
+	start := time.Now()
+	tick := sc.Clock.Tick(clock.now())
+	if tick < 0 {
+		return fmt.Errorf("the wall clock is before the crawl epoch %s (--epoch)", sc.Clock.Epoch.Format(time.RFC3339))
+	}
+	n, err := sc.ReadDue(ctx, tick, true)
+	if err != nil {
+		return fmt.Errorf("cannot read the sources of window %d: %w", tick, err)
+	}
+	stats, err := sc.Commit(ctx, tick, time.Time{})
+	if err != nil {
+		return err
+	}
+	if stats == nil {
+		log.Info("nothing to read: the registry has no active source (hiringsignal sources import FILE --apply)", "tick", tick)
+		return nil
+	}
+	log.Info("window read", "tick", tick, "sources_read", n)
+	logTick(log, stats, time.Since(start))
+	return nil
 }
 
 func logTick(log *slog.Logger, stats []pipeline.CycleStats, took time.Duration) {

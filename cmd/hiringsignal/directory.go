@@ -45,12 +45,12 @@ type registryDirectory struct {
 func (d registryDirectory) at(ctx context.Context, tick int) (*pipeline.Directory, error) {
 	now := d.clock.now().UTC().Truncate(time.Second)
 	if tick < 0 {
-		tick = d.clock.tick(now)
+		tick = d.clock.Tick(now)
 	}
 	if tick < 0 {
-		return nil, fmt.Errorf("the wall clock %s is before the crawl epoch %s (--epoch)", now.Format(time.RFC3339), d.clock.epoch.Format(time.RFC3339))
+		return nil, fmt.Errorf("the wall clock %s is before the crawl epoch %s (--epoch)", now.Format(time.RFC3339), d.clock.Epoch.Format(time.RFC3339))
 	}
-	if end := d.clock.start(tick + 1).Add(-time.Second); now.After(end) {
+	if end := d.clock.Start(tick + 1).Add(-time.Second); now.After(end) {
 		now = end
 	}
 	return sources.Directory(ctx, d.pool, tick, now)
@@ -58,24 +58,10 @@ func (d registryDirectory) at(ctx context.Context, tick int) (*pipeline.Director
 
 func (d registryDirectory) describe() string { return "the source registry" }
 
-// wallClock numbers the 3-hour crawl windows from epoch: window t is [epoch+3h·t, epoch+3h·(t+1)).
+// wallClock is the registry crawl's window clock read at now.
 type wallClock struct {
-	epoch time.Time
-	now   func() time.Time
-}
-
-// Window is the length of one crawl window (a tick).
-const Window = 3 * time.Hour
-
-func (c wallClock) tick(t time.Time) int { return int(t.Sub(c.epoch) / Window) }
-
-// start is the beginning of window tick.
-func (c wallClock) start(tick int) time.Time { return c.epoch.Add(time.Duration(tick) * Window) }
-
-// untilNext is how long until the next window starts.
-func (c wallClock) untilNext() time.Duration {
-	now := c.now()
-	return max(0, c.start(c.tick(now)+1).Sub(now))
+	sources.Clock
+	now func() time.Time
 }
 
 func parseEpoch(s string) (time.Time, error) {

@@ -117,7 +117,8 @@ func (c *Crawl) ReadDue(ctx context.Context, tick int, all bool) (int, error) {
 // Commit commits window tick from the reads stored for it, observed at cycleTime (the time of
 // the window's latest read when zero, never past the window's end), and prunes the reads of the
 // windows before it. Regions already committed are skipped, so a rerun after a crash finishes
-// the window and doubles nothing.
+// the window and doubles nothing. A window with no read at all is not committed (nil stats): it
+// stays a gap in the history.
 func (c *Crawl) Commit(ctx context.Context, tick int, cycleTime time.Time) ([]pipeline.CycleStats, error) {
 	c.defaults()
 	reads := map[string]*pipeline.SourceRead{}
@@ -136,6 +137,9 @@ func (c *Crawl) Commit(ctx context.Context, tick int, cycleTime time.Time) ([]pi
 	})
 	if err != nil {
 		return nil, err
+	}
+	if len(reads) == 0 {
+		return nil, nil // nothing was read: the window stays a gap, never an empty cycle
 	}
 	if cycleTime.IsZero() {
 		cycleTime = latest
