@@ -13,7 +13,6 @@ import (
 // worker is presumed dead).
 const CrawlReadLease = 5 * time.Minute
 
-
 // ClaimDueSources leases at most limit sources for owner to read in window tick: active or
 // suspect sources with no read of that window, due by now (next_due_at; every one when all is
 // set, as `crawl --once` reads them), and not leased by a live worker. Concurrent workers never
