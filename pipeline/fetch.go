@@ -47,6 +47,9 @@ type FetchConfig struct {
 	// raises it by a fiftieth of HostRate, never above it. A robots.txt Crawl-delay lowers the
 	// host's ceiling (and sets one when HostRate is 0).
 	HostRate float64
+	// HostTurns, when set, holds HostRate across every process sharing it (crawl workers): each
+	// host's requests take turns reserved there instead of this fetcher's own limiter.
+	HostTurns HostTurns
 	// AllowPrivate dials any address (the simulator on loopback: dev, backfill and test runs).
 	// False dials through internal/egress's Policy, which refuses loopback, private and other
 	// non-public addresses at dial time: a source, redirect or next link naming one, or a name
@@ -168,7 +171,7 @@ func (f *Fetcher) gate(u *url.URL) *hostGate {
 	defer f.mu.Unlock()
 	g, ok := f.hosts[key]
 	if !ok {
-		g = newHostGate(f.cfg.PerHost, f.cfg.HostRate)
+		g = newHostGate(key, f.cfg.PerHost, f.cfg.HostRate, f.cfg.HostTurns)
 		f.hosts[key] = g
 	}
 	return g

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"sync"
 	"time"
@@ -85,19 +86,62 @@ func (a aimd) rateLimit() rate.Limit {
 	return rate.Limit(a.cur)
 }
 
-// hostGate is what the fetcher keeps per host: PerHost requests in flight at most, and a
-// request rate (aimd) across every worker of the fetcher.
-type hostGate struct {
-	slots chan struct{}
-	lim   *rate.Limiter
-
-	mu   sync.Mutex
-	rate aimd
+// HostTurns spaces the requests to one host across every process that shares it (crawl workers
+// on several machines): Take reserves n consecutive turns, every apart, after every turn
+// reserved before, and returns when the first may go. oltp.HostTurns keeps them in Postgres.
+type HostTurns interface {
+	Take(ctx context.Context, host string, n int, every time.Duration) (first time.Time, err error)
 }
 
-func newHostGate(perHost int, limit float64) *hostGate {
+// turnBlock is how many turns a gate reserves at once: one round trip to the shared store per
+// this many requests to a host.
+const turnBlock = 4
+
+// hostGate is what the fetcher keeps per host: PerHost requests in flight at most, and a
+// request rate (aimd) across every worker of the fetcher or, with shared turns, across every
+// process.
+type hostGate struct {
+	host  string
+	slots chan struct{}
+	lim   *rate.Limiter
+	turns HostTurns // nil: the rate holds in this process only
+
+	mu      sync.Mutex
+	rate    aimd
+	pending []time.Time // turns reserved and not used yet, earliest first
+}
+
+func newHostGate(host string, perHost int, limit float64, turns HostTurns) *hostGate {
 	a := newAIMD(limit)
-	return &hostGate{slots: make(chan struct{}, perHost), lim: rate.NewLimiter(a.rateLimit(), 1), rate: a}
+	return &hostGate{host: host, slots: make(chan struct{}, perHost), lim: rate.NewLimiter(a.rateLimit(), 1), rate: a, turns: turns}
+}
+
+// nextTurn is when this process's next request to the host may go under the shared turns, or
+// the zero time when the host has no rate (nothing to space).
+func (g *hostGate) nextTurn(ctx context.Context) (time.Time, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	r := g.rate.rateLimit()
+	if r == rate.Inf || r <= 0 {
+		return time.Time{}, nil
+	}
+	now := time.Now()
+	for len(g.pending) > 0 && g.pending[0].Before(now.Add(-time.Second)) {
+		g.pending = g.pending[1:] // a turn left unused long ago: another process may have the host now
+	}
+	if len(g.pending) == 0 {
+		every := time.Duration(float64(time.Second) / float64(r))
+		first, err := g.turns.Take(ctx, g.host, turnBlock, every)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("cannot reserve requests to %s: %w", g.host, err)
+		}
+		for i := range turnBlock {
+			g.pending = append(g.pending, first.Add(time.Duration(i)*every))
+		}
+	}
+	t := g.pending[0]
+	g.pending = g.pending[1:]
+	return t, nil
 }
 
 // errNoTurn: the host's rate gives the request no turn before the source's deadline.
@@ -111,6 +155,28 @@ func (g *hostGate) acquire(ctx context.Context) error {
 	case g.slots <- struct{}{}:
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+	if g.turns != nil {
+		at, err := g.nextTurn(ctx)
+		if err != nil {
+			<-g.slots
+			return err
+		}
+		if wait := time.Until(at); wait > 0 {
+			if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+				<-g.slots
+				return errNoTurn
+			}
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				<-g.slots
+				return ctx.Err()
+			}
+		}
+		return nil
 	}
 	if err := g.lim.Wait(ctx); err != nil {
 		<-g.slots

@@ -175,6 +175,7 @@ func newCrawler(ctx context.Context, log *slog.Logger, f *storeFlags, s *stores,
 	}
 	cfg := cf.config(log)
 	cfg.CommitLock = oltp.CrawlCommitLock(s.pg, *f.clickhouseDB)
+	cfg.Fetch.HostTurns = oltp.HostTurns{Pool: s.pg} // --fetch-host-rate holds across every crawl process
 	return pipeline.NewCrawler(ctx, s.ch, cfg)
 }
 
