@@ -135,3 +135,23 @@ func PendingCrawlSources(ctx context.Context, pool *pgxpool.Pool, tick int) (int
 	}
 	return n, nil
 }
+
+// SyncCrawlSuspects records what a committed window found: the sources whose read was a
+// suspect drop turn from active to suspect (with reason), and the sources the crawl had made
+// suspect that read ok again turn back to active. A status an operator set is left alone.
+func SyncCrawlSuspects(ctx context.Context, pool *pgxpool.Pool, suspect, okAgain []string, reason string) error {
+	if len(suspect) == 0 && len(okAgain) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	b := &pgx.Batch{}
+	b.Queue(`UPDATE crawl_sources SET status = 'suspect', status_reason = $2, status_by = 'crawl', status_at = now(), updated_at = now()
+		WHERE source_key = ANY($1) AND status = 'active'`, suspect, reason)
+	b.Queue(`UPDATE crawl_sources SET status = 'active', status_reason = NULL, status_by = 'crawl', status_at = now(), updated_at = now()
+		WHERE source_key = ANY($1) AND status = 'suspect' AND status_by = 'crawl'`, okAgain)
+	if err := pool.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("cannot record the window's suspect sources: %w", err)
+	}
+	return nil
+}

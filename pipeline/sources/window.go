@@ -158,6 +158,23 @@ func (c *Crawl) Commit(ctx context.Context, tick int, cycleTime time.Time) ([]pi
 	if err != nil {
 		return stats, fmt.Errorf("cannot commit window %d: %w", tick, err)
 	}
+	var suspect, okAgain []string
+	isSuspect := map[string]bool{}
+	for _, st := range stats {
+		for _, k := range st.SuspectSources {
+			isSuspect[k] = true
+			suspect = append(suspect, k)
+		}
+	}
+	for k, r := range reads {
+		if r.Status == pipeline.StatusOK && !isSuspect[k] {
+			okAgain = append(okAgain, k)
+		}
+	}
+	if err := oltp.SyncCrawlSuspects(ctx, c.Pool, suspect, okAgain,
+		"read far fewer reqs than it carried: its reqs stay open until a later read confirms the drop"); err != nil {
+		c.Log.Warn("cannot record the window's suspect sources in the registry", "err", err)
+	}
 	if _, err := oltp.PruneCrawlReads(ctx, c.Pool, tick); err != nil {
 		c.Log.Warn("cannot prune old crawl reads; they are pruned at the next commit", "err", err)
 	}
