@@ -262,7 +262,7 @@ func (f *Fetcher) attempt(ctx context.Context, ad ats.Adapter, u *url.URL, prev 
 		if err := f.robotsAllow(ctx, u); err != nil {
 			return out, err
 		}
-		resp, done, err := f.send(ctx, u, prev, true)
+		resp, done, err := f.send(ctx, u, prev, true) //nolint:bodyclose // done closes it
 		if err != nil {
 			return out, err
 		}

@@ -143,7 +143,7 @@ func (f *Fetcher) fetchRobots(ctx context.Context, u *url.URL) (robotsAnswer, er
 	ru := &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/robots.txt"}
 	scope := []string{registrable(u.Hostname())}
 	for hops := 0; ; hops++ {
-		resp, done, err := f.send(ctx, ru, validators{}, false)
+		resp, done, err := f.send(ctx, ru, validators{}, false) //nolint:bodyclose // done closes it
 		if err != nil {
 			if ctx.Err() != nil || final(err) {
 				return robotsAnswer{}, err
@@ -156,7 +156,7 @@ func (f *Fetcher) fetchRobots(ctx context.Context, u *url.URL) (robotsAnswer, er
 			next, rerr := redirectTarget(ru, resp.Header.Get("Location"), hops, scope)
 			done()
 			if rerr != nil {
-				return robotsAnswer{good: true}, nil // unavailable: RFC 9309 allows all
+				return robotsAnswer{good: true}, nil //nolint:nilerr // a redirect off the site: robots.txt is unavailable, and RFC 9309 allows all
 			}
 			ru = next
 			continue
@@ -168,7 +168,7 @@ func (f *Fetcher) fetchRobots(ctx context.Context, u *url.URL) (robotsAnswer, er
 			}
 			data, perr := robotstxt.FromBytes(body)
 			if perr != nil {
-				return robotsAnswer{why: "cannot parse robots.txt: " + perr.Error()}, nil
+				return robotsAnswer{why: "cannot parse robots.txt: " + perr.Error()}, nil //nolint:nilerr // an unparsable robots.txt blocks this time; the fetch itself did not fail
 			}
 			return robotsAnswer{good: true, group: data.FindGroup(f.agentToken)}, nil
 		case status == http.StatusTooManyRequests || status/100 == 5:

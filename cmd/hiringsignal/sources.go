@@ -442,10 +442,10 @@ func setSourceStatus(ctx context.Context, c *sourcesCtx, args []string, status s
 	if *c.json {
 		return printJSON(map[string]string{"key": pos[0], "status": status, "previous": prev})
 	}
-	switch {
-	case prev == status:
+	switch prev {
+	case status:
 		fmt.Printf("%s: already %s\n", pos[0], status)
-	case prev == oltp.SourceRetired:
+	case oltp.SourceRetired:
 		fmt.Printf("%s: %s (was retired: the reqs it alone carried may have closed while it was out of the directory)\n", pos[0], status)
 	default:
 		fmt.Printf("%s: %s (was %s)\n", pos[0], status, prev)
