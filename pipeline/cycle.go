@@ -196,15 +196,21 @@ func (c *Crawler) RunCycle(ctx context.Context, dir *Directory, region string) (
 func (c *Crawler) RunRegions(ctx context.Context, dir *Directory, regions []string) ([]CycleStats, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return fresh(ctx, c, dir.Tick, func() ([]CycleStats, error) { return c.runRegions(ctx, dir, regions) })
+}
+
+// fresh runs a cycle (run) and, when another crawler committed since this one read the ledger
+// (ErrStaleState), reloads the state and runs it again, twice at most. The caller holds c.mu.
+func fresh[T any](ctx context.Context, c *Crawler, tick int, run func() (T, error)) (T, error) {
 	for attempt := 0; ; attempt++ {
-		out, err := c.runRegions(ctx, dir, regions)
+		out, err := run()
 		if !errors.Is(err, ErrStaleState) || attempt == 2 {
 			return out, err
 		}
 		if err := c.reload(ctx); err != nil {
 			return out, err
 		}
-		c.log.Info("another crawler committed since this one read the ledger: state reloaded, cycle rerun", "tick", dir.Tick, "cause", err)
+		c.log.Info("another crawler committed since this one read the ledger: state reloaded, cycle rerun", "tick", tick, "cause", err)
 	}
 }
 

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -16,15 +15,7 @@ import (
 func (c *Crawler) RunCompany(ctx context.Context, dir *Directory, domain string, now time.Time) (CycleStats, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for attempt := 0; ; attempt++ {
-		st, err := c.runCompany(ctx, dir, domain, now)
-		if !errors.Is(err, ErrStaleState) || attempt == 2 {
-			return st, err
-		}
-		if err := c.reload(ctx); err != nil {
-			return st, err
-		}
-	}
+	return fresh(ctx, c, dir.Tick, func() (CycleStats, error) { return c.runCompany(ctx, dir, domain, now) })
 }
 
 func (c *Crawler) runCompany(ctx context.Context, dir *Directory, domain string, now time.Time) (CycleStats, error) {

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -101,16 +100,7 @@ func statusFromName(name string) sourceStatus {
 func (c *Crawler) CommitReads(ctx context.Context, dir *Directory, reads map[string]*SourceRead) ([]CycleStats, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for attempt := 0; ; attempt++ {
-		out, err := c.commitReads(ctx, dir, reads)
-		if !errors.Is(err, ErrStaleState) || attempt == 2 {
-			return out, err
-		}
-		if err := c.reload(ctx); err != nil {
-			return out, err
-		}
-		c.log.Info("another crawler committed since this one read the ledger: state reloaded, window recommitted", "tick", dir.Tick, "cause", err)
-	}
+	return fresh(ctx, c, dir.Tick, func() ([]CycleStats, error) { return c.commitReads(ctx, dir, reads) })
 }
 
 func (c *Crawler) commitReads(ctx context.Context, dir *Directory, reads map[string]*SourceRead) ([]CycleStats, error) {
