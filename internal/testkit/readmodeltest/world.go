@@ -1,7 +1,7 @@
-// Package readmodeltest crawls a simulated world into a test ClickHouse database and keeps the
-// simulator's ground truth of what the crawl saw, for the tests of the company read model and of
-// its handlers. It is imported by tests only; it must not import readmodel (the tests compare the
-// model against this independent truth).
+// Package readmodeltest crawls a simulated world (every crawl region, or those a test names) into
+// a test ClickHouse database and keeps the simulator's ground truth of what the crawl saw, for
+// the tests of the company read model and of its handlers. It is imported by tests only; it must
+// not import readmodel (the tests compare the model against this independent truth).
 package readmodeltest
 
 import (
@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -29,6 +30,10 @@ type Config struct {
 	First     int
 	Last      int
 	Step      int
+	// Regions are the crawl regions to crawl (nil: every region of the directory, as a tick of
+	// the service does). Each region's cycle is a handful of ClickHouse inserts, so a test that
+	// crawls many ticks crawls fewer regions; the truth then keeps only their companies.
+	Regions []string
 }
 
 // World is a crawled world and its truth as the crawl saw it.
@@ -37,6 +42,7 @@ type World struct {
 	CH      driver.Conn
 	Crawler *pipeline.Crawler
 	Base    string
+	Regions []string // Config.Regions: the regions each crawl reads (nil: every region)
 	Ticks   []int
 	Now     time.Time // cycle time of the last crawled tick
 
@@ -86,25 +92,34 @@ func Crawl(t testing.TB, cfg Config) *World {
 	ch, _ := storetest.ClickHouse(t, "readmodel")
 	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Log: slog.New(slog.DiscardHandler), Fetch: pipeline.FetchConfig{AllowPrivate: true}}) // the simulator on loopback, at full speed (HostRate 0)
 	require.NoError(t, err)
-	w := &World{Sim: sw, CH: ch, Crawler: c, Base: base, Companies: map[uint64]sim.Company{}, Covered: map[uint64]bool{},
+	w := &World{Sim: sw, CH: ch, Crawler: c, Base: base, Regions: cfg.Regions, Companies: map[uint64]sim.Company{}, Covered: map[uint64]bool{},
 		FirstSeen: map[uint64]map[string]time.Time{}, OpenedByWeek: map[uint64]map[time.Time]int{}}
 	if cfg.Step <= 0 {
 		cfg.Step = 1
 	}
 	for tick := cfg.First; tick <= cfg.Last; tick += cfg.Step {
-		sw.Pin(tick)
-		_, err := c.RunTick(ctx, base, tick)
-		require.NoError(t, err)
+		w.CrawlAt(t, tick)
 		w.Ticks = append(w.Ticks, tick)
 		at := sw.CycleTime(tick).UTC()
 		w.Now = at
-		for _, s := range sw.Directory(tick).Sources {
-			if s.Kind == sim.KindATSTenant {
+		dir := sw.Directory(tick)
+		regionOf := map[string]string{} // company domain → region
+		if len(w.Regions) > 0 {
+			for _, co := range dir.Companies {
+				regionOf[co.Domain] = co.Region
+			}
+		}
+		crawled := func(domain string) bool { return w.crawls(regionOf[domain]) }
+		for _, s := range dir.Sources {
+			if s.Kind == sim.KindATSTenant && crawled(s.CompanyDomain) {
 				w.Covered[pipeline.CompanyID(s.CompanyDomain)] = true
 			}
 		}
 		live := map[uint64]map[string]sim.TruthReq{}
 		for _, r := range sw.Truth(tick).Reqs {
+			if !crawled(r.CompanyDomain) {
+				continue
+			}
 			id := pipeline.CompanyID(r.CompanyDomain)
 			k := TruthKey(r)
 			if live[id] == nil {
@@ -125,17 +140,32 @@ func Crawl(t testing.TB, cfg Config) *World {
 		w.Live = live
 	}
 	for _, co := range sw.Directory(w.Ticks[len(w.Ticks)-1]).Companies {
-		w.Companies[pipeline.CompanyID(co.Domain)] = co
+		if w.crawls(co.Region) {
+			w.Companies[pipeline.CompanyID(co.Domain)] = co
+		}
 	}
 	return w
 }
 
-// CrawlAt crawls one more tick (every region) without updating the recorded truth, e.g. to
-// commit a cycle at the wall clock's tick.
+// crawls reports whether the crawl reads region.
+func (w *World) crawls(region string) bool {
+	return len(w.Regions) == 0 || slices.Contains(w.Regions, region)
+}
+
+// CrawlAt crawls one more tick (every region, or Config.Regions) without updating the recorded
+// truth, e.g. to commit a cycle at the wall clock's tick.
 func (w *World) CrawlAt(t testing.TB, tick int) {
 	t.Helper()
+	ctx := context.Background()
 	w.Sim.Pin(tick)
-	_, err := w.Crawler.RunTick(context.Background(), w.Base, tick)
+	if len(w.Regions) == 0 {
+		_, err := w.Crawler.RunTick(ctx, w.Base, tick)
+		require.NoError(t, err)
+		return
+	}
+	dir, err := pipeline.FetchDirectory(ctx, http.DefaultClient, w.Base, tick)
+	require.NoError(t, err)
+	_, err = w.Crawler.RunRegions(ctx, dir, w.Regions)
 	require.NoError(t, err)
 }
 
