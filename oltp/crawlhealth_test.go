@@ -78,6 +78,10 @@ func TestFailingSourceCoolsDownTurnsSuspectAndNeverRetires(t *testing.T) {
 	left, err := oltp.PendingCrawlSources(ctx, pool, tick)
 	require.NoError(t, err)
 	require.Equal(t, 2, left, "a cooling source is not left to read")
+	byStatus, cooling, err := oltp.RegistryHealth(ctx, pool)
+	require.NoError(t, err)
+	require.Equal(t, map[string]int{oltp.SourceCandidate: 0, oltp.SourceActive: 3, oltp.SourceSuspect: 0, oltp.SourcePaused: 0, oltp.SourceRetired: 0}, byStatus)
+	require.Equal(t, 1, cooling)
 
 	// Blocked and not-fetched windows neither count nor clear the cooldown.
 	storeRead(t, pool, key, tick, "blocked", "robots.txt disallows /v1", now)
@@ -114,6 +118,11 @@ func TestFailingSourceCoolsDownTurnsSuspectAndNeverRetires(t *testing.T) {
 	require.Equal(t, "failed 8 windows in a row; last: status 404", s.StatusReason)
 	require.Equal(t, oltp.HealthBy, s.StatusBy)
 	require.True(t, claimable(t, pool, key, tick), "a suspect source whose cooldown is over is read again")
+	byStatus, cooling, err = oltp.RegistryHealth(ctx, pool)
+	require.NoError(t, err)
+	require.Equal(t, 1, byStatus[oltp.SourceSuspect])
+	require.Equal(t, 2, byStatus[oltp.SourceActive])
+	require.Zero(t, cooling)
 	storeRead(t, pool, key, tick, "failed", "", now)
 	tick++
 	s = get()

@@ -196,3 +196,30 @@ func PendingCrawlSources(ctx context.Context, pool *pgxpool.Pool, tick int) (int
 	}
 	return n, nil
 }
+
+// RegistryHealth counts the registry's sources by status (every status, 0 when none) and those
+// cooling down now (cooldown_until ahead), for operators.
+func RegistryHealth(ctx context.Context, pool *pgxpool.Pool) (byStatus map[string]int, cooling int, err error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	rows, err := pool.Query(ctx, `SELECT status, count(*), count(*) FILTER (WHERE cooldown_until > now())
+		FROM crawl_sources GROUP BY status`)
+	if err != nil {
+		return nil, 0, fmt.Errorf("cannot count the registry's sources: %w", err)
+	}
+	byStatus = make(map[string]int, len(SourceStatuses()))
+	for _, st := range SourceStatuses() {
+		byStatus[st] = 0
+	}
+	var status string
+	var n, cool int
+	_, err = pgx.ForEachRow(rows, []any{&status, &n, &cool}, func() error {
+		byStatus[status] = n
+		cooling += cool
+		return nil
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("cannot count the registry's sources: %w", err)
+	}
+	return byStatus, cooling, nil
+}
