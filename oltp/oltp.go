@@ -3,8 +3,10 @@
 // idempotency keys, the demo key), the push records (webhook endpoints, whose secrets it stores
 // only as sealed by the caller's SecretSealer, watches and their fires, deliveries with their
 // attempts, replays and billing, the notifier's position and the dispatcher's leases), on-demand
-// crawl jobs, the source registry (the companies and sources the crawl reads, registry.go),
-// outcome labels and their votes, attribution, coverage requests and quickstarts.
+// crawl jobs, the source registry (the companies and sources the crawl reads, registry.go; the
+// crawl workers' reads and each source's health, crawlreads.go: failures in a row, cooldown and
+// the suspect status, never retirement), outcome labels and their votes, attribution, coverage
+// requests and quickstarts.
 //
 // Creating rows that are not billed is bounded twice: by what may be live (MaxActiveKeys,
 // MaxLiveEndpoints, the live-watch allowance) and by daily creation budgets that count retired rows

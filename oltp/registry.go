@@ -658,7 +658,9 @@ func GetSource(ctx context.Context, pool *pgxpool.Pool, key string) (RegistrySou
 // SetSourceStatus sets a source's status on behalf of by and returns the status it had. paused and
 // retired need a reason (at most MaxStatusReason bytes), kept until the status changes again; any
 // status may follow any other (resuming a retired source is allowed: its previous status says so).
-// A source made active is due at once. Setting the status it already has with the same reason
+// A source made active is due at once, cooldown included (cooldown_until is cleared; its
+// consecutive failures are kept, so a source resumed unmended cools down and turns suspect again
+// at its next failed read). Setting the status it already has with the same reason
 // writes nothing.
 func SetSourceStatus(ctx context.Context, pool *pgxpool.Pool, key, status, reason, by string) (previous string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, registryTimeout)
@@ -691,7 +693,8 @@ func SetSourceStatus(ctx context.Context, pool *pgxpool.Pool, key, status, reaso
 		return previous, nil
 	}
 	if _, err := tx.Exec(ctx, `UPDATE crawl_sources SET status = $2, status_reason = NULLIF($3, ''), status_by = $4, status_at = now(),
-		next_due_at = CASE WHEN $2 = 'active' THEN least(next_due_at, now()) ELSE next_due_at END, updated_at = now()
+		next_due_at = CASE WHEN $2 = 'active' THEN least(next_due_at, now()) ELSE next_due_at END,
+		cooldown_until = CASE WHEN $2 = 'active' THEN NULL ELSE cooldown_until END, updated_at = now()
 		WHERE source_key = $1`, key, status, reason, by); err != nil {
 		return "", fmt.Errorf("cannot set the status of %s: %w", key, err)
 	}

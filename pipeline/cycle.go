@@ -664,7 +664,7 @@ func (c *Crawler) fetchSource(ctx context.Context, src *Source, out chan<- pageM
 		c.log.Warn("no adapter for vendor; source skipped", "source", src.Key, "vendor", src.Vendor)
 		return sourceFailed, "no adapter for vendor " + src.Vendor
 	}
-	sctx, cancel := context.WithTimeoutCause(ctx, c.fetch.cfg.SourceDeadline, errSourceDeadline)
+	sctx, cancel := context.WithTimeoutCause(withVendor(ctx, src.Vendor), c.fetch.cfg.SourceDeadline, errSourceDeadline)
 	defer cancel()
 	scope := redirectScope(src)
 	home := src.URL // where the first page was read, after redirects

@@ -10,7 +10,10 @@
 // redirects only within a source's registrable domain or its company's, asks conditionally (ETag,
 // Last-Modified, and a body hash for hosts that send neither), and dials through
 // internal/egress's policy unless the run allows private addresses (the simulator) or routes a
-// host explicitly (ConnectTo).
+// host explicitly (ConnectTo). It tells every request's vendor, host, outcome and latency to
+// FetchConfig.OnRequest, and counts the reqs held open only by sources not read ok
+// (Crawler.HeldOpenUnread): the metrics themselves are the caller's, and pipeline imports no
+// metrics package.
 //
 // Stages are bounded goroutine pools joined by bounded channels, so a slow stage holds back the one
 // before it. A source that fails or is blocked is unknown, never empty: none of its reqs is closed. A cycle is

@@ -63,6 +63,10 @@ type FetchConfig struct {
 	ConnectTo []string
 	// CAFile is a PEM bundle whose certificates TLS trusts besides the system roots.
 	CAFile string
+	// OnRequest, when set, is told the outcome and latency of every request the fetcher sends
+	// (fetchreport.go), concurrently from the fetch workers: operator metrics per vendor and
+	// host. It must be quick; it does not change what the fetcher does.
+	OnRequest func(FetchOutcome)
 }
 
 func (c *FetchConfig) defaults() {
@@ -271,7 +275,7 @@ func (f *Fetcher) attempt(ctx context.Context, ad ats.Adapter, u *url.URL, prev 
 		}
 		if isRedirect(resp.StatusCode) && resp.Header.Get("Location") != "" {
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-			done()
+			done("")
 			next, err := redirectTarget(u, resp.Header.Get("Location"), hops, scope)
 			if err != nil {
 				return out, err
@@ -280,7 +284,14 @@ func (f *Fetcher) attempt(ctx context.Context, ad ats.Adapter, u *url.URL, prev 
 			continue
 		}
 		res, err := f.read(ad, u, prev, resp)
-		done()
+		switch {
+		case err != nil && resp.StatusCode == http.StatusOK:
+			done(OutcomeError) // a body cut short, too large or unparsable
+		case res.bodyUnchanged:
+			done(OutcomeBodyUnchanged)
+		default:
+			done("")
+		}
 		res.throttled = out.throttled
 		return res, err
 	}
@@ -288,9 +299,11 @@ func (f *Fetcher) attempt(ctx context.Context, ad ats.Adapter, u *url.URL, prev 
 
 // send sends one GET for u once u's host gives it a turn (slot and rate), with prev's
 // validators and, when gzip, Accept-Encoding: gzip. The caller reads the response and calls
-// done, which closes it and gives the turn back. An error is ctx's, errNoTurn, an errRefused
-// (the egress policy refused the address), or a retryable transport failure.
-func (f *Fetcher) send(ctx context.Context, u *url.URL, prev validators, gzip bool) (*http.Response, func(), error) {
+// done, which closes it, gives the turn back and reports the request (FetchConfig.OnRequest)
+// with the outcome done is given, or its status's when "". An error is ctx's, errNoTurn, an
+// errRefused (the egress policy refused the address), or a retryable transport failure; a
+// request sent that failed is reported as OutcomeError.
+func (f *Fetcher) send(ctx context.Context, u *url.URL, prev validators, gzip bool) (*http.Response, func(outcome string), error) {
 	g := f.gate(u)
 	if err := g.acquire(ctx); err != nil {
 		return nil, nil, err
@@ -312,10 +325,13 @@ func (f *Fetcher) send(ctx context.Context, u *url.URL, prev validators, gzip bo
 	if prev.lastModified != "" {
 		req.Header.Set("If-Modified-Since", prev.lastModified)
 	}
+	start := time.Now()
 	resp, err := f.client.Do(req)
+	took := time.Since(start)
 	if err != nil {
 		cancel()
 		g.release()
+		f.report(ctx, u, OutcomeError, took)
 		var refusal *egress.Refusal
 		if errors.As(err, &refusal) { // the egress policy's: no retry dials elsewhere
 			return nil, nil, errRefused{reason: refusal.Msg}
@@ -323,7 +339,15 @@ func (f *Fetcher) send(ctx context.Context, u *url.URL, prev validators, gzip bo
 		return nil, nil, retryable{err: err}
 	}
 	g.observe(resp.StatusCode)
-	return resp, func() { resp.Body.Close(); cancel(); g.release() }, nil
+	return resp, func(outcome string) {
+		resp.Body.Close()
+		cancel()
+		g.release()
+		if outcome == "" {
+			outcome = statusOutcome(resp.StatusCode)
+		}
+		f.report(ctx, u, outcome, took)
+	}, nil
 }
 
 // read turns the final response for u into the page's outcome.

@@ -60,7 +60,7 @@ func TestSharedTurnsPaceEveryFetcher(t *testing.T) {
 				resp, done, err := f.send(context.Background(), u, validators{}, false)
 				require.NoError(t, err)
 				require.Equal(t, http.StatusOK, resp.StatusCode)
-				done()
+				done("")
 			}
 		}()
 	}
@@ -79,6 +79,6 @@ func TestSharedTurnsPaceEveryFetcher(t *testing.T) {
 	resp, done, err := f.send(context.Background(), u, validators{}, false)
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
-	done()
+	done("")
 	require.Equal(t, before, turns.takes[host])
 }

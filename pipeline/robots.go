@@ -154,7 +154,7 @@ func (f *Fetcher) fetchRobots(ctx context.Context, u *url.URL) (robotsAnswer, er
 		switch {
 		case isRedirect(status) && resp.Header.Get("Location") != "":
 			next, rerr := redirectTarget(ru, resp.Header.Get("Location"), hops, scope)
-			done()
+			done("")
 			if rerr != nil {
 				return robotsAnswer{good: true}, nil //nolint:nilerr // a redirect off the site: robots.txt is unavailable, and RFC 9309 allows all
 			}
@@ -162,7 +162,7 @@ func (f *Fetcher) fetchRobots(ctx context.Context, u *url.URL) (robotsAnswer, er
 			continue
 		case status/100 == 2:
 			body, rerr := io.ReadAll(io.LimitReader(resp.Body, robotsMaxBody))
-			done()
+			done("")
 			if rerr != nil {
 				return robotsAnswer{why: "cannot read robots.txt: " + shortError(rerr)}, nil
 			}
@@ -172,13 +172,13 @@ func (f *Fetcher) fetchRobots(ctx context.Context, u *url.URL) (robotsAnswer, er
 			}
 			return robotsAnswer{good: true, group: data.FindGroup(f.agentToken)}, nil
 		case status == http.StatusTooManyRequests || status/100 == 5:
-			done()
+			done("")
 			return robotsAnswer{why: fmt.Sprintf("status %d", status)}, nil
 		case status/100 == 4:
-			done()
+			done("")
 			return robotsAnswer{good: true}, nil
 		default:
-			done()
+			done("")
 			return robotsAnswer{why: fmt.Sprintf("status %d", status)}, nil
 		}
 	}

@@ -150,14 +150,14 @@ func (f *crawlFlags) tickOf(t time.Time) (int, error) {
 	return sources.Clock{Epoch: epoch}.Tick(t), nil
 }
 
-// openCrawler opens the stores, migrates them and builds a crawler on them; the caller closes
-// the stores.
-func openCrawler(ctx context.Context, log *slog.Logger, f *storeFlags, cf *crawlFlags) (*pipeline.Crawler, *stores, error) {
+// openCrawler opens the stores, migrates them and builds a crawler on them (onRequest as in
+// newCrawler); the caller closes the stores.
+func openCrawler(ctx context.Context, log *slog.Logger, f *storeFlags, cf *crawlFlags, onRequest func(pipeline.FetchOutcome)) (*pipeline.Crawler, *stores, error) {
 	s, err := f.open(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := newCrawler(ctx, log, f, s, cf)
+	c, err := newCrawler(ctx, log, f, s, cf, onRequest)
 	if err != nil {
 		s.Close()
 		return nil, nil, err
@@ -165,8 +165,9 @@ func openCrawler(ctx context.Context, log *slog.Logger, f *storeFlags, cf *crawl
 	return c, s, nil
 }
 
-// newCrawler migrates the opened stores s and builds a crawler on them.
-func newCrawler(ctx context.Context, log *slog.Logger, f *storeFlags, s *stores, cf *crawlFlags) (*pipeline.Crawler, error) {
+// newCrawler migrates the opened stores s and builds a crawler on them; onRequest, when set, is
+// told every request the crawler's fetcher sends (crawlMetrics.request).
+func newCrawler(ctx context.Context, log *slog.Logger, f *storeFlags, s *stores, cf *crawlFlags, onRequest func(pipeline.FetchOutcome)) (*pipeline.Crawler, error) {
 	if *cf.memLimitMiB > 0 {
 		debug.SetMemoryLimit(int64(*cf.memLimitMiB) << 20)
 	}
@@ -176,6 +177,7 @@ func newCrawler(ctx context.Context, log *slog.Logger, f *storeFlags, s *stores,
 	cfg := cf.config(log)
 	cfg.CommitLock = oltp.CrawlCommitLock(s.pg, *f.clickhouseDB)
 	cfg.Fetch.HostTurns = oltp.HostTurns{Pool: s.pg} // --fetch-host-rate holds across every crawl process
+	cfg.Fetch.OnRequest = onRequest
 	return pipeline.NewCrawler(ctx, s.ch, cfg)
 }
 
@@ -220,11 +222,12 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
-	c, s, err := openCrawler(ctx, log, f, cf)
+	set := metrics.NewSet()
+	m := newCrawlMetrics(set)
+	c, s, err := openCrawler(ctx, log, f, cf, m.request)
 	if err != nil {
 		return err
 	}
-	set := metrics.NewSet()
 	var g lifecycle.Group
 	if *dirKind == "sim" {
 		d := simDirectory{client: c.Fetcher().Client(), url: *cf.simURL}
@@ -239,12 +242,12 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 			return nil
 		}
 		g.Add("stores", storesPart{s})
-		g.Add("crawl loop", crawlLoop(log, c, d, every(*interval, true), func() int { return -1 }, nil, newCrawlMetrics(set)))
+		g.Add("crawl loop", crawlLoop(log, c, d, every(*interval, true), func() int { return -1 }, nil, m))
 		g.Add("crawl jobs", crawlJobs(log, c, s, d, 2*time.Second, time.Now, nil))
 	} else {
 		clock := wallClock{Clock: sources.Clock{Epoch: epoch}, now: time.Now}
 		sc := &sources.Crawl{Pool: s.pg, Crawler: c, Codec: pipeline.NewReadCodec(), Clock: clock.Clock, Owner: crawlOwner(),
-			Batch: *claimBatch, Log: log}
+			Batch: *claimBatch, Log: log, OnWindow: m.window}
 		if *once {
 			defer s.Close()
 			return crawlWindowNow(ctx, log, sc, clock)
@@ -255,7 +258,7 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 			g.Add("crawl jobs", crawlJobs(log, c, s, registryDirectory{pool: s.pg, clock: clock}, 2*time.Second, time.Now, nil))
 		}
 		if *role != "worker" {
-			g.Add("crawl committer", commitLoop(log, sc, time.Now, *commitGrace, newCrawlMetrics(set), nil))
+			g.Add("crawl committer", commitLoop(log, sc, time.Now, *commitGrace, m, nil))
 		}
 	}
 	if *metricsListen != "" {
@@ -340,7 +343,7 @@ func runBackfill(ctx context.Context, log *slog.Logger, args []string) error {
 	if first < 0 {
 		return fmt.Errorf("--from %s is before the crawl epoch %s", *from, *cf.epoch)
 	}
-	c, s, err := openCrawler(ctx, log, f, cf)
+	c, s, err := openCrawler(ctx, log, f, cf, nil)
 	if err != nil {
 		return err
 	}

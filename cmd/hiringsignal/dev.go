@@ -62,7 +62,9 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := g.Start(ctx); err != nil {
 		return err
 	}
-	crawler, err := newCrawler(ctx, log, f, s, cf)
+	set := metrics.NewSet() // served by the API at /metrics, crawl figures included
+	cm := newCrawlMetrics(set)
+	crawler, err := newCrawler(ctx, log, f, s, cf, cm.request)
 	if err != nil {
 		return err
 	}
@@ -83,7 +85,6 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	// crawl of the world's present starts once it is complete.
 	now := simulator.world.TickAt(clock.Now())
 	hist := newDevHistory(log, crawler, simulator.url, simulator.world, clock, max(0, now-*days*8))
-	set := metrics.NewSet() // served by the API at /metrics, crawl figures included
 	// dev allows http and loopback webhook URLs, so a receiver on this machine works.
 	push := pushDeps{box: box, egress: egress.Policy{AllowHTTP: true, AllowPrivate: true}, clock: clock, complete: hist.Complete}
 	listener := addListener(&g, log, s, set)
@@ -95,7 +96,7 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	g.Add("history backfill", hist.part())
 	// The API reads the ledger this process writes: a commit rebuilds its snapshot at once
 	// instead of at the next poll.
-	g.Add("crawl loop", hist.after(crawlLoop(log, crawler, simDirectory{client: crawler.Fetcher().Client(), url: simulator.url}, cycleStarts(simulator.world, clock), worldTick(simulator.world, clock), a.snap.Nudge, newCrawlMetrics(set))))
+	g.Add("crawl loop", hist.after(crawlLoop(log, crawler, simDirectory{client: crawler.Fetcher().Client(), url: simulator.url}, cycleStarts(simulator.world, clock), worldTick(simulator.world, clock), a.snap.Nudge, cm)))
 	g.Add("crawl jobs", hist.after(crawlJobs(log, crawler, s, simDirectory{client: crawler.Fetcher().Client(), url: simulator.url}, 2*time.Second, clock.Now, a.snap.Nudge)))
 	if err := g.Start(ctx); err != nil {
 		return err

@@ -7,11 +7,15 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
 
+	"github.com/planehq/hiringsignal/internal/atsurl"
 	"github.com/planehq/hiringsignal/pipeline"
+	"github.com/planehq/hiringsignal/pipeline/sources"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
@@ -44,15 +48,109 @@ func snapshotMetrics(set *metrics.Set, current func() *snapshot.Snapshot) func(t
 
 // crawlMetrics records every crawl's cycles in its set: durations per region, failed sources
 // per vendor, events, 304 replays, page-cache evictions, published pay dropped as implausible,
-// and crawls that failed whole. Like every Metrics set of the service, a nil one given to
-// newCrawlMetrics means a set of its own, served nowhere.
-type crawlMetrics struct{ set *metrics.Set }
+// and crawls that failed whole (observe); every request by vendor, host and outcome, and its
+// latency per host (request); and each committed window of the registry crawl (window). Like
+// every Metrics set of the service, a nil one given to newCrawlMetrics means a set of its own,
+// served nowhere.
+type crawlMetrics struct {
+	set   *metrics.Set
+	hosts *hostLabels
+}
 
 func newCrawlMetrics(set *metrics.Set) crawlMetrics {
 	if set == nil {
 		set = metrics.NewSet()
 	}
-	return crawlMetrics{set: set}
+	return crawlMetrics{set: set, hosts: newHostLabels()}
+}
+
+// request counts one request of the fetcher (pipeline.FetchConfig.OnRequest):
+// hs_crawl_requests_total{vendor,host,outcome} and the VictoriaMetrics histogram
+// hs_crawl_request_duration_seconds{host} (time to the response headers), whose vmrange buckets
+// give any quantile, p95 included:
+//
+//	histogram_quantile(0.95, sum(rate(hs_crawl_request_duration_seconds_bucket[1h])) by (host, vmrange))
+func (m crawlMetrics) request(o pipeline.FetchOutcome) {
+	host := m.hosts.label(o.Host)
+	vendor := o.Vendor
+	if vendor == "" {
+		vendor = "none"
+	}
+	m.set.GetOrCreateCounter(fmt.Sprintf(`hs_crawl_requests_total{vendor=%q,host=%q,outcome=%q}`, vendor, host, o.Outcome)).Inc()
+	m.set.GetOrCreateHistogram(fmt.Sprintf(`hs_crawl_request_duration_seconds{host=%q}`, host)).Update(o.Took.Seconds())
+}
+
+// window records one committed window of the registry crawl (sources.Crawl.OnWindow): the
+// sources read by vendor and status (hs_crawl_window_sources_total, a counter: its increase over
+// 3 h is one window's), the reqs held open only by sources not read ok (the gauge
+// hs_crawl_reqs_held_open_unread: the "no fake closes" number), and the registry's sources by
+// status and cooling down (gauges, refreshed each window).
+func (m crawlMetrics) window(h sources.WindowHealth) {
+	for vs, n := range h.Sources {
+		m.set.GetOrCreateCounter(fmt.Sprintf(`hs_crawl_window_sources_total{vendor=%q,status=%q}`, vs.Vendor, vs.Status)).Add(n)
+	}
+	m.set.GetOrCreateGauge(`hs_crawl_reqs_held_open_unread`, nil).Set(float64(h.HeldOpen))
+	m.set.GetOrCreateGauge(`hs_crawl_window_committed_tick`, nil).Set(float64(h.Tick))
+	if h.Registry == nil {
+		return // not counted this time: the gauges keep the last window's figures
+	}
+	for status, n := range h.Registry {
+		m.set.GetOrCreateGauge(fmt.Sprintf(`hs_crawl_registry_sources{status=%q}`, status), nil).Set(float64(n))
+	}
+	m.set.GetOrCreateGauge(`hs_crawl_registry_sources_cooling`, nil).Set(float64(h.Cooling))
+}
+
+// maxNamedHosts is how many hosts other than the vendors' own (employers' careers sites, boards,
+// the aggregator's feed) keep their name as a label.
+const maxNamedHosts = 20
+
+// otherHosts is the label every host past maxNamedHosts shares.
+const otherHosts = "other"
+
+// hostLabels bounds the host label of the request metrics. A vendor's API host (atsurl.Hosts) is
+// its own label, a tenant's subdomain folded into the vendor's: acme.recruitee.com is
+// "*.recruitee.com". Any other host keeps its name while the process has named fewer than
+// maxNamedHosts of them, so a registry with few careers sites sees each one; every later one is
+// "other". The set is at most ten vendor hosts, twenty others and "other".
+type hostLabels struct {
+	exact    map[string]bool
+	suffixes []string // ".recruitee.com" for "*.recruitee.com"
+
+	mu    sync.Mutex
+	named map[string]bool
+}
+
+func newHostLabels() *hostLabels {
+	h := &hostLabels{exact: map[string]bool{}, named: map[string]bool{}}
+	for _, host := range atsurl.Hosts() {
+		if rest, ok := strings.CutPrefix(host, "*"); ok {
+			h.suffixes = append(h.suffixes, rest)
+		} else {
+			h.exact[host] = true
+		}
+	}
+	return h
+}
+
+func (h *hostLabels) label(host string) string {
+	if h.exact[host] {
+		return host
+	}
+	for _, s := range h.suffixes {
+		if strings.HasSuffix(host, s) {
+			return "*" + s
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.named[host] {
+		return host
+	}
+	if len(h.named) < maxNamedHosts {
+		h.named[host] = true
+		return host
+	}
+	return otherHosts
 }
 
 func (m crawlMetrics) observe(stats []pipeline.CycleStats, err error) {

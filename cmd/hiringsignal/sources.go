@@ -39,8 +39,8 @@ func sourcesCommands() map[string]sourcesCommand {
 	return map[string]sourcesCommand{
 		"import": {"FILE.csv", "import companies and sources from a CSV file (- for stdin); a dry run unless --apply", runSourcesImport},
 		"add":    {"", "validate an ATS tenant with one fetch of its feed, then add it and its company as active (--apply)", runSourcesAdd},
-		"list":   {"", "list sources, by key, a page at a time", runSourcesList},
-		"show":   {"KEY", "show one source and its company", runSourcesShow},
+		"list":   {"", "list sources, by key, a page at a time, with their health (last read, failures in a row, cooldown)", runSourcesList},
+		"show":   {"KEY", "show one source, its health and last read's reason, and its company", runSourcesShow},
 		"pause":  {"KEY", "stop reading a source; its reqs stay open as unknown (--reason required)", runSourcesPause},
 		"resume": {"KEY", "make a paused, retired, suspect or candidate source active again", runSourcesResume},
 		"retire": {"KEY", "take a source out of the crawl's directory, so the reqs it alone carried close (--reason required)", runSourcesRetire},
@@ -312,13 +312,15 @@ func runSourcesList(ctx context.Context, _ *slog.Logger, c *sourcesCtx, args []s
 		}{page, next})
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "KEY\tSTATUS\tREGION\tCOMPANY\tLAST OK\tFAILURES")
+	fmt.Fprintln(w, "KEY\tSTATUS\tREGION\tCOMPANY\tLAST READ\tLAST OK\tFAILURES\tCOOLING UNTIL")
+	now := time.Now()
 	for _, s := range page {
 		company := s.CompanyDomain
 		if company == "" {
 			company = s.Board + " (" + s.Kind + ")"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\n", s.Key, s.Status, dash(s.Region), company, timeOrDash(s.LastOKAt), s.Failures)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", s.Key, s.Status, dash(s.Region), company, dash(s.LastStatus), timeOrDash(s.LastOKAt),
+			s.Failures, timeOrDash(cooling(s, now)))
 	}
 	_ = w.Flush()
 	if next != "" {
@@ -339,6 +341,15 @@ func timeOrDash(t *time.Time) string {
 		return "-"
 	}
 	return t.UTC().Format(time.RFC3339)
+}
+
+// cooling is when s's cooldown ends if it is cooling down at now (the crawl does not read it
+// until then), else nil.
+func cooling(s oltp.RegistrySource, now time.Time) *time.Time {
+	if s.CooldownUntil == nil || !s.CooldownUntil.After(now) {
+		return nil
+	}
+	return s.CooldownUntil
 }
 
 func runSourcesShow(ctx context.Context, _ *slog.Logger, c *sourcesCtx, args []string) error {
@@ -380,7 +391,18 @@ func runSourcesShow(ctx context.Context, _ *slog.Logger, c *sourcesCtx, args []s
 	}
 	row("status", fmt.Sprintf("%s (by %s, %s)", status, dash(s.StatusBy), s.StatusAt.UTC().Format(time.RFC3339)))
 	row("schedule", fmt.Sprintf("every %s, next due %s", time.Duration(s.IntervalS)*time.Second, s.NextDueAt.UTC().Format(time.RFC3339)))
-	row("health", fmt.Sprintf("last ok %s, %d failures in a row", timeOrDash(s.LastOKAt), s.Failures))
+	if s.LastStatus != "" {
+		last := s.LastStatus
+		if s.LastReason != "" {
+			last += ": " + s.LastReason
+		}
+		row("last read", last)
+	}
+	health := fmt.Sprintf("last ok %s, %d failures in a row", timeOrDash(s.LastOKAt), s.Failures)
+	if until := cooling(s, time.Now()); until != nil {
+		health += fmt.Sprintf("; cooling down until %s (not read until then)", timeOrDash(until))
+	}
+	row("health", health)
 	if s.LastCount != nil {
 		row("last count", strconv.Itoa(*s.LastCount))
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
@@ -110,6 +111,23 @@ beta.io,Beta,ashby,Beta,US,,
 	out, stderr, err = run("resume", "greenhouse:acme")
 	require.NoError(t, err, stderr)
 	require.Contains(t, out, "active (was retired")
+
+	// Health: three failed windows of lever:acme; list shows its last read, count and cooldown,
+	// show the last read's reason.
+	now := time.Now().UTC()
+	for tick := 1; tick <= oltp.CooldownAfter; tick++ {
+		require.NoError(t, oltp.StoreCrawlReads(context.Background(), pool, []oltp.CrawlRead{{Tick: tick, SourceKey: "lever:acme", ReadAt: now,
+			Worker: "w", Status: "failed", Reason: "status 503", Sightings: []byte{}, NextDue: now}}))
+	}
+	until := now.Add(oltp.CooldownBase).Format("2006-01-02T15:04")
+	out, stderr, err = run("list", "--vendor", "lever")
+	require.NoError(t, err, stderr)
+	require.Regexp(t, `(?m)^KEY\s+STATUS\s+REGION\s+COMPANY\s+LAST READ\s+LAST OK\s+FAILURES\s+COOLING UNTIL$`, out)
+	require.Regexp(t, `(?m)^lever:acme\s+active\s+dach\s+acme.com\s+failed\s+-\s+3\s+`+until, out)
+	out, stderr, err = run("show", "lever:acme")
+	require.NoError(t, err, stderr)
+	require.Contains(t, out, "failed: status 503")
+	require.Contains(t, out, "3 failures in a row; cooling down until "+until)
 
 	bad := filepath.Join(dir, "bad.csv")
 	require.NoError(t, os.WriteFile(bad, []byte("domain,name,vendor,tenant\ngamma.io,Gamma,greenhouse,../x\n"), 0o600))

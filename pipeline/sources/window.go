@@ -46,10 +46,11 @@ func Offset(key string) time.Duration {
 }
 
 // Crawl runs the registry crawl's two halves for one process: ReadDue, a worker that claims the
-// due sources of a window through leases in Postgres, reads them and stores what each showed; and
-// Commit, the committer that loads every read of a window and commits it to the ledger. Any
-// number of processes may run ReadDue at once; Commit holds the crawl's commit lock (the
-// Crawler's Config.CommitLock), so one window is committed once, whoever runs it.
+// due sources of a window through leases in Postgres, reads them and stores what each showed
+// (the store applies each source's health rule: oltp.StoreCrawlReads); and Commit, the committer
+// that loads every read of a window, commits it to the ledger and tells OnWindow what operators
+// see of it. Any number of processes may run ReadDue at once; Commit holds the crawl's commit
+// lock (the Crawler's Config.CommitLock), so one window is committed once, whoever runs it.
 type Crawl struct {
 	Pool    *pgxpool.Pool
 	Crawler *pipeline.Crawler
@@ -59,7 +60,30 @@ type Crawl struct {
 	Batch   int           // sources claimed at once (default 64)
 	Lease   time.Duration // how long a claim holds before another worker may take it (default oltp.CrawlReadLease)
 	Log     *slog.Logger  // default: discard
+	// OnWindow, when set, is told what operators see of each window Commit commits (a region or
+	// more; a rerun that finds every region committed tells nothing).
+	OnWindow func(WindowHealth)
 }
+
+// WindowHealth is what operators see of one committed window.
+type WindowHealth struct {
+	Tick int
+	// Sources counts the sources of the regions committed by vendor and read status:
+	// pipeline.StatusOK, StatusFailed, StatusBlocked, StatusNotFetched (no read: workers behind,
+	// the source paused or cooling down) and StatusSuspect (read ok, far fewer reqs than it
+	// carried: the mass-drop guard's).
+	Sources map[VendorStatus]int
+	// HeldOpen is the live reqs of the ledger none of whose sources was read ok this window
+	// (pipeline.Crawler.HeldOpenUnread): kept open only because their sources could not be read.
+	HeldOpen int
+	// Registry counts the registry's sources by status and Cooling those cooling down, after the
+	// commit; Registry is nil when they could not be counted (logged).
+	Registry map[string]int
+	Cooling  int
+}
+
+// VendorStatus is a vendor and a read status, WindowHealth.Sources' key.
+type VendorStatus struct{ Vendor, Status string }
 
 func (c *Crawl) defaults() {
 	if c.Batch <= 0 {
@@ -178,5 +202,56 @@ func (c *Crawl) Commit(ctx context.Context, tick int, cycleTime time.Time) ([]pi
 	if _, err := oltp.PruneCrawlReads(ctx, c.Pool, tick); err != nil {
 		c.Log.Warn("cannot prune old crawl reads; they are pruned at the next commit", "err", err)
 	}
+	if c.OnWindow != nil {
+		if h, ok := c.health(ctx, tick, dir, reads, stats); ok {
+			c.OnWindow(h)
+		}
+	}
 	return stats, nil
+}
+
+// health is what operators see of window tick once committed: each source of the regions
+// committed now by vendor and status, the reqs held open by sources not read ok, and the
+// registry's counts. ok is false when every region was committed before (a rerun).
+func (c *Crawl) health(ctx context.Context, tick int, dir *pipeline.Directory, reads map[string]*pipeline.SourceRead,
+	stats []pipeline.CycleStats) (WindowHealth, bool) {
+	committed := map[string]bool{}
+	suspect := map[string]bool{}
+	for _, st := range stats {
+		if st.Skipped {
+			continue
+		}
+		committed[st.Region] = true
+		for _, k := range st.SuspectSources {
+			suspect[k] = true
+		}
+	}
+	if len(committed) == 0 {
+		return WindowHealth{}, false
+	}
+	h := WindowHealth{Tick: tick, Sources: map[VendorStatus]int{}}
+	for _, s := range dir.Sources {
+		if !committed[s.Region] {
+			continue
+		}
+		status := pipeline.StatusNotFetched
+		if r := reads[s.Key]; r != nil {
+			status = r.Status
+		}
+		if suspect[s.Key] {
+			status = pipeline.StatusSuspect
+		}
+		h.Sources[VendorStatus{s.Vendor, status}]++
+	}
+	h.HeldOpen = c.Crawler.HeldOpenUnread(func(key string) bool {
+		r := reads[key]
+		return r != nil && r.Status == pipeline.StatusOK && !suspect[key]
+	})
+	byStatus, cooling, err := oltp.RegistryHealth(ctx, c.Pool)
+	if err != nil {
+		c.Log.Warn("cannot count the registry's sources for the metrics; counted again at the next window", "err", err)
+	} else {
+		h.Registry, h.Cooling = byStatus, cooling
+	}
+	return h, true
 }
