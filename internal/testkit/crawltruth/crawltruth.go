@@ -95,11 +95,12 @@ func Ledger(t *testing.T, ch driver.Conn) []LedgerRow {
 	return out
 }
 
-// Unread lists the sources stats did not read: failed, and read suspect.
+// Unread lists the sources stats did not read: failed, blocked, not fetched, and read suspect.
 func Unread(stats []pipeline.CycleStats) []string {
 	var out []string
 	for _, s := range stats {
 		out = append(out, s.FailedSources...)
+		out = append(out, s.UnreadSources...)
 		out = append(out, s.SuspectSources...)
 	}
 	return out
