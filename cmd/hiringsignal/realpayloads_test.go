@@ -179,6 +179,11 @@ func TestCrawlCapturedPayloadsOnRealHostnames(t *testing.T) {
 	}
 	out := run("sources", "import", registry, "--apply", "--by", "test")
 	require.Regexp(t, fmt.Sprintf(`sources\s+%d\s+0\s+0`, len(capturedFeeds)), out)
+	// One tenant validated by `sources add` through the same routing and roots: one fetch of its
+	// real feed, a dry run that names the company the feed gives.
+	out = run("sources", "add", "--vendor", "greenhouse", "--tenant", "acme", "--domain", "acme.com",
+		"--connect-to", ":443="+vendors.Listener.Addr().String(), "--ca-file", caFile)
+	require.Contains(t, out, "https://boards-api.greenhouse.io/v1/boards/acme/jobs?content=true answered 200")
 
 	crawlStart := time.Now()
 	out = run("crawl", "--once", "--clickhouse-database", opts.Database,

@@ -19,9 +19,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/planehq/hiringsignal/internal/devstack"
-	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/pipeline"
 	"github.com/planehq/hiringsignal/pipeline/sources"
 )
 
@@ -242,22 +242,32 @@ func runSourcesAdd(ctx context.Context, _ *slog.Logger, c *sourcesCtx, args []st
 	allowEmpty := c.fs.FlagSet.Bool("allow-empty", false, "accept a feed with no postings (refused by default: some vendors answer an unknown tenant with an empty board)")
 	apply := c.fs.FlagSet.Bool("apply", false, "write; without it the tenant is fetched and validated and nothing is written")
 	timeout := c.fs.Duration("add-timeout", sources.AddTimeout, "bound of the validating fetch, connect to last byte")
+	c.fs.EnvName("connect-to", "HS_CRAWL_CONNECT_TO")
+	connectTo := c.fs.List("connect-to", nil, "route a host's request elsewhere, as the crawl's --connect-to: HOST:PORT=ADDR:PORT (an empty HOST or PORT matches any); TLS still verifies HOST")
+	c.fs.EnvName("ca-file", "HS_CRAWL_CA_FILE")
+	caFile := c.fs.String("ca-file", "", "PEM bundle of certificates trusted for TLS besides the system roots, as the crawl's --ca-file")
+	userAgent := c.fs.String("user-agent", sources.DefaultUserAgent, "User-Agent of the validating fetch")
 	if _, err := c.parse(args, 0); err != nil {
+		return err
+	}
+	if _, err := pipeline.ParseConnectTo(*connectTo); err != nil {
+		return fmt.Errorf("--connect-to (HS_CRAWL_CONNECT_TO): %w", err)
+	}
+	// Real vendor hosts only: public addresses unless --connect-to maps the host, no redirects (a
+	// redirect target was never checked).
+	fetcher, err := pipeline.NewFetcher(pipeline.FetchConfig{ConnectTo: *connectTo, CAFile: *caFile, UserAgent: *userAgent, Timeout: *timeout})
+	if err != nil {
 		return err
 	}
 	if err := c.open(ctx); err != nil {
 		return err
 	}
 	defer c.close()
-	// Real vendor hosts only: public addresses, no redirects (a redirect target was never checked).
-	client := &http.Client{
-		Transport:     egress.Policy{}.Transport(5 * time.Second),
-		Timeout:       *timeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+	client := &http.Client{Transport: fetcher.Client().Transport, Timeout: *timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	defer client.CloseIdleConnections()
 	rep, err := sources.Add(ctx, c.pool, client, sources.AddRequest{Vendor: *vendor, Tenant: *tenant, Variant: *variant, Domain: *domain,
-		Name: *name, By: *c.by, AllowEmpty: *allowEmpty, Apply: *apply})
+		Name: *name, By: *c.by, AllowEmpty: *allowEmpty, Apply: *apply, UserAgent: *userAgent})
 	if err != nil {
 		return err
 	}
