@@ -5,7 +5,8 @@
 // attempts, replays and billing, the notifier's position and the dispatcher's leases), on-demand
 // crawl jobs, the source registry (the companies and sources the crawl reads, registry.go; the
 // crawl workers' reads and each source's health, crawlreads.go: failures in a row, cooldown and
-// the suspect status, never retirement), outcome labels and their votes, attribution, coverage
+// the suspect status, never retirement; the shared request turns per host, hostturns.go; the
+// crawl's commit lock, crawllock.go), outcome labels and their votes, attribution, coverage
 // requests and quickstarts.
 //
 // Creating rows that are not billed is bounded twice: by what may be live (MaxActiveKeys,

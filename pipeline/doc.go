@@ -20,6 +20,17 @@
 // idempotent: a committed (region, tick) is skipped, and a crashed one is recomputed from the
 // committed ledger and overwrites its own partial rows.
 //
+// Only an ok read closes: a source that failed, was blocked, was not fetched (paused) or read
+// suspect (its reqs fell to zero, or by more than 80 %, from 5 or more: guard.go, confirmed by a
+// later read) keeps its reqs open; a source an operator retired closes what it alone carried with
+// close_reason source_retired. A cycle after a gap in its region's history carries the gap's
+// bounds and dates openings by their posted date inside it.
+//
+// A cycle can run whole (RunRegions, RunTick) or split (split.go): workers read sources into
+// SourceReads (ReadSources) and one committer commits a window from every worker's reads
+// (CommitReads). Every commit holds Config.CommitLock and checks the committed head first, so
+// processes sharing a ledger never reuse an event_seq.
+//
 // It must not serve HTTP or touch Postgres: reads belong to api, accounts to oltp. It holds no SQL
 // and no ClickHouse row type (statements and rows are analytics'), and no place table or country
 // rule (those are normalize's).
