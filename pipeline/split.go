@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -16,27 +17,31 @@ import (
 
 // ReadSources reads the sources of dir named by keys in window tick and returns what each showed:
 // its status, the sightings of its parsed pages and the (req, posting) pairs of its unchanged
-// ones. It does not touch the ledger, and may run while the crawler commits. A key not in dir is
-// skipped.
+// ones, in dir's order. It does not touch the ledger, and may run while the crawler commits. A
+// key not in dir is skipped. A worker calls it once per claimed batch with the same dir, which it
+// must not change in between: what ReadSources derives from dir (readIndex) is built once per
+// directory.
 func (c *Crawler) ReadSources(ctx context.Context, dir *Directory, tick uint32, keys []string) ([]SourceRead, error) {
 	c.pages.advance(tick)
-	want := make(map[string]bool, len(keys))
+	idx := c.readIndexOf(dir)
+	at := make([]int, 0, len(keys))
 	for _, k := range keys {
-		want[k] = true
-	}
-	var sources []*Source
-	stats := map[string]*CycleStats{}
-	for i := range dir.Sources {
-		s := &dir.Sources[i]
-		if !want[s.Key] {
-			continue
+		if i, ok := idx.at[k]; ok {
+			at = append(at, i)
 		}
+	}
+	slices.Sort(at)
+	at = slices.Compact(at)
+	sources := make([]*Source, 0, len(at))
+	stats := map[string]*CycleStats{}
+	for _, i := range at {
+		s := &dir.Sources[i]
 		sources = append(sources, s)
 		if stats[s.Region] == nil {
 			stats[s.Region] = &CycleStats{Region: s.Region, Tick: tick, ByType: map[string]int{}}
 		}
 	}
-	res := newResolver(dir.Companies)
+	res := idx.res
 	var countMu sync.Mutex
 	pages, status, reasons := c.fetchStage(ctx, sources, stats, &countMu)
 	obs := c.normalizeStage(pages, res, stats, &countMu)
@@ -64,6 +69,34 @@ func (c *Crawler) ReadSources(ctx context.Context, dir *Directory, tick uint32, 
 		out = append(out, *r)
 	}
 	return out, nil
+}
+
+// readIndex is what ReadSources needs of a directory beyond the claimed keys: where each source
+// is, and the resolver of its companies. Both cost O(companies + sources) to build (the resolver
+// normalizes every company's domain and name: about 140 ms and 200,000 allocations at 100,000
+// companies), so they are built once per directory, not once per claimed batch of a window.
+type readIndex struct {
+	dir *Directory
+	at  map[string]int // source key → index in dir.Sources
+	res *resolver
+}
+
+// readIndexOf is dir's index: the one kept when dir is the last directory read, else a new one
+// (which replaces it).
+func (c *Crawler) readIndexOf(dir *Directory) *readIndex {
+	c.readMu.Lock()
+	defer c.readMu.Unlock()
+	if c.readIdx != nil && c.readIdx.dir == dir {
+		return c.readIdx
+	}
+	idx := &readIndex{dir: dir, at: make(map[string]int, len(dir.Sources)), res: newResolver(dir.Companies)}
+	for i := range dir.Sources {
+		if _, dup := idx.at[dir.Sources[i].Key]; !dup {
+			idx.at[dir.Sources[i].Key] = i
+		}
+	}
+	c.readIdx = idx
+	return idx
 }
 
 func statusName(s sourceStatus) string {
