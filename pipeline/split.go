@@ -128,9 +128,10 @@ func statusFromName(name string) sourceStatus {
 }
 
 // CommitReads commits every region of dir's window from the workers' reads (by source key): a
-// source of dir with no read was not fetched this window and is unknown, like a failed one. The
-// regions already committed are skipped, so a committer rerun after a crash finishes the window
-// without doubling anything.
+// source of dir with no read was not fetched this window and is unknown, like a failed one. A
+// read kept packed (ReadCodec.Defer) is decoded when its source's turn comes, and dropped once
+// merged. The regions already committed are skipped, so a committer rerun after a crash finishes
+// the window without doubling anything.
 func (c *Crawler) CommitReads(ctx context.Context, dir *Directory, reads map[string]*SourceRead) ([]CycleStats, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -155,6 +156,7 @@ func (c *Crawler) commitReads(ctx context.Context, dir *Directory, reads map[str
 	status := make(map[string]sourceStatus, len(p.sources))
 	reasons := map[string]string{}
 	msgs := make(chan obsMsg, 64)
+	var decodeErr error // the sender's, read once msgs is drained
 	go func() {
 		defer close(msgs)
 		for _, s := range p.sources {
@@ -171,18 +173,26 @@ func (c *Crawler) commitReads(ctx context.Context, dir *Directory, reads map[str
 			st.Pages += r.Pages
 			st.Postings += r.Postings
 			st.Malformed += r.Malformed
+			full, unchanged, err := r.sightings()
+			if err != nil {
+				decodeErr = fmt.Errorf("cannot commit the read of %s: %w", s.Key, err)
+				return
+			}
 			select {
-			case msgs <- obsMsg{src: s, full: r.Full, cached: r.Unchanged}:
+			case msgs <- obsMsg{src: s, full: full, cached: unchanged}:
 			case <-ctx.Done():
 				return
 			}
 		}
 	}()
 	seenAll, err := c.dedupStage(ctx, msgs, p.tick)
-	for range msgs { // drain: the sender stops on ctx or at the end
+	for range msgs { // drain: the sender stops on ctx, on a read that does not decode, or at the end
 	}
 	if err != nil {
 		return p.out(), err
+	}
+	if decodeErr != nil {
+		return p.out(), decodeErr
 	}
 	if err := ctx.Err(); err != nil {
 		return p.out(), fmt.Errorf("commit cancelled: %w", err)
