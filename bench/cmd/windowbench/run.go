@@ -70,7 +70,12 @@ func run(ctx context.Context, log *slog.Logger, o options) error {
 			admin.Close()
 		}
 	}()
-	b := &bench{o: o, log: log, w: w, pool: pool, ch: ch, codec: pipeline.NewReadCodec(), clock: sources.Clock{Epoch: w.Epoch},
+	// The workers' clock makes the window read the current one, as `crawl --once` reads it: a
+	// source read is next due in the next window, after the ones still unread. The ledger's
+	// cycle time stays the world's (Commit is given it).
+	now := time.Now().UTC()
+	clock := sources.Clock{Epoch: now.Truncate(sources.WindowLength).Add(-time.Duration(o.tick) * sources.WindowLength)}
+	b := &bench{o: o, log: log, w: w, pool: pool, ch: ch, codec: pipeline.NewReadCodec(), clock: clock,
 		quiet: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		fc: pipeline.FetchConfig{ConnectTo: []string{":443=" + w.TLS}, CAFile: w.CAFile, Workers: o.fetchWorkers, PerHost: o.fetchWorkers,
 			SourceDeadline: o.sourceDeadline}} // HostRate 0: no per-host rate, as for the simulator; the latency is the world's

@@ -39,7 +39,6 @@ type worldReady struct {
 	CAFile    string        `json:"ca_file"`
 	CSVFile   string        `json:"csv_file"`
 	CycleTime time.Time     `json:"cycle_time"` // the served tick's cycle time
-	Epoch     time.Time     `json:"epoch"`
 	Built     time.Duration `json:"built"`
 }
 
@@ -153,7 +152,7 @@ func serveWorld(companies int, seed int64, tick int, latency time.Duration, dir 
 	go func() { _ = (&http.Server{Handler: ctl, ErrorLog: quiet}).Serve(cln) }()
 
 	ready := worldReady{TLS: ln.Addr().String(), Control: cln.Addr().String(), CAFile: caPath, CSVFile: csvPath,
-		CycleTime: w.CycleTime(tick), Epoch: w.Config().Epoch, Built: time.Since(start)}
+		CycleTime: w.CycleTime(tick), Built: time.Since(start)}
 	if err := json.NewEncoder(os.Stdout).Encode(ready); err != nil {
 		return err
 	}
