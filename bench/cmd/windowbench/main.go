@@ -33,6 +33,7 @@ type options struct {
 	fetchWorkers   int
 	claimBatch     int
 	sourceDeadline time.Duration
+	tenantsOnly    bool
 	phases         map[string]bool
 	prof           profiles
 }
@@ -53,6 +54,7 @@ func main() {
 	flag.IntVar(&o.fetchWorkers, "fetch-workers", 32, "each crawler's sources fetched at once and requests per host, as `crawl --fetch-workers --fetch-per-host`; also the plain GETs' concurrency")
 	flag.IntVar(&o.claimBatch, "claim-batch", 64, "sources a worker claims and reads at once, as `crawl --claim-batch`")
 	flag.DurationVar(&o.sourceDeadline, "fetch-source-deadline", 2*time.Minute, "deadline of one source's read, as `crawl --fetch-source-deadline`")
+	flag.BoolVar(&o.tenantsOnly, "tenants-only", false, "import the ATS tenants only: no board or aggregator feed, whose pages are read one after another")
 	memLimit := flag.Int("memory-limit-mib", 1400, "soft memory limit of this process, as `crawl --memory-limit-mib`; 0 for none")
 	flag.StringVar(&o.prof.cpu, "cpuprofile", "", "write a CPU profile of the commit to this file")
 	flag.StringVar(&o.prof.mem, "memprofile", "", "write allocation profiles to this file (after the commit) and to FILE.base (before it): go tool pprof -diff_base FILE.base FILE")

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/csv"
 	"fmt"
 	"io"
 	"log/slog"
@@ -9,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -24,6 +27,7 @@ import (
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/pipeline"
 	"github.com/planehq/hiringsignal/pipeline/sources"
+	"github.com/planehq/hiringsignal/sim"
 )
 
 // bench holds what the phases share.
@@ -169,15 +173,33 @@ func freshDB(ctx context.Context, addr, db string) (driver.Conn, error) {
 	return ch, analytics.Migrate(ctx, ch, opts, nil)
 }
 
-// importRegistry imports the world's registry CSV as an operator would (`sources import --apply`).
+// importRegistry imports the world's registry CSV as an operator would (`sources import --apply`),
+// with --tenants-only the rows of ATS tenants and companies without one only.
 func (b *bench) importRegistry(ctx context.Context) error {
 	f, err := os.Open(b.w.CSVFile)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	var in io.Reader = f
+	if b.o.tenantsOnly {
+		rows, err := csv.NewReader(f).ReadAll()
+		if err != nil {
+			return fmt.Errorf("cannot read the world's registry: %w", err)
+		}
+		vendor := slices.Index(sim.RegistryColumns, "vendor")
+		var buf bytes.Buffer
+		w := csv.NewWriter(&buf)
+		for i, r := range rows {
+			if i == 0 || (r[vendor] != "jsonld" && r[vendor] != "aggregator") {
+				_ = w.Write(r)
+			}
+		}
+		w.Flush()
+		in = &buf
+	}
 	start := time.Now()
-	rep, err := sources.Import(ctx, b.pool, f, sources.ImportOptions{File: "world.csv", By: "windowbench", Apply: true})
+	rep, err := sources.Import(ctx, b.pool, in, sources.ImportOptions{File: "world.csv", By: "windowbench", Apply: true})
 	if err != nil {
 		return err
 	}
