@@ -24,7 +24,21 @@ const CrawlReadLease = 5 * time.Minute
 func ClaimDueSources(ctx context.Context, pool *pgxpool.Pool, owner string, tick, limit int, lease time.Duration, all bool) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	rows, err := pool.Query(ctx, `
+	rows, err := pool.Query(ctx, claimDueQuery, owner, lease.Milliseconds(), tick, limit, all)
+	if err != nil {
+		return nil, fmt.Errorf("cannot claim due sources: %w", err)
+	}
+	keys, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("cannot claim due sources: %w", err)
+	}
+	return keys, nil
+}
+
+// claimDueQuery leases the first due sources in (next_due_at, source_key) order, the order of
+// crawl_sources_due_idx: a claim reads the rows it takes and those it skips, never every source
+// sharing a due time.
+const claimDueQuery = `
 		UPDATE crawl_sources SET lease_owner = $1, lease_until = now() + $2 * interval '1 millisecond'
 		WHERE source_key IN (
 			SELECT s.source_key FROM crawl_sources s
@@ -36,16 +50,7 @@ func ClaimDueSources(ctx context.Context, pool *pgxpool.Pool, owner string, tick
 			ORDER BY s.next_due_at, s.source_key
 			LIMIT $4
 			FOR UPDATE SKIP LOCKED)
-		RETURNING source_key`, owner, lease.Milliseconds(), tick, limit, all)
-	if err != nil {
-		return nil, fmt.Errorf("cannot claim due sources: %w", err)
-	}
-	keys, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, fmt.Errorf("cannot claim due sources: %w", err)
-	}
-	return keys, nil
-}
+		RETURNING source_key`
 
 // CrawlRead is one source's read in one window.
 type CrawlRead struct {

@@ -27,3 +27,6 @@ func (l *Leaser) BusyForTest() func() error {
 
 // AccountStatesQueryForTest is the admission figures' query, for reading its plan.
 const AccountStatesQueryForTest = accountStatesQuery
+
+// ClaimDueQueryForTest is the crawl workers' claim, for reading its plan.
+const ClaimDueQueryForTest = claimDueQuery

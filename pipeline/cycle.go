@@ -103,6 +103,9 @@ type Crawler struct {
 	state    *State
 	pages    *pageCache
 	suspects map[string]suspectMark // sources whose last read was a suspect drop (guardDrops), under mu
+
+	readMu  sync.Mutex // guards readIdx (ReadSources may run beside a commit, and beside itself)
+	readIdx *readIndex // of the last directory ReadSources read
 }
 
 // Config configures a Crawler.

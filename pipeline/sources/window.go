@@ -150,9 +150,7 @@ func (c *Crawl) Commit(ctx context.Context, tick int, cycleTime time.Time) ([]pi
 	err := oltp.CrawlReads(ctx, c.Pool, tick, func(row oltp.CrawlRead) error {
 		r := &pipeline.SourceRead{SourceKey: row.SourceKey, Tick: uint32(tick), ReadAt: row.ReadAt, Status: row.Status, Reason: row.Reason,
 			Pages: row.Pages, Postings: row.Postings, Malformed: row.Malformed}
-		if err := c.Codec.Decode(r, row.Sightings); err != nil {
-			return err
-		}
+		c.Codec.Defer(r, row.Sightings) // decoded one at a time as the commit merges them
 		reads[r.SourceKey] = r
 		if row.ReadAt.After(latest) {
 			latest = row.ReadAt

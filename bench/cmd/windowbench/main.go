@@ -1,0 +1,92 @@
+// Command windowbench measures one crawl window on the source registry, the production path of
+// `crawl --directory registry` (pipeline/sources): a host-mode simulated world served over TLS on
+// loopback with an injected latency per request, its registry CSV imported into a throwaway
+// Postgres schema, every source of one window read by one worker and then by two workers at
+// once (claims through leases in Postgres, reads stored zstd-compressed), and the window
+// committed by a committer into a throwaway ClickHouse database, with its time, memory and the
+// store reads it did. Beside them, in the same run: the crawler's read of the same ATS pages
+// beside plain net/http GETs of the same URLs, and the window's reads loaded back without a
+// commit. The world runs in a child process (this binary with --serve-world) so that the CPU and
+// RSS measured are the crawl's own. See bench/README.md.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/planehq/hiringsignal/internal/flagenv"
+)
+
+type options struct {
+	companies      int
+	seed           int64
+	tick           int
+	latency        time.Duration
+	pgURL, chAddr  string
+	chDB           string
+	fetchWorkers   int
+	claimBatch     int
+	sourceDeadline time.Duration
+	tenantsOnly    bool
+	phases         map[string]bool
+	prof           profiles
+}
+
+func main() {
+	var o options
+	serve := flag.Bool("serve-world", false, "serve the world and nothing else (the child process this command starts)")
+	worldDir := flag.String("world-dir", "", "with --serve-world: where to write the registry CSV and the CA's PEM")
+	flag.IntVar(&o.companies, "companies", 20000, "companies in the world (the README's figures: 20,000 and 100,000)")
+	flag.Int64Var(&o.seed, "seed", 42, "the world's seed")
+	flag.IntVar(&o.tick, "tick", 2000, "the window read and committed (the world is pinned at it)")
+	flag.DurationVar(&o.latency, "latency", 50*time.Millisecond,
+		"time the world waits before answering each request (a vendor API's answer time as seen from the crawl's region; see bench/README.md)")
+	flag.StringVar(&o.pgURL, "postgres-url", flagenv.Env("HS_POSTGRES_URL", "postgres://postgres@127.0.0.1:55432/hiringsignal"),
+		"Postgres server (a throwaway schema is created and dropped; env HS_POSTGRES_URL)")
+	flag.StringVar(&o.chAddr, "clickhouse-addr", flagenv.Env("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse native address (env HS_CLICKHOUSE_ADDR)")
+	flag.StringVar(&o.chDB, "clickhouse-database", "hs_bench_window", "ClickHouse database of the ledger (dropped and created at the start, dropped at the end)")
+	flag.IntVar(&o.fetchWorkers, "fetch-workers", 32, "each crawler's sources fetched at once and requests per host, as `crawl --fetch-workers --fetch-per-host`; also the plain GETs' concurrency")
+	flag.IntVar(&o.claimBatch, "claim-batch", 64, "sources a worker claims and reads at once, as `crawl --claim-batch`")
+	flag.DurationVar(&o.sourceDeadline, "fetch-source-deadline", 2*time.Minute, "deadline of one source's read, as `crawl --fetch-source-deadline`")
+	flag.BoolVar(&o.tenantsOnly, "tenants-only", false, "import the ATS tenants only: no board or aggregator feed, whose pages are read one after another")
+	memLimit := flag.Int("memory-limit-mib", 1400, "soft memory limit of this process, as `crawl --memory-limit-mib`; 0 for none")
+	flag.StringVar(&o.prof.cpu, "cpuprofile", "", "write a CPU profile of the commit to this file")
+	flag.StringVar(&o.prof.mem, "memprofile", "", "write allocation profiles to this file (after the commit) and to FILE.base (before it): go tool pprof -diff_base FILE.base FILE")
+	phases := flag.String("phases", "fetch,one,two,commit", "what to run: fetch (the crawler's read beside plain GETs), one (one worker), two (two workers), commit (needs one or two)")
+	flag.Parse()
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if *serve {
+		if err := serveWorld(o.companies, o.seed, o.tick, o.latency, *worldDir); err != nil {
+			log.Error("the world failed", "err", err)
+			os.Exit(1)
+		}
+		return
+	}
+	o.phases = map[string]bool{}
+	for _, p := range strings.Split(*phases, ",") {
+		switch p = strings.TrimSpace(p); p {
+		case "fetch", "one", "two", "commit":
+			o.phases[p] = true
+		default:
+			fmt.Fprintf(os.Stderr, "--phases: %q is not one of fetch, one, two, commit\n", p)
+			os.Exit(2)
+		}
+	}
+	if o.phases["commit"] && !o.phases["one"] && !o.phases["two"] {
+		fmt.Fprintln(os.Stderr, "--phases: commit needs the reads of one or two")
+		os.Exit(2)
+	}
+	if *memLimit > 0 {
+		debug.SetMemoryLimit(int64(*memLimit) << 20)
+	}
+	if err := run(context.Background(), log, o); err != nil {
+		log.Error("windowbench failed", "err", err)
+		os.Exit(1)
+	}
+}
