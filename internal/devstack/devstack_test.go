@@ -43,6 +43,8 @@ func TestReadyzTurns503NamingTheStoppedStore(t *testing.T) {
 	}
 	ctx := context.Background()
 	// Under the checkout, not t.TempDir(): the postgres user must be able to reach the data dir.
+	// .run exists once the checkout's stores ran; not when the tests use HS_POSTGRES_URL's.
+	require.NoError(t, os.MkdirAll(filepath.Join("..", "..", ".run"), 0o755))
 	dir, err := os.MkdirTemp(filepath.Join("..", "..", ".run"), "devstack-test-")
 	require.NoError(t, err)
 	require.NoError(t, os.Chmod(dir, 0o755))
