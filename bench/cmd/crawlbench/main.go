@@ -28,12 +28,13 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/bench/profiling"
 	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/pipeline"
 )
 
 func main() {
-	var prof profiles
+	var prof profiling.Profiles
 	companies := flag.Int("companies", 100000, "companies in the large world (a full cycle is measured on it)")
 	cycles := flag.Int("cycles", 2, "consecutive cycles on the large world (the first opens every req; later ones are steady state)")
 	backfillCompanies := flag.Int("backfill-companies", 2000, "companies in the backfill world")
@@ -42,8 +43,8 @@ func main() {
 	bin := flag.String("bin", "bin/hiringsignal", "the hiringsignal binary (for the simulator process)")
 	workers := flag.Int("workers", 32, "fetch workers (also used by the plain-decode baseline)")
 	memLimit := flag.Int("memory-limit-mib", 1400, "soft memory limit, as `hiringsignal crawl --memory-limit-mib`")
-	flag.StringVar(&prof.cpu, "cpuprofile", "", "write a CPU profile of the last large-world cycle to this file")
-	flag.StringVar(&prof.mem, "memprofile", "", "write allocation profiles to this file (after the last large-world cycle) and to FILE.base (before it): go tool pprof -diff_base FILE.base FILE")
+	flag.StringVar(&prof.CPU, "cpuprofile", "", "write a CPU profile of the last large-world cycle to this file")
+	flag.StringVar(&prof.Mem, "memprofile", "", "write allocation profiles to this file (after the last large-world cycle) and to FILE.base (before it): go tool pprof -diff_base FILE.base FILE")
 	flag.Parse()
 	if *memLimit > 0 {
 		debug.SetMemoryLimit(int64(*memLimit) << 20)
@@ -56,7 +57,7 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, log *slog.Logger, prof profiles, companies, cycles, bfCompanies, bfDays int, chAddr, bin string, workers int) error {
+func run(ctx context.Context, log *slog.Logger, prof profiling.Profiles, companies, cycles, bfCompanies, bfDays int, chAddr, bin string, workers int) error {
 	const tick = 2000
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers, DisableCompression: true}}
 	if cycles > 0 {
@@ -317,7 +318,7 @@ func peakRSS() string {
 }
 
 // largeWorld measures the plain-decode baseline and full crawl cycles of the large world.
-func largeWorld(ctx context.Context, log *slog.Logger, prof profiles, companies, cycles int, chAddr, bin string, workers int, client *http.Client, tick int) error {
+func largeWorld(ctx context.Context, log *slog.Logger, prof profiling.Profiles, companies, cycles int, chAddr, bin string, workers int, client *http.Client, tick int) error {
 	simURL, stop, err := startSim(log, bin, companies, "127.0.0.1:7181")
 	if err != nil {
 		return err
@@ -358,7 +359,7 @@ func largeWorld(ctx context.Context, log *slog.Logger, prof profiles, companies,
 		}
 		last := i == cycles-1
 		if last {
-			if err := prof.begin(); err != nil {
+			if err := prof.Begin(); err != nil {
 				return err
 			}
 		}
@@ -369,7 +370,7 @@ func largeWorld(ctx context.Context, log *slog.Logger, prof profiles, companies,
 		}
 		took := time.Since(start)
 		if last {
-			if err := prof.end(); err != nil {
+			if err := prof.End(); err != nil {
 				return err
 			}
 		}

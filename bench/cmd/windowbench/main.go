@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/planehq/hiringsignal/bench/profiling"
 	"github.com/planehq/hiringsignal/internal/flagenv"
 )
 
@@ -35,7 +36,7 @@ type options struct {
 	sourceDeadline time.Duration
 	tenantsOnly    bool
 	phases         map[string]bool
-	prof           profiles
+	prof           profiling.Profiles
 }
 
 func main() {
@@ -56,8 +57,8 @@ func main() {
 	flag.DurationVar(&o.sourceDeadline, "fetch-source-deadline", 2*time.Minute, "deadline of one source's read, as `crawl --fetch-source-deadline`")
 	flag.BoolVar(&o.tenantsOnly, "tenants-only", false, "import the ATS tenants only: no board or aggregator feed, whose pages are read one after another")
 	memLimit := flag.Int("memory-limit-mib", 1400, "soft memory limit of this process, as `crawl --memory-limit-mib`; 0 for none")
-	flag.StringVar(&o.prof.cpu, "cpuprofile", "", "write a CPU profile of the commit to this file")
-	flag.StringVar(&o.prof.mem, "memprofile", "", "write allocation profiles to this file (after the commit) and to FILE.base (before it): go tool pprof -diff_base FILE.base FILE")
+	flag.StringVar(&o.prof.CPU, "cpuprofile", "", "write a CPU profile of the commit to this file")
+	flag.StringVar(&o.prof.Mem, "memprofile", "", "write allocation profiles to this file (after the commit) and to FILE.base (before it): go tool pprof -diff_base FILE.base FILE")
 	phases := flag.String("phases", "fetch,one,two,commit", "what to run: fetch (the crawler's read beside plain GETs), one (one worker), two (two workers), commit (needs one or two)")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))

@@ -564,14 +564,14 @@ func (b *bench) commit(ctx context.Context) error {
 		return err
 	}
 	b.log.Info("committing the window")
-	if err := b.o.prof.begin(); err != nil {
+	if err := b.o.prof.Begin(); err != nil {
 		return err
 	}
 	stats, err := committer.Commit(ctx, b.o.tick, b.w.CycleTime)
 	if err != nil {
 		return err
 	}
-	if err := b.o.prof.end(); err != nil {
+	if err := b.o.prof.End(); err != nil {
 		return err
 	}
 	sp, err := since(ctx, b.w, m)

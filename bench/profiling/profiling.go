@@ -1,4 +1,7 @@
-package main
+// Package profiling writes the optional CPU and allocation profiles a benchmark takes around the
+// part it measures (Profiles.Begin and End), for `go tool pprof`. It is used by the bench
+// commands only and touches nothing of the product.
+package profiling
 
 import (
 	"fmt"
@@ -7,23 +10,25 @@ import (
 	"runtime/pprof"
 )
 
-// profiles writes the optional CPU and allocation profiles of the last large-world cycle.
-type profiles struct {
-	cpu, mem string
+// Profiles writes the optional CPU and allocation profiles of the measured part: CPU to CPU, and
+// allocations to Mem (after) and Mem.base (before). Empty paths take no profile.
+type Profiles struct {
+	CPU, Mem string
 	cpuFile  *os.File
 }
 
-// begin starts the CPU profile and writes the allocation profile the cycle's is compared with.
-func (p *profiles) begin() error {
-	if p.mem != "" {
-		if err := writeAllocs(p.mem + ".base"); err != nil {
+// Begin starts the CPU profile and writes the allocation profile the measured part's is compared
+// with.
+func (p *Profiles) Begin() error {
+	if p.Mem != "" {
+		if err := writeAllocs(p.Mem + ".base"); err != nil {
 			return err
 		}
 	}
-	if p.cpu == "" {
+	if p.CPU == "" {
 		return nil
 	}
-	f, err := os.Create(p.cpu)
+	f, err := os.Create(p.CPU)
 	if err != nil {
 		return fmt.Errorf("cannot create the CPU profile (change --cpuprofile): %w", err)
 	}
@@ -35,8 +40,8 @@ func (p *profiles) begin() error {
 	return nil
 }
 
-// end stops the CPU profile and writes the allocation profile after the cycle.
-func (p *profiles) end() error {
+// End stops the CPU profile and writes the allocation profile after the measured part.
+func (p *Profiles) End() error {
 	if p.cpuFile != nil {
 		pprof.StopCPUProfile()
 		if err := p.cpuFile.Close(); err != nil {
@@ -44,8 +49,8 @@ func (p *profiles) end() error {
 		}
 		p.cpuFile = nil
 	}
-	if p.mem != "" {
-		return writeAllocs(p.mem)
+	if p.Mem != "" {
+		return writeAllocs(p.Mem)
 	}
 	return nil
 }
