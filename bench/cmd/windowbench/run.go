@@ -638,7 +638,7 @@ func (b *bench) commit(ctx context.Context) error {
 	sort.Slice(stats, func(i, j int) bool { return stats[i].Region < stats[j].Region })
 	fmt.Printf("commit: %d postings, %d events, %d sources unread (%d not fetched) in %.1fs (collect %.1fs, emit %.1fs); CPU %.1fs (%.2f cores), load %s\n",
 		postings, events, failed+notFetched, notFetched, sp.wall.Seconds(), collect.Seconds(), emit.Seconds(), sp.self.Seconds(), sp.self.Seconds()/sp.wall.Seconds(), sp.load)
-	fmt.Printf("commit memory: live heap %s before, peak %s (marked live by a GC), heap objects peak %s; RSS %s before, peak %s; %.0f MB allocated, %d GCs, GC CPU %.1fs\n",
+	fmt.Printf("commit memory: live heap %s before, peak %s (marked live by a GC), heap objects peak %s; RSS %s before, peak %s; %.0f MB allocated, %d GCs, GC CPU %.1fs (the runtime's estimate: idle-time marking counts)\n",
 		mib(heapBefore), mib(peakLive), mib(peakHeap), mib(uint64(rssBefore)), mib(uint64(peakRSS)),
 		float64(ms1.TotalAlloc-ms0.TotalAlloc)/1e6, gcs, gcCPU.Seconds())
 	fmt.Printf("commit reads: Postgres %s (crawl_reads: %d reads, %.1f MB of sightings); ClickHouse %s\n\n", pg, nreads, float64(sightings)/1e6, cc)
