@@ -445,6 +445,9 @@ func (b *bench) readWindow(ctx context.Context, n int) (*windowRead, error) {
 	for _, l := range s.last {
 		fmt.Printf("  last read: %s\n", l)
 	}
+	for _, l := range s.slowest {
+		fmt.Printf("  slow batch: %s\n", l)
+	}
 	for _, l := range s.notOKs {
 		fmt.Printf("  not ok: %s\n", l)
 	}
@@ -458,7 +461,7 @@ type readSummary struct {
 	sources, pages, postings, notOK int
 	stored                          int64
 	tenantsDone                     time.Duration
-	last, notOKs                    []string
+	last, notOKs, slowest           []string
 }
 
 // summarize reads what a window read stored: counts, the time the last ATS tenant's read was
@@ -492,6 +495,40 @@ func (b *bench) summarize(ctx context.Context, start time.Time) (readSummary, er
 		s.last = append(s.last, fmt.Sprintf("%s (%d pages, %s) at %.1fs", key, pages, worker, at.Sub(start).Seconds()))
 	}
 	rows.Close()
+	// A worker stamps read_at once per claimed batch: the time from a worker's previous batch to
+	// this one is the batch's (its claim, read and store).
+	rows, err = b.pool.Query(ctx, `SELECT worker, read_at, count(*), min(source_key), max(source_key), sum(pages) FROM crawl_reads WHERE tick = $1
+		GROUP BY worker, read_at ORDER BY worker, read_at`, b.o.tick)
+	if err != nil {
+		return s, err
+	}
+	type batch struct {
+		took time.Duration
+		line string
+	}
+	var batches []batch
+	prev := map[string]time.Time{}
+	for rows.Next() {
+		var worker, first, last string
+		var at time.Time
+		var n, pages int
+		if err := rows.Scan(&worker, &at, &n, &first, &last, &pages); err != nil {
+			rows.Close()
+			return s, err
+		}
+		from, ok := prev[worker]
+		if !ok {
+			from = start
+		}
+		prev[worker] = at
+		batches = append(batches, batch{took: at.Sub(from), line: fmt.Sprintf("%s: %d sources %s .. %s, %d pages, %.1fs (to %.1fs)",
+			worker, n, first, last, pages, at.Sub(from).Seconds(), at.Sub(start).Seconds())})
+	}
+	rows.Close()
+	sort.Slice(batches, func(i, j int) bool { return batches[i].took > batches[j].took })
+	for _, bt := range batches[:min(3, len(batches))] {
+		s.slowest = append(s.slowest, bt.line)
+	}
 	rows, err = b.pool.Query(ctx, `SELECT source_key, status, reason, pages FROM crawl_reads WHERE tick = $1 AND status <> 'ok' ORDER BY source_key LIMIT 10`, b.o.tick)
 	if err != nil {
 		return s, err
@@ -601,7 +638,7 @@ func (b *bench) commit(ctx context.Context) error {
 	sort.Slice(stats, func(i, j int) bool { return stats[i].Region < stats[j].Region })
 	fmt.Printf("commit: %d postings, %d events, %d sources unread (%d not fetched) in %.1fs (collect %.1fs, emit %.1fs); CPU %.1fs (%.2f cores), load %s\n",
 		postings, events, failed+notFetched, notFetched, sp.wall.Seconds(), collect.Seconds(), emit.Seconds(), sp.self.Seconds(), sp.self.Seconds()/sp.wall.Seconds(), sp.load)
-	fmt.Printf("commit memory: live heap %s before, peak %s (marked live by a GC), heap objects peak %s; RSS %s before, peak %s; %.0f MB allocated, %d GCs, GC CPU %.1fs\n",
+	fmt.Printf("commit memory: live heap %s before, peak %s (marked live by a GC), heap objects peak %s; RSS %s before, peak %s; %.0f MB allocated, %d GCs, GC CPU %.1fs (the runtime's estimate: idle-time marking counts)\n",
 		mib(heapBefore), mib(peakLive), mib(peakHeap), mib(uint64(rssBefore)), mib(uint64(peakRSS)),
 		float64(ms1.TotalAlloc-ms0.TotalAlloc)/1e6, gcs, gcCPU.Seconds())
 	fmt.Printf("commit reads: Postgres %s (crawl_reads: %d reads, %.1f MB of sightings); ClickHouse %s\n\n", pg, nreads, float64(sightings)/1e6, cc)
