@@ -1,7 +1,6 @@
 package sources_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"testing"
@@ -28,10 +27,7 @@ func TestAReadThatDoesNotDecodeFailsTheCommitBeforeAnyWrite(t *testing.T) {
 	ch, _ := storetest.ClickHouse(t, "sources_commit")
 	const tick = 600
 	world.Pin(tick)
-	var csv bytes.Buffer
-	require.NoError(t, world.RegistryCSV(&csv, tick))
-	_, err := sources.Import(ctx, pool, &csv, sources.ImportOptions{File: "world.csv", By: "test", Apply: true})
-	require.NoError(t, err)
+	importWorld(t, pool, world, tick)
 	clock := sources.Clock{Epoch: world.CycleTime(0)}
 
 	// A worker stores a read whose sightings are not Encode's; another reads the rest.

@@ -1,7 +1,6 @@
 package sources_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"testing"
@@ -33,10 +32,7 @@ func TestCommittedWindowTellsOperatorsWhatItSaw(t *testing.T) {
 	window := func(tick int) sources.WindowHealth {
 		t.Helper()
 		world.Pin(tick)
-		var csv bytes.Buffer
-		require.NoError(t, world.RegistryCSV(&csv, tick))
-		_, err := sources.Import(ctx, pool, &csv, sources.ImportOptions{File: "world.csv", By: "test", Apply: true})
-		require.NoError(t, err)
+		importWorld(t, pool, world, tick)
 		_, err = crawl.ReadDue(ctx, tick, true)
 		require.NoError(t, err)
 		told = nil

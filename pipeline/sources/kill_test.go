@@ -1,7 +1,6 @@
 package sources_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -57,11 +56,8 @@ func windows(t *testing.T, first, n, killTick int, killAfter int32) ([]crawltrut
 	var asked int32
 	for tick := first; tick < first+n; tick++ {
 		world.Pin(tick)
-		var csv bytes.Buffer
-		require.NoError(t, world.RegistryCSV(&csv, tick))
-		_, err := sources.Import(ctx, pool, &csv, sources.ImportOptions{File: "world.csv", By: "test", Apply: true})
-		require.NoError(t, err)
-		_, err = worker.ReadDue(ctx, tick, true)
+		importWorld(t, pool, world, tick)
+		_, err := worker.ReadDue(ctx, tick, true)
 		require.NoError(t, err)
 		if tick == killTick {
 			kc := &killingConn{Conn: ch, after: killAfter}
@@ -115,10 +111,7 @@ func TestKilledWorkerLeaseLapses(t *testing.T) {
 	ch, _ := storetest.ClickHouse(t, "sources_kill")
 	const tick = 500
 	world.Pin(tick)
-	var csv bytes.Buffer
-	require.NoError(t, world.RegistryCSV(&csv, tick))
-	_, err := sources.Import(ctx, pool, &csv, sources.ImportOptions{File: "world.csv", By: "test", Apply: true})
-	require.NoError(t, err)
+	importWorld(t, pool, world, tick)
 	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Fetch: fetch, Log: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	live := &sources.Crawl{Pool: pool, Crawler: c, Codec: pipeline.NewReadCodec(), Clock: sources.Clock{Epoch: world.CycleTime(0)}, Owner: "live"}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/internal/testca"
@@ -39,6 +40,16 @@ func hostWorld(t *testing.T, cfg sim.Config) (*sim.World, pipeline.FetchConfig) 
 	require.NoError(t, ca.WritePEM(pem))
 	return w, pipeline.FetchConfig{ConnectTo: []string{":443=" + ts.Listener.Addr().String()}, CAFile: pem,
 		Workers: 16, PerHost: 16, Timeout: 1500 * time.Millisecond, Attempts: 4, Backoff: 5 * time.Millisecond, MaxRetryWait: 50 * time.Millisecond}
+}
+
+// importWorld imports world's registry at tick, as an operator would with the tenants it has
+// then (sources import --apply).
+func importWorld(t *testing.T, pool *pgxpool.Pool, world *sim.World, tick int) {
+	t.Helper()
+	var csv bytes.Buffer
+	require.NoError(t, world.RegistryCSV(&csv, tick))
+	_, err := sources.Import(context.Background(), pool, &csv, sources.ImportOptions{File: "world.csv", By: "test", Apply: true})
+	require.NoError(t, err)
 }
 
 // TestRegistryCrawlMatchesGroundTruth runs the production path against a faulty world served
@@ -73,10 +84,7 @@ func TestRegistryCrawlMatchesGroundTruth(t *testing.T) {
 	notFetched := 0
 	for tick := first; tick < first+ticks; tick++ {
 		world.Pin(tick)
-		var csv bytes.Buffer
-		require.NoError(t, world.RegistryCSV(&csv, tick))
-		_, err := sources.Import(ctx, pool, &csv, sources.ImportOptions{File: "world.csv", By: "test", Apply: true})
-		require.NoError(t, err)
+		importWorld(t, pool, world, tick)
 
 		var wg sync.WaitGroup
 		counts := make([]int, len(workers))
