@@ -152,7 +152,7 @@ type queue struct {
 	leases      *oltp.Leaser
 	wake, freed chan struct{} // a NOTIFY (or a retry due soon); room for another claim
 	jobs        chan job
-	results     chan oltp.AttemptResult
+	results     chan []oltp.AttemptResult // one job's results: a Slack message's are recorded together
 	outstanding atomic.Int64 // claimed and not yet attempted or abandoned
 	capacity    int          // outstanding at most (about)
 	batch       int          // rows a claim asks for at most
@@ -172,7 +172,7 @@ func (x *Dispatcher) run(ctx context.Context) {
 	defer q.leases.Close()
 	q.jobs = make(chan job, q.capacity)
 	q.shares = newShares(x.cfg.PerEndpoint, x.cfg.PerCustomer, q.jobs)
-	q.results = make(chan oltp.AttemptResult, q.capacity)
+	q.results = make(chan []oltp.AttemptResult, q.capacity)
 	x.m.inFlight(&q.outstanding)
 
 	// A notification wakes the claimer; so does the channel being LISTENed again after a lost
@@ -194,9 +194,7 @@ func (x *Dispatcher) run(ctx context.Context) {
 				if q.shares.end(&j) {
 					signal(q.wake) // its endpoint or customer may take a claim's worth more
 				}
-				for _, r := range rs {
-					q.results <- r
-				}
+				q.results <- rs
 				n := int64(j.size())
 				if left := q.outstanding.Add(-n); left <= int64(q.capacity-q.batch) && left+n > int64(q.capacity-q.batch) {
 					signal(q.freed)
@@ -343,16 +341,18 @@ func (x *Dispatcher) record(ctx context.Context, q *queue) {
 	results, wake := q.results, q.wake
 	batch := make([]oltp.AttemptResult, 0, maxBatch)
 	ids := make([]int64, 0, maxBatch)
-	for r := range results {
-		batch = append(batch[:0], r)
+	for rs := range results {
+		// A job's results stay in one batch: a Slack message that disabled its endpoint must not
+		// fail, unrecorded, the other changes it carried.
+		batch = append(batch[:0], rs...)
 	fill:
 		for len(batch) < maxBatch {
 			select {
-			case r, ok := <-results:
+			case rs, ok := <-results:
 				if !ok {
 					break fill
 				}
-				batch = append(batch, r)
+				batch = append(batch, rs...)
 			default:
 				break fill
 			}
