@@ -22,7 +22,7 @@ import (
 // (next_attempt_at NULL) and leaves them pending: they wait for their endpoint's daily digest
 // (package push/digest), which lists every pending delivery of the endpoint.
 func ParkForDigest(ctx context.Context, pool *pgxpool.Pool, ids []int64) error {
-	if _, err := pool.Exec(ctx, `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = NULL, claimed_until = NULL, updated_at = now()
+	if _, err := pool.Exec(ctx, `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = NULL, updated_at = now()
 		WHERE delivery_id = ANY($1) AND status IN ('pending', 'retrying')`, ids); err != nil {
 		return fmt.Errorf("cannot park %d deliveries for their email digest: %w", len(ids), err)
 	}

@@ -306,6 +306,13 @@ func DeleteEndpoint(ctx context.Context, pool *pgxpool.Pool, customerID string, 
 		if _, err := tx.Exec(ctx, "UPDATE webhook_endpoints SET deleted_at = now() WHERE endpoint_id = $1", id); err != nil {
 			return fmt.Errorf("cannot delete the webhook endpoint: %w", err)
 		}
+		// Deliveries parked for an email endpoint's digest are never due, so no claim fails them
+		// as it fails a deleted webhook's: they fail here, or they would be held as unsent
+		// against the spend cap for good.
+		if _, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = 'failed', updated_at = now()
+			WHERE endpoint_id = $1 AND status IN ('pending', 'retrying') AND next_attempt_at IS NULL`, id); err != nil {
+			return fmt.Errorf("cannot fail the deleted endpoint's parked deliveries: %w", err)
+		}
 		return nil
 	})
 }

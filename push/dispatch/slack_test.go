@@ -130,3 +130,14 @@ func TestEmailDeliveriesAreParkedNotSent(t *testing.T) {
 	}, 10*time.Second, 10*time.Millisecond)
 	require.Empty(t, f.attempts(id), "waiting for the digest, never attempted here")
 }
+
+func TestDeletingAnEmailEndpointFailsItsParkedDeliveries(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	e, _, err := oltp.RegisterDestinationWithin(f.ctx, f.pool, f.box, oltp.Budgets{}, f.acct.CustomerID, oltp.Destination{Kind: oltp.KindEmail, Target: "a@example.com"})
+	require.NoError(t, err)
+	id, _ := f.deliver(f.acct, e.ID, 0)
+	require.NoError(t, oltp.ParkForDigest(f.ctx, f.pool, []int64{id}))
+	require.NoError(t, oltp.DeleteEndpoint(f.ctx, f.pool, f.acct.CustomerID, e.ID))
+	require.Equal(t, oltp.DeliveryFailed, f.row(id).status, "not held as unsent for good")
+}
