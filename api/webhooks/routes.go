@@ -60,9 +60,9 @@ func Routes(d Deps) []*api.Route {
 func endpointProps() map[string]any {
 	return map[string]any{
 		"id": api.Type("integer"), "created_at": api.DateTime(),
-		"kind": map[string]any{"type": "string", "enum": oltp.EndpointKinds, "description": "webhook, slack or email"},
-		"url": map[string]any{"type": "string", "description": "a webhook's URL; a Slack endpoint's URL masked (its token's last 4 characters); mailto: and an email endpoint's address"},
-		"email": map[string]any{"type": []any{"string", "null"}, "description": "an email endpoint's address; null for the other kinds"},
+		"kind":                       map[string]any{"type": "string", "enum": oltp.EndpointKinds, "description": "webhook, slack or email"},
+		"url":                        map[string]any{"type": "string", "description": "a webhook's URL; a Slack endpoint's URL masked (its token's last 4 characters); mailto: and an email endpoint's address"},
+		"email":                      map[string]any{"type": []any{"string", "null"}, "description": "an email endpoint's address; null for the other kinds"},
 		"secret_rotated_at":          api.Nullable(api.DateTime()),
 		"previous_secret_expires_at": map[string]any{"type": []any{"string", "null"}, "format": "date-time", "description": "until then the previous secret also signs (rotation overlap)"},
 		"disabled_at": map[string]any{"type": []any{"string", "null"}, "format": "date-time",

@@ -26,7 +26,7 @@ type mailbox struct {
 
 	mu       sync.Mutex
 	msgs     []message
-	auth     []string      // the PLAIN credentials sent, "user:password"
+	auth     []string       // the PLAIN credentials sent, "user:password"
 	refuseTo map[string]int // RCPT TO address -> the reply code refusing it
 }
 

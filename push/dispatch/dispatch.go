@@ -153,10 +153,10 @@ type queue struct {
 	wake, freed chan struct{} // a NOTIFY (or a retry due soon); room for another claim
 	jobs        chan job
 	results     chan []oltp.AttemptResult // one job's results: a Slack message's are recorded together
-	outstanding atomic.Int64 // claimed and not yet attempted or abandoned
-	capacity    int          // outstanding at most (about)
-	batch       int          // rows a claim asks for at most
-	shares      *shares      // hands the claimed deliveries to the workers (jobs)
+	outstanding atomic.Int64              // claimed and not yet attempted or abandoned
+	capacity    int                       // outstanding at most (about)
+	batch       int                       // rows a claim asks for at most
+	shares      *shares                   // hands the claimed deliveries to the workers (jobs)
 }
 
 // run claims due deliveries in batches of up to 4 x Workers and hands them to the workers within
