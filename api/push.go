@@ -8,6 +8,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/planehq/hiringsignal/internal/destination"
 	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/internal/signing"
@@ -57,6 +58,38 @@ func CheckWebhookURL(ctx context.Context, policy egress.Policy, raw string, loc 
 	}
 	u.Scheme, u.Host = strings.ToLower(u.Scheme), strings.ToLower(u.Host)
 	return u.String(), nil
+}
+
+// CheckSlackURL is CheckWebhookURL for a Slack incoming-webhook URL, which is a secret: it must
+// also be https://hooks.slack.com/services/<team>/<bot>/<token> (any host with that path when
+// the policy allows private hosts, as dev does, so a loopback receiver stands in for Slack), and
+// a refusal echoes it masked (destination.MaskSlackURL), never whole.
+func CheckSlackURL(ctx context.Context, policy egress.Policy, raw string, loc ...any) (string, error) {
+	u, err := policy.CheckURL(ctx, raw)
+	var r *egress.Refusal
+	var sr *destination.SlackRefusal
+	switch {
+	case errors.As(err, &r):
+		return "", Invalid(problem.FieldError{Type: "url_refused", Loc: loc, Msg: r.Msg, Input: maskedInput(raw, r.Reason),
+			Ctx: map[string]any{"reason": r.Reason, "max_length": egress.MaxURLLength}})
+	case err != nil:
+		return "", Unavailable("Slack URL resolution", err)
+	}
+	u.Scheme, u.Host = strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	if err := destination.CheckSlackURL(u, policy.AllowPrivate); errors.As(err, &sr) {
+		return "", Invalid(problem.FieldError{Type: "url_refused", Loc: loc, Msg: sr.Msg, Input: maskedInput(raw, sr.Reason),
+			Ctx: map[string]any{"reason": sr.Reason, "max_length": egress.MaxURLLength}})
+	}
+	return u.String(), nil
+}
+
+// maskedInput is what a 422 about a Slack URL echoes: nothing when it carried credentials or is
+// not a URL at all, else the URL masked and clipped.
+func maskedInput(raw, reason string) any {
+	if reason == egress.ReasonCredentials || reason == egress.ReasonTooLong || reason == egress.ReasonInvalidURL {
+		return nil
+	}
+	return problem.Clip(destination.MaskSlackURL(raw), 200)
 }
 
 // WebhookSecret is the secret of a registration: sent (validated; a 422 at loc that never echoes

@@ -18,6 +18,17 @@ import (
 // The statuses (DeliveryPending, ...) and DeliveriesChannel are declared with the routes' reads
 // in deliveries.go.
 
+// ParkForDigest takes the deliveries of ids, due to an email endpoint, off the dispatcher's queue
+// (next_attempt_at NULL) and leaves them pending: they wait for their endpoint's daily digest
+// (package push/digest), which lists every pending delivery of the endpoint.
+func ParkForDigest(ctx context.Context, pool *pgxpool.Pool, ids []int64) error {
+	if _, err := pool.Exec(ctx, `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = NULL, updated_at = now()
+		WHERE delivery_id = ANY($1) AND status IN ('pending', 'retrying')`, ids); err != nil {
+		return fmt.Errorf("cannot park %d deliveries for their email digest: %w", len(ids), err)
+	}
+	return nil
+}
+
 // DeliveryUnitPrefix starts the usage unit id of an accepted delivery: the prefix + its
 // idempotency key, so it is billed once however often it is accepted.
 const DeliveryUnitPrefix = "delivery:"
@@ -34,11 +45,12 @@ type DueDelivery struct {
 	IdempotencyKey string
 	EndpointID     int64
 	CustomerID     string
-	WatchID        *int64 // nil: a test delivery (never billed)
-	Body           []byte // the exact bytes to sign and send
-	AttemptCount   int    // attempts made before this one
-	URL            string
-	Secrets        []string // current secret first, then the previous one during an overlap
+	WatchID        *int64   // nil: a test delivery (never billed)
+	Body           []byte   // the exact bytes to sign and send
+	AttemptCount   int      // attempts made before this one
+	Kind           string   // KindWebhook or KindSlack (email deliveries are parked for their digest, never claimed)
+	URL            string   // a webhook's URL; a Slack endpoint's incoming-webhook URL, opened from its seal ("" when it did not open)
+	Secrets        []string // a webhook's: current secret first, then the previous one during an overlap
 	SecretErr      error    // the secrets did not open (wrong --webhook-secret-keys): not sendable now
 	Gone           bool     // the endpoint was disabled or deleted: failed without sending
 }
@@ -102,6 +114,16 @@ type Recorded struct {
 // answered 410, its remaining deliveries failed. Results for deliveries no longer pending or
 // retrying (failed meanwhile) change nothing.
 func RecordAttempts(ctx context.Context, pool *pgxpool.Pool, results []AttemptResult, failingLimit time.Duration) (Recorded, error) {
+	return recordAttempts(ctx, pool, results, failingLimit)
+}
+
+// batcher is a pool or a transaction: RecordAttempts runs in its own implicit transaction, a
+// digest records its deliveries in the transaction that marks it sent.
+type batcher interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+func recordAttempts(ctx context.Context, pool batcher, results []AttemptResult, failingLimit time.Duration) (Recorded, error) {
 	var rec Recorded
 	// One result per delivery (the last), in id order: locks are taken in one order everywhere.
 	byID := map[int64]AttemptResult{}

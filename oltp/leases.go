@@ -139,7 +139,8 @@ func (l *Leaser) done() error {
 // ClaimDue claims at most limit due deliveries (status pending or retrying, next_attempt_at
 // passed) of accounts not paused, oldest due first, skipping rows another dispatcher holds and
 // those this one holds. Deliveries to a disabled or deleted endpoint are failed at once and
-// returned with Gone set (and not held). Secrets are opened with box; a delivery whose secrets
+// returned with Gone set (and not held). Deliveries to an email endpoint are parked for its
+// digest (ParkForDigest) and not returned. Secrets are opened with box; a delivery whose secrets
 // do not open carries SecretErr. Every delivery returned without Gone is held until Release.
 // Two round trips (the unlocks of released deliveries ride in the first), both reads.
 func (l *Leaser) ClaimDue(ctx context.Context, box SecretSealer, limit int) ([]DueDelivery, error) {
@@ -244,13 +245,21 @@ func (l *Leaser) ClaimDueWithin(ctx context.Context, box SecretSealer, limit int
 		return nil, err
 	}
 	got := map[int64]bool{}
-	var gone []int64
+	var gone, parked []int64
+	kept := out[:0]
 	for _, d := range out {
 		got[d.ID] = true
-		if d.Gone {
+		switch {
+		case d.Gone:
 			gone = append(gone, d.ID)
+		case d.Kind == KindEmail:
+			// An email endpoint's deliveries wait for its daily digest (package push/digest).
+			parked = append(parked, d.ID)
+			continue
 		}
+		kept = append(kept, d)
 	}
+	out = kept
 	var letGo []int64
 	for _, id := range locked {
 		if !got[id] {
@@ -264,7 +273,13 @@ func (l *Leaser) ClaimDueWithin(ctx context.Context, box SecretSealer, limit int
 			return nil, fmt.Errorf("cannot fail the deliveries of disabled endpoints: %w", err)
 		}
 	}
-	l.release(append(letGo, gone...))
+	if len(parked) > 0 {
+		if err := ParkForDigest(ctx, l.pool, parked); err != nil {
+			l.release(locked)
+			return nil, err
+		}
+	}
+	l.release(append(append(letGo, gone...), parked...))
 	return out, nil
 }
 
@@ -359,7 +374,7 @@ func (l *Leaser) Close() {
 func readClaimed(ctx context.Context, conn *pgx.Conn, box SecretSealer, ids []int64) ([]DueDelivery, error) {
 	rows, err := conn.Query(ctx, `SELECT d.delivery_id, d.idempotency_key, d.endpoint_id, d.watch_id, d.body, d.attempt_count,
 			e.customer_id, e.url, e.secret_sealed, CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret_sealed END,
-			e.disabled_at IS NOT NULL OR e.deleted_at IS NOT NULL
+			e.disabled_at IS NOT NULL OR e.deleted_at IS NOT NULL, e.kind
 		FROM webhook_deliveries d JOIN accounts a ON a.account_id = d.account_id JOIN webhook_endpoints e ON e.endpoint_id = d.endpoint_id
 		WHERE d.delivery_id = ANY($1) AND d.status IN ('pending', 'retrying') AND d.next_attempt_at <= now() AND NOT a.paused
 			AND (d.claimed_until IS NULL OR d.claimed_until < now())
@@ -377,7 +392,7 @@ func readClaimed(ctx context.Context, conn *pgx.Conn, box SecretSealer, ids []in
 		var d DueDelivery
 		var s sealed
 		if err := rows.Scan(&d.ID, &d.IdempotencyKey, &d.EndpointID, &d.WatchID, &d.Body, &d.AttemptCount,
-			&s.customer, &d.URL, &s.cur, &s.prev, &d.Gone); err != nil {
+			&s.customer, &d.URL, &s.cur, &s.prev, &d.Gone, &d.Kind); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("cannot claim due deliveries: %w", err)
 		}
@@ -391,7 +406,18 @@ func readClaimed(ctx context.Context, conn *pgx.Conn, box SecretSealer, ids []in
 	opened := map[int64][]string{}
 	for i := range out {
 		d := &out[i]
-		if d.Gone {
+		if d.Gone || d.Kind == KindEmail {
+			continue
+		}
+		if d.Kind == KindSlack {
+			// A Slack endpoint's URL is its secret: sealed, and the url column only its key.
+			d.URL = ""
+			target, err := box.Open(seal[i].cur, TargetAAD(KindSlack, seal[i].customer, d.EndpointID))
+			if err != nil {
+				d.SecretErr = fmt.Errorf("cannot open the Slack URL of endpoint %d (wrong --webhook-secret-keys?): %w", d.EndpointID, err)
+				continue
+			}
+			d.URL = string(target)
 			continue
 		}
 		if s, ok := opened[d.EndpointID]; ok {

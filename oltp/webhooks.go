@@ -2,17 +2,21 @@ package oltp
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// Webhook endpoints (migration 0008). Secrets reach this file in plain text only to be sealed by
+// Webhook endpoints (migrations 0008 and 0031: the kinds). Secrets, and the targets of slack and
+// email endpoints, reach this file in plain text only to be sealed by
 // a SecretSealer before any statement sees them; they are never logged and never part of an
 // error.
 
@@ -27,6 +31,23 @@ type SecretSealer interface {
 // with: a sealed secret copied to another row, or another customer's, does not open.
 func EndpointAAD(customerID string, endpointID int64) []byte {
 	return []byte("hiringsignal/webhook_endpoint/" + customerID + "/" + strconv.FormatInt(endpointID, 10))
+}
+
+// The kinds of endpoint (webhook_endpoints.kind, migration 0031): a signed webhook, a Slack
+// incoming webhook (its URL is its secret), or an email address that gets one digest a day.
+const (
+	KindWebhook = "webhook"
+	KindSlack   = "slack"
+	KindEmail   = "email"
+)
+
+// EndpointKinds are the kinds, as POST /v1/webhooks takes them.
+var EndpointKinds = []string{KindWebhook, KindSlack, KindEmail}
+
+// TargetAAD is the additional data the target of a slack or email endpoint (its Slack URL, its
+// address) is sealed with: bound to its kind and its row, like a webhook secret (EndpointAAD).
+func TargetAAD(kind, customerID string, endpointID int64) []byte {
+	return []byte("hiringsignal/" + kind + "_endpoint/" + customerID + "/" + strconv.FormatInt(endpointID, 10))
 }
 
 // MaxLiveEndpoints bounds the live webhook endpoints of one customer.
@@ -46,6 +67,10 @@ var ErrTooManyEndpoints = fmt.Errorf("a customer may hold at most %d live webhoo
 // other than its current one: the secret changes only through rotate-secret.
 var ErrSecretMismatch = errors.New("this url is already registered with another secret: to change the secret use POST /v1/webhooks/{id}/rotate-secret, or register again without secret")
 
+// ErrNoSigningSecret is returned when rotating the secret of a slack or email endpoint: nothing
+// it receives is signed.
+var ErrNoSigningSecret = errors.New("only a webhook endpoint has a signing secret: a Slack endpoint's secret is its URL (register the new URL and move the watches to it), an email endpoint has none")
+
 // EndpointInUseError is returned when deleting an endpoint that live watches deliver to.
 type EndpointInUseError struct{ WatchIDs []int64 }
 
@@ -53,10 +78,13 @@ func (e *EndpointInUseError) Error() string {
 	return fmt.Sprintf("the endpoint delivers for %d live watches: cancel them first (DELETE /v1/watches/{watch_id})", len(e.WatchIDs))
 }
 
-// Endpoint is a webhook endpoint as its customer sees it: never its secret.
+// Endpoint is a webhook endpoint as its customer sees it: never its secret. URL is a webhook's
+// URL, a Slack endpoint's masked URL, or "mailto:" and an email endpoint's address.
 type Endpoint struct {
 	ID                      int64      `json:"id"`
+	Kind                    string     `json:"kind"`
 	URL                     string     `json:"url"`
+	Email                   *string    `json:"email"` // an email endpoint's address; nil for the other kinds
 	CreatedAt               time.Time  `json:"created_at"`
 	SecretRotatedAt         *time.Time `json:"secret_rotated_at"`
 	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at"`
@@ -66,12 +94,57 @@ type Endpoint struct {
 	DisabledReason *string    `json:"disabled_reason"`
 }
 
-const endpointCols = "endpoint_id, url, created_at, secret_rotated_at, previous_secret_expires_at, disabled_at, disabled_reason"
+const endpointCols = "endpoint_id, kind, coalesce(shown_url, url), created_at, secret_rotated_at, previous_secret_expires_at, disabled_at, disabled_reason"
 
 func scanEndpoint(row pgx.Row) (Endpoint, error) {
 	var e Endpoint
-	err := row.Scan(&e.ID, &e.URL, &e.CreatedAt, &e.SecretRotatedAt, &e.PreviousSecretExpiresAt, &e.DisabledAt, &e.DisabledReason)
+	err := row.Scan(&e.ID, &e.Kind, &e.URL, &e.CreatedAt, &e.SecretRotatedAt, &e.PreviousSecretExpiresAt, &e.DisabledAt, &e.DisabledReason)
+	e.fill()
 	return e, err
+}
+
+// fill derives what the columns do not hold: an email endpoint's address.
+func (e *Endpoint) fill() {
+	if a, ok := strings.CutPrefix(e.URL, mailtoPrefix); ok && e.Kind == KindEmail {
+		e.Email = &a
+	}
+}
+
+// Prefixes of the url column of slack and email endpoints (migration 0031): a webhook's url is
+// an http(s) URL, so the three kinds never share a value.
+const (
+	slackKeyPrefix = "slack:"
+	mailtoPrefix   = "mailto:"
+)
+
+// Destination is a Slack or email endpoint to register: Target is the Slack incoming-webhook URL
+// (checked by the caller) or the address (validated, lower-cased by the caller), Shown the
+// masked URL to show for a Slack endpoint.
+type Destination struct {
+	Kind, Target, Shown string
+}
+
+// key is the url column of d: what makes registering it again idempotent.
+func (d Destination) key() string {
+	if d.Kind == KindEmail {
+		return mailtoPrefix + d.Target
+	}
+	sum := sha256.Sum256([]byte(d.Target))
+	return slackKeyPrefix + hex.EncodeToString(sum[:])
+}
+
+// RegisterDestinationWithin registers a Slack or email endpoint for customerID under
+// RegisterEndpointWithin's rules (idempotent per customer and target, enabling a disabled one
+// again, MaxLiveEndpoints, the daily endpoint budget); the target is sealed at rest.
+func RegisterDestinationWithin(ctx context.Context, pool *pgxpool.Pool, box SecretSealer, b Budgets, customerID string, d Destination) (e Endpoint, created bool, err error) {
+	if d.Kind != KindSlack && d.Kind != KindEmail {
+		return Endpoint{}, false, fmt.Errorf("cannot register a destination of kind %q: slack or email", d.Kind)
+	}
+	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		e, created, err = register(ctx, tx, box, b, customerID, registration{kind: d.Kind, key: d.key(), shown: d.Shown, target: d.Target})
+		return err
+	})
+	return e, created, err
 }
 
 // EndpointSecret is the secret of a registration: Secret is what a new endpoint is created with;
@@ -102,6 +175,27 @@ func RegisterEndpointWithin(ctx context.Context, pool *pgxpool.Pool, box SecretS
 // registerEndpoint is RegisterEndpointWithin in tx; the endpoint found or made is locked (FOR
 // SHARE) so it cannot be deleted before tx ends.
 func registerEndpoint(ctx context.Context, tx pgx.Tx, box SecretSealer, b Budgets, customerID, url string, s EndpointSecret) (Endpoint, bool, error) {
+	return register(ctx, tx, box, b, customerID, registration{kind: KindWebhook, key: url, secret: s})
+}
+
+// registration is what register writes: a webhook (key its URL, secret its signing secret) or
+// a destination (key from Destination.key, target sealed in secret_sealed, shown its display).
+type registration struct {
+	kind, key, shown, target string
+	secret                   EndpointSecret
+}
+
+// sealed is what r keeps in secret_sealed for endpoint id of customerID.
+func (r registration) sealed(box SecretSealer, customerID string, id int64) []byte {
+	if r.kind == KindWebhook {
+		return box.Seal([]byte(r.secret.Secret), EndpointAAD(customerID, id))
+	}
+	return box.Seal([]byte(r.target), TargetAAD(r.kind, customerID, id))
+}
+
+// register is registerEndpoint for any kind.
+func register(ctx context.Context, tx pgx.Tx, box SecretSealer, b Budgets, customerID string, r registration) (Endpoint, bool, error) {
+	url, s := r.key, r.secret
 	// One registration per customer at a time: the url check, the counts and the insert agree.
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('webhook_endpoints:' || $1))", customerID); err != nil {
 		return Endpoint{}, false, fmt.Errorf("cannot lock the customer's webhook endpoints: %w", err)
@@ -147,8 +241,12 @@ func registerEndpoint(ctx context.Context, tx pgx.Tx, box SecretSealer, b Budget
 	if err := tx.QueryRow(ctx, "SELECT nextval(pg_get_serial_sequence('webhook_endpoints', 'endpoint_id'))").Scan(&id); err != nil {
 		return Endpoint{}, false, fmt.Errorf("cannot reserve a webhook endpoint id: %w", err)
 	}
-	e, err = scanEndpoint(tx.QueryRow(ctx, `INSERT INTO webhook_endpoints (endpoint_id, customer_id, url, secret_sealed)
-		VALUES ($1, $2, $3, $4) RETURNING `+endpointCols, id, customerID, url, box.Seal([]byte(s.Secret), EndpointAAD(customerID, id))))
+	var shown *string
+	if r.shown != "" {
+		shown = &r.shown
+	}
+	e, err = scanEndpoint(tx.QueryRow(ctx, `INSERT INTO webhook_endpoints (endpoint_id, customer_id, url, secret_sealed, kind, shown_url)
+		VALUES ($1, $2, $3, $4, $5, $6) RETURNING `+endpointCols, id, customerID, url, r.sealed(box, customerID, id), r.kind, shown))
 	if err != nil {
 		return Endpoint{}, false, fmt.Errorf("cannot insert the webhook endpoint: %w", err)
 	}
@@ -157,7 +255,8 @@ func registerEndpoint(ctx context.Context, tx pgx.Tx, box SecretSealer, b Budget
 
 func scanEndpointSealed(row pgx.Row, sealed *[]byte) (Endpoint, error) {
 	var e Endpoint
-	err := row.Scan(&e.ID, &e.URL, &e.CreatedAt, &e.SecretRotatedAt, &e.PreviousSecretExpiresAt, &e.DisabledAt, &e.DisabledReason, sealed)
+	err := row.Scan(&e.ID, &e.Kind, &e.URL, &e.CreatedAt, &e.SecretRotatedAt, &e.PreviousSecretExpiresAt, &e.DisabledAt, &e.DisabledReason, sealed)
+	e.fill()
 	return e, err
 }
 
@@ -207,6 +306,13 @@ func DeleteEndpoint(ctx context.Context, pool *pgxpool.Pool, customerID string, 
 		if _, err := tx.Exec(ctx, "UPDATE webhook_endpoints SET deleted_at = now() WHERE endpoint_id = $1", id); err != nil {
 			return fmt.Errorf("cannot delete the webhook endpoint: %w", err)
 		}
+		// Deliveries parked for an email endpoint's digest are never due, so no claim fails them
+		// as it fails a deleted webhook's: they fail here, or they would be held as unsent
+		// against the spend cap for good.
+		if _, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET status = 'failed', updated_at = now()
+			WHERE endpoint_id = $1 AND status IN ('pending', 'retrying') AND next_attempt_at IS NULL`, id); err != nil {
+			return fmt.Errorf("cannot fail the deleted endpoint's parked deliveries: %w", err)
+		}
 		return nil
 	})
 }
@@ -218,13 +324,16 @@ func DeleteEndpoint(ctx context.Context, pool *pgxpool.Pool, customerID string, 
 func RotateEndpointSecret(ctx context.Context, pool *pgxpool.Pool, box SecretSealer, customerID string, id int64, secret string, overlap time.Duration) (Endpoint, error) {
 	var e Endpoint
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		var one int
-		err := tx.QueryRow(ctx, "SELECT 1 FROM webhook_endpoints WHERE endpoint_id = $1 AND customer_id = $2 AND deleted_at IS NULL FOR UPDATE", id, customerID).Scan(&one)
+		var kind string
+		err := tx.QueryRow(ctx, "SELECT kind FROM webhook_endpoints WHERE endpoint_id = $1 AND customer_id = $2 AND deleted_at IS NULL FOR UPDATE", id, customerID).Scan(&kind)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return ErrNotFound
 		}
 		if err != nil {
 			return fmt.Errorf("cannot read the webhook endpoint: %w", err)
+		}
+		if kind != KindWebhook {
+			return ErrNoSigningSecret
 		}
 		// The sealed previous secret moves as is: both columns are bound to the same row.
 		e, err = scanEndpoint(tx.QueryRow(ctx, `UPDATE webhook_endpoints SET previous_secret_sealed = secret_sealed,

@@ -21,9 +21,10 @@ func TestMigrationNumberedBelowAnAppliedOneIsApplied(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
-	// A database migrated before 0008 to 0010 existed, but with 0020 applied.
-	_, err := pool.Exec(ctx, `DROP TABLE webhook_delivery_attempts, webhook_deliveries, notifier_position, watch_fires, watches, webhook_endpoints;
-		DELETE FROM schema_migrations WHERE version IN (8, 9, 10)`)
+	// A database migrated before 0008 to 0010 existed, but with 0020 applied (0031, the endpoints'
+	// kinds, builds on 0008, so it goes too).
+	_, err := pool.Exec(ctx, `DROP TABLE email_digests, webhook_delivery_attempts, webhook_deliveries, notifier_position, watch_fires, watches, webhook_endpoints;
+		DELETE FROM schema_migrations WHERE version IN (8, 9, 10, 31)`)
 	require.NoError(t, err)
 	require.NoError(t, oltp.Migrate(ctx, pool, nil))
 	v, err := oltp.AppliedVersions(ctx, pool)
@@ -32,6 +33,7 @@ func TestMigrationNumberedBelowAnAppliedOneIsApplied(t *testing.T) {
 	require.Contains(t, v, 9)
 	require.Contains(t, v, 10)
 	require.Contains(t, v, 20)
+	require.Contains(t, v, 31)
 	var ok bool
 	require.NoError(t, pool.QueryRow(ctx, "SELECT to_regclass('watch_fires') IS NOT NULL").Scan(&ok))
 	require.True(t, ok)

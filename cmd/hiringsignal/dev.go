@@ -86,10 +86,17 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	now := simulator.world.TickAt(clock.Now())
 	hist := newDevHistory(log, crawler, simulator.url, simulator.world, clock, max(0, now-*days*8))
 	// dev allows http and loopback webhook URLs, so a receiver on this machine works.
-	push := pushDeps{box: box, egress: egress.Policy{AllowHTTP: true, AllowPrivate: true}, clock: clock, complete: hist.Complete}
+	mail, err := df.mail()
+	if err != nil {
+		return err
+	}
+	push := pushDeps{box: box, egress: egress.Policy{AllowHTTP: true, AllowPrivate: true}, mail: mail, clock: clock, complete: hist.Complete}
 	listener := addListener(&g, log, s, set)
 	a := addAPI(&g, log, f, s, listener, sf, set, push)
 	if err := addDispatcher(ctx, &g, log, f, df, set, push, listener, a.ready); err != nil {
+		return err
+	}
+	if err := addDigest(ctx, &g, log, f, set, push, a.ready); err != nil {
 		return err
 	}
 	hist.snap, hist.refresh = a.snap.Current, a.snap.Refresh

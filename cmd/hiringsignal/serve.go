@@ -152,7 +152,11 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, list
 	saturated := set.NewCounter("hs_search_gate_rejections_total")
 	search.Register(srv, search.Deps{Snapshots: snap, Log: log, MaxInFlight: *sf.searchSlots, QueueWait: *sf.searchQueueWait,
 		OnSaturated: saturated.Inc})
-	webhooks.Register(srv, webhooks.Deps{Pool: s.pg, Log: log, Box: push.box, Egress: push.egress})
+	wd := webhooks.Deps{Pool: s.pg, Log: log, Box: push.box, Egress: push.egress}
+	if push.mail != nil {
+		wd.Email, wd.DigestHour = true, push.mail.hour
+	}
+	webhooks.Register(srv, wd)
 	watches.Register(srv, watches.Deps{Pool: s.pg, Log: log, Box: push.box, Egress: push.egress, Snapshots: snap, FireWindows: fireWindows(push.clock)})
 	events.Register(srv, events.Deps{Snapshots: snap, ClickHouse: s.ch, Log: log})
 	deliveries.Register(srv, deliveries.Deps{Pool: s.pg, Log: log})
@@ -190,6 +194,7 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, list
 type pushDeps struct {
 	box      *secretbox.Box
 	egress   egress.Policy
+	mail     *mailDeps // the email digest's relay; nil: no email endpoints
 	clock    *sim.Clock
 	complete func() bool
 }
@@ -285,6 +290,10 @@ func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
+	mail, err := df.mail()
+	if err != nil {
+		return err
+	}
 	s, err := f.open(ctx)
 	if err != nil {
 		return err
@@ -293,9 +302,13 @@ func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 	g.Add("stores", storesPart{s})
 	set := metrics.NewSet()
 	listener := addListener(&g, log, s, set)
-	push := pushDeps{box: box}
+	push := pushDeps{box: box, mail: mail}
 	a := addAPI(&g, log, f, s, listener, sf, set, push)
 	if err := addDispatcher(ctx, &g, log, f, df, set, push, listener, a.ready); err != nil {
+		s.Close()
+		return err
+	}
+	if err := addDigest(ctx, &g, log, f, set, push, a.ready); err != nil {
 		s.Close()
 		return err
 	}

@@ -1,7 +1,8 @@
 // Package payload is the JSON body of a webhook delivery (spec 6.1): the spec's fields (event,
 // company, raw_title, location, detected_on, url) plus what a receiver needs without a second
 // call. The notifier builds ledger-event bodies and the test route builds test bodies with it;
-// the dispatcher sends the stored bytes as they are (a retry or a replay sends the same bytes).
+// the dispatcher sends the stored bytes as they are to a webhook (a retry or a replay sends the
+// same bytes), and a Slack message or an email digest renders them (package destination).
 // It also owns the after_gap member (AfterGap), which the change feed serves in the same shape.
 //
 // It owns the shape and the idempotency keys only: it must not read or write any store, sign or

@@ -1,4 +1,4 @@
-// Package dispatch sends due webhook deliveries: it claims them from webhook_deliveries (an
+// Package dispatch sends due webhook and Slack deliveries: it claims them from webhook_deliveries (an
 // oltp.Leaser: a lock per delivery on a connection of its own, so several instances share the
 // work and a claim writes no row), signs each (X-Plane-Signature and the
 // Standard Webhooks headers, under the endpoint's current and, during an overlap, previous
@@ -10,6 +10,13 @@
 // missed), and polls every second as a backstop. Attempts keep each endpoint and each
 // customer within a share of the workers (Config.PerEndpoint, Config.PerCustomer), so a receiver
 // that answers slowly, or not until the attempt's timeout, delays only its own deliveries.
+//
+// A Slack endpoint (oltp.KindSlack) gets no signature: its deliveries claimed together go as one
+// Block Kit message (package destination) of up to destination.MaxSlackChanges changes, one
+// message at a time per endpoint, and Slack's answer decides for every change in it (200 ok
+// delivers; 403, 404 and 410 disable the endpoint; 400 fails; 429 waits for its Retry-After).
+// Deliveries to an email endpoint are never sent here: a claim parks them for their daily
+// digest (package push/digest).
 //
 // It owns the sending and the retry policy only: it must not create deliveries (the notifier,
 // the test route and replays do), decide what is delivered (fire limits, the wall, the cap) or
@@ -28,6 +35,7 @@ import (
 	"github.com/VictoriaMetrics/metrics"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/planehq/hiringsignal/internal/destination"
 	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/internal/lifecycle"
 	"github.com/planehq/hiringsignal/internal/pglisten"
@@ -123,10 +131,20 @@ func (x *Dispatcher) Stop(ctx context.Context) error {
 	return err
 }
 
-// job is a claimed delivery and when it was claimed.
+// job is a claimed delivery and when it was claimed; a Slack job also carries the deliveries
+// sent in the same message (more: same endpoint, claimed together).
 type job struct {
 	d         oltp.DueDelivery
+	more      []oltp.DueDelivery
 	claimedAt time.Time
+}
+
+// size is how many deliveries j sends.
+func (j *job) size() int { return 1 + len(j.more) }
+
+// all is every delivery of j, the first first.
+func (j *job) all() []oltp.DueDelivery {
+	return append([]oltp.DueDelivery{j.d}, j.more...)
 }
 
 // queue is what the claimer, the workers and the recorders of one run share.
@@ -134,11 +152,11 @@ type queue struct {
 	leases      *oltp.Leaser
 	wake, freed chan struct{} // a NOTIFY (or a retry due soon); room for another claim
 	jobs        chan job
-	results     chan oltp.AttemptResult
-	outstanding atomic.Int64 // claimed and not yet attempted or abandoned
-	capacity    int          // outstanding at most (about)
-	batch       int          // rows a claim asks for at most
-	shares      *shares      // hands the claimed deliveries to the workers (jobs)
+	results     chan []oltp.AttemptResult // one job's results: a Slack message's are recorded together
+	outstanding atomic.Int64              // claimed and not yet attempted or abandoned
+	capacity    int                       // outstanding at most (about)
+	batch       int                       // rows a claim asks for at most
+	shares      *shares                   // hands the claimed deliveries to the workers (jobs)
 }
 
 // run claims due deliveries in batches of up to 4 x Workers and hands them to the workers within
@@ -154,7 +172,7 @@ func (x *Dispatcher) run(ctx context.Context) {
 	defer q.leases.Close()
 	q.jobs = make(chan job, q.capacity)
 	q.shares = newShares(x.cfg.PerEndpoint, x.cfg.PerCustomer, q.jobs)
-	q.results = make(chan oltp.AttemptResult, q.capacity)
+	q.results = make(chan []oltp.AttemptResult, q.capacity)
 	x.m.inFlight(&q.outstanding)
 
 	// A notification wakes the claimer; so does the channel being LISTENed again after a lost
@@ -172,12 +190,13 @@ func (x *Dispatcher) run(ctx context.Context) {
 	for range x.cfg.Workers {
 		workers.Go(func() {
 			for j := range q.jobs {
-				r := x.deliver(ctx, j)
-				if q.shares.end(&j.d) {
+				rs := x.deliver(ctx, j)
+				if q.shares.end(&j) {
 					signal(q.wake) // its endpoint or customer may take a claim's worth more
 				}
-				q.results <- r
-				if q.outstanding.Add(-1) == int64(q.capacity-q.batch) {
+				q.results <- rs
+				n := int64(j.size())
+				if left := q.outstanding.Add(-n); left <= int64(q.capacity-q.batch) && left+n > int64(q.capacity-q.batch) {
 					signal(q.freed)
 				}
 			}
@@ -220,13 +239,13 @@ func (x *Dispatcher) claim(ctx context.Context, q *queue) {
 				x.cfg.Log.Warn("cannot claim due deliveries; retrying at the next poll", "err", err)
 			}
 			now := time.Now()
-			for _, d := range claimed {
-				if d.Gone {
+			for _, j := range jobs(claimed, now) {
+				if j.d.Gone {
 					x.m.failed.Inc()
 					continue
 				}
-				q.outstanding.Add(1)
-				q.shares.add(job{d: d, claimedAt: now})
+				q.outstanding.Add(int64(j.size()))
+				q.shares.add(j)
 			}
 			more = err == nil && len(claimed) == limit
 			if more && int(q.outstanding.Load()) <= q.capacity-q.batch {
@@ -260,18 +279,58 @@ func (x *Dispatcher) keepAlive(ctx context.Context, l *oltp.Leaser) {
 	}
 }
 
-// deliver makes one attempt of j and says what to record.
-func (x *Dispatcher) deliver(ctx context.Context, j job) oltp.AttemptResult {
+// jobs groups what one claim returned into jobs: a webhook delivery is a job of its own; the
+// deliveries of one Slack endpoint go in messages of at most destination.MaxSlackChanges
+// changes, oldest first, so a burst is a few messages rather than one per change.
+func jobs(claimed []oltp.DueDelivery, at time.Time) []job {
+	var out []job
+	slack := map[int64]int{} // endpoint -> its job being filled in out
+	for _, d := range claimed {
+		if d.Kind != oltp.KindSlack || d.Gone {
+			out = append(out, job{d: d, claimedAt: at})
+			continue
+		}
+		if i, ok := slack[d.EndpointID]; ok && out[i].size() < destination.MaxSlackChanges {
+			out[i].more = append(out[i].more, d)
+			continue
+		}
+		slack[d.EndpointID] = len(out)
+		out = append(out, job{d: d, claimedAt: at})
+	}
+	return out
+}
+
+// deliver makes one attempt of j and says what to record for each of its deliveries.
+func (x *Dispatcher) deliver(ctx context.Context, j job) []oltp.AttemptResult {
+	ds := j.all()
+	released := func() []oltp.AttemptResult {
+		out := make([]oltp.AttemptResult, len(ds))
+		for i, d := range ds {
+			out[i] = oltp.AttemptResult{DeliveryID: d.ID, EndpointID: d.EndpointID, Outcome: oltp.OutcomeReleased}
+		}
+		return out
+	}
 	if ctx.Err() != nil {
-		return oltp.AttemptResult{DeliveryID: j.d.ID, EndpointID: j.d.EndpointID, Outcome: oltp.OutcomeReleased}
+		return released()
 	}
 	started := time.Now()
-	a, ok := x.send(ctx, &j.d)
-	if !ok {
-		return oltp.AttemptResult{DeliveryID: j.d.ID, EndpointID: j.d.EndpointID, Outcome: oltp.OutcomeReleased}
+	var a attempt
+	var ok bool
+	if j.d.Kind == oltp.KindSlack {
+		a, ok = x.sendSlack(ctx, ds)
+	} else {
+		a, ok = x.send(ctx, &j.d)
 	}
-	x.m.attempt(a.kind, time.Since(j.claimedAt))
-	return x.result(&j.d, a, started, time.Since(started))
+	if !ok {
+		return released()
+	}
+	took := time.Since(started)
+	out := make([]oltp.AttemptResult, len(ds))
+	for i := range ds {
+		x.m.attempt(a.kind, time.Since(j.claimedAt))
+		out[i] = x.result(&ds[i], a, started, took)
+	}
+	return out
 }
 
 // record writes results in batches (whatever arrived while the last batch was written) until
@@ -282,16 +341,18 @@ func (x *Dispatcher) record(ctx context.Context, q *queue) {
 	results, wake := q.results, q.wake
 	batch := make([]oltp.AttemptResult, 0, maxBatch)
 	ids := make([]int64, 0, maxBatch)
-	for r := range results {
-		batch = append(batch[:0], r)
+	for rs := range results {
+		// A job's results stay in one batch: a Slack message that disabled its endpoint must not
+		// fail, unrecorded, the other changes it carried.
+		batch = append(batch[:0], rs...)
 	fill:
 		for len(batch) < maxBatch {
 			select {
-			case r, ok := <-results:
+			case rs, ok := <-results:
 				if !ok {
 					break fill
 				}
-				batch = append(batch, r)
+				batch = append(batch, rs...)
 			default:
 				break fill
 			}

@@ -3,6 +3,7 @@ package dispatch
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +13,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/planehq/hiringsignal/internal/destination"
 	"github.com/planehq/hiringsignal/internal/egress"
+	"github.com/planehq/hiringsignal/internal/payload"
 	"github.com/planehq/hiringsignal/internal/signing"
 	"github.com/planehq/hiringsignal/oltp"
 )
@@ -45,6 +48,8 @@ type attempt struct {
 	retryAfter string
 	err        string // never the URL (it may carry a token) nor a secret
 	kind       string // metrics label: delivered, http_error, timeout, refused, network_error, sign_error
+	gone       bool   // the destination no longer takes anything (410; Slack's 403, 404, 410): disable it
+	bad        bool   // the destination refused this message itself (Slack's 400): failed, not retried
 }
 
 // send POSTs d's body once, signed, and reports what came back. ok is false when ctx ended
@@ -89,6 +94,49 @@ func (x *Dispatcher) send(ctx context.Context, d *oltp.DueDelivery) (a attempt, 
 	return a, true
 }
 
+// maxSlackAnswer is how much of Slack's answer is read: "ok" or an error code.
+const maxSlackAnswer = 256
+
+// sendSlack posts ds, claimed together for one Slack endpoint, as one Block Kit message
+// (destination.SlackMessage) and reports Slack's answer: 200 delivers every change in it. No
+// signature: Slack checks none, and the URL is the secret. ok is false when ctx ended.
+func (x *Dispatcher) sendSlack(ctx context.Context, ds []oltp.DueDelivery) (a attempt, ok bool) {
+	d := &ds[0]
+	if d.SecretErr != nil {
+		x.cfg.Log.Warn("cannot open a Slack endpoint's URL; the delivery is retried", "endpoint_id", d.EndpointID, "delivery_id", d.ID, "err", d.SecretErr)
+		return attempt{err: "cannot open the endpoint's Slack URL (is --webhook-secret-keys the key that sealed it?)", kind: "sign_error"}, true
+	}
+	bodies := make([]payload.Body, len(ds))
+	for i := range ds {
+		if err := json.Unmarshal(ds[i].Body, &bodies[i]); err != nil {
+			return attempt{err: "cannot read the stored delivery body to render it for Slack", kind: "sign_error", bad: true}, true
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(destination.SlackMessage(bodies)))
+	if err != nil {
+		return attempt{err: "cannot make a request of the endpoint's Slack URL", kind: "network_error"}, true
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "hiringsignal-webhooks/1")
+	resp, err := x.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return attempt{}, false
+		}
+		return x.failure(err), true
+	}
+	text, _ := io.ReadAll(io.LimitReader(resp.Body, maxSlackAnswer))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrain))
+	_ = resp.Body.Close()
+	a = attempt{status: resp.StatusCode, retryAfter: resp.Header.Get("Retry-After"), kind: "http_error"}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		a.kind = "delivered"
+		return a, true
+	}
+	a.gone, a.bad, a.err = destination.SlackAnswer(resp.StatusCode, string(text))
+	return a, true
+}
+
 // failure describes an attempt without an HTTP response, without the URL.
 func (x *Dispatcher) failure(err error) attempt {
 	var ref *egress.Refusal
@@ -117,8 +165,11 @@ func (x *Dispatcher) result(d *oltp.DueDelivery, a attempt, started time.Time, t
 	case a.kind == "delivered":
 		r.Outcome = oltp.OutcomeDelivered
 		return r
-	case a.status == http.StatusGone:
+	case a.status == http.StatusGone || a.gone:
 		r.Outcome, r.Gone = oltp.OutcomeFailed, true
+		return r
+	case a.bad:
+		r.Outcome = oltp.OutcomeFailed
 		return r
 	}
 	delay, more := x.cfg.Schedule(d.AttemptCount + 1)

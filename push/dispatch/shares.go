@@ -22,7 +22,8 @@ type shares struct {
 
 	mu                 sync.Mutex
 	closed             bool
-	claimedE, runningE map[int64]int  // per endpoint: claimed and not ended; attempts running
+	claimedE, runningE map[int64]int  // per endpoint: deliveries claimed and not ended; attempts running
+	oneAtATime         map[int64]bool // endpoints taking one attempt at a time (Slack: one message at a time, in order)
 	claimedC, runningC map[string]int // the same per customer
 	parked             map[int64][]job
 	parkedOf           map[string]map[int64]bool // per customer, its endpoints with parked deliveries
@@ -30,7 +31,7 @@ type shares struct {
 
 func newShares(perEndpoint, perCustomer int, jobs chan<- job) *shares {
 	return &shares{perEndpoint: perEndpoint, perCustomer: perCustomer, jobs: jobs,
-		claimedE: map[int64]int{}, runningE: map[int64]int{}, claimedC: map[string]int{}, runningC: map[string]int{},
+		claimedE: map[int64]int{}, runningE: map[int64]int{}, oneAtATime: map[int64]bool{}, claimedC: map[string]int{}, runningC: map[string]int{},
 		parked: map[int64][]job{}, parkedOf: map[string]map[int64]bool{}}
 }
 
@@ -47,8 +48,11 @@ func (s *shares) add(j job) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, c := j.d.EndpointID, j.d.CustomerID
-	s.claimedE[e]++
-	s.claimedC[c]++
+	s.claimedE[e] += j.size()
+	s.claimedC[c] += j.size()
+	if j.d.Kind == oltp.KindSlack {
+		s.oneAtATime[e] = true
+	}
 	if len(s.parked[e]) == 0 && s.room(e, c) {
 		s.run(j)
 		return
@@ -60,18 +64,21 @@ func (s *shares) add(j job) {
 	s.parkedOf[c][e] = true
 }
 
-// end counts an attempt of d as ended and runs the delivery waiting that may run now: of d's
-// endpoint first, else of another endpoint of d's customer. drained says that d's endpoint or
+// end counts the attempt of j as ended and runs the delivery waiting that may run now: of j's
+// endpoint first, else of another endpoint of j's customer. drained says that j's endpoint or
 // customer is down to half its claim share or less: a claim may take more of its deliveries now.
-func (s *shares) end(d *oltp.DueDelivery) (drained bool) {
+func (s *shares) end(j *job) (drained bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e, c := d.EndpointID, d.CustomerID
+	e, c := j.d.EndpointID, j.d.CustomerID
 	drained = s.claimedE[e] <= claimDepth*s.perEndpoint/2+1 || s.claimedC[c] <= claimDepth*s.perCustomer/2+1
-	decr(s.claimedE, e)
+	sub(s.claimedE, e, j.size())
 	decr(s.runningE, e)
-	decr(s.claimedC, c)
+	sub(s.claimedC, c, j.size())
 	decr(s.runningC, c)
+	if s.claimedE[e] == 0 {
+		delete(s.oneAtATime, e)
+	}
 	if s.closed || len(s.parkedOf[c]) == 0 {
 		return drained
 	}
@@ -97,7 +104,11 @@ func (s *shares) close() {
 }
 
 func (s *shares) room(e int64, c string) bool {
-	return s.runningE[e] < s.perEndpoint && s.runningC[c] < s.perCustomer
+	per := s.perEndpoint
+	if s.oneAtATime[e] {
+		per = 1
+	}
+	return s.runningE[e] < per && s.runningC[c] < s.perCustomer
 }
 
 func (s *shares) run(j job) {
@@ -119,8 +130,10 @@ func (s *shares) unpark(e int64, c string) {
 	s.run(j)
 }
 
-func decr[K comparable](m map[K]int, k K) {
-	if m[k]--; m[k] <= 0 {
+func decr[K comparable](m map[K]int, k K) { sub(m, k, 1) }
+
+func sub[K comparable](m map[K]int, k K, n int) {
+	if m[k] -= n; m[k] <= 0 {
 		delete(m, k)
 	}
 }

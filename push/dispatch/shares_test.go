@@ -140,12 +140,12 @@ func TestSharesHandOutWithinTheirShares(t *testing.T) {
 	s.add(d(5, 20, "b"))
 	require.Equal(t, []int64{1, 3, 5}, got())
 
-	s.end(&oltp.DueDelivery{ID: 1, EndpointID: 10, CustomerID: "a"})
+	s.end(&job{d: oltp.DueDelivery{ID: 1, EndpointID: 10, CustomerID: "a"}})
 	require.Equal(t, []int64{2}, got(), "its own endpoint's first")
-	s.end(&oltp.DueDelivery{ID: 3, EndpointID: 11, CustomerID: "a"})
+	s.end(&job{d: oltp.DueDelivery{ID: 3, EndpointID: 11, CustomerID: "a"}})
 	require.Equal(t, []int64{4}, got(), "else another endpoint of its customer")
 	s.add(d(6, 10, "a"))
-	s.end(&oltp.DueDelivery{ID: 5, EndpointID: 20, CustomerID: "b"})
+	s.end(&job{d: oltp.DueDelivery{ID: 5, EndpointID: 20, CustomerID: "b"}})
 	require.Empty(t, got(), "another customer's end frees nothing of a's")
 	sh := s.claimShares()
 	require.Equal(t, map[int64]int{10: 2, 12: 1}, sh.Endpoints, "claimed and not ended, waiting included")
@@ -154,7 +154,7 @@ func TestSharesHandOutWithinTheirShares(t *testing.T) {
 	require.Equal(t, 2*claimDepth, sh.PerCustomer)
 
 	s.close()
-	s.end(&oltp.DueDelivery{ID: 2, EndpointID: 10, CustomerID: "a"})
+	s.end(&job{d: oltp.DueDelivery{ID: 2, EndpointID: 10, CustomerID: "a"}})
 	for j := range jobs {
 		t.Fatalf("delivery %d was handed out after the run closed", j.d.ID)
 	}
