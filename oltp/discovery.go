@@ -528,3 +528,17 @@ func truncate(s string, n int) string {
 	}
 	return strings.ToValidUTF8(s[:n], "")
 }
+
+// KnownName is the best name known for domain: the registry's company name, else the name its
+// discovery was asked with, else "".
+func KnownName(ctx context.Context, pool *pgxpool.Pool, domain string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, registryTimeout)
+	defer cancel()
+	var name string
+	err := pool.QueryRow(ctx, `SELECT coalesce(nullif((SELECT name FROM crawl_companies WHERE domain = $1), ''),
+		(SELECT name FROM crawl_discoveries WHERE domain = $1), '')`, domain).Scan(&name)
+	if err != nil {
+		return "", fmt.Errorf("cannot read the name of %s: %w", domain, err)
+	}
+	return name, nil
+}
