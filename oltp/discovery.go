@@ -353,7 +353,7 @@ type DiscoveryReport struct {
 }
 
 // StoreDiscovery writes one run in one transaction, under the registry's write lock: the company
-// (added when new; its name only when it has none), each kept source (see
+// when the run kept a source (added when new; its name only when it has none), each kept source (see
 // DiscoveryOutcome.Sources), the moves the run implies (Move), and the discovery row's status,
 // reason, tried and found, its lease released. With apply false it writes nothing and reports
 // what apply would do.
@@ -429,7 +429,13 @@ func StoreDiscovery(ctx context.Context, pool *pgxpool.Pool, o DiscoveryOutcome,
 	}
 
 	w := &batchWriter{ctx: ctx, tx: tx, apply: apply}
-	if err := upsertRegistry(ctx, tx, w, RegistryBatch{Companies: []CompanyInput{company}, Sources: o.Sources, By: o.By}, &rep.Registry); err != nil {
+	batch := RegistryBatch{Sources: o.Sources, By: o.By}
+	if len(o.Sources) > 0 {
+		// A run that kept nothing adds no company: a company in the registry is in the crawl's
+		// directory and the read model, and a typo or a dead domain must not become one.
+		batch.Companies = []CompanyInput{company}
+	}
+	if err := upsertRegistry(ctx, tx, w, batch, &rep.Registry); err != nil {
 		return rep, err
 	}
 	if len(active) > 0 {
