@@ -386,3 +386,22 @@ func TestRediscoveryMovesACompanyToItsNewVendorWithoutChurn(t *testing.T) {
 	require.Zero(t, st.ByType["opened"])
 	require.Equal(t, 3, st.ReqsLive)
 }
+
+// TestCareersSiteIsACompanysOwnSource: a jsonld row naming a company's domain imports as that
+// company's careers_site, and the crawl's directory lists it with its company.
+func TestCareersSiteIsACompanysOwnSource(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := storetest.Postgres(t, "sources_discover")
+	_, err := sources.Import(ctx, pool, strings.NewReader("domain,name,vendor,tenant,url\nacme.de,Acme,jsonld,,https://acme.de/jobs\n"),
+		sources.ImportOptions{File: "careers.csv", By: "test", Apply: true})
+	require.NoError(t, err)
+	s, _, err := oltp.GetSource(ctx, pool, "jsonld:acme.de/jobs")
+	require.NoError(t, err)
+	require.Equal(t, oltp.SourceCareersSite, s.Kind)
+	dir, err := sources.Directory(ctx, pool, 1, time.Now())
+	require.NoError(t, err)
+	require.Len(t, dir.Sources, 1)
+	require.Equal(t, pipeline.Source{Key: "jsonld:acme.de/jobs", Vendor: "jsonld", Kind: "careers_site", Region: "na", CompanyDomain: "acme.de",
+		URL: "https://acme.de/jobs", Status: "active"}, dir.Sources[0])
+}
