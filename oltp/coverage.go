@@ -83,7 +83,7 @@ type CoverageSource struct {
 type CoverageStep struct {
 	URL    string `json:"url"`
 	Status int    `json:"status"` // HTTP status; 0 when there was no answer
-	Note   string `json:"note,omitempty"`
+	Note   string `json:"note"`   // "" when none
 }
 
 const needsDomainReason = "asked by name only: the search for job sources starts from the company's domain; import the company again with its domain"

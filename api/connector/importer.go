@@ -252,7 +252,7 @@ func coverageSchema() map[string]any {
 		"tenant": withDescription(api.Nullable(api.Type("string")), "the company's account at the vendor; null for a careers site"),
 		"url":    withDescription(api.Type("string"), "the board or feed the crawl reads")})
 	step := api.Object(map[string]any{"url": api.Type("string"), "status": withDescription(api.Type("integer"), "the HTTP status answered; 0 when there was no answer"),
-		"note": api.Optional(api.Type("string"))})
+		"note": withDescription(api.Type("string"), `what the search made of the answer ("robots disallow", "timeout", ...); "" when nothing`)})
 	return api.Object(map[string]any{
 		"requests": map[string]any{"type": "array", "items": api.Object(map[string]any{"request_id": api.Type("integer"), "domain": s, "name": s,
 			"source": api.Enum(CoverageSource), "times_requested": api.Type("integer"), "first_requested_at": api.DateTime(), "last_requested_at": api.DateTime(),
