@@ -19,9 +19,12 @@ import (
 
 // Source kinds.
 const (
-	SourceATSTenant  = "ats_tenant"
-	SourceBoard      = "board"
-	SourceAggregator = "aggregator"
+	SourceATSTenant = "ats_tenant"
+	// SourceCareersSite is one company's own site read through its JobPosting JSON-LD (vendor
+	// jsonld, its URL given): like an ATS tenant, always a company's.
+	SourceCareersSite = "careers_site"
+	SourceBoard       = "board"
+	SourceAggregator  = "aggregator"
 )
 
 // Source statuses. A candidate is not crawled; active, suspect and paused sources are in the
@@ -161,6 +164,9 @@ type SourceInput struct {
 	// Validated marks a write after a validating fetch: the evidence is written even when nothing
 	// else changed, and a candidate or suspect source becomes active.
 	Validated bool
+	// RefreshEvidence writes the evidence even when nothing else changed, its status left as it is
+	// (a candidate discovery found again).
+	RefreshEvidence bool
 }
 
 // RegistryBatch is what one import or add writes, all or nothing. By is who writes it (added_by).
@@ -283,10 +289,42 @@ func UpsertRegistry(ctx context.Context, pool *pgxpool.Pool, b RegistryBatch, ap
 		return rep, fmt.Errorf("cannot write to the source registry: %w", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('hiringsignal-registry:' || coalesce(current_schema(), '')))"); err != nil {
-		return rep, fmt.Errorf("cannot take the source registry's write lock: %w", err)
+	if err := lockRegistry(ctx, tx); err != nil {
+		return rep, err
 	}
+	w := &batchWriter{ctx: ctx, tx: tx, apply: apply}
+	if err := upsertRegistry(ctx, tx, w, b, &rep); err != nil {
+		return rep, err
+	}
+	if !apply {
+		return rep, nil
+	}
+	if err := w.flush(ctx); err != nil {
+		return rep, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return rep, fmt.Errorf("cannot commit the source registry batch: %w", err)
+	}
+	rep.Applied = true
+	return rep, nil
+}
 
+// lockRegistry takes the registry's write lock for the rest of tx: writers of the registry
+// (imports, adds, discovery results) never interleave.
+func lockRegistry(ctx context.Context, tx pgx.Tx) error {
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('hiringsignal-registry:' || coalesce(current_schema(), '')))"); err != nil {
+		return fmt.Errorf("cannot take the source registry's write lock: %w", err)
+	}
+	return nil
+}
+
+// upsertRegistry queues on w the writes of batch b (checked by the caller) inside tx, which holds
+// the registry's write lock, and counts them in rep.
+func upsertRegistry(ctx context.Context, tx pgx.Tx, w *batchWriter, b RegistryBatch, rep *RegistryReport) error {
+	domains := make(map[string]int, len(b.Companies))
+	for i, c := range b.Companies {
+		domains[c.Domain] = i
+	}
 	// The companies the batch names, as the registry holds them.
 	want := make([]string, 0, len(domains))
 	for d := range domains {
@@ -303,11 +341,10 @@ func UpsertRegistry(ctx context.Context, pool *pgxpool.Pool, b RegistryBatch, ap
 	want = slices.Compact(want)
 	current, err := readCompanies(ctx, tx, want)
 	if err != nil {
-		return rep, err
+		return err
 	}
 
 	now := time.Now().UTC()
-	w := &batchWriter{ctx: ctx, tx: tx, apply: apply}
 	merged := make(map[string]RegistryCompany, len(b.Companies))
 	var moved []string // companies whose region the batch changes
 	for _, in := range b.Companies {
@@ -336,7 +373,7 @@ func UpsertRegistry(ctx context.Context, pool *pgxpool.Pool, b RegistryBatch, ap
 			rep.Companies.Unchanged++
 		}
 		if err != nil {
-			return rep, err
+			return err
 		}
 	}
 	regionOf := func(domain string) (string, bool) {
@@ -353,14 +390,14 @@ func UpsertRegistry(ctx context.Context, pool *pgxpool.Pool, b RegistryBatch, ap
 	}
 	curSources, err := readSources(ctx, tx, skeys)
 	if err != nil {
-		return rep, err
+		return err
 	}
 	for _, in := range b.Sources {
 		region := in.Region
 		if in.CompanyDomain != "" {
 			r, ok := regionOf(in.CompanyDomain)
 			if !ok {
-				return rep, fmt.Errorf("cannot write source %s: its company %s is neither in the registry nor in this batch: add the company with it", in.Key, in.CompanyDomain)
+				return fmt.Errorf("cannot write source %s: its company %s is neither in the registry nor in this batch: add the company with it", in.Key, in.CompanyDomain)
 			}
 			if r != "" {
 				region = r
@@ -376,7 +413,7 @@ func UpsertRegistry(ctx context.Context, pool *pgxpool.Pool, b RegistryBatch, ap
 				status, status_by, evidence, added_by) VALUES ($1, $2, $3, $4, $5, $6, NULLIF($7, ''), $8, $9, $10, $11, $12::jsonb, $11)`,
 				next.Key, next.Vendor, next.Kind, next.Tenant, next.Variant, next.Board, next.CompanyDomain, next.URL, next.Region,
 				next.Status, b.By, evidenceText(in.Evidence))
-		case len(fields) > 0 || in.Validated:
+		case len(fields) > 0 || in.Validated || in.RefreshEvidence:
 			if len(fields) > 0 {
 				rep.Sources.Changed++
 				rep.change(Change{What: "source", Key: in.Key, Action: "changed", Fields: fields})
@@ -395,7 +432,7 @@ func UpsertRegistry(ctx context.Context, pool *pgxpool.Pool, b RegistryBatch, ap
 			rep.Sources.Unchanged++
 		}
 		if err != nil {
-			return rep, err
+			return err
 		}
 		if exists && (next.Status == SourcePaused || next.Status == SourceRetired) {
 			rep.note("%s is %s (%s): left %s; `sources resume %s` brings it back", in.Key, next.Status, cur.StatusReason, next.Status, in.Key)
@@ -408,7 +445,7 @@ func UpsertRegistry(ctx context.Context, pool *pgxpool.Pool, b RegistryBatch, ap
 		rows, err := tx.Query(ctx, `SELECT source_key, company_domain FROM crawl_sources
 			WHERE company_domain = ANY($1) AND NOT (source_key = ANY($2))`, chunk, skeys)
 		if err != nil {
-			return rep, fmt.Errorf("cannot read the sources of companies whose region changed: %w", err)
+			return fmt.Errorf("cannot read the sources of companies whose region changed: %w", err)
 		}
 		type follow struct{ key, domain string }
 		fs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (follow, error) {
@@ -416,26 +453,16 @@ func UpsertRegistry(ctx context.Context, pool *pgxpool.Pool, b RegistryBatch, ap
 			return f, r.Scan(&f.key, &f.domain)
 		})
 		if err != nil {
-			return rep, fmt.Errorf("cannot read the sources of companies whose region changed: %w", err)
+			return fmt.Errorf("cannot read the sources of companies whose region changed: %w", err)
 		}
 		for _, f := range fs {
 			rep.SourcesMoved++
 			if err := w.queue(`UPDATE crawl_sources SET region = $2, updated_at = now() WHERE source_key = $1`, f.key, merged[f.domain].Region); err != nil {
-				return rep, err
+				return err
 			}
 		}
 	}
-	if !apply {
-		return rep, nil
-	}
-	if err := w.flush(ctx); err != nil {
-		return rep, err
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return rep, fmt.Errorf("cannot commit the source registry batch: %w", err)
-	}
-	rep.Applied = true
-	return rep, nil
+	return nil
 }
 
 func evidenceText(e json.RawMessage) string {

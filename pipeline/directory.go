@@ -16,7 +16,7 @@ import (
 type Source struct {
 	Key           string `json:"key"`
 	Vendor        string `json:"vendor"`
-	Kind          string `json:"kind"` // ats_tenant, board, aggregator
+	Kind          string `json:"kind"` // ats_tenant, careers_site (a company's own JSON-LD pages), board, aggregator
 	Region        string `json:"region"`
 	Tenant        string `json:"tenant,omitempty"`
 	Board         string `json:"board,omitempty"`
@@ -36,7 +36,8 @@ func (s Source) BoardName() string {
 	return s.Vendor
 }
 
-// SourceType is the req attribute: ats_tenant for ATS tenants, board for boards and aggregators.
+// SourceType is the req attribute: ats_tenant for ATS tenants, board for the rest (boards,
+// aggregators, and careers sites, whose pages are no ATS feed).
 func (s Source) SourceType() string {
 	if s.Kind == "ats_tenant" {
 		return "ats_tenant"

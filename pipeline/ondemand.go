@@ -8,8 +8,8 @@ import (
 	"github.com/planehq/hiringsignal/analytics"
 )
 
-// RunCompany crawls one company's own ATS tenants now, between scheduled cycles (the on-demand
-// crawl behind a `crawling` job). Boards are not re-read, so a req they alone carry is unknown,
+// RunCompany crawls one company's own sources now (its ATS tenants and careers sites), between
+// scheduled cycles (the on-demand crawl behind a `crawling` job). Boards are not re-read, so a req they alone carry is unknown,
 // never closed. Observation time is `now`; the cycle is committed under region
 // analytics.CompanyRegion(id) at the directory's tick, so it is idempotent like any cycle.
 func (c *Crawler) RunCompany(ctx context.Context, dir *Directory, domain string, now time.Time) (CycleStats, error) {
@@ -40,7 +40,7 @@ func (c *Crawler) runCompany(ctx context.Context, dir *Directory, domain string,
 	for i := range dir.Sources {
 		s := &dir.Sources[i]
 		inDirectory[s.Key] = true
-		if s.Kind == "ats_tenant" && s.CompanyDomain == domain {
+		if (s.Kind == "ats_tenant" || s.Kind == "careers_site") && s.CompanyDomain == domain {
 			sources = append(sources, s)
 		}
 	}

@@ -4,8 +4,10 @@
 // its misses become (GET /v1/coverage-requests).
 //
 // It resolves companies against the in-memory read model (package readmodel) the way
-// companies/resolve does, and writes only coverage requests to Postgres (package oltp). It must not
-// query ClickHouse, crawl, or touch other packages' routes or tables.
+// companies/resolve does, writes only coverage requests to Postgres (package oltp), and reads
+// where the search for a requested company stands from the source registry and the discovery
+// queue through oltp. It must not query ClickHouse, crawl, queue or run discovery, or touch other
+// packages' routes or tables.
 package connector
 
 import (

@@ -233,11 +233,36 @@ type coverageView struct {
 	NextCursor *int64                 `json:"next_cursor"` // pass as cursor for the next page; null on the last
 }
 
+// coverageStatusDescription says what each status of a coverage request means.
+var coverageStatusDescription = "where the search for the company's job sources stands: " +
+	"searching (queued or being searched: most-asked companies first), " +
+	"covered (a job source was found and is crawled; the company's reads answer coverage_status covered after the first crawl window that reads it, about 3 hours, and no_ats_signal until then), " +
+	"candidates (sources were found that wait on a check by our operators), " +
+	"no_ats_found (the company's site was searched and no job source was found: see tried), " +
+	"blocked_by_robots (the company's robots.txt forbids the pages the search reads), " +
+	"unreachable (the company's site could not be read), " +
+	"needs_domain (asked by name only: a search starts from the company's domain; import it again with its domain). " +
+	"A company that was not found is searched again after 30 days"
+
 func coverageSchema() map[string]any {
 	s := api.Nullable(api.Type("string"))
+	status := api.Enum(oltp.CoverageStatuses()...)
+	status["description"] = coverageStatusDescription
+	source := api.Object(map[string]any{"vendor": withDescription(api.Type("string"), "the job source's vendor (greenhouse, lever, ...; jsonld for the company's own careers pages)"),
+		"tenant": withDescription(api.Nullable(api.Type("string")), "the company's account at the vendor; null for a careers site"),
+		"url":    withDescription(api.Type("string"), "the board or feed the crawl reads")})
+	step := api.Object(map[string]any{"url": api.Type("string"), "status": withDescription(api.Type("integer"), "the HTTP status answered; 0 when there was no answer"),
+		"note": withDescription(api.Type("string"), `what the search made of the answer ("robots disallow", "timeout", ...); "" when nothing`)})
 	return api.Object(map[string]any{
 		"requests": map[string]any{"type": "array", "items": api.Object(map[string]any{"request_id": api.Type("integer"), "domain": s, "name": s,
-			"source": api.Enum(CoverageSource), "times_requested": api.Type("integer"), "first_requested_at": api.DateTime(), "last_requested_at": api.DateTime()})},
+			"source": api.Enum(CoverageSource), "times_requested": api.Type("integer"), "first_requested_at": api.DateTime(), "last_requested_at": api.DateTime(),
+			"status": status,
+			"reason": withDescription(api.Nullable(api.Type("string")), "why the last search found no source the crawl reads, in one line; null otherwise"),
+			"sources": withDescription(map[string]any{"type": "array", "items": source},
+				"covered: the sources the crawl reads; candidates: the sources waiting on a check; empty otherwise"),
+			"tried": withDescription(map[string]any{"type": "array", "maxItems": oltp.MaxCoverageTried, "items": step},
+				fmt.Sprintf("the first %d requests of the last search when it found no source the crawl reads; empty otherwise", oltp.MaxCoverageTried)),
+			"last_tried_at": withDescription(api.Nullable(api.DateTime()), "when the last search ran; null before the first")})},
 		"next_cursor": api.Nullable(api.Type("integer")),
 	})
 }

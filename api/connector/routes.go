@@ -44,7 +44,9 @@ func Routes(d Deps) []*api.Route {
 				Schema: map[string]any{"type": "array", "minItems": 1, "maxItems": ImportMax, "items": itemSchema()}}}},
 			Statuses: []int{200}, Response: importSchema(), Handler: h.migrationImport},
 		{Name: "coverage_requests.list", Method: "GET", Path: "/v1/coverage-requests", Tag: "connector", Scope: api.ScopeRead,
-			Summary: "The caller's coverage requests (companies imported that the service does not know yet), newest first. Not billable",
+			Summary: "The caller's coverage requests (companies imported that the service does not know yet), newest first, each with where the search for its " +
+				"job sources stands: status searching, covered (with the sources found), candidates, no_ats_found (with what was tried), blocked_by_robots, " +
+				"unreachable or needs_domain, and last_tried_at. A company found is crawled from the next 3-hour window. Not billable",
 			Params: []api.Param{
 				{Name: "limit", In: "query", Type: "integer", Min: new(int64(1)), Max: new(int64(CoveragePageMax)), Default: int64(50)},
 				{Name: "cursor", In: "query", Type: "integer", Min: new(int64(1)), Description: "next_cursor of the previous page"},

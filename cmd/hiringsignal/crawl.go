@@ -193,6 +193,8 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 	claimEvery := fs.Duration("claim-every", 10*time.Second, "with --directory=registry: how often a worker looks for due sources")
 	claimBatch := fs.Int("claim-batch", 64, "with --directory=registry: sources a worker claims and reads at once")
 	commitGrace := fs.Duration("commit-grace", 10*time.Minute, "with --directory=registry: how long after a window ends its commit waits for the last reads")
+	discoveryBudget := fs.Int("discovery-budget", 24, "with --directory=registry: discoveries each worker process runs per window, whenever no source is due, "+
+		"through the crawl's fetcher and host rates (coverage requests most-asked first, on-demand reads of companies without a source before them); 0: none")
 	cf.addRealHostFlags(fs)
 	metricsListen := fs.String("metrics-listen", "", "address serving operator metrics at /metrics (Prometheus text format); empty: none")
 	if err := parse(fs, args); err != nil {
@@ -210,6 +212,9 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 		}
 		if *claimBatch < 1 || *claimBatch > 10_000 {
 			return fmt.Errorf("--claim-batch %d: give 1 to 10,000 sources", *claimBatch)
+		}
+		if *discoveryBudget < 0 {
+			return fmt.Errorf("--discovery-budget (HS_DISCOVERY_BUDGET) is %d: give discoveries per window, or 0 for none", *discoveryBudget)
 		}
 	case "sim":
 	default:
@@ -252,6 +257,7 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 			defer s.Close()
 			return crawlWindowNow(ctx, log, sc, clock)
 		}
+		sc.Discovery = discoveryRunner(log, s, c, sc.Owner, *discoveryBudget)
 		g.Add("stores", storesPart{s})
 		if *role != "committer" {
 			g.Add("crawl workers", readLoop(log, sc, time.Now, *claimEvery))
@@ -265,6 +271,19 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 		g.Add("metrics", &metricsServer{addr: *metricsListen, set: set, log: log})
 	}
 	return runUntilSignal(ctx, log, &g)
+}
+
+// discoveryRunner is a worker's discovery (nil for none): budget runs per window through the
+// crawler's own fetcher, so discovery shares its robots.txt cache, host rates and egress policy.
+func discoveryRunner(log *slog.Logger, s *stores, c *pipeline.Crawler, owner string, budget int) *sources.DiscoveryRunner {
+	if budget <= 0 {
+		return nil
+	}
+	if newDiscoverer == nil {
+		log.Warn("--discovery-budget is set but " + errNoDiscovery.Error() + "; coverage requests stay searching")
+		return nil
+	}
+	return &sources.DiscoveryRunner{Pool: s.pg, Discover: newDiscoverer(c.Fetcher()), Owner: owner, Budget: budget, Log: log}
 }
 
 // crawlWindowNow is `crawl --once` on the registry: every source of the current window without

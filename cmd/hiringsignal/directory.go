@@ -58,6 +58,12 @@ func (d registryDirectory) at(ctx context.Context, tick int) (*pipeline.Director
 
 func (d registryDirectory) describe() string { return "the source registry" }
 
+// discoverCold queues the discovery of a company an on-demand read asked for while the registry
+// holds no source of it, ahead of every coverage request.
+func (d registryDirectory) discoverCold(ctx context.Context, domain, name string) error {
+	return sources.EnqueueOnDemand(ctx, d.pool, domain, name)
+}
+
 // wallClock is the registry crawl's window clock read at now.
 type wallClock struct {
 	sources.Clock

@@ -37,11 +37,20 @@ func crawlJobLoop(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, po
 	}
 }
 
-// runCrawlJob runs one job and reports whether it committed.
+// runCrawlJob runs one job and reports whether it committed. A company the directory holds no
+// source of has nothing to crawl: on the registry its discovery is queued ahead of everything
+// else (the job still runs and commits the company's empty read).
 func runCrawlJob(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, pool *pgxpool.Pool, d directory, j oltp.CrawlJob, now time.Time) bool {
 	dir, err := d.at(ctx, -1)
 	var st pipeline.CycleStats
 	if err == nil {
+		if cd, ok := d.(coldDiscoverer); ok && !hasSource(dir, j.Domain) {
+			if qerr := cd.discoverCold(ctx, j.Domain, companyName(dir, j.Domain)); qerr != nil {
+				log.Warn("cannot queue the discovery of a company without a source", "job_id", j.JobID, "company", j.Domain, "err", qerr)
+			} else {
+				log.Info("company without a source: its discovery is queued first", "job_id", j.JobID, "company", j.Domain)
+			}
+		}
 		st, err = c.RunCompany(ctx, dir, j.Domain, now)
 	}
 	if ferr := oltp.FinishCrawlJob(ctx, pool, j.JobID, err); ferr != nil {
@@ -54,4 +63,30 @@ func runCrawlJob(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, poo
 	log.Info("on-demand crawl done", "job_id", j.JobID, "company", j.Domain, "sources", st.Sources, "failed", st.SourcesFailed,
 		"events", st.Events, "took", st.Duration.Round(time.Millisecond))
 	return true
+}
+
+// coldDiscoverer is a directory that can queue the discovery of a company it holds no source of
+// (the registry; the simulator's directory cannot).
+type coldDiscoverer interface {
+	discoverCold(ctx context.Context, domain, name string) error
+}
+
+// hasSource reports whether dir lists a source of the company at domain.
+func hasSource(dir *pipeline.Directory, domain string) bool {
+	for _, s := range dir.Sources {
+		if s.CompanyDomain == domain {
+			return true
+		}
+	}
+	return false
+}
+
+// companyName is the name dir knows the company at domain by ("" when it does not list it).
+func companyName(dir *pipeline.Directory, domain string) string {
+	for _, co := range dir.Companies {
+		if co.Domain == domain {
+			return co.Name
+		}
+	}
+	return ""
 }

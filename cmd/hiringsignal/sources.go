@@ -44,6 +44,8 @@ func sourcesCommands() map[string]sourcesCommand {
 		"pause":  {"KEY", "stop reading a source; its reqs stay open as unknown (--reason required)", runSourcesPause},
 		"resume": {"KEY", "make a paused, retired, suspect or candidate source active again", runSourcesResume},
 		"retire": {"KEY", "take a source out of the crawl's directory, so the reqs it alone carried close (--reason required)", runSourcesRetire},
+		"discover": {"DOMAIN...", "find the job sources of companies from their domains now and print what each run found; a dry run unless --apply",
+			runSourcesDiscover},
 	}
 }
 
@@ -56,7 +58,7 @@ func sourcesUsage() {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(os.Stderr, "  %-7s %s\n", n, cmds[n].summary)
+		fmt.Fprintf(os.Stderr, "  %-8s %s\n", n, cmds[n].summary)
 	}
 	fmt.Fprintln(os.Stderr, "\nRun `hiringsignal sources <command> --help` for its flags and HS_* variables.")
 }
@@ -86,6 +88,10 @@ type sourcesCtx struct {
 	by          *string
 	json        *bool
 	pool        *pgxpool.Pool
+	out         io.Writer // where a command prints (os.Stdout)
+	// discoverer builds `sources discover`'s discovery over a fetcher (newDiscoverer; tests
+	// script it).
+	discoverer func(*pipeline.Fetcher) sources.Discoverer
 }
 
 func newSourcesCtx(name, summary string) *sourcesCtx {
@@ -96,6 +102,8 @@ func newSourcesCtx(name, summary string) *sourcesCtx {
 		postgresURL: fs.String("postgres-url", def.PostgresURL(), "Postgres URL of the registry (default: the private instance that make run starts)"),
 		by:          fs.String("by", defaultOperator(), "who makes the change, recorded with it"),
 		json:        fs.FlagSet.Bool("json", false, "print one JSON document instead of a table"),
+		out:         os.Stdout,
+		discoverer:  newDiscoverer,
 	}
 }
 
@@ -107,7 +115,7 @@ func defaultOperator() string {
 }
 
 // parse parses flags given before, between and after the positional arguments and checks there
-// are want of those.
+// are want of those (want < 0: at least one).
 func (c *sourcesCtx) parse(args []string, want int) ([]string, error) {
 	var pos []string
 	for {
@@ -121,7 +129,10 @@ func (c *sourcesCtx) parse(args []string, want int) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
-	if len(pos) != want {
+	if want < 0 && len(pos) == 0 {
+		return nil, fmt.Errorf("hiringsignal %s takes one argument or more, got none: see --help", c.fs.Name())
+	}
+	if want >= 0 && len(pos) != want {
 		return nil, fmt.Errorf("hiringsignal %s takes %d argument(s), got %d (%s): see --help", c.fs.Name(), want, len(pos), strings.Join(pos, " "))
 	}
 	return pos, nil
@@ -146,8 +157,10 @@ func (c *sourcesCtx) close() {
 	}
 }
 
-func printJSON(v any) error {
-	enc := json.NewEncoder(os.Stdout)
+func printJSON(v any) error { return writeJSON(os.Stdout, v) }
+
+func writeJSON(out io.Writer, v any) error {
+	enc := json.NewEncoder(out)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
@@ -316,25 +329,33 @@ func runSourcesList(ctx context.Context, _ *slog.Logger, c *sourcesCtx, args []s
 		if page == nil {
 			page = []oltp.RegistrySource{}
 		}
-		return printJSON(struct {
+		return writeJSON(c.out, struct {
 			Sources []oltp.RegistrySource `json:"sources"`
 			Next    string                `json:"next,omitempty"`
 		}{page, next})
 	}
-	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "KEY\tSTATUS\tREGION\tCOMPANY\tLAST READ\tLAST OK\tFAILURES\tCOOLING UNTIL")
-	now := time.Now()
-	for _, s := range page {
-		company := s.CompanyDomain
-		if company == "" {
-			company = s.Board + " (" + s.Kind + ")"
+	w := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+	if f.Status == oltp.SourceCandidate {
+		// Candidates were never read: what decides them is why they were added.
+		fmt.Fprintln(w, "KEY\tCOMPANY\tADDED BY\tADDED\tEVIDENCE")
+		for _, s := range page {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", s.Key, dash(s.CompanyDomain), s.AddedBy, s.CreatedAt.UTC().Format(time.RFC3339), evidenceSummary(s.Evidence))
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", s.Key, s.Status, dash(s.Region), company, dash(s.LastStatus), timeOrDash(s.LastOKAt),
-			s.Failures, timeOrDash(cooling(s, now)))
+	} else {
+		fmt.Fprintln(w, "KEY\tSTATUS\tREGION\tCOMPANY\tLAST READ\tLAST OK\tFAILURES\tCOOLING UNTIL")
+		now := time.Now()
+		for _, s := range page {
+			company := s.CompanyDomain
+			if company == "" {
+				company = s.Board + " (" + s.Kind + ")"
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", s.Key, s.Status, dash(s.Region), company, dash(s.LastStatus), timeOrDash(s.LastOKAt),
+				s.Failures, timeOrDash(cooling(s, now)))
+		}
 	}
 	_ = w.Flush()
 	if next != "" {
-		fmt.Printf("more: --after %s\n", next)
+		fmt.Fprintf(c.out, "more: --after %s\n", next)
 	}
 	return nil
 }

@@ -131,8 +131,8 @@ func fileName(f string) string {
 //   - an ATS tenant of a company: domain, name, vendor, tenant (or a url atsurl.Recognize reads
 //     as that vendor's board), and a variant for a vendor's other host; its URL is rendered;
 //   - a feed (vendor jsonld or aggregator): url, and either the domain of the company whose
-//     careers site it is (jsonld only) or, for a multi-employer feed, the region it serves, with
-//     name as the board's name.
+//     careers site it is (jsonld only: kind careers_site) or, for a multi-employer feed (kind
+//     board or aggregator), the region it serves, with name as the board's name.
 //
 // hq_country is a country name or ISO code; region is derived from it (a region given too must
 // agree), or given alone while the country is unknown. Rows naming one domain must agree on each
@@ -449,6 +449,9 @@ func (p *parser) row(line int, rec []string) {
 			break
 		}
 		kind, board := oltp.SourceBoard, ""
+		if v["domain"] != "" {
+			kind = oltp.SourceCareersSite // one company's own JSON-LD pages
+		}
 		if vendor == atsurl.Aggregator {
 			kind = oltp.SourceAggregator
 			if v["domain"] != "" {

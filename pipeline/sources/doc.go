@@ -6,6 +6,13 @@
 // reqs held open by sources not read ok, the registry by status and cooling down). Metrics are
 // the caller's: this package counts, it registers nothing.
 //
+// It also runs discovery around package discovery, which it is given as a Discoverer: the
+// workers' DiscoveryRunner queues coverage requests, broken sources' companies and the monthly
+// re-check and runs one discovery whenever no feed source is due, within a per-window budget;
+// StoreResult checks what a run found and writes it to the registry (DiscoverNow is the
+// operator's run); and the committer retires the source a company moved away from once its new
+// source was read. It must not run discovery's own steps (package discovery does).
+//
 // Everything an operator gives is checked here before anything is written: domains are reduced to
 // their host, vendors and tenants pass internal/atsurl (so no tenant can move a URL's host or
 // path), feed URLs are absolute https, countries, regions, headcount bands and agency kinds are

@@ -63,6 +63,9 @@ type Crawl struct {
 	// OnWindow, when set, is told what operators see of each window Commit commits (a region or
 	// more; a rerun that finds every region committed tells nothing).
 	OnWindow func(WindowHealth)
+	// Discovery, when set, runs queued discoveries between feed reads (ReadDue), through this
+	// worker's fetcher, within its per-window budget.
+	Discovery *DiscoveryRunner
 }
 
 // WindowHealth is what operators see of one committed window.
@@ -100,15 +103,31 @@ func (c *Crawl) defaults() {
 // ReadDue claims and reads the due sources of window tick, a batch at a time, until none is left
 // to claim, and returns how many it read. With all, every active or suspect source without a
 // read of the window is due (`crawl --once`); otherwise a source is due at its offset in the
-// window. Each read is stored with the source's next due time: its offset in the next window.
+// window, and whenever none is due the worker runs one queued discovery (c.Discovery, within its
+// budget) before it claims again, so a feed source waits for at most one discovery. Each read is
+// stored with the source's next due time: its offset in the next window.
 func (c *Crawl) ReadDue(ctx context.Context, tick int, all bool) (int, error) {
 	c.defaults()
 	var dir *pipeline.Directory
 	n := 0
 	for {
 		keys, err := oltp.ClaimDueSources(ctx, c.Pool, c.Owner, tick, c.Batch, c.Lease, all)
-		if err != nil || len(keys) == 0 {
+		if err != nil {
 			return n, err
+		}
+		if len(keys) == 0 {
+			if all || ctx.Err() != nil {
+				return n, nil
+			}
+			ran, err := c.Discovery.RunOne(ctx, tick)
+			if err != nil {
+				c.Log.Warn("cannot run a discovery; will retry", "err", err)
+			}
+			if !ran {
+				return n, nil
+			}
+			dir = nil // a discovery may have added sources
+			continue
 		}
 		if dir == nil {
 			if dir, err = Directory(ctx, c.Pool, tick, time.Now().UTC()); err != nil {
@@ -196,6 +215,17 @@ func (c *Crawl) Commit(ctx context.Context, tick int, cycleTime time.Time) ([]pi
 	if err := oltp.SyncCrawlSuspects(ctx, c.Pool, suspect, okAgain,
 		"read far fewer reqs than it carried: its reqs stay open until a later read confirms the drop"); err != nil {
 		c.Log.Warn("cannot record the window's suspect sources in the registry", "err", err)
+	}
+	// A company that moved vendor: its old source retires once this committed window read the new
+	// one ok, so the reqs both carried are the new one's before the old leaves the directory.
+	readOK := make(map[string]time.Time, len(okAgain))
+	for _, k := range okAgain {
+		readOK[k] = reads[k].ReadAt
+	}
+	if retired, err := oltp.RetireReplaced(ctx, c.Pool, readOK); err != nil {
+		c.Log.Warn("cannot retire the sources of companies that moved vendor; retried at the next window", "err", err)
+	} else if len(retired) > 0 {
+		c.Log.Info("sources retired: their companies moved vendor", "tick", tick, "sources", retired)
 	}
 	if _, err := oltp.PruneCrawlReads(ctx, c.Pool, tick); err != nil {
 		c.Log.Warn("cannot prune old crawl reads; they are pruned at the next commit", "err", err)
