@@ -5,7 +5,6 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -492,10 +491,7 @@ func sitemapLocs(body []byte) (index bool, locs []string) {
 	var text strings.Builder
 	for len(locs) < 10000 {
 		tok, err := d.Token()
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				return index, locs
-			}
+		if err != nil { // the end, or where a broken sitemap stops making sense: keep what came before
 			return index, locs
 		}
 		switch t := tok.(type) {
