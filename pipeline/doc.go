@@ -13,7 +13,9 @@
 // host explicitly (ConnectTo). It tells every request's vendor, host, outcome and latency to
 // FetchConfig.OnRequest, and counts the reqs held open only by sources not read ok
 // (Crawler.HeldOpenUnread): the metrics themselves are the caller's, and pipeline imports no
-// metrics package.
+// metrics package. Fetcher.Get reads any one page with the same politeness (one attempt,
+// redirects followed to any host, each hop asked of its robots.txt, a bounded body) for
+// pipeline/discovery, which finds a company's sources from its domain.
 //
 // Stages are bounded goroutine pools joined by bounded channels, so a slow stage holds back the one
 // before it. A source that fails or is blocked is unknown, never empty: none of its reqs is closed. A cycle is

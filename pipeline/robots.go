@@ -166,21 +166,52 @@ func (f *Fetcher) fetchRobots(ctx context.Context, u *url.URL) (robotsAnswer, er
 			if rerr != nil {
 				return robotsAnswer{why: "cannot read robots.txt: " + shortError(rerr)}, nil
 			}
-			data, perr := robotstxt.FromBytes(body)
-			if perr != nil {
-				return robotsAnswer{why: "cannot parse robots.txt: " + perr.Error()}, nil //nolint:nilerr // an unparsable robots.txt blocks this time; the fetch itself did not fail
-			}
-			return robotsAnswer{good: true, group: data.FindGroup(f.agentToken)}, nil
-		case status == http.StatusTooManyRequests || status/100 == 5:
-			done("")
-			return robotsAnswer{why: fmt.Sprintf("status %d", status)}, nil
-		case status/100 == 4:
-			done("")
-			return robotsAnswer{good: true}, nil
+			return f.robotsAnswerOf(status, body), nil
 		default:
 			done("")
-			return robotsAnswer{why: fmt.Sprintf("status %d", status)}, nil
+			return f.robotsAnswerOf(status, nil), nil
 		}
+	}
+}
+
+// robotsAnswerOf is what an origin's robots.txt answer (not a redirect) says: a 2xx body parsed
+// (its first robotsMaxBody bytes), a 4xx other than 429 allows all, anything else allows nothing
+// this time.
+func (f *Fetcher) robotsAnswerOf(status int, body []byte) robotsAnswer {
+	switch {
+	case status/100 == 2:
+		data, perr := robotstxt.FromBytes(body[:min(len(body), robotsMaxBody)])
+		if perr != nil {
+			return robotsAnswer{why: "cannot parse robots.txt: " + perr.Error()} // an unparsable robots.txt blocks this time
+		}
+		return robotsAnswer{good: true, group: data.FindGroup(f.agentToken)}
+	case status == http.StatusTooManyRequests || status/100 == 5:
+		return robotsAnswer{why: fmt.Sprintf("status %d", status)}
+	case status/100 == 4:
+		return robotsAnswer{good: true}
+	}
+	return robotsAnswer{why: fmt.Sprintf("status %d", status)}
+}
+
+// learnRobots keeps, as the origin's rules, a robots.txt that Get read without a redirect, when
+// the fetcher holds none and is not asking: the next page of that origin is judged by it rather
+// than by a second request for the same file. A copy held (even an expired one) is left alone.
+func (f *Fetcher) learnRobots(u *url.URL, status int, body []byte) {
+	ans := f.robotsAnswerOf(status, body)
+	key := origin(u)
+	f.robotsMu.Lock()
+	if f.robots[key] != nil {
+		f.robotsMu.Unlock()
+		return
+	}
+	e := &robotsEntry{good: ans.good, group: ans.group, why: ans.why, until: time.Now().Add(robotsRetry)}
+	if ans.good {
+		e.until = time.Now().Add(robotsTTL)
+	}
+	f.robots[key] = e
+	f.robotsMu.Unlock()
+	if ans.good && ans.group != nil {
+		f.gate(u).setCrawlDelay(ans.group.CrawlDelay)
 	}
 }
 

@@ -11,7 +11,10 @@
 // and the ground truth (/_sim/directory, /_sim/truth, /_sim/tick, /_sim/healthz), the registry
 // export (RegistryCSV: the world as the source registry's import file), host mode (every vendor,
 // board and the aggregator answered at its real hostname and path, routed by Host, with
-// /robots.txt on every host; hosts.go), the world's clock (Clock: wall time, or one 3-hour cycle
+// /robots.txt on every host; hosts.go), the companies' careers sites on their own domains with
+// the vendors' board pages, demo tenants, gone tenants and home pages, and the discovery truth
+// (DiscoveryTruth, /_sim/discovery: per company, its own sources and whether discovery can find
+// one; sites.go), the world's clock (Clock: wall time, or one 3-hour cycle
 // per --cycle-every of wall time for the dev stack), and each company's hidden conversion propensity, tied to its hiring motion, from which
 // OutcomeLabels draws outcome labels (outcomes.go).
 // The contract it implements is docs/crawl-contract.md.

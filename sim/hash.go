@@ -88,4 +88,5 @@ const (
 	saltExtra
 	saltMulti
 	saltJobPage
+	saltSite
 )

@@ -35,6 +35,10 @@ func (w *World) routeHosts(mux *http.ServeMux) http.Handler {
 		bi, onBoard := w.boardHosts[host]
 		vendorHost := hostMatches(w.apiHosts, host)
 		if !onBoard && !vendorHost && host != AggregatorFeedHost {
+			if c, ok := w.siteCompany(host); ok {
+				w.serveSite(rw, r, c, host)
+				return
+			}
 			mux.ServeHTTP(rw, r)
 			return
 		}
@@ -65,9 +69,21 @@ func (w *World) routeHosts(mux *http.ServeMux) http.Handler {
 	})
 }
 
-// serveVendorHost serves a request to one of the vendors' API hosts.
+// serveVendorHost serves a request to one of the vendors' hosts: a tenant's feed, Greenhouse's
+// board endpoint and a tenant's board page (for the world's tenants and the vendors' demo
+// tenants), a redirect to the vendor's home page for a gone tenant (ending goneSuffix), and the
+// vendor's home page.
 func (w *World) serveVendorHost(rw http.ResponseWriter, r *http.Request, host string) {
-	b, ok := atsurl.Recognize("https://" + host + r.URL.Path)
+	p := r.URL.Path
+	if hv := vendorHomeHost(host); hv != vNone {
+		if p != "/" {
+			notFound(rw)
+			return
+		}
+		w.serveVendorHome(rw, r, hv)
+		return
+	}
+	b, ok := atsurl.Recognize("https://" + host + p)
 	if !ok || b.Variant != atsurl.VariantDefault {
 		notFound(rw)
 		return
@@ -82,14 +98,47 @@ func (w *World) serveVendorHost(rw http.ResponseWriter, r *http.Request, host st
 	if i := strings.IndexByte(want, '?'); i >= 0 {
 		want = want[:i]
 	}
-	p := r.URL.Path
-	switch {
-	case p == want, v == vRecruitee && p+"/" == want:
-		w.serveTenant(rw, r, v, b.Tenant)
-	case v == vGreenhouse && p == "/v1/boards/"+b.Tenant:
-		w.serveGreenhouseBoard(rw, r, b.Tenant)
-	default:
+	page, err := atsurl.BoardPage(b.Vendor, b.Tenant, b.Variant)
+	if err != nil {
 		notFound(rw)
+		return
+	}
+	pageHost, pagePath, _ := strings.Cut(strings.TrimPrefix(page, "https://"), "/")
+	pagePath = "/" + pagePath
+	onPage := (host == pageHost || v == vGreenhouse && host == "boards.greenhouse.io") &&
+		(p == pagePath || p+"/" == pagePath || p == pagePath+"/")
+	onFeed := p == want || v == vRecruitee && p+"/" == want
+	onBoard := v == vGreenhouse && p == "/v1/boards/"+b.Tenant
+	if !onPage && !onFeed && !onBoard {
+		notFound(rw)
+		return
+	}
+	if strings.HasSuffix(b.Tenant, goneSuffix) {
+		home, _ := atsurl.HomePage(b.Vendor)
+		http.Redirect(rw, r, home, http.StatusFound)
+		return
+	}
+	tick := w.CurrentTick()
+	c, demo := w.demoOf(v, b.Tenant)
+	if !demo {
+		idx, ok := w.tenants[v][b.Tenant]
+		if !ok || w.companies[idx].vendorAt(tick) != v {
+			notFound(rw)
+			return
+		}
+		c = &w.companies[idx]
+	}
+	key := ""
+	if !demo {
+		key = tenantKey(c, v)
+	}
+	switch {
+	case onFeed:
+		w.serveFeed(rw, r, v, c, tick, key)
+	case onBoard:
+		w.serveBoardOf(rw, r, c)
+	default:
+		w.serveBoardPage(rw, r, c)
 	}
 }
 
@@ -139,6 +188,10 @@ const (
 // serveRobots serves /robots.txt on every host: allow everything, unless Config.RobotsDisallow
 // names the host. It is never faulted.
 func (w *World) serveRobots(rw http.ResponseWriter, r *http.Request) {
+	if c, ok := w.siteCompany(requestHost(r)); ok && !hostMatches(w.apiHosts, requestHost(r)) {
+		w.serveSite(rw, r, c, requestHost(r)) // a company's own robots.txt (sites.go)
+		return
+	}
 	body := robotsAllow
 	if hostMatches(w.cfg.RobotsDisallow, requestHost(r)) {
 		body = robotsDisallow
@@ -146,11 +199,12 @@ func (w *World) serveRobots(rw http.ResponseWriter, r *http.Request) {
 	w.writeBody(rw, r, []byte(body), "text/plain; charset=utf-8")
 }
 
-// HostNames lists every hostname the world answers on in host mode: the vendors' API hosts
-// (atsurl.Hosts, wildcards included), the boards' hosts and AggregatorFeedHost. A TLS certificate
-// for the world names exactly these.
+// HostNames lists every hostname the world answers on in host mode but the companies' own sites:
+// the vendors' API hosts (atsurl.Hosts, wildcards included), their board and home pages
+// (atsurl.PageHosts), the boards' hosts and AggregatorFeedHost. A TLS certificate for the world
+// names exactly these; the companies' sites (World.ServesSite) take one each, issued on demand.
 func HostNames() []string {
-	out := atsurl.Hosts()
+	out := append(atsurl.Hosts(), atsurl.PageHosts()...)
 	for _, b := range boardDefs {
 		out = append(out, b.host)
 	}

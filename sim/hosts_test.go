@@ -37,7 +37,7 @@ func hostWorld(t *testing.T, cfg Config) (*World, *http.Client) {
 	leaf, err := ca.Leaf(HostNames())
 	require.NoError(t, err)
 	ts := httptest.NewUnstartedServer(w.Handler())
-	ts.TLS = &tls.Config{Certificates: []tls.Certificate{leaf}}
+	ts.TLS = &tls.Config{Certificates: []tls.Certificate{leaf}, GetCertificate: ca.GetCertificate(w.ServesSite)}
 	ts.StartTLS()
 	t.Cleanup(ts.Close)
 	addr := ts.Listener.Addr().String()

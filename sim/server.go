@@ -39,6 +39,11 @@ func (w *World) Handler() http.Handler {
 
 	mux.HandleFunc("GET /_sim/directory", w.serveDirectory)
 	mux.HandleFunc("GET /_sim/truth", w.serveTruth)
+	mux.HandleFunc("GET /_sim/discovery", func(rw http.ResponseWriter, r *http.Request) {
+		if tick, ok := w.tickParam(rw, r); ok {
+			w.writeJSON(rw, r, http.StatusOK, w.DiscoveryTruth(tick))
+		}
+	})
 	mux.HandleFunc("GET /_sim/tick", w.serveTick)
 	mux.HandleFunc("POST /_sim/tick", w.servePin)
 	mux.HandleFunc("GET /_sim/healthz", func(rw http.ResponseWriter, r *http.Request) {
@@ -70,6 +75,12 @@ func (w *World) serveTenant(rw http.ResponseWriter, r *http.Request, v uint8, te
 		return
 	}
 	c := &w.companies[idx]
+	w.serveFeed(rw, r, v, c, tick, tenantKey(c, v))
+}
+
+// serveFeed serves vendor v's feed of c at tick, faulted as source key ("" for a vendor's demo
+// company, never faulted).
+func (w *World) serveFeed(rw http.ResponseWriter, r *http.Request, v uint8, c *company, tick int, key string) {
 	q := r.URL.Query()
 	var render func(b []byte, junk bool) []byte
 	ctype := ctJSON
@@ -104,7 +115,7 @@ func (w *World) serveTenant(rw http.ResponseWriter, r *http.Request, v uint8, te
 		ctype = ctXML
 		render = func(b []byte, junk bool) []byte { return w.renderPersonio(b, c, tick, junk) }
 	}
-	w.serveSource(rw, r, tick, tenantKey(c, v), ctype, render)
+	w.serveSource(rw, r, tick, key, ctype, render)
 }
 
 // serveGreenhouseBoard serves Greenhouse's board endpoint (GET /v1/boards/{token}): the board's
@@ -117,7 +128,11 @@ func (w *World) serveGreenhouseBoard(rw http.ResponseWriter, r *http.Request, to
 		notFound(rw)
 		return
 	}
-	c := &w.companies[idx]
+	w.serveBoardOf(rw, r, &w.companies[idx])
+}
+
+// serveBoardOf serves Greenhouse's board endpoint of c.
+func (w *World) serveBoardOf(rw http.ResponseWriter, r *http.Request, c *company) {
 	name := atsCompanyName(c)
 	b := append([]byte(nil), `{"name":`...)
 	b = appendStr(b, name)
@@ -212,7 +227,10 @@ func (w *World) serveAggregator(rw http.ResponseWriter, r *http.Request) {
 // serveSource applies the source's fault for the tick, renders and writes the body. A render
 // that returns nil answers 404.
 func (w *World) serveSource(rw http.ResponseWriter, r *http.Request, tick int, key, ctype string, render func(b []byte, junk bool) []byte) {
-	kind, n := w.fault(key, tick)
+	kind, n := faultNone, 0
+	if key != "" {
+		kind, n = w.fault(key, tick)
+	}
 	switch kind {
 	case faultVanish:
 		notFound(rw)

@@ -41,6 +41,10 @@ type World struct {
 	// vendors' API hosts (atsurl.Hosts), for host routing.
 	boardHosts map[string]int
 	apiHosts   []string
+	// domains maps a company's domain to its index (its careers site answers there and on www.),
+	// and demos holds each ATS vendor's demo company (sites.go).
+	domains map[string]int32
+	demos   [numVendors]company
 
 	pinned   atomic.Int64 // -1 when never pinned
 	attempts attemptTracker
@@ -112,7 +116,7 @@ func New(cfg Config) *World {
 	w := &World{cfg: cfg, seed: mix64(uint64(cfg.Seed) ^ 0x5EED5EED)}
 	w.pinned.Store(-1)
 	w.boardHosts = make(map[string]int, len(boardDefs))
-	w.apiHosts = atsurl.Hosts()
+	w.apiHosts = append(atsurl.Hosts(), atsurl.PageHosts()...)
 	w.titles = buildTitles()
 	w.units = unitsMod(len(w.titles))
 	w.wtab = windowTable()
@@ -141,6 +145,13 @@ func New(cfg Config) *World {
 		w.tenants[v] = map[string]int32{}
 	}
 	w.buildCompanies()
+	w.domains = make(map[string]int32, len(w.companies))
+	for i := range w.companies {
+		w.domains[w.companies[i].domain] = int32(i)
+	}
+	for v := vGreenhouse; v <= vPersonio; v++ {
+		w.demos[v] = w.demoCompany(uint8(v))
+	}
 	w.bufs.New = func() any { b := make([]byte, 0, 64<<10); return &b }
 	w.gz.New = newGzipWriter
 	w.crc = crc32.MakeTable(crc32.Castagnoli)

@@ -1,7 +1,10 @@
 // Package atsurl knows where each job-feed vendor publishes a tenant's postings on the real web:
 // the first page's URL rendered from a vendor, a tenant and a host variant, the board-level
-// endpoint that says whether a tenant still exists, the hostnames a vendor serves from, and the
-// reverse: which vendor and tenant a pasted board or careers URL names. The source registry
+// endpoint that says whether a tenant still exists, the public board page a careers site links
+// to, the vendor's own home page (where a gone tenant redirects), the hostnames a vendor serves
+// from, and the reverse: which vendor and tenant a pasted board, careers or embed URL names (never
+// a path word such as "embed" or "api", never a look-alike host), and whether a URL is a vendor's
+// own page that names no tenant. The source registry
 // renders its URLs here and the simulator's host mode serves exactly these URLs, so the crawl is
 // tested on the addresses it reads in production.
 //
@@ -253,6 +256,13 @@ func SourceURL(vendor, raw string, allowHTTP bool) (string, error) {
 	return u.String(), nil
 }
 
+// reservedPathWords are path segments of the vendors' own pages and scripts, never a tenant:
+// "jobs.ashbyhq.com/api/…", "boards.greenhouse.io/embed/…" (without its ?for=), an asset path.
+var reservedPathWords = map[string]bool{
+	"api": true, "embed": true, "js": true, "assets": true, "static": true, "widget": true,
+	"v0": true, "v1": true, "v2": true, "favicon": true, "robots": true,
+}
+
 // Board is what a pasted board or feed URL names.
 type Board struct {
 	Vendor  string
@@ -284,7 +294,8 @@ func Recognize(raw string) (b Board, ok bool) {
 	}
 	pick := func(vendor, tenant, variant string) (Board, bool) {
 		t, err := Tenant(vendor, tenant)
-		if err != nil || Variant(vendor, variant) != nil {
+		word, _, _ := strings.Cut(strings.ToLower(t), ".") // "embed.js" is the word "embed"
+		if err != nil || Variant(vendor, variant) != nil || reservedPathWords[word] {
 			return Board{}, false
 		}
 		return Board{Vendor: vendor, Tenant: t, Variant: variant}, true
@@ -374,4 +385,122 @@ func SourceKey(vendor, tenant, variant, url string) string {
 		rest = url
 	}
 	return vendor + ":" + rest
+}
+
+// BoardPage renders the URL of a tenant's public job board page on the vendor's own site: the
+// page a company's careers site links to, embeds in an iframe or redirects to
+// ("https://jobs.lever.co/acme"). Recognize reads it back. The crawl never reads it (FirstPage
+// is the feed); the simulator serves it in host mode.
+func BoardPage(vendor, tenant, variant string) (string, error) {
+	t, err := Tenant(vendor, tenant)
+	if err != nil {
+		return "", err
+	}
+	if err := Variant(vendor, variant); err != nil {
+		return "", err
+	}
+	switch vendor {
+	case Greenhouse:
+		if variant == VariantEU {
+			return "https://job-boards.eu.greenhouse.io/" + t, nil
+		}
+		return "https://job-boards.greenhouse.io/" + t, nil
+	case Lever:
+		if variant == VariantEU {
+			return "https://jobs.eu.lever.co/" + t, nil
+		}
+		return "https://jobs.lever.co/" + t, nil
+	case Ashby:
+		return "https://jobs.ashbyhq.com/" + t, nil
+	case Workable:
+		return "https://apply.workable.com/" + t + "/", nil
+	case SmartRecruiters:
+		return "https://careers.smartrecruiters.com/" + t, nil
+	case Recruitee:
+		return "https://" + t + ".recruitee.com/", nil
+	case Personio:
+		return "https://" + t + "." + personioHost(variant) + "/", nil
+	}
+	return "", fmt.Errorf("vendor %s has no board page", vendor)
+}
+
+// homes are the vendors' own home pages and the registrable domains of their own sites.
+var homes = []struct {
+	vendor, page string
+	domains      []string
+}{
+	{Greenhouse, "https://www.greenhouse.io/", []string{"greenhouse.io", "greenhouse.com"}},
+	{Lever, "https://www.lever.co/", []string{"lever.co"}},
+	{Ashby, "https://www.ashbyhq.com/", []string{"ashbyhq.com"}},
+	{Workable, "https://www.workable.com/", []string{"workable.com"}},
+	{SmartRecruiters, "https://www.smartrecruiters.com/", []string{"smartrecruiters.com"}},
+	{Recruitee, "https://recruitee.com/", []string{"recruitee.com"}},
+	{Personio, "https://www.personio.de/", []string{"personio.de", "personio.com"}},
+}
+
+// HomePage is the vendor's own home page: where a vendor sends a request for a tenant it does not
+// have (any more).
+func HomePage(vendor string) (string, error) {
+	for _, h := range homes {
+		if h.vendor == vendor {
+			return h.page, nil
+		}
+	}
+	return "", fmt.Errorf("vendor %q has no home page: use one of the templated vendors", vendor)
+}
+
+// VendorHome reports whether raw is a page of a templated vendor's own site that names no tenant:
+// its home page, or any other URL on its domains that Recognize does not read as a tenant's. A
+// tenant's board or feed that redirects there is gone (or never was), whatever status the end
+// of the redirect answers.
+func VendorHome(raw string) (vendor string, ok bool) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
+		return "", false
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	for _, h := range homes {
+		for _, d := range h.domains {
+			if host == d || strings.HasSuffix(host, "."+d) {
+				if _, isBoard := Recognize(raw); isBoard {
+					return "", false
+				}
+				return h.vendor, true
+			}
+		}
+	}
+	return "", false
+}
+
+// PageHosts lists the hostnames of the vendors' board pages (BoardPage) and home pages (HomePage)
+// that Hosts does not already name: a TLS certificate for a test world that serves them names
+// these too.
+func PageHosts() []string {
+	return []string{
+		"boards.greenhouse.io", "job-boards.greenhouse.io", "job-boards.eu.greenhouse.io",
+		"jobs.lever.co", "jobs.eu.lever.co",
+		"jobs.ashbyhq.com",
+		"careers.smartrecruiters.com",
+		"www.greenhouse.io", "www.lever.co", "www.ashbyhq.com", "www.workable.com",
+		"www.smartrecruiters.com", "recruitee.com", "www.personio.de",
+	}
+}
+
+// IsEmbed reports whether raw, a URL Recognize reads, is a vendor's board embed rather than its
+// board or feed: a path segment starting "embed" (Greenhouse's /embed/job_board/js?for={token}
+// and /embed/job_board?for={token}, Ashby's /{name}/embed?version=2).
+func IsEmbed(raw string) bool {
+	if _, ok := Recognize(raw); !ok {
+		return false
+	}
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return false
+	}
+	for _, seg := range strings.Split(u.Path, "/") {
+		if strings.HasPrefix(strings.ToLower(seg), "embed") {
+			return true
+		}
+	}
+	return false
 }

@@ -3,6 +3,7 @@ package atsurl
 import (
 	"errors"
 	"net/url"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -166,4 +167,93 @@ func TestSourceKey(t *testing.T) {
 	require.Equal(t, "lever:acme:eu", SourceKey(Lever, "acme", VariantEU, ""))
 	require.Equal(t, "jsonld:www.jobsnorth.example/jobs?page=1", SourceKey(JSONLD, "", "", "https://www.jobsnorth.example/jobs?page=1"))
 	require.Equal(t, "aggregator:feed.example/v1/feed?region=na", SourceKey(Aggregator, "", "", "https://feed.example/v1/feed?region=na"))
+}
+
+func TestBoardPagesAreRecognizedAndServedFromListedHosts(t *testing.T) {
+	t.Parallel()
+	for _, b := range []Board{
+		{Greenhouse, "acme", ""}, {Greenhouse, "acme", VariantEU}, {Lever, "acme", ""}, {Lever, "acme", VariantEU},
+		{Ashby, "Acme", ""}, {Workable, "acme", ""}, {SmartRecruiters, "AcmeGroup", ""}, {Recruitee, "acme", ""},
+		{Personio, "acme", ""}, {Personio, "acme", VariantCom},
+	} {
+		u, err := BoardPage(b.Vendor, b.Tenant, b.Variant)
+		require.NoError(t, err)
+		got, ok := Recognize(u)
+		require.True(t, ok, u)
+		require.Equal(t, b, got, u)
+		_, home := VendorHome(u)
+		require.False(t, home, "a tenant's board page is not the vendor's home: %s", u)
+		pu, err := url.Parse(u)
+		require.NoError(t, err)
+		require.True(t, hostListed(pu.Hostname()) || slices.Contains(PageHosts(), pu.Hostname()), "%s is in neither Hosts() nor PageHosts()", pu.Hostname())
+	}
+	_, err := BoardPage(Lever, "acme/../x", "")
+	require.ErrorIs(t, err, ErrTenant)
+	_, err = BoardPage(JSONLD, "acme", "")
+	require.Error(t, err)
+}
+
+func TestVendorHomeIsAVendorsOwnPageWithoutATenant(t *testing.T) {
+	t.Parallel()
+	for _, v := range []string{Greenhouse, Lever, Ashby, Workable, SmartRecruiters, Recruitee, Personio} {
+		home, err := HomePage(v)
+		require.NoError(t, err)
+		got, ok := VendorHome(home)
+		require.True(t, ok, home)
+		require.Equal(t, v, got)
+		pu, err := url.Parse(home)
+		require.NoError(t, err)
+		require.Contains(t, PageHosts(), pu.Hostname())
+	}
+	for raw, want := range map[string]string{
+		"https://www.greenhouse.com/pricing": Greenhouse,
+		"https://jobs.lever.co/":             Lever,
+		"https://api.lever.co/v0/postings":   Lever,
+		"https://jobs.ashbyhq.com/api/x":     Ashby,
+	} {
+		got, ok := VendorHome(raw)
+		require.True(t, ok, raw)
+		require.Equal(t, want, got, raw)
+	}
+	for _, raw := range []string{
+		"https://jobs.lever.co/acme", "https://boards-api.greenhouse.io/v1/boards/acme",
+		"https://greenhouse.io.evil.example/", "https://www.acme.com/", "https://notlever.co/", "mailto:x@lever.co",
+	} {
+		_, ok := VendorHome(raw)
+		require.False(t, ok, raw)
+	}
+	_, err := HomePage(JSONLD)
+	require.Error(t, err)
+}
+
+func TestRecognizeNeverTakesAPathWordForATenant(t *testing.T) {
+	t.Parallel()
+	for _, raw := range []string{
+		"https://boards.greenhouse.io/embed/job_board?for=",
+		"https://job-boards.greenhouse.io/embed/job_board/js",
+		"https://jobs.ashbyhq.com/api/non_user_jobs?organizationSlug=acme",
+		"https://jobs.lever.co/embed",
+		"https://jobs.ashbyhq.com/Embed",
+		"https://careers.smartrecruiters.com/static/x.js",
+		"https://jobs.lever.co/favicon.ico",
+		"https://jobs.ashbyhq.com/embed.js",
+		"https://jobs.lever.co/API",
+	} {
+		b, ok := Recognize(raw)
+		require.False(t, ok, "%s read as %+v", raw, b)
+	}
+	b, ok := Recognize("https://jobs.ashbyhq.com/acme/embed?version=2")
+	require.True(t, ok)
+	require.Equal(t, Board{Ashby, "acme", ""}, b, "Ashby's embed script names its board first")
+	for raw, embed := range map[string]bool{
+		"https://jobs.ashbyhq.com/acme/embed?version=2":               true,
+		"https://boards.greenhouse.io/embed/job_board/js?for=acme":    true,
+		"https://job-boards.greenhouse.io/embed/job_board?for=acme":   true,
+		"https://boards.greenhouse.io/acme":                           false,
+		"https://boards-api.greenhouse.io/v1/boards/acme/jobs":        false,
+		"https://boards.greenhouse.io.evil.example/embed/js?for=acme": false,
+		"https://www.acme.com/embed/careers":                          false,
+	} {
+		require.Equal(t, embed, IsEmbed(raw), raw)
+	}
 }

@@ -1,6 +1,7 @@
 // Package testca is a throwaway certificate authority for tests and simulated worlds: it makes a
 // fresh ECDSA P-256 root, issues server certificates for any DNS names (wildcards included) and
-// IP addresses, and hands the root to clients as a pool or a PEM file (a crawler's --ca-file).
+// IP addresses, or one per name a client asks for (GetCertificate, for worlds whose hosts no
+// wildcard covers), and hands the root to clients as a pool or a PEM file (a crawler's --ca-file).
 // With a dial override it lets a real https client reach "https://api.lever.co" on a loopback
 // server that holds a certificate for that name, so code is tested on the URLs it reads in
 // production.
@@ -24,6 +25,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -39,6 +41,16 @@ type CA struct {
 	cert *x509.Certificate
 	der  []byte
 	key  *ecdsa.PrivateKey
+
+	mu     sync.Mutex
+	issued map[string]*issuedLeaf // GetCertificate's leaves, by host name
+}
+
+// issuedLeaf is one leaf GetCertificate issued (or is issuing: ready closes when done).
+type issuedLeaf struct {
+	ready chan struct{}
+	cert  *tls.Certificate
+	err   error
 }
 
 // New makes a fresh certificate authority with its own P-256 key.
@@ -70,7 +82,7 @@ func New() (*CA, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot parse the test CA certificate: %w", err)
 	}
-	return &CA{cert: cert, der: der, key: key}, nil
+	return &CA{cert: cert, der: der, key: key, issued: map[string]*issuedLeaf{}}, nil
 }
 
 // Certificate returns the CA's own certificate.
@@ -144,6 +156,37 @@ func (ca *CA) Leaf(hosts []string) (tls.Certificate, error) {
 		return tls.Certificate{}, fmt.Errorf("cannot parse the certificate for %s: %w", strings.Join(hosts, ", "), err)
 	}
 	return tls.Certificate{Certificate: [][]byte{der, ca.der}, PrivateKey: key, Leaf: leaf}, nil
+}
+
+// GetCertificate returns a tls.Config.GetCertificate that issues a leaf for the name a client
+// asks for (its SNI server name) when allow accepts it, once per name (later handshakes reuse
+// it). For any other name, or a handshake without one, it returns no certificate, so the
+// config's Certificates answer: a world whose hosts are too many, or too varied, for wildcard
+// names (every simulated company's own domain) is served alongside one leaf for the rest.
+func (ca *CA) GetCertificate(allow func(host string) bool) func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	return func(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+		host := strings.ToLower(strings.TrimSuffix(hello.ServerName, "."))
+		if host == "" || !allow(host) {
+			return nil, nil
+		}
+		ca.mu.Lock()
+		l, ok := ca.issued[host]
+		if !ok {
+			l = &issuedLeaf{ready: make(chan struct{})}
+			ca.issued[host] = l
+		}
+		ca.mu.Unlock()
+		if !ok {
+			cert, err := ca.Leaf([]string{host})
+			if err == nil {
+				l.cert = &cert
+			}
+			l.err = err
+			close(l.ready)
+		}
+		<-l.ready
+		return l.cert, l.err
+	}
 }
 
 // checkDNSName accepts a host name of letters, digits, hyphens and dots, optionally starting

@@ -123,3 +123,41 @@ func TestLeafIsValidAroundNowAndRefusesBadHosts(t *testing.T) {
 		require.Error(t, err, "%q", bad)
 	}
 }
+
+func TestGetCertificateIssuesALeafPerAllowedName(t *testing.T) {
+	t.Parallel()
+	ca, err := New()
+	require.NoError(t, err)
+	leaf, err := ca.Leaf([]string{"api.lever.co"})
+	require.NoError(t, err)
+	allowed := map[string]bool{"acme.com": true, "www.acme.com": true, "brightwell.co.uk": true}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		io.WriteString(rw, "hello "+r.Host)
+	}))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{leaf}, GetCertificate: ca.GetCertificate(func(h string) bool { return allowed[h] })}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	client := &http.Client{Transport: dialTo(srv.Listener.Addr().String(), ca.Pool()), Timeout: 10 * time.Second}
+	for _, u := range []string{"https://acme.com/", "https://www.acme.com/careers", "https://brightwell.co.uk/", "https://api.lever.co/v0/postings/acme", "https://ACME.com/"} {
+		resp, err := client.Get(u)
+		require.NoError(t, err, u)
+		resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode, u)
+	}
+	// A name neither allowed nor on the static leaf gets the static leaf, which does not name it.
+	_, err = client.Get("https://evil.example/")
+	var hostErr x509.HostnameError
+	require.ErrorAs(t, err, &hostErr)
+
+	// One leaf per name: a second handshake reuses it.
+	get := ca.GetCertificate(func(h string) bool { return allowed[h] })
+	a, err := get(&tls.ClientHelloInfo{ServerName: "acme.com"})
+	require.NoError(t, err)
+	b, err := get(&tls.ClientHelloInfo{ServerName: "acme.com."})
+	require.NoError(t, err)
+	require.Same(t, a, b)
+	require.Equal(t, []string{"acme.com"}, a.Leaf.DNSNames)
+	none, err := get(&tls.ClientHelloInfo{ServerName: ""})
+	require.NoError(t, err)
+	require.Nil(t, none)
+}

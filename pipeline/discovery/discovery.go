@@ -5,12 +5,18 @@
 // pages of the company's own site as a careers_site source, and otherwise guesses at most one
 // tenant per vendor. Every candidate is validated against the vendor's endpoint (answers, parses,
 // not a demo tenant, not a redirect to the vendor's home, the vendor's company name matches the
-// company's) and kept with its evidence.
+// company's) and kept with its evidence. A run stays within a page budget and a request budget
+// (Options); Result says what it found, every request it made, and, when the company is not
+// covered, why in one line. The rules (budgets, what is unambiguous enough to make active, the
+// demo rule, when a careers site is a source) are docs/decisions.md, "Discovery from a domain".
 //
-// It owns the steps of discovery, the validation rules and the Result it reports. It must not
-// hold SQL or write the registry (oltp and pipeline/sources do), fetch anything except through
-// the Getter it is given (which carries robots.txt, the host budgets and the egress policy), or
-// render or recognise vendor URLs itself (internal/atsurl does).
+// It owns the steps of discovery, the HTML scan (x/net/html's tokenizer, never patterns over
+// markup), the validation rules and the Result it reports. It must not hold SQL or write the
+// registry (oltp and pipeline/sources do), fetch anything except through the Getter it is given
+// (pipeline.Fetcher.Get, which carries robots.txt, the host budgets and the egress policy),
+// render or recognise vendor URLs itself (internal/atsurl does), or parse a vendor's feed but
+// with pipeline/ats's adapters (it reads only the "name" of Greenhouse's board endpoint and of
+// Workable's account besides).
 package discovery
 
 import "time"
