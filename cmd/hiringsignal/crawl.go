@@ -279,10 +279,6 @@ func discoveryRunner(log *slog.Logger, s *stores, c *pipeline.Crawler, owner str
 	if budget <= 0 {
 		return nil
 	}
-	if newDiscoverer == nil {
-		log.Warn("--discovery-budget is set but " + errNoDiscovery.Error() + "; coverage requests stay searching")
-		return nil
-	}
 	return &sources.DiscoveryRunner{Pool: s.pg, Discover: newDiscoverer(c.Fetcher()), Owner: owner, Budget: budget, Log: log}
 }
 

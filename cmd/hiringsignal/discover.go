@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,12 +18,12 @@ import (
 
 // newDiscoverer is discovery (package discovery's Discover) over fetcher f, which carries
 // robots.txt, the host turns and the egress policy: what `sources discover` and the crawl workers
-// run. It is nil while this build has no discovery steps: then `sources discover` says so and the
-// crawl workers queue discoveries without running any.
-var newDiscoverer func(f *pipeline.Fetcher) sources.Discoverer
-
-// errNoDiscovery is `sources discover` in a build without discovery's steps.
-var errNoDiscovery = errors.New("this build of hiringsignal has no discovery steps (package pipeline/discovery): nothing can be discovered")
+// run.
+func newDiscoverer(f *pipeline.Fetcher) sources.Discoverer {
+	return func(ctx context.Context, c discovery.Company) (discovery.Result, error) {
+		return discovery.Discover(ctx, f, c, discovery.Options{}), nil
+	}
+}
 
 // discoveryFlags are the flags of a discovery fetch: the crawl's real-host flags, under the
 // same variables.
@@ -76,9 +75,6 @@ func runSourcesDiscover(ctx context.Context, _ *slog.Logger, c *sourcesCtx, args
 	}
 	if err := df.check(); err != nil {
 		return err
-	}
-	if c.discoverer == nil {
-		return errNoDiscovery
 	}
 	if err := c.open(ctx); err != nil {
 		return err

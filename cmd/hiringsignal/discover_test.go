@@ -119,11 +119,6 @@ func TestDiscoveryFlagsAreListed(t *testing.T) {
 		require.Contains(t, out, want)
 	}
 	require.Regexp(t, `-discovery-budget[\s\S]*HS_DISCOVERY_BUDGET`, help("crawl", "--help"))
-	if newDiscoverer == nil {
-		out, err := exec.Command(binary(t), "sources", "discover", "acme.de", "--allow-private-egress", "--postgres-url", "postgres://127.0.0.1:1/none").CombinedOutput()
-		require.Error(t, err)
-		require.Contains(t, string(out), "no discovery steps")
-	}
 }
 
 // TestOnDemandCrawlOfACompanyWithoutASourceQueuesItsDiscoveryFirst: an on-demand crawl job of a

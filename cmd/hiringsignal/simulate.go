@@ -164,7 +164,7 @@ func serveHostMode(log *slog.Logger, w *sim.World, listen, dir string) (*http.Se
 		return nil, err
 	}
 	srv := &http.Server{Handler: w.Handler(), ReadHeaderTimeout: 10 * time.Second,
-		TLSConfig: &tls.Config{Certificates: []tls.Certificate{leaf}, MinVersion: tls.VersionTLS12}}
+		TLSConfig: &tls.Config{Certificates: []tls.Certificate{leaf}, GetCertificate: ca.GetCertificate(w.ServesSite), MinVersion: tls.VersionTLS12}}
 	go func() {
 		if err := srv.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("simulator's TLS listener stopped", "err", err)
