@@ -98,7 +98,7 @@ func (c *Call) AccountEvents() ([]payload.AccountEvent, error) {
 	if c.Caller.Demo || c.Caller.Keyless {
 		return out, nil
 	}
-	evs, err := oltp.ListAccountEvents(c.Context(), c.srv.pool, c.Caller.AccountID, c.Now().Add(-AccountEventsWindow), MaxAccountEvents)
+	evs, err := oltp.ListAccountEvents(c.Context(), c.srv.pool, c.Caller.CustomerID, c.Caller.AccountID, c.Now().Add(-AccountEventsWindow), MaxAccountEvents)
 	if err != nil {
 		return nil, err
 	}

@@ -103,12 +103,13 @@ func raiseAccountEvents(ctx context.Context, tx pgx.Tx, evs []NewAccountEvent, b
 	return raised, nil
 }
 
-// ListAccountEvents is the account events of accountID created at or after since, newest first,
-// at most limit.
-func ListAccountEvents(ctx context.Context, pool *pgxpool.Pool, accountID int64, since time.Time, limit int) ([]AccountEvent, error) {
+// ListAccountEvents is the account events of accountID of customerID created at or after since,
+// newest first, at most limit.
+func ListAccountEvents(ctx context.Context, pool *pgxpool.Pool, customerID string, accountID int64, since time.Time, limit int) ([]AccountEvent, error) {
 	rows, err := pool.Query(ctx, `SELECT account_event_id, customer_id, account_id, event_type, allowance, threshold, allowance_limit, used, overflow,
 			period_start, resets_at, created_at
-		FROM account_events WHERE account_id = $1 AND created_at >= $2 ORDER BY account_event_id DESC LIMIT $3`, accountID, since, limit)
+		FROM account_events WHERE customer_id = $1 AND account_id = $2 AND created_at >= $3 ORDER BY account_event_id DESC LIMIT $4`,
+		customerID, accountID, since, limit)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the account's events: %w", err)
 	}

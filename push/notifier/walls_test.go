@@ -20,11 +20,12 @@ type accountEventDelivery struct {
 	body     payload.Body
 }
 
-// accountEvents reads the account events of account, oldest first, and their deliveries.
-func (e *env) accountEvents(account int64) ([]oltp.AccountEvent, []accountEventDelivery) {
+// accountEvents reads the account events of a, oldest first, and their deliveries.
+func (e *env) accountEvents(a oltp.NewAccount) ([]oltp.AccountEvent, []accountEventDelivery) {
 	e.t.Helper()
 	ctx := context.Background()
-	evs, err := oltp.ListAccountEvents(ctx, e.pool, account, e.at.AddDate(0, -2, 0), 100)
+	account := a.AccountID
+	evs, err := oltp.ListAccountEvents(ctx, e.pool, a.CustomerID, account, e.at.AddDate(0, -2, 0), 100)
 	require.NoError(e.t, err)
 	for i, j := 0, len(evs)-1; i < j; i, j = i+1, j-1 {
 		evs[i], evs[j] = evs[j], evs[i]
@@ -75,12 +76,12 @@ func TestAWatchCrossingItsWallIsWarnedAt80AndThen100Percent(t *testing.T) {
 
 	e.commit(events(1, 39)...)
 	e.caughtUp(n)
-	evs, _ := e.accountEvents(free.AccountID)
+	evs, _ := e.accountEvents(free)
 	require.Empty(t, evs, "39 of 50 is below 80%")
 
 	e.commit(events(1, 1)...)
 	e.caughtUp(n)
-	evs, ds := e.accountEvents(free.AccountID)
+	evs, ds := e.accountEvents(free)
 	require.Len(t, evs, 1)
 	warn := evs[0]
 	require.Equal(t, payload.EventAllowanceWarning, warn.Type)
@@ -105,7 +106,7 @@ func TestAWatchCrossingItsWallIsWarnedAt80AndThen100Percent(t *testing.T) {
 
 	e.commit(events(1, 10)...)
 	e.caughtUp(n)
-	evs, ds = e.accountEvents(free.AccountID)
+	evs, ds = e.accountEvents(free)
 	require.Len(t, evs, 2)
 	require.Equal(t, 100, evs[1].Threshold)
 	require.EqualValues(t, wall, evs[1].Used)
@@ -117,7 +118,7 @@ func TestAWatchCrossingItsWallIsWarnedAt80AndThen100Percent(t *testing.T) {
 	got := e.deliveries()
 	require.Len(t, seqsOf(got, w, oltp.DeliveryPending), wall)
 	require.Len(t, seqsOf(got, w, oltp.DeliveryWallBlocked), 5)
-	evs, ds = e.accountEvents(free.AccountID)
+	evs, ds = e.accountEvents(free)
 	require.Len(t, evs, 2, "each warning is raised once a month")
 	require.Len(t, ds, 4)
 
@@ -126,7 +127,7 @@ func TestAWatchCrossingItsWallIsWarnedAt80AndThen100Percent(t *testing.T) {
 	n = e.start(0)
 	e.commit(events(1, 1)...)
 	e.caughtUp(n)
-	evs, _ = e.accountEvents(free.AccountID)
+	evs, _ = e.accountEvents(free)
 	require.Len(t, evs, 2)
 
 	// An upgrade warns again at the new limit when it is reached: Starter's 250.
@@ -134,7 +135,7 @@ func TestAWatchCrossingItsWallIsWarnedAt80AndThen100Percent(t *testing.T) {
 	require.NoError(t, err)
 	e.commit(events(1, 150)...)
 	e.caughtUp(n)
-	evs, _ = e.accountEvents(free.AccountID)
+	evs, _ = e.accountEvents(free)
 	require.Len(t, evs, 3)
 	require.Equal(t, 80, evs[2].Threshold)
 	require.EqualValues(t, 250, evs[2].Limit)
@@ -198,7 +199,7 @@ func TestOverflowQueuesOrDeliversPastTheWall(t *testing.T) {
 	require.Nil(t, d.Body)
 
 	// Overage past the wall still raises the 100% warning, saying what it costs.
-	evs, _ := e.accountEvents(over.AccountID)
+	evs, _ := e.accountEvents(over)
 	require.Len(t, evs, 2)
 	require.Equal(t, plans.OverflowOverage, evs[1].Overflow)
 }
