@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -155,6 +156,7 @@ func (s *Server) serve(c *Call, now time.Time) *Error {
 		return e
 	}
 	if replayed {
+		c.unitsCharged(0) // the answer was metered when it was first given
 		return nil
 	}
 	ok := false
@@ -200,8 +202,24 @@ func (s *Server) serve(c *Call, now time.Time) *Error {
 		}
 		quota.Commit()
 	}
+	if status >= 200 && status < 300 {
+		if !metered || !success || rt.Meter == MeterCall || units < 0 {
+			units = 0
+		}
+		c.unitsCharged(units)
+	}
 	ok = success
 	return nil
+}
+
+// unitsCharged says on a billable route's answer what the call was metered: units of the route's
+// meter class (UnitsChargedHeader, MeterClassHeader).
+func (c *Call) unitsCharged(units int) {
+	if !c.Route.Billable() {
+		return
+	}
+	c.Ctx.Response.Header.Set(UnitsChargedHeader, strconv.Itoa(units))
+	c.Ctx.Response.Header.Set(MeterClassHeader, string(c.Route.Meter))
 }
 
 // authenticate resolves the caller from the presented key, or as keyless where the route allows

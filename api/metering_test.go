@@ -138,3 +138,44 @@ func events(h api.HandlerFunc) *api.Route {
 			{Name: "limit", In: "query", Type: "integer", Min: new(int64(1)), Max: new(int64(1000)), Default: int64(100)}},
 		Statuses: []int{200}, Handler: h}
 }
+
+// Every answer of a billable route says what the call cost: X-Units-Charged (the units metered in
+// the route's meter class) and X-Meter-Class; a per-call route charges 0 units, a replay of an
+// Idempotency-Key answer and a call of the demo key too; a route that bills nothing carries
+// neither, nor does a refused call.
+func TestEveryBillableAnswerSaysTheUnitsItCharged(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(_ *api.Config, s *api.Server) {
+		if s != nil {
+			s.Register(stub("reqs.search", rows(7)), events(func(c *api.Call) (int, error) { return 4, c.JSON(200, map[string]any{"events": []int{1, 2, 3, 4}}) }),
+				stub("companies.is_hiring", func(c *api.Call) (int, error) { return 0, c.JSON(200, map[string]any{}) }))
+		}
+	})
+	a := h.account("growth")
+	charged := func(r resp) (string, string) { return r.header[api.UnitsChargedHeader], r.header[api.MeterClassHeader] }
+	for _, c := range []struct {
+		path, key, units, class string
+		headers                 []string
+	}{
+		{path: "/v1/reqs/search", key: a.Key, units: "7", class: "source_row"},
+		{path: "/v1/events", key: a.Key, units: "4", class: "change"},
+		{path: "/v1/companies/5/is-hiring", key: a.Key, units: "0", class: "call"},
+		{path: "/v1/reqs/search?q=x", key: a.Key, units: "7", class: "source_row", headers: []string{"Idempotency-Key", "k1"}},
+		{path: "/v1/reqs/search?q=x", key: a.Key, units: "0", class: "source_row", headers: []string{"Idempotency-Key", "k1"}}, // replayed: metered once
+		{path: "/v1/reqs/search", key: api.PublicDemoKey, units: "0", class: "source_row"},
+	} {
+		r := h.do("GET", c.path, c.key, "", c.headers...)
+		require.Equal(t, 200, r.status, "%s %s", c.path, r.body)
+		units, class := charged(r)
+		require.Equal(t, c.units, units, c.path)
+		require.Equal(t, c.class, class, c.path)
+	}
+	u := h.do("GET", "/v1/usage", a.Key, "").json(t)
+	require.EqualValues(t, 14, u["source_rows"], "the header says what usage counts")
+	require.EqualValues(t, 4, u["changes"])
+	for _, r := range []resp{h.do("GET", "/v1/whoami", a.Key, ""), h.do("GET", "/v1/reqs/search?limit=0", a.Key, "")} {
+		units, class := charged(r)
+		require.Empty(t, units)
+		require.Empty(t, class)
+	}
+}

@@ -8,7 +8,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/planehq/hiringsignal/internal/plans"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/push/admit"
 )
 
 // NudgeAt is the share of a limit (a key's daily call quota, the account's soft spend cap) from
@@ -28,8 +30,9 @@ func StartOfDay(t time.Time) time.Time {
 
 // ExpansionNudge is the dashboard's expansion_nudge_triggered for the caller, read on its own
 // (GET /v1/onboarding): a live key of the customer used 80% of its daily call quota today (its
-// lineage's calls, as the dashboard counts them), or the account spent 80% of its soft cap this
-// billing month. It reads this instance's unflushed metering first. The shared demo key has no
+// lineage's calls, as the dashboard counts them), the account spent 80% of its soft cap this
+// billing month, or its watch deliveries admitted this month reached 80% of its plan's
+// delivered-changes allowance (the allowance warning's first threshold, DeliveriesNudged). It reads this instance's unflushed metering first. The shared demo key has no
 // quota or spend of its own (it bills nothing): never nudged, and nothing flushed or read for it
 // (a public key must not drive metering flushes).
 func ExpansionNudge(c *Call, pool *pgxpool.Pool) (bool, error) {
@@ -45,6 +48,13 @@ func ExpansionNudge(c *Call, pool *pgxpool.Pool) (bool, error) {
 		return false, err
 	}
 	if Nudged(units, e.SoftCapUnits) {
+		return true, nil
+	}
+	st, ok, err := oltp.ReadAccountDeliveryState(c.Context(), pool, c.Caller.AccountID, now)
+	if err != nil {
+		return false, err
+	}
+	if ok && DeliveriesNudged(st) {
 		return true, nil
 	}
 	plan := c.Caller.Plan()
@@ -70,4 +80,11 @@ func ExpansionNudge(c *Call, pool *pgxpool.Pool) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// DeliveriesNudged says whether an account in state st admitted at least 80% of its plan's
+// delivered changes of the billing month (the first allowance warning, admit.WarnAt).
+func DeliveriesNudged(st oltp.AccountDeliveryState) bool {
+	limit, limited := plans.DeliveredChangeAllowance(st.Tier)
+	return limited && limit > 0 && st.Admitted >= admit.WarnLevel(limit, admit.WarnAt[0])
 }

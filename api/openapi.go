@@ -203,6 +203,12 @@ func (s *Server) operation(rt *Route) map[string]any {
 			}
 			resp["headers"] = h
 		}
+		if h, ok := resp["headers"].(map[string]any); ok && rt.Billable() && (st == 200 || st == 201 || st == 202) {
+			h[UnitsChargedHeader] = intHeader("the units this call was metered in its meter class (x-meter-class; X-Meter-Class): rows for source_row, "+
+				"events for change, 1 for watch; 0 for a per-call route (call), a 202, a call of the demo key and an answer replayed for an Idempotency-Key. "+
+				"Its price is the plan's unit price of the class (GET /v1/pricing) once the month's credits are spent", 0)
+			h[MeterClassHeader] = map[string]any{"description": "the meter class the units are of", "schema": Enum(string(rt.Meter))}
+		}
 		resps[strconv.Itoa(st)] = resp
 	}
 	op["responses"] = resps

@@ -172,6 +172,9 @@ func TestEveryRouteAnswersItsDocumentStrictly(t *testing.T) {
 	del("webhooks.delete", fmt.Sprintf("/v1/webhooks/%d", epID))
 	call(sweepCall{route: "account.pause", method: "POST", path: "/v1/account/pause", key: paused.Key}, true)
 	call(sweepCall{route: "account.resume", method: "POST", path: "/v1/account/resume", key: paused.Key}, true)
+	get("account.overflow", "/v1/account/overflow")
+	call(sweepCall{route: "account.overflow.set", method: "PUT", path: "/v1/account/overflow", key: paused.Key, body: map[string]any{"overflow": "queue"}}, true)
+	call(sweepCall{route: "account.overflow.set", method: "PUT", path: "/v1/account/overflow", key: srv.RoomyAccount(t, "free").Key, body: map[string]any{"overflow": "queue"}}, false)
 	call(sweepCall{route: "mcp", method: "POST", path: agent.Path, key: key, headers: []string{"Accept", "application/json, text/event-stream"},
 		body: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`}, true)
 

@@ -75,15 +75,18 @@ type Delivery struct {
 	DeliveredAt    *time.Time `json:"delivered_at"`
 	ReplayedAt     *time.Time `json:"replayed_at"`
 	CreatedAt      time.Time  `json:"created_at"`
+	// Queued: a wall_blocked delivery held under overflow queue, replayable once the allowance
+	// has room (a replay clears it).
+	Queued bool `json:"queued"`
 }
 
 const deliveryCols = `delivery_id, idempotency_key, watch_id, endpoint_id, event_type, event_seq, status, attempt_count,
-	response_status, response_ms, next_attempt_at, delivered_at, replayed_at, created_at`
+	response_status, response_ms, next_attempt_at, delivered_at, replayed_at, created_at, queued`
 
 func scanDelivery(row pgx.Row, extra ...any) (Delivery, error) {
 	var d Delivery
 	err := row.Scan(append([]any{&d.ID, &d.IdempotencyKey, &d.WatchID, &d.EndpointID, &d.EventType, &d.EventSeq, &d.Status, &d.AttemptCount,
-		&d.ResponseStatus, &d.ResponseMS, &d.NextAttemptAt, &d.DeliveredAt, &d.ReplayedAt, &d.CreatedAt}, extra...)...)
+		&d.ResponseStatus, &d.ResponseMS, &d.NextAttemptAt, &d.DeliveredAt, &d.ReplayedAt, &d.CreatedAt, &d.Queued}, extra...)...)
 	d.CreatedAt = d.CreatedAt.UTC()
 	for _, t := range []**time.Time{&d.NextAttemptAt, &d.DeliveredAt, &d.ReplayedAt} {
 		if *t != nil {
@@ -219,10 +222,11 @@ type ReplayFacts struct {
 	Account     AccountDeliveryState
 }
 
-// ReplayJudge decides whether a replay goes ahead: nil reopens the delivery, an error refuses it
-// and ReplayDelivery returns that error unchanged. It is called once, inside the transaction,
+// ReplayJudge decides whether a replay goes ahead: a nil error reopens the delivery (overage:
+// admitted past the allowance under overflow overage, so charged once accepted), an error refuses
+// it and ReplayDelivery returns that error unchanged. It is called once, inside the transaction,
 // with every lock of ReplayFacts held, so what it decides on is what the reopening writes after.
-type ReplayJudge func(ReplayFacts) error
+type ReplayJudge func(ReplayFacts) (overage bool, err error)
 
 // ReplayDelivery reopens delivery id of customerID for the dispatcher's next tick when judge
 // admits it: status pending, due now, NOTIFY DeliveriesChannel, all in one transaction. A
@@ -234,10 +238,11 @@ type ReplayJudge func(ReplayFacts) error
 // endpoint, whether the account is paused, its replay count, the customer's replays within
 // BudgetWindow (after taking the customer's replay lock, so the count and the reopening agree;
 // replays older than BudgetWindow are forgotten) and, for a watch delivery never billed (failed
-// before any acceptance: it was never admitted, or its slot was given back when it failed), its
-// account's admission figures under the account's admission lock, which the notifier's batches
-// hold shared. A delivery reopened that was never billed is reopened with readmitted_at now, so
-// it counts against this billing month's allowance. Errors: ErrNotFound (missing or another
+// before any acceptance: it was never admitted, or its slot was given back when it failed; or held
+// at the wall under overflow queue), its account's admission figures under the account's
+// admission lock, which the notifier's batches hold shared. A delivery reopened that was never
+// billed is reopened with readmitted_at now, so it counts against this billing month's allowance,
+// and no longer queued. Errors: ErrNotFound (missing or another
 // customer's), or judge's error as it returned it.
 func ReplayDelivery(ctx context.Context, pool *pgxpool.Pool, customerID string, id int64, judge ReplayJudge) (d Delivery, reopened bool, err error) {
 	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
@@ -272,12 +277,14 @@ func ReplayDelivery(ctx context.Context, pool *pgxpool.Pool, customerID string, 
 				return err
 			}
 		}
-		if err := judge(f); err != nil {
+		overage, err := judge(f)
+		if err != nil {
 			return err
 		}
 		d, err = scanDelivery(tx.QueryRow(ctx, `UPDATE webhook_deliveries SET status = $2, next_attempt_at = now(), replayed_at = now(),
-			replay_count = replay_count + 1, readmitted_at = CASE WHEN $3 THEN now() ELSE readmitted_at END, updated_at = now()
-			WHERE delivery_id = $1 RETURNING `+deliveryCols, id, DeliveryPending, f.NeverBilled))
+			replay_count = replay_count + 1, readmitted_at = CASE WHEN $3 THEN now() ELSE readmitted_at END, queued = false,
+			overage = overage OR $4, updated_at = now()
+			WHERE delivery_id = $1 RETURNING `+deliveryCols, id, DeliveryPending, f.NeverBilled, overage && f.NeverBilled))
 		if err != nil {
 			return fmt.Errorf("cannot reopen the webhook delivery: %w", err)
 		}
@@ -389,14 +396,14 @@ func CreateTestDelivery(ctx context.Context, pool *pgxpool.Pool, t NewTestDelive
 		if f.Paused, err = accountPaused(ctx, tx, t.AccountID); err != nil {
 			return err
 		}
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1 AND watch_id IS NULL
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1 AND watch_id IS NULL AND account_event_id IS NULL
 			AND created_at > now() - make_interval(secs => $2)`, t.EndpointID, TestDeliveryWindow.Seconds()).Scan(&f.EndpointTests); err != nil {
 			return fmt.Errorf("cannot count the endpoint's test deliveries: %w", err)
 		}
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('test-deliveries:' || $1))", t.CustomerID); err != nil {
 			return fmt.Errorf("cannot lock the customer's test deliveries: %w", err)
 		}
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM webhook_deliveries WHERE customer_id = $1 AND watch_id IS NULL
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM webhook_deliveries WHERE customer_id = $1 AND watch_id IS NULL AND account_event_id IS NULL
 			AND created_at > now() - make_interval(secs => $2)`, t.CustomerID, BudgetWindow.Seconds()).Scan(&f.CustomerTests); err != nil {
 			return fmt.Errorf("cannot count the customer's test deliveries: %w", err)
 		}

@@ -124,6 +124,7 @@ func LoadLiveWatches(ctx context.Context, pool *pgxpool.Pool) ([]LiveWatch, Watc
 // caller's rule (package push/admit).
 type AccountDeliveryState struct {
 	Tier       string // tier id (tier_0 .. tier_3, enterprise)
+	Overflow   string // the overflow the account chose (accounts.wall_overflow: stop, overage, queue); its plan decides whether it applies
 	HardCap    *int64 // hard spend cap in units; nil: none
 	MonthUnits int64  // units metered this billing month (usage_monthly)
 	Admitted   int64  // watch deliveries admitted this billing month (created, or readmitted by a replay) that are pending, retrying, delivered or were ever billed
@@ -147,7 +148,7 @@ func admissionLock(account string) string {
 // accountStatesQuery reads the admission figures of the accounts $1 for the billing month
 // starting $2. The admitted count reads webhook_deliveries_account_admitted_idx (migration 0025),
 // whose predicate is its own: the blocked rows of the month are never read.
-const accountStatesQuery = `SELECT a.account_id, a.tier, a.hard_cap_units, coalesce(u.units, 0),
+const accountStatesQuery = `SELECT a.account_id, a.tier, a.wall_overflow, a.hard_cap_units, coalesce(u.units, 0),
 			(SELECT count(*) FROM webhook_deliveries d WHERE d.account_id = a.account_id AND d.watch_id IS NOT NULL
 				AND d.created_at >= $2 AND (d.status IN ('pending', 'retrying', 'delivered') OR d.billed_at IS NOT NULL))
 			+ (SELECT count(*) FROM webhook_deliveries d WHERE d.account_id = a.account_id AND d.watch_id IS NOT NULL
@@ -169,7 +170,7 @@ func accountDeliveryStates(ctx context.Context, tx pgx.Tx, ids []int64, monthSta
 	for rows.Next() {
 		var id int64
 		var s AccountDeliveryState
-		if err := rows.Scan(&id, &s.Tier, &s.HardCap, &s.MonthUnits, &s.Admitted, &s.Unsent); err != nil {
+		if err := rows.Scan(&id, &s.Tier, &s.Overflow, &s.HardCap, &s.MonthUnits, &s.Admitted, &s.Unsent); err != nil {
 			return nil, fmt.Errorf("cannot read the accounts' delivery figures: %w", err)
 		}
 		out[id] = s
@@ -301,8 +302,14 @@ type NewDelivery struct {
 	WatchID        int64
 	EventSeq       uint64
 	EventType      string
-	Body           []byte // nil, and never stored, for a blocked status
+	Body           []byte // nil, and never stored, for a blocked status unless Queued
 	Status         string // pending, a blocked status (rate_limited, wall_blocked, cap_blocked), or failed (the endpoint is disabled)
+	// Queued marks a wall_blocked delivery held under overflow queue: its body is stored (never
+	// served while queued) for a replay once the allowance has room.
+	Queued bool
+	// Overage marks a delivery admitted past the allowance under overflow overage: charged at the
+	// plan's delivered_change price once accepted.
+	Overage bool
 }
 
 // InsertedDelivery is a row Insert wrote (one already there is not reported).
@@ -313,7 +320,8 @@ type InsertedDelivery struct {
 }
 
 // Insert writes ds in one statement: a pending delivery is due now (next_attempt_at = now()), a
-// blocked or failed one never (NULL); a blocked one without its body, whatever ds holds (Blocked).
+// blocked or failed one never (NULL); a blocked one without its body, whatever ds holds (Blocked),
+// unless it is queued.
 // A (watch_id, event_seq) already written is skipped. For every
 // pending row written it records a watch fire at firedAt and keeps the watch's last_fired_at,
 // and when there is one it notifies the dispatcher (delivered at Commit).
@@ -325,6 +333,7 @@ func (b *NotifierBatch) Insert(ctx context.Context, ds []NewDelivery, firedAt ti
 	ids, accounts, keys, endpoints, watches, seqs := make([]int64, n), make([]int64, n), make([]*int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	idem, customers, types, statuses := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	bodies := make([][]byte, n)
+	queued, overage := make([]bool, n), make([]bool, n)
 	for i := range ds {
 		d := &ds[i]
 		ids[i], accounts[i], endpoints[i], watches[i], seqs[i] = d.ID, d.AccountID, d.EndpointID, d.WatchID, int64(d.EventSeq)
@@ -332,16 +341,17 @@ func (b *NotifierBatch) Insert(ctx context.Context, ds []NewDelivery, firedAt ti
 			keys[i] = &d.KeyID
 		}
 		idem[i], customers[i], types[i], statuses[i], bodies[i] = d.IdempotencyKey, d.CustomerID, d.EventType, d.Status, d.Body
+		queued[i], overage[i] = d.Queued && d.Status == DeliveryWallBlocked, d.Overage && d.Status == DeliveryPending
 	}
 	rows, err := b.tx.Query(ctx, `INSERT INTO webhook_deliveries (delivery_id, idempotency_key, customer_id, account_id, key_id, endpoint_id,
-			watch_id, event_seq, event_type, body, status, next_attempt_at)
+			watch_id, event_seq, event_type, body, status, next_attempt_at, queued, overage)
 		SELECT d.id, d.idem, d.customer, d.account, d.key, d.endpoint, d.watch, d.seq, d.type,
-			CASE WHEN d.status NOT IN ('rate_limited', 'wall_blocked', 'cap_blocked') THEN d.body END, d.status,
-			CASE WHEN d.status = 'pending' THEN now() END
+			CASE WHEN d.status NOT IN ('rate_limited', 'wall_blocked', 'cap_blocked') OR d.queued THEN d.body END, d.status,
+			CASE WHEN d.status = 'pending' THEN now() END, d.queued, d.overage
 		FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::text[],
-			$10::bytea[], $11::text[]) AS d(id, idem, customer, account, key, endpoint, watch, seq, type, body, status)
+			$10::bytea[], $11::text[], $12::bool[], $13::bool[]) AS d(id, idem, customer, account, key, endpoint, watch, seq, type, body, status, queued, overage)
 		ON CONFLICT DO NOTHING
-		RETURNING watch_id, event_seq, status`, ids, idem, customers, accounts, keys, endpoints, watches, seqs, types, bodies, statuses)
+		RETURNING watch_id, event_seq, status`, ids, idem, customers, accounts, keys, endpoints, watches, seqs, types, bodies, statuses, queued, overage)
 	if err != nil {
 		return nil, fmt.Errorf("cannot insert %d deliveries: %w", n, err)
 	}

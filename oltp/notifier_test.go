@@ -87,7 +87,7 @@ func TestNotifierBatchWritesEachDeliveryOnceWithItsFiresAndReadsTheMonth(t *test
 	require.EqualValues(t, 3, fires[w.ID], "one fire per pending row written (1, 3, 5)")
 	st, err := b.AccountStates(ctx, []int64{a.AccountID}, month)
 	require.NoError(t, err)
-	require.Equal(t, oltp.AccountDeliveryState{Tier: "tier_2", HardCap: st[a.AccountID].HardCap, MonthUnits: 17, Admitted: 3, Unsent: 3}, st[a.AccountID])
+	require.Equal(t, oltp.AccountDeliveryState{Tier: "tier_2", Overflow: "stop", HardCap: st[a.AccountID].HardCap, MonthUnits: 17, Admitted: 3, Unsent: 3}, st[a.AccountID])
 	require.NotNil(t, st[a.AccountID].HardCap)
 	var due int
 	require.NoError(t, pool.QueryRow(ctx, "SELECT count(*) FROM webhook_deliveries WHERE next_attempt_at IS NOT NULL").Scan(&due))

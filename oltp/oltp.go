@@ -2,7 +2,10 @@
 // migrations, the account records (customers, accounts, API keys, usage and rate windows,
 // idempotency keys, the demo key), the push records (webhook endpoints, whose secrets it stores
 // only as sealed by the caller's SecretSealer, watches and their fires, deliveries with their
-// attempts, replays and billing, the notifier's position and the dispatcher's leases), on-demand
+// attempts, replays and billing, the notifier's position and the dispatcher's leases; the
+// account events that warn of an allowance, each delivered to the customer's endpoints, and
+// what happens past the delivered-changes wall, accountevents.go), the usage a bill is computed
+// from (accountevents.go), on-demand
 // crawl jobs, the source registry (the companies and sources the crawl reads, registry.go; the
 // crawl workers' reads and each source's health, crawlreads.go: failures in a row, cooldown and
 // the suspect status, never retirement; the shared request turns per host, hostturns.go; the

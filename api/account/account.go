@@ -1,6 +1,9 @@
 // Package account serves the account and key routes of spec 4.1 (whoami, keys, usage, the usage
-// dashboard, pause and resume) and the public documents beside them (pricing, compliance, the
-// schema changelog). It declares those routes with their schemas next to its response types and
+// dashboard, pause and resume, and the account's overflow past its delivered-changes allowance)
+// and the public documents beside them (pricing, compliance, the schema changelog). Pricing states
+// every allowance with its period and what happens past it and the unit prices (package plans);
+// usage and the dashboard answer the month's bill in money (plans.Tier.Bill over oltp's usage) and
+// the dashboard why watches are not delivering (api.PushBlock). It declares those routes with their schemas next to its response types and
 // registers them on an api.Server; the chain has already authenticated, limited and validated
 // every call.
 //

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/internal/plans"
 	"github.com/planehq/hiringsignal/oltp"
 )
 
@@ -45,16 +46,27 @@ func Routes(d Deps) []*api.Route {
 				{Name: "tier", Type: "string", Forbidden: true, Description: "refused (422)"},
 			}},
 			Statuses: []int{201, 404, 409}, Response: issuedKeySchema(), ErrorBodies: map[int]map[string]any{409: api.BudgetConflictSchema(oltp.BudgetKeys)}, Handler: h.keysRotate},
-		{Name: "usage", Method: "GET", Path: "/v1/usage", Summary: "Metered totals of the customer and per key over a window (read scope; not the demo key)", Tag: "usage", Scope: api.ScopeRead,
+		{Name: "usage", Method: "GET", Path: "/v1/usage", Summary: "Metered totals of the customer and per key over a window, and the month's bill in money (read scope; not the demo key)", Tag: "usage", Scope: api.ScopeRead,
 			Params:   []api.Param{{Name: "window", In: "query", Type: "integer", Min: new(int64(1)), Max: new(int64(UsageWindowMax)), Default: int64(24), Description: "hours"}},
 			Statuses: []int{200}, Response: usageSchema(), Handler: h.usageTotals},
-		{Name: "usage.dashboard", Method: "GET", Path: "/v1/usage/dashboard", Summary: "Quota, spend cap, nudges, free-tier allowance and blocked deliveries (read scope; not the demo key)", Tag: "usage", Scope: api.ScopeRead,
+		{Name: "usage.dashboard", Method: "GET", Path: "/v1/usage/dashboard", Summary: "Quota, spend cap, nudges, free-tier allowance, blocked deliveries, " +
+			"the delivered-changes allowance with why watches are not delivering (push_block), and the month's bill in money (read scope; not the demo key)", Tag: "usage", Scope: api.ScopeRead,
 			Statuses: []int{200}, Response: dashboardSchema(), Handler: h.dashboard},
 		{Name: "account.pause", Method: "POST", Path: "/v1/account/pause", Summary: "Pause the account: billable routes answer 403 account_paused", Tag: "account", Scope: api.ScopeKeys,
 			Statuses: []int{200}, Response: accountSchema(), Handler: h.pause},
 		{Name: "account.resume", Method: "POST", Path: "/v1/account/resume", Summary: "Resume the account", Tag: "account", Scope: api.ScopeKeys,
 			Statuses: []int{200}, Response: accountSchema(), Handler: h.resume},
-		{Name: "pricing", Method: "GET", Path: "/v1/pricing", Summary: "Plans, source price, rate limits and compliance summary", Tag: "account", Keyless: true,
+		{Name: "account.overflow", Method: "GET", Path: "/v1/account/overflow", Tag: "account", Scope: api.ScopeRead,
+			Summary:  "What happens past the account's delivered-changes allowance of the month (the wall). Not billable",
+			Statuses: []int{200}, Response: overflowSchema(), Handler: h.overflowGet},
+		{Name: "account.overflow.set", Method: "PUT", Path: "/v1/account/overflow", Tag: "account", Scope: api.ScopeKeys,
+			Summary: "Choose what happens past the account's delivered-changes allowance of the billing month: " + overflowDoc +
+				". 402 (quota_exceeded with plan_gate) for overage or queue on a plan without them (Free, Trial). Applies from the next change; not billable",
+			Body: &api.Body{Required: true, Fields: []api.Field{
+				{Name: "overflow", Type: "string", Required: true, Enum: plans.OverflowModes, Description: "stop, overage or queue"},
+			}},
+			Statuses: []int{200, 402}, Response: overflowSchema(), Handler: h.overflowPut},
+		{Name: "pricing", Method: "GET", Path: "/v1/pricing", Summary: "Plans with every allowance's period and what happens past it, unit prices per meter class, what credits are, how the bill is computed, source price, rate limits and compliance summary", Tag: "account", Keyless: true,
 			Statuses: []int{200}, Response: pricingSchema(), Handler: h.pricing},
 		{Name: "compliance", Method: "GET", Path: "/v1/compliance", Summary: "Compliance statement", Tag: "account", Keyless: true,
 			Statuses: []int{200}, Response: complianceSchema(), Handler: h.compliance},

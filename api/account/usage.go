@@ -21,6 +21,8 @@ type usageResponse struct {
 	ReferralCreditUnits int64           `json:"referral_credit_units"`
 	SLACreditUnits      int64           `json:"sla_credit_units"`
 	Keys                []oltp.KeyUsage `json:"keys"`
+	// Bill is this billing month's bill in money, whatever the window.
+	Bill billJSON `json:"bill"`
 }
 
 func usageSchema() map[string]any {
@@ -32,8 +34,10 @@ func usageSchema() map[string]any {
 		"watches": api.Type("integer"), "delivered_changes": api.Type("integer"), "forced_fresh": api.Type("integer"), "by_meter_class": counts, "by_function": counts, "by_channel": channels})
 	s := api.Object(map[string]any{"window": api.Type("integer"), "since": api.DateTime(), "calls": api.Type("integer"), "source_rows": api.Type("integer"), "changes": api.Type("integer"),
 		"watches": api.Type("integer"), "delivered_changes": api.Type("integer"), "forced_fresh": api.Type("integer"), "by_meter_class": counts, "by_function": counts, "by_channel": channels,
-		"referral_credit_units": api.Type("integer"), "sla_credit_units": api.Type("integer"), "keys": map[string]any{"type": "array", "items": key}})
-	s["description"] = "Each of calls, source_rows, changes, watches and delivered_changes equals the sum over keys[]; keys[] lists keys with metered events in the window, ascending by key_id."
+		"referral_credit_units": api.Type("integer"), "sla_credit_units": api.Type("integer"), "keys": map[string]any{"type": "array", "items": key},
+		"bill": billSchema()})
+	s["description"] = "Each of calls, source_rows, changes, watches and delivered_changes equals the sum over keys[]; keys[] lists keys with metered events in the window, ascending by key_id. " +
+		"bill is the account's bill of the current billing month (calendar_month_utc) in money, whatever the window: month to date and projected to the month's end."
 	return s
 }
 
@@ -72,6 +76,9 @@ func (h *handlers) usageTotals(c *api.Call) (int, error) {
 	}
 	for _, k := range keys {
 		out.Add(k.UsageTotals)
+	}
+	if out.Bill, err = h.monthBill(c); err != nil {
+		return 0, api.Internal(err)
 	}
 	return 0, c.JSON(200, out)
 }

@@ -49,8 +49,9 @@ func TestToolsListOnEveryProtocolRevision(t *testing.T) {
 	require.Zero(t, u.Calls, "tools/list and the protocol calls are not billed")
 }
 
-// Every tool's input schema states each argument exactly as /openapi.json states the route's
-// parameter or body field.
+// Every tool's input schema states each argument as /openapi.json states the route's parameter
+// or body field, made compact by agent.ArgSchema (nothing an agent needs to make a valid call is
+// left out).
 func TestToolSchemasAgreeWithTheOpenAPIDocument(t *testing.T) {
 	t.Parallel()
 	f := world.Get(t)
@@ -125,6 +126,13 @@ func TestToolSchemasAgreeWithTheOpenAPIDocument(t *testing.T) {
 					if name == "limit" {
 						delete(want, "description")
 						delete(got, "description")
+					}
+					// The tool states the document's schema compactly: the same types, enums,
+					// formats, value bounds and defaults, without length and item-count bounds,
+					// a one-or-many field as its array, and a note of the tool's for description.
+					want = agent.ArgSchema(def, name, want)
+					if name == "limit" {
+						delete(want, "description")
 					}
 					require.Equal(t, want, got, "%s.%s", tl.Name, name)
 				}
@@ -393,3 +401,49 @@ func TestTheMinuteLimitIsSharedByRESTAndTools(t *testing.T) {
 }
 
 func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
+
+// The tool catalogue fits an agent's context: tools/list answers at most agent.MaxToolListBytes
+// (it was 24 KB, create_watch alone 10 KB), and no tool takes more than a third of it, while
+// every argument keeps its type, enum, bounds of values and default (TestToolSchemasAgreeWithTheOpenAPIDocument).
+func TestToolsListFitsItsBound(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	a := f.srv.Account(t, "growth")
+	r := mcpPost(t, f.srv, a.Key, rpc(1, "tools/list", nil))
+	require.Equal(t, 200, r.Status, string(r.Body))
+	require.Less(t, len(r.Body), agent.MaxToolListBytes, "tools/list answers %d bytes", len(r.Body))
+	var res struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	require.NoError(t, json.Unmarshal(decodeRPC(t, r).Result, &res))
+	require.Len(t, res.Tools, len(agent.Tools()))
+	for _, tl := range res.Tools {
+		require.Less(t, len(tl), agent.MaxToolListBytes/3, "%s", tl[:min(len(tl), 60)])
+	}
+	t.Logf("tools/list answers %d bytes", len(r.Body))
+}
+
+// Compact leaves out only length and item-count bounds and states a one-or-many field as its
+// array: types, enums, formats, value bounds and defaults stay.
+func TestCompactKeepsWhatAValidCallNeeds(t *testing.T) {
+	t.Parallel()
+	in := map[string]any{"type": "object", "additionalProperties": false, "required": []string{},
+		"properties": map[string]any{
+			"band": map[string]any{"description": "a band", "oneOf": []any{
+				map[string]any{"type": "string", "enum": []string{"1-10", "11-50"}, "maxLength": 200},
+				map[string]any{"type": "array", "items": map[string]any{"type": "string", "enum": []string{"1-10", "11-50"}, "maxLength": 200}, "maxItems": 100, "minItems": 1},
+			}},
+			"n":      map[string]any{"type": "integer", "minimum": 1, "maximum": 1000, "default": 20},
+			"when":   map[string]any{"type": "string", "format": "date-time"},
+			"either": map[string]any{"oneOf": []any{map[string]any{"type": "integer"}, map[string]any{"type": "null"}}},
+		}}
+	want := map[string]any{"type": "object", "additionalProperties": false,
+		"properties": map[string]any{
+			"band":   map[string]any{"description": "a band", "type": "array", "items": map[string]any{"type": "string", "enum": []string{"1-10", "11-50"}}},
+			"n":      map[string]any{"type": "integer", "minimum": 1, "maximum": 1000, "default": 20},
+			"when":   map[string]any{"type": "string", "format": "date-time"},
+			"either": map[string]any{"oneOf": []any{map[string]any{"type": "integer"}, map[string]any{"type": "null"}}},
+		}}
+	require.Equal(t, want, agent.Compact(in))
+	require.Contains(t, in["properties"].(map[string]any)["band"], "oneOf", "the route's schema is not changed")
+}

@@ -6,7 +6,8 @@
 // parameters it exposes), the translation of tool arguments into the route's query, path or
 // body, and of the route's answer into a tool result (structuredContent plus a text copy, concise
 // or full, bounded in size; limits and bad arguments as isError results). Input schemas are the
-// routes' own (api.ParamSchema, api.FieldSchema), so a tool cannot drift from /openapi.json.
+// routes' own (api.ParamSchema, api.FieldSchema) made compact (Compact, a tool's Notes), so a
+// tool cannot drift from /openapi.json while tools/list stays within MaxToolListBytes.
 //
 // It must not admit, limit or meter anything itself: every tools/call goes through
 // api.Server.Execute, the chain an HTTP request to the route takes, with the caller's key

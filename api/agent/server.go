@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"slices"
 	"strconv"
 
@@ -92,44 +93,159 @@ func NewMCPServer(a *api.Server, log *slog.Logger) *mcp.Server {
 			panic("agent: " + err.Error())
 		}
 		ro := t.ReadOnly
-		ann := &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: ro, IdempotentHint: ro || t.Destructive, DestructiveHint: &t.Destructive}
+		// The title is the tool's; destructiveHint means something only when readOnlyHint is false.
+		ann := &mcp.ToolAnnotations{ReadOnlyHint: ro, IdempotentHint: ro || t.Destructive}
+		if !ro {
+			ann.DestructiveHint = &t.Destructive
+		}
 		s.AddTool(&mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: schema, Annotations: ann},
 			handler(a, t, rt))
 	}
 	return s
 }
 
-// InputSchema is the tool's input schema: each argument's schema exactly as the route declares
-// it (api.ParamSchema of a parameter, api.FieldSchema of a body field), its description, which
-// are required, and detail on tools that answer data.
+// InputSchema is the tool's input schema: each argument's schema as the route declares it
+// (api.ParamSchema of a parameter, api.FieldSchema of a body field) made compact (Compact), its
+// description (or the tool's shorter Notes), which are required, and detail on tools that answer
+// data.
 func InputSchema(t Tool, rt api.Route) (map[string]any, error) {
 	props := map[string]any{}
 	required := []string{}
 	for _, name := range t.Args {
+		var s map[string]any
 		switch p, f := findArg(rt, name); {
 		case p != nil:
-			s := api.ParamSchema(*p)
+			s = api.ParamSchema(*p)
 			if p.Description != "" {
 				s["description"] = p.Description
 			}
-			props[name] = s
 			if p.Required {
 				required = append(required, name)
 			}
 		case f != nil:
-			props[name] = api.FieldSchema(*f)
+			s = api.FieldSchema(*f)
 			if f.Required {
 				required = append(required, name)
 			}
 		default:
 			return nil, fmt.Errorf("tool %s takes %q, which route %s does not declare", t.Name, name, rt.Name)
 		}
+		props[name] = ArgSchema(t, name, s)
 	}
 	if t.answersData() {
-		props[detailArg] = map[string]any{"type": "string", "enum": []string{"concise", "full"}, "default": "concise",
-			"description": "concise (default): the fields an agent needs, nested lists cut to a few items; full: every field the route answers"}
+		props[detailArg] = map[string]any{"type": "string", "enum": []string{"concise", "full"}, "default": "concise"}
 	}
-	return map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": false}, nil
+	out := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		out["required"] = required
+	}
+	return out, nil
+}
+
+// ArgSchema is the schema of argument name of tool t given the route's schema s of it: Compact(s)
+// with the tool's note, when it has one, as its description.
+func ArgSchema(t Tool, name string, s map[string]any) map[string]any {
+	out := Compact(s)
+	if slices.Contains(t.Terse, name) {
+		out = terse(out, true)
+	}
+	if note, ok := t.Notes[name]; ok {
+		if note == "" {
+			delete(out, "description")
+		} else {
+			out["description"] = note
+		}
+	}
+	return out
+}
+
+// terse is s without the descriptions of its nested members (top: s is the argument itself,
+// whose description stays).
+func terse(s map[string]any, top bool) map[string]any {
+	out := map[string]any{}
+	for k, v := range s {
+		switch x := v.(type) {
+		case map[string]any:
+			out[k] = terse(x, false)
+		default:
+			if k != "description" || top {
+				out[k] = v
+			}
+		}
+	}
+	return out
+}
+
+// compactDrop are the keywords a tool's schema leaves out: bounds of lengths and item counts that
+// an agent does not need to build a valid call (the route still enforces them, and its 422 comes
+// back as an isError result naming the argument and the bound).
+var compactDrop = []string{"maxLength", "maxItems", "minItems"}
+
+// Compact is the schema s (a route's parameter or body field, as the document states it) as a
+// tool states it, smaller and as exact about what may be sent: compactDrop's keywords are left
+// out, an empty required list too, and a field taking one value or an array of them (oneOf of a
+// schema and an array of it: criteria fields) is stated as the array only (the route takes both).
+// Types, enums, formats, minimums, maximums and defaults are kept. s is not changed.
+func Compact(s map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range s {
+		switch {
+		case slices.Contains(compactDrop, k):
+		case k == "required":
+			if reflect.ValueOf(v).Kind() != reflect.Slice || reflect.ValueOf(v).Len() > 0 {
+				out[k] = v
+			}
+		case k == "oneOf":
+			if arr := oneOrMany(v); arr != nil {
+				for ak, av := range Compact(arr) {
+					out[ak] = av
+				}
+				continue
+			}
+			out[k] = compactAny(v)
+		default:
+			out[k] = compactAny(v)
+		}
+	}
+	return out
+}
+
+func compactAny(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		return Compact(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = compactAny(e)
+		}
+		return out
+	}
+	return v
+}
+
+// oneOrMany is the array schema of a oneOf of a schema and an array of it ([X, {type: array,
+// items: X}]), nil for any other oneOf.
+func oneOrMany(v any) map[string]any {
+	alts, ok := v.([]any)
+	if !ok || len(alts) != 2 {
+		return nil
+	}
+	one, ok1 := alts[0].(map[string]any)
+	many, ok2 := alts[1].(map[string]any)
+	if !ok1 || !ok2 || many["type"] != "array" {
+		return nil
+	}
+	items, ok := many["items"].(map[string]any)
+	if !ok || !sameSchema(one, items) {
+		return nil
+	}
+	return many
+}
+
+// sameSchema says whether a and b are the same schema but for their bounds (compactDrop).
+func sameSchema(a, b map[string]any) bool {
+	return reflect.DeepEqual(Compact(a), Compact(b))
 }
 
 // answersData reports whether the tool's answer is data worth shaping (not an ack).

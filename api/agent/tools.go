@@ -13,6 +13,12 @@ type Tool struct {
 	List        string // the member of the answer holding the page's rows (kept whole by concise)
 	// Brief adds the company's is_hiring to a pre-action brief (derived, not a second call).
 	Brief bool
+	// Notes are shorter descriptions of some arguments than the route's (which the document
+	// keeps): what a model needs to fill them in; "" leaves the description out.
+	Notes map[string]string
+	// Terse are arguments (objects) whose nested members' descriptions are left out: the note of
+	// the argument says what they need.
+	Terse []string
 }
 
 // conciseDrop are the members (at any depth) a concise answer leaves out: the req's normalized
@@ -22,64 +28,104 @@ var conciseDrop = []string{"title", "board", "boards", "url", "source_type", "sa
 	"posted_at", "left_censored", "function_ids", "first_seen_cutoff", "freshness_floor_s",
 	"function", "hq_country", "active_reqs", "velocity", "motion_as_of", "momentum", "observed_at", "relevance", "description"}
 
+// MaxToolListBytes bounds the answer of tools/list: the catalogue is read into an agent's context
+// on every connection.
+const MaxToolListBytes = 12 << 10
+
 // detailArg is the argument every tool that answers data takes.
 const detailArg = "detail"
 
 // What a tool's route meters, as its description states it.
 const (
-	costCall   = "Cost: one metered call against the daily quota, no units."
-	costRows   = "Cost: one metered call plus one source_row unit per row returned (limit caps it)."
-	costFree   = "Cost: free (not metered), but counted in the per-key 60-second rate limit."
-	costEvents = "Cost: one metered call plus one change unit per event returned (an empty page costs no unit)."
-	costWatch  = "Cost: one metered call plus one watch unit; counts against the plan's live-watch allowance."
-	pagedNote  = " Paged: pass next_cursor back as cursor for the next page; absent on the last page."
+	costCall   = "Cost: 1 call (daily quota), no units."
+	costRows   = "Cost: 1 call + 1 source_row unit per row."
+	costFree   = "Cost: free (counts in the per-minute rate limit)."
+	costEvents = "Cost: 1 call + 1 change unit per event (an empty page: none)."
+	costWatch  = "Cost: 1 call + 1 watch unit; takes a live-watch slot."
+	pagedNote  = " Paged: pass next_cursor back as cursor."
 )
+
+// Notes shared by several tools.
+const (
+	noteCountry   = "country name, e.g. Germany (no ISO codes)"
+	noteCountries = "country names, e.g. Germany (no ISO codes)"
+	noteCursor    = "next_cursor of the previous page"
+	noteFunction  = "function name or taxonomy id"
+	noteTerms     = "substrings of the industry"
+)
+
+// criteriaNote is what a model needs to write a saved search (the route's description is the
+// vocabulary's whole contract).
+const criteriaNote = "Saved search: AND across fields, OR within a field's values; a missing fact never matches. " +
+	"industry_terms: substrings; req.q: every word matches the title; req.q_excludes: veto phrases; function: name or id; " +
+	"country, hq_country: names; req.since: first_seen lower bound; event.*: which ledger events fire."
 
 // Tools are the curated tools (tools/list answers them in name order).
 func Tools() []Tool {
+	searchNotes := map[string]string{"geo": noteCountries, "industry": "", "industry_terms": noteTerms, "headcount_band": "", "cursor": noteCursor}
 	return []Tool{
 		{Name: "find_hiring_companies", Title: "Find companies hiring for a role", Route: "reqs.search", ReadOnly: true, List: "companies",
-			Description: "Companies currently hiring for a job title (every word of q must match a posting title), deduplicated by company: each row has the company " +
-				"(company_id, name, domain, country), how many matching reqs it has open and the newest of them, and its hiring pulse. Filter by country (geo), " +
-				"first_seen (since), industry, headcount band, source type, and leave staffing agencies out. Use company_id with the company tools." + pagedNote + " " + costRows,
-			Args: []string{"q", "geo", "since", "source_type", "exclude_agencies", "industry", "industry_terms", "headcount_band", "cursor", "limit"}},
+			Description: "Companies hiring now for a job title, one row per company with its matching reqs and hiring pulse; filter by country, first_seen, " +
+				"industry, headcount, source type. company_id feeds the company tools." + pagedNote + " " + costRows,
+			Args:  []string{"q", "geo", "since", "source_type", "exclude_agencies", "industry", "industry_terms", "headcount_band", "cursor", "limit"},
+			Notes: with(searchNotes, map[string]string{"q": "words that must all match the posting title"})},
 		{Name: "company_hiring_brief", Title: "Company hiring brief", Route: "companies.pre_action_brief", ReadOnly: true, Brief: true,
-			Description: "Everything to know before contacting a company about hiring, in one call: is_hiring (true when it has open reqs, null when it is not covered), " +
-				"its hiring pulse (velocity, direction, weekly momentum), the first open reqs and their total, first hires per function, hard-to-fill reposts and ATS migrations. " +
-				"A company whose data is older than max_age answers status crawling (call again shortly). " + costCall,
-			Args: []string{"company_id", "max_age"}},
+			Description: "All to know before contacting a company: is_hiring, hiring pulse, open reqs, first hires per function, reposts, ATS migrations. " +
+				"status crawling: call again shortly. " + costCall,
+			Args: []string{"company_id", "max_age"}, Notes: map[string]string{"max_age": "seconds: older data is re-crawled first (status crawling)"}},
 		{Name: "company_open_reqs", Title: "A company's open reqs", Route: "companies.open_reqs", ReadOnly: true, List: "reqs",
-			Description: "A company's open reqs (deduplicated across boards: one row per title and country), newest first, optionally for one function or country; " +
-				"total counts them all, limit bounds the rows." + pagedNote + " " + costCall,
-			Args: []string{"company_id", "function", "country", "cursor", "limit"}},
+			Description: "A company's open reqs, deduplicated across boards, newest first, optionally of one function or country." + pagedNote + " " + costCall,
+			Args:        []string{"company_id", "function", "country", "cursor", "limit"},
+			Notes:       map[string]string{"country": noteCountry, "cursor": noteCursor, "function": noteFunction}},
 		{Name: "search_roles", Title: "Search roles", Route: "jobs.search", ReadOnly: true, List: "jobs",
-			Description: "Flat search of open roles, one row per logical req (title, company, country, function, first_seen, boards), ranked by relevance to q or by recency; " +
-				"filter by function, country (geo), first_seen (since), industry, headcount band and source type." + pagedNote + " " + costRows,
-			Args: []string{"q", "function", "geo", "since", "sort", "source_type", "exclude_agencies", "industry", "industry_terms", "headcount_band", "cursor", "limit"}},
+			Description: "Open roles, one row per req, ranked by relevance to q or by recency; filter by function, country, first_seen, industry, headcount " +
+				"and source type." + pagedNote + " " + costRows,
+			Args: []string{"q", "function", "geo", "since", "sort", "source_type", "exclude_agencies", "industry", "industry_terms", "headcount_band", "cursor", "limit"},
+			Notes: with(searchNotes, map[string]string{"geo": noteCountry, "q": "free-text title search, ranked", "function": noteFunction,
+				"cursor": noteCursor + " (same sort)"})},
 		{Name: "company_is_hiring", Title: "Is a company hiring?", Route: "companies.is_hiring", ReadOnly: true,
-			Description: "Whether a company is hiring now: is_hiring, open_req_count and coverage_status (null answers when the company's sources are not covered). " + costCall,
+			Description: "Whether a company is hiring now: is_hiring, open_req_count, coverage_status (null when not covered). " + costCall,
 			Args:        []string{"company_id"}},
 		{Name: "resolve_company", Title: "Resolve a company", Route: "companies.resolve", ReadOnly: true, List: "companies",
-			Description: "Find a company's company_id from its web domain or its name (exactly one of them): candidates with company_id, name, domain, country, " +
-				"coverage_status and match_confidence, best first. " + costFree,
-			Args: []string{"domain", "name"}},
+			Description: "A company's company_id from its web domain or its name (exactly one): candidates, best first. " + costFree,
+			Args:        []string{"domain", "name"}},
 		{Name: "role_demand", Title: "Market demand for a role", Route: "markets.role_demand", ReadOnly: true,
-			Description: "Market-wide weekly demand for a role (a function name or taxonomy id) in a country or everywhere: reqs opened, reposted and closed per week, oldest first. " + costCall,
-			Args:        []string{"role", "geo"}},
+			Description: "Weekly market demand for a role, in a country or everywhere: reqs opened, reposted and closed per week. " + costCall,
+			Args:        []string{"role", "geo"}, Notes: map[string]string{"role": noteFunction, "geo": noteCountry + "; omit for everywhere"}},
 		{Name: "change_feed", Title: "Hiring changes since a cursor", Route: "events.list", ReadOnly: true, List: "events",
-			Description: "The change feed: reqs opened, reposted, reobserved and closed after the cursor since, ascending, optionally for some companies or event types. " +
-				"Store next_cursor and pass it as since next time to never miss or repeat an event; has_more says to page again now. " +
-				"An event with after_gap happened somewhere in that interval (the crawl had a gap), not when it was observed; close_reason says why a close was no ordinary one. " + costEvents,
-			Args: []string{"since", "limit", "company_id", "event_type"}},
+			Description: "Hiring changes after the cursor since, ascending: pass next_cursor as since next time; page again while has_more. " +
+				"account_events: your allowance warnings. " + costEvents,
+			Args: []string{"since", "limit", "company_id", "event_type"},
+			Notes: map[string]string{"since": "cursor: the previous next_cursor (0: the start)", "limit": "", "company_id": "only these companies",
+				"event_type": "only these event types"}},
 		{Name: "create_watch", Title: "Watch a company or a search", Route: "watches.create",
-			Description: "Watch one company (company_id) or one saved search (q, geo or criteria) and have its hiring changes POSTed to a webhook endpoint of yours " +
-				"(webhook_endpoint_id, or webhook_url to register one; a new endpoint's secret is answered once). Answers the watch with its watch_id. " + costWatch,
-			Args: []string{"company_id", "criteria", "q", "geo", "webhook_endpoint_id", "webhook_url", "secret", "event_types", "max_fires_per_hour"}},
+			Description: "Push the hiring changes of a company (company_id) or a saved search (q, geo or criteria) to your webhook (webhook_endpoint_id, " +
+				"or webhook_url to register one; its secret is answered once). " + costWatch,
+			Args:  []string{"company_id", "criteria", "q", "geo", "webhook_endpoint_id", "webhook_url", "secret", "event_types", "max_fires_per_hour"},
+			Terse: []string{"criteria"},
+			Notes: map[string]string{"criteria": criteriaNote, "company_id": "the company to watch (not with criteria, q, geo)",
+				"q": "shorthand for criteria.req.q", "geo": "shorthand for criteria.req.country",
+				"webhook_endpoint_id": "your endpoint (POST /v1/webhooks), or use webhook_url", "webhook_url": "public https URL to register as your endpoint",
+				"secret":             "with webhook_url: whsec_ + base64 of 24 to 64 random bytes; generated when omitted",
+				"event_types":        "default opened, reposted, closed (reobserved fires every 3 hours per live req)",
+				"max_fires_per_hour": "fires past it within an hour are dropped (rate_limited)"}},
 		{Name: "list_watches", Title: "List watches", Route: "watches.list", ReadOnly: true, List: "watches",
-			Description: "Your live watches, newest first, with what each watches, its endpoint, fire counters and heartbeat. " + costFree,
+			Description: "Your live watches: target, endpoint, fires and status (blocked_by_allowance says until when the plan's monthly delivered changes are used). " + costFree,
 			Args:        []string{}},
 		{Name: "cancel_watch", Title: "Cancel a watch", Route: "watches.cancel", Destructive: true,
-			Description: "Cancel a watch by watch_id: its slot in the plan's allowance is free at once; canceling again succeeds too. " + costFree,
+			Description: "Cancel a watch: its slot is free at once; idempotent. " + costFree,
 			Args:        []string{"watch_id"}},
 	}
+}
+
+// with is base with more's notes added (more wins).
+func with(base, more map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range more {
+		out[k] = v
+	}
+	return out
 }

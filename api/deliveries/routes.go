@@ -23,8 +23,9 @@ const statusDoc = "pending: queued, sent at next_attempt_at (now when written, r
 	"failed: attempts exhausted over about three days, the endpoint answered 410 Gone, or the endpoint is disabled (terminal; replayable, " +
 	"a never-accepted one only within your plan's allowance and spend cap); " +
 	"rate_limited: past the watch's max_fires_per_hour, dropped, never sent; " +
-	"wall_blocked: past the plan's monthly delivered-changes allowance, never sent; cap_blocked: the account was past its hard spend cap, never sent " +
-	"(the last three are terminal and not replayable, and are kept 62 days)"
+	"wall_blocked: past the plan's monthly delivered-changes allowance, never sent (under overflow queue it is queued: kept, and a replay sends it once " +
+	"there is room within the plan); cap_blocked: the account was past its hard spend cap, never sent " +
+	"(the last three are terminal and, but for a queued wall_blocked one, not replayable; they are kept 62 days)"
 
 var replayDoc = fmt.Sprintf("Reopen a delivery of yours for the dispatcher's next tick (status pending, sent within seconds with the same body, "+
 	"idempotency key and webhook-id); 200 with the delivery as reopened. Idempotent: a delivery already pending or retrying is answered as it is. "+
@@ -33,12 +34,14 @@ var replayDoc = fmt.Sprintf("Reopen a delivery of yours for the dispatcher's nex
 	"A watch delivery never accepted (failed, never billed) is admitted again as a new change would be: "+
 	"409 %s when your plan's delivered changes of this billing month are taken, 409 %s when the account is at its hard spend cap; "+
 	"once reopened it counts against this month's allowance. "+
-	"409 %s for rate_limited, wall_blocked and cap_blocked deliveries (never sent; the fire limit, allowance or cap decision stands and there is no backlog to replay), "+
+	"A wall_blocked delivery queued under overflow queue (queued true) is replayable too, as a change never billed: 409 %s while the month's allowance is still used, "+
+	"200 once there is room (after the month turns or an upgrade), until %d days after the end of the month it was queued in. "+
+	"409 %s for rate_limited, cap_blocked and wall_blocked deliveries not queued (never sent; the fire limit, allowance or cap decision stands), "+
 	"409 %s past the window, 409 %s or %s when the delivery's endpoint is deleted or disabled. "+
 	"403 account_paused while the account is paused (its deliveries wait; resume first), unless the delivery is pending or retrying. "+
 	"404 for an id that does not exist or is another customer's", admit.ReplayWindowDays, admit.MaxReplaysPerDelivery, admit.ReasonReplayLimit,
 	admit.MaxReplaysPerDay, int(oltp.BudgetWindow.Hours()), admit.ReasonReplayBudget, admit.ReasonWallReached, admit.ReasonCapReached,
-	admit.ReasonNotReplayable, admit.ReasonWindowExpired, admit.ReasonEndpointDeleted, admit.ReasonEndpointOff)
+	admit.ReasonWallReached, admit.ReplayWindowDays, admit.ReasonNotReplayable, admit.ReasonWindowExpired, admit.ReasonEndpointDeleted, admit.ReasonEndpointOff)
 
 // Routes are the delivery routes, and POST /v1/webhooks/{id}/test, with their handlers over d.
 func Routes(d Deps) []*api.Route {
@@ -91,11 +94,13 @@ func deliveryProps() map[string]any {
 		"delivery_id": api.Type("integer"),
 		"idempotency_key": map[string]any{"type": "string",
 			"description": "sent as X-Plane-Idempotency-Key and webhook-id; the same on every attempt and replay: dedupe on it"},
-		"watch_id":            map[string]any{"type": []any{"integer", "null"}, "description": "the watch that fired; null for a test delivery"},
+		"watch_id":            map[string]any{"type": []any{"integer", "null"}, "description": "the watch that fired; null for a test delivery and an account event's"},
 		"webhook_endpoint_id": api.Type("integer"),
-		"event_type": map[string]any{"type": "string", "enum": slices.Concat(criteria.EventTypes, []string{payload.EventTest}),
-			"description": "the event delivered; test for POST /v1/webhooks/{id}/test"},
-		"event_seq":     map[string]any{"type": []any{"integer", "null"}, "description": "the ledger event delivered (as on GET /v1/events); null for a test delivery"},
+		"event_type": map[string]any{"type": "string", "enum": slices.Concat(criteria.EventTypes, []string{payload.EventTest, payload.EventAllowanceWarning}),
+			"description": "the event delivered; test for POST /v1/webhooks/{id}/test; allowance_warning for an account event (80% or 100% of an allowance; its body carries account_event)"},
+		"event_seq": map[string]any{"type": []any{"integer", "null"}, "description": "the ledger event delivered (as on GET /v1/events); null for a test delivery and an account event's"},
+		"queued": map[string]any{"type": "boolean",
+			"description": "a wall_blocked delivery held under overflow queue: replay it once there is room within the plan (after the month turns or an upgrade); false otherwise"},
 		"status":        map[string]any{"type": "string", "enum": oltp.DeliveryStatuses, "description": statusDoc},
 		"attempt_count": map[string]any{"type": "integer", "minimum": 0, "description": "attempts made so far (replays included)"},
 		"response_status": map[string]any{"type": []any{"integer", "null"},
@@ -124,7 +129,7 @@ func detailSchema() map[string]any {
 	p["body"] = map[string]any{"type": []any{"object", "null"}, "description": "the delivery's JSON payload exactly as signed and sent (every attempt and replay sends the same bytes; " +
 		"an event first seen after a gap in the crawl carries after_gap {from, to}, a close of retired sources close_reason, as on GET /v1/events). " +
 		"null for a delivery neither admitted against your plan's allowance and spend cap nor sent: rate_limited, wall_blocked and cap_blocked ones " +
-		"(never sent; their payload is not kept) and a failed one without any attempt (its endpoint was disabled; a replay that is admitted sends it and serves it again)"}
+		"(never sent; their payload is not kept, but for a queued one's, kept unserved until a replay sends it) and a failed one without any attempt (its endpoint was disabled; a replay that is admitted sends it and serves it again)"}
 	return api.Closed(p)
 }
 

@@ -8,8 +8,10 @@
 // It declares its route (Routes) with its schema next to its response types and registers it on
 // an api.Server; the chain has already authenticated, gated, limited and validated the call and
 // meters the events the handler reports as change units. An event carries close_reason and
-// after_gap in the shape of the webhook body (package payload). It must not write any store, touch
-// Postgres, or hold SQL (package analytics does).
+// after_gap in the shape of the webhook body (package payload). Each page also lists the caller's
+// account events (allowance warnings) in account_events, apart from the ledger's events, read
+// through api.Call.AccountEvents. It must not write any store, touch Postgres itself, or hold SQL
+// (package analytics does).
 package events
 
 import (
@@ -99,6 +101,10 @@ type Page struct {
 	NextCursor      uint64  `json:"next_cursor"`
 	HasMore         bool    `json:"has_more"`
 	FreshnessFloorS int     `json:"freshness_floor_s"`
+	// AccountEvents are the caller's account events (allowance warnings) of the last
+	// api.AccountEventsWindow, newest first, on every page: apart from events so that no filter,
+	// cursor or event shape of the ledger changes; never metered.
+	AccountEvents []payload.AccountEvent `json:"account_events"`
 }
 
 // events serves GET /v1/events: one change unit per event returned (an empty page, none).
@@ -130,7 +136,11 @@ func (h *handlers) events(c *api.Call) (int, error) {
 	if err != nil {
 		return 0, api.Unavailable("The change feed (ClickHouse)", err)
 	}
-	out := Page{Events: make([]Event, 0, len(p.Events)), NextCursor: p.Next, HasMore: p.Next < upper, FreshnessFloorS: floor}
+	acct, err := c.AccountEvents()
+	if err != nil {
+		return 0, api.Internal(err)
+	}
+	out := Page{Events: make([]Event, 0, len(p.Events)), NextCursor: p.Next, HasMore: p.Next < upper, FreshnessFloorS: floor, AccountEvents: acct}
 	for i := range p.Events {
 		out.Events = append(out.Events, newEvent(snap, &p.Events[i]))
 	}

@@ -21,12 +21,19 @@ var cursorDoc = fmt.Sprintf("Events are served in ascending event_seq; event_seq
 	"(from, to], so a burst of them is the gap's backlog, not fresh news; a close of sources the operator retired carries close_reason. "+
 	"Both are absent otherwise.", MaxSpan)
 
+// accountEventsDoc is how account events appear on the feed, as the document states it.
+var accountEventsDoc = fmt.Sprintf("The account's own events of the last %d days, newest first (at most %d), on every page whatever since, limit, "+
+	"company_id and event_type: today allowance_warning, raised when the account's delivered changes of the billing month reach 80%% and 100%% "+
+	"of its plan's allowance (and delivered, signed, to every live endpoint as event allowance_warning). They are not ledger events: they have no "+
+	"event_seq, never appear in events, never move next_cursor and are never metered, so existing filters and cursors are unchanged; dedupe on account_event_id.",
+	int(api.AccountEventsWindow.Hours()/24), api.MaxAccountEvents)
+
 // Routes is GET /v1/events with its handler over d.
 func Routes(d Deps) []*api.Route {
 	h := newHandlers(d)
 	return []*api.Route{{
 		Name: "events.list", Method: "GET", Path: "/v1/events", Tag: "events",
-		Summary: "Change feed: ledger events after a cursor, ascending by event_seq, replayed by next_cursor",
+		Summary: "Change feed: ledger events after a cursor, ascending by event_seq, replayed by next_cursor; and the account's own events (allowance warnings) in account_events",
 		Meter:   api.MeterChange, Scope: api.ScopeRead, Gate: "/v1/events",
 		Params: []api.Param{
 			{Name: "since", In: "query", Type: "integer", Min: new(int64(0)), Default: int64(0),
@@ -84,6 +91,8 @@ func pageSchema() map[string]any {
 			"description": "true when events after next_cursor are already servable to this caller: page again now; false: caught up until the next crawl cycle commits"},
 		"freshness_floor_s": map[string]any{"type": "integer", "minimum": 0,
 			"description": "the plan's freshness floor in seconds (0: none): events of cycles newer than it are not served yet"},
+		"account_events": map[string]any{"type": "array", "items": api.AccountEventSchema(), "maxItems": api.MaxAccountEvents,
+			"description": accountEventsDoc},
 	})
 	s["description"] = cursorDoc
 	return s

@@ -2,7 +2,8 @@
 // snippets carrying the caller's own key and sets up, once per customer and webhook URL, an
 // endpoint and a watch on a high-motion company (within the daily creation budgets,
 // oltp.Budgets); GET /v1/onboarding reports how far that URL got (first watch, first signed
-// delivery accepted, the 80%-quota expansion nudge).
+// delivery accepted, the 80%-quota expansion nudge), and says so when the account's
+// delivered-changes allowance or hard spend cap stops its watches (api.PushBlock).
 //
 // It applies the webhook URL policy, secrets and watch defaults that POST /v1/webhooks and POST
 // /v1/watches follow, and the dashboard's quota nudge, all of package api (api.CheckWebhookURL,

@@ -82,8 +82,13 @@ func watchProps() map[string]any {
 		"last_fired_at":       api.Nullable(api.DateTime()),
 		"fires_last_7d":       api.Type("integer"),
 		"fires_last_30d":      api.Type("integer"),
-		"status": map[string]any{"type": "string", "enum": []string{StatusActive, StatusRateLimited, StatusPaused},
-			"description": "heartbeat: active (delivering as events come); rate_limited (fired max_fires_per_hour times in the last hour: further fires are dropped until the hour rolls on); paused (the account is paused: nothing is delivered until it is resumed)"},
+		"status": map[string]any{"type": "string", "enum": Statuses,
+			"description": "heartbeat, the first that holds: paused (the account is paused: nothing is delivered until it is resumed); " +
+				"blocked_by_allowance (the plan's delivered changes of the billing month are used and the account stops or queues past them: nothing is delivered " +
+				"until blocked.resets_at or an upgrade; under overflow queue the changes are kept to replay); blocked_by_spend_cap (the account is at its hard spend cap); " +
+				"rate_limited (fired max_fires_per_hour times in the last hour: further fires are dropped until the hour rolls on); active (delivering as events come)"},
+		"blocked": map[string]any{"oneOf": []any{api.AllowanceBlockSchema(), api.Type("null")},
+			"description": "with status blocked_by_allowance or blocked_by_spend_cap: the allowance reached, its period, when it resets and the way out; null otherwise"},
 		"created_at": api.DateTime(),
 	}
 }

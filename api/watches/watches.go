@@ -1,7 +1,8 @@
 // Package watches serves the watch routes (spec 2.3, 3, 4.4): create (one company or one saved
 // search, bound to a webhook endpoint of the caller, within the plan's live-watch allowance and the
 // account's daily watch budget, oltp.Budgets), list the live ones with their fire counters and
-// heartbeat, and cancel.
+// heartbeat (and, when the account's delivered-changes allowance or hard spend cap stops its
+// deliveries, why and until when: api.PushBlock), and cancel.
 //
 // It validates a watch completely (the criteria through package criteria, the inline endpoint
 // through the registration rules of package api that POST /v1/webhooks follows, the company
@@ -24,6 +25,7 @@ import (
 	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/internal/secretbox"
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/push/admit"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
@@ -40,7 +42,17 @@ const (
 	StatusActive      = "active"       // delivering as its events come
 	StatusRateLimited = "rate_limited" // fired max_fires_per_hour times in the last hour: further fires are dropped until the hour rolls on
 	StatusPaused      = "paused"       // the account is paused: nothing is delivered until it is resumed
+	// StatusBlockedByAllowance: the plan's delivered changes of the billing month are used (overflow
+	// stop or queue): nothing is delivered until the month turns or an upgrade; blocked says more.
+	StatusBlockedByAllowance = admit.BlockedByAllowance
+	// StatusBlockedBySpendCap: the account is at its hard spend cap: nothing is delivered until the
+	// month turns or the cap is raised.
+	StatusBlockedBySpendCap = admit.BlockedBySpendCap
 )
+
+// Statuses are the status words, in the order they win: a paused account, then what stops its
+// deliveries (the wall, the cap), then the watch's own fire limit.
+var Statuses = []string{StatusActive, StatusRateLimited, StatusPaused, StatusBlockedByAllowance, StatusBlockedBySpendCap}
 
 // Snapshots gives the current read snapshot (*snapshot.Service implements it): company_id is
 // checked against its companies.
@@ -92,7 +104,10 @@ type watchJSON struct {
 	FiresLast7d       int64           `json:"fires_last_7d"`
 	FiresLast30d      int64           `json:"fires_last_30d"`
 	Status            string          `json:"status"`
-	CreatedAt         time.Time       `json:"created_at"`
+	// Blocked is why the watch is not delivering when its account's wall or cap stops it (status
+	// blocked_by_allowance or blocked_by_spend_cap): the allowance, its period and its reset.
+	Blocked   *api.AllowanceBlock `json:"blocked"`
+	CreatedAt time.Time           `json:"created_at"`
 }
 
 type createdJSON struct {
@@ -100,13 +115,18 @@ type createdJSON struct {
 	WebhookSecret *string `json:"webhook_secret"`
 }
 
-func toJSON(w oltp.Watch, paused bool) watchJSON {
+// toJSON is w as answered: paused when its account is, else blocked_by_allowance or
+// blocked_by_spend_cap when block (its account's, api.PushBlock) stops its deliveries, else
+// rate_limited past its fire limit, else active.
+func toJSON(w oltp.Watch, paused bool, block *api.AllowanceBlock) watchJSON {
 	out := watchJSON{WatchID: w.ID, CompanyID: w.CompanyID, Criteria: w.Criteria, WebhookEndpointID: w.EndpointID, EventTypes: w.EventTypes,
 		MaxFiresPerHour: w.MaxFiresPerHour, FiresLastHour: w.FiresLastHour, RateLimited: w.FiresLastHour >= int64(w.MaxFiresPerHour),
 		LastFiredAt: w.LastFiredAt, FiresLast7d: w.FiresLast7d, FiresLast30d: w.FiresLast30d, Status: StatusActive, CreatedAt: w.CreatedAt}
 	switch {
 	case paused:
 		out.Status = StatusPaused
+	case block != nil:
+		out.Status, out.Blocked = block.Status, block
 	case out.RateLimited:
 		out.Status = StatusRateLimited
 	}
@@ -160,7 +180,11 @@ func (h *handlers) create(c *api.Call) (int, error) {
 	case err != nil:
 		return 0, api.RegisterEndpointError(c, err, "body", "webhook_url")
 	}
-	out := createdJSON{watchJSON: toJSON(w, false)}
+	block, _, err := api.PushBlock(c)
+	if err != nil {
+		return 0, api.Internal(err)
+	}
+	out := createdJSON{watchJSON: toJSON(w, false, block)}
 	if created {
 		out.WebhookSecret = &nw.Inline.Secret.Secret
 	}
@@ -190,9 +214,15 @@ func (h *handlers) list(c *api.Call) (int, error) {
 		return 0, err
 	}
 	paused := c.KeyAuth().Paused
+	var block *api.AllowanceBlock
+	if len(ws) > 0 {
+		if block, _, err = api.PushBlock(c); err != nil {
+			return 0, api.Internal(err)
+		}
+	}
 	out := make([]watchJSON, 0, len(ws))
 	for _, w := range ws {
-		out = append(out, toJSON(w, paused))
+		out = append(out, toJSON(w, paused, block))
 	}
 	return 0, c.JSON(200, map[string]any{"watches": out})
 }

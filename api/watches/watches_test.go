@@ -20,7 +20,7 @@ import (
 )
 
 var watchFields = []string{"watch_id", "company_id", "criteria", "webhook_endpoint_id", "event_types", "max_fires_per_hour", "fires_last_hour",
-	"rate_limited", "last_fired_at", "fires_last_7d", "fires_last_30d", "status", "created_at"}
+	"rate_limited", "last_fired_at", "fires_last_7d", "fires_last_30d", "status", "blocked", "created_at"}
 
 func keysOf(m map[string]any) []string {
 	out := make([]string, 0, len(m))

@@ -3,7 +3,9 @@
 // call. The notifier builds ledger-event bodies and the test route builds test bodies with it;
 // the dispatcher sends the stored bytes as they are to a webhook (a retry or a replay sends the
 // same bytes), and a Slack message or an email digest renders them (package destination).
-// It also owns the after_gap member (AfterGap), which the change feed serves in the same shape.
+// It also owns the after_gap member (AfterGap), which the change feed serves in the same shape,
+// and the account event (AccountEvent: an allowance warning), which a delivery carries as
+// account_event and the change feed lists as account_events.
 //
 // It owns the shape and the idempotency keys only: it must not read or write any store, sign or
 // send anything.
@@ -18,9 +20,38 @@ import (
 // EventTest is the event of a delivery made by POST /v1/webhooks/{id}/test.
 const EventTest = "test"
 
-// Body is one delivery's JSON body. Pointer fields are null on a test delivery.
+// EventAllowanceWarning is the event of an account event warning that an allowance of the account
+// reached 80% or 100% of its limit (AccountEvent).
+const EventAllowanceWarning = "allowance_warning"
+
+// AccountEvent is an event of the account rather than of a req: today an allowance warning. A
+// delivery carries it as account_event (its other event fields empty or null, as a test
+// delivery's); the change feed lists it in account_events.
+type AccountEvent struct {
+	AccountEventID   int64  `json:"account_event_id"`
+	EventType        string `json:"event_type"` // allowance_warning
+	Allowance        string `json:"allowance"`  // the allowance: delivered_changes
+	ThresholdPercent int    `json:"threshold_percent"`
+	Limit            int64  `json:"limit"`
+	Used             int64  `json:"used"`
+	Period           string `json:"period"`       // calendar_month_utc
+	PeriodStart      string `json:"period_start"` // RFC 3339 UTC
+	ResetsAt         string `json:"resets_at"`    // RFC 3339 UTC: when the count starts again
+	Overflow         string `json:"overflow"`     // what happens past the limit: stop, overage, queue
+	Message          string `json:"message"`      // the warning in a sentence, with the way out
+	OccurredAt       string `json:"occurred_at"`  // RFC 3339 UTC
+}
+
+// AccountEventKey is the idempotency key of the delivery of account event eventID to endpoint
+// endpointID.
+func AccountEventKey(eventID, endpointID int64) string {
+	return fmt.Sprintf("acct_%d_%d", eventID, endpointID)
+}
+
+// Body is one delivery's JSON body. Pointer fields are null on a test delivery and on an account
+// event's.
 type Body struct {
-	Event          string  `json:"event"`       // opened, reobserved, reposted, closed, or test
+	Event          string  `json:"event"`       // opened, reobserved, reposted, closed, test, or allowance_warning
 	Company        string  `json:"company"`     // company name ("" when the corpus has none)
 	RawTitle       string  `json:"raw_title"`   // the posting title as the board published it
 	Location       string  `json:"location"`    // the posting's location text, else its country
@@ -45,6 +76,9 @@ type Body struct {
 	// AfterGap is set on an event first seen in the first crawl cycle after a gap in its region's
 	// history: the change happened somewhere in (from, to], not at occurred_at. Absent otherwise.
 	AfterGap *AfterGap `json:"after_gap,omitempty"`
+	// AccountEvent is set on the delivery of an account event (event allowance_warning); absent
+	// otherwise.
+	AccountEvent *AccountEvent `json:"account_event,omitempty"`
 }
 
 // AfterGap is the after_gap member of an event (a delivery body, a change feed row): the last

@@ -1,22 +1,28 @@
 // Package plans holds the price list of spec section 8: tiers, quotas, rate limits, caps and
-// bundles. It is the one place these numbers live; it must not read or write any store.
+// bundles, and what the spec leaves open about them (billing.go): each allowance's period and what
+// happens past it, the unit price of every meter class, what a bundle's credits are, the overflow
+// modes past the delivered-changes allowance, and how a month's bill is computed from its usage.
+// It is the one place these numbers live; it must not read or write any store.
 package plans
 
 import "sync"
 
 // Tier is one plan of spec 8.1.
 type Tier struct {
-	ID              string // tier_0..tier_3, or "enterprise" (tier_id null in pricing)
-	Name            string
-	Plan            string // free, trial, starter, growth, enterprise
-	MonthlyAmount   *float64
-	Sellable        bool
-	DailyQuota      *int // calls per rolling day; nil = unlimited
-	PerMinute       int  // calls per 60-second window; 0 = not listed
-	HardCapUnits    *int
-	SoftCapUnits    *int
-	Watches         int // live-watch allowance; 0 with HasBundle=false means no bundle
-	Fires           int // delivered changes per billing month
+	ID            string // tier_0..tier_3, or "enterprise" (tier_id null in pricing)
+	Name          string
+	Plan          string // free, trial, starter, growth, enterprise
+	MonthlyAmount *float64
+	Sellable      bool
+	DailyQuota    *int // calls per UTC day (per key lineage); nil = unlimited
+	PerMinute     int  // calls per 60-second window; 0 = not listed
+	HardCapUnits  *int
+	SoftCapUnits  *int
+	Watches       int // live-watch allowance; 0 with HasBundle=false means no bundle
+	Fires         int // delivered changes per billing month (calendar month, UTC)
+	// Credits are the units of source rows, change units and watch units (CreditClasses) the
+	// monthly amount includes per billing month; past them each unit is charged (Tier.Bill).
+	// Unspent credits expire when the month turns.
 	Credits         int
 	HasBundle       bool
 	GatedEndpoints  []string

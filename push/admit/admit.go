@@ -1,11 +1,14 @@
 // Package admit owns the admission rules of webhook deliveries and the words of their refusals:
-// whether one more watch delivery of an account is admitted (Admission: the plan's monthly
-// delivered-changes allowance, then the hard spend cap), whether a replay reopens a delivery
-// (JudgeReplay) and whether a test delivery is written (JudgeTest), with the bounds they apply
-// (MaxReplaysPerDelivery, MaxTestDeliveries, ...) and the sentences customers read when they
-// refuse (Refusal, ErrAccountPaused), which the API answers as they are. The notifier's pre-send
-// checks, a replay of a delivery never billed and the usage dashboard's wall all ask Admission,
-// so they agree.
+// whether one more watch delivery of an account is admitted (Decide, Admission: the plan's monthly
+// delivered-changes allowance and the account's overflow past it, then the hard spend cap),
+// whether a replay reopens a delivery (JudgeReplay) and whether a test delivery is written
+// (JudgeTest), with the bounds they apply (MaxReplaysPerDelivery, MaxTestDeliveries, ...) and the
+// sentences customers read when they refuse (Refusal, ErrAccountPaused), which the API answers as
+// they are. The notifier's pre-send checks, a replay of a delivery never billed and the usage
+// dashboard's wall all ask Decide, so they agree. It also owns the walls customers see coming
+// (walls.go): the allowance warnings at 80% and 100% (Warnings, their words and delivery body)
+// and why an account's watches are not delivering (BlockOf), which the watch list, the
+// dashboard and onboarding answer.
 //
 // It decides and words; package oltp keeps the SQL: it reads the figures (oltp.ReplayFacts,
 // oltp.TestFacts, oltp.AccountDeliveryState) under its locks and calls a judge of this package
@@ -50,7 +53,7 @@ const ReplayWindowDays = int(ReplayWindow / (24 * time.Hour))
 
 // Reasons of a refusal (Refusal.Reason; the reason of the API's 409).
 const (
-	ReasonNotReplayable   = "not_replayable"          // rate_limited, wall_blocked, cap_blocked: the decision stands
+	ReasonNotReplayable   = "not_replayable"          // rate_limited, wall_blocked (not queued), cap_blocked: the decision stands
 	ReasonWindowExpired   = "replay_window_expired"   // created more than ReplayWindow ago
 	ReasonEndpointDeleted = "endpoint_deleted"        // the endpoint was deleted
 	ReasonEndpointOff     = "endpoint_disabled"       // the endpoint was disabled (410 or failing for days): replays and tests
@@ -95,20 +98,41 @@ var (
 			MaxTestDeliveriesPerDay, int(oltp.BudgetWindow.Hours()))}
 )
 
-// Admission is what the wall and the cap say of one more watch delivery of an account in state
-// st: "" (admitted), oltp.DeliveryWallBlocked (its admitted deliveries of the month reached the
-// plan's allowance, plans.DeliveredChangeAllowance; an unknown tier has none: fail closed) or
-// oltp.DeliveryCapBlocked (its units of the month plus its unsent deliveries reached its hard
-// cap). The notifier's checks and a replay of a delivery never billed (JudgeReplay) both ask it.
-func Admission(st oltp.AccountDeliveryState) string {
-	if allowance, limited := plans.DeliveredChangeAllowance(st.Tier); limited && st.Admitted >= allowance {
-		return oltp.DeliveryWallBlocked
+// Verdict is what the wall and the cap say of one more watch delivery of an account.
+type Verdict struct {
+	// Status is "" (admitted), oltp.DeliveryWallBlocked or oltp.DeliveryCapBlocked.
+	Status string
+	// Overage: admitted past the allowance under overflow overage; charged at the plan's
+	// delivered_change price once accepted.
+	Overage bool
+	// Queued: wall_blocked under overflow queue; held with its body and replayable once the
+	// allowance has room (after the month turns or an upgrade).
+	Queued bool
+}
+
+// Decide is what the wall and the cap say of one more watch delivery of an account in state st.
+// The wall: its admitted deliveries of the month reached the plan's allowance
+// (plans.DeliveredChangeAllowance; an unknown tier has none: fail closed); past it the account's
+// overflow decides (plans.EffectiveOverflow): stop walls it, queue walls and queues it, overage
+// admits it as overage. Then the cap: its units of the month plus its unsent deliveries reached
+// its hard cap (overage deliveries too). The notifier's checks and a replay of a delivery never
+// billed (JudgeReplay) both ask it.
+func Decide(st oltp.AccountDeliveryState) Verdict {
+	overflow := plans.EffectiveOverflow(st.Tier, st.Overflow)
+	allowance, limited := plans.DeliveredChangeAllowance(st.Tier)
+	walled := limited && st.Admitted >= allowance
+	if walled && overflow != plans.OverflowOverage {
+		return Verdict{Status: oltp.DeliveryWallBlocked, Queued: overflow == plans.OverflowQueue}
 	}
 	if st.HardCap != nil && st.MonthUnits+st.Unsent >= *st.HardCap {
-		return oltp.DeliveryCapBlocked
+		return Verdict{Status: oltp.DeliveryCapBlocked}
 	}
-	return ""
+	return Verdict{Overage: walled}
 }
+
+// Admission is Decide's status: "" (admitted), oltp.DeliveryWallBlocked or
+// oltp.DeliveryCapBlocked.
+func Admission(st oltp.AccountDeliveryState) string { return Decide(st).Status }
 
 // AdmissionNow is what the notifier's checks would say now of one more watch delivery of
 // accountID (Admission), read from the same figures they read, so the dashboard's
@@ -131,22 +155,40 @@ func (p PushCounts) WallReached(ctx context.Context, accountID int64, now time.T
 	return a == oltp.DeliveryWallBlocked, err
 }
 
-// JudgeReplay is the judge of a replay (oltp.ReplayJudge), in this order: a blocked delivery is
-// never replayed (the decision stands), nor one past ReplayWindow or whose endpoint is deleted or
-// disabled; a paused account's is ErrAccountPaused; a delivery is reopened at most
-// MaxReplaysPerDelivery times and a customer reopens at most MaxReplaysPerDay deliveries within
-// oltp.BudgetWindow; a watch delivery never billed is admitted again as the notifier admits a new
-// one (Admission: refused at the wall or the hard cap). Its refusals are *Refusal.
+// ReplayDeadline is when a replay of d is no longer taken: ReplayWindow after its creation, or for
+// a delivery held at the wall under overflow queue ReplayWindow after the end of the billing month
+// it was queued in (its room comes when that month turns).
+func ReplayDeadline(d oltp.Delivery) time.Time {
+	end := d.CreatedAt.Add(ReplayWindow)
+	if d.Queued {
+		if q := plans.NextMonth(d.CreatedAt).Add(ReplayWindow); q.After(end) {
+			end = q
+		}
+	}
+	return end
+}
+
+// JudgeReplay is the judge of a replay, in this order: a blocked delivery is never replayed (the
+// decision stands) unless it is queued at the wall, nor one past its ReplayDeadline or whose
+// endpoint is deleted or disabled; a paused account's is ErrAccountPaused; a delivery is reopened
+// at most MaxReplaysPerDelivery times and a customer reopens at most MaxReplaysPerDay deliveries
+// within oltp.BudgetWindow; a watch delivery never billed (a queued one included) is admitted
+// again as the notifier admits a new one (Decide: refused at the wall or the hard cap). Its
+// refusals are *Refusal.
 func JudgeReplay(f oltp.ReplayFacts) error {
 	d := f.Delivery
 	refuse := func(reason, msg string, args ...any) error {
 		return &Refusal{Reason: reason, Status: d.Status, Msg: fmt.Sprintf(msg, args...)}
 	}
 	switch {
-	case oltp.Blocked(d.Status):
+	case oltp.Blocked(d.Status) && !d.Queued:
 		return refuse(ReasonNotReplayable, "delivery %d is %s: it was never sent and the decision stands "+
-			"(fire limit, monthly delivered-changes allowance or spend cap); blocked changes are not queued and there is no backlog to replay", d.ID, d.Status)
-	case d.CreatedAt.Before(f.Now.Add(-ReplayWindow)):
+			"(fire limit, monthly delivered-changes allowance or spend cap); only changes held at the wall under overflow queue are kept to replay", d.ID, d.Status)
+	case f.Now.After(ReplayDeadline(d)):
+		if d.Queued {
+			return refuse(ReasonWindowExpired, "delivery %d was queued at the wall on %s: queued changes can be replayed until %d days after "+
+				"the end of the billing month they were queued in (%s)", d.ID, d.CreatedAt.Format(time.DateOnly), ReplayWindowDays, ReplayDeadline(d).Format(time.DateOnly))
+		}
 		return refuse(ReasonWindowExpired, "delivery %d was created on %s, more than %d days ago: "+
 			"deliveries can be replayed for %d days after their creation", d.ID, d.CreatedAt.Format(time.DateOnly), ReplayWindowDays, ReplayWindowDays)
 	case f.EndpointDeleted:
@@ -171,6 +213,11 @@ func JudgeReplay(f oltp.ReplayFacts) error {
 	switch Admission(st) {
 	case oltp.DeliveryWallBlocked:
 		allowance, _ := plans.DeliveredChangeAllowance(st.Tier)
+		if d.Queued {
+			return refuse(ReasonWallReached, "delivery %d is queued at the wall and your plan's %d delivered changes of this billing month are taken "+
+				"(%d admitted): replay it once there is room, after the month turns (%s) or an upgrade; it stays replayable until %s",
+				d.ID, allowance, st.Admitted, stamp(plans.NextMonth(f.Now)), ReplayDeadline(d).Format(time.DateOnly))
+		}
 		return refuse(ReasonWallReached, "delivery %d was never accepted, so a replay would deliver a new change, "+
 			"and your plan's %d delivered changes of this billing month are taken (%d admitted): it can be replayed once the month turns "+
 			"(within the %d-day window) or after an upgrade", d.ID, allowance, st.Admitted, ReplayWindowDays)
@@ -200,10 +247,19 @@ func JudgeTest(f oltp.TestFacts) error {
 	return nil
 }
 
+// judgeReplay is JudgeReplay as oltp.ReplayDelivery calls it: a delivery never billed that is
+// admitted past the allowance under overflow overage is readmitted as overage.
+func judgeReplay(f oltp.ReplayFacts) (overage bool, err error) {
+	if err := JudgeReplay(f); err != nil {
+		return false, err
+	}
+	return f.NeverBilled && Decide(f.Account).Overage, nil
+}
+
 // ReplayDelivery reopens delivery id of customerID when JudgeReplay admits it
 // (oltp.ReplayDelivery). Errors: oltp.ErrNotFound, ErrAccountPaused, *Refusal.
 func ReplayDelivery(ctx context.Context, pool *pgxpool.Pool, customerID string, id int64) (d oltp.Delivery, reopened bool, err error) {
-	return oltp.ReplayDelivery(ctx, pool, customerID, id, JudgeReplay)
+	return oltp.ReplayDelivery(ctx, pool, customerID, id, judgeReplay)
 }
 
 // CreateTestDelivery writes a test delivery when JudgeTest admits it (oltp.CreateTestDelivery),

@@ -91,3 +91,75 @@ func TestJudgeTestRefusesInOrder(t *testing.T) {
 	require.Equal(t, admit.ReasonEndpointOff, admit.ErrEndpointDisabled.Reason)
 	require.Empty(t, admit.ErrTooManyTests.Status, "a test refusal names no delivery status")
 }
+
+// Past the wall the account's overflow decides, where its plan allows it: stop walls, queue walls
+// and queues, overage admits as overage and is still held to the hard cap.
+func TestDecidePastTheWallByOverflow(t *testing.T) {
+	starter, _ := plans.DeliveredChangeAllowance("tier_2")
+	capped := int64(300)
+	at := func(overflow string, admitted int64) oltp.AccountDeliveryState {
+		return oltp.AccountDeliveryState{Tier: "tier_2", Overflow: overflow, Admitted: admitted, HardCap: &capped, MonthUnits: 10}
+	}
+	require.Equal(t, admit.Verdict{}, admit.Decide(at(plans.OverflowQueue, starter-1)), "below the wall nothing is queued or overage")
+	require.Equal(t, admit.Verdict{Status: oltp.DeliveryWallBlocked}, admit.Decide(at(plans.OverflowStop, starter)))
+	require.Equal(t, admit.Verdict{Status: oltp.DeliveryWallBlocked, Queued: true}, admit.Decide(at(plans.OverflowQueue, starter)))
+	require.Equal(t, admit.Verdict{Overage: true}, admit.Decide(at(plans.OverflowOverage, starter)))
+	full := at(plans.OverflowOverage, starter+40)
+	full.Unsent = 290
+	require.Equal(t, admit.Verdict{Status: oltp.DeliveryCapBlocked}, admit.Decide(full), "overage stops at the hard cap")
+	free := oltp.AccountDeliveryState{Tier: "tier_0", Overflow: plans.OverflowOverage, Admitted: 50}
+	require.Equal(t, admit.Verdict{Status: oltp.DeliveryWallBlocked}, admit.Decide(free), "Free stops whatever is stored")
+}
+
+// The warnings are at 80% and 100% of the allowance, rounded up; none without a wall.
+func TestWarningsAt80And100Percent(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	levels := func(tier string, admitted int64) []int {
+		var out []int
+		for _, w := range admit.Warnings("cus", 1, oltp.AccountDeliveryState{Tier: tier, Admitted: admitted}, now) {
+			require.Equal(t, time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), w.PeriodStart)
+			require.Equal(t, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), w.ResetsAt)
+			out = append(out, w.Threshold)
+		}
+		return out
+	}
+	require.Empty(t, levels("tier_3", 1199))
+	require.Equal(t, []int{80}, levels("tier_3", 1200), "Growth: 80% of 1,500")
+	require.Equal(t, []int{80, 100}, levels("tier_3", 1500))
+	require.Equal(t, []int{80}, levels("tier_0", 40), "Free: 80% of 50")
+	require.Empty(t, levels("enterprise", 1<<30))
+	require.EqualValues(t, 1, admit.WarnLevel(1, 80))
+}
+
+// A change queued at the wall is replayable: held to the wall while the month's allowance is
+// used, admitted once there is room (an upgrade, or the month turned), until ReplayWindow after
+// the end of the month it was queued in.
+func TestAQueuedChangeIsReplayableOnceThereIsRoom(t *testing.T) {
+	created := time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)
+	walled := oltp.AccountDeliveryState{Tier: "tier_2", Overflow: plans.OverflowQueue, Admitted: 250}
+	f := oltp.ReplayFacts{Delivery: oltp.Delivery{ID: 9, Status: oltp.DeliveryWallBlocked, Queued: true, CreatedAt: created},
+		Now: created.Add(time.Hour), NeverBilled: true, Account: walled}
+	var r *admit.Refusal
+	require.ErrorAs(t, admit.JudgeReplay(f), &r)
+	require.Equal(t, admit.ReasonWallReached, r.Reason)
+	require.Contains(t, r.Msg, "2026-12-01T00:00:00Z")
+
+	upgraded := f
+	upgraded.Account.Tier = "tier_3"
+	require.NoError(t, admit.JudgeReplay(upgraded), "an upgrade makes room")
+
+	reset := f
+	reset.Now = time.Date(2026, 12, 30, 0, 0, 0, 0, time.UTC) // past created + 30 days, within December + 30 days
+	reset.Account.Admitted = 0
+	require.NoError(t, admit.JudgeReplay(reset), "the month turned")
+	reset.Now = time.Date(2026, 12, 31, 0, 0, 1, 0, time.UTC)
+	require.ErrorAs(t, admit.JudgeReplay(reset), &r)
+	require.Equal(t, admit.ReasonWindowExpired, r.Reason)
+
+	// A wall_blocked change that was not queued stays not replayable.
+	stopped := f
+	stopped.Delivery.Queued = false
+	stopped.Account.Admitted = 0
+	require.ErrorAs(t, admit.JudgeReplay(stopped), &r)
+	require.Equal(t, admit.ReasonNotReplayable, r.Reason)
+}

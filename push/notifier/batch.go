@@ -60,15 +60,20 @@ func (n *Notifier) apply(ctx context.Context, v view, pos uint64, page analytics
 		return 0, err
 	}
 	defer b.Rollback(ctx) // after Commit: nothing
-	var written []oltp.InsertedDelivery
+	var (
+		written []oltp.InsertedDelivery
+		warned  []warnKey
+		raised  int
+	)
 	if len(ms) > 0 {
-		if written, err = n.write(ctx, b, v, ms); err != nil {
+		if written, warned, raised, err = n.write(ctx, b, v, ms); err != nil {
 			return 0, err
 		}
 	}
 	if err := b.Commit(ctx, next); err != nil {
 		return 0, err
 	}
+	n.markWarned(warned, raised)
 	n.m.written(written, page.Events, time.Now()) // latency is wall time, whatever Now is
 	if len(written) > 0 {
 		by := map[string]int{}
@@ -133,46 +138,60 @@ func (n *Notifier) matchIn(x *searchindex.Index, events []analytics.FeedEvent) [
 	return ms
 }
 
-// write decides each match's status (checks) and inserts the deliveries in b.
-func (n *Notifier) write(ctx context.Context, b *oltp.NotifierBatch, v view, ms []match) ([]oltp.InsertedDelivery, error) {
+// write decides each match's status (checks), inserts the deliveries in b and raises the
+// allowance warnings the batch's accounts reached (warnings); warned are the warnings it raised or
+// found raised, to remember once the batch commits, and raised how many it raised.
+func (n *Notifier) write(ctx context.Context, b *oltp.NotifierBatch, v view, ms []match) (_ []oltp.InsertedDelivery, warned []warnKey, raised int, _ error) {
 	now := n.cfg.Now()
 	var watchIDs, accountIDs, endpointIDs []int64
+	customers := map[int64]string{}
 	for _, m := range ms {
 		watchIDs = append(watchIDs, m.w.ID)
 		accountIDs = append(accountIDs, m.w.AccountID)
 		endpointIDs = append(endpointIDs, m.w.EndpointID)
+		customers[m.w.AccountID] = m.w.CustomerID
 	}
 	watchIDs, accountIDs, endpointIDs = dedupe(watchIDs), dedupe(accountIDs), dedupe(endpointIDs)
 	fires, err := b.FiresSince(ctx, watchIDs, now.Add(-n.cfg.FireWindow))
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
 	// AccountStates holds the accounts' admission locks until the commit: a replay of one of
 	// their deliveries checks the wall and the cap before or after this batch, never beside it.
 	accounts, err := b.AccountStates(ctx, accountIDs, MonthStart(now))
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
 	off, err := b.EndpointsOff(ctx, endpointIDs)
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
 	ids, err := b.NextDeliveryIDs(ctx, len(ms))
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
 	chk := checks{fires: fires, accounts: accounts, off: off}
 	ds := make([]oltp.NewDelivery, len(ms))
 	for i, m := range ms {
 		key := payload.EventKey(m.w.ID, m.e.Seq)
+		status, verdict := chk.decide(m.w)
 		ds[i] = oltp.NewDelivery{ID: ids[i], IdempotencyKey: key, CustomerID: m.w.CustomerID, AccountID: m.w.AccountID, KeyID: m.w.KeyID,
-			EndpointID: m.w.EndpointID, WatchID: m.w.ID, EventSeq: m.e.Seq, EventType: m.e.Type, Status: chk.decide(m.w)}
-		if !oltp.Blocked(ds[i].Status) {
-			// A blocked delivery keeps no body: what it would have said is never stored nor served.
+			EndpointID: m.w.EndpointID, WatchID: m.w.ID, EventSeq: m.e.Seq, EventType: m.e.Type, Status: status,
+			Queued: verdict.Queued, Overage: verdict.Overage}
+		if !oltp.Blocked(status) || verdict.Queued {
+			// A blocked delivery keeps no body: what it would have said is never stored nor served
+			// (a queued one keeps it, unserved, for its replay once there is room).
 			ds[i].Body = body(v, m.w, m.e, ids[i], key).Marshal()
 		}
 	}
-	return b.Insert(ctx, ds, now)
+	written, err := b.Insert(ctx, ds, now)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if warned, raised, err = n.warnings(ctx, b, accountIDs, customers, chk.accounts, now); err != nil {
+		return nil, nil, 0, err
+	}
+	return written, warned, raised, nil
 }
 
 // body is the delivery body of event e for watch w, its company named as v's directory names it;

@@ -26,28 +26,30 @@ type checks struct {
 //  1. the watch's fires in the last hour (FireWindow) reached max_fires_per_hour: rate_limited;
 //  2. the account's admitted watch deliveries this billing month (pending, retrying, delivered,
 //     or failed after being billed once: not a failure never accepted, not blocked) reached its
-//     plan's allowance: wall_blocked;
+//     plan's allowance: wall_blocked (queued under overflow queue), or admitted as overage under
+//     overflow overage;
 //  3. the account's units this month plus its unsent watch deliveries (each bills one unit when
-//     accepted) reached its hard spend cap: cap_blocked (2 and 3: admit.Admission, the rule a
+//     accepted) reached its hard spend cap: cap_blocked (2 and 3: admit.Decide, the rule a
 //     replay of a delivery never billed is held to as well);
 //  4. the watch's endpoint is disabled: failed, as the dispatcher would fail it unsent (never
 //     due, not a fire, not admitted; replayable once the endpoint is registered again, when the
 //     replay passes 2 and 3);
-//  5. else pending, and it counts as a fire, an admitted delivery and an unsent one.
-func (c *checks) decide(w *watch) string {
+//  5. else pending (overage past the wall under overflow overage), and it counts as a fire, an
+//     admitted delivery and an unsent one.
+func (c *checks) decide(w *watch) (status string, v admit.Verdict) {
 	if c.fires[w.ID] >= int64(w.MaxFiresPerHour) {
-		return oltp.DeliveryRateLimited
+		return oltp.DeliveryRateLimited, admit.Verdict{}
 	}
 	st := c.accounts[w.AccountID]
-	if blocked := admit.Admission(st); blocked != "" {
-		return blocked
+	if v = admit.Decide(st); v.Status != "" {
+		return v.Status, v
 	}
 	if c.off[w.EndpointID] {
-		return oltp.DeliveryFailed
+		return oltp.DeliveryFailed, admit.Verdict{}
 	}
 	c.fires[w.ID]++
 	st.Admitted++
 	st.Unsent++
 	c.accounts[w.AccountID] = st
-	return oltp.DeliveryPending
+	return oltp.DeliveryPending, v
 }

@@ -6,10 +6,14 @@
 // the account's hard spend cap; then a disabled endpoint fails the delivery unsent) and writes
 // one delivery row per (watch, event) with the position advance in one transaction, waking the
 // dispatcher (NOTIFY hs_deliveries). A blocked row keeps no body: only what shows it (watch,
-// event, status). The wall and the cap are package admit's rule (admit.Admission), the one a
+// event, status); a change held at the wall under overflow queue keeps its body, unserved, for a
+// replay once there is room, and one admitted past the wall under overflow overage is marked so
+// its bill charges it. The wall and the cap are package admit's rule (admit.Decide), the one a
 // replay that admits a delivery again is held to; the accounts' admission locks are held shared
 // for the batch, so such a replay (oltp.ReplayDelivery) is counted before or after it, never
-// beside it.
+// beside it. In the same transaction it raises the allowance warnings (80% and 100% of the
+// delivered-changes allowance, admit.Warnings) its admissions reached: account events, each
+// delivered to every live endpoint of the customer (warnings.go).
 //
 // A criteria watch is matched against the event's req as a search index holds it. A batch reads
 // either the read snapshot's index (events up to the snapshot's watermark) or, when the

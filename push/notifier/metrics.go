@@ -17,6 +17,7 @@ type meters struct {
 	failures   *metrics.Counter             // batches that failed (retried)
 	badWatches *metrics.Counter             // live watches whose criteria no longer parse
 	fast       *metrics.Counter             // batches matched on the fast path (a delta index, not the snapshot)
+	warnings   *metrics.Counter             // allowance warnings raised (account events) by committed batches
 	latency    *metrics.PrometheusHistogram // from the cycle's write to its pending deliveries' commit
 }
 
@@ -30,6 +31,7 @@ func newMeters(set *metrics.Set, lag func() float64) *meters {
 		failures:   set.NewCounter("hs_notifier_batch_failures_total"),
 		badWatches: set.NewCounter("hs_notifier_unparsable_watches_total"),
 		fast:       set.NewCounter("hs_notifier_fast_batches_total"),
+		warnings:   set.NewCounter("hs_notifier_allowance_warnings_total"),
 		latency:    set.NewPrometheusHistogram("hs_notifier_commit_to_written_seconds"),
 	}
 }

@@ -86,6 +86,9 @@ type Notifier struct {
 	version   oltp.WatchesVersion
 	loaded    bool
 	committed commitMark // the latest committed watermark polled (the run goroutine's own)
+
+	warnMu sync.Mutex
+	warned map[warnKey]bool // allowance warnings raised, or found raised (warnings.go)
 }
 
 // New returns a stopped Notifier.

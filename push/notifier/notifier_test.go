@@ -153,11 +153,11 @@ type row struct {
 	KeyID    *int64
 }
 
-// deliveries reads every delivery row, by watch and event_seq.
+// deliveries reads every watch delivery row, by watch and event_seq (account events have none).
 func (e *env) deliveries() []row {
 	e.t.Helper()
 	rows, err := e.pool.Query(context.Background(), `SELECT delivery_id, idempotency_key, watch_id, event_seq, event_type, status,
-		next_attempt_at IS NOT NULL, body, customer_id, account_id, key_id FROM webhook_deliveries ORDER BY watch_id, event_seq`)
+		next_attempt_at IS NOT NULL, body, customer_id, account_id, key_id FROM webhook_deliveries WHERE watch_id IS NOT NULL ORDER BY watch_id, event_seq`)
 	require.NoError(e.t, err)
 	defer rows.Close()
 	var out []row
