@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// Account events (migration 0034): what happened to an account rather than to a req, today the
+// Account events (migration 0032): what happened to an account rather than to a req, today the
 // warnings that an allowance reached 80% or 100% of its limit in a period. Each is raised once per
 // (account, allowance, period, limit, threshold), served on the change feed and delivered, signed
 // like every delivery, to every live endpoint of the customer (watch_id and event_seq NULL,
