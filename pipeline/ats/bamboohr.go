@@ -14,7 +14,8 @@ import (
 //	  "atsLocation":{"country":null,"state":null,"province":null,"city":null},
 //	  "isRemote":null,"locationType":"0"}]}
 //
-// One page, no paging (meta.totalCount is len(result)). Two place shapes: location {city,
+// One page, no paging (meta.totalCount is len(result)); a bare array of the same records is
+// read too. Two place shapes: location {city,
 // state} is a company office and has no country; atsLocation {country, state, province, city} is
 // a place typed in for the job (remote jobs use it) and names the country. Either may be all
 // null; the office is the place when it names one, the country is atsLocation's (else none: the
@@ -54,9 +55,8 @@ type bambooJob struct {
 func (j *bambooJob) idTitle() (string, string) { return clean(j.ID), clean(j.JobOpeningName) }
 
 func (bambooHR) Parse(body []byte, pageURL string) (Page, error) {
-	var resp bambooResponse
 	base := bambooJobBase(pageURL)
-	return decodePage("bamboohr", body, "result", &resp, func(r *bambooResponse) *[]bambooJob { return r.Result }, func(j *bambooJob, id string, ps []Posting) []Posting {
+	add := func(j *bambooJob, id string, ps []Posting) []Posting {
 		office, typed := &j.Location, &j.ATSLocation
 		country := firstNonEmpty(clean(typed.Country), clean(office.AddressCountry), clean(office.Country))
 		p := Posting{
@@ -83,7 +83,14 @@ func (bambooHR) Parse(body []byte, pageURL string) (Page, error) {
 			p.URL = base + url.PathEscape(id)
 		}
 		return append(ps, p)
-	})
+	}
+	if b := trimJSON(body); len(b) > 0 && b[0] == '[' {
+		// The list without its envelope, as some readers have seen it served.
+		var list []bambooJob
+		return decodePage("bamboohr", body, "", &list, func(l *[]bambooJob) *[]bambooJob { return l }, add)
+	}
+	var resp bambooResponse
+	return decodePage("bamboohr", body, "result", &resp, func(r *bambooResponse) *[]bambooJob { return r.Result }, add)
 }
 
 // bambooJobBase returns "https://{tenant}.bamboohr.com/careers/" for a list URL, or "" when the

@@ -62,9 +62,12 @@ func TestBambooHRRealShapes(t *testing.T) {
 
 func TestBambooHRBadBodies(t *testing.T) {
 	t.Parallel()
-	for _, body := range []string{"", `[]`, `{"meta":{"totalCount":0}}`, `{"result":"x"}`, `{"result":[{"id":"1"`, `<html></html>`} {
+	page := mustParse(t, "bamboohr", []byte(`[{"id":"5","jobOpeningName":"Analyst","atsLocation":{"city":"Atlanta","state":"Georgia","country":"United States"}}]`), bambooURL)
+	require.Equal(t, []Posting{{SourceID: "5", Title: "Analyst", Location: "Atlanta, Georgia, United States", City: "Atlanta",
+		Country: "United States", URL: "https://acme.bamboohr.com/careers/5"}}, page.Postings, "the list without its envelope")
+	for _, body := range []string{"", `{"meta":{"totalCount":0}}`, `{"result":"x"}`, `{"result":[{"id":"1"`, `<html></html>`} {
 		parseErr(t, "bamboohr", []byte(body))
 	}
-	page := mustParse(t, "bamboohr", []byte(`{"meta":{"totalCount":0},"result":[]}`), bambooURL)
+	page = mustParse(t, "bamboohr", []byte(`{"meta":{"totalCount":0},"result":[]}`), bambooURL)
 	require.Empty(t, page.Postings)
 }

@@ -91,7 +91,8 @@ func FuzzParseBambooHR(f *testing.F) {
 	fuzzAdapter(f, "bamboohr", bambooURL, []byte(`{"meta":{"totalCount":2},"result":[{"id":"232","jobOpeningName":"Tech",`+
 		`"departmentLabel":"Eng","location":{"city":"Toronto","state":"Ontario","addressCountry":"Canada"},`+
 		`"atsLocation":{"country":"Canada","state":null,"province":"ON","city":null},"isRemote":null,"locationType":"1",`+
-		`"jobOpeningShareUrl":"https://acme.bamboohr.com/careers/232","datePosted":"2026-09-28"},{"id":7,"jobOpeningName":"B"}]}`))
+		`"jobOpeningShareUrl":"https://acme.bamboohr.com/careers/232","datePosted":"2026-09-28"},{"id":7,"jobOpeningName":"B"}]}`),
+		[]byte(`[{"id":"5","jobOpeningName":"A","atsLocation":{"city":"X","country":"US"}}]`))
 }
 
 func FuzzParseBreezy(f *testing.F) {
