@@ -396,6 +396,12 @@ func TestHostModeRoutes(t *testing.T) {
 		"https://www.jobsnorth.example/boards/jobsnorth/jobs",
 		"https://" + AggregatorFeedHost + "/aggregator/v1/feed?region=na",
 		"https://" + AggregatorFeedHost + "/v1/feed?region=mars",
+		"https://" + on.slug + ".na.teamtailor.com/jobs.rss?per_page=200&offset=0",
+		"https://www.teamtailor.com/jobs.rss",
+		"https://" + on.slug + ".teamtailor.com/jobs",
+		"https://join.com/companies/" + on.slug,
+		"https://join.com/api/public/companies/999999999/jobs?page=1&pageSize=5",
+		"https://" + on.slug + ".bamboohr.com/careers/1/detail",
 	} {
 		status, _, body := getWith(t, client, u)
 		require.Equal(t, http.StatusNotFound, status, "%s: %s", u, body)
