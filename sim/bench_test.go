@@ -34,6 +34,16 @@ func BenchmarkTenantBodies(b *testing.B) {
 			buf = w.renderRecruitee(buf[:0], c, 50, false)
 		case vPersonio:
 			buf = w.renderPersonio(buf[:0], c, 50, false)
+		case vTeamtailor:
+			buf = w.renderTeamtailor(buf[:0], c, 50, 0, 200, false)
+		case vBambooHR:
+			buf = w.renderBambooHR(buf[:0], c, 50, false)
+		case vBreezy:
+			buf = w.renderBreezy(buf[:0], c, 50, false)
+		case vPinpoint:
+			buf = w.renderPinpoint(buf[:0], c, 50, false)
+		case vJoin:
+			buf = w.renderJoin(buf[:0], c, 50, 1, joinMaxPageSize, false)
 		}
 	}
 }

@@ -63,22 +63,36 @@ const (
 	vSmartRecruiters
 	vRecruitee
 	vPersonio
+	vTeamtailor
+	vBambooHR
+	vBreezy
+	vPinpoint
+	vJoin
 	vJSONLD
 	vAggregator
 	numVendors
 )
 
-var vendorNames = [numVendors]string{"", "greenhouse", "lever", "ashby", "workable", "smartrecruiters", "recruitee", "personio", "jsonld", "aggregator"}
+var vendorNames = [numVendors]string{"", "greenhouse", "lever", "ashby", "workable", "smartrecruiters", "recruitee", "personio",
+	"teamtailor", "bamboohr", "breezy", "pinpoint", "join",
+	"jsonld", "aggregator"}
 
-// atsVendorWeights per region (index vGreenhouse..vPersonio).
+// lastATS is the last ATS vendor: vGreenhouse..lastATS are the vendors a company's tenant is on.
+const lastATS = vJSONLD - 1
+
+// atsVendorWeights per region (index vGreenhouse..lastATS): the first seven vendors keep most
+// of every region; Teamtailor, BambooHR, Breezy, Pinpoint and JOIN take a modest share where
+// they sell (Teamtailor in the Nordics and the EU, BambooHR and Breezy among North American
+// SMBs, Pinpoint in the UK, JOIN in the DACH region).
 var atsVendorWeights = [numRegions][]float64{
-	regNA:    {0.30, 0.20, 0.16, 0.12, 0.14, 0.04, 0.04},
-	regLatam: {0.18, 0.16, 0.08, 0.20, 0.22, 0.08, 0.08},
-	regUKI:   {0.22, 0.16, 0.14, 0.16, 0.12, 0.12, 0.08},
-	regDACH:  {0.12, 0.08, 0.08, 0.10, 0.14, 0.14, 0.34},
-	regEU:    {0.14, 0.10, 0.10, 0.16, 0.14, 0.22, 0.14},
-	regAPAC:  {0.22, 0.16, 0.12, 0.16, 0.22, 0.06, 0.06},
-	regMEA:   {0.16, 0.12, 0.08, 0.24, 0.24, 0.08, 0.08},
+	//        greenhouse lever ashby workable smartr recruitee personio | teamtailor bamboohr breezy pinpoint join
+	regNA:    {0.30, 0.20, 0.16, 0.12, 0.14, 0.04, 0.04, 0.010, 0.050, 0.040, 0.015, 0.005},
+	regLatam: {0.18, 0.16, 0.08, 0.20, 0.22, 0.08, 0.08, 0.010, 0.030, 0.030, 0.005, 0.010},
+	regUKI:   {0.22, 0.16, 0.14, 0.16, 0.12, 0.12, 0.08, 0.050, 0.020, 0.020, 0.080, 0.010},
+	regDACH:  {0.12, 0.08, 0.08, 0.10, 0.14, 0.14, 0.34, 0.040, 0.010, 0.010, 0.010, 0.100},
+	regEU:    {0.14, 0.10, 0.10, 0.16, 0.14, 0.22, 0.14, 0.080, 0.020, 0.020, 0.020, 0.050},
+	regAPAC:  {0.22, 0.16, 0.12, 0.16, 0.22, 0.06, 0.06, 0.020, 0.030, 0.020, 0.020, 0.005},
+	regMEA:   {0.16, 0.12, 0.08, 0.24, 0.24, 0.08, 0.08, 0.030, 0.020, 0.030, 0.010, 0.010},
 }
 
 // boardDef is one JSON-LD job board.

@@ -17,7 +17,8 @@ import (
 // everyVendor returns one source of each vendor from the directory.
 func everyVendor(t *testing.T, d Directory) []Source {
 	var out []Source
-	for _, v := range []string{"greenhouse", "lever", "ashby", "workable", "smartrecruiters", "recruitee", "personio", "jsonld", "aggregator"} {
+	for _, v := range []string{"greenhouse", "lever", "ashby", "workable", "smartrecruiters", "recruitee", "personio",
+		"teamtailor", "bamboohr", "breezy", "pinpoint", "join", "jsonld", "aggregator"} {
 		out = append(out, sourceOfVendor(t, d, v))
 	}
 	return out
@@ -119,14 +120,14 @@ func TestFaultSlowOnlyAtSlowTicks(t *testing.T) {
 
 func TestFaultMalformedBody(t *testing.T) {
 	t.Parallel()
-	w, ts := testWorld(t, Config{Seed: 45, Companies: 200, FaultMalformedBody: 1})
+	w, ts := testWorld(t, Config{Seed: 45, Companies: 300, FaultMalformedBody: 1})
 	pin(t, ts, 5)
 	for _, s := range everyVendor(t, w.Directory(5)) {
 		for attempt := 0; attempt < 2; attempt++ {
 			status, _, body := get(t, s.URL)
 			require.Equal(t, http.StatusOK, status)
 			switch s.Vendor {
-			case "personio":
+			case "personio", "teamtailor":
 				var v struct{}
 				require.Error(t, xml.Unmarshal(body, &v), s.Key)
 			case "jsonld":

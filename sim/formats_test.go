@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -588,4 +589,286 @@ func TestCrossPostVariants(t *testing.T) {
 	}
 	require.Greater(t, float64(variants)/float64(total), 0.8)
 	require.NotEmpty(t, tr.Reqs)
+}
+
+func TestTeamtailorFormat(t *testing.T) {
+	t.Parallel()
+	_, d := formatWorld(t)
+	remote, multi, items := 0, 0, 0
+	eachSourceOf(t, d, "teamtailor", 5, func(s Source, body []byte) {
+		require.True(t, strings.HasPrefix(string(body), `<?xml version="1.0" encoding="UTF-8"?>`))
+		var feed struct {
+			XMLName xml.Name `xml:"rss"`
+			Channel struct {
+				Title string `xml:"title"`
+				Link  string `xml:"link"`
+				Items []struct {
+					Title        string `xml:"title"`
+					Description  string `xml:"description"`
+					PubDate      string `xml:"pubDate"`
+					Link         string `xml:"link"`
+					RemoteStatus string `xml:"remoteStatus"`
+					GUID         string `xml:"guid"`
+					Locations    []struct {
+						Name    string `xml:"name"`
+						City    string `xml:"city"`
+						Country string `xml:"country"`
+					} `xml:"locations>location"`
+					Department string `xml:"department"`
+				} `xml:"item"`
+			} `xml:"channel"`
+		}
+		require.NoError(t, xml.Unmarshal(body, &feed))
+		require.NotEmpty(t, feed.Channel.Title, "the channel names the employer")
+		require.Equal(t, "https://"+s.Tenant+".teamtailor.com/jobs", feed.Channel.Link)
+		for _, it := range feed.Channel.Items {
+			items++
+			require.NotEmpty(t, it.Title)
+			require.Regexp(t, `^https://`+s.Tenant+`\.teamtailor\.com/jobs/[0-9]+-[a-z0-9-]+$`, it.Link)
+			require.Regexp(t, `^[0-9a-f]{8}-[0-9a-f]{4}-4`, it.GUID)
+			_, err := time.Parse(time.RFC1123Z, it.PubDate)
+			require.NoError(t, err)
+			require.True(t, strings.HasPrefix(it.Description, "<p>"), "the description is HTML, entity-escaped in the XML")
+			require.Contains(t, []string{"fully", "hybrid", "none"}, it.RemoteStatus)
+			require.NotEmpty(t, it.Locations)
+			for _, l := range it.Locations {
+				require.NotEmpty(t, l.Country)
+			}
+			if it.RemoteStatus == "fully" {
+				remote++
+				require.Empty(t, it.Locations[0].City)
+			}
+			if len(it.Locations) > 1 {
+				multi++
+			}
+		}
+		require.NotContains(t, string(body), "salary")
+	})
+	require.Positive(t, items)
+	t.Logf("teamtailor: %d items, %d remote, %d in two countries", items, remote, multi)
+
+	// per_page and offset page the feed.
+	s := sourceOfVendor(t, d, "teamtailor")
+	var all, paged []string
+	linkRe := regexp.MustCompile(`<link>(https://[^<]+/jobs/[^<]+)</link>`)
+	for _, m := range linkRe.FindAllSubmatch(fetchOK(t, withQuery(s.URL, "per_page", "1000", "offset", "0")), -1) {
+		all = append(all, string(m[1]))
+	}
+	for offset := 0; offset <= len(all); offset += 2 {
+		for _, m := range linkRe.FindAllSubmatch(fetchOK(t, withQuery(s.URL, "per_page", "2", "offset", strconv.Itoa(offset))), -1) {
+			paged = append(paged, string(m[1]))
+		}
+	}
+	require.Equal(t, all, paged)
+}
+
+func TestBambooHRFormat(t *testing.T) {
+	t.Parallel()
+	w, d := formatWorld(t)
+	var remote, typed, nullTyped int
+	eachSourceOf(t, d, "bamboohr", 5, func(s Source, body []byte) {
+		var list struct {
+			Meta struct {
+				TotalCount int `json:"totalCount"`
+			} `json:"meta"`
+			Result []struct {
+				ID                    string `json:"id"`
+				JobOpeningName        string `json:"jobOpeningName"`
+				DepartmentLabel       string `json:"departmentLabel"`
+				EmploymentStatusLabel string `json:"employmentStatusLabel"`
+				IsRemote              *bool  `json:"isRemote"`
+				LocationType          string `json:"locationType"`
+				Location              struct{ City, State *string }
+				ATSLocation           struct{ Country, State, Province, City *string } `json:"atsLocation"`
+			} `json:"result"`
+		}
+		require.NoError(t, json.Unmarshal(body, &list))
+		require.Equal(t, len(list.Result), list.Meta.TotalCount)
+		hq := ""
+		for _, c := range w.Directory(40).Companies {
+			if c.Domain == s.CompanyDomain {
+				hq = c.HQCountry
+			}
+		}
+		for _, r := range list.Result {
+			require.Regexp(t, `^[0-9]+$`, r.ID)
+			require.NotEmpty(t, r.JobOpeningName)
+			require.Contains(t, []string{"0", "1", "2"}, r.LocationType)
+			if r.LocationType == "1" {
+				remote++
+				require.Nil(t, r.Location.City)
+				require.NotNil(t, r.ATSLocation.Country, "a remote job names its country")
+				continue
+			}
+			require.NotNil(t, r.Location.City, "an office job names its office")
+			if r.ATSLocation.Country == nil {
+				nullTyped++
+			} else {
+				typed++
+				if *r.ATSLocation.Country != hq {
+					require.NotNil(t, r.ATSLocation.City)
+				}
+			}
+		}
+		require.NotContains(t, string(body), `"url"`, "the list carries no link")
+	})
+	require.Positive(t, remote+typed)
+	require.Positive(t, nullTyped, "most office jobs in the HQ country leave atsLocation all null")
+}
+
+func TestBreezyFormat(t *testing.T) {
+	t.Parallel()
+	_, d := formatWorld(t)
+	salaryRe := regexp.MustCompile(`^(?:[^0-9 ]+|[A-Z]{3} )[0-9][0-9,.]* – (?:[^0-9 ]+|[A-Z]{3} )[0-9][0-9,.]* / (year|month|hour)$`)
+	var withPay, remote int
+	eachSourceOf(t, d, "breezy", 5, func(s Source, body []byte) {
+		var list []struct {
+			ID            string `json:"id"`
+			FriendlyID    string `json:"friendly_id"`
+			Name          string `json:"name"`
+			URL           string `json:"url"`
+			PublishedDate string `json:"published_date"`
+			Type          struct{ ID, Name string }
+			Location      struct {
+				Country  struct{ Name, ID string }
+				City     *string `json:"city"`
+				IsRemote bool    `json:"is_remote"`
+				Name     string  `json:"name"`
+			} `json:"location"`
+			Locations  []json.RawMessage `json:"locations"`
+			Department *string           `json:"department"`
+			Salary     string            `json:"salary"`
+			Company    struct {
+				Name       string `json:"name"`
+				FriendlyID string `json:"friendly_id"`
+			} `json:"company"`
+		}
+		require.NoError(t, json.Unmarshal(body, &list), "a bare array")
+		for _, p := range list {
+			require.Regexp(t, `^[0-9a-f]{12}$`, p.ID)
+			require.True(t, strings.HasPrefix(p.FriendlyID, p.ID+"-"))
+			require.Equal(t, "https://"+s.Tenant+".breezy.hr/p/"+p.FriendlyID, p.URL)
+			_, err := time.Parse("2006-01-02T15:04:05.000Z", p.PublishedDate)
+			require.NoError(t, err)
+			require.NotEmpty(t, p.Type.ID)
+			require.Len(t, p.Location.Country.ID, 2)
+			require.NotEmpty(t, p.Location.Name)
+			require.NotEmpty(t, p.Locations, "locations repeats the primary")
+			require.Equal(t, s.Tenant, p.Company.FriendlyID)
+			if p.Location.IsRemote {
+				remote++
+				require.Nil(t, p.Location.City)
+			}
+			if p.Salary != "" {
+				withPay++
+				require.Regexp(t, salaryRe, p.Salary)
+			}
+		}
+	})
+	require.Positive(t, withPay)
+}
+
+func TestPinpointFormat(t *testing.T) {
+	t.Parallel()
+	_, d := formatWorld(t)
+	var visible, hidden, none int
+	eachSourceOf(t, d, "pinpoint", 5, func(s Source, body []byte) {
+		var feed struct {
+			Data []struct {
+				ID       string `json:"id"`
+				Title    string `json:"title"`
+				URL      string `json:"url"`
+				Path     string `json:"path"`
+				Location struct {
+					City string `json:"city"`
+					Name string `json:"name"`
+				} `json:"location"`
+				WorkplaceType       string   `json:"workplace_type"`
+				CompensationVisible bool     `json:"compensation_visible"`
+				CompensationMinimum *float64 `json:"compensation_minimum"`
+				Job                 struct {
+					RequisitionID *string `json:"requisition_id"`
+					Department    struct {
+						Name string `json:"name"`
+					} `json:"department"`
+				} `json:"job"`
+			} `json:"data"`
+		}
+		require.NoError(t, json.Unmarshal(body, &feed))
+		for _, p := range feed.Data {
+			require.Regexp(t, `^[0-9]+$`, p.ID)
+			require.NotEmpty(t, p.Title)
+			require.Equal(t, "https://"+s.Tenant+".pinpointhq.com"+p.Path, p.URL)
+			require.NotEmpty(t, p.Location.Name)
+			require.Contains(t, []string{"onsite", "hybrid", "remote"}, p.WorkplaceType)
+			require.NotEmpty(t, p.Job.Department.Name)
+			switch {
+			case p.CompensationVisible:
+				visible++
+				require.NotNil(t, p.CompensationMinimum)
+			case p.CompensationMinimum != nil:
+				hidden++
+			default:
+				none++
+			}
+		}
+		require.NotContains(t, string(body), "country", "the feed states no country")
+	})
+	require.Positive(t, visible)
+	require.Positive(t, hidden, "some tenants hide a band they have")
+	require.Positive(t, none)
+}
+
+func TestJoinFormat(t *testing.T) {
+	t.Parallel()
+	_, d := formatWorld(t)
+	multiPage := 0
+	eachSourceOf(t, d, "join", 5, func(s Source, body []byte) {
+		type page struct {
+			Items []struct {
+				ID               int64  `json:"id"`
+				IDParam          string `json:"idParam"`
+				Title            string `json:"title"`
+				CreatedAt        string `json:"createdAt"`
+				WorkplaceType    string `json:"workplaceType"`
+				City             struct{ CityName, CountryName, CountryCode *string }
+				SalaryAmountFrom *struct {
+					Amount   int64  `json:"amount"`
+					Currency string `json:"currency"`
+				} `json:"salaryAmountFrom"`
+				SalaryFrequency *string `json:"salaryFrequency"`
+			} `json:"items"`
+			Pagination struct {
+				Page, PageSize, PageCount, RowCount int
+			} `json:"pagination"`
+		}
+		var p page
+		require.NoError(t, json.Unmarshal(body, &p))
+		require.Equal(t, 1, p.Pagination.Page)
+		require.Equal(t, 5, p.Pagination.PageSize)
+		require.LessOrEqual(t, len(p.Items), 5)
+		require.Equal(t, (p.Pagination.RowCount+4)/5, p.Pagination.PageCount)
+		if p.Pagination.PageCount > 1 {
+			multiPage++
+		}
+		for _, it := range p.Items {
+			require.True(t, strings.HasPrefix(it.IDParam, strconv.FormatInt(it.ID, 10)+"-"))
+			require.NotEmpty(t, it.Title)
+			_, err := time.Parse("2006-01-02T15:04:05.000Z", it.CreatedAt)
+			require.NoError(t, err)
+			require.Contains(t, []string{"ONSITE", "HYBRID", "REMOTE"}, it.WorkplaceType)
+			require.NotNil(t, it.City.CountryName)
+			if it.SalaryAmountFrom != nil {
+				require.NotNil(t, it.SalaryFrequency)
+				require.Len(t, it.SalaryAmountFrom.Currency, 3)
+			}
+		}
+	})
+	require.Positive(t, multiPage, "JOIN pages five jobs at a time")
+
+	// The API refuses more than five a page, as JOIN's does.
+	s := sourceOfVendor(t, d, "join")
+	status, _, body := get(t, withQuery(s.URL, "pageSize", "6"))
+	require.Equal(t, http.StatusUnprocessableEntity, status)
+	require.JSONEq(t, `[{"param":"pageSize","msg":"Invalid value"}]`, string(body))
 }

@@ -247,6 +247,75 @@ func crawlSourceWith(t *testing.T, client *http.Client, src Source) crawled {
 				out.ids = append(out.ids, p.ID+"#"+strconv.Itoa(n)) // each further office is a posting
 			}
 		}
+	case "teamtailor":
+		for offset := 0; ; offset += 100 {
+			var feed struct {
+				XMLName xml.Name `xml:"rss"`
+				Items   []struct {
+					Title     string `xml:"title"`
+					Link      string `xml:"link"`
+					GUID      string `xml:"guid"`
+					Locations struct {
+						Location []struct{} `xml:"location"`
+					} `xml:"locations"`
+				} `xml:"channel>item"`
+			}
+			require.NoError(t, xml.Unmarshal(fetch(withQuery(src.URL, "per_page", "100", "offset", strconv.Itoa(offset))), &feed))
+			for _, it := range feed.Items {
+				id := teamtailorLinkID.FindStringSubmatch(it.Link)
+				if id == nil || it.Title == "" {
+					out.junk++
+					continue
+				}
+				out.ids = append(out.ids, id[1])
+				for n := 1; n < len(it.Locations.Location); n++ {
+					out.ids = append(out.ids, id[1]+"#"+strconv.Itoa(n)) // each further location is a posting
+				}
+			}
+			if len(feed.Items) < 100 {
+				break
+			}
+		}
+	case "bamboohr":
+		for _, e := range entries(fetch(src.URL), "result") {
+			id, ok := str(e, "id")
+			add(id, ok, e["jobOpeningName"])
+		}
+	case "breezy":
+		var raw []json.RawMessage
+		require.NoError(t, json.Unmarshal(fetch(src.URL), &raw))
+		for _, r := range raw {
+			var e map[string]any
+			json.Unmarshal(r, &e)
+			id, ok := str(e, "id")
+			add(id, ok, e["name"])
+			places, _ := e["locations"].([]any)
+			for n := 1; ok && n < len(places); n++ {
+				add(id+"#"+strconv.Itoa(n), ok, e["name"]) // each further location is a posting
+			}
+		}
+	case "pinpoint":
+		for _, e := range entries(fetch(src.URL), "data") {
+			id, ok := str(e, "id")
+			add(id, ok, e["title"])
+		}
+	case "join":
+		for page := 1; ; page++ {
+			body := fetch(withQuery(src.URL, "page", strconv.Itoa(page), "pageSize", "5"))
+			for _, e := range entries(body, "items") {
+				id, ok := num(e, "id")
+				add(id, ok, e["title"])
+			}
+			var env struct {
+				Pagination struct {
+					PageCount int `json:"pageCount"`
+				} `json:"pagination"`
+			}
+			require.NoError(t, json.Unmarshal(body, &env))
+			if page >= env.Pagination.PageCount {
+				break
+			}
+		}
 	case "jsonld":
 		for u := src.URL; u != ""; {
 			body := fetch(u)
@@ -303,7 +372,10 @@ func crawlSourceWith(t *testing.T, client *http.Client, src Source) crawled {
 	return out
 }
 
-var canonicalRe = regexp.MustCompile(`<link rel="canonical" href="([^"]+)">`)
+var (
+	canonicalRe      = regexp.MustCompile(`<link rel="canonical" href="([^"]+)">`)
+	teamtailorLinkID = regexp.MustCompile(`/jobs/([0-9]+)-`)
+)
 
 // isJobPage reports whether a board page is a job page (one posting without identifier).
 func isJobPage(body []byte) bool {

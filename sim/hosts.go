@@ -16,7 +16,8 @@ import (
 //   - the vendors' API hosts (atsurl.Hosts): the tenant named by atsurl.Recognize, when the path
 //     is exactly the vendor's feed endpoint (FirstPage's path; Recruitee with or without the
 //     trailing slash), or Greenhouse's board endpoint /v1/boards/{token}; anything else 404s.
-//     The world's tenants are all on the vendors' main hosts, so the EU and .com variants 404;
+//     The world's tenants are all on the vendors' main hosts, so the EU, .com and Teamtailor's
+//     na variants 404;
 //   - a board's host: /jobs?page=N and, on a job-page board, /job/{id};
 //   - AggregatorFeedHost: /v1/feed?region=R[&cursor=C];
 //   - any other host: the simulator's own paths (/greenhouse/v1/boards/{t}/jobs, ...).

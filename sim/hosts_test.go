@@ -76,7 +76,8 @@ func TestHostModeServesEveryVendorAtItsRealURL(t *testing.T) {
 	d := w.Directory(tick)
 	truth := truthBySource(w.Truth(tick))
 
-	for _, vendor := range []string{"greenhouse", "lever", "ashby", "workable", "smartrecruiters", "recruitee", "personio"} {
+	for _, vendor := range []string{"greenhouse", "lever", "ashby", "workable", "smartrecruiters", "recruitee", "personio",
+		"teamtailor", "bamboohr", "breezy", "pinpoint", "join"} {
 		var src Source
 		for _, s := range d.Sources {
 			if s.Vendor == vendor && len(truth[s.Key]) > 0 {
@@ -93,7 +94,7 @@ func TestHostModeServesEveryVendorAtItsRealURL(t *testing.T) {
 		status, hdr, body := getWith(t, client, first)
 		require.Equal(t, http.StatusOK, status, "GET %s: %s", first, body)
 		links := postingLinks(t, vendor, hdr.Get("Content-Type"), body)
-		if vendor != "personio" { // Personio's XML feed carries no posting link
+		if vendor != "personio" && vendor != "bamboohr" && vendor != "join" { // these feeds carry no posting link
 			require.NotEmpty(t, links, vendor)
 		}
 		for _, l := range links {
@@ -106,6 +107,9 @@ func TestHostModeServesEveryVendorAtItsRealURL(t *testing.T) {
 			} else {
 				require.Contains(t, []string{"workable", "smartrecruiters"}, vendor, "%s is a board URL of its tenant", l)
 			}
+			if vendor == "teamtailor" {
+				require.True(t, strings.HasPrefix(u.Path, "/jobs/"), "%s is a job page", l)
+			}
 		}
 
 		// The crawl of the real URL finds exactly the truth's postings.
@@ -116,7 +120,11 @@ func TestHostModeServesEveryVendorAtItsRealURL(t *testing.T) {
 		require.Equal(t, a, b, src.Key)
 
 		// An unknown tenant of the same vendor 404s on the same host.
-		other, err := atsurl.FirstPage(vendor, "nosuchtenant0", "")
+		unknown := "nosuchtenant0"
+		if vendor == "join" {
+			unknown = "999999999" // JOIN's tenant is a company number
+		}
+		other, err := atsurl.FirstPage(vendor, unknown, "")
 		require.NoError(t, err)
 		status, _, _ = getWith(t, client, other)
 		require.Equal(t, http.StatusNotFound, status, other)
@@ -138,6 +146,12 @@ func wantLinkHost(vendor, tenant string) string {
 		return "api.smartrecruiters.com"
 	case "recruitee":
 		return tenant + ".recruitee.com"
+	case "teamtailor":
+		return tenant + ".teamtailor.com"
+	case "breezy":
+		return tenant + ".breezy.hr"
+	case "pinpoint":
+		return tenant + ".pinpointhq.com"
 	}
 	return ""
 }
@@ -176,6 +190,44 @@ func postingLinks(t *testing.T, vendor, ctype string, body []byte) []string {
 		objects(env("content"), "ref")
 	case "recruitee":
 		objects(env("offers"), "careers_url", "careers_apply_url")
+	case "teamtailor":
+		require.True(t, strings.HasPrefix(ctype, "application/rss+xml"), ctype)
+		var feed struct {
+			XMLName xml.Name `xml:"rss"`
+			Items   []struct {
+				Link string `xml:"link"`
+			} `xml:"channel>item"`
+		}
+		require.NoError(t, xml.Unmarshal(body, &feed))
+		for _, it := range feed.Items {
+			links = append(links, it.Link)
+		}
+		return links
+	case "breezy":
+		objects(body, "url")
+	case "pinpoint":
+		objects(env("data"), "url")
+	case "bamboohr":
+		// BambooHR's list carries no posting link (a reader builds /careers/{id} on the
+		// tenant's host); check its format only.
+		var list struct {
+			Meta struct {
+				TotalCount *int `json:"totalCount"`
+			} `json:"meta"`
+		}
+		decode(t, body, &list)
+		require.NotNil(t, list.Meta.TotalCount)
+		objects(env("result"), "url")
+	case "join":
+		// JOIN's API carries no posting link; check its format only.
+		var page struct {
+			Pagination struct {
+				PageCount *int `json:"pageCount"`
+			} `json:"pagination"`
+		}
+		decode(t, body, &page)
+		require.NotNil(t, page.Pagination.PageCount)
+		objects(env("items"), "url")
 	case "personio":
 		// Personio's XML feed carries no posting link (a reader builds the position's page
 		// from the tenant's host); check its format only.
@@ -344,6 +396,12 @@ func TestHostModeRoutes(t *testing.T) {
 		"https://www.jobsnorth.example/boards/jobsnorth/jobs",
 		"https://" + AggregatorFeedHost + "/aggregator/v1/feed?region=na",
 		"https://" + AggregatorFeedHost + "/v1/feed?region=mars",
+		"https://" + on.slug + ".na.teamtailor.com/jobs.rss?per_page=200&offset=0",
+		"https://www.teamtailor.com/jobs.rss",
+		"https://" + on.slug + ".teamtailor.com/jobs",
+		"https://join.com/companies/" + on.slug,
+		"https://join.com/api/public/companies/999999999/jobs?page=1&pageSize=5",
+		"https://" + on.slug + ".bamboohr.com/careers/1/detail",
 	} {
 		status, _, body := getWith(t, client, u)
 		require.Equal(t, http.StatusNotFound, status, "%s: %s", u, body)
@@ -469,7 +527,7 @@ func TestTenantsAreRealTenants(t *testing.T) {
 	t.Parallel()
 	for _, seed := range []int64{1, 2, 3} {
 		w := New(Config{Seed: seed, Companies: 3000})
-		for v := vGreenhouse; v <= vPersonio; v++ {
+		for v := vGreenhouse; v <= lastATS; v++ {
 			require.NotEmpty(t, w.tenants[v])
 			for tenant := range w.tenants[v] {
 				got, err := atsurl.Tenant(vendorNames[v], tenant)

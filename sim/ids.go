@@ -41,6 +41,24 @@ func appendATSID(b []byte, c *company, v uint8, g *gen) []byte {
 		return strconv.AppendUint(b, 743999000000000+uint64(id), 10)
 	case vRecruitee, vPersonio:
 		return strconv.AppendInt(b, 1000000+int64(id), 10)
+	case vTeamtailor:
+		return strconv.AppendInt(b, 7000000+int64(id), 10) // the number in the job's link
+	case vBambooHR, vPinpoint:
+		return strconv.AppendUint(b, uint64(id), 10)
+	case vBreezy:
+		// Twelve hex digits, like Breezy's "9fdd4744af8f".
+		b = appendHexLower(b, uint64(id), 8)
+		return appendHexLower(b, c.key>>48, 4)
+	case vJoin:
+		return strconv.AppendInt(b, 10000000+int64(id), 10)
+	}
+	return b
+}
+
+// appendHexLower appends the low n hex digits of v, lower case.
+func appendHexLower(b []byte, v uint64, n int) []byte {
+	for i := n - 1; i >= 0; i-- {
+		b = append(b, hexDigits[(v>>(uint(i)*4))&0xF])
 	}
 	return b
 }
@@ -108,6 +126,16 @@ func (w *World) tenantURL(c *company, v uint8) string {
 		return base + "/recruitee/" + t + "/api/offers/"
 	case vPersonio:
 		return base + "/personio/" + t + "/xml?language=en"
+	case vTeamtailor:
+		return base + "/teamtailor/" + t + "/jobs.rss?per_page=" + atsurl.TeamtailorPageSize + "&offset=0"
+	case vBambooHR:
+		return base + "/bamboohr/" + t + "/careers/list"
+	case vBreezy:
+		return base + "/breezy/" + t + "/json"
+	case vPinpoint:
+		return base + "/pinpoint/" + t + "/postings.json"
+	case vJoin:
+		return base + "/join/api/public/companies/" + t + "/jobs?page=1&pageSize=" + atsurl.JoinPageSize
 	}
 	return ""
 }

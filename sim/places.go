@@ -72,7 +72,9 @@ func atsPostingIDs(out []string, buf []byte, c *company, v uint8, g *gen, second
 			n = 2
 		}
 		return append(out, string(appendATSID(buf[:0], c, v, g))+"#"+strconv.Itoa(n))
-	case vAshby:
+	case vAshby, vTeamtailor, vBreezy:
+		// The second country is the first further place: Ashby's secondaryLocations, Teamtailor's
+		// second tt:location, Breezy's second entry of locations.
 		if second {
 			return append(out, string(appendATSID(buf[:0], c, v, g))+"#1")
 		}

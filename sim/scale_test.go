@@ -33,6 +33,16 @@ func renderAll(w *World, tick int) (bytes, pages int) {
 			buf = w.renderRecruitee(buf[:0], c, tick, false)
 		case vPersonio:
 			buf = w.renderPersonio(buf[:0], c, tick, false)
+		case vTeamtailor:
+			buf = w.renderTeamtailor(buf[:0], c, tick, 0, 200, false)
+		case vBambooHR:
+			buf = w.renderBambooHR(buf[:0], c, tick, false)
+		case vBreezy:
+			buf = w.renderBreezy(buf[:0], c, tick, false)
+		case vPinpoint:
+			buf = w.renderPinpoint(buf[:0], c, tick, false)
+		case vJoin:
+			buf = w.renderJoin(buf[:0], c, tick, 1, joinMaxPageSize, false)
 		}
 		bytes += len(buf)
 		pages++

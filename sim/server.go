@@ -28,6 +28,11 @@ func (w *World) Handler() http.Handler {
 	mux.HandleFunc("GET /recruitee/{tenant}/api/offers/{$}", w.tenantHandler(vRecruitee, "tenant"))
 	mux.HandleFunc("GET /recruitee/{tenant}/api/offers", w.tenantHandler(vRecruitee, "tenant"))
 	mux.HandleFunc("GET /personio/{tenant}/xml", w.tenantHandler(vPersonio, "tenant"))
+	mux.HandleFunc("GET /teamtailor/{tenant}/jobs.rss", w.tenantHandler(vTeamtailor, "tenant"))
+	mux.HandleFunc("GET /bamboohr/{tenant}/careers/list", w.tenantHandler(vBambooHR, "tenant"))
+	mux.HandleFunc("GET /breezy/{tenant}/json", w.tenantHandler(vBreezy, "tenant"))
+	mux.HandleFunc("GET /pinpoint/{tenant}/postings.json", w.tenantHandler(vPinpoint, "tenant"))
+	mux.HandleFunc("GET /join/api/public/companies/{id}/jobs", w.tenantHandler(vJoin, "id"))
 	mux.HandleFunc("GET /boards/{board}/jobs", func(rw http.ResponseWriter, r *http.Request) {
 		w.serveBoard(rw, r, boardNamed(r.PathValue("board")))
 	})
@@ -55,6 +60,7 @@ func (w *World) Handler() http.Handler {
 const (
 	ctJSON = "application/json; charset=utf-8"
 	ctXML  = "application/xml; charset=utf-8"
+	ctRSS  = "application/rss+xml; charset=utf-8"
 	ctHTML = "text/html; charset=utf-8"
 )
 
@@ -114,6 +120,29 @@ func (w *World) serveFeed(rw http.ResponseWriter, r *http.Request, v uint8, c *c
 	case vPersonio:
 		ctype = ctXML
 		render = func(b []byte, junk bool) []byte { return w.renderPersonio(b, c, tick, junk) }
+	case vTeamtailor:
+		offset, ok1 := intParam(q.Get("offset"), 0)
+		perPage, ok2 := intParam(q.Get("per_page"), 100)
+		if !ok1 || !ok2 || offset < 0 || perPage < 1 {
+			badRequest(rw, "invalid offset or per_page")
+			return
+		}
+		ctype = ctRSS
+		render = func(b []byte, junk bool) []byte { return w.renderTeamtailor(b, c, tick, offset, perPage, junk) }
+	case vBambooHR:
+		render = func(b []byte, junk bool) []byte { return w.renderBambooHR(b, c, tick, junk) }
+	case vBreezy:
+		render = func(b []byte, junk bool) []byte { return w.renderBreezy(b, c, tick, junk) }
+	case vPinpoint:
+		render = func(b []byte, junk bool) []byte { return w.renderPinpoint(b, c, tick, junk) }
+	case vJoin:
+		page, ok1 := intParam(q.Get("page"), 1)
+		size, ok2 := intParam(q.Get("pageSize"), joinMaxPageSize)
+		if !ok1 || !ok2 || page < 1 || size < 1 || size > joinMaxPageSize {
+			joinInvalid(rw, !ok2 || size < 1 || size > joinMaxPageSize)
+			return
+		}
+		render = func(b []byte, junk bool) []byte { return w.renderJoin(b, c, tick, page, size, junk) }
 	}
 	w.serveSource(rw, r, tick, key, ctype, render)
 }
@@ -386,6 +415,18 @@ func notFound(rw http.ResponseWriter) {
 	rw.Header().Set("Content-Type", ctJSON)
 	rw.WriteHeader(http.StatusNotFound)
 	rw.Write([]byte(`{"error":"not found"}`))
+}
+
+// joinInvalid answers a JOIN request whose paging is out of range as the real API does: 422 with
+// the parameter it refuses.
+func joinInvalid(rw http.ResponseWriter, pageSize bool) {
+	rw.Header().Set("Content-Type", ctJSON)
+	rw.WriteHeader(http.StatusUnprocessableEntity)
+	if pageSize {
+		rw.Write([]byte(`[{"param":"pageSize","msg":"Invalid value"}]`))
+		return
+	}
+	rw.Write([]byte(`[{"param":"page","msg":"Invalid value"}]`))
 }
 
 func badRequest(rw http.ResponseWriter, msg string) {

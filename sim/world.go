@@ -3,6 +3,7 @@ package sim
 import (
 	"hash/crc32"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,7 +62,7 @@ type company struct {
 	core     string // brand name without legal suffix, e.g. "Brightwell" or "Kestrel Systems"
 	slug     string // lower-case alphanumeric core: tenant token
 	camel    string // CamelCase core: SmartRecruiters company identifier
-	kebab    string // lower-case hyphenated core: Personio tenant
+	kebab    string // lower-case hyphenated core: Personio, Breezy and Pinpoint tenant
 	name     string // directory name: core + one legal spelling
 	domain   string
 	country  uint8
@@ -103,11 +104,17 @@ func (c *company) tenant(v uint8) string {
 	switch v {
 	case vSmartRecruiters:
 		return c.camel
-	case vPersonio:
+	case vPersonio, vBreezy, vPinpoint:
 		return c.kebab
+	case vJoin:
+		return joinCompanyID(c)
 	}
 	return c.slug
 }
+
+// joinCompanyID is c's company number on JOIN, unique in the world (JOIN's API names a company
+// by number, not by name).
+func joinCompanyID(c *company) string { return strconv.Itoa(100000 + int(c.idx)) }
 
 // New builds a world. Static per-company data is computed here; everything that depends on
 // the tick is computed on the fly.
@@ -242,7 +249,7 @@ func (w *World) buildCompanies() {
 			if r.chance(0.02) {
 				v2 := uint8(vGreenhouse + r.pick(atsVendorWeights[c.region]))
 				for v2 == c.vendor {
-					v2 = uint8(vGreenhouse + r.intn(7))
+					v2 = uint8(vGreenhouse + r.intn(lastATS-vGreenhouse+1))
 				}
 				c.vendor2 = v2
 				c.migrate = int32(8 + r.intn(960))

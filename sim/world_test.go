@@ -80,7 +80,8 @@ func TestCompanies(t *testing.T) {
 		}
 	}
 	require.InDelta(t, 0.85, float64(tenants)/5000, 0.03)
-	for _, v := range []string{"greenhouse", "lever", "ashby", "workable", "smartrecruiters", "recruitee", "personio"} {
+	for _, v := range []string{"greenhouse", "lever", "ashby", "workable", "smartrecruiters", "recruitee", "personio",
+		"teamtailor", "bamboohr", "breezy", "pinpoint", "join"} {
 		require.Greater(t, vendors[v], 50, v)
 	}
 	boards, pageBoards, aggs := 0, 0, 0

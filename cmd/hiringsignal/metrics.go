@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -108,13 +109,14 @@ const maxNamedHosts = 20
 const otherHosts = "other"
 
 // hostLabels bounds the host label of the request metrics. A vendor's API host (atsurl.Hosts) is
-// its own label, a tenant's subdomain folded into the vendor's: acme.recruitee.com is
-// "*.recruitee.com". Any other host keeps its name while the process has named fewer than
-// maxNamedHosts of them, so a registry with few careers sites sees each one; every later one is
-// "other". The set is at most ten vendor hosts, twenty others and "other".
+// its own label, a tenant's subdomain folded into the vendor's host it is on, the most specific
+// one: acme.recruitee.com is "*.recruitee.com", acme.na.teamtailor.com "*.na.teamtailor.com".
+// Any other host keeps its name while the process has named fewer than maxNamedHosts of them, so
+// a registry with few careers sites sees each one; every later one is "other". The set is at
+// most one label per atsurl.Hosts entry, twenty others and "other".
 type hostLabels struct {
 	exact    map[string]bool
-	suffixes []string // ".recruitee.com" for "*.recruitee.com"
+	suffixes []string // ".recruitee.com" for "*.recruitee.com", longest first
 
 	mu    sync.Mutex
 	named map[string]bool
@@ -129,6 +131,9 @@ func newHostLabels() *hostLabels {
 			h.exact[host] = true
 		}
 	}
+	// A tenant of a regional host (acme.na.teamtailor.com) folds into that host's label, not
+	// the vendor's main one it also ends with.
+	sort.SliceStable(h.suffixes, func(i, j int) bool { return len(h.suffixes[i]) > len(h.suffixes[j]) })
 	return h
 }
 

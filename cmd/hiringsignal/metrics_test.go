@@ -58,6 +58,9 @@ func TestRequestMetricsByVendorHostAndOutcomeWithBoundedHosts(t *testing.T) {
 	m.request(pipeline.FetchOutcome{Vendor: "greenhouse", Host: "boards-api.greenhouse.io", Outcome: pipeline.OutcomeNotModified, Took: 20 * time.Millisecond})
 	m.request(pipeline.FetchOutcome{Vendor: "recruitee", Host: "acme.recruitee.com", Outcome: pipeline.Outcome429, Took: time.Millisecond})
 	m.request(pipeline.FetchOutcome{Vendor: "recruitee", Host: "beta.recruitee.com", Outcome: pipeline.Outcome429, Took: time.Millisecond})
+	m.request(pipeline.FetchOutcome{Vendor: "teamtailor", Host: "acme.teamtailor.com", Outcome: pipeline.OutcomeOK, Took: time.Millisecond})
+	m.request(pipeline.FetchOutcome{Vendor: "teamtailor", Host: "acme.na.teamtailor.com", Outcome: pipeline.OutcomeOK, Took: time.Millisecond})
+	m.request(pipeline.FetchOutcome{Vendor: "join", Host: "join.com", Outcome: pipeline.OutcomeOK, Took: time.Millisecond})
 	// Careers sites: the first maxNamedHosts keep their names, the rest share one label.
 	for i := range maxNamedHosts + 5 {
 		m.request(pipeline.FetchOutcome{Vendor: "jsonld", Host: fmt.Sprintf("careers%02d.example", i), Outcome: pipeline.Outcome5xx, Took: time.Second})
@@ -69,6 +72,9 @@ func TestRequestMetricsByVendorHostAndOutcomeWithBoundedHosts(t *testing.T) {
 		`hs_crawl_requests_total{vendor="greenhouse",host="boards-api.greenhouse.io",outcome="ok"} 1`,
 		`hs_crawl_requests_total{vendor="greenhouse",host="boards-api.greenhouse.io",outcome="not_modified"} 1`,
 		`hs_crawl_requests_total{vendor="recruitee",host="*.recruitee.com",outcome="429"} 2`,
+		`hs_crawl_requests_total{vendor="teamtailor",host="*.teamtailor.com",outcome="ok"} 1`,
+		`hs_crawl_requests_total{vendor="teamtailor",host="*.na.teamtailor.com",outcome="ok"} 1`, // the most specific host
+		`hs_crawl_requests_total{vendor="join",host="join.com",outcome="ok"} 1`,
 		`hs_crawl_requests_total{vendor="jsonld",host="careers00.example",outcome="5xx"} 1`,
 		fmt.Sprintf(`hs_crawl_requests_total{vendor="jsonld",host="careers%02d.example",outcome="5xx"} 1`, maxNamedHosts-1),
 		`hs_crawl_requests_total{vendor="jsonld",host="other",outcome="5xx"} 5`,

@@ -41,10 +41,12 @@ type capturedFeed struct {
 }
 
 // capturedFeeds are one tenant per templated vendor, each its own company, with the tenant the
-// payload's links name (boards.greenhouse.io/acme → acme; Workable's links name no tenant). The
-// first page's path and query are the ones atsurl.FirstPage renders; SmartRecruiters' captured
-// page is the first of two (offset 0, limit 3, totalFound 5), so its vendor also answers the
-// next page the adapter asks for, smartrecruiters_page2.json, written here to end the paging.
+// payload's links name (boards.greenhouse.io/acme → acme; Workable's links name no tenant; JOIN's
+// tenant is the company's number in its API URL). The first page's path and query are the ones
+// atsurl.FirstPage renders; SmartRecruiters' captured page is the first of two (offset 0, limit 3,
+// totalFound 5), so its vendor also answers the next page the adapter asks for,
+// smartrecruiters_page2.json, written here to end the paging; JOIN's first page says pageCount 2,
+// so its vendor answers page 2 too.
 var capturedFeeds = []capturedFeed{
 	{vendor: "greenhouse", tenant: "acme", domain: "acme.com", name: "Acme", country: "US",
 		host: "boards-api.greenhouse.io", pages: map[string]string{"/v1/boards/acme/jobs?content=true": "greenhouse_jobs.json"},
@@ -83,6 +85,38 @@ var capturedFeeds = []capturedFeed{
 		contentType: "text/xml;charset=UTF-8",
 		urls: []string{"https://acme.jobs.personio.de/job/1234567", // Berlin and Munich: one req
 			"https://acme.jobs.personio.de/job/1234568", "https://acme.jobs.personio.de/job/1234569"}},
+	{vendor: "teamtailor", tenant: "acme", domain: "acme.se", name: "Acme AB", country: "SE",
+		host: "acme.teamtailor.com", pages: map[string]string{"/jobs.rss?per_page=200&offset=0": "teamtailor_jobs.rss"},
+		contentType: "application/rss+xml; charset=utf-8",
+		urls: []string{"https://acme.teamtailor.com/jobs/7308188-backend-engineer",
+			"https://acme.teamtailor.com/jobs/8191515-global-partnerships-lead", "https://acme.teamtailor.com/jobs/8191515-global-partnerships-lead", // Stockholm and London: two reqs
+			"https://acme.teamtailor.com/fr-CA/jobs/8384421-designer-ux", "https://careers.acme.se/jobs/office-coordinator"}},
+	{vendor: "bamboohr", tenant: "acme", domain: "acmeworks.ca", name: "Acme Works Ltd", country: "CA",
+		host: "acme.bamboohr.com", pages: map[string]string{"/careers/list": "bamboohr_list.json"},
+		contentType: "application/json; charset=utf-8",
+		urls: []string{"https://acme.bamboohr.com/careers/232", "https://acme.bamboohr.com/careers/241", // the list has no link: built from the tenant
+			"https://acme.bamboohr.com/careers/245", "https://acme.bamboohr.com/careers/317"}},
+	{vendor: "breezy", tenant: "acme", domain: "acmelabs.com", name: "Acme Labs", country: "US",
+		host: "acme.breezy.hr", pages: map[string]string{"/json": "breezy_positions.json"},
+		contentType: "application/json; charset=utf-8",
+		urls: []string{"https://acme.breezy.hr/p/9fdd4744af8f-backend-engineer", "https://acme.breezy.hr/p/9fdd4744af8f-backend-engineer", // Columbus and Toronto: two reqs
+			"https://acme.breezy.hr/p/9aa01a0d81cd-support-agent", "https://acme.breezy.hr/p/4512f54c796a-account-manager-berlin",
+			"https://acme.breezy.hr/p/60cec77079df-data-engineer", "https://acme.breezy.hr/p/12b3ed96c30c-data-engineer-intern",
+			"https://acme.breezy.hr/p/d447666d8ce4-cfo"}},
+	{vendor: "pinpoint", tenant: "acme", domain: "acmeplatforms.co.uk", name: "Acme Platforms Ltd", country: "GB",
+		host: "acme.pinpointhq.com", pages: map[string]string{"/postings.json": "pinpoint_postings.json"},
+		contentType: "application/json; charset=utf-8",
+		urls: []string{"https://acme.pinpointhq.com/en/postings/142f2b86-97ea-478f-9727-69e5049873ce",
+			"https://acme.pinpointhq.com/en/postings/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee",
+			"https://acme.pinpointhq.com/en/postings/0f0e0d0c-0b0a-0908-0706-050403020100", // url null: the tenant's host and path
+			"https://acme.pinpointhq.com/en/postings/11111111-2222-3333-4444-555555555555"}},
+	{vendor: "join", tenant: "310", domain: "acmesoftware.de", name: "Acme Software GmbH", country: "DE",
+		host: "join.com", pages: map[string]string{
+			"/api/public/companies/310/jobs?page=1&pageSize=5": "join_jobs_page1.json",
+			"/api/public/companies/310/jobs?page=2&pageSize=5": "join_jobs_page2.json"},
+		contentType: "application/json; charset=utf-8",
+		urls: []string{"https://join.com/jobs/9134723", "https://join.com/jobs/9134724", "https://join.com/jobs/9134725",
+			"https://join.com/jobs/9134727", "https://join.com/jobs/9134728"}},
 }
 
 // vendorServer answers the captured pages on the vendors' real hostnames over TLS, robots.txt
@@ -145,8 +179,8 @@ func (s *vendorServer) requests() []string {
 // reads each tenant's first page at the URL atsurl renders on the vendor's real hostname
 // (--connect-to routes every :443 to a local TLS server answering captured payloads, --ca-file
 // trusts its certificate), and `serve` over the same stores serves each company's live reqs with
-// the postings' real URLs (the links the payloads carry; for SmartRecruiters and Personio the
-// public posting pages the crawl derives).
+// the postings' real URLs (the links the payloads carry; for SmartRecruiters, Personio, BambooHR
+// and JOIN the public posting pages the crawl derives).
 func TestCrawlCapturedPayloadsOnRealHostnames(t *testing.T) {
 	t.Parallel()
 	pg := storetest.PostgresURL(t, "cmd_realpayloads")

@@ -33,7 +33,7 @@ func TestSimulateHostModeServesRealHostnamesOverTLS(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- runSimulate(ctx, log, []string{"--host-mode", "--sim-listen", "127.0.0.1:0", "--tls-listen", "127.0.0.1:0",
-			"--tls-dir", dir, "--sim-companies", "150", "--sim-seed", "3"})
+			"--tls-dir", dir, "--sim-companies", "300", "--sim-seed", "3"})
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -91,7 +91,7 @@ func TestSimulateHostModeServesRealHostnamesOverTLS(t *testing.T) {
 			getOK(client, s.URL)
 		}
 	}
-	require.Len(t, vendors, 9, "every vendor, the boards and the aggregator")
+	require.Len(t, vendors, 14, "every vendor, the boards and the aggregator")
 	require.Contains(t, string(getOK(client, "https://www.jobsnorth.example/robots.txt")), "Allow: /")
 }
 

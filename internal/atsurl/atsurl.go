@@ -9,8 +9,11 @@
 // tested on the addresses it reads in production.
 //
 // A tenant is interpolated into a URL only after it passed the vendor's allowlist (Tenant), so
-// no tenant can change a URL's host or path. The package does no I/O and must not import any
-// other package of this project.
+// no tenant can change a URL's host or path. A tenant is one value of one of three forms: a path
+// segment (Greenhouse, Lever, Ashby, Workable, SmartRecruiters), a DNS label of the vendor's host
+// (Recruitee, Personio, Teamtailor, BambooHR, Breezy, Pinpoint), or a number (JOIN, whose public
+// API names a company by its numeric id: https://join.com/api/public/companies/{id}/jobs). The
+// package does no I/O and must not import any other package of this project.
 package atsurl
 
 import (
@@ -31,6 +34,11 @@ const (
 	SmartRecruiters = "smartrecruiters"
 	Recruitee       = "recruitee"
 	Personio        = "personio"
+	Teamtailor      = "teamtailor"
+	BambooHR        = "bamboohr"
+	Breezy          = "breezy"
+	Pinpoint        = "pinpoint"
+	Join            = "join"
 	JSONLD          = "jsonld"
 	Aggregator      = "aggregator"
 )
@@ -40,6 +48,7 @@ const (
 	VariantDefault = ""
 	VariantEU      = "eu"  // Greenhouse and Lever EU hosts
 	VariantCom     = "com" // Personio's jobs.personio.com
+	VariantNA      = "na"  // Teamtailor's North American hosts, {tenant}.na.teamtailor.com
 )
 
 // vendorDef is what the package knows of one vendor.
@@ -47,6 +56,7 @@ type vendorDef struct {
 	name      string
 	templated bool     // the first page is rendered from the tenant; else the source names its URL
 	subdomain bool     // the tenant is a DNS label of the host (else a path segment)
+	numeric   bool     // the tenant is a number (JOIN's company id), a path segment
 	variants  []string // accepted variants, VariantDefault first
 }
 
@@ -58,6 +68,11 @@ var vendors = []vendorDef{
 	{name: SmartRecruiters, templated: true, variants: []string{VariantDefault}},
 	{name: Recruitee, templated: true, subdomain: true, variants: []string{VariantDefault}},
 	{name: Personio, templated: true, subdomain: true, variants: []string{VariantDefault, VariantCom}},
+	{name: Teamtailor, templated: true, subdomain: true, variants: []string{VariantDefault, VariantNA}},
+	{name: BambooHR, templated: true, subdomain: true, variants: []string{VariantDefault}},
+	{name: Breezy, templated: true, subdomain: true, variants: []string{VariantDefault}},
+	{name: Pinpoint, templated: true, subdomain: true, variants: []string{VariantDefault}},
+	{name: Join, templated: true, numeric: true, variants: []string{VariantDefault}},
 	{name: JSONLD, variants: []string{VariantDefault}},
 	{name: Aggregator, variants: []string{VariantDefault}},
 }
@@ -95,8 +110,9 @@ func Templated(vendor string) bool {
 }
 
 var (
-	pathSlug  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
-	labelSlug = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
+	pathSlug    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
+	labelSlug   = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
+	numericSlug = regexp.MustCompile(`^[1-9][0-9]{0,11}$`)
 )
 
 // ErrTenant is wrapped by every refusal of a tenant.
@@ -104,8 +120,9 @@ var ErrTenant = errors.New("invalid tenant")
 
 // Tenant checks tenant for vendor and returns it in its canonical form (a subdomain tenant
 // lower-cased). A path tenant is 1-100 of [A-Za-z0-9._-] starting with a letter or digit; a
-// subdomain tenant is one DNS label. Anything that could change the URL's host or path (a
-// slash, a dot-only segment, '@', '?', '#', '%', a space) is refused with ErrTenant.
+// subdomain tenant is one DNS label; a numeric tenant (JOIN's company id) is 1-12 digits without
+// a leading zero. Anything that could change the URL's host or path (a slash, a dot-only
+// segment, '@', '?', '#', '%', a space) is refused with ErrTenant.
 func Tenant(vendor, tenant string) (string, error) {
 	v, err := lookup(vendor)
 	if err != nil {
@@ -113,6 +130,12 @@ func Tenant(vendor, tenant string) (string, error) {
 	}
 	if !v.templated {
 		return "", fmt.Errorf("vendor %s has no tenant: give the source's url instead", vendor)
+	}
+	if v.numeric {
+		if !numericSlug.MatchString(tenant) {
+			return "", fmt.Errorf("%w %q for %s: a %s tenant is the company's number in the feed's URL (1-12 digits, no leading zero), not the name in its careers page", ErrTenant, tenant, vendor, vendor)
+		}
+		return tenant, nil
 	}
 	if v.subdomain {
 		t := strings.ToLower(tenant)
@@ -171,6 +194,16 @@ func FirstPage(vendor, tenant, variant string) (string, error) {
 		return "https://" + t + ".recruitee.com/api/offers/", nil
 	case Personio:
 		return "https://" + t + "." + personioHost(variant) + "/xml?language=en", nil
+	case Teamtailor:
+		return "https://" + t + "." + teamtailorHost(variant) + "/jobs.rss?per_page=" + TeamtailorPageSize + "&offset=0", nil
+	case BambooHR:
+		return "https://" + t + ".bamboohr.com/careers/list", nil
+	case Breezy:
+		return "https://" + t + ".breezy.hr/json", nil
+	case Pinpoint:
+		return "https://" + t + ".pinpointhq.com/postings.json", nil
+	case Join:
+		return "https://join.com/api/public/companies/" + t + "/jobs?page=1&pageSize=" + JoinPageSize, nil
 	}
 	return "", fmt.Errorf("vendor %s has no URL template", vendor)
 }
@@ -206,6 +239,21 @@ func leverAPIHost(variant string) string {
 	return "api.lever.co"
 }
 
+// TeamtailorPageSize is the per_page of Teamtailor's RSS feed: its own default is 100, it
+// honours larger values and pages on with offset.
+const TeamtailorPageSize = "200"
+
+// JoinPageSize is the pageSize of JOIN's public jobs API, which refuses anything above 5 (HTTP
+// 422 `[{"param":"pageSize","msg":"Invalid value"}]`).
+const JoinPageSize = "5"
+
+func teamtailorHost(variant string) string {
+	if variant == VariantNA {
+		return "na.teamtailor.com"
+	}
+	return "teamtailor.com"
+}
+
 func personioHost(variant string) string {
 	if variant == VariantCom {
 		return "jobs.personio.com"
@@ -225,6 +273,11 @@ func Hosts() []string {
 		"api.smartrecruiters.com",
 		"*.recruitee.com",
 		"*.jobs.personio.de", "*.jobs.personio.com",
+		"*.teamtailor.com", "*.na.teamtailor.com",
+		"*.bamboohr.com",
+		"*.breezy.hr",
+		"*.pinpointhq.com",
+		"join.com",
 	}
 }
 
@@ -274,7 +327,9 @@ type Board struct {
 // "jobs.lever.co/acme/…", "https://acme.recruitee.com/", the embed script
 // "boards.greenhouse.io/embed/job_board/js?for=acme", or any URL FirstPage renders) and says
 // which vendor, tenant and variant it names. ok is false for anything else, including a
-// look-alike host ("greenhouse.io.evil.example") and a tenant that fails Tenant.
+// look-alike host ("greenhouse.io.evil.example"), a vendor's own host ("www.teamtailor.com"), a
+// tenant that fails Tenant, and a JOIN careers page (join.com/companies/acme names the company's
+// name; its tenant is the company's number, which only the API URL states).
 func Recognize(raw string) (b Board, ok bool) {
 	raw = strings.TrimSpace(raw)
 	if !strings.Contains(raw, "://") {
@@ -356,17 +411,46 @@ func Recognize(raw string) (b Board, ok bool) {
 		if seg(0) == "v1" && seg(1) == "companies" {
 			return pick(SmartRecruiters, seg(2), VariantDefault)
 		}
+	case "join.com", "www.join.com":
+		// Only the API names the company's number; a careers page (join.com/companies/acme)
+		// names its name, which Recognize cannot turn into the number without a fetch.
+		if seg(0) == "api" && seg(1) == "public" && seg(2) == "companies" {
+			return pick(Join, seg(3), VariantDefault)
+		}
+		return Board{}, false
 	}
 	for _, s := range []struct{ suffix, vendor, variant string }{
 		{".recruitee.com", Recruitee, VariantDefault},
 		{".jobs.personio.de", Personio, VariantDefault},
 		{".jobs.personio.com", Personio, VariantCom},
+		{".na.teamtailor.com", Teamtailor, VariantNA},
+		{".teamtailor.com", Teamtailor, VariantDefault},
+		{".bamboohr.com", BambooHR, VariantDefault},
+		{".breezy.hr", Breezy, VariantDefault},
+		{".pinpointhq.com", Pinpoint, VariantDefault},
 	} {
 		if label, found := strings.CutSuffix(host, s.suffix); found && !strings.Contains(label, ".") {
+			if reservedLabel(s.vendor, label) {
+				return Board{}, false
+			}
 			return pick(s.vendor, label, s.variant)
 		}
 	}
 	return Board{}, false
+}
+
+// reservedLabel reports whether label is one of a subdomain vendor's own hosts rather than a
+// tenant's (www.teamtailor.com, app.teamtailor.com, api.breezy.hr, na.teamtailor.com, ...).
+func reservedLabel(vendor, label string) bool {
+	switch vendor {
+	case Teamtailor, BambooHR, Breezy, Pinpoint:
+		switch label {
+		case "www", "app", "api", "cdn", "assets", "support", "help", "status", "developers", "marketplace":
+			return true
+		}
+		return vendor == Teamtailor && label == "na"
+	}
+	return false
 }
 
 // SourceKey is a source's stable identity, the same in the registry, the simulator and the

@@ -27,6 +27,12 @@ func TestFirstPageRendersTheVendorsRealEndpoints(t *testing.T) {
 	f(Recruitee, "Acme", "", "https://acme.recruitee.com/api/offers/")
 	f(Personio, "acme-gmbh", "", "https://acme-gmbh.jobs.personio.de/xml?language=en")
 	f(Personio, "acme-gmbh", VariantCom, "https://acme-gmbh.jobs.personio.com/xml?language=en")
+	f(Teamtailor, "Acme", "", "https://acme.teamtailor.com/jobs.rss?per_page=200&offset=0")
+	f(Teamtailor, "acme", VariantNA, "https://acme.na.teamtailor.com/jobs.rss?per_page=200&offset=0")
+	f(BambooHR, "acme", "", "https://acme.bamboohr.com/careers/list")
+	f(Breezy, "acme-labs", "", "https://acme-labs.breezy.hr/json")
+	f(Pinpoint, "acme", "", "https://acme.pinpointhq.com/postings.json")
+	f(Join, "123456", "", "https://join.com/api/public/companies/123456/jobs?page=1&pageSize=5")
 
 	b, err := BoardURL(Greenhouse, "acme", "")
 	require.NoError(t, err)
@@ -52,7 +58,7 @@ func TestATenantThatCouldMoveTheURLIsRefused(t *testing.T) {
 		f(v, "acme corp")
 		f(v, string(make([]byte, 101)))
 	}
-	for _, v := range []string{Recruitee, Personio} {
+	for _, v := range []string{Recruitee, Personio, Teamtailor, BambooHR, Breezy, Pinpoint} {
 		f(v, "evil.example/x")
 		f(v, "evil.example#")
 		f(v, "a.b")
@@ -60,12 +66,17 @@ func TestATenantThatCouldMoveTheURLIsRefused(t *testing.T) {
 		f(v, "acme-")
 		f(v, "acme_corp")
 	}
+	// JOIN's tenant is the company's number: its name, anything else, or a number that is not
+	// one (a sign, a leading zero, thirteen digits) is refused.
+	for _, tenant := range []string{"", "acme", "123/../1", "12?x=1", "12#", "12%2f", "-12", "+12", "012", "1 2", "1234567890123", "١٢"} {
+		f(Join, tenant)
+	}
 }
 
 func TestVendorAndVariantErrorsListTheChoices(t *testing.T) {
 	t.Parallel()
 	_, err := FirstPage("taleo", "acme", "")
-	require.ErrorContains(t, err, `unknown vendor "taleo": use one of aggregator, ashby, greenhouse, jsonld, lever, personio, recruitee, smartrecruiters, workable`)
+	require.ErrorContains(t, err, `unknown vendor "taleo": use one of aggregator, ashby, bamboohr, breezy, greenhouse, join, jsonld, lever, personio, pinpoint, recruitee, smartrecruiters, teamtailor, workable`)
 	_, err = FirstPage(Ashby, "acme", VariantEU)
 	require.ErrorContains(t, err, `unknown variant "eu" for ashby`)
 	_, err = FirstPage(JSONLD, "acme", "")
@@ -94,6 +105,17 @@ func TestRecognizeReadsPastedBoardURLs(t *testing.T) {
 	f("https://acme.recruitee.com/o/engineer", Board{Recruitee, "acme", ""})
 	f("https://ACME.jobs.personio.de/", Board{Personio, "acme", ""})
 	f("https://acme.jobs.personio.com/job/12", Board{Personio, "acme", VariantCom})
+	f("https://acme.teamtailor.com/jobs", Board{Teamtailor, "acme", ""})
+	f("https://Acme.teamtailor.com/jobs/7308188-account-manager", Board{Teamtailor, "acme", ""})
+	f("https://meteor-1691488970.na.teamtailor.com/jobs", Board{Teamtailor, "meteor-1691488970", VariantNA})
+	f("https://career.teamtailor.com/jobs.rss", Board{Teamtailor, "career", ""}) // Teamtailor's own board is a tenant
+	f("acme.bamboohr.com/careers", Board{BambooHR, "acme", ""})
+	f("https://acme.bamboohr.com/careers/232", Board{BambooHR, "acme", ""})
+	f("https://acme.bamboohr.com/jobs/embed2.php", Board{BambooHR, "acme", ""})
+	f("https://unio-digital.breezy.hr/p/e03e9b1c94de-tier-iii-service-desk-engineer", Board{Breezy, "unio-digital", ""})
+	f("https://acme.breezy.hr/", Board{Breezy, "acme", ""})
+	f("https://made-tech.pinpointhq.com/en/postings/1d0e0b4a-1111-2222-3333-444455556666", Board{Pinpoint, "made-tech", ""})
+	f("https://join.com/api/public/companies/310/jobs?page=2&pageSize=5", Board{Join, "310", ""})
 
 	for _, raw := range []string{
 		"https://boards.greenhouse.io.evil.example/acme",
@@ -105,6 +127,24 @@ func TestRecognizeReadsPastedBoardURLs(t *testing.T) {
 		"ftp://jobs.lever.co/acme",
 		"https://www.acme.com/careers",
 		"https://apply.workable.com/api/v1/",
+		"https://www.teamtailor.com/jobs",
+		"https://app.teamtailor.com/companies/x",
+		"https://na.teamtailor.com/jobs",
+		"https://teamtailor.com.evil.example/jobs",
+		"https://acme.teamtailor.com.evil.example/jobs",
+		"https://a.b.teamtailor.com/jobs",
+		"https://www.bamboohr.com/careers",
+		"https://acme.bamboohr.com.evil.example/careers/list",
+		"https://www.breezy.hr/",
+		"https://breezy.hr/json",
+		"https://acme_x.breezy.hr/json",
+		"https://developers.pinpointhq.com/",
+		"https://pinpointhq.com.evil.example/postings.json",
+		"https://join.com/companies/acme",
+		"https://join.com/companies/acme/123-engineer",
+		"https://join.com/api/public/companies/acme/jobs",
+		"https://join.com.evil.example/api/public/companies/310/jobs",
+		"https://evil-join.com/api/public/companies/310/jobs",
 	} {
 		_, ok := Recognize(raw)
 		require.False(t, ok, raw)
@@ -117,6 +157,8 @@ func TestRecognizeReadsEveryRenderedFirstPage(t *testing.T) {
 		{Greenhouse, "acme", ""}, {Greenhouse, "acme", VariantEU}, {Lever, "acme", ""}, {Lever, "acme", VariantEU},
 		{Ashby, "Acme", ""}, {Workable, "acme", ""}, {SmartRecruiters, "AcmeGroup", ""}, {Recruitee, "acme", ""},
 		{Personio, "acme", ""}, {Personio, "acme", VariantCom},
+		{Teamtailor, "acme", ""}, {Teamtailor, "acme", VariantNA}, {BambooHR, "acme", ""}, {Breezy, "acme-labs", ""},
+		{Pinpoint, "acme", ""}, {Join, "310", ""},
 	} {
 		u, err := FirstPage(b.Vendor, b.Tenant, b.Variant)
 		require.NoError(t, err)

@@ -78,6 +78,45 @@ func FuzzParsePersonio(f *testing.F) {
 		[]byte("<?xml version=\"1.0\" encoding=\"latin1\"?><workzag-jobs><position><id>1</id><name>K\xf6</name></position></workzag-jobs>"))
 }
 
+func FuzzParseTeamtailor(f *testing.F) {
+	fuzzAdapter(f, "teamtailor", "https://acme.teamtailor.com/jobs.rss?per_page=2&offset=0", []byte(`<?xml version="1.0"?>`+
+		`<rss version="2.0" xmlns:tt="https://teamtailor.com/locations"><channel><title>Acme AB</title>`+
+		`<item><title>Eng</title><pubDate>Fri, 27 Feb 2026 19:59:48 +0100</pubDate><link>https://acme.teamtailor.com/jobs/73-eng</link>`+
+		`<remoteStatus>fully</remoteStatus><guid>g1</guid><tt:locations><tt:location><tt:name>HQ</tt:name><tt:city>Oslo</tt:city>`+
+		`<tt:country>Norway</tt:country></tt:location><tt:location><tt:name>Remote</tt:name></tt:location></tt:locations>`+
+		`<tt:department>Eng &amp; Ops</tt:department><tt:division>P</tt:division></item><item><title>B</title><guid>g2</guid></item></channel></rss>`))
+}
+
+func FuzzParseBambooHR(f *testing.F) {
+	fuzzAdapter(f, "bamboohr", bambooURL, []byte(`{"meta":{"totalCount":2},"result":[{"id":"232","jobOpeningName":"Tech",`+
+		`"departmentLabel":"Eng","location":{"city":"Toronto","state":"Ontario","addressCountry":"Canada"},`+
+		`"atsLocation":{"country":"Canada","state":null,"province":"ON","city":null},"isRemote":null,"locationType":"1",`+
+		`"jobOpeningShareUrl":"https://acme.bamboohr.com/careers/232","datePosted":"2026-09-28"},{"id":7,"jobOpeningName":"B"}]}`),
+		[]byte(`[{"id":"5","jobOpeningName":"A","atsLocation":{"city":"X","country":"US"}}]`))
+}
+
+func FuzzParseBreezy(f *testing.F) {
+	fuzzAdapter(f, "breezy", breezyURL, []byte(`[{"id":"9fdd","friendly_id":"9fdd-eng","name":"Eng","url":"https://acme.breezy.hr/p/9fdd-eng",`+
+		`"published_date":"2026-06-04T15:01:39.320Z","type":{"id":"fullTime","name":"Full-Time"},"location":{"country":{"name":"Germany","id":"DE"},`+
+		`"state":{"name":"Berlin","id":"BE"},"city":"Berlin","is_remote":true,"name":"Berlin, DE"},"locations":[{"city":"Oslo","country":{"id":"NO"}}],`+
+		`"department":{"name":"Eng"},"salary":"CA$1.250,5 – 2 000k / year","company":{"name":"Acme"}}]`),
+		[]byte(`{"positions":[{"_id":"a","friendly_id":"a-b","name":"N","department":"D","salary":"€5 / hour"}]}`))
+}
+
+func FuzzParsePinpoint(f *testing.F) {
+	fuzzAdapter(f, "pinpoint", pinpointURL, []byte(`{"data":[{"id":"5","title":"Eng","url":null,"path":"/en/postings/u",`+
+		`"location":{"name":"","city":"Leeds","province":"West Yorkshire","country":"GB"},"workplace_type":"remote",`+
+		`"compensation_visible":true,"compensation_minimum":"80,000","compensation_maximum":1e308,"compensation_currency":"gbp",`+
+		`"compensation_frequency":"per year","first_published_at":"2026-10-01","job":{"requisition_id":"R-1","department":{"name":"E"}}}]}`))
+}
+
+func FuzzParseJoin(f *testing.F) {
+	fuzzAdapter(f, "join", joinURL, []byte(`{"items":[{"id":91,"idParam":"91-eng","title":"Eng","createdAt":"2026-01-05T09:12:44.907Z",`+
+		`"publishedAt":null,"workplaceType":"REMOTE","city":{"cityName":"Wien","regionName":"Wien","countryName":"Austria","countryCode":"AT"},`+
+		`"country":{"name":"Austria"},"department":"D","category":{"name":"C"},"salaryAmountFrom":{"amount":6000000,"currency":"EUR"},`+
+		`"salaryAmountTo":{"amount":"7500000","currency":"EUR"},"salaryFrequency":"PER_YEAR"}],"pagination":{"page":1,"pageCount":"9223372036854775807"}}`))
+}
+
 func FuzzParseJSONLD(f *testing.F) {
 	fuzzAdapter(f, "jsonld", ldURL, fixture(f, "jsonld_page1.html"), fixture(f, "jsonld_last.html"), jsonldBenchBody(1),
 		[]byte(`<link rel=next href="//other.example/x"><script type=application/ld+json>{"@graph":[[[{"@type":"JobPosting","title":"A","url":"u"}]]]}</script>`))

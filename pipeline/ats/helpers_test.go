@@ -83,7 +83,7 @@ func checkPage(t testing.TB, page Page) {
 
 func TestRegistry(t *testing.T) {
 	t.Parallel()
-	want := []string{"aggregator", "ashby", "greenhouse", "jsonld", "lever", "personio", "recruitee", "smartrecruiters", "workable"}
+	want := []string{"aggregator", "ashby", "bamboohr", "breezy", "greenhouse", "join", "jsonld", "lever", "personio", "pinpoint", "recruitee", "smartrecruiters", "teamtailor", "workable"}
 	require.Equal(t, want, Vendors())
 	for _, v := range want {
 		a, ok := For(v)

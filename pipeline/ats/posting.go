@@ -9,9 +9,9 @@ import (
 // Posting is one job posting as published by a source (see docs/crawl-contract.md).
 type Posting struct {
 	SourceID      string // the posting's id in its source (unique within the source)
-	RequisitionID string // employer requisition id when the format has one (greenhouse requisition_id, smartrecruiters refNumber, workable code); "" otherwise
+	RequisitionID string // employer requisition id when the format has one (greenhouse requisition_id, smartrecruiters refNumber, workable code, pinpoint job.requisition_id); "" otherwise
 	Title         string // raw title exactly as published
-	CompanyName   string // employer name when the feed carries it (boards, aggregator, smartrecruiters, recruitee, workable); "" otherwise
+	CompanyName   string // employer name when the feed carries it (boards, aggregator, smartrecruiters, recruitee, workable, teamtailor, breezy); "" otherwise
 	CompanyDomain string // employer website host when the feed carries it (jsonld sameAs, aggregator domain); "" otherwise
 	Location      string // free-text location as published
 	City          string
@@ -55,6 +55,11 @@ var registry = map[string]Adapter{
 	"smartrecruiters": smartRecruiters{},
 	"recruitee":       recruitee{},
 	"personio":        personio{},
+	"teamtailor":      teamtailor{},
+	"bamboohr":        bambooHR{},
+	"breezy":          breezy{},
+	"pinpoint":        pinpoint{},
+	"join":            join{},
 	"jsonld":          jsonLD{},
 	"aggregator":      aggregator{},
 }

@@ -227,6 +227,30 @@ func decodeGeneric(vendor string, body []byte, url string) (int, string) {
 		}
 		_ = xml.Unmarshal(body, &v)
 		return len(v.Positions), ""
+	case "teamtailor":
+		var v struct {
+			Items []struct {
+				Link string `xml:"link"`
+			} `xml:"channel>item"`
+		}
+		_ = xml.Unmarshal(body, &v)
+		if len(v.Items) == 200 {
+			return len(v.Items), bumpQuery(url, "offset", 200)
+		}
+		return len(v.Items), ""
+	case "join":
+		var v struct {
+			Items      []any `json:"items"`
+			Pagination struct {
+				Page      int `json:"page"`
+				PageCount int `json:"pageCount"`
+			} `json:"pagination"`
+		}
+		_ = json.Unmarshal(body, &v)
+		if v.Pagination.Page < v.Pagination.PageCount {
+			return len(v.Items), bumpQuery(url, "page", 1)
+		}
+		return len(v.Items), ""
 	case "jsonld":
 		n := 0
 		rest := body
@@ -264,7 +288,7 @@ func decodeGeneric(vendor string, body []byte, url string) (int, string) {
 		}
 		return len(t), ""
 	case map[string]any:
-		for _, k := range []string{"jobs", "offers", "content"} {
+		for _, k := range []string{"jobs", "offers", "content", "result", "data"} {
 			if arr, ok := t[k].([]any); ok {
 				next := ""
 				if k == "content" && len(arr) == 100 {
