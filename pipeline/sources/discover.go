@@ -392,6 +392,23 @@ func (r *DiscoveryRunner) Sweep(ctx context.Context, force bool) error {
 	return nil
 }
 
+// Rediscover queues the companies of broken sources now (the sweep's oltp.EnqueueRediscoveries,
+// without its wait): ReadDue calls it when a read answers 404 or 410. A runner that runs no
+// discovery queues nothing.
+func (r *DiscoveryRunner) Rediscover(ctx context.Context) error {
+	if r == nil || r.Discover == nil || r.Budget <= 0 {
+		return nil
+	}
+	n, err := oltp.EnqueueRediscoveries(ctx, r.Pool)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		r.log().Info("discoveries queued", "rediscovery", n)
+	}
+	return nil
+}
+
 func (r *DiscoveryRunner) log() *slog.Logger {
 	if r.Log == nil {
 		return slog.New(slog.DiscardHandler)

@@ -7,8 +7,9 @@
 // the caller's: this package counts, it registers nothing.
 //
 // It also runs discovery around package discovery, which it is given as a Discoverer: the
-// workers' DiscoveryRunner queues coverage requests, broken sources' companies and the monthly
-// re-check and runs one discovery whenever no feed source is due, within a per-window budget;
+// workers' DiscoveryRunner queues coverage requests, broken sources' companies (at once when a
+// read answers 404 or 410) and the monthly re-check and runs one discovery whenever no feed
+// source is due, within a per-window budget;
 // StoreResult checks what a run found and writes it to the registry (DiscoverNow is the
 // operator's run); and the committer retires the source a company moved away from once its new
 // source was read. It must not run discovery's own steps (package discovery does).

@@ -22,8 +22,9 @@ import (
 	"github.com/planehq/hiringsignal/sim"
 )
 
-// hostWorld serves a host-mode world over TLS and returns the fetch settings that reach it the
-// way `crawl --connect-to :443=ADDR --ca-file CA.pem` does.
+// hostWorld serves a host-mode world over TLS, the companies' own sites included (a leaf per site
+// host, issued on demand, for discovery), and returns the fetch settings that reach it the way
+// `crawl --connect-to :443=ADDR --ca-file CA.pem` does.
 func hostWorld(t *testing.T, cfg sim.Config) (*sim.World, pipeline.FetchConfig) {
 	t.Helper()
 	cfg.HostMode = true
@@ -33,7 +34,7 @@ func hostWorld(t *testing.T, cfg sim.Config) (*sim.World, pipeline.FetchConfig) 
 	leaf, err := ca.Leaf(sim.HostNames())
 	require.NoError(t, err)
 	ts := httptest.NewUnstartedServer(w.Handler())
-	ts.TLS = &tls.Config{Certificates: []tls.Certificate{leaf}}
+	ts.TLS = &tls.Config{Certificates: []tls.Certificate{leaf}, GetCertificate: ca.GetCertificate(w.ServesSite)}
 	ts.StartTLS()
 	t.Cleanup(ts.Close)
 	pem := filepath.Join(t.TempDir(), "ca.pem")

@@ -105,7 +105,10 @@ func (c *Crawl) defaults() {
 // read of the window is due (`crawl --once`); otherwise a source is due at its offset in the
 // window, and whenever none is due the worker runs one queued discovery (c.Discovery, within its
 // budget) before it claims again, so a feed source waits for at most one discovery. Each read is
-// stored with the source's next due time: its offset in the next window.
+// stored with the source's next due time: its offset in the next window; a batch with a read that
+// answered 404 or 410 queues the re-discovery of broken sources' companies at once
+// (DiscoveryRunner.Rediscover), so a company that moved vendor is found in the window its old
+// tenant went.
 func (c *Crawl) ReadDue(ctx context.Context, tick int, all bool) (int, error) {
 	c.defaults()
 	var dir *pipeline.Directory
@@ -152,9 +155,27 @@ func (c *Crawl) ReadDue(ctx context.Context, tick int, all bool) (int, error) {
 		if err := oltp.StoreCrawlReads(ctx, c.Pool, rows); err != nil {
 			return n, err
 		}
+		if gone(rows) {
+			// A tenant that answers 404 or 410 is often a company that moved vendor: queue its
+			// re-discovery now, for this window, not at the next timed sweep.
+			if err := c.Discovery.Rediscover(ctx); err != nil {
+				c.Log.Warn("cannot queue the re-discovery of sources gone; the next sweep will", "err", err)
+			}
+		}
 		n += len(rows)
 		c.Log.Debug("sources read", "tick", tick, "batch", len(rows), "read", n)
 	}
+}
+
+// gone reports whether a read answered 404 or 410 (pipeline's failure reasons, oltp's broken
+// sources).
+func gone(rows []oltp.CrawlRead) bool {
+	for _, r := range rows {
+		if r.Status == pipeline.StatusFailed && (r.Reason == "status 404" || r.Reason == "status 410") {
+			return true
+		}
+	}
+	return false
 }
 
 // Commit commits window tick from the reads stored for it, observed at cycleTime (the time of
