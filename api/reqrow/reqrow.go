@@ -140,6 +140,6 @@ func leftCensored() map[string]any {
 
 func postedAt() map[string]any {
 	s := api.Nullable(api.DateTime())
-	s["description"] = "the employer's own posting date as its source states it (Personio createdAt, JSON-LD datePosted, Greenhouse first_published, ...); null when the source gives none. Informational: first_seen stays the crawl's first sighting"
+	s["description"] = "the employer's own posting date as its source states it (Personio createdAt, JSON-LD datePosted, Greenhouse first_published, ...); kept from the first observation that carried one (a later observation without a date, or a repost's later date, does not replace it); null when no source gave one. Informational: first_seen stays the crawl's first sighting"
 	return s
 }
