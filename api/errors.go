@@ -210,3 +210,18 @@ func serverErrorHandler(maxBody, maxHeader int, set *metrics.Set) func(ctx *fast
 func headerTooLarge(maxHeader int) string {
 	return "Request line and headers too large: the limit is " + strconv.Itoa(maxHeader) + " bytes, the query string included; send fewer or shorter values per call"
 }
+
+// CursorAhead is the 422 of a ledger cursor (a since or cursor naming an event_seq) ahead of
+// the head, the newest event the service has: a page after it would be empty with the cursor
+// echoed back, forever, so a consumer that sent a corrupted or foreign cursor would stall
+// without a word. loc is where the cursor was sent (query since, body cursor).
+func CursorAhead(cursor, head uint64, loc ...any) *Error {
+	name := "cursor"
+	if n := len(loc); n > 0 {
+		if s, ok := loc[n-1].(string); ok {
+			name = s
+		}
+	}
+	return Invalid(problem.FieldError{Type: "less_than_equal", Loc: loc, Input: cursor, Ctx: map[string]any{"le": head},
+		Msg: fmt.Sprintf("%s %d is ahead of the newest event %d; resume from next_cursor of your last page or 0", name, cursor, head)})
+}

@@ -468,3 +468,35 @@ func TestRepostPainServesTheDemoKeyItsPageCap(t *testing.T) {
 	}
 	t.Fatal("no company of the world has more reposted reqs than the demo page")
 }
+
+// Every company read says which committed crawl cycle it reflects (as_of, the read model's), on
+// a covered company and on one without coverage alike, and its document requires it.
+func TestEveryCompanyReadSaysWhichCycleItIsAsOf(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	paid := f.srv.Account(t, "growth").Key
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]struct {
+				Content map[string]struct {
+					Schema struct {
+						Required []string `json:"required"`
+					} `json:"schema"`
+				} `json:"content"`
+			} `json:"responses"`
+		} `json:"paths"`
+	}
+	f.srv.Get(t, "/openapi.json", "", nil).Decode(t, 200, &doc)
+	for _, seg := range segments {
+		tmpl := "/v1/companies/{company_id}/" + seg
+		require.Contains(t, doc.Paths[tmpl]["get"].Responses["200"].Content["application/json"].Schema.Required, "as_of", tmpl)
+		for _, id := range []uint64{f.covered, f.uncovered} {
+			var v struct {
+				AsOf *time.Time `json:"as_of"`
+			}
+			f.srv.Get(t, cpath(id, seg), paid, nil).Decode(t, 200, &v)
+			require.NotNil(t, v.AsOf, "%s of company %d", seg, id)
+			require.True(t, f.m.AsOf.Equal(*v.AsOf), "%s of company %d: as_of %s, the model's %s", seg, id, v.AsOf, f.m.AsOf)
+		}
+	}
+}

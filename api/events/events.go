@@ -3,7 +3,8 @@
 // exactly. A page is one primary-key range read of the ledger in ClickHouse (package analytics)
 // bounded by the call's read snapshot: only committed events, at most the snapshot's watermark
 // and, for a plan with a freshness floor, at most the cycle watermark of the floor. Company
-// names come from the same snapshot's read model.
+// names come from the same snapshot's read model. A since ahead of the newest committed event is
+// 422 naming it (api.CursorAhead), never an empty page that echoes it.
 //
 // It declares its route (Routes) with its schema next to its response types and registers it on
 // an api.Server; the chain has already authenticated, gated, limited and validated the call and
@@ -99,6 +100,9 @@ type Page struct {
 	NextCursor      uint64  `json:"next_cursor"`
 	HasMore         bool    `json:"has_more"`
 	FreshnessFloorS int     `json:"freshness_floor_s"`
+	// AsOf is the latest committed crawl cycle the page reflects (RFC 3339, UTC): the read
+	// snapshot's, whose watermark bounds the page.
+	AsOf string `json:"as_of"`
 }
 
 // events serves GET /v1/events: one change unit per event returned (an empty page, none).
@@ -114,6 +118,17 @@ func (h *handlers) events(c *api.Call) (int, error) {
 		return 0, e
 	}
 	since, _ := c.Int("since")
+	if uint64(since) > snap.Watermark {
+		// Ahead of this snapshot: refused unless the ledger has committed that far since it was
+		// built (then the page is empty and keeps the cursor until the snapshot catches up).
+		head, _, err := analytics.Watermark(c.Context(), h.d.ClickHouse)
+		if err != nil {
+			return 0, api.Unavailable("The change feed (ClickHouse)", err)
+		}
+		if uint64(since) > head {
+			return 0, api.CursorAhead(uint64(since), head, "query", "since")
+		}
+	}
 	upper := snap.Watermark
 	floor := c.Caller.Plan().FreshnessFloorS
 	if floor > 0 {
@@ -130,7 +145,8 @@ func (h *handlers) events(c *api.Call) (int, error) {
 	if err != nil {
 		return 0, api.Unavailable("The change feed (ClickHouse)", err)
 	}
-	out := Page{Events: make([]Event, 0, len(p.Events)), NextCursor: p.Next, HasMore: p.Next < upper, FreshnessFloorS: floor}
+	out := Page{Events: make([]Event, 0, len(p.Events)), NextCursor: p.Next, HasMore: p.Next < upper, FreshnessFloorS: floor,
+		AsOf: snap.AsOf.UTC().Format(time.RFC3339)}
 	for i := range p.Events {
 		out.Events = append(out.Events, newEvent(snap, &p.Events[i]))
 	}

@@ -3,6 +3,7 @@ package events_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"testing"
 	"time"
 
@@ -138,11 +139,19 @@ func TestUncommittedRowsAreNeverServedAndARerunReplacesThem(t *testing.T) {
 	require.Equal(t, uint64(10), cursor)
 	p := c.page(t, 10, 0, nil)
 	require.Empty(t, p.Events, "rows above the watermark are not served")
-	p = c.page(t, 12, 0, nil)
-	require.Empty(t, p.Events, "not even after a cursor inside them")
+	// Not even after a cursor inside them: the head is the committed watermark, so such a cursor
+	// is ahead of it.
+	inv := srv.Get(t, "/v1/events", c.key, url.Values{"since": {"12"}}).Invalid(t)
+	require.Equal(t, []string{"query.since"}, inv.Locs())
+	require.Contains(t, inv.Detail[0].Msg, "ahead of the newest event 10")
 
 	// The rerun writes 11..14 again (a higher version) and commits; 15 and 16 stay uncommitted.
 	l.commit(t, 4, "rerun")
+	// Committed but not yet in the read snapshot: a cursor there is not ahead of the head, so the
+	// page is empty and keeps it until the snapshot catches up.
+	p = c.page(t, 12, 0, nil)
+	require.Empty(t, p.Events)
+	require.Equal(t, uint64(12), p.NextCursor)
 	l.refresh(t)
 	got, cursor = c.all(t, 10, 0, nil)
 	require.Equal(t, []uint64{11, 12, 13, 14}, seqsOf(got))

@@ -30,7 +30,8 @@ func Routes(d Deps) []*api.Route {
 		Meter:   api.MeterChange, Scope: api.ScopeRead, Gate: "/v1/events",
 		Params: []api.Param{
 			{Name: "since", In: "query", Type: "integer", Min: new(int64(0)), Default: int64(0),
-				Description: "cursor: the previous page's next_cursor; events with event_seq greater than it. Omit (0) for the start of the ledger."},
+				Description: "cursor: the previous page's next_cursor; events with event_seq greater than it. Omit (0) for the start of the ledger. " +
+					"A since ahead of the newest event is 422 naming it (never an empty page that echoes the cursor): resume from the next_cursor of your last page, or 0."},
 			{Name: "limit", In: "query", Type: "integer", Min: new(int64(1)), Max: new(int64(PageMax)), Default: int64(DefaultLimit),
 				Description: fmt.Sprintf("events per page, 1..%d (default %d); out of range is 422, never truncated.", PageMax, DefaultLimit)},
 			{Name: "company_id", In: "query", Type: "integer", Repeatable: true, MaxItems: MaxCompanyIDs,
@@ -82,6 +83,8 @@ func pageSchema() map[string]any {
 			"description": "send as since for the next page; replays exactly"},
 		"has_more": map[string]any{"type": "boolean",
 			"description": "true when events after next_cursor are already servable to this caller: page again now; false: caught up until the next crawl cycle commits"},
+		"as_of": map[string]any{"type": "string", "format": "date-time",
+			"description": "the latest committed crawl cycle this page reflects (RFC 3339, UTC): no event of a later cycle is served yet"},
 		"freshness_floor_s": map[string]any{"type": "integer", "minimum": 0,
 			"description": "the plan's freshness floor in seconds (0: none): events of cycles newer than it are not served yet"},
 	})

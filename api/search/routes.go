@@ -57,7 +57,7 @@ func Routes(deps Deps) []*api.Route {
 				{Name: "live_only", Type: "boolean", Description: "default true; false adds reqs closed in the last 30 days"},
 				{Name: "include_pulse", Type: "boolean", Description: "default false; adds companies: the pulse of every company on the page keyed by company_id (not billed)"},
 				{Name: "include", Type: "array", Items: "string", Enum: []string{includeMomentum}, MaxItems: 1, Description: "heavy parts to add: [\"momentum\"] gives each pulse of companies its full weekly history (without it pulse.momentum is null)"},
-				{Name: "cursor", Type: "integer", Description: "the previous next_cursor (>= 0): only reqs that opened in the ledger after it"},
+				{Name: "cursor", Type: "integer", Description: "the previous next_cursor (>= 0): only reqs that opened in the ledger after it. A cursor ahead of the newest event is 422 naming it, never an empty page that echoes it: resume from the next_cursor of your last page, or 0"},
 				{Name: "limit", Type: "integer", Description: "rows per page, 1..100 (demo key 1..5), default 20; out of range is 422"}}},
 			Statuses: []int{200}, Response: qualifiedSchema(), Handler: h.gated(h.reqsQualified)},
 		{Name: "jobs.search", Method: "GET", Path: "/v1/jobs/search", Summary: "Flat role search, one row per logical req", Tag: "search",
