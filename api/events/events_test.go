@@ -18,7 +18,7 @@ func TestPagingTheWholeFeedServesEveryCommittedEventOnceInOrder(t *testing.T) {
 	t.Parallel()
 	f := world.Get(t)
 	c := newCaller(t, f.srv, "growth")
-	got, last := c.all(t, 0, 97, nil)
+	got, last := c.all(t, 0, 97, everyType)
 
 	wm := f.snap.Watermark
 	require.Equal(t, wm, last, "the last cursor is the watermark")
@@ -194,7 +194,7 @@ func TestFreePlanIsServedUpToItsFloorOnly(t *testing.T) {
 	t.Parallel()
 	f := world.Get(t)
 	c := newCaller(t, f.srv, "free")
-	got, last := c.all(t, 0, 1000, nil)
+	got, last := c.all(t, 0, 1000, everyType)
 	cutoff := f.snap.AsOf.Add(-24 * time.Hour)
 	// The reference: the ledger's prefix observed at or before the cutoff.
 	var want []uint64
@@ -213,12 +213,12 @@ func TestFreePlanIsServedUpToItsFloorOnly(t *testing.T) {
 		require.NoError(t, err)
 		require.False(t, at.After(cutoff), "event %d is newer than the floor", e.EventSeq)
 	}
-	p := c.page(t, last, 0, nil)
+	p := c.page(t, last, 0, everyType)
 	require.Empty(t, p.Events)
 	require.Equal(t, last, p.NextCursor)
 	require.Equal(t, 24*3600, p.FreshnessFloorS)
 	// A cursor past the floor (e.g. from a paid key) is kept, never moved back.
-	p = c.page(t, f.snap.Watermark, 0, nil)
+	p = c.page(t, f.snap.Watermark, 0, everyType)
 	require.Equal(t, f.snap.Watermark, p.NextCursor)
 	c.requireUnits(t)
 }

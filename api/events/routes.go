@@ -11,8 +11,10 @@ import (
 var cursorDoc = fmt.Sprintf("Events are served in ascending event_seq; event_seq has no gaps, so a consumer that stores "+
 	"next_cursor and sends it as since never misses or repeats an event. Only events of committed crawl cycles are served, up to the "+
 	"read snapshot's watermark. next_cursor is the event_seq of the page's last event when the page is full (limit events), "+
-	"otherwise the end of the span the page examined: without a filter the next limit positions, with company_id or event_type at "+
-	"most %d positions past since, so a filtered page may be empty yet advance (keep paging while has_more is true). "+
+	"otherwise the end of the span the page examined: the next limit positions when every event type is asked for (event_type naming all four) "+
+	"without company_id, otherwise at most %d positions past since, so a page may be empty yet advance (keep paging while has_more is true). "+
+	"Without event_type a page serves opened, reposted and closed events: reobserved (a live req read again, a heartbeat that says the posting "+
+	"is still live and nothing new) is served, and billed, only to a call that names it in event_type. "+
 	"It is never below since, and the same since (with the same filters and plan) replays the same page. "+
 	"With a freshness floor (Free: 24 h, freshness_floor_s) the page ends before the first event of any cycle observed less than the "+
 	"floor before the latest committed cycle: the cursor stops there and the event is served once its cycle is old enough, never skipped. "+
@@ -37,7 +39,8 @@ func Routes(d Deps) []*api.Route {
 			{Name: "company_id", In: "query", Type: "integer", Repeatable: true, MaxItems: MaxCompanyIDs,
 				Description: fmt.Sprintf("only events of these companies (repeat to OR, at most %d values); a filtered page examines at most %d positions past since.", MaxCompanyIDs, MaxSpan)},
 			{Name: "event_type", In: "query", Type: "string", Repeatable: true, Enum: analytics.EventTypes,
-				Description: fmt.Sprintf("only events of these types (repeat to OR); a filtered page examines at most %d positions past since.", MaxSpan)},
+				Description: fmt.Sprintf("only events of these types (repeat to OR). Absent: opened, reposted and closed; reobserved is served only when named "+
+					"(event_type=reobserved, with the others to mirror every event). A page short of every type examines at most %d positions past since.", MaxSpan)},
 		},
 		Statuses: []int{200}, Response: pageSchema(), Handler: h.events,
 	}}
