@@ -115,7 +115,9 @@ func TestEnrichHitIsAFlatRowOfTheCompanyAndItsPulse(t *testing.T) {
 	require.Equal(t, f.covered, *fallback.CompanyID)
 }
 
-func TestEnrichMissIs200WithNullMotionAndMetersLikeAHit(t *testing.T) {
+// A miss is 200 with null motion, and free as companies/resolve is: it meters to the presented
+// key (usage lists the key) but bills no call and no unit; a hit is one call.
+func TestEnrichMissIs200WithNullMotionAndIsNotBilled(t *testing.T) {
 	t.Parallel()
 	f := world.Get(t)
 	key := f.srv.Account(t, "starter").Key
@@ -135,12 +137,27 @@ func TestEnrichMissIs200WithNullMotionAndMetersLikeAHit(t *testing.T) {
 	require.Nil(t, v.Velocity)
 	require.Nil(t, v.Direction)
 	require.Nil(t, v.IsSurge)
-	calls, _ := usage(t, f.srv, key)
-	require.EqualValues(t, 1, calls, "a miss meters one call")
-	apitest.PostJSON[row](t, f.srv, "/v1/connector/enrich", key, map[string]any{"domain": f.w.Companies[f.covered].Domain}, 200)
 	calls, rows := usage(t, f.srv, key)
-	require.EqualValues(t, 2, calls, "a hit meters one call")
+	require.Zero(t, calls, "a miss bills no call")
 	require.Zero(t, rows)
+	require.Equal(t, 1, meteredKeys(t, f.srv, key), "a miss still meters to the presented key")
+	apitest.PostJSON[row](t, f.srv, "/v1/connector/enrich", key, map[string]any{"domain": f.w.Companies[f.covered].Domain}, 200)
+	calls, rows = usage(t, f.srv, key)
+	require.EqualValues(t, 1, calls, "a hit meters one call")
+	require.Zero(t, rows)
+}
+
+// meteredKeys is how many keys the caller's usage lists (keys with a metered event).
+func meteredKeys(t *testing.T, s *apitest.Server, key string) int {
+	t.Helper()
+	require.NoError(t, s.API.FlushUsage(context.Background()))
+	var u struct {
+		Keys []struct {
+			KeyID int64 `json:"key_id"`
+		} `json:"keys"`
+	}
+	s.Get(t, "/v1/usage", key, nil).Decode(t, 200, &u)
+	return len(u.Keys)
 }
 
 func TestEnrichUncoveredCompanyHasNullMotion(t *testing.T) {
@@ -174,7 +191,10 @@ func TestEnrichBadRowsAre422(t *testing.T) {
 	require.Zero(t, calls)
 }
 
-func TestEnrichBatchAnswersEachRowInOrderAndMetersARowEach(t *testing.T) {
+// A batch answers every row in order and bills one call plus a source_row per row that found a
+// company (known without coverage included); a row that missed is free, and a batch whose every
+// row missed bills nothing (metered to the key, as a single miss).
+func TestEnrichBatchAnswersEachRowInOrderAndBillsTheRowsFound(t *testing.T) {
 	t.Parallel()
 	f := world.Get(t)
 	key := f.srv.Account(t, "growth").Key
@@ -197,7 +217,18 @@ func TestEnrichBatchAnswersEachRowInOrderAndMetersARowEach(t *testing.T) {
 	require.Equal(t, f.uncovered, *v.Rows[2].CompanyID)
 	calls, src := usage(t, f.srv, key)
 	require.EqualValues(t, 1, calls)
-	require.EqualValues(t, 3, src)
+	require.EqualValues(t, 2, src, "the missed row bills no source_row")
+
+	misses := f.srv.Account(t, "growth").Key
+	var m struct {
+		Rows []row `json:"rows"`
+	}
+	f.srv.Post(t, "/v1/connector/enrich/batch", misses, map[string]any{"rows": []map[string]any{{"domain": "missing.example"}, {"name": "Zzyzx Nonexistent Ltd"}}}).Decode(t, 200, &m)
+	require.Len(t, m.Rows, 2)
+	calls, src = usage(t, f.srv, misses)
+	require.Zero(t, calls, "a batch of misses bills no call")
+	require.Zero(t, src)
+	require.Equal(t, 1, meteredKeys(t, f.srv, misses))
 
 	big := make([]map[string]any, connector.BatchMax+1)
 	for i := range big {
