@@ -126,8 +126,11 @@ func (s *Server) operation(rt *Route) map[string]any {
 		content := map[string]any{"application/json": map[string]any{"schema": sch}}
 		desc := fmt.Sprintf("JSON, at most %d bytes (413 past it)", s.cfg.MaxBodyBytes)
 		if b.CSV != nil {
-			content["text/csv"] = map[string]any{"schema": map[string]any{"type": "string",
-				"description": "a header row naming the columns (" + strings.Join(b.CSV, ", ") + "; any order, any case, others ignored), then one row per item"}}
+			csvDoc := "a header row naming the columns (" + strings.Join(b.CSV, ", ") + "; any order, any case, others ignored), then one row per item"
+			if b.CSVDoc != "" {
+				csvDoc = b.CSVDoc
+			}
+			content["text/csv"] = map[string]any{"schema": map[string]any{"type": "string", "description": csvDoc}}
 			desc = fmt.Sprintf("JSON or text/csv, at most %d bytes (413 past it)", s.cfg.MaxBodyBytes)
 		}
 		op["requestBody"] = map[string]any{"required": b.Required, "content": content, "description": desc, "x-max-body-bytes": s.cfg.MaxBodyBytes}

@@ -39,10 +39,11 @@ func Routes(d Deps) []*api.Route {
 					"description": fmt.Sprintf("the table rows, 1..%d (the shared demo key 1..%d); more is 422", BatchMax, api.DemoPageLimit)}}}},
 			Statuses: []int{200}, Response: api.Object(map[string]any{"rows": map[string]any{"type": "array", "items": api.Object(rowProps())}}), Handler: h.enrichBatch},
 		{Name: "migration_import", Method: "POST", Path: "/v1/migration-import", Tag: "connector", Scope: api.ScopeWrite,
-			Summary: fmt.Sprintf("Import a company list from another data vendor: JSON {\"companies\": [{domain, name}, ...]} or a text/csv upload with domain and/or name columns; "+
-				"each item a domain, a name or both, at most %d (422 past it). Answers resolved (with company_id and match_confidence), misses, covered and total; "+
+			Summary: fmt.Sprintf("Import a company list from another data vendor: JSON {\"companies\": [{domain, name}, ...]} or a text/csv upload (a CRM export: "+
+				"Company Name, Account Name, Website, Domain, ... columns); each item a domain, a name or both, at most %d (422 past it). Answers resolved (with company_id and "+
+				"match_confidence), misses, covered and total, and for a CSV the columns it ignored and the rows it skipped (line and reason); "+
 				"each miss becomes a coverage request (GET /v1/coverage-requests). Not billable", ImportMax),
-			Body: &api.Body{Required: true, CSV: []string{"domain", "name"}, Fields: []api.Field{{Name: "companies", Type: "array", Items: "object", Required: true, MaxItems: ImportMax,
+			Body: &api.Body{Required: true, CSV: []string{"domain", "name"}, CSVDoc: csvDoc, Fields: []api.Field{{Name: "companies", Type: "array", Items: "object", Required: true, MaxItems: ImportMax,
 				Schema: map[string]any{"type": "array", "minItems": 1, "maxItems": ImportMax, "items": itemSchema()}}}},
 			Statuses: []int{200}, Response: importSchema(), Handler: h.migrationImport},
 		{Name: "coverage_requests.list", Method: "GET", Path: "/v1/coverage-requests", Tag: "connector", Scope: api.ScopeRead,
