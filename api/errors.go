@@ -60,7 +60,12 @@ func Internal(cause error) *Error {
 	return &Error{Status: fasthttp.StatusInternalServerError, Detail: "Internal error: the request was not completed; retry later", cause: cause}
 }
 
-// Unavailable is a 503 naming what is down.
+// UnavailableRetryAfter is the Retry-After, in seconds, of a 503 whose answer set none: a store
+// that is down or did not answer.
+const UnavailableRetryAfter = 5
+
+// Unavailable is a 503 naming what is down; it is answered with Retry-After
+// UnavailableRetryAfter unless its Headers set another.
 func Unavailable(what string, cause error) *Error {
 	return &Error{Status: fasthttp.StatusServiceUnavailable, Detail: what + " is unavailable; retry later", cause: cause}
 }
@@ -164,6 +169,11 @@ func writeError(ctx *fasthttp.RequestCtx, e *Error) {
 	ctx.Response.ResetBody()
 	for k, v := range e.Headers {
 		ctx.Response.Header.Set(k, v)
+	}
+	if e.Status == fasthttp.StatusServiceUnavailable && e.Headers["Retry-After"] == "" {
+		// Every 503 says when to come back, as the document declares: a store that is down
+		// (Unavailable) gets UnavailableRetryAfter unless its answer chose another wait.
+		ctx.Response.Header.Set("Retry-After", strconv.Itoa(UnavailableRetryAfter))
 	}
 	detail := e.Detail
 	if items, ok := detail.([]problem.FieldError); ok { // built without Invalid: bound it here

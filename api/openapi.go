@@ -173,7 +173,8 @@ func (s *Server) operation(rt *Route) map[string]any {
 				h["Retry-After"] = intHeader("seconds to wait, when the conflict passes by itself: a request with the same Idempotency-Key still in flight, "+
 					"or a daily budget spent (label_budget_exhausted, creation_budget_exhausted: also in detail.retry_after); absent otherwise", 1)
 			case 503:
-				h["Retry-After"] = intHeader("seconds to wait before retrying (a store did not answer in time, or the server is busy reading other bodies)", 1)
+				h["Retry-After"] = intHeader(fmt.Sprintf("seconds to wait before retrying; on every 503: %d while a store is down or a read side is first being built, "+
+					"1 when a store did not answer in time or the server is busy (other bodies, searches)", UnavailableRetryAfter), 1)
 			}
 			resp["headers"] = h
 		}
