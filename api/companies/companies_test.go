@@ -56,7 +56,13 @@ func TestOpenReqsAreTheDeduplicatedLiveReqsWithBoards(t *testing.T) {
 	require.Equal(t, len(live), *v.Total)
 	require.Len(t, v.Reqs, len(live))
 	seen := map[string]bool{}
+	urls := map[string]*string{} // the links open-reqs serves, which the brief serves too
 	for _, r := range v.Reqs {
+		urls[r.ReqKey] = r.URL
+		if ir, ok := f.x.Lookup(f.covered, r.ReqKey); ok && ir.URL != "" {
+			require.NotNil(t, r.URL, "req %s links its posting", r.ReqKey)
+			require.Equal(t, ir.URL, *r.URL)
+		}
 		require.False(t, seen[r.ReqKey], "one row per req")
 		seen[r.ReqKey] = true
 		require.Contains(t, live, r.ReqKey)
@@ -79,6 +85,18 @@ func TestOpenReqsAreTheDeduplicatedLiveReqsWithBoards(t *testing.T) {
 	small := apitest.GetJSON[openReqs](t, f.srv, cpath(f.covered, "open-reqs"), paid, url.Values{"limit": {"2"}}, 200)
 	require.Len(t, small.Reqs, 2)
 	require.Equal(t, *v.Total, *small.Total)
+	withURL := 0
+	for _, u := range urls {
+		if u != nil {
+			withURL++
+		}
+	}
+	require.Positive(t, withURL, "the world's postings have links")
+	b := apitest.GetJSON[brief](t, f.srv, cpath(f.covered, "pre-action-brief"), paid, nil, 200)
+	require.NotEmpty(t, b.OpenReqs)
+	for _, r := range b.OpenReqs {
+		require.Equal(t, urls[r.ReqKey], r.URL, "the brief links the posting as open-reqs does")
+	}
 }
 
 func TestOpenReqsFilterByFunctionNameOrIdAndByCountryName(t *testing.T) {
