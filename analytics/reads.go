@@ -45,7 +45,7 @@ type Req struct {
 	SalaryMaxUSD  *float64
 	RepostCount   uint32
 	RequisitionID string
-	PostedAt      *time.Time // the employer's own posting date (StreamLedgerReqs only); nil when none
+	PostedAt      *time.Time // the employer's own posting date, from the first event that carried one (StreamLedgerReqs only); nil when none
 }
 
 // Live reports whether the req is open.

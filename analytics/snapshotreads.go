@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 )
@@ -12,7 +13,9 @@ import (
 // here once.
 
 // LedgerReq is the current state of one req (its latest committed event) with what the search
-// index adds to what the company read model needs.
+// index adds to what the company read model needs. Its PostedAt is the exception: the posted_at
+// of the first event that carried one, whatever came after (a reobserved event of a source that
+// gives no date, a repost with a later one), nil when none did.
 type LedgerReq struct {
 	// Req carries no RequisitionID; Boards are the (non-empty) boards committed cycles saw
 	// carrying the req, or its latest board when none was.
@@ -63,8 +66,11 @@ func streamLedgerReqs(ctx context.Context, ch driver.Conn, g Committed, keyCond 
 		return fmt.Errorf("cannot read current reqs: %w", err)
 	}
 	defer rows.Close()
+	// The opening of each req and the posted_at of its first event that carried one (epoch zero
+	// when none did: argMinIf's default).
 	orows, err := ch.Query(ctx, `
-		SELECT req_key, min(event_seq) FROM events FINAL WHERE event_seq <= ?`+keyCond+` GROUP BY req_key ORDER BY req_key`,
+		SELECT req_key, min(event_seq), argMinIf(assumeNotNull(posted_at), event_seq, isNotNull(posted_at))
+		FROM events FINAL WHERE event_seq <= ?`+keyCond+` GROUP BY req_key ORDER BY req_key`,
 		append([]any{wm}, keyArgs...)...)
 	if err != nil {
 		return fmt.Errorf("cannot read req openings: %w", err)
@@ -82,11 +88,12 @@ func streamLedgerReqs(ctx context.Context, ch driver.Conn, g Committed, keyCond 
 
 	var oKey string
 	var oSeq uint64
+	var oPosted time.Time
 	nextOpening := func() (bool, error) {
 		if !orows.Next() {
 			return false, orows.Err()
 		}
-		if err := orows.Scan(&oKey, &oSeq); err != nil {
+		if err := orows.Scan(&oKey, &oSeq, &oPosted); err != nil {
 			return false, fmt.Errorf("cannot scan a req opening: %w", err)
 		}
 		return true, nil
@@ -127,6 +134,9 @@ func streamLedgerReqs(ctx context.Context, ch driver.Conn, g Committed, keyCond 
 		}
 		if oOK && oKey == r.ReqKey {
 			r.OpenSeq = oSeq
+			if p := fromLedgerTime(oPosted); !p.IsZero() {
+				r.PostedAt = &p
+			}
 		}
 		for bOK && bKey < r.ReqKey {
 			if bOK, err = nextBoards(); err != nil {

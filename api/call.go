@@ -58,6 +58,7 @@ type Call struct {
 	body        json.RawMessage
 	function    string
 	forcedFresh bool
+	notBilled   bool            // see NotBilled
 	deadline    time.Time       // of store calls, set by startDeadline
 	ctx         context.Context // ends at deadline; made by the first Context after startDeadline
 	cancel      context.CancelFunc
@@ -193,6 +194,12 @@ func (c *Call) SetFunction(fn string) { c.function = fn }
 
 // ForcedFresh marks the call as having forced a fresh read (max_age), counted in usage.
 func (c *Call) ForcedFresh() { c.forcedFresh = true }
+
+// NotBilled marks a 200 of a billable route as one the caller is not billed for: an enrichment
+// that found no company, free as companies/resolve is. It is still metered to the presented key
+// (a usage record of the route's meter class, so the key's last use shows it) but with no call
+// and no unit: the daily quota call is given back and the spend reservation settles to nothing.
+func (c *Call) NotBilled() { c.notBilled = true }
 
 // JSON writes a JSON answer.
 func (c *Call) JSON(status int, v any) error {

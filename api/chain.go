@@ -195,12 +195,15 @@ func (s *Server) serve(c *Call, now time.Time) *Error {
 	// units, and is recorded as forced_fresh in usage.
 	success = success || (status == fasthttp.StatusAccepted && c.forcedFresh)
 
-	// 12. Metering: durable before the response leaves; only then does the quota keep the call.
+	// 12. Metering: durable before the response leaves; only then does the quota keep the call
+	// (a call the handler marked NotBilled gives it back).
 	if metered && success {
 		if err := s.meter(c, units, now, spend); err != nil {
 			return Unavailable("Usage metering", err)
 		}
-		quota.Commit()
+		if !c.notBilled {
+			quota.Commit()
+		}
 	}
 	if status >= 200 && status < 300 {
 		if !metered || !success || rt.Meter == MeterCall || units < 0 {

@@ -102,6 +102,9 @@ type Body struct {
 	// JSON body: a request with Content-Type text/csv skips the JSON checks and the handler reads
 	// Call.CSVBody (the document lists text/csv beside application/json).
 	CSV []string
+	// CSVDoc, when set, is how the document describes the text/csv upload instead of the
+	// default (a header row naming the CSV columns, any order, any case, others ignored).
+	CSVDoc string
 }
 
 // Route is one operation of the API and its handler. Handler packages declare their routes next

@@ -173,6 +173,23 @@ func TestSchemaChangelogRecordsChangedEndpoints(t *testing.T) {
 	_ = oltp.DemoCustomerID
 }
 
+// A start whose document differs outside its operations (an instance's in-flight bounds, in
+// x-rate-limits) records no entry: the changelog has no entry without an endpoint changed.
+func TestSchemaChangelogHasNoEntryWithoutAChangedEndpoint(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil)
+	for _, n := range []int{7, 9, 7} {
+		startOn(t, h.pool, func(c *api.Config, _ *api.Server) {
+			if c != nil {
+				c.KeyMaxInFlight, c.IPMaxInFlight = n, n+1
+			}
+		})
+	}
+	ch := h.do("GET", "/v1/changelog", "", "").json(t)["changes"].([]any)
+	require.Len(t, ch, 1, "only the first start's entry")
+	require.NotEmpty(t, ch[0].(map[string]any)["endpoints_changed"])
+}
+
 func TestEnsureDevAccountMintsAFreshGrowthKeyEachRun(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -60,7 +60,12 @@ func Internal(cause error) *Error {
 	return &Error{Status: fasthttp.StatusInternalServerError, Detail: "Internal error: the request was not completed; retry later", cause: cause}
 }
 
-// Unavailable is a 503 naming what is down.
+// UnavailableRetryAfter is the Retry-After, in seconds, of a 503 whose answer set none: a store
+// that is down or did not answer.
+const UnavailableRetryAfter = 5
+
+// Unavailable is a 503 naming what is down; it is answered with Retry-After
+// UnavailableRetryAfter unless its Headers set another.
 func Unavailable(what string, cause error) *Error {
 	return &Error{Status: fasthttp.StatusServiceUnavailable, Detail: what + " is unavailable; retry later", cause: cause}
 }
@@ -165,6 +170,11 @@ func writeError(ctx *fasthttp.RequestCtx, e *Error) {
 	for k, v := range e.Headers {
 		ctx.Response.Header.Set(k, v)
 	}
+	if e.Status == fasthttp.StatusServiceUnavailable && e.Headers["Retry-After"] == "" {
+		// Every 503 says when to come back, as the document declares: a store that is down
+		// (Unavailable) gets UnavailableRetryAfter unless its answer chose another wait.
+		ctx.Response.Header.Set("Retry-After", strconv.Itoa(UnavailableRetryAfter))
+	}
 	detail := e.Detail
 	if items, ok := detail.([]problem.FieldError); ok { // built without Invalid: bound it here
 		detail = problem.Bound(items, 0)
@@ -209,4 +219,19 @@ func serverErrorHandler(maxBody, maxHeader int, set *metrics.Set) func(ctx *fast
 // headerTooLarge is the detail of a 431.
 func headerTooLarge(maxHeader int) string {
 	return "Request line and headers too large: the limit is " + strconv.Itoa(maxHeader) + " bytes, the query string included; send fewer or shorter values per call"
+}
+
+// CursorAhead is the 422 of a ledger cursor (a since or cursor naming an event_seq) ahead of
+// the head, the newest event the service has: a page after it would be empty with the cursor
+// echoed back, forever, so a consumer that sent a corrupted or foreign cursor would stall
+// without a word. loc is where the cursor was sent (query since, body cursor).
+func CursorAhead(cursor, head uint64, loc ...any) *Error {
+	name := "cursor"
+	if n := len(loc); n > 0 {
+		if s, ok := loc[n-1].(string); ok {
+			name = s
+		}
+	}
+	return Invalid(problem.FieldError{Type: "less_than_equal", Loc: loc, Input: cursor, Ctx: map[string]any{"le": head},
+		Msg: fmt.Sprintf("%s %d is ahead of the newest event %d; resume from next_cursor of your last page or 0", name, cursor, head)})
 }

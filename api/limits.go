@@ -14,6 +14,11 @@ import (
 	"github.com/planehq/hiringsignal/internal/plans"
 )
 
+// WaitRetryAfter ends the message of a refusal that passes with time: a REST answer points to
+// its Retry-After header; an agent tool result, which has no headers, says the seconds instead
+// (package agent replaces it).
+const WaitRetryAfter = "wait Retry-After seconds"
+
 // The chain's limits: admission decides, these turn its decisions into answers (429 and 402 in
 // the shapes of spec 7) and the RateLimit-* headers.
 
@@ -29,9 +34,9 @@ func (s *Server) rateLimit(c *Call, now time.Time) *Error {
 		return nil
 	}
 	h.Set("Retry-After", strconv.FormatInt(d.ResetSeconds(now), 10))
-	det := rateDetail{Reason: ReasonRateLimited, Endpoint: c.Route.Path, Message: fmt.Sprintf("more than %d calls in %d seconds; wait Retry-After seconds", d.Limit, plans.WindowSeconds)}
+	det := rateDetail{Reason: ReasonRateLimited, Endpoint: c.Route.Path, Message: fmt.Sprintf("more than %d calls in %d seconds; "+WaitRetryAfter, d.Limit, plans.WindowSeconds)}
 	if d.Account {
-		det.Message = fmt.Sprintf("the account's limit: more than %d calls in %d seconds across all keys of the account (the %s plan's account limit); wait Retry-After seconds",
+		det.Message = fmt.Sprintf("the account's limit: more than %d calls in %d seconds across all keys of the account (the %s plan's account limit); "+WaitRetryAfter,
 			d.Limit, plans.WindowSeconds, c.Caller.Plan().Name)
 	}
 	if c.Caller.Demo {
@@ -54,7 +59,7 @@ func (s *Server) protocolLimit(c *Call) *Error {
 	}
 	reset := strconv.FormatInt(d.ResetSeconds(now), 10)
 	det := rateDetail{Reason: ReasonRateLimited, Endpoint: c.Route.Path,
-		Message: fmt.Sprintf("more than %d protocol requests in %d seconds (everything but tool calls that run a route: those count in the key's calls of the minute instead); wait Retry-After seconds",
+		Message: fmt.Sprintf("more than %d protocol requests in %d seconds (everything but tool calls that run a route: those count in the key's calls of the minute instead); "+WaitRetryAfter,
 			limit, plans.WindowSeconds)}
 	if c.Caller.Demo {
 		det.SignupURL = c.Links().Signup
@@ -118,7 +123,7 @@ func missLimited(c *Call, e *admission.MissLimitError) *Error {
 	h.Set("RateLimit-Reset", strconv.FormatInt(e.ResetSeconds(now), 10))
 	h.Set("Retry-After", strconv.FormatInt(e.ResetSeconds(now), 10))
 	return &Error{Status: fasthttp.StatusTooManyRequests, Detail: rateDetail{Reason: ReasonRateLimited, Endpoint: c.Route.Path,
-		Message: fmt.Sprintf("more than %d unknown or revoked keys from this address in %d seconds; wait Retry-After seconds", e.Limit, plans.WindowSeconds)}}
+		Message: fmt.Sprintf("more than %d unknown or revoked keys from this address in %d seconds; "+WaitRetryAfter, e.Limit, plans.WindowSeconds)}}
 }
 
 // reserveSpend holds the most units the call can meter (pageUnits) against the account's hard

@@ -228,3 +228,52 @@ func TestCallsThatAreNotMeteredGiveTheirQuotaBack(t *testing.T) {
 	require.Equal(t, 100, ok)
 	require.Equal(t, 402, h.do("GET", "/v1/reqs/search", a.Key, "").status)
 }
+
+// A 200 the handler marks NotBilled (an enrichment that found no company) gives its daily quota
+// call back and meters no unit, yet is metered to the presented key: it is in the usage ledger
+// (keys[], last_used_at) with no call and no unit, and the dashboard's calls today leave it out.
+func TestANotBilledCallGivesItsQuotaBackAndMetersNoUnit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var n atomic.Int64
+	h := newHarness(t, func(_ *api.Config, s *api.Server) {
+		if s != nil {
+			s.Register(stub("reqs.search", func(c *api.Call) (int, error) {
+				if n.Add(1) <= 20 {
+					c.NotBilled()
+					return 5, c.JSON(200, map[string]any{})
+				}
+				return 1, c.JSON(200, map[string]any{})
+			}))
+		}
+	})
+	a := h.account("free") // 100 calls a day
+	big := int64(1000)
+	require.NoError(t, oltp.SetCallsPerMinute(ctx, h.pool, a.AccountID, &big))
+	for i := 0; i < 20; i++ {
+		require.Equal(t, 200, h.do("GET", "/v1/reqs/search", a.Key, "").status)
+	}
+	u := h.do("GET", "/v1/usage", a.Key, "").json(t)
+	require.EqualValues(t, 0, u["calls"])
+	require.EqualValues(t, 0, u["source_rows"])
+	keys := u["keys"].([]any)
+	require.Len(t, keys, 1, "metered to the presented key")
+	require.EqualValues(t, 0, keys[0].(map[string]any)["calls"])
+	for _, it := range h.do("GET", "/v1/keys", a.Key, "").json(t)["keys"].([]any) {
+		require.NotNil(t, it.(map[string]any)["last_used_at"], "the key's last use shows the free calls")
+	}
+	var units int64
+	require.NoError(t, h.pool.QueryRow(ctx, "SELECT COALESCE(sum(units), 0) FROM usage_monthly WHERE account_id = $1", a.AccountID).Scan(&units))
+	require.Zero(t, units, "nothing counts against the spend cap")
+
+	ok := 0
+	for i := 0; i < 110; i++ {
+		if h.do("GET", "/v1/reqs/search", a.Key, "").status == 200 {
+			ok++
+		}
+	}
+	require.Equal(t, 100, ok, "the whole daily quota is left after the free calls")
+	u = h.do("GET", "/v1/usage", a.Key, "").json(t)
+	require.EqualValues(t, 100, u["calls"])
+	require.EqualValues(t, 100, u["source_rows"])
+}

@@ -10,13 +10,18 @@ import (
 
 // meter records one metered call in the metering log before the answer leaves, so a crash of the
 // process after the answer still bills it (and, with --metering-fsync-interval 0, a crash of the
-// machine too), then settles the call's spend-cap reservation to the units recorded.
+// machine too), then settles the call's spend-cap reservation to the units recorded. A call the
+// handler marked NotBilled is recorded with no call and no unit.
 func (s *Server) meter(c *Call, units int, now time.Time, spend *admission.Reservation) error {
-	if c.Route.Meter == MeterCall || units < 0 {
+	if c.Route.Meter == MeterCall || units < 0 || c.notBilled {
 		units = 0
 	}
+	calls := int32(1)
+	if c.notBilled {
+		calls = 0
+	}
 	rec := metering.Record{CustomerID: c.Caller.CustomerID, AccountID: c.Caller.AccountID, KeyID: c.Caller.KeyID,
-		Method: c.Route.Method, Route: c.Route.Path, MeterClass: string(c.Route.Meter), Function: c.function, Calls: 1, Units: int64(units),
+		Method: c.Route.Method, Route: c.Route.Path, MeterClass: string(c.Route.Meter), Function: c.function, Calls: calls, Units: int64(units),
 		ForcedFresh: c.forcedFresh, OccurredAt: now.UTC(), Channel: channelOf(c.Ctx)}
 	if err := s.usage.Append(c.Context(), rec); err != nil {
 		return err

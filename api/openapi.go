@@ -126,8 +126,11 @@ func (s *Server) operation(rt *Route) map[string]any {
 		content := map[string]any{"application/json": map[string]any{"schema": sch}}
 		desc := fmt.Sprintf("JSON, at most %d bytes (413 past it)", s.cfg.MaxBodyBytes)
 		if b.CSV != nil {
-			content["text/csv"] = map[string]any{"schema": map[string]any{"type": "string",
-				"description": "a header row naming the columns (" + strings.Join(b.CSV, ", ") + "; any order, any case, others ignored), then one row per item"}}
+			csvDoc := "a header row naming the columns (" + strings.Join(b.CSV, ", ") + "; any order, any case, others ignored), then one row per item"
+			if b.CSVDoc != "" {
+				csvDoc = b.CSVDoc
+			}
+			content["text/csv"] = map[string]any{"schema": map[string]any{"type": "string", "description": csvDoc}}
 			desc = fmt.Sprintf("JSON or text/csv, at most %d bytes (413 past it)", s.cfg.MaxBodyBytes)
 		}
 		op["requestBody"] = map[string]any{"required": b.Required, "content": content, "description": desc, "x-max-body-bytes": s.cfg.MaxBodyBytes}
@@ -170,7 +173,8 @@ func (s *Server) operation(rt *Route) map[string]any {
 				h["Retry-After"] = intHeader("seconds to wait, when the conflict passes by itself: a request with the same Idempotency-Key still in flight, "+
 					"or a daily budget spent (label_budget_exhausted, creation_budget_exhausted: also in detail.retry_after); absent otherwise", 1)
 			case 503:
-				h["Retry-After"] = intHeader("seconds to wait before retrying (a store did not answer in time, or the server is busy reading other bodies)", 1)
+				h["Retry-After"] = intHeader(fmt.Sprintf("seconds to wait before retrying; on every 503: %d while a store is down or a read side is first being built, "+
+					"1 when a store did not answer in time or the server is busy (other bodies, searches)", UnavailableRetryAfter), 1)
 			}
 			resp["headers"] = h
 		}

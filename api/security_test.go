@@ -10,8 +10,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
+	"net/http"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +25,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/internal/apikey"
 	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/internal/testkit/apitest"
 	"github.com/planehq/hiringsignal/internal/testkit/storetest"
@@ -528,5 +532,38 @@ func TestHeaderSizeIsBoundedAndDocumented(t *testing.T) {
 		for method, op := range ops {
 			require.Contains(t, op.Responses, "431", "%s %s", method, path)
 		}
+	}
+}
+
+// A 503 says when to come back: while Postgres is down (a pool on a port nothing listens on),
+// and without Postgres at all, the answer carries Retry-After as the document declares.
+func TestA503WhileAStoreIsDownCarriesRetryAfter(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	down := ln.Addr().String()
+	require.NoError(t, ln.Close()) // nothing listens there now
+	pool, err := pgxpool.New(ctx, "postgres://postgres@"+down+"/hiringsignal?sslmode=disable&connect_timeout=2")
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	key, err := apikey.New() // well formed: its lookup needs Postgres
+	require.NoError(t, err)
+	for name, cfg := range map[string]api.Config{"postgres down": {Pool: pool}, "no postgres": {}} {
+		cfg.Listen, cfg.Log, cfg.MeteringDir = "127.0.0.1:0", slog.New(slog.DiscardHandler), t.TempDir()
+		srv := api.New(cfg)
+		srv.Register(stub("companies.is_hiring", func(c *api.Call) (int, error) { return 0, c.JSON(200, map[string]any{}) }))
+		require.NoError(t, srv.Start(ctx), name)
+		t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+		req, err := http.NewRequest("GET", "http://"+srv.Addr()+"/v1/companies/5/is-hiring", nil)
+		require.NoError(t, err)
+		req.Header.Set("X-API-Key", key)
+		r, err := http.DefaultClient.Do(req)
+		require.NoError(t, err, name)
+		r.Body.Close()
+		require.Equal(t, 503, r.StatusCode, name)
+		ra, err := strconv.Atoi(r.Header.Get("Retry-After"))
+		require.NoError(t, err, "%s: Retry-After %q", name, r.Header.Get("Retry-After"))
+		require.GreaterOrEqual(t, ra, 1, name)
 	}
 }

@@ -23,8 +23,10 @@ type SchemaChange struct {
 
 // RecordSchema compares the document hash with the last recorded one and, when it differs,
 // records a change listing the endpoints ("METHOD /path") whose operation hash was added,
-// removed or changed. ops maps endpoint to the hash of its operation. Concurrent instances
-// serialise on a lock, so one change is recorded once. It returns the change recorded, if any.
+// removed or changed. ops maps endpoint to the hash of its operation. A document that differs
+// with no endpoint changed (its operations hash as the last entry's) records nothing: the log
+// has no entry without a change. Concurrent instances serialise on a lock, so one change is
+// recorded once. It returns the change recorded, if any.
 func RecordSchema(ctx context.Context, pool *pgxpool.Pool, version, docHash string, ops map[string]string) (*SchemaChange, error) {
 	var out *SchemaChange
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
@@ -52,8 +54,8 @@ func RecordSchema(ctx context.Context, pool *pgxpool.Pool, version, docHash stri
 			}
 		}
 		sort.Strings(changed)
-		if changed == nil {
-			changed = []string{}
+		if len(changed) == 0 {
+			return nil // the document differs outside its operations: no endpoint changed
 		}
 		opsJSON, err := json.Marshal(ops)
 		if err != nil {

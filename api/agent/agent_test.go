@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -364,6 +365,7 @@ func TestQuotaHitIsAToolErrorWithRetryAfter(t *testing.T) {
 	require.EqualValues(t, 0, m["remaining"])
 	require.NotEmpty(t, m["upgrade_url"])
 	require.Contains(t, r.Content[0].(*mcp.TextContent).Text, "quota_exceeded")
+	require.Equal(t, 1, strings.Count(r.Content[0].(*mcp.TextContent).Text, "seconds"), "%s", r.Content[0].(*mcp.TextContent).Text)
 	require.Equal(t, 402, f.srv.Get(t, "/v1/reqs/search", a.Key, nil).Status)
 	u := readUsage(t, f.srv, a.Key)
 	require.EqualValues(t, 50, u.ByChannel["mcp"])
@@ -393,6 +395,11 @@ func TestTheMinuteLimitIsSharedByRESTAndTools(t *testing.T) {
 			require.Equal(t, "rate_limited", m["reason"])
 			require.Greater(t, m["retry_after"].(float64), 0.0)
 			require.EqualValues(t, 0, m["remaining"])
+			// A tool result has no headers: its words say the seconds, once, and name no header.
+			wait := fmt.Sprintf("wait %d seconds", int(m["retry_after"].(float64)))
+			text := r.Content[0].(*mcp.TextContent).Text
+			require.Equal(t, "Refused (rate_limited): more than 20 calls in 60 seconds; "+wait+".", text)
+			require.Equal(t, "more than 20 calls in 60 seconds; "+wait, m["message"])
 		} else {
 			resp := srv.Get(t, "/v1/companies/resolve", a.Key, map[string][]string{"name": {"acme"}})
 			require.Equal(t, 429, resp.Status)

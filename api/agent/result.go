@@ -230,9 +230,19 @@ func limitResult(r api.InternalResponse, eb errorBody, sentence string) *mcp.Cal
 			}
 		}
 	}
+	// The REST message points to the Retry-After header, which a tool result has not: it says
+	// the seconds instead, once.
+	ra := out["retry_after"]
+	said := false
+	if ra != nil && strings.Contains(sentence, api.WaitRetryAfter) {
+		sentence, said = strings.Replace(sentence, api.WaitRetryAfter, fmt.Sprintf("wait %v seconds", ra), 1), true
+	}
 	out["message"] = sentence
 	text := fmt.Sprintf("Refused (%v): %s", out["reason"], sentence)
-	if ra := out["retry_after"]; ra != nil {
+	if !strings.HasSuffix(text, ".") {
+		text += "."
+	}
+	if ra != nil && !said {
 		text += fmt.Sprintf(" Retry after %v seconds.", ra)
 	}
 	if u := out["upgrade_url"]; u != nil {

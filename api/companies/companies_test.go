@@ -56,7 +56,13 @@ func TestOpenReqsAreTheDeduplicatedLiveReqsWithBoards(t *testing.T) {
 	require.Equal(t, len(live), *v.Total)
 	require.Len(t, v.Reqs, len(live))
 	seen := map[string]bool{}
+	urls := map[string]*string{} // the links open-reqs serves, which the brief serves too
 	for _, r := range v.Reqs {
+		urls[r.ReqKey] = r.URL
+		if ir, ok := f.x.Lookup(f.covered, r.ReqKey); ok && ir.URL != "" {
+			require.NotNil(t, r.URL, "req %s links its posting", r.ReqKey)
+			require.Equal(t, ir.URL, *r.URL)
+		}
 		require.False(t, seen[r.ReqKey], "one row per req")
 		seen[r.ReqKey] = true
 		require.Contains(t, live, r.ReqKey)
@@ -79,6 +85,18 @@ func TestOpenReqsAreTheDeduplicatedLiveReqsWithBoards(t *testing.T) {
 	small := apitest.GetJSON[openReqs](t, f.srv, cpath(f.covered, "open-reqs"), paid, url.Values{"limit": {"2"}}, 200)
 	require.Len(t, small.Reqs, 2)
 	require.Equal(t, *v.Total, *small.Total)
+	withURL := 0
+	for _, u := range urls {
+		if u != nil {
+			withURL++
+		}
+	}
+	require.Positive(t, withURL, "the world's postings have links")
+	b := apitest.GetJSON[brief](t, f.srv, cpath(f.covered, "pre-action-brief"), paid, nil, 200)
+	require.NotEmpty(t, b.OpenReqs)
+	for _, r := range b.OpenReqs {
+		require.Equal(t, urls[r.ReqKey], r.URL, "the brief links the posting as open-reqs does")
+	}
 }
 
 func TestOpenReqsFilterByFunctionNameOrIdAndByCountryName(t *testing.T) {
@@ -467,4 +485,36 @@ func TestRepostPainServesTheDemoKeyItsPageCap(t *testing.T) {
 		return
 	}
 	t.Fatal("no company of the world has more reposted reqs than the demo page")
+}
+
+// Every company read says which committed crawl cycle it reflects (as_of, the read model's), on
+// a covered company and on one without coverage alike, and its document requires it.
+func TestEveryCompanyReadSaysWhichCycleItIsAsOf(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	paid := f.srv.Account(t, "growth").Key
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]struct {
+				Content map[string]struct {
+					Schema struct {
+						Required []string `json:"required"`
+					} `json:"schema"`
+				} `json:"content"`
+			} `json:"responses"`
+		} `json:"paths"`
+	}
+	f.srv.Get(t, "/openapi.json", "", nil).Decode(t, 200, &doc)
+	for _, seg := range segments {
+		tmpl := "/v1/companies/{company_id}/" + seg
+		require.Contains(t, doc.Paths[tmpl]["get"].Responses["200"].Content["application/json"].Schema.Required, "as_of", tmpl)
+		for _, id := range []uint64{f.covered, f.uncovered} {
+			var v struct {
+				AsOf *time.Time `json:"as_of"`
+			}
+			f.srv.Get(t, cpath(id, seg), paid, nil).Decode(t, 200, &v)
+			require.NotNil(t, v.AsOf, "%s of company %d", seg, id)
+			require.True(t, f.m.AsOf.Equal(*v.AsOf), "%s of company %d: as_of %s, the model's %s", seg, id, v.AsOf, f.m.AsOf)
+		}
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/planehq/hiringsignal/internal/testkit/apitest"
 	"github.com/planehq/hiringsignal/internal/testkit/readmodeltest"
 	"github.com/planehq/hiringsignal/read/readmodel"
+	"github.com/planehq/hiringsignal/read/searchindex"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
@@ -32,14 +33,15 @@ type fixture struct {
 	w         *readmodeltest.World
 	srv       *apitest.Server
 	m         *readmodel.Model
-	covered   uint64 // a covered company with more than three live reqs
-	uncovered uint64 // a company without coverage
+	x         *searchindex.Index // the search index of the same build (req links)
+	covered   uint64             // a covered company with more than three live reqs
+	uncovered uint64             // a company without coverage
 }
 
 var world = apitest.NewShared("companies", func(tb testing.TB) *fixture {
 	w := readmodeltest.Crawl(tb, worldConfig)
 	srv, snaps, _ := startServer(tb, w)
-	f := &fixture{w: w, srv: srv, m: snaps.Current().Model}
+	f := &fixture{w: w, srv: srv, m: snaps.Current().Model, x: snaps.Current().Index}
 	for id := range w.Companies {
 		if w.Covered[id] && len(w.Live[id]) > 3 && f.covered == 0 {
 			f.covered = id
@@ -93,6 +95,7 @@ type (
 		CountryCode  *string  `json:"country_code"`
 		Boards       []string `json:"boards"`
 		RepostCount  int      `json:"repost_count"`
+		URL          *string  `json:"url"`
 	}
 	openReqs struct {
 		Total *int     `json:"total"`

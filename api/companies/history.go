@@ -60,11 +60,13 @@ type firstHireView struct {
 	CompanyID      uint64         `json:"company_id"`
 	CoverageStatus string         `json:"coverage_status"`
 	FirstHires     []firstHireRow `json:"first_hires"` // null without coverage
+	AsOf           time.Time      `json:"as_of"`
 	historyWindow
 }
 
 func firstHiresSchema() map[string]any {
-	return api.Object(historyProps(map[string]any{"company_id": api.Type("integer"), "coverage_status": api.Type("string"), "first_hires": nullableArr(firstHireSchema())}))
+	return api.Object(historyProps(map[string]any{"company_id": api.Type("integer"), "coverage_status": api.Type("string"), "first_hires": nullableArr(firstHireSchema()),
+		"as_of": asOfSchema()}))
 }
 
 // firstHires is one row per function name (unnamed ids by id), the earliest first hire of its
@@ -121,7 +123,8 @@ func (h *handlers) firstHire(c *api.Call) (int, error) {
 		return 0, err
 	}
 	cut, win := windowOf(c, m)
-	return 0, c.JSON(200, firstHireView{CompanyID: co.ID, CoverageStatus: co.Coverage, FirstHires: firstHires(co, fns, cut, freshBefore(c, m)), historyWindow: win})
+	return 0, c.JSON(200, firstHireView{CompanyID: co.ID, CoverageStatus: co.Coverage, FirstHires: firstHires(co, fns, cut, freshBefore(c, m)), AsOf: m.AsOf,
+		historyWindow: win})
 }
 
 type repostPainView struct {
@@ -129,12 +132,13 @@ type repostPainView struct {
 	CoverageStatus string      `json:"coverage_status"`
 	Total          *int        `json:"total"`
 	Reqs           []repostRow `json:"reqs"` // null without coverage
+	AsOf           time.Time   `json:"as_of"`
 	historyWindow
 }
 
 func repostPainSchema() map[string]any {
 	return api.Object(historyProps(map[string]any{"company_id": api.Type("integer"), "coverage_status": api.Type("string"), "total": api.Nullable(api.Type("integer")),
-		"reqs": nullableArr(repostSchema())}))
+		"reqs": nullableArr(repostSchema()), "as_of": asOfSchema()}))
 }
 
 // repostPain lists reqs that came back after going away, hardest (most reposts) first; a capped
@@ -167,7 +171,7 @@ func (h *handlers) repostPain(c *api.Call) (int, error) {
 	m := snap.Model
 	cut, win := windowOf(c, m)
 	rows, total := repostPain(snap.Index, co, cut, freshBefore(c, m), c.PageCap(RepostPainMax))
-	v := repostPainView{CompanyID: co.ID, CoverageStatus: co.Coverage, Reqs: rows, historyWindow: win}
+	v := repostPainView{CompanyID: co.ID, CoverageStatus: co.Coverage, Reqs: rows, AsOf: m.AsOf, historyWindow: win}
 	if co.Covered() {
 		v.Total = &total
 	}
@@ -197,11 +201,12 @@ type migrationsView struct {
 	CoverageStatus string         `json:"coverage_status"`
 	ATSVendor      *string        `json:"ats_vendor"`
 	Migrations     []migrationRow `json:"migrations"` // null without coverage
+	AsOf           time.Time      `json:"as_of"`
 }
 
 func migrationsSchema() map[string]any {
 	return api.Object(map[string]any{"company_id": api.Type("integer"), "coverage_status": api.Type("string"), "ats_vendor": api.Nullable(api.Type("string")),
-		"migrations": nullableArr(migrationSchema())})
+		"migrations": nullableArr(migrationSchema()), "as_of": asOfSchema()})
 }
 
 // migrations: occurred_at is when the crawl first read the new vendor's tenant (the move happened
@@ -219,11 +224,12 @@ func migrations(co *readmodel.Company) []migrationRow {
 }
 
 func (h *handlers) atsMigrations(c *api.Call) (int, error) {
-	_, co, err := h.company(c)
+	m, co, err := h.company(c)
 	if err != nil {
 		return 0, err
 	}
-	return 0, c.JSON(200, migrationsView{CompanyID: co.ID, CoverageStatus: co.Coverage, ATSVendor: nullable.String(co.ATSVendor), Migrations: migrations(co)})
+	return 0, c.JSON(200, migrationsView{CompanyID: co.ID, CoverageStatus: co.Coverage, ATSVendor: nullable.String(co.ATSVendor), Migrations: migrations(co),
+		AsOf: m.AsOf})
 }
 
 // briefView is the pre-action brief: pulse, top open reqs, first hires, repost pain and
@@ -250,7 +256,7 @@ func briefSchema() map[string]any {
 		"hq_country": api.Nullable(api.Type("string")), "hq_country_code": api.Nullable(api.Type("string")), "coverage_status": api.Type("string"),
 		"pulse": api.Object(pulseProps()), "open_reqs": nullableArr(reqSchema()), "open_req_total": api.Nullable(api.Type("integer")),
 		"first_hires": nullableArr(firstHireSchema()), "repost_pain": nullableArr(repostSchema()), "migrations": nullableArr(migrationSchema()),
-		"as_of": api.DateTime()}))
+		"as_of": asOfSchema()}))
 }
 
 func (h *handlers) preActionBrief(c *api.Call) (int, error) {

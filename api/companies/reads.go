@@ -19,13 +19,15 @@ type isHiringView struct {
 	OpenReqCount   *int       `json:"open_req_count"`
 	CoverageStatus string     `json:"coverage_status"`
 	MotionAsOf     *time.Time `json:"motion_as_of"`
+	AsOf           time.Time  `json:"as_of"`
 }
 
 func isHiringSchema() map[string]any {
 	count := api.Nullable(api.Type("integer"))
 	count["description"] = "live reqs, after your plan's freshness floor (as open-reqs total); null without coverage"
 	return api.Object(map[string]any{"company_id": api.Type("integer"), "name": api.Type("string"), "domain": api.Type("string"), "is_hiring": api.Nullable(api.Type("boolean")),
-		"open_req_count": count, "coverage_status": api.Enum("covered", "no_ats_signal"), "motion_as_of": api.Nullable(api.DateTime())})
+		"open_req_count": count, "coverage_status": api.Enum("covered", "no_ats_signal"), "motion_as_of": api.Nullable(api.DateTime()),
+		"as_of": asOfSchema()})
 }
 
 func (h *handlers) isHiring(c *api.Call) (int, error) {
@@ -41,7 +43,7 @@ func (h *handlers) isHiring(c *api.Call) (int, error) {
 	}
 	p := snap.PulseUnder(co, false, freshBefore(c, snap.Model))
 	return 0, c.JSON(200, isHiringView{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, IsHiring: p.IsHiring,
-		OpenReqCount: p.OpenReqCount, CoverageStatus: p.CoverageStatus, MotionAsOf: p.MotionAsOf})
+		OpenReqCount: p.OpenReqCount, CoverageStatus: p.CoverageStatus, MotionAsOf: p.MotionAsOf, AsOf: snap.Model.AsOf})
 }
 
 // freshnessDemand answers 202 crawling (a forced-fresh call: see crawl) when the caller's max_age
@@ -85,17 +87,39 @@ func (h *handlers) hiringPulse(c *api.Call) (int, error) {
 		return 0, err
 	}
 	p := snap.PulseUnder(co, true, freshBefore(c, snap.Model))
-	return 0, c.JSON(200, p)
+	return 0, c.JSON(200, pulseView{Pulse: p, AsOf: snap.Model.AsOf})
+}
+
+// pulseSchema is the hiring-pulse answer's schema: the pulse's members and as_of.
+func pulseSchema() map[string]any {
+	p := pulseProps()
+	p["as_of"] = asOfSchema()
+	return api.Object(p)
+}
+
+// pulseView is the hiring-pulse answer: the pulse and the cycle it is as of.
+type pulseView struct {
+	readmodel.Pulse
+	AsOf time.Time `json:"as_of"`
+}
+
+// asOfSchema is the as_of member every company read answers.
+func asOfSchema() map[string]any {
+	s := api.DateTime()
+	s["description"] = "the latest committed crawl cycle this answer reflects (every row, count and pulse is as of it); " +
+		"motion_as_of and enrichment_as_of say when this company's own sources were last read"
+	return s
 }
 
 // openReqsView is the open-reqs answer.
 type openReqsView struct {
-	CompanyID      uint64   `json:"company_id"`
-	CoverageStatus string   `json:"coverage_status"`
-	Total          *int     `json:"total"` // live reqs matching the filters past the freshness floor; null without coverage
-	HasMore        bool     `json:"has_more"`
-	NextCursor     *string  `json:"next_cursor,omitempty"`
-	Reqs           []reqRow `json:"reqs"`
+	CompanyID      uint64    `json:"company_id"`
+	CoverageStatus string    `json:"coverage_status"`
+	Total          *int      `json:"total"` // live reqs matching the filters past the freshness floor; null without coverage
+	HasMore        bool      `json:"has_more"`
+	NextCursor     *string   `json:"next_cursor,omitempty"`
+	Reqs           []reqRow  `json:"reqs"`
+	AsOf           time.Time `json:"as_of"`
 }
 
 func openReqsSchema() map[string]any {
@@ -103,7 +127,7 @@ func openReqsSchema() map[string]any {
 		"total":       map[string]any{"type": []any{"integer", "null"}, "description": "exact count of the live reqs matching the filters, across every page (the cursor aside), after your plan's freshness floor; free; null without coverage"},
 		"has_more":    map[string]any{"type": "boolean", "description": "another page follows: pass next_cursor as cursor"},
 		"next_cursor": api.Optional(map[string]any{"type": "string", "description": "opaque (the page's last first_seen:req_key); absent on the last page"}),
-		"reqs":        map[string]any{"type": "array", "items": reqSchema()}})
+		"reqs":        map[string]any{"type": "array", "items": reqSchema()}, "as_of": asOfSchema()})
 }
 
 func (h *handlers) openReqs(c *api.Call) (int, error) {
@@ -129,7 +153,7 @@ func (h *handlers) openReqs(c *api.Call) (int, error) {
 	}
 	limit := c.Limit()
 	cutoff := freshBefore(c, snap.Model)
-	out := openReqsView{CompanyID: co.ID, CoverageStatus: co.Coverage, Reqs: []reqRow{}}
+	out := openReqsView{CompanyID: co.ID, CoverageStatus: co.Coverage, Reqs: []reqRow{}, AsOf: snap.Model.AsOf}
 	total := 0
 	var last *readmodel.Req
 	for i := range co.Live {
@@ -178,6 +202,7 @@ type enrichmentView struct {
 	Boards         []string   `json:"boards"`
 	EnrichmentAsOf *time.Time `json:"enrichment_as_of"`
 	FreshnessFloor int        `json:"freshness_floor_s"`
+	AsOf           time.Time  `json:"as_of"`
 }
 
 func enrichmentSchema() map[string]any {
@@ -185,7 +210,7 @@ func enrichmentSchema() map[string]any {
 		"hq_country": api.Nullable(api.Type("string")), "hq_country_code": api.Nullable(api.Type("string")), "industry": api.Nullable(api.Type("string")),
 		"headcount_band": api.Nullable(api.Type("string")), "agency_kind": agencyKindSchema(), "ats_vendor": api.Nullable(api.Type("string")),
 		"coverage_status": api.Enum("covered", "no_ats_signal"), "boards": api.ArrayOf("string"), "enrichment_as_of": api.Nullable(api.DateTime()),
-		"freshness_floor_s": api.Type("integer")})
+		"freshness_floor_s": api.Type("integer"), "as_of": asOfSchema()})
 }
 
 func (h *handlers) enrichment(c *api.Call) (int, error) {
@@ -198,7 +223,7 @@ func (h *handlers) enrichment(c *api.Call) (int, error) {
 	v := enrichmentView{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, HQCountry: nullable.String(co.HQCountry),
 		HQCountryCode: nullable.String(co.HQCountryCode()), Industry: nullable.String(co.Industry), HeadcountBand: nullable.String(co.HeadcountBand),
 		AgencyKind: nullable.String(normalize.ServedAgencyKind(co.AgencyKind, co.Name)), ATSVendor: nullable.String(co.ATSVendor), CoverageStatus: co.Coverage, Boards: []string{},
-		FreshnessFloor: floor}
+		FreshnessFloor: floor, AsOf: m.AsOf}
 	for _, b := range co.Boards {
 		if cutoff.IsZero() || !b.FirstSeen.After(cutoff) {
 			v.Boards = append(v.Boards, b.Board)

@@ -38,7 +38,7 @@ func Routes(d Deps) []*api.Route {
 		read("enrichment", "Firmographics from ATS and boards", api.Route{Name: "companies.enrichment", Idempotent: true,
 			Statuses: []int{200, 404}, Response: enrichmentSchema(), Handler: h.enrichment}),
 		read("hiring-pulse", "Velocity, direction, momentum", api.Route{Name: "companies.hiring_pulse", Idempotent: true, Params: []api.Param{maxAge},
-			Statuses: []int{200, 202, 404}, Response: api.Object(pulseProps()), Handler: h.hiringPulse}),
+			Statuses: []int{200, 202, 404}, Response: pulseSchema(), Handler: h.hiringPulse}),
 		read("first-hire", "Earliest first-in-function event per function", api.Route{Name: "companies.first_hire", Params: []api.Param{function},
 			Statuses: []int{200, 404}, Response: firstHiresSchema(), Handler: h.firstHire}),
 		read("repost-pain", "Hard-to-fill reqs by repost_count (at most "+strconv.Itoa(RepostPainMax)+" rows; the shared demo key gets "+strconv.Itoa(api.DemoPageLimit)+")", api.Route{Name: "companies.repost_pain",

@@ -17,12 +17,14 @@ import (
 // reqRow is one served req (spec 2.3) and how often it was reposted.
 type reqRow struct {
 	reqrow.Row
-	RepostCount uint32 `json:"repost_count"`
+	RepostCount uint32  `json:"repost_count"`
+	URL         *string `json:"url"`
 }
 
 func reqSchema() map[string]any {
 	p := reqrow.Props()
 	p["repost_count"] = api.Type("integer")
+	p["url"] = reqrow.URLSchema()
 	return api.Object(p)
 }
 
@@ -57,6 +59,11 @@ func rowOf(x *searchindex.Index, co *readmodel.Company, r *readmodel.Req) reqRow
 		row.SalaryMaxUSD = &v
 	}
 	row.SetSalary(salaryOf(x, co.ID, r, row.SalaryMinUSD, row.SalaryMaxUSD))
+	if x != nil {
+		if ir, ok := x.Lookup(co.ID, r.Key); ok {
+			row.URL = nullable.String(ir.URL) // the read model keeps no URL; the index of the same build does
+		}
+	}
 	return row
 }
 

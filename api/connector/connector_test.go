@@ -115,7 +115,9 @@ func TestEnrichHitIsAFlatRowOfTheCompanyAndItsPulse(t *testing.T) {
 	require.Equal(t, f.covered, *fallback.CompanyID)
 }
 
-func TestEnrichMissIs200WithNullMotionAndMetersLikeAHit(t *testing.T) {
+// A miss is 200 with null motion, and free as companies/resolve is: it meters to the presented
+// key (usage lists the key) but bills no call and no unit; a hit is one call.
+func TestEnrichMissIs200WithNullMotionAndIsNotBilled(t *testing.T) {
 	t.Parallel()
 	f := world.Get(t)
 	key := f.srv.Account(t, "starter").Key
@@ -135,12 +137,27 @@ func TestEnrichMissIs200WithNullMotionAndMetersLikeAHit(t *testing.T) {
 	require.Nil(t, v.Velocity)
 	require.Nil(t, v.Direction)
 	require.Nil(t, v.IsSurge)
-	calls, _ := usage(t, f.srv, key)
-	require.EqualValues(t, 1, calls, "a miss meters one call")
-	apitest.PostJSON[row](t, f.srv, "/v1/connector/enrich", key, map[string]any{"domain": f.w.Companies[f.covered].Domain}, 200)
 	calls, rows := usage(t, f.srv, key)
-	require.EqualValues(t, 2, calls, "a hit meters one call")
+	require.Zero(t, calls, "a miss bills no call")
 	require.Zero(t, rows)
+	require.Equal(t, 1, meteredKeys(t, f.srv, key), "a miss still meters to the presented key")
+	apitest.PostJSON[row](t, f.srv, "/v1/connector/enrich", key, map[string]any{"domain": f.w.Companies[f.covered].Domain}, 200)
+	calls, rows = usage(t, f.srv, key)
+	require.EqualValues(t, 1, calls, "a hit meters one call")
+	require.Zero(t, rows)
+}
+
+// meteredKeys is how many keys the caller's usage lists (keys with a metered event).
+func meteredKeys(t *testing.T, s *apitest.Server, key string) int {
+	t.Helper()
+	require.NoError(t, s.API.FlushUsage(context.Background()))
+	var u struct {
+		Keys []struct {
+			KeyID int64 `json:"key_id"`
+		} `json:"keys"`
+	}
+	s.Get(t, "/v1/usage", key, nil).Decode(t, 200, &u)
+	return len(u.Keys)
 }
 
 func TestEnrichUncoveredCompanyHasNullMotion(t *testing.T) {
@@ -174,7 +191,10 @@ func TestEnrichBadRowsAre422(t *testing.T) {
 	require.Zero(t, calls)
 }
 
-func TestEnrichBatchAnswersEachRowInOrderAndMetersARowEach(t *testing.T) {
+// A batch answers every row in order and bills one call plus a source_row per row that found a
+// company (known without coverage included); a row that missed is free, and a batch whose every
+// row missed bills nothing (metered to the key, as a single miss).
+func TestEnrichBatchAnswersEachRowInOrderAndBillsTheRowsFound(t *testing.T) {
 	t.Parallel()
 	f := world.Get(t)
 	key := f.srv.Account(t, "growth").Key
@@ -197,7 +217,18 @@ func TestEnrichBatchAnswersEachRowInOrderAndMetersARowEach(t *testing.T) {
 	require.Equal(t, f.uncovered, *v.Rows[2].CompanyID)
 	calls, src := usage(t, f.srv, key)
 	require.EqualValues(t, 1, calls)
-	require.EqualValues(t, 3, src)
+	require.EqualValues(t, 2, src, "the missed row bills no source_row")
+
+	misses := f.srv.Account(t, "growth").Key
+	var m struct {
+		Rows []row `json:"rows"`
+	}
+	f.srv.Post(t, "/v1/connector/enrich/batch", misses, map[string]any{"rows": []map[string]any{{"domain": "missing.example"}, {"name": "Zzyzx Nonexistent Ltd"}}}).Decode(t, 200, &m)
+	require.Len(t, m.Rows, 2)
+	calls, src = usage(t, f.srv, misses)
+	require.Zero(t, calls, "a batch of misses bills no call")
+	require.Zero(t, src)
+	require.Equal(t, 1, meteredKeys(t, f.srv, misses))
 
 	big := make([]map[string]any, connector.BatchMax+1)
 	for i := range big {
@@ -258,8 +289,14 @@ type imported struct {
 		Name      *string `json:"name"`
 		RequestID int64   `json:"request_id"`
 	} `json:"misses"`
-	Covered int `json:"covered"`
-	Total   int `json:"total"`
+	Covered        int      `json:"covered"`
+	Total          int      `json:"total"`
+	IgnoredColumns []string `json:"ignored_columns"`
+	Skipped        []struct {
+		Index  int    `json:"index"`
+		Line   int    `json:"line"`
+		Reason string `json:"reason"`
+	} `json:"skipped"`
 }
 
 type coverageList struct {
@@ -331,19 +368,93 @@ func TestMigrationImportTakesCSV(t *testing.T) {
 	cov := f.w.Companies[f.covered]
 	csv := "\ufeffName,Website,Domain\n" + fmt.Sprintf("%q,x,%s\n", cov.Name, cov.Domain) + "\"Comma, Inc\",y,comma.example\n,,\n"
 	r := f.srv.Do(t, "POST", "/v1/migration-import", key, csv, "Content-Type", "text/csv")
+	f.srv.Conforms(t, "POST", "/v1/migration-import", r)
 	var v imported
 	r.Decode(t, 200, &v)
-	require.Equal(t, 2, v.Total)
+	require.Equal(t, 3, v.Total, "every data row counts, the empty one too")
 	require.Len(t, v.Resolved, 1)
 	require.Equal(t, f.covered, v.Resolved[0].CompanyID)
 	require.Len(t, v.Misses, 1)
 	require.Equal(t, "Comma, Inc", *v.Misses[0].Name)
-	require.Equal(t, "comma.example", *v.Misses[0].Domain)
+	require.Equal(t, "comma.example", *v.Misses[0].Domain, "Domain comes before Website")
+	require.Len(t, v.Skipped, 1)
+	require.Equal(t, 2, v.Skipped[0].Index)
+	require.Equal(t, 4, v.Skipped[0].Line)
+	require.Empty(t, v.IgnoredColumns)
 
-	for name, body := range map[string]string{"no columns": "website\nx.com\n", "empty": "", "header only": "domain\n", "ragged quote": "domain\n\"a.com\n"} {
+	for name, body := range map[string]string{"no columns": "owner,stage\nbob,lead\n", "empty": "", "header only": "domain\n", "ragged quote": "domain\n\"a.com\n",
+		"no row names a company": "Account Name,Website\n,\n  ,\n"} {
 		r := f.srv.Do(t, "POST", "/v1/migration-import", key, body, "Content-Type", "text/csv")
 		require.Equal(t, 422, r.Status, "%s: %s", name, r.Body)
 	}
+}
+
+// CRM exports name their columns their own way: a CSV's name and domain columns are found under
+// the common headers, any case; a website URL gives its domain; the other columns are echoed as
+// ignored and a row with neither a name nor a domain as skipped, with its line and why. total
+// counts every data row: nothing is dropped without a word.
+func TestMigrationImportReadsCRMExportsAndDropsNothingSilently(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	key := f.srv.Account(t, "growth").Key
+	cov, unc := f.w.Companies[f.covered], f.w.Companies[f.uncovered]
+	post := func(body string) imported {
+		t.Helper()
+		r := f.srv.Do(t, "POST", "/v1/migration-import", key, body, "Content-Type", "text/csv")
+		f.srv.Conforms(t, "POST", "/v1/migration-import", r)
+		var v imported
+		r.Decode(t, 200, &v)
+		require.Equal(t, v.Total, len(v.Resolved)+len(v.Misses)+len(v.Skipped), "every row is resolved, missed or skipped")
+		return v
+	}
+
+	// 50 rows: 47 with a domain, a name-only row of a known company, one name-only unknown, one with neither.
+	var b strings.Builder
+	b.WriteString("Company Name,Domain,Owner\n")
+	for i := range 47 {
+		fmt.Fprintf(&b, "Co %d,co-%d.example,ann\n", i, i)
+	}
+	fmt.Fprintf(&b, "%q,,bob\n", unc.Name)
+	b.WriteString("Nameless Vendor Ltd,,bob\n")
+	b.WriteString(",,carl\n")
+	v := post(b.String())
+	require.Equal(t, 50, v.Total)
+	require.Equal(t, []string{"Owner"}, v.IgnoredColumns)
+	require.Len(t, v.Resolved, 1)
+	require.Equal(t, f.uncovered, v.Resolved[0].CompanyID, "the name-only row resolves by its name")
+	require.Equal(t, 47, v.Resolved[0].Index)
+	require.Len(t, v.Misses, 48)
+	require.Equal(t, "Nameless Vendor Ltd", *v.Misses[47].Name)
+	require.Nil(t, v.Misses[47].Domain)
+	require.Len(t, v.Skipped, 1)
+	require.Equal(t, 49, v.Skipped[0].Index)
+	require.Equal(t, 51, v.Skipped[0].Line)
+	require.Contains(t, v.Skipped[0].Reason, `"Company Name" and "Domain" are empty`)
+
+	// Salesforce (Account Name, Website) and HubSpot (Company name, Company Domain Name, Website
+	// URL) exports, any case: a URL gives its host.
+	v = post("ACCOUNT NAME,website,Industry\n" + fmt.Sprintf("Whatever Name,https://www.%s/careers?x=1,Software\n", cov.Domain) +
+		"Unknown Account,http://unknown-account.example/,Retail\n")
+	require.Equal(t, []string{"Industry"}, v.IgnoredColumns)
+	require.Len(t, v.Resolved, 1)
+	require.Equal(t, f.covered, v.Resolved[0].CompanyID, "the website's host resolves")
+	require.Equal(t, 1.0, v.Resolved[0].MatchConfidence)
+	require.Len(t, v.Misses, 1)
+	require.Equal(t, "unknown-account.example", *v.Misses[0].Domain)
+	require.Equal(t, "Unknown Account", *v.Misses[0].Name)
+	v = post("Company name,Company Domain Name,Website URL,Lifecycle Stage\n" + fmt.Sprintf("X,,https://%s/,customer\n", cov.Domain) + "company_only_name,,,lead\n")
+	require.Equal(t, 2, v.Total)
+	require.Equal(t, []string{"Lifecycle Stage"}, v.IgnoredColumns)
+	require.Len(t, v.Resolved, 1)
+	require.Equal(t, f.covered, v.Resolved[0].CompanyID, "Website URL fills in an empty Company Domain Name")
+	require.Len(t, v.Misses, 1)
+
+	// JSON has neither: both are always answered.
+	j := apitest.PostJSON[imported](t, f.srv, "/v1/migration-import", key, map[string]any{"companies": []any{map[string]any{"domain": cov.Domain}}}, 200)
+	require.NotNil(t, j.IgnoredColumns)
+	require.Empty(t, j.IgnoredColumns)
+	require.NotNil(t, j.Skipped)
+	require.Empty(t, j.Skipped)
 }
 
 func TestMigrationImportBoundsTheList(t *testing.T) {

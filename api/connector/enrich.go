@@ -117,7 +117,11 @@ func (h *handlers) enrich(c *api.Call) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return 0, c.JSON(200, enrichRow(m, &b, c.Now()))
+	r := enrichRow(m, &b, c.Now())
+	if r.CompanyID == nil {
+		c.NotBilled() // a miss is free, as on companies/resolve: metered to the key, no call, no unit
+	}
+	return 0, c.JSON(200, r)
 }
 
 // batchView is the batch answer: one Row per row sent, in order.
@@ -157,8 +161,15 @@ func (h *handlers) enrichBatch(c *api.Call) (int, error) {
 	}
 	now := c.Now()
 	out := batchView{Rows: make([]Row, len(b.Rows))}
+	hits := 0
 	for i := range b.Rows {
 		out.Rows[i] = enrichRow(m, &b.Rows[i], now)
+		if out.Rows[i].CompanyID != nil {
+			hits++
+		}
 	}
-	return len(out.Rows), c.JSON(200, out)
+	if hits == 0 {
+		c.NotBilled() // every row missed: free, as a single miss is
+	}
+	return hits, c.JSON(200, out) // one source_row per row that found a company; misses are free
 }

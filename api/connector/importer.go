@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/planehq/hiringsignal/api"
@@ -21,7 +23,7 @@ const CoverageSource = "migration_import"
 
 // importedCompany is one resolved company of an import.
 type importedCompany struct {
-	Index           int     `json:"index"` // position in the list sent (0-based; CSV: data rows, header excluded)
+	Index           int     `json:"index"` // position in the list sent (0-based; CSV: data rows, header excluded, skipped rows counted)
 	Domain          *string `json:"domain"`
 	Name            *string `json:"name"`
 	CompanyID       uint64  `json:"company_id"`
@@ -39,12 +41,21 @@ type importMiss struct {
 	RequestID *int64  `json:"request_id"` // its coverage request (GET /v1/coverage-requests); null past oltp.MaxCoverageRequests
 }
 
+// skippedRow is a CSV data row an import could not read a company from.
+type skippedRow struct {
+	Index  int    `json:"index"`  // position among the data rows (0-based, header excluded), as resolved and misses count
+	Line   int    `json:"line"`   // line of the upload the row starts on (the header is line 1)
+	Reason string `json:"reason"` // why, and what to change
+}
+
 // importView is the migration-import answer.
 type importView struct {
-	Resolved []importedCompany `json:"resolved"`
-	Misses   []importMiss      `json:"misses"`
-	Covered  int               `json:"covered"` // resolved companies with coverage_status covered
-	Total    int               `json:"total"`   // companies sent
+	Resolved       []importedCompany `json:"resolved"`
+	Misses         []importMiss      `json:"misses"`
+	Covered        int               `json:"covered"` // resolved companies with coverage_status covered
+	Total          int               `json:"total"`   // companies sent (CSV: every data row, skipped ones included)
+	IgnoredColumns []string          `json:"ignored_columns"`
+	Skipped        []skippedRow      `json:"skipped"`
 }
 
 func itemSchema() map[string]any {
@@ -59,9 +70,41 @@ func importSchema() map[string]any {
 			"coverage_status": api.Enum(readmodel.CoverageCovered, readmodel.CoverageNoATSSignal)})},
 		"misses": map[string]any{"type": "array", "items": api.Object(map[string]any{"index": i, "domain": s, "name": s,
 			"request_id": withDescription(api.Nullable(i), fmt.Sprintf("the miss's coverage request (GET /v1/coverage-requests); null when the customer already holds %d coverage requests (no new one is recorded)", oltp.MaxCoverageRequests))})},
-		"covered": i, "total": i,
+		"covered": i,
+		"total": withDescription(api.Type("integer"), "companies sent: every item of the JSON list, every data row of a CSV (header excluded, skipped rows included); "+
+			"total = resolved + misses + skipped"),
+		"ignored_columns": withDescription(api.ArrayOf("string"), "CSV header columns, as sent, that name neither a company name nor a domain: their cells were not read; [] for JSON"),
+		"skipped": withDescription(map[string]any{"type": "array", "items": api.Object(map[string]any{"index": i,
+			"line": withDescription(api.Type("integer"), "the line of the upload the row starts on (the header row is line 1)"), "reason": api.Type("string")})},
+			"CSV data rows no company was read from (no name and no domain on the row), with the reason; never dropped without a word. [] for JSON (an item without either is 422)"),
 	})
 }
+
+// The CSV header names an import maps, compared once normalized (headerKey: any case, '_', '-'
+// and '.' as spaces), as CRM and vendor exports name them (HubSpot: Company name, Company Domain
+// Name, Website URL; Salesforce: Account Name, Website; Pipedrive: Organization - Name). A row's
+// value is the first non-empty cell of the columns present, in this order.
+var (
+	nameHeaders   = []string{"name", "company name", "company", "account name", "organization name", "organization", "organisation name", "organisation"}
+	domainHeaders = []string{"domain", "company domain", "company domain name", "website", "company website", "website url", "organization website", "url"}
+)
+
+// headerKey is a header cell as nameHeaders and domainHeaders spell it.
+func headerKey(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || r == '.' {
+			return ' '
+		}
+		return r
+	}, strings.ToLower(s))
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// csvDoc is how the document describes a CSV upload.
+var csvDoc = fmt.Sprintf("a header row, then one company per row. The company's name is read from a column named %s; its domain from %s "+
+	"(any case; spaces, '_', '-' and '.' alike; with several, the first non-empty cell in this order). A URL gives its host (https://www.acme.com/jobs: acme.com). "+
+	"Other columns are ignored and named in ignored_columns; a row with neither a name nor a domain is listed in skipped with its line and why. "+
+	"A header naming neither is 422", strings.Join(nameHeaders, ", "), strings.Join(domainHeaders, ", "))
 
 // coverageKey is the company key a miss is requested under: its domain's, else its name's.
 func coverageKey(it *item) string {
@@ -78,7 +121,7 @@ func coverageKey(it *item) string {
 }
 
 func (h *handlers) migrationImport(c *api.Call) (int, error) {
-	items, err := importItems(c)
+	list, err := importItems(c)
 	if err != nil {
 		return 0, err
 	}
@@ -86,7 +129,7 @@ func (h *handlers) migrationImport(c *api.Call) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	out, asks := resolveImport(m, items)
+	out, asks := resolveImport(m, list)
 	ids, err := oltp.RequestCoverage(c.Context(), h.d.Pool, c.Caller.CustomerID, CoverageSource, asks)
 	if err != nil {
 		return 0, api.Internal(err)
@@ -103,14 +146,20 @@ func (h *handlers) migrationImport(c *api.Call) (int, error) {
 	return 0, c.JSON(200, out)
 }
 
-// resolveImport resolves items against m: the answer (misses without request ids yet) and the
+// resolveImport resolves the list against m: the answer (misses without request ids yet) and the
 // coverage asks of the misses, one per company key.
-func resolveImport(m *readmodel.Model, items []item) (importView, []oltp.CoverageAsk) {
-	out := importView{Resolved: []importedCompany{}, Misses: []importMiss{}, Total: len(items)}
+func resolveImport(m *readmodel.Model, list importList) (importView, []oltp.CoverageAsk) {
+	out := importView{Resolved: []importedCompany{}, Misses: []importMiss{}, Total: list.total, IgnoredColumns: list.ignored, Skipped: list.skipped}
+	if out.IgnoredColumns == nil {
+		out.IgnoredColumns = []string{}
+	}
+	if out.Skipped == nil {
+		out.Skipped = []skippedRow{}
+	}
 	var asks []oltp.CoverageAsk
 	asked := map[string]bool{}
-	for i := range items {
-		it := &items[i]
+	for n := range list.items {
+		it, i := &list.items[n], list.index[n]
 		co, conf := resolveOne(m, it.Domain, it.Name)
 		if co == nil {
 			out.Misses = append(out.Misses, importMiss{Index: i, Domain: nullable.String(it.Domain), Name: nullable.String(it.Name)})
@@ -136,95 +185,162 @@ func deref(s *string) string {
 	return *s
 }
 
+// importList is the list an import sent, read: the companies with their positions, and what a
+// CSV upload held besides.
+type importList struct {
+	items   []item
+	index   []int        // each item's position in the list sent (CSV: its data row, header excluded)
+	total   int          // items sent (CSV: every data row, skipped ones included)
+	ignored []string     // CSV header columns mapped to neither name nor domain, as sent
+	skipped []skippedRow // CSV data rows with neither a name nor a domain
+}
+
 // importItems reads the list sent: JSON {"companies": [...]} or a text/csv upload.
-func importItems(c *api.Call) ([]item, error) {
-	var items []item
+func importItems(c *api.Call) (importList, error) {
+	var list importList
 	if c.IsCSV() {
 		var err error
-		if items, err = csvItems(c.CSVBody()); err != nil {
-			return nil, err
+		if list, err = csvItems(c.CSVBody()); err != nil {
+			return list, err
 		}
 	} else {
 		var b struct {
 			Companies []item `json:"companies"`
 		}
 		if err := c.Decode(&b); err != nil {
-			return nil, err
+			return list, err
 		}
-		items = b.Companies
+		list.items, list.total = b.Companies, len(b.Companies)
+		list.index = make([]int, len(b.Companies))
+		for i := range list.index {
+			list.index[i] = i
+		}
 	}
 	var errs []problem.FieldError
 	switch {
-	case len(items) > ImportMax:
-		return nil, api.Invalid(problem.FieldError{Type: "too_long", Loc: problem.Loc("body", "companies"),
-			Msg:   fmt.Sprintf("List should have at most %d items after validation, not %d: split the list into several imports", ImportMax, len(items)),
-			Input: nil, Ctx: map[string]any{"max_length": ImportMax, "actual_length": len(items)}})
-	case len(items) == 0:
+	case list.total > ImportMax:
+		return list, api.Invalid(problem.FieldError{Type: "too_long", Loc: problem.Loc("body", "companies"),
+			Msg:   fmt.Sprintf("List should have at most %d items after validation, not %d: split the list into several imports", ImportMax, list.total),
+			Input: nil, Ctx: map[string]any{"max_length": ImportMax, "actual_length": list.total}})
+	case len(list.items) == 0 && len(list.skipped) > 0:
+		errs = append(errs, problem.ValueError(nil, fmt.Sprintf("no data row of the CSV names a company: all %d were skipped (the first, line %d: %s)",
+			len(list.skipped), list.skipped[0].Line, list.skipped[0].Reason), "body", "companies"))
+	case len(list.items) == 0:
 		errs = append(errs, problem.FieldError{Type: "too_short", Loc: problem.Loc("body", "companies"), Msg: "List should have at least 1 item after validation, not 0",
 			Input: []any{}, Ctx: map[string]any{"min_length": 1}})
 	}
-	for i := range items {
-		items[i].trim()
-		errs = append(errs, items[i].check("body", "companies", i)...)
+	for n := range list.items {
+		list.items[n].trim()
+		errs = append(errs, list.items[n].check("body", "companies", list.index[n])...)
 	}
 	if len(errs) > 0 {
-		return nil, api.Invalid(errs...)
+		return list, api.Invalid(errs...)
 	}
-	return items, nil
+	return list, nil
 }
 
-// csvItems parses a CSV upload: a header row naming a domain column, a name column or both (any
-// case, any order, other columns ignored), then one company per row; a row whose domain and name
-// are both empty is skipped. Past ImportMax rows it stops counting (the caller answers 422).
-func csvItems(body []byte) ([]item, error) {
+// csvItems parses a CSV upload: a header row naming a name column, a domain column or both
+// (nameHeaders, domainHeaders: the common CRM and vendor export names), then one company per
+// row. A domain cell holding a URL gives its host. Columns mapped to neither are listed as
+// ignored; a row with neither a name nor a domain is listed as skipped, with its line and the
+// reason. Past ImportMax data rows it stops reading (the caller answers 422).
+func csvItems(body []byte) (importList, error) {
+	var list importList
 	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(body, []byte("\ufeff"))))
 	r.FieldsPerRecord, r.ReuseRecord = -1, true
 	bad := func(msg string, loc ...any) error {
 		return api.Invalid(problem.ValueError(nil, msg, append([]any{"body"}, loc...)...))
 	}
+	want := "name one of " + strings.Join(nameHeaders, ", ") + " (the company's name) or " + strings.Join(domainHeaders, ", ") + " (its domain or website)"
 	head, err := r.Read()
 	if errors.Is(err, io.EOF) {
-		return nil, bad("the CSV is empty: send a header row naming a domain column, a name column or both, then one company per row")
+		return list, bad("the CSV is empty: send a header row (" + want + "), then one company per row")
 	}
 	if err != nil {
-		return nil, bad("cannot read the CSV header row: " + err.Error())
+		return list, bad("cannot read the CSV header row: " + err.Error())
 	}
-	di, ni := -1, -1
+	// The columns of each field, in the order of its vocabulary.
+	var nameCols, domainCols []int
+	nameRank, domainRank := map[int]int{}, map[int]int{}
 	for i, col := range head {
-		switch strings.ToLower(strings.TrimSpace(col)) {
-		case "domain":
-			di = i
-		case "name":
-			ni = i
+		k := headerKey(col)
+		switch {
+		case slices.Contains(nameHeaders, k):
+			nameCols, nameRank[i] = append(nameCols, i), slices.Index(nameHeaders, k)
+		case slices.Contains(domainHeaders, k):
+			domainCols, domainRank[i] = append(domainCols, i), slices.Index(domainHeaders, k)
+		default:
+			list.ignored = append(list.ignored, strings.TrimSpace(col))
 		}
 	}
-	if di < 0 && ni < 0 {
-		return nil, bad(fmt.Sprintf("the CSV header row names no domain or name column (it names %q): add a header row with domain and/or name", head))
+	if len(nameCols) == 0 && len(domainCols) == 0 {
+		return list, bad(fmt.Sprintf("the CSV header row names no company name or domain column (it names %q): %s; any case", head, want))
 	}
-	var items []item
-	for line := 1; ; line++ {
+	slices.SortStableFunc(nameCols, func(a, b int) int { return nameRank[a] - nameRank[b] })
+	slices.SortStableFunc(domainCols, func(a, b int) int { return domainRank[a] - domainRank[b] })
+	mapped := make([]string, 0, len(nameCols)+len(domainCols))
+	for _, i := range append(slices.Clone(nameCols), domainCols...) {
+		mapped = append(mapped, strings.TrimSpace(head[i]))
+	}
+	first := func(rec []string, cols []int) string {
+		for _, i := range cols {
+			if i < len(rec) {
+				if v := strings.TrimSpace(rec[i]); v != "" {
+					return v
+				}
+			}
+		}
+		return ""
+	}
+	for row := 0; ; row++ {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
-			return items, nil
+			return list, nil
 		}
 		if err != nil {
-			return nil, bad("cannot read the CSV: "+err.Error(), line)
+			return list, bad("cannot read the CSV: "+err.Error(), row)
 		}
-		var it item
-		if di >= 0 && di < len(rec) {
-			it.Domain = strings.TrimSpace(rec[di])
+		line, _ := r.FieldPos(0)
+		list.total++
+		if list.total > ImportMax {
+			return list, nil
 		}
-		if ni >= 0 && ni < len(rec) {
-			it.Name = strings.TrimSpace(rec[ni])
-		}
+		it := item{Name: first(rec, nameCols), Domain: domainOf(first(rec, domainCols))}
 		if it.Domain == "" && it.Name == "" {
+			list.skipped = append(list.skipped, skippedRow{Index: row, Line: line,
+				Reason: fmt.Sprintf("no company on this row: %s empty; fill in a name or a domain", emptyCells(mapped))})
 			continue
 		}
-		items = append(items, it)
-		if len(items) > ImportMax {
-			return items, nil
-		}
+		list.items = append(list.items, it)
+		list.index = append(list.index, row)
 	}
+}
+
+// emptyCells words the mapped columns a skipped row left empty.
+func emptyCells(cols []string) string {
+	q := make([]string, len(cols))
+	for i, c := range cols {
+		q[i] = strconv.Quote(c)
+	}
+	switch len(q) {
+	case 1:
+		return q[0] + " is"
+	case 2:
+		return q[0] + " and " + q[1] + " are"
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1] + " are all"
+}
+
+// domainOf is the domain a CSV cell gives: a URL's host (https://www.acme.com/jobs: acme.com),
+// else the cell as sent (a bare domain; resolution reads any host form).
+func domainOf(cell string) string {
+	if !strings.Contains(cell, "/") {
+		return cell
+	}
+	if h := normalize.DomainKey(cell); strings.Contains(h, ".") {
+		return h
+	}
+	return cell
 }
 
 // coverageView is a page of coverage requests.

@@ -3,7 +3,9 @@
 // exactly. A page is one primary-key range read of the ledger in ClickHouse (package analytics)
 // bounded by the call's read snapshot: only committed events, at most the snapshot's watermark
 // and, for a plan with a freshness floor, at most the cycle watermark of the floor. Company
-// names come from the same snapshot's read model.
+// names come from the same snapshot's read model. A since ahead of the newest committed event is
+// 422 naming it (api.CursorAhead), never an empty page that echoes it. Without event_type a page
+// leaves reobserved out (DefaultEventTypes).
 //
 // It declares its route (Routes) with its schema next to its response types and registers it on
 // an api.Server; the chain has already authenticated, gated, limited and validated the call and
@@ -45,6 +47,12 @@ const (
 	// MaxCompanyIDs is the most company_id values a call may send.
 	MaxCompanyIDs = 100
 )
+
+// DefaultEventTypes are the events a page serves when the call names no event_type: reobserved
+// (a live req read again, a heartbeat that tells nothing new) is left out, as watches leave it
+// out by default, so mirroring the feed does not spend change units on heartbeats. A call that
+// names it gets it.
+var DefaultEventTypes = []string{analytics.EventOpened, analytics.EventReposted, analytics.EventClosed}
 
 // Snapshots gives the current read snapshot (*snapshot.Service implements it): its watermark
 // and cycle time bound a page; its read model names the companies.
@@ -105,6 +113,9 @@ type Page struct {
 	// api.AccountEventsWindow, newest first, on every page: apart from events so that no filter,
 	// cursor or event shape of the ledger changes; never metered.
 	AccountEvents []payload.AccountEvent `json:"account_events"`
+	// AsOf is the latest committed crawl cycle the page reflects (RFC 3339, UTC): the read
+	// snapshot's, whose watermark bounds the page.
+	AsOf string `json:"as_of"`
 }
 
 // events serves GET /v1/events: one change unit per event returned (an empty page, none).
@@ -120,6 +131,17 @@ func (h *handlers) events(c *api.Call) (int, error) {
 		return 0, e
 	}
 	since, _ := c.Int("since")
+	if uint64(since) > snap.Watermark {
+		// Ahead of this snapshot: refused unless the ledger has committed that far since it was
+		// built (then the page is empty and keeps the cursor until the snapshot catches up).
+		head, _, err := analytics.Watermark(c.Context(), h.d.ClickHouse)
+		if err != nil {
+			return 0, api.Unavailable("The change feed (ClickHouse)", err)
+		}
+		if uint64(since) > head {
+			return 0, api.CursorAhead(uint64(since), head, "query", "since")
+		}
+	}
 	upper := snap.Watermark
 	floor := c.Caller.Plan().FreshnessFloorS
 	if floor > 0 {
@@ -131,7 +153,7 @@ func (h *handlers) events(c *api.Call) (int, error) {
 		}
 	}
 	q := analytics.FeedQuery{After: uint64(since), Upper: upper, Limit: c.Limit(), Span: MaxSpan, CompanyIDs: ids,
-		Types: dedupe(c.Strings("event_type"))}
+		Types: eventTypes(c.Strings("event_type"))}
 	p, err := analytics.ReadFeed(c.Context(), h.d.ClickHouse, q)
 	if err != nil {
 		return 0, api.Unavailable("The change feed (ClickHouse)", err)
@@ -140,7 +162,8 @@ func (h *handlers) events(c *api.Call) (int, error) {
 	if err != nil {
 		return 0, api.Internal(err)
 	}
-	out := Page{Events: make([]Event, 0, len(p.Events)), NextCursor: p.Next, HasMore: p.Next < upper, FreshnessFloorS: floor, AccountEvents: acct}
+	out := Page{Events: make([]Event, 0, len(p.Events)), NextCursor: p.Next, HasMore: p.Next < upper, FreshnessFloorS: floor, AccountEvents: acct,
+		AsOf: snap.AsOf.UTC().Format(time.RFC3339)}
 	for i := range p.Events {
 		out.Events = append(out.Events, newEvent(snap, &p.Events[i]))
 	}
@@ -183,6 +206,22 @@ func companyIDs(vals []string) ([]uint64, []problem.FieldError) {
 		}
 	}
 	return out, errs
+}
+
+// eventTypes are the types a page serves: those named (the chain checked them against
+// analytics.EventTypes), DefaultEventTypes when none is; nil (no type filter, the cheaper
+// unfiltered read) when they are every type.
+func eventTypes(named []string) []string {
+	types := dedupe(named)
+	if len(types) == 0 {
+		types = DefaultEventTypes
+	}
+	for _, t := range analytics.EventTypes {
+		if !slices.Contains(types, t) {
+			return types
+		}
+	}
+	return nil
 }
 
 func dedupe(vals []string) []string {

@@ -1,6 +1,7 @@
 package events_test
 
 import (
+	"fmt"
 	"net/url"
 	"strconv"
 	"testing"
@@ -17,7 +18,7 @@ func TestPagingTheWholeFeedServesEveryCommittedEventOnceInOrder(t *testing.T) {
 	t.Parallel()
 	f := world.Get(t)
 	c := newCaller(t, f.srv, "growth")
-	got, last := c.all(t, 0, 97, nil)
+	got, last := c.all(t, 0, 97, everyType)
 
 	wm := f.snap.Watermark
 	require.Equal(t, wm, last, "the last cursor is the watermark")
@@ -59,7 +60,35 @@ func TestPagingTheWholeFeedServesEveryCommittedEventOnceInOrder(t *testing.T) {
 	require.Equal(t, wm, head.NextCursor)
 	require.False(t, head.HasMore)
 	require.Zero(t, head.FreshnessFloorS)
+	require.Equal(t, f.snap.AsOf.UTC().Format(time.RFC3339), head.AsOf, "the page says which cycle it reflects")
 	c.requireUnits(t)
+}
+
+// A since ahead of the newest event is a cursor no page of this ledger gave: it is 422 naming the
+// head (never a 200 that echoes it back and stalls the consumer), and never metered. The head
+// itself is a cursor like any other.
+func TestACursorAheadOfTheNewestEventIs422NamingIt(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	wm := f.snap.Watermark
+	for _, plan := range []string{"growth", "free"} {
+		c := newCaller(t, f.srv, plan)
+		for _, since := range []uint64{999999999, wm + 1} {
+			r := f.srv.Get(t, "/v1/events", c.key, url.Values{"since": {strconv.FormatUint(since, 10)}})
+			inv := r.Invalid(t)
+			require.Equal(t, []string{"query.since"}, inv.Locs())
+			require.Equal(t, fmt.Sprintf("since %d is ahead of the newest event %d; resume from next_cursor of your last page or 0", since, wm), inv.Detail[0].Msg)
+			require.EqualValues(t, wm, inv.Detail[0].Ctx["le"])
+			require.EqualValues(t, since, inv.Detail[0].Input)
+			require.Equal(t, "less_than_equal", inv.Detail[0].Type)
+		}
+		p := c.page(t, wm, 0, nil)
+		require.Empty(t, p.Events)
+		require.Equal(t, wm, p.NextCursor)
+		calls, changes := c.usage(t)
+		require.Equal(t, 1, calls, "only the page at the head was a call (%s)", plan)
+		require.Zero(t, changes)
+	}
 }
 
 // requireOptional: want "" is served as null, anything else as itself.
@@ -165,7 +194,7 @@ func TestFreePlanIsServedUpToItsFloorOnly(t *testing.T) {
 	t.Parallel()
 	f := world.Get(t)
 	c := newCaller(t, f.srv, "free")
-	got, last := c.all(t, 0, 1000, nil)
+	got, last := c.all(t, 0, 1000, everyType)
 	cutoff := f.snap.AsOf.Add(-24 * time.Hour)
 	// The reference: the ledger's prefix observed at or before the cutoff.
 	var want []uint64
@@ -184,12 +213,12 @@ func TestFreePlanIsServedUpToItsFloorOnly(t *testing.T) {
 		require.NoError(t, err)
 		require.False(t, at.After(cutoff), "event %d is newer than the floor", e.EventSeq)
 	}
-	p := c.page(t, last, 0, nil)
+	p := c.page(t, last, 0, everyType)
 	require.Empty(t, p.Events)
 	require.Equal(t, last, p.NextCursor)
 	require.Equal(t, 24*3600, p.FreshnessFloorS)
 	// A cursor past the floor (e.g. from a paid key) is kept, never moved back.
-	p = c.page(t, f.snap.Watermark, 0, nil)
+	p = c.page(t, f.snap.Watermark, 0, everyType)
 	require.Equal(t, f.snap.Watermark, p.NextCursor)
 	c.requireUnits(t)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/events"
 	"github.com/planehq/hiringsignal/internal/testkit/apitest"
@@ -96,6 +97,10 @@ type (
 	event = events.Event
 	page  = events.Page
 )
+
+// everyType names every event type: the whole feed, reobserved included (without event_type a
+// page leaves reobserved out).
+var everyType = url.Values{"event_type": analytics.EventTypes}
 
 // caller is a fresh account on a server that counts the events it was served, to check the
 // change units metered to it.

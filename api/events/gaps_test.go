@@ -97,7 +97,7 @@ func TestEventsAfterAGapSayWhenTheyMayHaveHappenedAndClosesSayWhy(t *testing.T) 
 				require.Equal(t, from, e.AfterGap.From)
 				require.Equal(t, to, e.AfterGap.To)
 			}
-			before := c.page(t, 0, 8, nil)
+			before := c.page(t, 0, 8, everyType) // the 8 events of the cycles before the gap
 			for _, e := range before.Events {
 				require.Nil(t, e.AfterGap, "an event of an ordinary cycle")
 				require.Empty(t, e.CloseReason)

@@ -3,6 +3,7 @@ package events_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"testing"
 	"time"
 
@@ -88,11 +89,11 @@ func TestFreePlanSeesAnEventOnceOldEnoughWithoutSkipping(t *testing.T) {
 	free := newCaller(t, srv, "free")
 	paid := newCaller(t, srv, "growth")
 
-	p := free.page(t, 0, 0, nil)
+	p := free.page(t, 0, 0, everyType)
 	require.Empty(t, p.Events, "nothing is 24 h old yet")
 	require.Zero(t, p.NextCursor, "the cursor waits before the first event")
 	require.False(t, p.HasMore)
-	all, _ := paid.all(t, 0, 0, nil)
+	all, _ := paid.all(t, 0, 0, everyType)
 	require.Len(t, all, 40)
 
 	// Three more cycles: the latest is t0+30h, so the cycles of t0 and t0+3h and t0+6h are old enough.
@@ -100,7 +101,7 @@ func TestFreePlanSeesAnEventOnceOldEnoughWithoutSkipping(t *testing.T) {
 		l.commit(t, 5, "later")
 	}
 	l.refresh(t)
-	got, cursor := free.all(t, 0, 4, nil)
+	got, cursor := free.all(t, 0, 4, everyType)
 	require.Equal(t, []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, seqsOf(got))
 	require.Equal(t, uint64(15), cursor)
 	for _, e := range got {
@@ -113,7 +114,7 @@ func TestFreePlanSeesAnEventOnceOldEnoughWithoutSkipping(t *testing.T) {
 		l.commit(t, 5, "later")
 	}
 	l.refresh(t)
-	more, cursor := free.all(t, cursor, 7, nil)
+	more, cursor := free.all(t, cursor, 7, everyType)
 	require.Equal(t, uint64(16), more[0].EventSeq)
 	require.Equal(t, uint64(55), cursor, "events of cycles up to t0+30h")
 	require.Len(t, more, 40)
@@ -133,22 +134,75 @@ func TestUncommittedRowsAreNeverServedAndARerunReplacesThem(t *testing.T) {
 	l.snaps = snaps
 	c := newCaller(t, srv, "growth")
 
-	got, cursor := c.all(t, 0, 4, nil)
+	got, cursor := c.all(t, 0, 4, everyType)
 	require.Equal(t, []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, seqsOf(got))
 	require.Equal(t, uint64(10), cursor)
-	p := c.page(t, 10, 0, nil)
+	p := c.page(t, 10, 0, everyType)
 	require.Empty(t, p.Events, "rows above the watermark are not served")
-	p = c.page(t, 12, 0, nil)
-	require.Empty(t, p.Events, "not even after a cursor inside them")
+	// Not even after a cursor inside them: the head is the committed watermark, so such a cursor
+	// is ahead of it.
+	inv := srv.Get(t, "/v1/events", c.key, url.Values{"since": {"12"}}).Invalid(t)
+	require.Equal(t, []string{"query.since"}, inv.Locs())
+	require.Contains(t, inv.Detail[0].Msg, "ahead of the newest event 10")
 
 	// The rerun writes 11..14 again (a higher version) and commits; 15 and 16 stay uncommitted.
 	l.commit(t, 4, "rerun")
+	// Committed but not yet in the read snapshot: a cursor there is not ahead of the head, so the
+	// page is empty and keeps it until the snapshot catches up.
+	p = c.page(t, 12, 0, everyType)
+	require.Empty(t, p.Events)
+	require.Equal(t, uint64(12), p.NextCursor)
 	l.refresh(t)
-	got, cursor = c.all(t, 10, 0, nil)
+	got, cursor = c.all(t, 10, 0, everyType)
 	require.Equal(t, []uint64{11, 12, 13, 14}, seqsOf(got))
 	require.Equal(t, uint64(14), cursor)
 	for _, e := range got {
 		require.Equal(t, fmt.Sprintf("rerun %d", e.EventSeq), e.RawTitle, "the rerun's version replaces the crashed one")
 	}
 	c.requireUnits(t)
+}
+
+// Without event_type the feed leaves reobserved out (a heartbeat: the req is still live), so a
+// consumer mirroring the feed is billed change units for the changes only; a call that names
+// reobserved gets it, alone or with the others, and naming every type serves the whole ledger.
+// Each page meters exactly the events it served.
+func TestReobservedIsServedOnlyToACallThatNamesIt(t *testing.T) {
+	t.Parallel()
+	l := newLedger(t)
+	for range 3 {
+		l.commit(t, 8, "Engineer") // synth: every fourth event (seq%4 == 1) is reobserved
+	}
+	srv, snaps := startServer(t, l.ch)
+	l.snaps = snaps
+	seqs := func(keep func(typ string) bool) []uint64 {
+		var out []uint64
+		for s := uint64(1); s <= 24; s++ {
+			if keep(analytics.EventTypes[s%4]) {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	require.Equal(t, analytics.EventReobserved, analytics.EventTypes[1])
+
+	mirror := newCaller(t, srv, "growth")
+	got, cursor := mirror.all(t, 0, 5, nil)
+	require.Equal(t, seqs(func(typ string) bool { return typ != analytics.EventReobserved }), seqsOf(got))
+	require.Equal(t, uint64(24), cursor, "the cursor reaches the head over the reobserved events")
+	for _, e := range got {
+		require.NotEqual(t, analytics.EventReobserved, e.EventType)
+	}
+	mirror.requireUnits(t)
+	_, changes := mirror.usage(t)
+	require.Equal(t, 18, changes, "no change unit for a heartbeat")
+
+	heartbeats := newCaller(t, srv, "growth")
+	got, _ = heartbeats.all(t, 0, 5, url.Values{"event_type": {analytics.EventReobserved}})
+	require.Equal(t, seqs(func(typ string) bool { return typ == analytics.EventReobserved }), seqsOf(got))
+	got, _ = heartbeats.all(t, 0, 5, url.Values{"event_type": {analytics.EventOpened, analytics.EventReobserved}})
+	require.Equal(t, seqs(func(typ string) bool { return typ == analytics.EventOpened || typ == analytics.EventReobserved }), seqsOf(got))
+	got, cursor = heartbeats.all(t, 0, 5, everyType)
+	require.Equal(t, seqs(func(string) bool { return true }), seqsOf(got))
+	require.Equal(t, uint64(24), cursor)
+	heartbeats.requireUnits(t)
 }

@@ -11,8 +11,10 @@ import (
 var cursorDoc = fmt.Sprintf("Events are served in ascending event_seq; event_seq has no gaps, so a consumer that stores "+
 	"next_cursor and sends it as since never misses or repeats an event. Only events of committed crawl cycles are served, up to the "+
 	"read snapshot's watermark. next_cursor is the event_seq of the page's last event when the page is full (limit events), "+
-	"otherwise the end of the span the page examined: without a filter the next limit positions, with company_id or event_type at "+
-	"most %d positions past since, so a filtered page may be empty yet advance (keep paging while has_more is true). "+
+	"otherwise the end of the span the page examined: the next limit positions when every event type is asked for (event_type naming all four) "+
+	"without company_id, otherwise at most %d positions past since, so a page may be empty yet advance (keep paging while has_more is true). "+
+	"Without event_type a page serves opened, reposted and closed events: reobserved (a live req read again, a heartbeat that says the posting "+
+	"is still live and nothing new) is served, and billed, only to a call that names it in event_type. "+
 	"It is never below since, and the same since (with the same filters and plan) replays the same page. "+
 	"With a freshness floor (Free: 24 h, freshness_floor_s) the page ends before the first event of any cycle observed less than the "+
 	"floor before the latest committed cycle: the cursor stops there and the event is served once its cycle is old enough, never skipped. "+
@@ -37,13 +39,15 @@ func Routes(d Deps) []*api.Route {
 		Meter:   api.MeterChange, Scope: api.ScopeRead, Gate: "/v1/events",
 		Params: []api.Param{
 			{Name: "since", In: "query", Type: "integer", Min: new(int64(0)), Default: int64(0),
-				Description: "cursor: the previous page's next_cursor; events with event_seq greater than it. Omit (0) for the start of the ledger."},
+				Description: "cursor: the previous page's next_cursor; events with event_seq greater than it. Omit (0) for the start of the ledger. " +
+					"A since ahead of the newest event is 422 naming it (never an empty page that echoes the cursor): resume from the next_cursor of your last page, or 0."},
 			{Name: "limit", In: "query", Type: "integer", Min: new(int64(1)), Max: new(int64(PageMax)), Default: int64(DefaultLimit),
 				Description: fmt.Sprintf("events per page, 1..%d (default %d); out of range is 422, never truncated.", PageMax, DefaultLimit)},
 			{Name: "company_id", In: "query", Type: "integer", Repeatable: true, MaxItems: MaxCompanyIDs,
 				Description: fmt.Sprintf("only events of these companies (repeat to OR, at most %d values); a filtered page examines at most %d positions past since.", MaxCompanyIDs, MaxSpan)},
 			{Name: "event_type", In: "query", Type: "string", Repeatable: true, Enum: analytics.EventTypes,
-				Description: fmt.Sprintf("only events of these types (repeat to OR); a filtered page examines at most %d positions past since.", MaxSpan)},
+				Description: fmt.Sprintf("only events of these types (repeat to OR). Absent: opened, reposted and closed; reobserved is served only when named "+
+					"(event_type=reobserved, with the others to mirror every event). A page short of every type examines at most %d positions past since.", MaxSpan)},
 		},
 		Statuses: []int{200}, Response: pageSchema(), Handler: h.events,
 	}}
@@ -89,6 +93,8 @@ func pageSchema() map[string]any {
 			"description": "send as since for the next page; replays exactly"},
 		"has_more": map[string]any{"type": "boolean",
 			"description": "true when events after next_cursor are already servable to this caller: page again now; false: caught up until the next crawl cycle commits"},
+		"as_of": map[string]any{"type": "string", "format": "date-time",
+			"description": "the latest committed crawl cycle this page reflects (RFC 3339, UTC): no event of a later cycle is served yet"},
 		"freshness_floor_s": map[string]any{"type": "integer", "minimum": 0,
 			"description": "the plan's freshness floor in seconds (0: none): events of cycles newer than it are not served yet"},
 		"account_events": map[string]any{"type": "array", "items": api.AccountEventSchema(), "maxItems": api.MaxAccountEvents,

@@ -31,6 +31,7 @@ type intentJSON struct {
 	NegativeCount int        `json:"negative_count"`
 	ModelLabels   int        `json:"model_labels"`
 	MotionAsOf    *time.Time `json:"motion_as_of"`
+	AsOf          time.Time  `json:"as_of"` // the latest committed crawl cycle of the read snapshot the pulse comes from
 }
 
 func (h *handlers) intent(c *api.Call) (int, error) {
@@ -46,7 +47,8 @@ func (h *handlers) intent(c *api.Call) (int, error) {
 		return 0, err
 	}
 	out := intentJSON{CompanyID: id, Coverage: coverage, MinCoverage: math.Round(intent.MinCoverage*1000) / 1000,
-		LabelCount: counts.Labels, PositiveCount: counts.Positive, NegativeCount: counts.Negative, MotionAsOf: pulse.MotionAsOf}
+		LabelCount: counts.Labels, PositiveCount: counts.Positive, NegativeCount: counts.Negative, MotionAsOf: pulse.MotionAsOf,
+		AsOf: s.Model.AsOf}
 	m, err := h.fitted(c.Context(), s, c.Now())
 	if err != nil && !errors.Is(err, intent.ErrTooFewLabels) {
 		return 0, err

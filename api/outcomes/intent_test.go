@@ -12,15 +12,16 @@ import (
 )
 
 type intentAnswer struct {
-	CompanyID     int64    `json:"company_id"`
-	Score         *float64 `json:"score"`
-	ScoreStatus   string   `json:"score_status"`
-	Coverage      float64  `json:"coverage"`
-	MinCoverage   float64  `json:"min_coverage"`
-	LabelCount    int      `json:"label_count"`
-	PositiveCount int      `json:"positive_count"`
-	NegativeCount int      `json:"negative_count"`
-	ModelLabels   int      `json:"model_labels"`
+	CompanyID     int64     `json:"company_id"`
+	Score         *float64  `json:"score"`
+	ScoreStatus   string    `json:"score_status"`
+	Coverage      float64   `json:"coverage"`
+	MinCoverage   float64   `json:"min_coverage"`
+	LabelCount    int       `json:"label_count"`
+	PositiveCount int       `json:"positive_count"`
+	NegativeCount int       `json:"negative_count"`
+	ModelLabels   int       `json:"model_labels"`
+	AsOf          time.Time `json:"as_of"`
 }
 
 func (h *harness) intent(t *testing.T, key string, company uint64) intentAnswer {
@@ -50,6 +51,7 @@ func TestIntentIsGatedByCoverageAndLabels(t *testing.T) {
 	require.Equal(t, "insufficient_coverage", none.ScoreStatus)
 	require.Zero(t, none.Coverage)
 	require.InDelta(t, intent.MinCoverage, none.MinCoverage, 0.001)
+	require.True(t, f.snaps.Current().AsOf.Equal(none.AsOf), "as_of is the snapshot's latest committed cycle: %s", none.AsOf)
 
 	early := h.intent(t, a.Key, co)
 	require.Nil(t, early.Score)

@@ -113,6 +113,7 @@ func intentSchema() map[string]any {
 		"negative_count": api.Type("integer"),
 		"model_labels":   map[string]any{"type": "integer", "description": "the labels (all customers, training window, scorable companies) the model in use was fitted on; 0 when none is"},
 		"motion_as_of":   map[string]any{"type": []any{"string", "null"}, "format": "date-time", "description": "the latest crawl of the company the pulse comes from; null with no ATS or board signal"},
+		"as_of":          map[string]any{"type": "string", "format": "date-time", "description": "the latest committed crawl cycle this answer reflects (the pulse is as of it)"},
 	})
 }
 

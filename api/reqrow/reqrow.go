@@ -138,8 +138,16 @@ func leftCensored() map[string]any {
 	return s
 }
 
+// URLSchema is the url of a served req: the link to the real posting.
+func URLSchema() map[string]any {
+	s := api.Nullable(api.Type("string"))
+	s["description"] = "link to the real posting, as the board of the req's latest observation published it; null when the source gave none " +
+		"(or, on a company read, for a req closed longer than the search index keeps)"
+	return s
+}
+
 func postedAt() map[string]any {
 	s := api.Nullable(api.DateTime())
-	s["description"] = "the employer's own posting date as its source states it (Personio createdAt, JSON-LD datePosted, Greenhouse first_published, ...); null when the source gives none. Informational: first_seen stays the crawl's first sighting"
+	s["description"] = "the employer's own posting date as its source states it (Personio createdAt, JSON-LD datePosted, Greenhouse first_published, ...); kept from the first observation that carried one (a later observation without a date, or a repost's later date, does not replace it); null when no source gave one. Informational: first_seen stays the crawl's first sighting"
 	return s
 }

@@ -2,6 +2,7 @@ package search
 
 import (
 	"strings"
+	"time"
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/internal/problem"
@@ -30,7 +31,8 @@ func weekSchema() map[string]any {
 func roleDemandSchema() map[string]any {
 	return api.Object(map[string]any{"role": api.Type("string"), "functions": api.ArrayOf("string"), "function_name": api.Nullable(api.Type("string")),
 		"geo": api.Nullable(api.Type("string")), "country_code": api.Nullable(api.Type("string")),
-		"series": map[string]any{"type": "array", "items": weekSchema(), "description": "weekly buckets (Monday 00:00 UTC), oldest first, zero-filled"}})
+		"series": map[string]any{"type": "array", "items": weekSchema(), "description": "weekly buckets (Monday 00:00 UTC), oldest first, zero-filled"},
+		"as_of":  map[string]any{"type": "string", "format": "date-time", "description": "the latest committed crawl cycle the series reflects (its last week ends there)"}})
 }
 
 // roleDemand serves GET /v1/markets/role-demand: the market-wide weekly series of reqs opened,
@@ -63,7 +65,9 @@ func (h *handlers) roleDemand(c *api.Call, snap *snapshot.Snapshot) (int, error)
 		Geo          *string   `json:"geo"`
 		CountryCode  *string   `json:"country_code"`
 		Series       []weekRow `json:"series"`
-	}{Role: strings.TrimSpace(role), Functions: ids, FunctionName: functionName(ids[0]), Series: make([]weekRow, 0, len(weeks))}
+		AsOf         string    `json:"as_of"`
+	}{Role: strings.TrimSpace(role), Functions: ids, FunctionName: functionName(ids[0]), Series: make([]weekRow, 0, len(weeks)),
+		AsOf: x.CycleTime.UTC().Format(time.RFC3339)}
 	if len(countries) == 1 {
 		out.Geo, out.CountryCode = &countries[0], countryCode(countries[0])
 	}

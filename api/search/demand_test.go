@@ -14,6 +14,7 @@ import (
 
 // demandSeries is a markets/role-demand answer.
 type demandSeries struct {
+	AsOf   time.Time `json:"as_of"`
 	Series []struct {
 		BucketStart time.Time `json:"bucket_start"`
 		Opened      uint64    `json:"opened"`
@@ -41,6 +42,7 @@ func TestRoleDemandSumsTheLedgersOpenings(t *testing.T) {
 	f := func(q url.Values, want uint64) {
 		t.Helper()
 		s := apitest.GetJSON[demandSeries](t, fx.srv, "/v1/markets/role-demand", key, q, 200)
+		require.True(t, fx.x.CycleTime.Equal(s.AsOf), "as_of is the index's latest committed cycle: %s", s.AsOf)
 		var n uint64
 		for i, b := range s.Series {
 			require.Equal(t, time.Monday, b.BucketStart.Weekday())

@@ -107,7 +107,6 @@ func sortName(s string) string {
 type roleRow struct {
 	jobRow
 	Boards       []string `json:"boards"`
-	URL          *string  `json:"url"`
 	CompanyName  *string  `json:"company_name"`
 	RepostCount  uint32   `json:"repost_count"`
 	SalaryMinUSD *float64 `json:"salary_min_usd"`
@@ -118,7 +117,6 @@ type roleRow struct {
 func roleSchema() map[string]any {
 	p := jobRowProps()
 	p["boards"] = api.ArrayOf("string")
-	p["url"] = api.Nullable(api.Type("string"))
 	p["company_name"] = api.Nullable(api.Type("string"))
 	p["repost_count"] = api.Type("integer")
 	rp := reqrow.Props()
@@ -173,7 +171,7 @@ func (h *handlers) jobsRole(c *api.Call, snap *snapshot.Snapshot) (int, error) {
 		}
 		return 0, &api.Error{Status: 404, Detail: roleMissing{Reason: roleNotFound, Message: msg, freshness: freshnessOf(c, x)}}
 	}
-	row := roleRow{jobRow: newJobRow(x, r, nil), Boards: r.Boards, URL: nullable.String(r.URL), CompanyName: nullable.String(x.CompanyOf(r).Name),
+	row := roleRow{jobRow: newJobRow(x, r, nil), Boards: r.Boards, CompanyName: nullable.String(x.CompanyOf(r).Name),
 		RepostCount: r.RepostCount, freshness: freshnessOf(c, x)}
 	row.SalaryMinUSD, row.SalaryMaxUSD = r.DeclaredSalary()
 	if r.Function != "" {

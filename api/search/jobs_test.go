@@ -56,15 +56,25 @@ func TestJobsSearchDefaultOrderCoversEveryLiveReqOnce(t *testing.T) {
 	c := newCaller(t, f.srv, "growth")
 	rows := pageJobs(t, c, url.Values{}, 97)
 	require.Len(t, keysOf(t, rows), len(f.live))
+	withURL := 0
 	for i, r := range rows {
 		require.Nil(t, r.Relevance)
 		require.NotEmpty(t, r.RawTitle)
 		require.NotEmpty(t, r.Board)
+		// Every row links the real posting its latest observation carried.
+		if want := f.live[r.ReqKey].URL; want != "" {
+			require.NotNil(t, r.URL, "req %s", r.ReqKey)
+			require.Equal(t, want, *r.URL)
+			withURL++
+		} else {
+			require.Nil(t, r.URL)
+		}
 		if i > 0 {
 			a := rows[i-1]
 			require.True(t, a.CompanyID < r.CompanyID || a.CompanyID == r.CompanyID && a.ReqKey < r.ReqKey, "company_id, then req_key")
 		}
 	}
+	require.Positive(t, withURL)
 	c.requireUnits(t)
 }
 

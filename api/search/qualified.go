@@ -194,6 +194,9 @@ func (h *handlers) reqsQualified(c *api.Call, snap *snapshot.Snapshot) (int, err
 	if len(errs) > 0 {
 		return 0, api.Invalid(errs...)
 	}
+	if q.After > x.Watermark {
+		return 0, api.CursorAhead(q.After, x.Watermark, "body", "cursor")
+	}
 	q.Filter.FreshBefore = freshBefore(c, x)
 	page := x.Qualified(q)
 	inc := includesOf(b.Include)

@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -85,6 +86,24 @@ func TestQualifiedRejectsBadInput(t *testing.T) {
 	f(`{"limit":0}`, "body.limit")
 	f(`{"limit":101}`, "body.limit")
 	f(`{"colour":"blue"}`, "body.colour")
+}
+
+// A cursor ahead of the newest event is no cursor this ledger gave: 422 naming the head, never a
+// 200 with no rows that echoes it back (the consumer would stall on it). The head is a cursor.
+func TestQualifiedCursorAheadOfTheNewestEventIs422(t *testing.T) {
+	t.Parallel()
+	fx := world.Get(t)
+	key := fx.srv.Account(t, "starter").Key
+	for _, cursor := range []uint64{999999999, fx.wm + 1} {
+		r := fx.srv.Post(t, "/v1/reqs/qualified", key, fmt.Sprintf(`{"cursor":%d}`, cursor))
+		inv := r.Invalid(t)
+		require.Equal(t, []string{"body.cursor"}, inv.Locs())
+		require.Equal(t, fmt.Sprintf("cursor %d is ahead of the newest event %d; resume from next_cursor of your last page or 0", cursor, fx.wm), inv.Detail[0].Msg)
+		require.EqualValues(t, fx.wm, inv.Detail[0].Ctx["le"])
+	}
+	p := apitest.PostJSON[qualifiedPage](t, fx.srv, "/v1/reqs/qualified", key, qualifiedQuery{Cursor: fx.wm, Limit: 10}, 200)
+	require.Empty(t, p.Rows)
+	require.Equal(t, fx.wm, p.NextCursor)
 }
 
 // Vocabulary errors come alone, before any other check.

@@ -14,6 +14,13 @@ import (
 var (
 	qBound        = fmt.Sprintf("at most %d words and %d characters (422 beyond, never cut)", criteria.MaxQWords, criteria.MaxQLength)
 	repeatedBound = fmt.Sprintf("at most %d values of at most %d characters (422 beyond)", criteria.MaxCriterionValues, criteria.MaxValueLength)
+	// The two defaults of exclude_agencies are the spec's (4.3): a search for companies hiring
+	// keeps every company unless asked; an ICP list (reqs/qualified, and watches on criteria)
+	// leaves intermediaries out unless asked. Each description names the other default.
+	excludeAgenciesSearch = "default false: true drops companies positively classified as staffing agency, subcontractor network, aggregator or job board " +
+		"(unclassified companies are kept). Not the default of reqs/qualified and of watches on criteria, which is true: send it explicitly to get the same rows everywhere"
+	excludeAgenciesQualified = "default true: drops staffing agencies, subcontractor networks, aggregators and job boards (unclassified companies are kept). " +
+		"Not the default of reqs/search and jobs/search, which is false: send it explicitly to get the same rows everywhere"
 )
 
 // Routes are the five search routes with their handlers over deps (spec 4.3).
@@ -25,7 +32,7 @@ func Routes(deps Deps) []*api.Route {
 	// filters are the company and req filters reqs/search and jobs/search share.
 	filters := []api.Param{
 		{Name: "source_type", In: "query", Type: "string", Enum: []string{"ats_tenant", "board"}},
-		{Name: "exclude_agencies", In: "query", Type: "boolean", Default: false},
+		{Name: "exclude_agencies", In: "query", Type: "boolean", Default: false, Description: excludeAgenciesSearch},
 		{Name: "industry", In: "query", Type: "string", Repeatable: true, Description: repeatedBound},
 		{Name: "industry_terms", In: "query", Type: "string", Repeatable: true, Description: repeatedBound},
 		{Name: "headcount_band", In: "query", Type: "string", Repeatable: true, Enum: normalize.HeadcountBands(), Description: repeatedBound},
@@ -53,11 +60,11 @@ func Routes(deps Deps) []*api.Route {
 				{Name: "criteria", Type: "object", Description: criteria.Doc(criteria.Qualified), Schema: criteria.Schema(criteria.Qualified)},
 				{Name: "salary_min_usd", Type: "number", Description: "yearly USD, >= 0; alone a half-open band; with salary_max_usd it brackets one figure per row (declared midpoint, else the inferred median of the function and country from at least 5 declared salaries); a req with no figure matches no band; min > max is 422"},
 				{Name: "salary_max_usd", Type: "number", Description: "yearly USD, >= 0 (see salary_min_usd)"},
-				{Name: "exclude_agencies", Type: "boolean", Description: "default true: drops staffing agencies, subcontractor networks, aggregators and job boards"},
+				{Name: "exclude_agencies", Type: "boolean", Description: excludeAgenciesQualified},
 				{Name: "live_only", Type: "boolean", Description: "default true; false adds reqs closed in the last 30 days"},
 				{Name: "include_pulse", Type: "boolean", Description: "default false; adds companies: the pulse of every company on the page keyed by company_id (not billed)"},
 				{Name: "include", Type: "array", Items: "string", Enum: []string{includeMomentum}, MaxItems: 1, Description: "heavy parts to add: [\"momentum\"] gives each pulse of companies its full weekly history (without it pulse.momentum is null)"},
-				{Name: "cursor", Type: "integer", Description: "the previous next_cursor (>= 0): only reqs that opened in the ledger after it"},
+				{Name: "cursor", Type: "integer", Description: "the previous next_cursor (>= 0): only reqs that opened in the ledger after it. A cursor ahead of the newest event is 422 naming it, never an empty page that echoes it: resume from the next_cursor of your last page, or 0"},
 				{Name: "limit", Type: "integer", Description: "rows per page, 1..100 (demo key 1..5), default 20; out of range is 422"}}},
 			Statuses: []int{200}, Response: qualifiedSchema(), Handler: h.gated(h.reqsQualified)},
 		{Name: "jobs.search", Method: "GET", Path: "/v1/jobs/search", Summary: "Flat role search, one row per logical req", Tag: "search",

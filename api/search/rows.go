@@ -22,7 +22,7 @@ type reqRow struct {
 func reqSchema() map[string]any {
 	p := reqrow.Props()
 	p["board"] = api.Type("string")
-	p["url"] = api.Nullable(api.Type("string"))
+	p["url"] = reqrow.URLSchema()
 	return api.Object(p)
 }
 
@@ -64,6 +64,7 @@ func newReqRow(x *searchindex.Index, r *searchindex.Req) reqRow {
 // jobRow is one jobs/search row (one logical req); jobs/role adds the full boards list.
 type jobRow struct {
 	Board        string         `json:"board"`
+	URL          *string        `json:"url"`
 	CompanyID    uint64         `json:"company_id"`
 	ReqKey       string         `json:"req_key"`
 	RawTitle     string         `json:"raw_title"`
@@ -84,7 +85,7 @@ type jobRow struct {
 func jobRowProps() map[string]any {
 	reqProps := reqrow.Props()
 	return map[string]any{
-		"board": api.Type("string"), "company_id": api.Type("integer"), "req_key": api.Type("string"), "raw_title": api.Type("string"), "title": api.Nullable(api.Type("string")),
+		"board": api.Type("string"), "url": reqrow.URLSchema(), "company_id": api.Type("integer"), "req_key": api.Type("string"), "raw_title": api.Type("string"), "title": api.Nullable(api.Type("string")),
 		"first_seen": api.DateTime(), "function": api.Nullable(api.Type("string")), "function_name": api.Nullable(api.Type("string")), "country": api.Nullable(api.Type("string")),
 		"country_code": api.Nullable(api.Type("string")), "source_type": api.Enum("ats_tenant", "board"), "relevance": api.Nullable(api.Type("number")),
 		"salary": reqrow.SalarySchema(), "left_censored": reqProps["left_censored"], "posted_at": reqProps["posted_at"],
@@ -93,7 +94,7 @@ func jobRowProps() map[string]any {
 
 func newJobRow(x *searchindex.Index, r *searchindex.Req, rel *float64) jobRow {
 	return jobRow{
-		Board: r.Board, CompanyID: r.CompanyID, ReqKey: r.Key, RawTitle: r.Title.Raw, Title: nullable.String(r.Title.Clean),
+		Board: r.Board, URL: nullable.String(r.URL), CompanyID: r.CompanyID, ReqKey: r.Key, RawTitle: r.Title.Raw, Title: nullable.String(r.Title.Clean),
 		FirstSeen: ts(r.FirstSeen), Function: nullable.String(r.Function), FunctionName: functionName(r.Function),
 		Country: nullable.String(r.Country), CountryCode: countryCode(r.Country), SourceType: r.SourceType, Relevance: rel,
 		Salary: salaryOf(x, r), LeftCensored: x.LeftCensored(r), PostedAt: r.PostedAtTime(),

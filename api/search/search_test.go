@@ -48,6 +48,7 @@ type row struct {
 	Boards       []string `json:"boards"`
 	FirstSeen    string   `json:"first_seen"`
 	Relevance    *float64 `json:"relevance"`
+	URL          *string  `json:"url"`
 }
 
 // requireNamed checks the derived names of a served req: function_name is the function's name
