@@ -40,7 +40,7 @@ func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
 		phases = append(phases, name+"="+time.Since(mark).Round(time.Millisecond).String())
 		mark = time.Now()
 	}
-	wm, at, err := analytics.Watermark(ctx, ch)
+	wm, at, err := analytics.ReadWatermark(ctx, ch)
 	if err != nil {
 		return nil, err
 	}

@@ -103,7 +103,7 @@ func (s *Service) Nudge() {
 func (s *Service) Refresh(ctx context.Context, force bool) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	wm, at, err := analytics.Watermark(ctx, s.cfg.ClickHouse)
+	wm, at, err := analytics.ReadWatermark(ctx, s.cfg.ClickHouse)
 	if err != nil {
 		return false, err
 	}
