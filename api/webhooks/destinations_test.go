@@ -3,6 +3,7 @@ package webhooks_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -346,7 +347,7 @@ func parseMail(t *testing.T, raw string) parsed {
 	mr := multipart.NewReader(m.Body, params["boundary"])
 	for {
 		part, err := mr.NextPart() // decodes quoted-printable
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		require.NoError(t, err)

@@ -471,7 +471,7 @@ func (r *DiscoveryRunner) RunOne(ctx context.Context, tick int) (ran bool, err e
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return true, nil // shutting down: the lease lapses and another worker runs it
+			return true, nil //nolint:nilerr // shutting down: the lease lapses and another worker runs it
 		}
 		wait := min(retryMax, retryFirst<<min(max(d.Attempts-1, 0), 10))
 		r.log().Warn("discovery failed; will retry", "domain", d.Domain, "attempt", d.Attempts, "retry_in", wait, "err", err)
