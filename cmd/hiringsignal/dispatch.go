@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/VictoriaMetrics/metrics"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/internal/lifecycle"
@@ -52,7 +53,15 @@ func addDispatcher(ctx context.Context, g *lifecycle.Group, log *slog.Logger, f 
 		pool.Close()
 		return err
 	}
-	g.Add("webhook dispatcher", &lifecycle.Loop{Run: func(ctx context.Context) {
+	g.Add("webhook dispatcher", startedWhenReady(log, "the webhook dispatcher", pool, ready, d.Start, d.Stop))
+	return nil
+}
+
+// startedWhenReady is a loop that waits until ready says the migrations are applied, starts a
+// part with start, and stops it with stop when the group stops, closing pool last; name says
+// which part in its logs.
+func startedWhenReady(log *slog.Logger, name string, pool *pgxpool.Pool, ready func() bool, start, stop func(context.Context) error) *lifecycle.Loop {
+	return &lifecycle.Loop{Run: func(ctx context.Context) {
 		defer pool.Close()
 		for !ready() {
 			select {
@@ -61,18 +70,17 @@ func addDispatcher(ctx context.Context, g *lifecycle.Group, log *slog.Logger, f 
 			case <-time.After(200 * time.Millisecond):
 			}
 		}
-		if err := d.Start(ctx); err != nil {
-			log.Error("cannot start the webhook dispatcher", "err", err)
+		if err := start(ctx); err != nil {
+			log.Error("cannot start "+name, "err", err)
 			return
 		}
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 		defer cancel()
-		if err := d.Stop(sctx); err != nil {
-			log.Error("cannot stop the webhook dispatcher", "err", err)
+		if err := stop(sctx); err != nil {
+			log.Error("cannot stop "+name, "err", err)
 		}
-	}})
-	return nil
+	}}
 }
 
 // mail is the email digest's configuration from the flags, nil without --smtp-addr.
@@ -113,25 +121,6 @@ func addDigest(ctx context.Context, g *lifecycle.Group, log *slog.Logger, f *sto
 		pool.Close()
 		return err
 	}
-	g.Add("email digest", &lifecycle.Loop{Run: func(ctx context.Context) {
-		defer pool.Close()
-		for !ready() {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(200 * time.Millisecond):
-			}
-		}
-		if err := d.Start(ctx); err != nil {
-			log.Error("cannot start the email digest", "err", err)
-			return
-		}
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-		defer cancel()
-		if err := d.Stop(sctx); err != nil {
-			log.Error("cannot stop the email digest", "err", err)
-		}
-	}})
+	g.Add("email digest", startedWhenReady(log, "the email digest", pool, ready, d.Start, d.Stop))
 	return nil
 }
