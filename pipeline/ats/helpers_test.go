@@ -83,14 +83,14 @@ func checkPage(t testing.TB, page Page) {
 
 func TestRegistry(t *testing.T) {
 	t.Parallel()
-	want := []string{"aggregator", "ashby", "greenhouse", "jsonld", "lever", "personio", "recruitee", "smartrecruiters", "workable"}
+	want := []string{"aggregator", "ashby", "greenhouse", "icims", "jazzhr", "jobvite", "jsonld", "lever", "personio", "recruitee", "rippling", "smartrecruiters", "workable", "workday"}
 	require.Equal(t, want, Vendors())
 	for _, v := range want {
 		a, ok := For(v)
 		require.True(t, ok)
 		require.Equal(t, v, a.Vendor())
 	}
-	_, ok := For("workday")
+	_, ok := For("taleo")
 	require.False(t, ok)
 }
 
