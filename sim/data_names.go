@@ -63,22 +63,54 @@ const (
 	vSmartRecruiters
 	vRecruitee
 	vPersonio
+	vWorkday
+	vICIMS
+	vJobvite
+	vJazzHR
+	vRippling
 	vJSONLD
 	vAggregator
 	numVendors
 )
 
-var vendorNames = [numVendors]string{"", "greenhouse", "lever", "ashby", "workable", "smartrecruiters", "recruitee", "personio", "jsonld", "aggregator"}
+var vendorNames = [numVendors]string{"", "greenhouse", "lever", "ashby", "workable", "smartrecruiters", "recruitee", "personio",
+	"workday", "icims", "jobvite", "jazzhr", "rippling",
+	"jsonld", "aggregator"}
 
-// atsVendorWeights per region (index vGreenhouse..vPersonio).
+// atsVendorWeights per region (index vGreenhouse..vRippling, the ATS vendors in constant
+// order). The older vendors keep most tenants; Workday, iCIMS and Jobvite are enterprise ATSs
+// heaviest in North America, JazzHR a small-business one there, Rippling North American too.
 var atsVendorWeights = [numRegions][]float64{
-	regNA:    {0.30, 0.20, 0.16, 0.12, 0.14, 0.04, 0.04},
-	regLatam: {0.18, 0.16, 0.08, 0.20, 0.22, 0.08, 0.08},
-	regUKI:   {0.22, 0.16, 0.14, 0.16, 0.12, 0.12, 0.08},
-	regDACH:  {0.12, 0.08, 0.08, 0.10, 0.14, 0.14, 0.34},
-	regEU:    {0.14, 0.10, 0.10, 0.16, 0.14, 0.22, 0.14},
-	regAPAC:  {0.22, 0.16, 0.12, 0.16, 0.22, 0.06, 0.06},
-	regMEA:   {0.16, 0.12, 0.08, 0.24, 0.24, 0.08, 0.08},
+	//        gh    lever ashby wkbl  smartr recrt pers  wday  icims jbvt  jazz  rippl
+	regNA:    {0.30, 0.20, 0.16, 0.12, 0.14, 0.04, 0.04, 0.07, 0.05, 0.03, 0.03, 0.03},
+	regLatam: {0.18, 0.16, 0.08, 0.20, 0.22, 0.08, 0.08, 0.03, 0.02, 0.01, 0.01, 0.01},
+	regUKI:   {0.22, 0.16, 0.14, 0.16, 0.12, 0.12, 0.08, 0.04, 0.02, 0.02, 0.01, 0.01},
+	regDACH:  {0.12, 0.08, 0.08, 0.10, 0.14, 0.14, 0.34, 0.03, 0.01, 0.01, 0.01, 0.01},
+	regEU:    {0.14, 0.10, 0.10, 0.16, 0.14, 0.22, 0.14, 0.03, 0.01, 0.01, 0.01, 0.01},
+	regAPAC:  {0.22, 0.16, 0.12, 0.16, 0.22, 0.06, 0.06, 0.04, 0.02, 0.01, 0.01, 0.01},
+	regMEA:   {0.16, 0.12, 0.08, 0.24, 0.24, 0.08, 0.08, 0.03, 0.02, 0.01, 0.01, 0.01},
+}
+
+// atsWeights appends to dst the ATS vendor weights of a company of region and headcount band:
+// the region's, with the enterprise ATSs (Workday, iCIMS, and Jobvite less so) weighed up for
+// employers of 501 or more and down for those of 50 or fewer, and JazzHR, a small-business ATS,
+// the other way round.
+func atsWeights(dst []float64, region, band uint8) []float64 {
+	dst = append(dst, atsVendorWeights[region]...)
+	at := func(v uint8) *float64 { return &dst[v-vGreenhouse] }
+	switch {
+	case band >= 4 && band <= 6: // 501-1000, 1001-5000, 5001+
+		*at(vWorkday) *= 4
+		*at(vICIMS) *= 4
+		*at(vJobvite) *= 2
+		*at(vJazzHR) *= 0.1
+	case band <= 1: // 1-10, 11-50
+		*at(vWorkday) *= 0.1
+		*at(vICIMS) *= 0.1
+		*at(vJobvite) *= 0.5
+		*at(vJazzHR) *= 3
+	}
+	return dst
 }
 
 // boardDef is one JSON-LD job board.

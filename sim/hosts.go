@@ -14,8 +14,9 @@ import (
 // ({t}.recruitee.com), so the router reads Host itself:
 //
 //   - the vendors' API hosts (atsurl.Hosts): the tenant named by atsurl.Recognize, when the path
-//     is exactly the vendor's feed endpoint (FirstPage's path; Recruitee with or without the
-//     trailing slash), or Greenhouse's board endpoint /v1/boards/{token}; anything else 404s.
+//     is exactly the vendor's feed endpoint (FirstPage's path; Recruitee and JazzHR with or
+//     without the trailing slash), or Greenhouse's board endpoint /v1/boards/{token}; anything
+//     else 404s. Workday's list answers POST only, every other feed GET and HEAD (a 405 else).
 //     The world's tenants are all on the vendors' main hosts, so the EU and .com variants 404;
 //   - a board's host: /jobs?page=N and, on a job-page board, /job/{id};
 //   - AggregatorFeedHost: /v1/feed?region=R[&cursor=C];
@@ -38,7 +39,7 @@ func (w *World) routeHosts(mux *http.ServeMux) http.Handler {
 			mux.ServeHTTP(rw, r)
 			return
 		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && !(vendorHost && r.Method == http.MethodPost) {
 			rw.Header().Set("Allow", "GET, HEAD")
 			http.Error(rw, "method not allowed", http.StatusMethodNotAllowed)
 			return
@@ -82,11 +83,24 @@ func (w *World) serveVendorHost(rw http.ResponseWriter, r *http.Request, host st
 	if i := strings.IndexByte(want, '?'); i >= 0 {
 		want = want[:i]
 	}
+	// Workday's list is a POST, every other feed a GET.
+	wantMethod := r.Method == http.MethodGet || r.Method == http.MethodHead
+	if v == vWorkday {
+		wantMethod = r.Method == http.MethodPost
+	}
 	p := r.URL.Path
+	feed := p == want || v == vRecruitee && p+"/" == want || v == vJazzHR && p == want+"/"
 	switch {
-	case p == want, v == vRecruitee && p+"/" == want:
+	case feed && !wantMethod:
+		allow := "GET, HEAD"
+		if v == vWorkday {
+			allow = "POST"
+		}
+		rw.Header().Set("Allow", allow)
+		http.Error(rw, "method not allowed", http.StatusMethodNotAllowed)
+	case feed:
 		w.serveTenant(rw, r, v, b.Tenant)
-	case v == vGreenhouse && p == "/v1/boards/"+b.Tenant:
+	case v == vGreenhouse && p == "/v1/boards/"+b.Tenant && wantMethod:
 		w.serveGreenhouseBoard(rw, r, b.Tenant)
 	default:
 		notFound(rw)

@@ -39,8 +39,39 @@ func appendATSID(b []byte, c *company, v uint8, g *gen) []byte {
 		return appendHexUpper(b, c.key>>56, 2)
 	case vSmartRecruiters:
 		return strconv.AppendUint(b, 743999000000000+uint64(id), 10)
-	case vRecruitee, vPersonio:
+	case vRecruitee, vPersonio, vWorkday:
+		// Workday's list names a posting by its path (appendWorkdayPath); this is its number.
 		return strconv.AppendInt(b, 1000000+int64(id), 10)
+	case vICIMS:
+		return strconv.AppendUint(b, uint64(id), 10)
+	case vJobvite:
+		// An 8-character job code as Jobvite's ("oD2jAfwi"): "o", the posting number in base 62,
+		// and one character of the tenant.
+		b = append(b, 'o')
+		b = appendBase62(b, uint64(id), 6)
+		return append(b, base62Digits[c.key%62])
+	case vJazzHR:
+		// A 10-character id as JazzHR's ("RHnK3IiNee"): the posting number in base 62 and four
+		// characters of the tenant.
+		b = appendBase62(b, uint64(id), 6)
+		return appendBase62(b, c.key>>20, 4)
+	case vRippling:
+		return appendUUID(b, id, c.key+uint64(v))
+	}
+	return b
+}
+
+const base62Digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// appendBase62 appends v as n base-62 digits (v modulo 62^n), most significant first.
+func appendBase62(b []byte, v uint64, n int) []byte {
+	start := len(b)
+	for i := 0; i < n; i++ {
+		b = append(b, 0)
+	}
+	for i := n - 1; i >= 0; i-- {
+		b[start+i] = base62Digits[v%62]
+		v /= 62
 	}
 	return b
 }
@@ -108,6 +139,17 @@ func (w *World) tenantURL(c *company, v uint8) string {
 		return base + "/recruitee/" + t + "/api/offers/"
 	case vPersonio:
 		return base + "/personio/" + t + "/xml?language=en"
+	case vWorkday:
+		company, dc, site, _ := atsurl.WorkdayParts(t)
+		return base + "/workday/" + dc + "/wday/cxs/" + company + "/" + site + "/jobs"
+	case vICIMS:
+		return base + "/icims/" + t + "/jobs/search?ss=1&in_iframe=1"
+	case vJobvite:
+		return base + "/jobvite/" + t + "/search/"
+	case vJazzHR:
+		return base + "/jazzhr/" + t + "/apply"
+	case vRippling:
+		return base + "/rippling/api/v2/board/" + t + "/jobs?page=0&pageSize=50"
 	}
 	return ""
 }

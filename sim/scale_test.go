@@ -33,6 +33,16 @@ func renderAll(w *World, tick int) (bytes, pages int) {
 			buf = w.renderRecruitee(buf[:0], c, tick, false)
 		case vPersonio:
 			buf = w.renderPersonio(buf[:0], c, tick, false)
+		case vWorkday:
+			buf = w.renderWorkday(buf[:0], c, tick, 0, workdayMaxLimit, false)
+		case vICIMS:
+			buf = w.renderICIMS(buf[:0], c, tick, 0, false)
+		case vJobvite:
+			buf = w.renderJobvite(buf[:0], c, tick, 0, false)
+		case vJazzHR:
+			buf = w.renderJazzHR(buf[:0], c, tick, false)
+		case vRippling:
+			buf = w.renderRippling(buf[:0], c, tick, 0, 50, false)
 		}
 		bytes += len(buf)
 		pages++

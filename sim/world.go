@@ -101,6 +101,12 @@ func (c *company) tenant(v uint8) string {
 		return c.camel
 	case vPersonio:
 		return c.kebab
+	case vWorkday:
+		return c.slug + "/" + workdayDC(c) + "/" + workdaySite(c)
+	case vICIMS:
+		return "careers-" + c.slug
+	case vJobvite, vRippling:
+		return c.kebab
 	}
 	return c.slug
 }
@@ -227,11 +233,13 @@ func (w *World) buildCompanies() {
 
 		// Coverage: ~85% have one ATS tenant.
 		if r.chance(0.85) {
-			c.vendor = uint8(vGreenhouse + r.pick(atsVendorWeights[c.region]))
+			var wbuf [numVendors]float64
+			weights := atsWeights(wbuf[:0], c.region, c.band)
+			c.vendor = uint8(vGreenhouse + r.pick(weights))
 			if r.chance(0.02) {
-				v2 := uint8(vGreenhouse + r.pick(atsVendorWeights[c.region]))
+				v2 := uint8(vGreenhouse + r.pick(weights))
 				for v2 == c.vendor {
-					v2 = uint8(vGreenhouse + r.intn(7))
+					v2 = uint8(vGreenhouse + r.intn(len(weights)))
 				}
 				c.vendor2 = v2
 				c.migrate = int32(8 + r.intn(960))
