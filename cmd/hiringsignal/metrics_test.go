@@ -58,6 +58,11 @@ func TestRequestMetricsByVendorHostAndOutcomeWithBoundedHosts(t *testing.T) {
 	m.request(pipeline.FetchOutcome{Vendor: "greenhouse", Host: "boards-api.greenhouse.io", Outcome: pipeline.OutcomeNotModified, Took: 20 * time.Millisecond})
 	m.request(pipeline.FetchOutcome{Vendor: "recruitee", Host: "acme.recruitee.com", Outcome: pipeline.Outcome429, Took: time.Millisecond})
 	m.request(pipeline.FetchOutcome{Vendor: "recruitee", Host: "beta.recruitee.com", Outcome: pipeline.Outcome429, Took: time.Millisecond})
+	m.request(pipeline.FetchOutcome{Vendor: "workday", Host: "acme.wd5.myworkdayjobs.com", Outcome: pipeline.OutcomeOK, Took: time.Millisecond})
+	m.request(pipeline.FetchOutcome{Vendor: "workday", Host: "beta.wd5.myworkdayjobs.com", Outcome: pipeline.OutcomeOK, Took: time.Millisecond})
+	m.request(pipeline.FetchOutcome{Vendor: "workday", Host: "gamma.wd77.myworkdayjobs.com", Outcome: pipeline.OutcomeOK, Took: time.Millisecond})
+	m.request(pipeline.FetchOutcome{Vendor: "icims", Host: "careers-acme.icims.com", Outcome: pipeline.OutcomeOK, Took: time.Millisecond})
+	m.request(pipeline.FetchOutcome{Vendor: "jazzhr", Host: "acme.applytojob.com", Outcome: pipeline.OutcomeOK, Took: time.Millisecond})
 	// Careers sites: the first maxNamedHosts keep their names, the rest share one label.
 	for i := range maxNamedHosts + 5 {
 		m.request(pipeline.FetchOutcome{Vendor: "jsonld", Host: fmt.Sprintf("careers%02d.example", i), Outcome: pipeline.Outcome5xx, Took: time.Second})
@@ -69,6 +74,10 @@ func TestRequestMetricsByVendorHostAndOutcomeWithBoundedHosts(t *testing.T) {
 		`hs_crawl_requests_total{vendor="greenhouse",host="boards-api.greenhouse.io",outcome="ok"} 1`,
 		`hs_crawl_requests_total{vendor="greenhouse",host="boards-api.greenhouse.io",outcome="not_modified"} 1`,
 		`hs_crawl_requests_total{vendor="recruitee",host="*.recruitee.com",outcome="429"} 2`,
+		`hs_crawl_requests_total{vendor="workday",host="*.wd5.myworkdayjobs.com",outcome="ok"} 2`,
+		`hs_crawl_requests_total{vendor="workday",host="*.myworkdayjobs.com",outcome="ok"} 1`,
+		`hs_crawl_requests_total{vendor="icims",host="*.icims.com",outcome="ok"} 1`,
+		`hs_crawl_requests_total{vendor="jazzhr",host="*.applytojob.com",outcome="ok"} 1`,
 		`hs_crawl_requests_total{vendor="jsonld",host="careers00.example",outcome="5xx"} 1`,
 		fmt.Sprintf(`hs_crawl_requests_total{vendor="jsonld",host="careers%02d.example",outcome="5xx"} 1`, maxNamedHosts-1),
 		`hs_crawl_requests_total{vendor="jsonld",host="other",outcome="5xx"} 5`,
@@ -79,6 +88,7 @@ func TestRequestMetricsByVendorHostAndOutcomeWithBoundedHosts(t *testing.T) {
 		require.Contains(t, out, want)
 	}
 	require.NotContains(t, out, "acme.recruitee.com", "a tenant's subdomain is not a label")
+	require.NotContains(t, out, "gamma.wd77", "nor a Workday tenant's on a data centre atsurl does not list")
 	require.NotContains(t, out, fmt.Sprintf("careers%02d.example", maxNamedHosts))
 }
 

@@ -234,8 +234,9 @@ func printRegistryReport(out io.Writer, rep oltp.RegistryReport) {
 }
 
 func runSourcesAdd(ctx context.Context, _ *slog.Logger, c *sourcesCtx, args []string) error {
-	vendor := c.fs.FlagSet.String("vendor", "", "vendor: greenhouse, lever, ashby, workable, smartrecruiters, recruitee or personio")
-	tenant := c.fs.FlagSet.String("tenant", "", "the tenant: the board's name in its URL (boards.greenhouse.io/<tenant>)")
+	vendor := c.fs.FlagSet.String("vendor", "", "vendor: greenhouse, lever, ashby, workable, smartrecruiters, recruitee, personio, workday, icims, jobvite, jazzhr or rippling")
+	tenant := c.fs.FlagSet.String("tenant", "", "the tenant: the board's name in its URL (boards.greenhouse.io/<tenant>, <tenant>.icims.com, jobs.jobvite.com/<tenant>); "+
+		"for workday company/wdN/site as its careers URL names them (acme.wd5.myworkdayjobs.com/External is acme/wd5/External)")
 	variant := c.fs.FlagSet.String("variant", "", "the vendor's other host: eu (Greenhouse, Lever) or com (Personio); empty for the main host")
 	domain := c.fs.FlagSet.String("domain", "", "the company's domain (acme.com)")
 	name := c.fs.FlagSet.String("name", "", "the company's name (default: the name the vendor's feed gives, when it gives one)")
