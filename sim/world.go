@@ -108,6 +108,12 @@ func (c *company) tenant(v uint8) string {
 		return c.kebab
 	case vJoin:
 		return joinCompanyID(c)
+	case vWorkday:
+		return c.slug + "/" + workdayDC(c) + "/" + workdaySite(c)
+	case vICIMS:
+		return "careers-" + c.slug
+	case vJobvite, vRippling:
+		return c.kebab
 	}
 	return c.slug
 }
@@ -245,9 +251,11 @@ func (w *World) buildCompanies() {
 
 		// Coverage: ~85% have one ATS tenant.
 		if r.chance(0.85) {
-			c.vendor = uint8(vGreenhouse + r.pick(atsVendorWeights[c.region]))
+			var wbuf [numVendors]float64
+			weights := atsWeights(wbuf[:0], c.region, c.band)
+			c.vendor = uint8(vGreenhouse + r.pick(weights))
 			if r.chance(0.02) {
-				v2 := uint8(vGreenhouse + r.pick(atsVendorWeights[c.region]))
+				v2 := uint8(vGreenhouse + r.pick(weights))
 				for v2 == c.vendor {
 					v2 = uint8(vGreenhouse + r.intn(lastATS-vGreenhouse+1))
 				}

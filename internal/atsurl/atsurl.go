@@ -9,11 +9,13 @@
 // tested on the addresses it reads in production.
 //
 // A tenant is interpolated into a URL only after it passed the vendor's allowlist (Tenant), so
-// no tenant can change a URL's host or path. A tenant is one value of one of three forms: a path
-// segment (Greenhouse, Lever, Ashby, Workable, SmartRecruiters), a DNS label of the vendor's host
-// (Recruitee, Personio, Teamtailor, BambooHR, Breezy, Pinpoint), or a number (JOIN, whose public
-// API names a company by its numeric id: https://join.com/api/public/companies/{id}/jobs). The
-// package does no I/O and must not import any other package of this project.
+// no tenant can change a URL's host or path. A tenant is one value of one of four forms: a path
+// segment (Greenhouse, Lever, Ashby, Workable, SmartRecruiters, Jobvite, Rippling), a DNS label
+// of the vendor's host (Recruitee, Personio, Teamtailor, BambooHR, Breezy, Pinpoint, iCIMS,
+// JazzHR), a number (JOIN, whose public API names a company by its numeric id:
+// https://join.com/api/public/companies/{id}/jobs), or Workday's three, company/wdN/site, each
+// checked on its own before it is placed in the host or the path. The package does no I/O and
+// must not import any other package of this project.
 package atsurl
 
 import (
@@ -39,6 +41,11 @@ const (
 	Breezy          = "breezy"
 	Pinpoint        = "pinpoint"
 	Join            = "join"
+	Workday         = "workday"
+	ICIMS           = "icims"
+	Jobvite         = "jobvite"
+	JazzHR          = "jazzhr"
+	Rippling        = "rippling"
 	JSONLD          = "jsonld"
 	Aggregator      = "aggregator"
 )
@@ -57,6 +64,7 @@ type vendorDef struct {
 	templated bool     // the first page is rendered from the tenant; else the source names its URL
 	subdomain bool     // the tenant is a DNS label of the host (else a path segment)
 	numeric   bool     // the tenant is a number (JOIN's company id), a path segment
+	composite bool     // the tenant is company/wdN/site (Workday): see Tenant
 	variants  []string // accepted variants, VariantDefault first
 }
 
@@ -73,6 +81,11 @@ var vendors = []vendorDef{
 	{name: Breezy, templated: true, subdomain: true, variants: []string{VariantDefault}},
 	{name: Pinpoint, templated: true, subdomain: true, variants: []string{VariantDefault}},
 	{name: Join, templated: true, numeric: true, variants: []string{VariantDefault}},
+	{name: Workday, templated: true, composite: true, variants: []string{VariantDefault}},
+	{name: ICIMS, templated: true, subdomain: true, variants: []string{VariantDefault}},
+	{name: Jobvite, templated: true, variants: []string{VariantDefault}},
+	{name: JazzHR, templated: true, subdomain: true, variants: []string{VariantDefault}},
+	{name: Rippling, templated: true, variants: []string{VariantDefault}},
 	{name: JSONLD, variants: []string{VariantDefault}},
 	{name: Aggregator, variants: []string{VariantDefault}},
 }
@@ -113,6 +126,10 @@ var (
 	pathSlug    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
 	labelSlug   = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
 	numericSlug = regexp.MustCompile(`^[1-9][0-9]{0,11}$`)
+	// Workday's tenant parts: the data centre of the host (wd1, wd5, wd103) and the career
+	// site's name, one path segment without dots.
+	workdayDC   = regexp.MustCompile(`^wd[1-9][0-9]{0,2}$`)
+	workdaySite = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$`)
 )
 
 // ErrTenant is wrapped by every refusal of a tenant.
@@ -123,6 +140,15 @@ var ErrTenant = errors.New("invalid tenant")
 // subdomain tenant is one DNS label; a numeric tenant (JOIN's company id) is 1-12 digits without
 // a leading zero. Anything that could change the URL's host or path (a slash, a dot-only
 // segment, '@', '?', '#', '%', a space) is refused with ErrTenant.
+//
+// A Workday tenant names three things its careers URL carries and none of which follows from
+// another: the company, the data centre of its host and the career site
+// (https://acme.wd5.myworkdayjobs.com/en-US/External is acme/wd5/External). It is written
+// company/wdN/site and split on its two slashes before anything is interpolated, so the slashes
+// only separate the parts: the company is one DNS label (lower-cased; it is the host's first
+// label and the CXS path's company), wdN is "wd" and 1-3 digits (lower-cased; the host's second
+// label), and the site is 1-100 of [A-Za-z0-9_-] starting with a letter or digit (one path
+// segment, never "." or ".."; kept as written). Any other shape is refused with ErrTenant.
 func Tenant(vendor, tenant string) (string, error) {
 	v, err := lookup(vendor)
 	if err != nil {
@@ -137,6 +163,13 @@ func Tenant(vendor, tenant string) (string, error) {
 		}
 		return tenant, nil
 	}
+	if v.composite {
+		company, dc, site, ok := workdayParts(tenant)
+		if !ok {
+			return "", fmt.Errorf("%w %q for %s: a workday tenant is company/wdN/site as its careers URL names them (acme.wd5.myworkdayjobs.com/External is acme/wd5/External): the company one DNS label, wdN the data centre, the site letters, digits, '_' or '-'", ErrTenant, tenant, vendor)
+		}
+		return company + "/" + dc + "/" + site, nil
+	}
 	if v.subdomain {
 		t := strings.ToLower(tenant)
 		if !labelSlug.MatchString(t) {
@@ -149,6 +182,23 @@ func Tenant(vendor, tenant string) (string, error) {
 	}
 	return tenant, nil
 }
+
+// workdayParts splits a Workday tenant company/wdN/site into its checked, canonical parts.
+func workdayParts(tenant string) (company, dc, site string, ok bool) {
+	parts := strings.Split(tenant, "/")
+	if len(parts) != 3 {
+		return "", "", "", false
+	}
+	company, dc, site = strings.ToLower(parts[0]), strings.ToLower(parts[1]), parts[2]
+	if !labelSlug.MatchString(company) || !workdayDC.MatchString(dc) || !workdaySite.MatchString(site) {
+		return "", "", "", false
+	}
+	return company, dc, site, true
+}
+
+// WorkdayParts returns the company, data centre and site of a Workday tenant (see Tenant), ok
+// false when it is not one.
+func WorkdayParts(tenant string) (company, dc, site string, ok bool) { return workdayParts(tenant) }
 
 // Variant checks variant for vendor ("" is the vendor's main host).
 func Variant(vendor, variant string) error {
@@ -204,6 +254,17 @@ func FirstPage(vendor, tenant, variant string) (string, error) {
 		return "https://" + t + ".pinpointhq.com/postings.json", nil
 	case Join:
 		return "https://join.com/api/public/companies/" + t + "/jobs?page=1&pageSize=" + JoinPageSize, nil
+	case Workday:
+		company, dc, site, _ := workdayParts(t)
+		return "https://" + company + "." + dc + "." + workdayHostSuffix + "/wday/cxs/" + company + "/" + site + "/jobs", nil
+	case ICIMS:
+		return "https://" + t + ".icims.com/jobs/search?ss=1&in_iframe=1", nil
+	case Jobvite:
+		return "https://jobs.jobvite.com/" + t + "/search/", nil
+	case JazzHR:
+		return "https://" + t + ".applytojob.com/apply", nil
+	case Rippling:
+		return "https://ats.rippling.com/api/v2/board/" + t + "/jobs?page=0&pageSize=50", nil
 	}
 	return "", fmt.Errorf("vendor %s has no URL template", vendor)
 }
@@ -261,11 +322,20 @@ func personioHost(variant string) string {
 	return "jobs.personio.de"
 }
 
+// workdayHostSuffix is the domain of every Workday tenant's host, {company}.{wdN}.myworkdayjobs.com.
+const workdayHostSuffix = "myworkdayjobs.com"
+
+// WorkdayDataCentres are the Workday data centres whose hosts Hosts names. A tenant on another
+// one (any wdN passes Tenant) is read all the same; only a test certificate and the simulator's
+// host routing are limited to these.
+var WorkdayDataCentres = []string{"wd1", "wd2", "wd3", "wd4", "wd5", "wd10", "wd12", "wd100", "wd101", "wd102", "wd103", "wd104", "wd105", "wd108", "wd501"}
+
 // Hosts lists the hostnames the templated vendors' feeds are served from: exact names, and
 // "*.suffix" for vendors whose tenant is a subdomain (a TLS certificate for a test world names
-// exactly these).
+// exactly these). Workday's are one "*.{wdN}.myworkdayjobs.com" per data centre of
+// WorkdayDataCentres.
 func Hosts() []string {
-	return []string{
+	out := []string{
 		"boards-api.greenhouse.io", "boards-api.eu.greenhouse.io",
 		"api.lever.co", "api.eu.lever.co",
 		"api.ashbyhq.com",
@@ -279,6 +349,15 @@ func Hosts() []string {
 		"*.pinpointhq.com",
 		"join.com",
 	}
+	for _, dc := range WorkdayDataCentres {
+		out = append(out, "*."+dc+"."+workdayHostSuffix)
+	}
+	return append(out,
+		"*.icims.com",
+		"jobs.jobvite.com",
+		"*.applytojob.com",
+		"ats.rippling.com",
+	)
 }
 
 // SourceURL checks the URL of a source whose vendor has no template (a JSON-LD board or
@@ -325,11 +404,14 @@ type Board struct {
 
 // Recognize reads a board, careers or API URL of a templated vendor ("https://boards.greenhouse.io/acme",
 // "jobs.lever.co/acme/…", "https://acme.recruitee.com/", the embed script
-// "boards.greenhouse.io/embed/job_board/js?for=acme", or any URL FirstPage renders) and says
-// which vendor, tenant and variant it names. ok is false for anything else, including a
-// look-alike host ("greenhouse.io.evil.example"), a vendor's own host ("www.teamtailor.com"), a
-// tenant that fails Tenant, and a JOIN careers page (join.com/companies/acme names the company's
-// name; its tenant is the company's number, which only the API URL states).
+// "boards.greenhouse.io/embed/job_board/js?for=acme", "https://acme.wd5.myworkdayjobs.com/en-US/External",
+// "careers-acme.icims.com/jobs/123/…", "jobs.jobvite.com/careers/acme/jobs",
+// "acme.applytojob.com/apply", "ats.rippling.com/acme/jobs", or any URL FirstPage renders) and
+// says which vendor, tenant and variant it names. ok is false for anything else, including a
+// look-alike host ("greenhouse.io.evil.example", "myworkdayjobs.com.evil.example"), a vendor's
+// own host that is no tenant's ("www.teamtailor.com", www.icims.com), a tenant that fails
+// Tenant, and a JOIN careers page (join.com/companies/acme names the company's name; its tenant
+// is the company's number, which only the API URL states).
 func Recognize(raw string) (b Board, ok bool) {
 	raw = strings.TrimSpace(raw)
 	if !strings.Contains(raw, "://") {
@@ -418,6 +500,50 @@ func Recognize(raw string) (b Board, ok bool) {
 			return pick(Join, seg(3), VariantDefault)
 		}
 		return Board{}, false
+	case "jobs.jobvite.com":
+		// jobs.jobvite.com/{company}/jobs, /{company}/search/, /{company}/job/{id} and the newer
+		// sites' /careers/{company}/jobs.
+		i := 0
+		if seg(0) == "careers" {
+			i = 1
+		}
+		if seg(i) == "__assets__" || seg(i) == "api" {
+			return Board{}, false
+		}
+		return pick(Jobvite, seg(i), VariantDefault)
+	case "ats.rippling.com":
+		// The board ats.rippling.com/[{locale}/]{board}/jobs[/{id}] and its API
+		// /api/v2/board/{board}/jobs.
+		if seg(0) == "api" {
+			if seg(1) == "v2" && seg(2) == "board" {
+				return pick(Rippling, seg(3), VariantDefault)
+			}
+			return Board{}, false
+		}
+		i := 0
+		if isLocale(seg(0)) {
+			i = 1
+		}
+		return pick(Rippling, seg(i), VariantDefault)
+	case "api.rippling.com":
+		if seg(0) == "platform" && seg(1) == "api" && seg(2) == "ats" && seg(3) == "v1" && seg(4) == "board" {
+			return pick(Rippling, seg(5), VariantDefault)
+		}
+	}
+	if rest, found := strings.CutSuffix(host, "."+workdayHostSuffix); found {
+		return recognizeWorkday(rest, segs, pick)
+	}
+	if dc, found := strings.CutSuffix(host, ".myworkdaysite.com"); found && workdayDC.MatchString(dc) {
+		// wd3.myworkdaysite.com/[{locale}/]recruiting/{company}/{site}: the same site as
+		// {company}.wd3.myworkdayjobs.com/{site}.
+		i := 0
+		if isLocale(seg(0)) {
+			i = 1
+		}
+		if seg(i) == "recruiting" {
+			return pick(Workday, seg(i+1)+"/"+dc+"/"+seg(i+2), VariantDefault)
+		}
+		return Board{}, false
 	}
 	for _, s := range []struct{ suffix, vendor, variant string }{
 		{".recruitee.com", Recruitee, VariantDefault},
@@ -428,6 +554,8 @@ func Recognize(raw string) (b Board, ok bool) {
 		{".bamboohr.com", BambooHR, VariantDefault},
 		{".breezy.hr", Breezy, VariantDefault},
 		{".pinpointhq.com", Pinpoint, VariantDefault},
+		{".icims.com", ICIMS, VariantDefault},
+		{".applytojob.com", JazzHR, VariantDefault},
 	} {
 		if label, found := strings.CutSuffix(host, s.suffix); found && !strings.Contains(label, ".") {
 			if reservedLabel(s.vendor, label) {
@@ -440,7 +568,8 @@ func Recognize(raw string) (b Board, ok bool) {
 }
 
 // reservedLabel reports whether label is one of a subdomain vendor's own hosts rather than a
-// tenant's (www.teamtailor.com, app.teamtailor.com, api.breezy.hr, na.teamtailor.com, ...).
+// tenant's (www.teamtailor.com, app.teamtailor.com, api.breezy.hr, na.teamtailor.com, iCIMS's
+// sign-in, community and cookie-banner hosts, ...).
 func reservedLabel(vendor, label string) bool {
 	switch vendor {
 	case Teamtailor, BambooHR, Breezy, Pinpoint:
@@ -450,8 +579,51 @@ func reservedLabel(vendor, label string) bool {
 		}
 		return vendor == Teamtailor && label == "na"
 	}
-	return false
+	return vendorOwnHost[vendor][label]
 }
+
+// vendorOwnHost lists, for iCIMS and JazzHR, the labels of the vendor's own hosts that are no
+// tenant's.
+var vendorOwnHost = map[string]map[string]bool{
+	ICIMS:  {"www": true, "login": true, "community": true, "cookie-policy-scripts": true, "developer": true, "api": true, "care": true},
+	JazzHR: {"www": true, "app": true},
+}
+
+// recognizeWorkday reads a URL on {company}.{wdN}.myworkdayjobs.com (rest is "{company}.{wdN}"):
+// the career site /[{locale}/]{site}[/job/...], or the CXS API /wday/cxs/{company}/{site}/...,
+// whose company must be the host's.
+func recognizeWorkday(rest string, segs []string, pick func(vendor, tenant, variant string) (Board, bool)) (Board, bool) {
+	company, dc, found := strings.Cut(rest, ".")
+	if !found || strings.Contains(dc, ".") {
+		return Board{}, false
+	}
+	seg := func(i int) string {
+		if i < len(segs) {
+			return segs[i]
+		}
+		return ""
+	}
+	if seg(0) == "wday" {
+		if seg(1) == "cxs" && strings.EqualFold(seg(2), company) {
+			return pick(Workday, company+"/"+dc+"/"+seg(3), VariantDefault)
+		}
+		return Board{}, false
+	}
+	i := 0
+	if isLocale(seg(0)) {
+		i = 1
+	}
+	if site := seg(i); site != "job" && site != "wday" {
+		return pick(Workday, company+"/"+dc+"/"+site, VariantDefault)
+	}
+	return Board{}, false
+}
+
+// localeSeg is a language-region path segment ("en-US", "fr-FR") that career sites put before
+// the site's own path.
+var localeSeg = regexp.MustCompile(`^[a-z]{2}-[A-Za-z]{2}$`)
+
+func isLocale(s string) bool { return localeSeg.MatchString(s) }
 
 // SourceKey is a source's stable identity, the same in the registry, the simulator and the
 // ledger: "vendor:tenant" for an ATS tenant on its main host, "vendor:tenant:variant" on another
