@@ -18,7 +18,7 @@ import (
 // formatWorld serves a world and pins tick 40.
 func formatWorld(t *testing.T) (*World, Directory) {
 	t.Helper()
-	w, ts := testWorld(t, Config{Seed: 21, Companies: 600})
+	w, ts := testWorld(t, Config{Seed: 24, Companies: 600})
 	pin(t, ts, 40)
 	return w, w.Directory(40)
 }
