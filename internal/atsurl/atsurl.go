@@ -1,7 +1,7 @@
 // Package atsurl knows where each job-feed vendor publishes a tenant's postings on the real web:
 // the first page's URL rendered from a vendor, a tenant and a host variant, the board-level
 // endpoint that says whether a tenant still exists, the public board page a careers site links
-// to, the vendor's own home page (where a gone tenant redirects), the hostnames a vendor serves
+// to (for JOIN, the company page, which names the company by its slug), the vendor's own home page (where a gone tenant redirects), the hostnames a vendor serves
 // from, and the reverse: which vendor and tenant a pasted board, careers or embed URL names (never
 // a path word such as "embed" or "api", never a look-alike host), and whether a URL is a vendor's
 // own page that names no tenant. The source registry
@@ -645,9 +645,15 @@ func SourceKey(vendor, tenant, variant, url string) string {
 
 // BoardPage renders the URL of a tenant's public job board page on the vendor's own site: the
 // page a company's careers site links to, embeds in an iframe or redirects to
-// ("https://jobs.lever.co/acme"). Recognize reads it back. The crawl never reads it (FirstPage
-// is the feed); the simulator serves it in host mode.
+// ("https://jobs.lever.co/acme", "https://acme.teamtailor.com/jobs",
+// "https://acme.wd5.myworkdayjobs.com/External"). Recognize reads it back. The crawl never reads
+// it (FirstPage is the feed); the simulator serves it in host mode. JOIN has none a tenant
+// renders: its company page names the company by its slug, not by the number that is its tenant
+// (JoinCompanyPage).
 func BoardPage(vendor, tenant, variant string) (string, error) {
+	if vendor == Join {
+		return "", fmt.Errorf("vendor join's board page names the company's slug, not its number %q: render it with JoinCompanyPage", tenant)
+	}
 	t, err := Tenant(vendor, tenant)
 	if err != nil {
 		return "", err
@@ -676,8 +682,70 @@ func BoardPage(vendor, tenant, variant string) (string, error) {
 		return "https://" + t + ".recruitee.com/", nil
 	case Personio:
 		return "https://" + t + "." + personioHost(variant) + "/", nil
+	case Teamtailor:
+		return "https://" + t + "." + teamtailorHost(variant) + "/jobs", nil
+	case BambooHR:
+		return "https://" + t + ".bamboohr.com/careers", nil
+	case Breezy:
+		return "https://" + t + ".breezy.hr/", nil
+	case Pinpoint:
+		return "https://" + t + ".pinpointhq.com/", nil
+	case Workday:
+		company, dc, site, _ := workdayParts(t)
+		return "https://" + company + "." + dc + "." + workdayHostSuffix + "/" + site, nil
+	case ICIMS:
+		return "https://" + t + ".icims.com/jobs", nil
+	case Jobvite:
+		return "https://jobs.jobvite.com/" + t, nil
+	case JazzHR:
+		return "https://" + t + ".applytojob.com/apply", nil
+	case Rippling:
+		return "https://ats.rippling.com/" + t + "/jobs", nil
 	}
 	return "", fmt.Errorf("vendor %s has no board page", vendor)
+}
+
+// joinSlug is the slug of a JOIN company page: one DNS-label-like word, lower-cased.
+var joinSlug = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$`)
+
+// JoinCompanyPage renders the URL of a JOIN company's public page, https://join.com/companies/{slug}:
+// the page a careers site links to, embeds or redirects to. The slug is the company's name as
+// JOIN spells it in its URLs (letters, digits and inner hyphens, lower-cased); the page's data
+// states the company's number, the tenant the jobs API takes (pipeline/ats.JoinCompany reads
+// it), which is why Recognize does not read this page and JoinCompanySlug does.
+func JoinCompanyPage(slug string) (string, error) {
+	s := strings.ToLower(slug)
+	if !joinSlug.MatchString(s) {
+		return "", fmt.Errorf("%w %q for join's company page: a slug is letters, digits and inner hyphens (at most 100)", ErrTenant, slug)
+	}
+	return "https://join.com/companies/" + s, nil
+}
+
+// JoinCompanySlug reads a JOIN company page URL (join.com/companies/{slug}, any page under it, such
+// as a job's /companies/{slug}/{id}-{title}) and returns the company's slug; ok is false for
+// anything else, the API's URLs included (Recognize reads those).
+func JoinCompanySlug(raw string) (slug string, ok bool) {
+	raw = strings.TrimSpace(raw)
+	if !strings.Contains(raw, "://") {
+		raw = "https://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
+		return "", false
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if host != "join.com" && host != "www.join.com" {
+		return "", false
+	}
+	segs := strings.FieldsFunc(u.Path, func(r rune) bool { return r == '/' })
+	if len(segs) < 2 || segs[0] != "companies" {
+		return "", false
+	}
+	s := strings.ToLower(segs[1])
+	if !joinSlug.MatchString(s) {
+		return "", false
+	}
+	return s, true
 }
 
 // homes are the vendors' own home pages and the registrable domains of their own sites.
@@ -692,6 +760,16 @@ var homes = []struct {
 	{SmartRecruiters, "https://www.smartrecruiters.com/", []string{"smartrecruiters.com"}},
 	{Recruitee, "https://recruitee.com/", []string{"recruitee.com"}},
 	{Personio, "https://www.personio.de/", []string{"personio.de", "personio.com"}},
+	{Teamtailor, "https://www.teamtailor.com/", []string{"teamtailor.com"}},
+	{BambooHR, "https://www.bamboohr.com/", []string{"bamboohr.com"}},
+	{Breezy, "https://breezy.hr/", []string{"breezy.hr"}},
+	{Pinpoint, "https://www.pinpointhq.com/", []string{"pinpointhq.com"}},
+	{Join, "https://join.com/", []string{"join.com"}},
+	{Workday, "https://www.workday.com/", []string{"workday.com"}},
+	{ICIMS, "https://www.icims.com/", []string{"icims.com"}},
+	{Jobvite, "https://www.jobvite.com/", []string{"jobvite.com"}},
+	{JazzHR, "https://www.jazzhr.com/", []string{"jazzhr.com", "applytojob.com"}},
+	{Rippling, "https://www.rippling.com/", []string{"rippling.com"}},
 }
 
 // HomePage is the vendor's own home page: where a vendor sends a request for a tenant it does not
@@ -706,9 +784,9 @@ func HomePage(vendor string) (string, error) {
 }
 
 // VendorHome reports whether raw is a page of a templated vendor's own site that names no tenant:
-// its home page, or any other URL on its domains that Recognize does not read as a tenant's. A
-// tenant's board or feed that redirects there is gone (or never was), whatever status the end
-// of the redirect answers.
+// its home page, or any other URL on its domains that Recognize does not read as a tenant's and
+// that is no JOIN company page (JoinCompanySlug). A tenant's board or feed that redirects there
+// is gone (or never was), whatever status the end of the redirect answers.
 func VendorHome(raw string) (vendor string, ok bool) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
@@ -719,6 +797,9 @@ func VendorHome(raw string) (vendor string, ok bool) {
 		for _, d := range h.domains {
 			if host == d || strings.HasSuffix(host, "."+d) {
 				if _, isBoard := Recognize(raw); isBoard {
+					return "", false
+				}
+				if _, isCompany := JoinCompanySlug(raw); isCompany {
 					return "", false
 				}
 				return h.vendor, true
@@ -739,12 +820,15 @@ func PageHosts() []string {
 		"careers.smartrecruiters.com",
 		"www.greenhouse.io", "www.lever.co", "www.ashbyhq.com", "www.workable.com",
 		"www.smartrecruiters.com", "recruitee.com", "www.personio.de",
+		"breezy.hr", "www.workday.com", "www.jobvite.com", "www.jazzhr.com", "www.rippling.com",
 	}
 }
 
 // IsEmbed reports whether raw, a URL Recognize reads, is a vendor's board embed rather than its
 // board or feed: a path segment starting "embed" (Greenhouse's /embed/job_board/js?for={token}
-// and /embed/job_board?for={token}, Ashby's /{name}/embed?version=2).
+// and /embed/job_board?for={token}, Ashby's /{name}/embed?version=2, BambooHR's
+// {tenant}.bamboohr.com/js/embed.js). The other vendors are embedded as an iframe of their board
+// page, which is no embed script.
 func IsEmbed(raw string) bool {
 	if _, ok := Recognize(raw); !ok {
 		return false

@@ -276,6 +276,9 @@ func TestBoardPagesAreRecognizedAndServedFromListedHosts(t *testing.T) {
 		{Greenhouse, "acme", ""}, {Greenhouse, "acme", VariantEU}, {Lever, "acme", ""}, {Lever, "acme", VariantEU},
 		{Ashby, "Acme", ""}, {Workable, "acme", ""}, {SmartRecruiters, "AcmeGroup", ""}, {Recruitee, "acme", ""},
 		{Personio, "acme", ""}, {Personio, "acme", VariantCom},
+		{Teamtailor, "acme", ""}, {Teamtailor, "acme", VariantNA}, {BambooHR, "acme", ""}, {Breezy, "acme-labs", ""},
+		{Pinpoint, "acme", ""}, {Workday, "acme/wd5/External", ""}, {Workday, "acme/wd103/Careers_Site", ""},
+		{ICIMS, "careers-acme", ""}, {Jobvite, "acme", ""}, {JazzHR, "acme", ""}, {Rippling, "acme-inc", ""},
 	} {
 		u, err := BoardPage(b.Vendor, b.Tenant, b.Variant)
 		require.NoError(t, err)
@@ -292,11 +295,70 @@ func TestBoardPagesAreRecognizedAndServedFromListedHosts(t *testing.T) {
 	require.ErrorIs(t, err, ErrTenant)
 	_, err = BoardPage(JSONLD, "acme", "")
 	require.Error(t, err)
+	_, err = BoardPage(Join, "310", "")
+	require.ErrorContains(t, err, "JoinCompanyPage", "JOIN's page names the company's slug, not its number")
+	for b, want := range map[Board]string{
+		{Teamtailor, "acme", ""}:           "https://acme.teamtailor.com/jobs",
+		{Teamtailor, "acme", VariantNA}:    "https://acme.na.teamtailor.com/jobs",
+		{BambooHR, "acme", ""}:             "https://acme.bamboohr.com/careers",
+		{Breezy, "acme", ""}:               "https://acme.breezy.hr/",
+		{Pinpoint, "acme", ""}:             "https://acme.pinpointhq.com/",
+		{Workday, "acme/wd5/External", ""}: "https://acme.wd5.myworkdayjobs.com/External",
+		{ICIMS, "careers-acme", ""}:        "https://careers-acme.icims.com/jobs",
+		{Jobvite, "acme", ""}:              "https://jobs.jobvite.com/acme",
+		{JazzHR, "acme", ""}:               "https://acme.applytojob.com/apply",
+		{Rippling, "acme", ""}:             "https://ats.rippling.com/acme/jobs",
+	} {
+		got, err := BoardPage(b.Vendor, b.Tenant, b.Variant)
+		require.NoError(t, err)
+		require.Equal(t, want, got)
+	}
+}
+
+// A JOIN company page names the company's slug; the number its API takes is in the page's data,
+// so JoinCompanySlug reads it and Recognize does not.
+func TestJoinCompanyPageNamesTheSlug(t *testing.T) {
+	t.Parallel()
+	u, err := JoinCompanyPage("Acme-Software")
+	require.NoError(t, err)
+	require.Equal(t, "https://join.com/companies/acme-software", u)
+	slug, ok := JoinCompanySlug(u)
+	require.True(t, ok)
+	require.Equal(t, "acme-software", slug)
+	_, ok = Recognize(u)
+	require.False(t, ok, "the slug is not the tenant")
+	_, home := VendorHome(u)
+	require.False(t, home, "a company's page is not JOIN's own")
+	pu, err := url.Parse(u)
+	require.NoError(t, err)
+	require.True(t, hostListed(pu.Hostname()))
+	for raw, want := range map[string]string{
+		"join.com/companies/greenteg":                         "greenteg",
+		"https://www.join.com/companies/greenteg/9134723-eng": "greenteg",
+		"https://join.com/companies/Greenteg?embed=true":      "greenteg",
+	} {
+		got, ok := JoinCompanySlug(raw)
+		require.True(t, ok, raw)
+		require.Equal(t, want, got, raw)
+	}
+	for _, raw := range []string{
+		"https://join.com/companies/", "https://join.com/companies/-acme", "https://join.com/jobs/9134723",
+		"https://join.com/api/public/companies/310/jobs", "https://join.com.evil.example/companies/acme",
+		"https://evil-join.com/companies/acme", "https://join.com/companies/a_b", "ftp://join.com/companies/acme",
+	} {
+		_, ok := JoinCompanySlug(raw)
+		require.False(t, ok, raw)
+	}
+	for _, slug := range []string{"", "a/b", "../x", "a.b", "acme?x=1", "-acme"} {
+		_, err := JoinCompanyPage(slug)
+		require.ErrorIs(t, err, ErrTenant, slug)
+	}
 }
 
 func TestVendorHomeIsAVendorsOwnPageWithoutATenant(t *testing.T) {
 	t.Parallel()
-	for _, v := range []string{Greenhouse, Lever, Ashby, Workable, SmartRecruiters, Recruitee, Personio} {
+	for _, v := range []string{Greenhouse, Lever, Ashby, Workable, SmartRecruiters, Recruitee, Personio,
+		Teamtailor, BambooHR, Breezy, Pinpoint, Join, Workday, ICIMS, Jobvite, JazzHR, Rippling} {
 		home, err := HomePage(v)
 		require.NoError(t, err)
 		got, ok := VendorHome(home)
@@ -304,13 +366,19 @@ func TestVendorHomeIsAVendorsOwnPageWithoutATenant(t *testing.T) {
 		require.Equal(t, v, got)
 		pu, err := url.Parse(home)
 		require.NoError(t, err)
-		require.Contains(t, PageHosts(), pu.Hostname())
+		require.True(t, hostListed(pu.Hostname()) || slices.Contains(PageHosts(), pu.Hostname()), "%s is in neither Hosts() nor PageHosts()", pu.Hostname())
 	}
 	for raw, want := range map[string]string{
 		"https://www.greenhouse.com/pricing": Greenhouse,
 		"https://jobs.lever.co/":             Lever,
 		"https://api.lever.co/v0/postings":   Lever,
 		"https://jobs.ashbyhq.com/api/x":     Ashby,
+		"https://www.bamboohr.com/careers":   BambooHR,
+		"https://breezy.hr/":                 Breezy,
+		"https://jobs.jobvite.com/":          Jobvite,
+		"https://ats.rippling.com/":          Rippling,
+		"https://www.applytojob.com/apply":   JazzHR,
+		"https://join.com/jobs":              Join,
 	} {
 		got, ok := VendorHome(raw)
 		require.True(t, ok, raw)
@@ -319,6 +387,9 @@ func TestVendorHomeIsAVendorsOwnPageWithoutATenant(t *testing.T) {
 	for _, raw := range []string{
 		"https://jobs.lever.co/acme", "https://boards-api.greenhouse.io/v1/boards/acme",
 		"https://greenhouse.io.evil.example/", "https://www.acme.com/", "https://notlever.co/", "mailto:x@lever.co",
+		"https://acme.teamtailor.com/jobs", "https://acme.breezy.hr/", "https://join.com/companies/acme",
+		"https://acme.wd5.myworkdayjobs.com/External", "https://careers-acme.icims.com/jobs", "https://jobs.jobvite.com/acme",
+		"https://ats.rippling.com/acme/jobs", "https://acme.applytojob.com/apply",
 	} {
 		_, ok := VendorHome(raw)
 		require.False(t, ok, raw)
@@ -348,6 +419,8 @@ func TestRecognizeNeverTakesAPathWordForATenant(t *testing.T) {
 	require.Equal(t, Board{Ashby, "acme", ""}, b, "Ashby's embed script names its board first")
 	for raw, embed := range map[string]bool{
 		"https://jobs.ashbyhq.com/acme/embed?version=2":               true,
+		"https://acme.bamboohr.com/js/embed.js":                       true,
+		"https://acme.bamboohr.com/careers":                           false,
 		"https://boards.greenhouse.io/embed/job_board/js?for=acme":    true,
 		"https://job-boards.greenhouse.io/embed/job_board?for=acme":   true,
 		"https://boards.greenhouse.io/acme":                           false,
