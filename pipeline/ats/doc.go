@@ -19,7 +19,8 @@
 // public posting link where the feed has none (SmartRecruiters, Personio, BambooHR, JOIN,
 // JSON-LD job pages, Workday's externalPath, Jobvite's relative links), one Posting per place
 // of a posting listed for several places, remote wording, and pay a feed renders only as text
-// (Breezy's "$170,000 – $300,000 / year").
+// (Breezy's "$170,000 – $300,000 / year"). Besides the feeds it reads one vendor page that is no
+// feed: JOIN's company page, for the company number its API takes (JoinCompany).
 //
 // It must not touch anything else: no HTTP (callers fetch and hand over bodies), no
 // normalization beyond format-level decoding (countries stay as published, titles stay
