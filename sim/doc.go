@@ -16,7 +16,7 @@
 // export (RegistryCSV: the world as the source registry's import file), host mode (every vendor,
 // board and the aggregator answered at its real hostname and path, routed by Host, with
 // /robots.txt on every host; hosts.go), the companies' careers sites on their own domains with
-// the vendors' board pages, demo tenants, gone tenants and home pages, and the discovery truth
+// the vendors' board pages (JOIN's company pages), demo tenants, gone tenants and home pages, and the discovery truth
 // (DiscoveryTruth, /_sim/discovery: per company, its own sources and whether discovery can find
 // one; sites.go), the world's clock (Clock: wall time, or one 3-hour cycle
 // per --cycle-every of wall time for the dev stack), and each company's hidden conversion propensity, tied to its hiring motion, from which

@@ -18,7 +18,8 @@ import (
 //     without the trailing slash), or Greenhouse's board endpoint /v1/boards/{token}, or the
 //     tenant's board page (atsurl.BoardPage); anything else 404s. Workday's list answers POST
 //     only, every other feed and page GET and HEAD (a 405 else). The world's tenants are all on
-//     the vendors' main hosts, so the EU, .com and Teamtailor's na variants 404;
+//     the vendors' main hosts, so the EU, .com and Teamtailor's na variants 404; on join.com,
+//     a company page /companies/{slug} (sites.go);
 //   - a board's host: /jobs?page=N and, on a job-page board, /job/{id};
 //   - AggregatorFeedHost: /v1/feed?region=R[&cursor=C];
 //   - any other host: the simulator's own paths (/greenhouse/v1/boards/{t}/jobs, ...).
@@ -73,16 +74,27 @@ func (w *World) routeHosts(mux *http.ServeMux) http.Handler {
 
 // serveVendorHost serves a request to one of the vendors' hosts: a tenant's feed, Greenhouse's
 // board endpoint and a tenant's board page (for the world's tenants and the vendors' demo
-// tenants), a redirect to the vendor's home page for a gone tenant (ending goneSuffix), and the
-// vendor's home page.
+// tenants), JOIN's company pages, a redirect to the vendor's home page for a gone tenant (ending
+// goneSuffix) of a vendor that sends one there, and the vendor's home page.
 func (w *World) serveVendorHost(rw http.ResponseWriter, r *http.Request, host string) {
 	p := r.URL.Path
-	if hv := vendorHomeHost(host); hv != vNone {
-		if p != "/" {
-			notFound(rw)
+	get := r.Method == http.MethodGet || r.Method == http.MethodHead
+	if hv := vendorHomeHost(host); hv != vNone && p == "/" {
+		if !get {
+			rw.Header().Set("Allow", "GET, HEAD")
+			http.Error(rw, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
 		w.serveVendorHome(rw, r, hv)
+		return
+	}
+	if slug, ok := atsurl.JoinCompanySlug("https://" + host + p); ok && host == "join.com" && strings.TrimSuffix(p, "/") == "/companies/"+slug {
+		if !get {
+			rw.Header().Set("Allow", "GET, HEAD")
+			http.Error(rw, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		w.serveJoinCompany(rw, r, slug)
 		return
 	}
 	b, ok := atsurl.Recognize("https://" + host + p)
@@ -114,7 +126,6 @@ func (w *World) serveVendorHost(rw http.ResponseWriter, r *http.Request, host st
 		return
 	}
 	// Workday's list is a POST; every other feed, and every page, a GET.
-	get := r.Method == http.MethodGet || r.Method == http.MethodHead
 	switch {
 	case onFeed && v == vWorkday && r.Method != http.MethodPost:
 		rw.Header().Set("Allow", http.MethodPost)
@@ -125,7 +136,7 @@ func (w *World) serveVendorHost(rw http.ResponseWriter, r *http.Request, host st
 		http.Error(rw, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	if strings.HasSuffix(b.Tenant, goneSuffix) {
+	if strings.HasSuffix(b.Tenant, goneSuffix) && goneHome(v) {
 		home, _ := atsurl.HomePage(b.Vendor)
 		http.Redirect(rw, r, home, http.StatusFound)
 		return
