@@ -95,7 +95,7 @@ func TestFeedCoverage(t *testing.T) {
 		formats = append(formats, f)
 	}
 	sort.Strings(formats)
-	require.Len(t, formats, 15, "every format (and job pages) was crawled: %v", formats)
+	require.Len(t, formats, 20, "every format (and job pages) was crawled: %v", formats)
 	for _, f := range formats {
 		cv := per[f]
 		t.Logf("%-18s sightings %5d  url %5d (%.1f%%)  country %5d of %5d known (%.1f%%)  salary %d",

@@ -8,7 +8,8 @@
 // The fetcher is fit for real hosts: it obeys robots.txt (a page it disallows is not fetched and
 // its source is blocked), keeps each host under a request rate that halves on 429s, follows
 // redirects only within a source's registrable domain or its company's, asks conditionally (ETag,
-// Last-Modified, and a body hash for hosts that send neither), and dials through
+// Last-Modified, and a body hash for hosts that send neither), sends the request an adapter asks
+// for (Workday's list is a POST whose offset the page URL's fragment carries), and dials through
 // internal/egress's policy unless the run allows private addresses (the simulator) or routes a
 // host explicitly (ConnectTo). It tells every request's vendor, host, outcome and latency to
 // FetchConfig.OnRequest, and counts the reqs held open only by sources not read ok

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -108,7 +109,9 @@ func (c *FetchConfig) defaults() {
 // Fetcher does HTTP for the crawl: robots.txt, per-host limits (requests in flight and a rate
 // that backs off on 429s), timeouts, retries with backoff that honour Retry-After, redirects
 // within the source's domain, conditional requests (ETag, Last-Modified, and a body hash for
-// hosts that send neither) and gzip bodies; every dial goes through the egress policy.
+// hosts that send neither), gzip bodies, and the request each adapter asks for (a POST with a
+// body for ats.Requester, the time served for ats.ServedParser); every dial goes through the
+// egress policy.
 type Fetcher struct {
 	cfg        FetchConfig
 	client     *http.Client
@@ -258,15 +261,40 @@ func (f *Fetcher) fetchPage(ctx context.Context, ad ats.Adapter, pageURL string,
 	return fetched{throttled: throttled}, fmt.Errorf("gave up after retries: %w", lastErr)
 }
 
+// pageRequest is what a page's request sends besides its URL: a GET without a body, unless
+// the adapter says otherwise (ats.Requester: Workday's list is a POST with a JSON body).
+type pageRequest struct {
+	method, contentType string
+	body                []byte
+}
+
+var getRequest = pageRequest{method: http.MethodGet}
+
+// requestFor is the request of the page at pageURL for adapter ad.
+func requestFor(ad ats.Adapter, pageURL string) pageRequest {
+	r, ok := ad.(ats.Requester)
+	if !ok {
+		return getRequest
+	}
+	method, body, ctype := r.Request(pageURL)
+	if method == "" {
+		method = http.MethodGet
+	}
+	return pageRequest{method: method, contentType: ctype, body: body}
+}
+
 // attempt is one try at a page: robots.txt, then a request per hop while the answer redirects
-// (within scope, at most maxRedirects), then the body.
+// (within scope, at most maxRedirects), then the body. The page's request (requestFor) goes to
+// every hop, except that a 301, 302 or 303 turns a POST into a GET without a body, as browsers
+// and net/http do; a 307 or 308 repeats it.
 func (f *Fetcher) attempt(ctx context.Context, ad ats.Adapter, u *url.URL, prev validators, scope []string) (fetched, error) {
 	var out fetched
+	rq := requestFor(ad, u.String())
 	for hops := 0; ; hops++ {
 		if err := f.robotsAllow(ctx, u); err != nil {
 			return out, err
 		}
-		resp, done, err := f.send(ctx, u, prev, true) //nolint:bodyclose // done closes it
+		resp, done, err := f.sendRequest(ctx, u, rq, prev, true) //nolint:bodyclose // done closes it
 		if err != nil {
 			return out, err
 		}
@@ -279,6 +307,13 @@ func (f *Fetcher) attempt(ctx context.Context, ad ats.Adapter, u *url.URL, prev 
 			next, err := redirectTarget(u, resp.Header.Get("Location"), hops, scope)
 			if err != nil {
 				return out, err
+			}
+			switch resp.StatusCode {
+			case http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+			default:
+				if rq.method != http.MethodGet && rq.method != http.MethodHead {
+					rq = getRequest
+				}
 			}
 			u = next
 			continue
@@ -304,12 +339,27 @@ func (f *Fetcher) attempt(ctx context.Context, ad ats.Adapter, u *url.URL, prev 
 // errRefused (the egress policy refused the address), or a retryable transport failure; a
 // request sent that failed is reported as OutcomeError.
 func (f *Fetcher) send(ctx context.Context, u *url.URL, prev validators, gzip bool) (*http.Response, func(outcome string), error) {
+	return f.sendRequest(ctx, u, getRequest, prev, gzip)
+}
+
+// sendRequest is send with the page's request r: its method and body (with its Content-Type,
+// and Accept naming it when it is JSON). prev's validators go with a GET only: a conditional
+// POST means nothing to a server, so a POSTed page is known unchanged by its body's hash.
+func (f *Fetcher) sendRequest(ctx context.Context, u *url.URL, r pageRequest, prev validators, gzip bool) (*http.Response, func(outcome string), error) {
 	g := f.gate(u)
 	if err := g.acquire(ctx); err != nil {
 		return nil, nil, err
 	}
 	actx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
-	req, err := http.NewRequestWithContext(actx, http.MethodGet, u.String(), nil)
+	var body io.Reader
+	if r.body != nil {
+		body = bytes.NewReader(r.body)
+	}
+	method := r.method
+	if method == "" {
+		method = http.MethodGet
+	}
+	req, err := http.NewRequestWithContext(actx, method, u.String(), body)
 	if err != nil {
 		cancel()
 		g.release()
@@ -319,11 +369,19 @@ func (f *Fetcher) send(ctx context.Context, u *url.URL, prev validators, gzip bo
 		req.Header.Set("Accept-Encoding", "gzip")
 	}
 	req.Header.Set("User-Agent", f.cfg.UserAgent)
-	if prev.etag != "" {
-		req.Header.Set("If-None-Match", prev.etag)
+	if r.body != nil && r.contentType != "" {
+		req.Header.Set("Content-Type", r.contentType)
+		if strings.HasPrefix(r.contentType, "application/json") {
+			req.Header.Set("Accept", "application/json")
+		}
 	}
-	if prev.lastModified != "" {
-		req.Header.Set("If-Modified-Since", prev.lastModified)
+	if method == http.MethodGet {
+		if prev.etag != "" {
+			req.Header.Set("If-None-Match", prev.etag)
+		}
+		if prev.lastModified != "" {
+			req.Header.Set("If-Modified-Since", prev.lastModified)
+		}
 	}
 	start := time.Now()
 	resp, err := f.client.Do(req)
@@ -384,7 +442,12 @@ func (f *Fetcher) read(ad ats.Adapter, u *url.URL, prev validators, resp *http.R
 		// The same bytes as the page kept: as good as a 304, for hosts that send no validator.
 		return fetched{url: u.String(), val: val, notModified: true, bodyUnchanged: true}, nil
 	}
-	page, err := ad.Parse(body, u.String())
+	var page ats.Page
+	if sp, ok := ad.(ats.ServedParser); ok {
+		page, err = sp.ParseServed(body, u.String(), servedAt(resp.Header.Get("Date")))
+	} else {
+		page, err = ad.Parse(body, u.String())
+	}
 	if err != nil {
 		// Retried: a body cut short in transit parses on the next attempt; one malformed at the source
 		// fails every attempt and the source is unknown for this cycle.
@@ -394,6 +457,17 @@ func (f *Fetcher) read(ad ats.Adapter, u *url.URL, prev validators, resp *http.R
 }
 
 var errBodyTooLarge = errors.New("body too large")
+
+// servedAt is when a page was served: its Date header, else now (the clock a page's relative
+// dates are read against; a simulated world sends its own).
+func servedAt(date string) time.Time {
+	if date != "" {
+		if t, err := http.ParseTime(date); err == nil {
+			return t
+		}
+	}
+	return time.Now()
+}
 
 // decodeBody reads a response body whole (gunzipping it when gzipped), failing with
 // errBodyTooLarge past MaxBody. Its buffer and gzip reader come from the fetcher's pools: the

@@ -3,8 +3,11 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -132,4 +135,86 @@ func TestFetchConditionalAndGzip(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 1, notModified.Load())
 	require.True(t, p2.notModified, "a 304 is reported so the crawler replays what it kept")
+}
+
+// workdayServer answers Workday's list as the real one does: POST only, a JSON body with the
+// offset, total on the first page alone, a Date header the relative dates are read against.
+// /moved/… answers a 307 to the real path.
+func workdayServer(t *testing.T, total int, asked *atomic.Int32) *httptest.Server {
+	t.Helper()
+	return httptest.NewServer(noRobots(func(w http.ResponseWriter, r *http.Request) {
+		if rest, ok := strings.CutPrefix(r.URL.Path, "/moved"); ok {
+			http.Redirect(w, r, rest, http.StatusTemporaryRedirect)
+			return
+		}
+		asked.Add(1)
+		if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" {
+			http.Error(w, "POST a JSON body", http.StatusMethodNotAllowed)
+			return
+		}
+		if r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Modified-Since") != "" {
+			http.Error(w, "a POST is never conditional", http.StatusBadRequest)
+			return
+		}
+		var req struct {
+			Limit, Offset int
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Limit != 20 {
+			http.Error(w, "bad body", http.StatusBadRequest)
+			return
+		}
+		var b strings.Builder
+		stated := 0
+		if req.Offset == 0 {
+			stated = total
+		}
+		fmt.Fprintf(&b, `{"total":%d,"jobPostings":[`, stated)
+		for i := req.Offset; i < min(total, req.Offset+req.Limit); i++ {
+			if i > req.Offset {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"title":"Engineer %d","externalPath":"/job/Berlin/Engineer_JR%d","postedOn":"Posted Yesterday","bulletFields":["JR%d"]}`, i, i, i)
+		}
+		b.WriteString(`]}`)
+		w.Header().Set("ETag", `"same"`)
+		w.Header().Set("Date", "Fri, 09 Oct 2026 14:05:00 GMT")
+		w.Write([]byte(b.String()))
+	}))
+}
+
+func TestFetchPostsWorkdaysListAndKeepsItsPlaceInTheURL(t *testing.T) {
+	t.Parallel()
+	var asked atomic.Int32
+	srv := workdayServer(t, 45, &asked)
+	defer srv.Close()
+	ad, ok := ats.For("workday")
+	require.True(t, ok)
+	f := testFetcher(t, FetchConfig{})
+	ctx := context.Background()
+
+	var ids []string
+	var first fetched
+	for u, n := srv.URL+"/moved/wday/cxs/acme/External/jobs", 0; u != ""; n++ {
+		res, err := f.fetchPage(ctx, ad, u, validators{}, nil)
+		require.NoError(t, err, u)
+		if n == 0 {
+			first = res
+		}
+		for _, p := range res.page.Postings {
+			ids = append(ids, p.SourceID)
+			require.Equal(t, time.Date(2026, 10, 8, 0, 0, 0, 0, time.UTC), p.PostedAt, "Posted Yesterday, read against the Date served")
+		}
+		require.Less(t, n, 5, "paging ends")
+		u = res.page.NextURL
+		if u != "" {
+			u = strings.Replace(u, "/wday/", "/moved/wday/", 1) // every page through the 307, its place kept
+		}
+	}
+	require.Len(t, ids, 45)
+	require.Equal(t, "/job/Berlin/Engineer_JR44", ids[44])
+	require.EqualValues(t, 3, asked.Load(), "offsets 0, 20 and 40, the total carried past the first page")
+
+	again, err := f.fetchPage(ctx, ad, srv.URL+"/wday/cxs/acme/External/jobs", first.val, nil)
+	require.NoError(t, err)
+	require.True(t, again.notModified && again.bodyUnchanged, "a POSTed page sends no validators; its unchanged body is known by its hash")
 }

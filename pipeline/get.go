@@ -15,7 +15,8 @@ import (
 // company's site and asks the vendors' endpoints through it): the same politeness as a source's
 // pages (robots.txt per origin, the host's gate and rate, the egress policy at dial, the
 // User-Agent), one attempt, redirects followed anywhere (each hop asked of its own robots.txt and
-// recorded), and a bounded body.
+// recorded), and a bounded body. Get is always a GET; Post sends a body, for a vendor endpoint
+// that answers a POST only (Workday's list).
 
 // GetMaxBody bounds the body Get reads (decoded), below FetchConfig.MaxBody when that is lower.
 const GetMaxBody = 2 << 20
@@ -58,6 +59,22 @@ func (e getError) Unwrap() error { return e.cause }
 // redirect or address, a transport failure or ctx's error. Response holds what was seen up to
 // the failure (the hops so far; for a refused redirect, the 3xx answer with its Location).
 func (f *Fetcher) Get(ctx context.Context, rawURL string) (Response, error) {
+	return f.getRequest(ctx, rawURL, getRequest)
+}
+
+// Post is Get for a page that answers a POST only (Workday's list): body is sent with
+// contentType to rawURL, with Get's politeness, one attempt and Get's redirects, except that a
+// 301, 302 or 303 turns it into a GET without the body (as browsers and net/http do) and a 307 or
+// 308 repeats it. It is never conditional.
+func (f *Fetcher) Post(ctx context.Context, rawURL, contentType string, body []byte) (Response, error) {
+	if body == nil {
+		body = []byte{}
+	}
+	return f.getRequest(ctx, rawURL, pageRequest{method: http.MethodPost, contentType: contentType, body: body})
+}
+
+// getRequest is Get and Post: rq is the request of the first hop.
+func (f *Fetcher) getRequest(ctx context.Context, rawURL string, rq pageRequest) (Response, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
 		return Response{}, fmt.Errorf("cannot get %.200q: want an absolute http(s) URL", rawURL)
@@ -71,7 +88,7 @@ func (f *Fetcher) Get(ctx context.Context, rawURL string) (Response, error) {
 				return out, f.robotsRefusal(u, err)
 			}
 		}
-		resp, done, err := f.send(ctx, u, validators{}, true) //nolint:bodyclose // done closes it
+		resp, done, err := f.sendRequest(ctx, u, rq, validators{}, true) //nolint:bodyclose // done closes it
 		if err != nil {
 			return out, getError{msg: "cannot get " + u.Redacted() + ": " + shortError(err), cause: err}
 		}
@@ -88,6 +105,9 @@ func (f *Fetcher) Get(ctx context.Context, rawURL string) (Response, error) {
 				return out, fmt.Errorf("cannot get %s: %w", u.Redacted(), rerr)
 			}
 			out.Redirects = append(out.Redirects, next.String())
+			if resp.StatusCode != http.StatusTemporaryRedirect && resp.StatusCode != http.StatusPermanentRedirect {
+				rq = getRequest // a 301, 302 or 303 answers a POST with a GET of the Location
+			}
 			u = next
 			continue
 		}
@@ -98,7 +118,7 @@ func (f *Fetcher) Get(ctx context.Context, rawURL string) (Response, error) {
 		}
 		done("")
 		out.Body = body
-		if u.EscapedPath() == "/robots.txt" && len(out.Redirects) == 0 {
+		if u.EscapedPath() == "/robots.txt" && len(out.Redirects) == 0 && rq.method == http.MethodGet {
 			f.learnRobots(u, resp.StatusCode, body) // the origin's rules, without asking twice
 		}
 		return out, nil

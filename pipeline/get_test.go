@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
@@ -130,4 +132,66 @@ func TestGetRefusesPrivateAddressesWithoutAnOverride(t *testing.T) {
 	_, err = f.Get(context.Background(), srv.URL+"/")
 	require.ErrorContains(t, err, "refusing to connect")
 	require.Zero(t, len(h.n))
+}
+
+// TestPostSendsItsBodyWithGetsPoliteness: Post sends its body and content type (Workday's list
+// answers a POST only), asks robots.txt as Get does, repeats itself on a 307 and becomes a GET
+// without the body on a 302; Get stays a GET.
+func TestPostSendsItsBodyWithGetsPoliteness(t *testing.T) {
+	t.Parallel()
+	type seen struct{ method, ctype, body string }
+	var mu sync.Mutex
+	got := map[string][]seen{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got[r.URL.Path] = append(got[r.URL.Path], seen{r.Method, r.Header.Get("Content-Type"), string(b)})
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+		case "/jobs":
+			if r.Method != http.MethodPost {
+				w.Header().Set("Allow", http.MethodPost)
+				w.WriteHeader(http.StatusMethodNotAllowed)
+				return
+			}
+			fmt.Fprintf(w, `{"total":1,"echo":%q}`, b)
+		case "/moved-temporarily":
+			http.Redirect(w, r, "/jobs", http.StatusTemporaryRedirect)
+		case "/moved":
+			http.Redirect(w, r, "/landing", http.StatusFound)
+		default:
+			fmt.Fprint(w, "ok")
+		}
+	}))
+	defer srv.Close()
+	f := testFetcher(t, FetchConfig{})
+	ctx := context.Background()
+	body := []byte(`{"appliedFacets":{},"limit":20,"offset":0,"searchText":""}`)
+
+	res, err := f.Post(ctx, srv.URL+"/jobs", "application/json", body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, res.Status)
+	require.Contains(t, string(res.Body), `"total":1`)
+	require.Equal(t, []seen{{http.MethodPost, "application/json", string(body)}}, got["/jobs"])
+
+	res, err = f.Get(ctx, srv.URL+"/jobs")
+	require.NoError(t, err)
+	require.Equal(t, http.StatusMethodNotAllowed, res.Status, "Get stays a GET")
+
+	res, err = f.Post(ctx, srv.URL+"/moved-temporarily", "application/json", body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, res.Status, "a 307 repeats the POST with its body")
+	require.Equal(t, []string{srv.URL + "/jobs"}, res.Redirects)
+
+	res, err = f.Post(ctx, srv.URL+"/moved", "application/json", body)
+	require.NoError(t, err)
+	require.Equal(t, "ok", string(res.Body))
+	require.Equal(t, []seen{{http.MethodGet, "", ""}}, got["/landing"], "a 302 answers a POST with a GET without the body")
+
+	_, err = f.Post(ctx, srv.URL+"/private/jobs", "application/json", body)
+	require.ErrorIs(t, err, ErrRobotsDisallow)
+	require.Empty(t, got["/private/jobs"], "nothing is sent for a disallowed URL")
+	require.Len(t, got["/robots.txt"], 1)
 }

@@ -58,7 +58,8 @@ func redirectScope(src *Source) []string {
 
 // redirectTarget resolves the Location of the response to cur, the redirect number hops+1,
 // and checks it may be followed: at most maxRedirects, http(s), no https→http, and within one of
-// the registrable domains of scope. A refusal says where it tried to go.
+// the registrable domains of scope. The target keeps cur's fragment (a page's place, never sent)
+// and drops the Location's own. A refusal says where it tried to go.
 func redirectTarget(cur *url.URL, location string, hops int, scope []string) (*url.URL, error) {
 	next, err := cur.Parse(location)
 	if err != nil {
@@ -76,7 +77,9 @@ func redirectTarget(cur *url.URL, location string, hops int, scope []string) (*u
 	reg := registrable(host)
 	for _, d := range scope {
 		if d == reg {
-			next.Fragment = ""
+			// The fragment is the page's own (a Workday page's offset), never the Location's: the
+			// redirected page keeps its place.
+			next.Fragment, next.RawFragment = cur.Fragment, cur.RawFragment
 			return next, nil
 		}
 	}

@@ -44,6 +44,16 @@ func BenchmarkTenantBodies(b *testing.B) {
 			buf = w.renderPinpoint(buf[:0], c, 50, false)
 		case vJoin:
 			buf = w.renderJoin(buf[:0], c, 50, 1, joinMaxPageSize, false)
+		case vWorkday:
+			buf = w.renderWorkday(buf[:0], c, 50, 0, workdayMaxLimit, false)
+		case vICIMS:
+			buf = w.renderICIMS(buf[:0], c, 50, 0, false)
+		case vJobvite:
+			buf = w.renderJobvite(buf[:0], c, 50, 0, false)
+		case vJazzHR:
+			buf = w.renderJazzHR(buf[:0], c, 50, false)
+		case vRippling:
+			buf = w.renderRippling(buf[:0], c, 50, 0, 50, false)
 		}
 	}
 }

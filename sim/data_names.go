@@ -68,6 +68,11 @@ const (
 	vBreezy
 	vPinpoint
 	vJoin
+	vWorkday
+	vICIMS
+	vJobvite
+	vJazzHR
+	vRippling
 	vJSONLD
 	vAggregator
 	numVendors
@@ -75,24 +80,49 @@ const (
 
 var vendorNames = [numVendors]string{"", "greenhouse", "lever", "ashby", "workable", "smartrecruiters", "recruitee", "personio",
 	"teamtailor", "bamboohr", "breezy", "pinpoint", "join",
+	"workday", "icims", "jobvite", "jazzhr", "rippling",
 	"jsonld", "aggregator"}
 
 // lastATS is the last ATS vendor: vGreenhouse..lastATS are the vendors a company's tenant is on.
 const lastATS = vJSONLD - 1
 
-// atsVendorWeights per region (index vGreenhouse..lastATS): the first seven vendors keep most
-// of every region; Teamtailor, BambooHR, Breezy, Pinpoint and JOIN take a modest share where
-// they sell (Teamtailor in the Nordics and the EU, BambooHR and Breezy among North American
-// SMBs, Pinpoint in the UK, JOIN in the DACH region).
+// atsVendorWeights per region (index vGreenhouse..lastATS, one column per vendor in constant
+// order): the first seven vendors keep most of every region. Teamtailor, BambooHR, Breezy,
+// Pinpoint and JOIN take a modest share where they sell (Teamtailor in the Nordics and the EU,
+// BambooHR and Breezy among North American SMBs, Pinpoint in the UK, JOIN in the DACH region);
+// Workday, iCIMS and Jobvite are enterprise ATSs heaviest in North America, JazzHR a
+// small-business one there, Rippling North American too.
 var atsVendorWeights = [numRegions][]float64{
-	//        greenhouse lever ashby workable smartr recruitee personio | teamtailor bamboohr breezy pinpoint join
-	regNA:    {0.30, 0.20, 0.16, 0.12, 0.14, 0.04, 0.04, 0.010, 0.050, 0.040, 0.015, 0.005},
-	regLatam: {0.18, 0.16, 0.08, 0.20, 0.22, 0.08, 0.08, 0.010, 0.030, 0.030, 0.005, 0.010},
-	regUKI:   {0.22, 0.16, 0.14, 0.16, 0.12, 0.12, 0.08, 0.050, 0.020, 0.020, 0.080, 0.010},
-	regDACH:  {0.12, 0.08, 0.08, 0.10, 0.14, 0.14, 0.34, 0.040, 0.010, 0.010, 0.010, 0.100},
-	regEU:    {0.14, 0.10, 0.10, 0.16, 0.14, 0.22, 0.14, 0.080, 0.020, 0.020, 0.020, 0.050},
-	regAPAC:  {0.22, 0.16, 0.12, 0.16, 0.22, 0.06, 0.06, 0.020, 0.030, 0.020, 0.020, 0.005},
-	regMEA:   {0.16, 0.12, 0.08, 0.24, 0.24, 0.08, 0.08, 0.030, 0.020, 0.030, 0.010, 0.010},
+	//        gh    lever ashby wkbl  smartr recrt pers | ttailor bamboo breezy pinpt join | wday icims jbvt jazz rippl
+	regNA:    {0.30, 0.20, 0.16, 0.12, 0.14, 0.04, 0.04, 0.010, 0.050, 0.040, 0.015, 0.005, 0.07, 0.05, 0.03, 0.03, 0.05},
+	regLatam: {0.18, 0.16, 0.08, 0.20, 0.22, 0.08, 0.08, 0.010, 0.030, 0.030, 0.005, 0.010, 0.03, 0.02, 0.01, 0.01, 0.02},
+	regUKI:   {0.22, 0.16, 0.14, 0.16, 0.12, 0.12, 0.08, 0.050, 0.020, 0.020, 0.080, 0.010, 0.04, 0.02, 0.02, 0.01, 0.03},
+	regDACH:  {0.12, 0.08, 0.08, 0.10, 0.14, 0.14, 0.34, 0.040, 0.010, 0.010, 0.010, 0.100, 0.03, 0.01, 0.01, 0.01, 0.01},
+	regEU:    {0.14, 0.10, 0.10, 0.16, 0.14, 0.22, 0.14, 0.080, 0.020, 0.020, 0.020, 0.050, 0.03, 0.01, 0.01, 0.01, 0.02},
+	regAPAC:  {0.22, 0.16, 0.12, 0.16, 0.22, 0.06, 0.06, 0.020, 0.030, 0.020, 0.020, 0.005, 0.04, 0.02, 0.01, 0.01, 0.02},
+	regMEA:   {0.16, 0.12, 0.08, 0.24, 0.24, 0.08, 0.08, 0.030, 0.020, 0.030, 0.010, 0.010, 0.03, 0.02, 0.01, 0.01, 0.01},
+}
+
+// atsWeights appends to dst the ATS vendor weights of a company of region and headcount band:
+// the region's, with the enterprise ATSs (Workday, iCIMS, and Jobvite less so) weighed up for
+// employers of 501 or more and down for those of 50 or fewer, and JazzHR, a small-business ATS,
+// the other way round.
+func atsWeights(dst []float64, region, band uint8) []float64 {
+	dst = append(dst, atsVendorWeights[region]...)
+	at := func(v uint8) *float64 { return &dst[v-vGreenhouse] }
+	switch {
+	case band >= 4 && band <= 6: // 501-1000, 1001-5000, 5001+
+		*at(vWorkday) *= 4
+		*at(vICIMS) *= 4
+		*at(vJobvite) *= 2
+		*at(vJazzHR) *= 0.1
+	case band <= 1: // 1-10, 11-50
+		*at(vWorkday) *= 0.1
+		*at(vICIMS) *= 0.1
+		*at(vJobvite) *= 0.5
+		*at(vJazzHR) *= 3
+	}
+	return dst
 }
 
 // boardDef is one JSON-LD job board.

@@ -1,10 +1,13 @@
 // Package sim is the crawl simulator: a deterministic, seeded, evolving world of employers, their
 // requisitions (reqs), ATS tenants, job boards and aggregator feeds, served over HTTP in the real
 // public formats (Greenhouse, Lever, Ashby, Workable, SmartRecruiters, Recruitee, Personio XML,
-// Teamtailor RSS, BambooHR's careers list, Breezy, Pinpoint, JOIN, schema.org JobPosting JSON-LD
-// list pages and job pages, and our aggregator feed) with the shapes real feeds send (several
-// places per posting, remote wording, missing links and countries, pay as text, pay with the
-// wrong period, pay a tenant hides), with injectable faults and an exportable ground truth.
+// Teamtailor RSS, BambooHR's careers list, Breezy, Pinpoint, JOIN, Workday's CXS list (a POST,
+// dated relative to the Date it answers with), the iCIMS, Jobvite and JazzHR careers pages
+// (server-rendered HTML), Rippling's board API, schema.org JobPosting JSON-LD list pages and job
+// pages, and our aggregator feed) with the shapes real feeds send (several places per posting,
+// remote wording, missing links and countries, pay as text, pay with the wrong period, pay a
+// tenant hides), with injectable faults and an exportable ground truth. Workday and iCIMS
+// tenants lean to large employers and JazzHR's to small ones, as their markets do.
 //
 // What it owns: the world model (companies, coverage, ATS migrations, req lifecycles, surges,
 // reposts, cross-posting with variant titles), the vendor wire formats and their pagination,
@@ -13,7 +16,7 @@
 // export (RegistryCSV: the world as the source registry's import file), host mode (every vendor,
 // board and the aggregator answered at its real hostname and path, routed by Host, with
 // /robots.txt on every host; hosts.go), the companies' careers sites on their own domains with
-// the vendors' board pages, demo tenants, gone tenants and home pages, and the discovery truth
+// the vendors' board pages (JOIN's company pages), demo tenants, gone tenants and home pages, and the discovery truth
 // (DiscoveryTruth, /_sim/discovery: per company, its own sources and whether discovery can find
 // one; sites.go), the world's clock (Clock: wall time, or one 3-hour cycle
 // per --cycle-every of wall time for the dev stack), and each company's hidden conversion propensity, tied to its hiring motion, from which

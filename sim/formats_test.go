@@ -11,12 +11,14 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/planehq/hiringsignal/internal/atsurl"
 )
 
 // formatWorld serves a world and pins tick 40.
 func formatWorld(t *testing.T) (*World, Directory) {
 	t.Helper()
-	w, ts := testWorld(t, Config{Seed: 21, Companies: 600})
+	w, ts := testWorld(t, Config{Seed: 24, Companies: 600})
 	pin(t, ts, 40)
 	return w, w.Directory(40)
 }
@@ -385,6 +387,220 @@ func TestPersonioFormat(t *testing.T) {
 		}
 		require.NotContains(t, string(body), "<country>")
 	})
+}
+
+// sourcesOf returns (up to n, at least one) directory sources of vendor.
+func sourcesOf(t *testing.T, d Directory, vendor string, n int) []Source {
+	t.Helper()
+	var out []Source
+	for _, s := range d.Sources {
+		if s.Vendor == vendor && len(out) < n {
+			out = append(out, s)
+		}
+	}
+	require.NotEmpty(t, out, "no %s source", vendor)
+	return out
+}
+
+func TestWorkdayFormat(t *testing.T) {
+	t.Parallel()
+	w, d := formatWorld(t)
+	postedOn := map[string]int{}
+	for _, s := range sourcesOf(t, d, "workday", 8) {
+		company, dc, site, ok := atsurl.WorkdayParts(s.Tenant)
+		require.True(t, ok, s.Tenant)
+		require.True(t, strings.HasSuffix(s.URL, "/workday/"+dc+"/wday/cxs/"+company+"/"+site+"/jobs"), s.URL)
+		status, _, _ := get(t, s.URL)
+		require.Equal(t, http.StatusMethodNotAllowed, status, "the list answers POST only")
+		status, _, body := postJSON(t, testClient, s.URL, `{"appliedFacets":{},"limit":50,"offset":0,"searchText":""}`)
+		require.Equal(t, http.StatusBadRequest, status, "a limit above 20: %s", body)
+
+		live := len(w.liveGens(&w.companies[companyOf(t, w, s)], 40))
+		seen := 0
+		for offset := 0; ; offset += 20 {
+			status, hdr, body := postJSON(t, testClient, s.URL, `{"appliedFacets":{},"limit":20,"offset":`+strconv.Itoa(offset)+`,"searchText":""}`)
+			require.Equal(t, http.StatusOK, status, "%s", body)
+			served, err := http.ParseTime(hdr.Get("Date"))
+			require.NoError(t, err)
+			require.Equal(t, w.CycleTime(40).UTC(), served.UTC(), "the Date is the cycle's: postedOn is relative to it")
+			var resp struct {
+				Total       *int `json:"total"`
+				JobPostings []struct {
+					Title         string   `json:"title"`
+					ExternalPath  string   `json:"externalPath"`
+					LocationsText string   `json:"locationsText"`
+					PostedOn      string   `json:"postedOn"`
+					BulletFields  []string `json:"bulletFields"`
+				} `json:"jobPostings"`
+				Facets            []json.RawMessage `json:"facets"`
+				UserAuthenticated *bool             `json:"userAuthenticated"`
+			}
+			require.NoError(t, json.Unmarshal(body, &resp))
+			require.NotNil(t, resp.Total)
+			require.NotNil(t, resp.UserAuthenticated)
+			if offset == 0 {
+				require.Equal(t, live, *resp.Total)
+			} else {
+				require.Zero(t, *resp.Total, "total is stated on the first page only")
+			}
+			for _, j := range resp.JobPostings {
+				require.NotEmpty(t, j.Title)
+				require.Regexp(t, `^/job/[A-Za-z0-9-]+/[A-Za-z0-9-]+_[A-Z]+-\d+(-1)?$`, j.ExternalPath)
+				require.Len(t, j.BulletFields, 1)
+				require.True(t, strings.Contains(j.ExternalPath, "_"+j.BulletFields[0]), "the path ends with the req id")
+				require.Regexp(t, `^Posted (Today|Yesterday|\d+ Days Ago|30\+ Days Ago)$`, j.PostedOn)
+				postedOn[strings.Fields(j.PostedOn)[1]]++
+				require.NotEmpty(t, j.LocationsText)
+			}
+			seen += len(resp.JobPostings)
+			if len(resp.JobPostings) < 20 {
+				break
+			}
+		}
+		require.Equal(t, live, seen)
+	}
+	require.Positive(t, postedOn["Today"]+postedOn["Yesterday"])
+	require.Positive(t, postedOn["30+"], "reqs older than a month")
+}
+
+// companyOf returns the index of the company whose tenant s is.
+func companyOf(t *testing.T, w *World, s Source) int {
+	t.Helper()
+	for i := range w.companies {
+		if w.companies[i].domain == s.CompanyDomain {
+			return i
+		}
+	}
+	t.Fatalf("no company of %s", s.Key)
+	return -1
+}
+
+func TestICIMSFormat(t *testing.T) {
+	t.Parallel()
+	_, d := formatWorld(t)
+	cardRe := regexp.MustCompile(`(?s)<li class="iCIMS_JobCardItem">.*?</li>\n`)
+	pages, multi := 0, 0
+	for _, s := range sourcesOf(t, d, "icims", 1000) {
+		require.True(t, strings.HasSuffix(s.URL, "/icims/"+s.Tenant+"/jobs/search?ss=1&in_iframe=1"), s.URL)
+		for pr := 0; ; pr++ {
+			body := string(fetchOK(t, withQuery(s.URL, "pr", strconv.Itoa(pr))))
+			pages++
+			require.True(t, strings.HasPrefix(body, "<!DOCTYPE html>"))
+			require.True(t, strings.HasSuffix(body, "</html>\n"))
+			cards := cardRe.FindAllString(body, -1)
+			if len(cards) == 0 {
+				require.Contains(t, body, "no jobs", "a page past the last has no cards")
+				break
+			}
+			require.LessOrEqual(t, len(cards), 20)
+			require.Contains(t, body, "Search Results Page "+strconv.Itoa(pr+1)+" of ")
+			for _, c := range cards {
+				require.Regexp(t, `<a href="https://`+s.Tenant+`\.icims\.com/jobs/\d+/[a-z0-9-]+/job\?in_iframe=1" class="iCIMS_Anchor"`, c)
+				require.Regexp(t, `Job Locations</span><span>[A-Z]{2}-[^<]+</span>`, c)
+				require.Regexp(t, `<span title="\d{1,2}/\d{1,2}/20\d\d \d{1,2}:\d\d [AP]M">`, c)
+				require.Regexp(t, `Requisition ID</dt><dd class="iCIMS_JobHeaderData"><span>20\d\d-\d+</span>`, c)
+				if strings.Contains(c, " | ") {
+					multi++
+				}
+			}
+			if !strings.Contains(body, "Next page of results") {
+				break
+			}
+		}
+	}
+	require.Greater(t, pages, len(sourcesOf(t, d, "icims", 1000)), "portals of more than 20 openings page")
+	require.Positive(t, multi, "a card lists a second country")
+}
+
+func TestJobviteFormat(t *testing.T) {
+	t.Parallel()
+	_, d := formatWorld(t)
+	rowRe := regexp.MustCompile(`<tr><td class="jv-job-list-name"><a href="/([a-z-]+)/job/(o[0-9A-Za-z]{7})">[^<]+</a></td><td class="jv-job-list-location">[^<]+, [^<]+</td></tr>`)
+	for _, s := range sourcesOf(t, d, "jobvite", 6) {
+		require.True(t, strings.HasSuffix(s.URL, "/jobvite/"+s.Tenant+"/search/"), s.URL)
+		body := string(fetchOK(t, s.URL))
+		require.Regexp(t, `<title>.+ Careers</title>`, body)
+		rows := rowRe.FindAllStringSubmatch(body, -1)
+		require.NotEmpty(t, rows)
+		require.LessOrEqual(t, len(rows), 50)
+		for _, r := range rows {
+			require.Equal(t, s.Tenant, r[1])
+		}
+		if strings.Contains(body, "jv-pagination-next") {
+			require.Len(t, rows, 50)
+			require.Regexp(t, `<div class="jv-pagination-text">1-50 of \d+</div>`, body)
+			require.NotEmpty(t, rowRe.FindAllString(string(fetchOK(t, s.URL+"?p=1")), -1))
+		} else {
+			require.NotContains(t, body, "jv-pagination-text", "a board of one page states no range")
+		}
+		require.Contains(t, string(fetchOK(t, s.URL+"?p=9")), "No results found")
+	}
+}
+
+func TestJazzHRFormat(t *testing.T) {
+	t.Parallel()
+	_, d := formatWorld(t)
+	itemRe := regexp.MustCompile(`<a href="https://([a-z0-9]+)\.applytojob\.com/apply/([0-9A-Za-z]{10})/[A-Za-z0-9-]+">[^<]+</a></h3><ul class="list-inline list-group-item-text"><li><i class="fa fa-map-marker"></i>[^<]+, [^<]+</li>`)
+	for _, s := range sourcesOf(t, d, "jazzhr", 6) {
+		require.True(t, strings.HasSuffix(s.URL, "/jazzhr/"+s.Tenant+"/apply"), s.URL)
+		body := string(fetchOK(t, s.URL))
+		items := itemRe.FindAllStringSubmatch(body, -1)
+		require.NotEmpty(t, items)
+		for _, it := range items {
+			require.Equal(t, s.Tenant, it[1])
+		}
+		require.Contains(t, body, `<div class="department-heading"><h3>`)
+	}
+}
+
+func TestRipplingFormat(t *testing.T) {
+	t.Parallel()
+	_, d := formatWorld(t)
+	remote := 0
+	for _, s := range sourcesOf(t, d, "rippling", 1000) {
+		require.True(t, strings.HasSuffix(s.URL, "/rippling/api/v2/board/"+s.Tenant+"/jobs?page=0&pageSize=50"), s.URL)
+		status, _, _ := get(t, withQuery(s.URL, "pageSize", "101"))
+		require.Equal(t, http.StatusBadRequest, status)
+		var resp struct {
+			Items []struct {
+				ID         string `json:"id"`
+				Name       string `json:"name"`
+				URL        string `json:"url"`
+				Department struct {
+					Name string `json:"name"`
+				} `json:"department"`
+				Locations []struct {
+					Name          string  `json:"name"`
+					City          *string `json:"city"`
+					Country       string  `json:"country"`
+					CountryCode   string  `json:"countryCode"`
+					WorkplaceType string  `json:"workplaceType"`
+				} `json:"locations"`
+			} `json:"items"`
+			Page       *int `json:"page"`
+			PageSize   *int `json:"pageSize"`
+			TotalItems *int `json:"totalItems"`
+			TotalPages *int `json:"totalPages"`
+		}
+		decode(t, fetchOK(t, withQuery(s.URL, "pageSize", "100")), &resp)
+		require.Equal(t, 100, *resp.PageSize)
+		require.Equal(t, (*resp.TotalItems+99)/100, *resp.TotalPages)
+		require.Len(t, resp.Items, *resp.TotalItems)
+		for _, it := range resp.Items {
+			require.Regexp(t, `^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`, it.ID)
+			require.Equal(t, "https://ats.rippling.com/"+s.Tenant+"/jobs/"+it.ID, it.URL)
+			require.NotEmpty(t, it.Department.Name)
+			require.Len(t, it.Locations, 1)
+			l := it.Locations[0]
+			require.Len(t, l.CountryCode, 2)
+			require.Contains(t, []string{"ON_SITE", "REMOTE"}, l.WorkplaceType)
+			if l.WorkplaceType == "REMOTE" {
+				remote++
+				require.Nil(t, l.City)
+			}
+		}
+	}
+	require.Positive(t, remote, "remote postings say REMOTE, with no city")
 }
 
 func TestJSONLDFormat(t *testing.T) {

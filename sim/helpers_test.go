@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -366,6 +368,90 @@ func crawlSourceWith(t *testing.T, client *http.Client, src Source) crawled {
 				u = withQuery(src.URL, "cursor", env.Next)
 			}
 		}
+	case "workday":
+		total := -1
+		for offset := 0; ; {
+			status, _, body := postJSON(t, client, src.URL, fmt.Sprintf(`{"appliedFacets":{},"limit":20,"offset":%d,"searchText":""}`, offset))
+			require.Equal(t, http.StatusOK, status, "POST %s offset %d: %s", src.URL, offset, body)
+			out.pages++
+			var env struct {
+				Total int `json:"total"`
+			}
+			require.NoError(t, json.Unmarshal(body, &env))
+			if total < 0 {
+				total = env.Total
+			}
+			es := entries(body, "jobPostings")
+			for _, e := range es {
+				path, ok := str(e, "externalPath")
+				add(path, ok && strings.HasPrefix(path, "/job/"), e["title"])
+			}
+			offset += len(es)
+			if len(es) == 0 || offset >= total {
+				break
+			}
+		}
+	case "icims":
+		for pr := 0; ; pr++ {
+			body := fetch(withQuery(src.URL, "pr", strconv.Itoa(pr)))
+			for _, card := range strings.Split(string(body), `<li class="iCIMS_JobCardItem">`)[1:] {
+				m := icimsCardRe.FindStringSubmatch(card)
+				require.NotNil(t, m, "a card of %s links a job", src.Key)
+				var title any = html.UnescapeString(m[2])
+				if m[2] == "" {
+					title = nil
+				}
+				add(m[1], true, title)
+				if loc := icimsPlacesRe.FindStringSubmatch(card); loc != nil && strings.Contains(loc[1], " | ") && m[2] != "" {
+					add(m[1]+"#1", true, title) // the further country is a posting of its own
+				}
+			}
+			pm := icimsPageOfRe.FindSubmatch(body)
+			if pm == nil || string(pm[1]) == string(pm[2]) {
+				break
+			}
+		}
+	case "jobvite":
+		for p := 0; ; p++ {
+			u := src.URL
+			if p > 0 {
+				u = withQuery(src.URL, "p", strconv.Itoa(p))
+			}
+			body := fetch(u)
+			for _, m := range jobviteRowRe.FindAllSubmatch(body, -1) {
+				var title any = html.UnescapeString(string(m[2]))
+				if len(m[2]) == 0 {
+					title = nil
+				}
+				add(string(m[1]), true, title)
+			}
+			if !bytes.Contains(body, []byte("jv-pagination-next")) {
+				break
+			}
+		}
+	case "jazzhr":
+		for _, m := range jazzRowRe.FindAllSubmatch(fetch(src.URL), -1) {
+			var title any = html.UnescapeString(string(m[2]))
+			if len(m[2]) == 0 {
+				title = nil
+			}
+			add(string(m[1]), true, title)
+		}
+	case "rippling":
+		for page := 0; ; page++ {
+			body := fetch(withQuery(src.URL, "page", strconv.Itoa(page)))
+			var env struct {
+				TotalPages int `json:"totalPages"`
+			}
+			require.NoError(t, json.Unmarshal(body, &env))
+			for _, e := range entries(body, "items") {
+				id, ok := str(e, "id")
+				add(id, ok, e["name"])
+			}
+			if page+1 >= env.TotalPages {
+				break
+			}
+		}
 	default:
 		panic(fmt.Sprintf("vendor %q", src.Vendor))
 	}
@@ -375,7 +461,33 @@ func crawlSourceWith(t *testing.T, client *http.Client, src Source) crawled {
 var (
 	canonicalRe      = regexp.MustCompile(`<link rel="canonical" href="([^"]+)">`)
 	teamtailorLinkID = regexp.MustCompile(`/jobs/([0-9]+)-`)
+	icimsCardRe      = regexp.MustCompile(`(?s)<a href="https://[a-z0-9-]+\.icims\.com/jobs/(\d+)/[^"]*" class="iCIMS_Anchor".*?<h3>(.*?)</h3>`)
+	icimsPlacesRe    = regexp.MustCompile(`Job Locations</span><span>([^<]*)</span>`)
+	icimsPageOfRe    = regexp.MustCompile(`Page (\d+) of (\d+)`)
+	jobviteRowRe     = regexp.MustCompile(`<td class="jv-job-list-name"><a href="/[^/"]+/job/([A-Za-z0-9]+)">([^<]*)</a>`)
+	jazzRowRe        = regexp.MustCompile(`<a href="https://[a-z0-9-]+\.applytojob\.com/apply/([A-Za-z0-9]+)/[^"]*">([^<]*)</a>`)
 )
+
+// postJSON POSTs body (JSON) to u and returns status, headers and body.
+func postJSON(t *testing.T, client *http.Client, u, body string) (int, http.Header, []byte) {
+	t.Helper()
+	resp, err := client.Post(u, "application/json", strings.NewReader(body))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, resp.Header, b
+}
+
+// getFirstPage fetches the first page of a source of vendor at u: Workday's with the POST its
+// list answers, every other with a GET.
+func getFirstPage(t *testing.T, client *http.Client, vendor, u string) (int, http.Header, []byte) {
+	t.Helper()
+	if vendor == "workday" {
+		return postJSON(t, client, u, `{"appliedFacets":{},"limit":20,"offset":0,"searchText":""}`)
+	}
+	return getWith(t, client, u)
+}
 
 // isJobPage reports whether a board page is a job page (one posting without identifier).
 func isJobPage(body []byte) bool {

@@ -14,10 +14,12 @@ import (
 // ({t}.recruitee.com), so the router reads Host itself:
 //
 //   - the vendors' API hosts (atsurl.Hosts): the tenant named by atsurl.Recognize, when the path
-//     is exactly the vendor's feed endpoint (FirstPage's path; Recruitee with or without the
-//     trailing slash), or Greenhouse's board endpoint /v1/boards/{token}; anything else 404s.
-//     The world's tenants are all on the vendors' main hosts, so the EU, .com and Teamtailor's
-//     na variants 404;
+//     is exactly the vendor's feed endpoint (FirstPage's path; Recruitee and JazzHR with or
+//     without the trailing slash), or Greenhouse's board endpoint /v1/boards/{token}, or the
+//     tenant's board page (atsurl.BoardPage); anything else 404s. Workday's list answers POST
+//     only, every other feed and page GET and HEAD (a 405 else). The world's tenants are all on
+//     the vendors' main hosts, so the EU, .com and Teamtailor's na variants 404; on join.com,
+//     a company page /companies/{slug} (sites.go);
 //   - a board's host: /jobs?page=N and, on a job-page board, /job/{id};
 //   - AggregatorFeedHost: /v1/feed?region=R[&cursor=C];
 //   - any other host: the simulator's own paths (/greenhouse/v1/boards/{t}/jobs, ...).
@@ -43,7 +45,7 @@ func (w *World) routeHosts(mux *http.ServeMux) http.Handler {
 			mux.ServeHTTP(rw, r)
 			return
 		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && !(vendorHost && r.Method == http.MethodPost) {
 			rw.Header().Set("Allow", "GET, HEAD")
 			http.Error(rw, "method not allowed", http.StatusMethodNotAllowed)
 			return
@@ -72,16 +74,27 @@ func (w *World) routeHosts(mux *http.ServeMux) http.Handler {
 
 // serveVendorHost serves a request to one of the vendors' hosts: a tenant's feed, Greenhouse's
 // board endpoint and a tenant's board page (for the world's tenants and the vendors' demo
-// tenants), a redirect to the vendor's home page for a gone tenant (ending goneSuffix), and the
-// vendor's home page.
+// tenants), JOIN's company pages, a redirect to the vendor's home page for a gone tenant (ending
+// goneSuffix) of a vendor that sends one there, and the vendor's home page.
 func (w *World) serveVendorHost(rw http.ResponseWriter, r *http.Request, host string) {
 	p := r.URL.Path
-	if hv := vendorHomeHost(host); hv != vNone {
-		if p != "/" {
-			notFound(rw)
+	get := r.Method == http.MethodGet || r.Method == http.MethodHead
+	if hv := vendorHomeHost(host); hv != vNone && p == "/" {
+		if !get {
+			rw.Header().Set("Allow", "GET, HEAD")
+			http.Error(rw, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
 		w.serveVendorHome(rw, r, hv)
+		return
+	}
+	if slug, ok := atsurl.JoinCompanySlug("https://" + host + p); ok && host == "join.com" && strings.TrimSuffix(p, "/") == "/companies/"+slug {
+		if !get {
+			rw.Header().Set("Allow", "GET, HEAD")
+			http.Error(rw, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		w.serveJoinCompany(rw, r, slug)
 		return
 	}
 	b, ok := atsurl.Recognize("https://" + host + p)
@@ -99,22 +112,31 @@ func (w *World) serveVendorHost(rw http.ResponseWriter, r *http.Request, host st
 	if i := strings.IndexByte(want, '?'); i >= 0 {
 		want = want[:i]
 	}
-	page, err := atsurl.BoardPage(b.Vendor, b.Tenant, b.Variant)
-	if err != nil {
-		notFound(rw)
-		return
+	var pageHost, pagePath string
+	if page, err := atsurl.BoardPage(b.Vendor, b.Tenant, b.Variant); err == nil {
+		pageHost, pagePath, _ = strings.Cut(strings.TrimPrefix(page, "https://"), "/")
+		pagePath = "/" + pagePath
 	}
-	pageHost, pagePath, _ := strings.Cut(strings.TrimPrefix(page, "https://"), "/")
-	pagePath = "/" + pagePath
-	onPage := (host == pageHost || v == vGreenhouse && host == "boards.greenhouse.io") &&
+	onPage := pageHost != "" && (host == pageHost || v == vGreenhouse && host == "boards.greenhouse.io") &&
 		(p == pagePath || p+"/" == pagePath || p == pagePath+"/")
-	onFeed := p == want || v == vRecruitee && p+"/" == want
+	onFeed := p == want || v == vRecruitee && p+"/" == want || v == vJazzHR && p == want+"/"
 	onBoard := v == vGreenhouse && p == "/v1/boards/"+b.Tenant
 	if !onPage && !onFeed && !onBoard {
 		notFound(rw)
 		return
 	}
-	if strings.HasSuffix(b.Tenant, goneSuffix) {
+	// Workday's list is a POST; every other feed, and every page, a GET.
+	switch {
+	case onFeed && v == vWorkday && r.Method != http.MethodPost:
+		rw.Header().Set("Allow", http.MethodPost)
+		http.Error(rw, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	case (!onFeed || v != vWorkday) && !get:
+		rw.Header().Set("Allow", "GET, HEAD")
+		http.Error(rw, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	if strings.HasSuffix(b.Tenant, goneSuffix) && goneHome(v) {
 		home, _ := atsurl.HomePage(b.Vendor)
 		http.Redirect(rw, r, home, http.StatusFound)
 		return

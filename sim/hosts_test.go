@@ -7,10 +7,12 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"encoding/xml"
+	"html"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -77,7 +79,7 @@ func TestHostModeServesEveryVendorAtItsRealURL(t *testing.T) {
 	truth := truthBySource(w.Truth(tick))
 
 	for _, vendor := range []string{"greenhouse", "lever", "ashby", "workable", "smartrecruiters", "recruitee", "personio",
-		"teamtailor", "bamboohr", "breezy", "pinpoint", "join"} {
+		"teamtailor", "bamboohr", "breezy", "pinpoint", "join", "workday", "icims", "jobvite", "jazzhr", "rippling"} {
 		var src Source
 		for _, s := range d.Sources {
 			if s.Vendor == vendor && len(truth[s.Key]) > 0 {
@@ -91,9 +93,9 @@ func TestHostModeServesEveryVendorAtItsRealURL(t *testing.T) {
 		require.Equal(t, first, src.URL, "the directory lists the real URL")
 		require.Equal(t, atsurl.SourceKey(vendor, src.Tenant, "", ""), src.Key)
 
-		status, hdr, body := getWith(t, client, first)
-		require.Equal(t, http.StatusOK, status, "GET %s: %s", first, body)
-		links := postingLinks(t, vendor, hdr.Get("Content-Type"), body)
+		status, hdr, body := getFirstPage(t, client, vendor, first)
+		require.Equal(t, http.StatusOK, status, "%s: %s", first, body)
+		links := postingLinks(t, vendor, src.Tenant, hdr.Get("Content-Type"), body)
 		if vendor != "personio" && vendor != "bamboohr" && vendor != "join" { // these feeds carry no posting link
 			require.NotEmpty(t, links, vendor)
 		}
@@ -121,14 +123,31 @@ func TestHostModeServesEveryVendorAtItsRealURL(t *testing.T) {
 
 		// An unknown tenant of the same vendor 404s on the same host.
 		unknown := "nosuchtenant0"
-		if vendor == "join" {
+		switch vendor {
+		case "join":
 			unknown = "999999999" // JOIN's tenant is a company number
+		case "workday":
+			company, dc, _, _ := atsurl.WorkdayParts(src.Tenant)
+			unknown = company + "/" + dc + "/NoSuchSite"
 		}
 		other, err := atsurl.FirstPage(vendor, unknown, "")
 		require.NoError(t, err)
-		status, _, _ = getWith(t, client, other)
+		status, _, _ = getFirstPage(t, client, vendor, other)
 		require.Equal(t, http.StatusNotFound, status, other)
 	}
+
+	// Workday's list answers a POST only; every other feed a GET.
+	var wd Source
+	for _, s := range d.Sources {
+		if s.Vendor == "workday" {
+			wd = s
+			break
+		}
+	}
+	status, _, _ := getWith(t, client, wd.URL)
+	require.Equal(t, http.StatusMethodNotAllowed, status, "GET %s", wd.URL)
+	status, _, body := postJSON(t, client, wd.URL, `{"appliedFacets":{},"limit":21,"offset":0,"searchText":""}`)
+	require.Equal(t, http.StatusBadRequest, status, "a limit above 20: %s", body)
 }
 
 // wantLinkHost is where a vendor's payload links its postings.
@@ -152,12 +171,23 @@ func wantLinkHost(vendor, tenant string) string {
 		return tenant + ".breezy.hr"
 	case "pinpoint":
 		return tenant + ".pinpointhq.com"
+	case "workday":
+		company, dc, _, _ := atsurl.WorkdayParts(tenant)
+		return company + "." + dc + ".myworkdayjobs.com"
+	case "icims":
+		return tenant + ".icims.com"
+	case "jobvite":
+		return "jobs.jobvite.com"
+	case "jazzhr":
+		return tenant + ".applytojob.com"
+	case "rippling":
+		return "ats.rippling.com"
 	}
 	return ""
 }
 
 // postingLinks extracts the posting links a vendor's first page carries, checking its format.
-func postingLinks(t *testing.T, vendor, ctype string, body []byte) []string {
+func postingLinks(t *testing.T, vendor, tenant, ctype string, body []byte) []string {
 	t.Helper()
 	var links []string
 	objects := func(raw json.RawMessage, fields ...string) {
@@ -228,6 +258,30 @@ func postingLinks(t *testing.T, vendor, ctype string, body []byte) []string {
 		decode(t, body, &page)
 		require.NotNil(t, page.Pagination.PageCount)
 		objects(env("items"), "url")
+	case "workday":
+		// externalPath is a path on the site; the posting's page is the site's URL and that path.
+		var es []struct {
+			ExternalPath string `json:"externalPath"`
+		}
+		require.NoError(t, json.Unmarshal(env("jobPostings"), &es))
+		company, dc, site, _ := atsurl.WorkdayParts(tenant)
+		for _, e := range es {
+			require.True(t, strings.HasPrefix(e.ExternalPath, "/job/"), e.ExternalPath)
+			links = append(links, "https://"+company+"."+dc+".myworkdayjobs.com/"+site+e.ExternalPath)
+		}
+	case "icims", "jazzhr":
+		for _, m := range hrefRe.FindAllSubmatch(body, -1) {
+			if h := html.UnescapeString(string(m[1])); strings.Contains(h, "/jobs/") && vendor == "icims" || strings.Contains(h, "/apply/") && vendor == "jazzhr" {
+				links = append(links, h)
+			}
+		}
+	case "jobvite":
+		// The links are relative to jobs.jobvite.com, where the site is.
+		for _, m := range jobviteHrefRe.FindAllSubmatch(body, -1) {
+			links = append(links, "https://jobs.jobvite.com"+string(m[1]))
+		}
+	case "rippling":
+		objects(env("items"), "url")
 	case "personio":
 		// Personio's XML feed carries no posting link (a reader builds the position's page
 		// from the tenant's host); check its format only.
@@ -242,11 +296,20 @@ func postingLinks(t *testing.T, vendor, ctype string, body []byte) []string {
 		require.Equal(t, "workzag-jobs", feed.XMLName.Local)
 		require.NotEmpty(t, feed.Positions)
 	}
-	if vendor != "personio" {
+	switch vendor {
+	case "personio":
+	case "icims", "jobvite", "jazzhr":
+		require.True(t, strings.HasPrefix(ctype, "text/html"), ctype)
+	default:
 		require.True(t, strings.HasPrefix(ctype, "application/json"), ctype)
 	}
 	return links
 }
+
+var (
+	hrefRe        = regexp.MustCompile(`href="([^"]+)"`)
+	jobviteHrefRe = regexp.MustCompile(`<td class="jv-job-list-name"><a href="(/[^"]+)"`)
+)
 
 // Every source of a host-mode world, boards, job pages and aggregator feeds included, read at its
 // real URL and followed through its links, gives exactly the truth's postings; source keys are
@@ -381,7 +444,7 @@ func TestHostModeRoutes(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, status, "gone from Greenhouse after its migration")
 	first, err := atsurl.FirstPage(vendorNames[left.vendor2], left.tenant(left.vendor2), "")
 	require.NoError(t, err)
-	status, _, _ = getWith(t, client, first)
+	status, _, _ = getFirstPage(t, client, vendorNames[left.vendor2], first)
 	require.Equal(t, http.StatusOK, status, "served by its new vendor: %s", first)
 	pinHost(t, client, tick)
 
@@ -493,8 +556,8 @@ func TestRegistryCSVParsesBack(t *testing.T) {
 			first, err := atsurl.FirstPage(vendor, tenant, "")
 			require.NoError(t, err)
 			require.Equal(t, s.URL, first)
-			status, _, body := getWith(t, client, first)
-			require.Equal(t, http.StatusOK, status, "GET %s: %.200s", first, body)
+			status, _, body := getFirstPage(t, client, vendor, first)
+			require.Equal(t, http.StatusOK, status, "%s: %.200s", first, body)
 			require.False(t, seen[key])
 			seen[key] = true
 			continue

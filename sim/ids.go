@@ -39,7 +39,8 @@ func appendATSID(b []byte, c *company, v uint8, g *gen) []byte {
 		return appendHexUpper(b, c.key>>56, 2)
 	case vSmartRecruiters:
 		return strconv.AppendUint(b, 743999000000000+uint64(id), 10)
-	case vRecruitee, vPersonio:
+	case vRecruitee, vPersonio, vWorkday:
+		// Workday's list names a posting by its path (appendWorkdayPath); this is its number.
 		return strconv.AppendInt(b, 1000000+int64(id), 10)
 	case vTeamtailor:
 		return strconv.AppendInt(b, 7000000+int64(id), 10) // the number in the job's link
@@ -51,6 +52,21 @@ func appendATSID(b []byte, c *company, v uint8, g *gen) []byte {
 		return appendHexLower(b, c.key>>48, 4)
 	case vJoin:
 		return strconv.AppendInt(b, 10000000+int64(id), 10)
+	case vICIMS:
+		return strconv.AppendUint(b, uint64(id), 10)
+	case vJobvite:
+		// An 8-character job code as Jobvite's ("oD2jAfwi"): "o", the posting number in base 62,
+		// and one character of the tenant.
+		b = append(b, 'o')
+		b = appendBase62(b, uint64(id), 6)
+		return append(b, base62Digits[c.key%62])
+	case vJazzHR:
+		// A 10-character id as JazzHR's ("RHnK3IiNee"): the posting number in base 62 and four
+		// characters of the tenant.
+		b = appendBase62(b, uint64(id), 6)
+		return appendBase62(b, c.key>>20, 4)
+	case vRippling:
+		return appendUUID(b, id, c.key+uint64(v))
 	}
 	return b
 }
@@ -59,6 +75,21 @@ func appendATSID(b []byte, c *company, v uint8, g *gen) []byte {
 func appendHexLower(b []byte, v uint64, n int) []byte {
 	for i := n - 1; i >= 0; i-- {
 		b = append(b, hexDigits[(v>>(uint(i)*4))&0xF])
+	}
+	return b
+}
+
+const base62Digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// appendBase62 appends v as n base-62 digits (v modulo 62^n), most significant first.
+func appendBase62(b []byte, v uint64, n int) []byte {
+	start := len(b)
+	for i := 0; i < n; i++ {
+		b = append(b, 0)
+	}
+	for i := n - 1; i >= 0; i-- {
+		b[start+i] = base62Digits[v%62]
+		v /= 62
 	}
 	return b
 }
@@ -136,6 +167,17 @@ func (w *World) tenantURL(c *company, v uint8) string {
 		return base + "/pinpoint/" + t + "/postings.json"
 	case vJoin:
 		return base + "/join/api/public/companies/" + t + "/jobs?page=1&pageSize=" + atsurl.JoinPageSize
+	case vWorkday:
+		company, dc, site, _ := atsurl.WorkdayParts(t)
+		return base + "/workday/" + dc + "/wday/cxs/" + company + "/" + site + "/jobs"
+	case vICIMS:
+		return base + "/icims/" + t + "/jobs/search?ss=1&in_iframe=1"
+	case vJobvite:
+		return base + "/jobvite/" + t + "/search/"
+	case vJazzHR:
+		return base + "/jazzhr/" + t + "/apply"
+	case vRippling:
+		return base + "/rippling/api/v2/board/" + t + "/jobs?page=0&pageSize=50"
 	}
 	return ""
 }

@@ -198,11 +198,11 @@ func (w *World) reqDetails(c *company, g *gen, r *rng, tick int) {
 
 // multiOK reports whether every ATS vendor c ever uses can list several places for one posting
 // (Ashby secondaryLocations, Personio additionalOffices, Workable one entry per location,
-// Teamtailor tt:locations, Breezy locations), so a multi-country req never appears or vanishes
-// with an ATS migration.
+// Teamtailor tt:locations, Breezy locations, an iCIMS card's "US-NY-New York | DE-BE-Berlin"),
+// so a multi-country req never appears or vanishes with an ATS migration.
 func multiOK(c *company) bool {
 	ok := func(v uint8) bool {
-		return v == vAshby || v == vPersonio || v == vWorkable || v == vTeamtailor || v == vBreezy
+		return v == vAshby || v == vPersonio || v == vWorkable || v == vTeamtailor || v == vBreezy || v == vICIMS
 	}
 	return ok(c.vendor) && (c.vendor2 == vNone || ok(c.vendor2))
 }

@@ -46,11 +46,17 @@ func appendWorkableID(b []byte, c *company, g *gen, p place) []byte {
 
 // atsPostingIDs appends to out the ids of the postings that carry g's req on vendor v: those of
 // its own country, or (second) those of its second country.
-func atsPostingIDs(out []string, buf []byte, c *company, v uint8, g *gen, second bool) []string {
+func (w *World) atsPostingIDs(out []string, buf []byte, c *company, v uint8, g *gen, second bool) []string {
 	if second && g.country2 == noCountry {
 		return out
 	}
 	switch v {
+	case vWorkday:
+		return append(out, string(w.appendWorkdayPath(buf[:0], g)))
+	case vICIMS:
+		if second {
+			return append(out, string(appendATSID(buf[:0], c, v, g))+"#1")
+		}
 	case vWorkable:
 		for _, p := range workablePlaces(g) {
 			if (p.country == g.country2 && g.country2 != noCountry) == second {

@@ -43,6 +43,16 @@ func renderAll(w *World, tick int) (bytes, pages int) {
 			buf = w.renderPinpoint(buf[:0], c, tick, false)
 		case vJoin:
 			buf = w.renderJoin(buf[:0], c, tick, 1, joinMaxPageSize, false)
+		case vWorkday:
+			buf = w.renderWorkday(buf[:0], c, tick, 0, workdayMaxLimit, false)
+		case vICIMS:
+			buf = w.renderICIMS(buf[:0], c, tick, 0, false)
+		case vJobvite:
+			buf = w.renderJobvite(buf[:0], c, tick, 0, false)
+		case vJazzHR:
+			buf = w.renderJazzHR(buf[:0], c, tick, false)
+		case vRippling:
+			buf = w.renderRippling(buf[:0], c, tick, 0, 50, false)
 		}
 		bytes += len(buf)
 		pages++

@@ -33,6 +33,13 @@ func (w *World) Handler() http.Handler {
 	mux.HandleFunc("GET /breezy/{tenant}/json", w.tenantHandler(vBreezy, "tenant"))
 	mux.HandleFunc("GET /pinpoint/{tenant}/postings.json", w.tenantHandler(vPinpoint, "tenant"))
 	mux.HandleFunc("GET /join/api/public/companies/{id}/jobs", w.tenantHandler(vJoin, "id"))
+	mux.HandleFunc("POST /workday/{dc}/wday/cxs/{company}/{site}/jobs", func(rw http.ResponseWriter, r *http.Request) {
+		w.serveTenant(rw, r, vWorkday, r.PathValue("company")+"/"+r.PathValue("dc")+"/"+r.PathValue("site"))
+	})
+	mux.HandleFunc("GET /icims/{tenant}/jobs/search", w.tenantHandler(vICIMS, "tenant"))
+	mux.HandleFunc("GET /jobvite/{company}/search/{$}", w.tenantHandler(vJobvite, "company"))
+	mux.HandleFunc("GET /jazzhr/{tenant}/apply", w.tenantHandler(vJazzHR, "tenant"))
+	mux.HandleFunc("GET /rippling/api/v2/board/{board}/jobs", w.tenantHandler(vRippling, "board"))
 	mux.HandleFunc("GET /boards/{board}/jobs", func(rw http.ResponseWriter, r *http.Request) {
 		w.serveBoard(rw, r, boardNamed(r.PathValue("board")))
 	})
@@ -143,6 +150,47 @@ func (w *World) serveFeed(rw http.ResponseWriter, r *http.Request, v uint8, c *c
 			return
 		}
 		render = func(b []byte, junk bool) []byte { return w.renderJoin(b, c, tick, page, size, junk) }
+	case vWorkday:
+		var body struct {
+			Limit  *int `json:"limit"`
+			Offset *int `json:"offset"`
+		}
+		if err := json.NewDecoder(http.MaxBytesReader(rw, r.Body, 1<<14)).Decode(&body); err != nil || body.Limit == nil || body.Offset == nil ||
+			*body.Limit < 1 || *body.Limit > workdayMaxLimit || *body.Offset < 0 {
+			badRequest(rw, "POST {\"appliedFacets\":{},\"limit\":1-20,\"offset\":N,\"searchText\":\"\"}")
+			return
+		}
+		limit, offset := *body.Limit, *body.Offset
+		// Workday's postedOn is relative to the day it answers: the world answers at its cycle.
+		rw.Header().Set("Date", w.CycleTime(tick).UTC().Format(http.TimeFormat))
+		render = func(b []byte, junk bool) []byte { return w.renderWorkday(b, c, tick, offset, limit, junk) }
+	case vICIMS:
+		pr, ok := intParam(q.Get("pr"), 0)
+		if !ok || pr < 0 {
+			badRequest(rw, "invalid pr")
+			return
+		}
+		ctype = ctHTML
+		render = func(b []byte, junk bool) []byte { return w.renderICIMS(b, c, tick, pr, junk) }
+	case vJobvite:
+		p, ok := intParam(q.Get("p"), 0)
+		if !ok || p < 0 {
+			badRequest(rw, "invalid p")
+			return
+		}
+		ctype = ctHTML
+		render = func(b []byte, junk bool) []byte { return w.renderJobvite(b, c, tick, p, junk) }
+	case vJazzHR:
+		ctype = ctHTML
+		render = func(b []byte, junk bool) []byte { return w.renderJazzHR(b, c, tick, junk) }
+	case vRippling:
+		page, ok1 := intParam(q.Get("page"), 0)
+		size, ok2 := intParam(q.Get("pageSize"), 20)
+		if !ok1 || !ok2 || page < 0 || size < 1 || size > 100 {
+			badRequest(rw, "invalid page or pageSize (pageSize must be 1-100)")
+			return
+		}
+		render = func(b []byte, junk bool) []byte { return w.renderRippling(b, c, tick, page, size, junk) }
 	}
 	w.serveSource(rw, r, tick, key, ctype, render)
 }

@@ -16,7 +16,9 @@ import (
 //   - embed: Greenhouse's embed script (boards.greenhouse.io/embed/job_board/js?for={token} and
 //     #grnhse_app) or Ashby's (jobs.ashbyhq.com/{name}/embed and #ashby_embed); companies on
 //     another vendor get an iframe instead;
-//   - link, iframe: a link to, or an iframe of, the tenant's board page (atsurl.BoardPage);
+//   - link, iframe: a link to, or an iframe of, the tenant's board page (atsurl.BoardPage; for
+//     JOIN, whose tenant is a number, the company page join.com/companies/{slug}, whose data
+//     states the number);
 //   - redirect: the careers page answers 302 to the board page;
 //   - jsonld: no ATS named: the careers page lists the company's live reqs (the same logical
 //     reqs its ATS tenant carries) as JobPosting JSON-LD, one block each;
@@ -24,9 +26,10 @@ import (
 //     (job-boards.greenhouse.io.mirror-jobs.example, job-boards-greenhouse.io) naming another
 //     company's tenant;
 //   - demo: a link to the vendor's demo tenant (demoTenants), whose feed answers with the demo
-//     company's name;
+//     company's name (only vendors with a known demo tenant; a company on another gets link);
 //   - vendor_home: a link to a tenant the vendor no longer has ({tenant}-2019), whose board page
-//     and feed redirect to the vendor's home page (atsurl.HomePage);
+//     and feed redirect to the vendor's home page (atsurl.HomePage; only vendors known to send a
+//     gone tenant there, goneHome; a company on another gets link);
 //   - robots: robots.txt disallows the careers page and the common careers paths;
 //   - unlinked: no careers page and no link (only companies on Greenhouse or Workable, whose
 //     tenant is the domain's label and whose feed states the company's name: a guess finds it);
@@ -98,7 +101,8 @@ const sitemapOnlyPath = "/company/open-positions"
 // to its home page. Generated tenants have no digits, so no company's tenant ends so.
 const goneSuffix = "-2019"
 
-// demoTenants are the vendors' demo tenants and the company names their feeds state.
+// demoTenants are the vendors' demo tenants and the company names their feeds state: only the
+// ones a vendor documents or serves publicly (the other vendors have none here).
 var demoTenants = [numVendors]struct{ tenant, name string }{
 	vGreenhouse:      {"vaulttec", "Vault-Tec"},
 	vLever:           {"leverdemo", "Lever Demo"},
@@ -153,14 +157,46 @@ func (w *World) siteOf(c *company) site {
 }
 
 // kindAt is the kind the site renders at tick: an embed for a company on a vendor without one
-// (after a migration, say) is an iframe.
+// (after a migration, say) is an iframe, and a demo or vendor_home site of a company on a vendor
+// without a demo tenant, or that answers a gone tenant otherwise, is a link.
 func (s site) kindAt(c *company, tick int) uint8 {
-	if s.kind == kEmbed {
-		if v := c.vendorAt(tick); v != vGreenhouse && v != vAshby {
+	v := c.vendorAt(tick)
+	switch s.kind {
+	case kEmbed:
+		if v != vGreenhouse && v != vAshby {
 			return kIframe
+		}
+	case kDemo:
+		if demoTenants[v].tenant == "" {
+			return kLink
+		}
+	case kVendorHome:
+		if !goneHome(v) {
+			return kLink
 		}
 	}
 	return s.kind
+}
+
+// goneHome reports whether vendor v redirects a tenant it does not have to its home page (the
+// old seven as modelled, BambooHR to www.bamboohr.com and Breezy to breezy.hr as measured); the
+// others answer 404.
+func goneHome(v uint8) bool {
+	return v >= vGreenhouse && v <= vPersonio || v == vBambooHR || v == vBreezy
+}
+
+// boardPageOf is the public board page of c's tenant on v as its careers site names it:
+// atsurl.BoardPage of tenant, or for JOIN the company page of c's slug (a JOIN tenant is a number
+// no page URL names). ok is false when v has none.
+func boardPageOf(c *company, v uint8, tenant string) (string, bool) {
+	var u string
+	var err error
+	if v == vJoin {
+		u, err = atsurl.JoinCompanyPage(joinSlug(c))
+	} else {
+		u, err = atsurl.BoardPage(vendorNames[v], tenant, atsurl.VariantDefault)
+	}
+	return u, err == nil
 }
 
 // hasCareersPage reports whether the site serves its careers page at s.path (a redirect counts).
@@ -227,8 +263,8 @@ func (w *World) serveSite(rw http.ResponseWriter, r *http.Request, c *company, h
 		w.writeBody(rw, r, w.renderSitemap(c, s, kind, canonical), ctXML)
 	case p == s.path && s.hasCareersPage(kind):
 		if kind == kRedirect {
-			u, err := atsurl.BoardPage(vendorNames[c.vendorAt(tick)], c.tenant(c.vendorAt(tick)), atsurl.VariantDefault)
-			if err == nil {
+			v := c.vendorAt(tick)
+			if u, ok := boardPageOf(c, v, c.tenant(v)); ok {
 				http.Redirect(rw, r, u, http.StatusFound)
 				return
 			}
@@ -284,7 +320,7 @@ func (w *World) renderHome(c *company, s site, kind uint8, tick int) []byte {
 		href := s.path
 		if s.direct {
 			v := c.vendorAt(tick)
-			if u, err := atsurl.BoardPage(vendorNames[v], c.tenant(v), atsurl.VariantDefault); err == nil {
+			if u, ok := boardPageOf(c, v, c.tenant(v)); ok {
 				href = u
 			}
 		}
@@ -315,7 +351,7 @@ func (w *World) renderSitemap(c *company, s site, kind uint8, host string) []byt
 func (w *World) renderCareers(c *company, s site, kind uint8, tick int, host string) []byte {
 	v := c.vendorAt(tick)
 	board := func(tenant string) string {
-		u, _ := atsurl.BoardPage(vendorNames[v], tenant, atsurl.VariantDefault)
+		u, _ := boardPageOf(c, v, tenant)
 		return html.EscapeString(u)
 	}
 	var b strings.Builder
@@ -357,7 +393,10 @@ func (w *World) renderCareers(c *company, s site, kind uint8, tick int, host str
 }
 
 // lookalikes are links and a script on hosts that look like a vendor's, naming the tenant of the
-// next company with one: a discoverer that trusts them attributes another company's board.
+// next company with a board page: a discoverer that trusts them attributes another company's
+// board. The look-alike hosts are the board page's host under a mirror's domain, and the board
+// page's host with the dot before the vendor's domain made a hyphen
+// (job-boards-greenhouse.io, acme.wd5-myworkdayjobs.com): never the vendor's own domain.
 func (w *World) lookalikes(c *company, tick int) []string {
 	n := len(w.companies)
 	for j := 1; j < n; j++ {
@@ -372,9 +411,13 @@ func (w *World) lookalikes(c *company, tick int) []string {
 		}
 		rest := strings.TrimPrefix(u, "https://")
 		host, path, _ := strings.Cut(rest, "/")
+		hyphen := host
+		if i := strings.LastIndexByte(host[:strings.LastIndexByte(host, '.')], '.'); i >= 0 {
+			hyphen = host[:i] + "-" + host[i+1:]
+		}
 		return []string{
 			"https://" + host + ".mirror-jobs.example/" + path,
-			"https://" + strings.Replace(host, ".", "-", 1) + "/" + path,
+			"https://" + hyphen + "/" + path,
 			"https://boards.greenhouse.io.cdn-mirror.example/embed/job_board/js?for=" + o.tenant(v),
 		}
 	}
@@ -439,7 +482,7 @@ func (w *World) serveVendorHome(rw http.ResponseWriter, r *http.Request, v uint8
 
 // vendorHomeHost returns the vendor whose home page is on host (vNone when none).
 func vendorHomeHost(host string) uint8 {
-	for v := vGreenhouse; v <= vPersonio; v++ {
+	for v := vGreenhouse; v <= lastATS; v++ {
 		home, err := atsurl.HomePage(vendorNames[v])
 		if err == nil && strings.TrimSuffix(strings.TrimPrefix(home, "https://"), "/") == host {
 			return uint8(v)
@@ -463,10 +506,46 @@ func (w *World) demoCompany(v uint8) company {
 
 // demoOf returns the demo company of vendor v when tenant is v's demo tenant.
 func (w *World) demoOf(v uint8, tenant string) (*company, bool) {
-	if v < vGreenhouse || v > vPersonio || !strings.EqualFold(demoTenants[v].tenant, tenant) {
+	if v < vGreenhouse || v > lastATS || demoTenants[v].tenant == "" || !strings.EqualFold(demoTenants[v].tenant, tenant) {
 		return nil, false
 	}
 	return &w.demos[v], true
+}
+
+// serveJoinCompany serves JOIN's company page of slug (join.com/companies/{slug}) while its
+// company is on JOIN: the company's name and live jobs, and the page's data naming the company
+// as JOIN's does, `"company":{"id","name","domain"}` with its number, the tenant its API takes.
+func (w *World) serveJoinCompany(rw http.ResponseWriter, r *http.Request, slug string) {
+	tick := w.CurrentTick()
+	idx, ok := w.joinSlugs[slug]
+	if !ok || w.companies[idx].vendorAt(tick) != vJoin {
+		notFound(rw)
+		return
+	}
+	c := &w.companies[idx]
+	name := atsCompanyName(c)
+	var b []byte
+	b = append(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Jobs at "...)
+	b = append(b, html.EscapeString(name)...)
+	b = append(b, " | JOIN</title>\n</head>\n<body>\n<div id=\"__next\"><main><h1>"...)
+	b = append(b, html.EscapeString(name)...)
+	b = append(b, "</h1>\n<ul>\n"...)
+	gens := w.liveGens(c, tick)
+	for i := range gens {
+		b = append(b, "<li>"...)
+		b = append(b, html.EscapeString(w.titles[gens[i].title].name)...)
+		b = append(b, "</li>\n"...)
+	}
+	b = append(b, "</ul></main></div>\n<script id=\"__NEXT_DATA__\" type=\"application/json\">{\"props\":{\"pageProps\":{\"company\":{\"id\":"...)
+	b = append(b, joinCompanyID(c)...)
+	b = append(b, `,"name":`...)
+	b = appendStr(b, name)
+	b = append(b, `,"domain":`...)
+	b = appendStr(b, slug)
+	b = append(b, `,"isActive":true}}},"page":"/companies/[companySlug]","query":{"companySlug":`...)
+	b = appendStr(b, slug)
+	b = append(b, "}}</script>\n</body>\n</html>\n"...)
+	w.writeBody(rw, r, b, ctHTML)
 }
 
 // SiteTruth is the discovery truth of one company at a tick: what its own site publishes and
@@ -526,8 +605,8 @@ func (w *World) DiscoveryTruth(tick int) []SiteTruth {
 
 // guessable reports whether a guess finds c's tenant on v: the tenant is the domain's first
 // label and v's feed states the company's name (Greenhouse's board endpoint and Workable's
-// account always; SmartRecruiters, Recruitee and Personio on each posting, so only with live
-// ones; Lever and Ashby never).
+// account always; SmartRecruiters, Recruitee, Personio, Teamtailor, Breezy and Jobvite on each
+// posting, so only with live ones; the others never).
 func (w *World) guessable(c *company, v uint8, live int) bool {
 	if v == vNone {
 		return false
@@ -539,7 +618,7 @@ func (w *World) guessable(c *company, v uint8, live int) bool {
 	switch v {
 	case vGreenhouse, vWorkable:
 		return true
-	case vSmartRecruiters, vRecruitee, vPersonio:
+	case vSmartRecruiters, vRecruitee, vPersonio, vTeamtailor, vBreezy, vJobvite:
 		return live > 0
 	}
 	return false

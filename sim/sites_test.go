@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/json"
+	"html"
 	"net/http"
 	"regexp"
 	"slices"
@@ -58,6 +59,11 @@ func TestCareersSitesServeEveryKind(t *testing.T) {
 		host := w.siteHost(c, s)
 		v := c.vendorAt(tick)
 		boardPage := func(tenant string) string {
+			if v == vJoin { // JOIN's page names the company's slug; its tenant is a number
+				u, err := atsurl.JoinCompanyPage(c.kebab)
+				require.NoError(t, err)
+				return u
+			}
 			u, err := atsurl.BoardPage(vendorNames[v], tenant, "")
 			require.NoError(t, err)
 			return u
@@ -127,7 +133,10 @@ func TestCareersSitesServeEveryKind(t *testing.T) {
 			for _, l := range refs {
 				if strings.Contains(l, "mirror") || strings.Contains(l, "-greenhouse.io") || strings.Contains(l, "-lever.co") ||
 					strings.Contains(l, "-ashbyhq.com") || strings.Contains(l, "-workable.com") || strings.Contains(l, "-smartrecruiters.com") ||
-					strings.Contains(l, "-recruitee.com") || strings.Contains(l, "-personio.de") {
+					strings.Contains(l, "-recruitee.com") || strings.Contains(l, "-personio.de") || strings.Contains(l, "-teamtailor.com") ||
+					strings.Contains(l, "-bamboohr.com") || strings.Contains(l, "-breezy.hr") || strings.Contains(l, "-pinpointhq.com") ||
+					strings.Contains(l, "-myworkdayjobs.com") || strings.Contains(l, "-icims.com") || strings.Contains(l, "-jobvite.com") ||
+					strings.Contains(l, "-applytojob.com") || strings.Contains(l, "-rippling.com") {
 					fakes++
 					_, ok := atsurl.Recognize(l)
 					require.False(t, ok, "a look-alike host is no vendor's: %s", l)
@@ -252,4 +261,64 @@ func TestDiscoveryTruth(t *testing.T) {
 	require.Greater(t, byKind[SiteUnlinked], 50, "%v", byKind)
 	require.Greater(t, discoverable, 2000, "most companies publish a source: %v", byKind)
 	require.Equal(t, truth, w.DiscoveryTruth(tick), "deterministic")
+}
+
+// Every ATS vendor's board page answers in host mode where a careers site names it (for JOIN the
+// company page, whose data states the company's number), a gone tenant redirects to the
+// vendor's home page only where the vendor does so, and every vendor's home page answers.
+func TestEveryVendorsBoardPageAnswers(t *testing.T) {
+	t.Parallel()
+	w, client := hostWorld(t, Config{Seed: 7, Companies: 600})
+	const tick = 40
+	pinHost(t, client, tick)
+	noFollow := *client
+	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	for v := uint8(vGreenhouse); v <= lastATS; v++ {
+		var c *company
+		for i := range w.companies {
+			if w.companies[i].vendorAt(tick) == v {
+				c = &w.companies[i]
+				break
+			}
+		}
+		require.NotNil(t, c, "a company on %s", vendorNames[v])
+		u, ok := boardPageOf(c, v, c.tenant(v))
+		require.True(t, ok, vendorNames[v])
+		if v == vJoin {
+			slug, ok := atsurl.JoinCompanySlug(u)
+			require.True(t, ok, u)
+			require.Equal(t, c.kebab, slug)
+		} else {
+			b, ok := atsurl.Recognize(u)
+			require.True(t, ok, u)
+			require.Equal(t, atsurl.Board{Vendor: vendorNames[v], Tenant: c.tenant(v)}, b, u)
+		}
+		status, _, body := getWith(t, client, u)
+		require.Equal(t, http.StatusOK, status, u)
+		if v == vJoin {
+			require.Contains(t, string(body), `"company":{"id":`+c.tenant(v)+`,"name":`, "the page's data states the number")
+			require.Contains(t, string(body), `"domain":"`+c.kebab+`"`)
+		} else if v != vJazzHR { // JazzHR's board page is its list
+			require.Contains(t, string(body), "Jobs at "+html.EscapeString(atsCompanyName(c)), u)
+		}
+
+		home, err := atsurl.HomePage(vendorNames[v])
+		require.NoError(t, err)
+		status, _, _ = getWith(t, client, home)
+		require.Equal(t, http.StatusOK, status, home)
+		if v == vJoin {
+			continue // a JOIN tenant is a number: no gone tenant ends so
+		}
+		gone, ok := boardPageOf(c, v, c.tenant(v)+goneSuffix)
+		require.True(t, ok)
+		status, hdr, _ := getWith(t, &noFollow, gone)
+		if goneHome(v) {
+			require.Equal(t, http.StatusFound, status, gone)
+			require.Equal(t, home, hdr.Get("Location"))
+		} else {
+			require.Equal(t, http.StatusNotFound, status, gone)
+		}
+	}
+	status, _, _ := getWith(t, client, "https://join.com/companies/nosuchcompany")
+	require.Equal(t, http.StatusNotFound, status)
 }

@@ -111,7 +111,7 @@ func (w *World) truth(tick int, comps []int32) Truth {
 				postings = make([]TruthPosting, 0, 4096)
 			}
 			start := len(postings)
-			ids = atsPostingIDs(ids[:0], buf, c, v, &cur, false)
+			ids = w.atsPostingIDs(ids[:0], buf, c, v, &cur, false)
 			for _, sid := range ids {
 				postings = append(postings, TruthPosting{SourceKey: atsKey, SourceID: sid})
 			}
@@ -138,7 +138,7 @@ func (w *World) truth(tick int, comps []int32) Truth {
 			})
 			if cur.country2 != noCountry {
 				start = len(postings)
-				ids = atsPostingIDs(ids[:0], buf, c, v, &cur, true)
+				ids = w.atsPostingIDs(ids[:0], buf, c, v, &cur, true)
 				for _, sid := range ids {
 					postings = append(postings, TruthPosting{SourceKey: atsKey, SourceID: sid})
 				}

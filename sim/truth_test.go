@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"net/http"
 	"sort"
 	"strconv"
 	"testing"
@@ -45,12 +46,48 @@ func TestSmallPages(t *testing.T) {
 	tr := truthBySource(w.Truth(12))
 	checked := 0
 	for _, s := range d.Sources {
-		if s.Vendor != "lever" && s.Vendor != "smartrecruiters" || len(tr[s.Key]) < 8 {
+		if s.Vendor != "lever" && s.Vendor != "smartrecruiters" && s.Vendor != "workday" && s.Vendor != "rippling" || len(tr[s.Key]) < 8 {
 			continue
 		}
 		checked++
 		var ids []string
-		if s.Vendor == "lever" {
+		switch s.Vendor {
+		case "workday":
+			for offset := 0; ; offset += 3 {
+				var page struct {
+					JobPostings []struct {
+						ExternalPath string `json:"externalPath"`
+					} `json:"jobPostings"`
+				}
+				status, _, body := postJSON(t, testClient, s.URL, `{"appliedFacets":{},"limit":3,"offset":`+strconv.Itoa(offset)+`,"searchText":""}`)
+				require.Equal(t, http.StatusOK, status)
+				decode(t, body, &page)
+				require.LessOrEqual(t, len(page.JobPostings), 3)
+				for _, p := range page.JobPostings {
+					ids = append(ids, p.ExternalPath)
+				}
+				if len(page.JobPostings) < 3 {
+					break
+				}
+			}
+		case "rippling":
+			for pg := 0; ; pg++ {
+				var page struct {
+					Items []struct {
+						ID string `json:"id"`
+					} `json:"items"`
+					TotalPages int `json:"totalPages"`
+				}
+				decode(t, fetchOK(t, withQuery(s.URL, "page", strconv.Itoa(pg), "pageSize", "3")), &page)
+				require.LessOrEqual(t, len(page.Items), 3)
+				for _, p := range page.Items {
+					ids = append(ids, p.ID)
+				}
+				if pg+1 >= page.TotalPages {
+					break
+				}
+			}
+		case "lever":
 			for skip := 0; ; skip += 3 {
 				var page []struct {
 					ID string `json:"id"`
@@ -63,7 +100,7 @@ func TestSmallPages(t *testing.T) {
 					break
 				}
 			}
-		} else {
+		default:
 			for offset := 0; ; {
 				var page struct {
 					TotalFound int `json:"totalFound"`

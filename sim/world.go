@@ -43,9 +43,11 @@ type World struct {
 	boardHosts map[string]int
 	apiHosts   []string
 	// domains maps a company's domain to its index (its careers site answers there and on www.),
-	// and demos holds each ATS vendor's demo company (sites.go).
-	domains map[string]int32
-	demos   [numVendors]company
+	// joinSlugs a JOIN company page's slug to the index of the company ever on JOIN, and demos
+	// holds the demo company of each ATS vendor with a demo tenant (sites.go).
+	domains   map[string]int32
+	joinSlugs map[string]int32
+	demos     [numVendors]company
 
 	pinned   atomic.Int64 // -1 when never pinned
 	attempts attemptTracker
@@ -62,7 +64,7 @@ type company struct {
 	core     string // brand name without legal suffix, e.g. "Brightwell" or "Kestrel Systems"
 	slug     string // lower-case alphanumeric core: tenant token
 	camel    string // CamelCase core: SmartRecruiters company identifier
-	kebab    string // lower-case hyphenated core: Personio, Breezy and Pinpoint tenant
+	kebab    string // lower-case hyphenated core: Personio, Breezy, Pinpoint, Jobvite and Rippling tenant, JOIN page slug
 	name     string // directory name: core + one legal spelling
 	domain   string
 	country  uint8
@@ -108,9 +110,18 @@ func (c *company) tenant(v uint8) string {
 		return c.kebab
 	case vJoin:
 		return joinCompanyID(c)
+	case vWorkday:
+		return c.slug + "/" + workdayDC(c) + "/" + workdaySite(c)
+	case vICIMS:
+		return "careers-" + c.slug
+	case vJobvite, vRippling:
+		return c.kebab
 	}
 	return c.slug
 }
+
+// joinSlug is c's name in its JOIN company page's URL (join.com/companies/{slug}).
+func joinSlug(c *company) string { return c.kebab }
 
 // joinCompanyID is c's company number on JOIN, unique in the world (JOIN's API names a company
 // by number, not by name).
@@ -153,11 +164,18 @@ func New(cfg Config) *World {
 	}
 	w.buildCompanies()
 	w.domains = make(map[string]int32, len(w.companies))
+	w.joinSlugs = map[string]int32{}
 	for i := range w.companies {
-		w.domains[w.companies[i].domain] = int32(i)
+		c := &w.companies[i]
+		w.domains[c.domain] = int32(i)
+		if c.vendor == vJoin || c.vendor2 == vJoin {
+			w.joinSlugs[joinSlug(c)] = int32(i)
+		}
 	}
-	for v := vGreenhouse; v <= vPersonio; v++ {
-		w.demos[v] = w.demoCompany(uint8(v))
+	for v := vGreenhouse; v <= lastATS; v++ {
+		if demoTenants[v].tenant != "" {
+			w.demos[v] = w.demoCompany(uint8(v))
+		}
 	}
 	w.bufs.New = func() any { b := make([]byte, 0, 64<<10); return &b }
 	w.gz.New = newGzipWriter
@@ -245,9 +263,11 @@ func (w *World) buildCompanies() {
 
 		// Coverage: ~85% have one ATS tenant.
 		if r.chance(0.85) {
-			c.vendor = uint8(vGreenhouse + r.pick(atsVendorWeights[c.region]))
+			var wbuf [numVendors]float64
+			weights := atsWeights(wbuf[:0], c.region, c.band)
+			c.vendor = uint8(vGreenhouse + r.pick(weights))
 			if r.chance(0.02) {
-				v2 := uint8(vGreenhouse + r.pick(atsVendorWeights[c.region]))
+				v2 := uint8(vGreenhouse + r.pick(weights))
 				for v2 == c.vendor {
 					v2 = uint8(vGreenhouse + r.intn(lastATS-vGreenhouse+1))
 				}

@@ -84,6 +84,13 @@ func TestCompanies(t *testing.T) {
 		"teamtailor", "bamboohr", "breezy", "pinpoint", "join"} {
 		require.Greater(t, vendors[v], 50, v)
 	}
+	newer := 0
+	for _, v := range []string{"workday", "icims", "jobvite", "jazzhr", "rippling"} {
+		require.Greater(t, vendors[v], 15, v)
+		newer += vendors[v]
+	}
+	require.Less(t, newer, tenants/4, "the older vendors keep most tenants")
+	require.Greater(t, vendors["workday"], vendors["jazzhr"], "Workday is the larger of the newer vendors")
 	boards, pageBoards, aggs := 0, 0, 0
 	for _, s := range d.Sources {
 		switch s.Kind {
@@ -179,12 +186,12 @@ func TestMigrationsKeepTruthIDs(t *testing.T) {
 		}
 
 		pin(t, ts, m)
-		status, _, _ := get(t, w.tenantURL(c, c.vendor))
+		status, _, _ := getFirstPage(t, testClient, vendorNames[c.vendor], w.tenantURL(c, c.vendor))
 		require.Equal(t, http.StatusNotFound, status, "old tenant answers 404 after the migration")
-		status, _, _ = get(t, w.tenantURL(c, c.vendor2))
+		status, _, _ = getFirstPage(t, testClient, vendorNames[c.vendor2], w.tenantURL(c, c.vendor2))
 		require.Equal(t, http.StatusOK, status)
 		pin(t, ts, m-1)
-		status, _, _ = get(t, w.tenantURL(c, c.vendor2))
+		status, _, _ = getFirstPage(t, testClient, vendorNames[c.vendor2], w.tenantURL(c, c.vendor2))
 		require.Equal(t, http.StatusNotFound, status, "new tenant does not exist before the migration")
 	}
 	require.Greater(t, migrated, 3)

@@ -108,12 +108,17 @@ const maxNamedHosts = 20
 // otherHosts is the label every host past maxNamedHosts shares.
 const otherHosts = "other"
 
+// workdayDomain is the domain of every Workday tenant's host, {company}.{wdN}.myworkdayjobs.com.
+const workdayDomain = ".myworkdayjobs.com"
+
 // hostLabels bounds the host label of the request metrics. A vendor's API host (atsurl.Hosts) is
 // its own label, a tenant's subdomain folded into the vendor's host it is on, the most specific
-// one: acme.recruitee.com is "*.recruitee.com", acme.na.teamtailor.com "*.na.teamtailor.com".
-// Any other host keeps its name while the process has named fewer than maxNamedHosts of them, so
-// a registry with few careers sites sees each one; every later one is "other". The set is at
-// most one label per atsurl.Hosts entry, twenty others and "other".
+// one: acme.recruitee.com is "*.recruitee.com", acme.na.teamtailor.com "*.na.teamtailor.com",
+// careers-acme.icims.com "*.icims.com", acme.wd5.myworkdayjobs.com "*.wd5.myworkdayjobs.com" (a
+// Workday data centre atsurl does not list is "*.myworkdayjobs.com"). Any other host keeps its
+// name while the process has named fewer than maxNamedHosts of them, so a registry with few
+// careers sites sees each one; every later one is "other". The set is at most one label per
+// atsurl.Hosts entry, "*.myworkdayjobs.com", twenty others and "other".
 type hostLabels struct {
 	exact    map[string]bool
 	suffixes []string // ".recruitee.com" for "*.recruitee.com", longest first
@@ -145,6 +150,9 @@ func (h *hostLabels) label(host string) string {
 		if strings.HasSuffix(host, s) {
 			return "*" + s
 		}
+	}
+	if strings.HasSuffix(host, workdayDomain) {
+		return "*" + workdayDomain
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -61,6 +61,11 @@ func TestRequestMetricsByVendorHostAndOutcomeWithBoundedHosts(t *testing.T) {
 	m.request(pipeline.FetchOutcome{Vendor: "teamtailor", Host: "acme.teamtailor.com", Outcome: pipeline.OutcomeOK, Took: time.Millisecond})
 	m.request(pipeline.FetchOutcome{Vendor: "teamtailor", Host: "acme.na.teamtailor.com", Outcome: pipeline.OutcomeOK, Took: time.Millisecond})
 	m.request(pipeline.FetchOutcome{Vendor: "join", Host: "join.com", Outcome: pipeline.OutcomeOK, Took: time.Millisecond})
+	m.request(pipeline.FetchOutcome{Vendor: "workday", Host: "acme.wd5.myworkdayjobs.com", Outcome: pipeline.OutcomeOK, Took: time.Millisecond})
+	m.request(pipeline.FetchOutcome{Vendor: "workday", Host: "beta.wd5.myworkdayjobs.com", Outcome: pipeline.OutcomeOK, Took: time.Millisecond})
+	m.request(pipeline.FetchOutcome{Vendor: "workday", Host: "gamma.wd77.myworkdayjobs.com", Outcome: pipeline.OutcomeOK, Took: time.Millisecond})
+	m.request(pipeline.FetchOutcome{Vendor: "icims", Host: "careers-acme.icims.com", Outcome: pipeline.OutcomeOK, Took: time.Millisecond})
+	m.request(pipeline.FetchOutcome{Vendor: "jazzhr", Host: "acme.applytojob.com", Outcome: pipeline.OutcomeOK, Took: time.Millisecond})
 	// Careers sites: the first maxNamedHosts keep their names, the rest share one label.
 	for i := range maxNamedHosts + 5 {
 		m.request(pipeline.FetchOutcome{Vendor: "jsonld", Host: fmt.Sprintf("careers%02d.example", i), Outcome: pipeline.Outcome5xx, Took: time.Second})
@@ -75,6 +80,10 @@ func TestRequestMetricsByVendorHostAndOutcomeWithBoundedHosts(t *testing.T) {
 		`hs_crawl_requests_total{vendor="teamtailor",host="*.teamtailor.com",outcome="ok"} 1`,
 		`hs_crawl_requests_total{vendor="teamtailor",host="*.na.teamtailor.com",outcome="ok"} 1`, // the most specific host
 		`hs_crawl_requests_total{vendor="join",host="join.com",outcome="ok"} 1`,
+		`hs_crawl_requests_total{vendor="workday",host="*.wd5.myworkdayjobs.com",outcome="ok"} 2`,
+		`hs_crawl_requests_total{vendor="workday",host="*.myworkdayjobs.com",outcome="ok"} 1`,
+		`hs_crawl_requests_total{vendor="icims",host="*.icims.com",outcome="ok"} 1`,
+		`hs_crawl_requests_total{vendor="jazzhr",host="*.applytojob.com",outcome="ok"} 1`,
 		`hs_crawl_requests_total{vendor="jsonld",host="careers00.example",outcome="5xx"} 1`,
 		fmt.Sprintf(`hs_crawl_requests_total{vendor="jsonld",host="careers%02d.example",outcome="5xx"} 1`, maxNamedHosts-1),
 		`hs_crawl_requests_total{vendor="jsonld",host="other",outcome="5xx"} 5`,
@@ -85,6 +94,7 @@ func TestRequestMetricsByVendorHostAndOutcomeWithBoundedHosts(t *testing.T) {
 		require.Contains(t, out, want)
 	}
 	require.NotContains(t, out, "acme.recruitee.com", "a tenant's subdomain is not a label")
+	require.NotContains(t, out, "gamma.wd77", "nor a Workday tenant's on a data centre atsurl does not list")
 	require.NotContains(t, out, fmt.Sprintf("careers%02d.example", maxNamedHosts))
 }
 

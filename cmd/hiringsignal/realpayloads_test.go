@@ -46,7 +46,8 @@ type capturedFeed struct {
 // atsurl.FirstPage renders; SmartRecruiters' captured page is the first of two (offset 0, limit 3,
 // totalFound 5), so its vendor also answers the next page the adapter asks for,
 // smartrecruiters_page2.json, written here to end the paging; JOIN's first page says pageCount 2,
-// so its vendor answers page 2 too.
+// so its vendor answers page 2 too; iCIMS's is the first of two too ("Page 1 of 2"), its next
+// page asked with pr=1. Workday's list is POSTed to its one path (its total, 5, fits a page).
 var capturedFeeds = []capturedFeed{
 	{vendor: "greenhouse", tenant: "acme", domain: "acme.com", name: "Acme", country: "US",
 		host: "boards-api.greenhouse.io", pages: map[string]string{"/v1/boards/acme/jobs?content=true": "greenhouse_jobs.json"},
@@ -117,6 +118,37 @@ var capturedFeeds = []capturedFeed{
 		contentType: "application/json; charset=utf-8",
 		urls: []string{"https://join.com/jobs/9134723", "https://join.com/jobs/9134724", "https://join.com/jobs/9134725",
 			"https://join.com/jobs/9134727", "https://join.com/jobs/9134728"}},
+	{vendor: "workday", tenant: "acme/wd5/External", domain: "acme-corp.com", name: "Acme Corporation", country: "US",
+		host: "acme.wd5.myworkdayjobs.com", pages: map[string]string{"/wday/cxs/acme/External/jobs": "workday_jobs.json"}, // POSTed
+		contentType: "application/json;charset=UTF-8",
+		urls: []string{"https://acme.wd5.myworkdayjobs.com/External/job/US-CA-Santa-Clara/Senior-Software-Engineer_JR1998765",
+			"https://acme.wd5.myworkdayjobs.com/External/job/TORONTO-Ontario-Canada/XMLNAME-Technology-Analyst-Intern--8-Months-_R-0000187520-1",
+			"https://acme.wd5.myworkdayjobs.com/External/job/US-TX-Austin/Data-Center-Technician_JR2001234",
+			"https://acme.wd5.myworkdayjobs.com/External/job/Remote---United-States/Account-Executive_JR2000555"}},
+	{vendor: "icims", tenant: "careers-acme", domain: "acmebank.com", name: "Acme Bank", country: "US",
+		host: "careers-acme.icims.com", pages: map[string]string{
+			"/jobs/search?ss=1&in_iframe=1":      "icims_search_page1.html",
+			"/jobs/search?ss=1&in_iframe=1&pr=1": "icims_search_page2.html"},
+		contentType: "text/html;charset=UTF-8",
+		urls: []string{"https://careers-acme.icims.com/jobs/15550/head-of-financial-crime-prevention/job", // New York and Berlin: two reqs
+			"https://careers-acme.icims.com/jobs/15550/head-of-financial-crime-prevention/job",
+			"https://careers-acme.icims.com/jobs/15479/aml-advisory-team-lead/job", "https://careers-acme.icims.com/jobs/15503/linux-engineer/job",
+			"https://careers-acme.icims.com/jobs/15601/payroll-specialist/job"}},
+	{vendor: "jobvite", tenant: "acme", domain: "acme.co", name: "Acme Co", country: "DE",
+		host: "jobs.jobvite.com", pages: map[string]string{"/acme/search/": "jobvite_search.html"},
+		contentType: "text/html;charset=UTF-8",
+		urls:        []string{"https://jobs.jobvite.com/acme/job/oD2jAfwi", "https://jobs.jobvite.com/acme/job/oXk9Pfwq", "https://jobs.jobvite.com/acme/job/oBuy3fwR"}},
+	{vendor: "jazzhr", tenant: "acmelogistics", domain: "acmefreight.com", name: "Acme Freight", country: "US",
+		host: "acmelogistics.applytojob.com", pages: map[string]string{"/apply": "jazzhr_apply.html"},
+		contentType: "text/html; charset=UTF-8",
+		urls: []string{"https://acmelogistics.applytojob.com/apply/evgnhR5LkV/Electrical-Engineer-PCB",
+			"https://acmelogistics.applytojob.com/apply/XyZ123abcD/Software-Engineer",
+			"https://acmelogistics.applytojob.com/apply/RHnK3IiNee/Import-Compliance-Specialist"}},
+	{vendor: "rippling", tenant: "acme", domain: "acme.dev", name: "Acme Dev", country: "US",
+		host: "ats.rippling.com", pages: map[string]string{"/api/v2/board/acme/jobs?page=0&pageSize=50": "rippling_jobs.json"},
+		contentType: "application/json",
+		urls: []string{"https://ats.rippling.com/acme/jobs/5f0c2a8e-1b2d-4e5f-8a9b-0c1d2e3f4a5b", // San Francisco and New York: one req
+			"https://ats.rippling.com/acme/jobs/7a1b2c3d-0000-4000-8000-000000000002", "https://ats.rippling.com/acme/jobs/7a1b2c3d-0000-4000-8000-000000000003"}},
 }
 
 // vendorServer answers the captured pages on the vendors' real hostnames over TLS, robots.txt
@@ -124,8 +156,9 @@ var capturedFeeds = []capturedFeed{
 // it was asked for.
 type vendorServer struct {
 	*httptest.Server
-	mu    sync.Mutex
-	asked []string // Host + request URI, in order
+	mu      sync.Mutex
+	asked   []string          // Host + request URI, in order
+	methods map[string]string // Host + request URI → the method it was last asked with
 }
 
 func newVendorServer(t *testing.T, ca *testca.CA, feeds []capturedFeed) *vendorServer {
@@ -144,10 +177,11 @@ func newVendorServer(t *testing.T, ca *testca.CA, feeds []capturedFeed) *vendorS
 	}
 	leaf, err := ca.Leaf(append(atsurl.Hosts(), "127.0.0.1"))
 	require.NoError(t, err)
-	s := &vendorServer{}
+	s := &vendorServer{methods: map[string]string{}}
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.asked = append(s.asked, r.Host+r.URL.RequestURI())
+		s.methods[r.Host+r.URL.RequestURI()] = r.Method
 		s.mu.Unlock()
 		if r.URL.Path == "/robots.txt" {
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -244,6 +278,14 @@ func TestCrawlCapturedPayloadsOnRealHostnames(t *testing.T) {
 		require.NoError(t, err)
 		require.Contains(t, asked, strings.TrimPrefix(first, "https://"), "the first page is the one atsurl renders")
 		require.Contains(t, asked, f.host+"/robots.txt", "robots.txt asked on %s", f.host)
+		method := http.MethodGet
+		if f.vendor == "workday" {
+			method = http.MethodPost // Workday's list is a POST
+		}
+		vendors.mu.Lock()
+		got := vendors.methods[strings.TrimPrefix(first, "https://")]
+		vendors.mu.Unlock()
+		require.Equal(t, method, got, "%s's first page", f.vendor)
 	}
 
 	pool, err := pgxpool.New(context.Background(), pg)

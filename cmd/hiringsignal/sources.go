@@ -247,8 +247,10 @@ func printRegistryReport(out io.Writer, rep oltp.RegistryReport) {
 }
 
 func runSourcesAdd(ctx context.Context, _ *slog.Logger, c *sourcesCtx, args []string) error {
-	vendor := c.fs.FlagSet.String("vendor", "", "vendor: greenhouse, lever, ashby, workable, smartrecruiters, recruitee, personio, teamtailor, bamboohr, breezy, pinpoint or join")
-	tenant := c.fs.FlagSet.String("tenant", "", "the tenant: the board's name in its URL (boards.greenhouse.io/<tenant>, <tenant>.teamtailor.com); for join, the company's number in its jobs API (join.com/api/public/companies/<tenant>/jobs)")
+	vendor := c.fs.FlagSet.String("vendor", "", "vendor: greenhouse, lever, ashby, workable, smartrecruiters, recruitee, personio, teamtailor, bamboohr, breezy, pinpoint, join, workday, icims, jobvite, jazzhr or rippling")
+	tenant := c.fs.FlagSet.String("tenant", "", "the tenant: the board's name in its URL (boards.greenhouse.io/<tenant>, <tenant>.teamtailor.com, <tenant>.icims.com, jobs.jobvite.com/<tenant>); "+
+		"for join, the company's number in its jobs API (join.com/api/public/companies/<tenant>/jobs); "+
+		"for workday company/wdN/site as its careers URL names them (acme.wd5.myworkdayjobs.com/External is acme/wd5/External)")
 	variant := c.fs.FlagSet.String("variant", "", "the vendor's other host: eu (Greenhouse, Lever), com (Personio) or na (Teamtailor); empty for the main host")
 	domain := c.fs.FlagSet.String("domain", "", "the company's domain (acme.com)")
 	name := c.fs.FlagSet.String("name", "", "the company's name (default: the name the vendor's feed gives, when it gives one)")

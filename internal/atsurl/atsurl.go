@@ -1,7 +1,7 @@
 // Package atsurl knows where each job-feed vendor publishes a tenant's postings on the real web:
 // the first page's URL rendered from a vendor, a tenant and a host variant, the board-level
 // endpoint that says whether a tenant still exists, the public board page a careers site links
-// to, the vendor's own home page (where a gone tenant redirects), the hostnames a vendor serves
+// to (for JOIN, the company page, which names the company by its slug), the vendor's own home page (where a gone tenant redirects), the hostnames a vendor serves
 // from, and the reverse: which vendor and tenant a pasted board, careers or embed URL names (never
 // a path word such as "embed" or "api", never a look-alike host), and whether a URL is a vendor's
 // own page that names no tenant. The source registry
@@ -9,11 +9,13 @@
 // tested on the addresses it reads in production.
 //
 // A tenant is interpolated into a URL only after it passed the vendor's allowlist (Tenant), so
-// no tenant can change a URL's host or path. A tenant is one value of one of three forms: a path
-// segment (Greenhouse, Lever, Ashby, Workable, SmartRecruiters), a DNS label of the vendor's host
-// (Recruitee, Personio, Teamtailor, BambooHR, Breezy, Pinpoint), or a number (JOIN, whose public
-// API names a company by its numeric id: https://join.com/api/public/companies/{id}/jobs). The
-// package does no I/O and must not import any other package of this project.
+// no tenant can change a URL's host or path. A tenant is one value of one of four forms: a path
+// segment (Greenhouse, Lever, Ashby, Workable, SmartRecruiters, Jobvite, Rippling), a DNS label
+// of the vendor's host (Recruitee, Personio, Teamtailor, BambooHR, Breezy, Pinpoint, iCIMS,
+// JazzHR), a number (JOIN, whose public API names a company by its numeric id:
+// https://join.com/api/public/companies/{id}/jobs), or Workday's three, company/wdN/site, each
+// checked on its own before it is placed in the host or the path. The package does no I/O and
+// must not import any other package of this project.
 package atsurl
 
 import (
@@ -39,6 +41,11 @@ const (
 	Breezy          = "breezy"
 	Pinpoint        = "pinpoint"
 	Join            = "join"
+	Workday         = "workday"
+	ICIMS           = "icims"
+	Jobvite         = "jobvite"
+	JazzHR          = "jazzhr"
+	Rippling        = "rippling"
 	JSONLD          = "jsonld"
 	Aggregator      = "aggregator"
 )
@@ -57,6 +64,7 @@ type vendorDef struct {
 	templated bool     // the first page is rendered from the tenant; else the source names its URL
 	subdomain bool     // the tenant is a DNS label of the host (else a path segment)
 	numeric   bool     // the tenant is a number (JOIN's company id), a path segment
+	composite bool     // the tenant is company/wdN/site (Workday): see Tenant
 	variants  []string // accepted variants, VariantDefault first
 }
 
@@ -73,6 +81,11 @@ var vendors = []vendorDef{
 	{name: Breezy, templated: true, subdomain: true, variants: []string{VariantDefault}},
 	{name: Pinpoint, templated: true, subdomain: true, variants: []string{VariantDefault}},
 	{name: Join, templated: true, numeric: true, variants: []string{VariantDefault}},
+	{name: Workday, templated: true, composite: true, variants: []string{VariantDefault}},
+	{name: ICIMS, templated: true, subdomain: true, variants: []string{VariantDefault}},
+	{name: Jobvite, templated: true, variants: []string{VariantDefault}},
+	{name: JazzHR, templated: true, subdomain: true, variants: []string{VariantDefault}},
+	{name: Rippling, templated: true, variants: []string{VariantDefault}},
 	{name: JSONLD, variants: []string{VariantDefault}},
 	{name: Aggregator, variants: []string{VariantDefault}},
 }
@@ -113,6 +126,10 @@ var (
 	pathSlug    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
 	labelSlug   = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
 	numericSlug = regexp.MustCompile(`^[1-9][0-9]{0,11}$`)
+	// Workday's tenant parts: the data centre of the host (wd1, wd5, wd103) and the career
+	// site's name, one path segment without dots.
+	workdayDC   = regexp.MustCompile(`^wd[1-9][0-9]{0,2}$`)
+	workdaySite = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$`)
 )
 
 // ErrTenant is wrapped by every refusal of a tenant.
@@ -123,6 +140,15 @@ var ErrTenant = errors.New("invalid tenant")
 // subdomain tenant is one DNS label; a numeric tenant (JOIN's company id) is 1-12 digits without
 // a leading zero. Anything that could change the URL's host or path (a slash, a dot-only
 // segment, '@', '?', '#', '%', a space) is refused with ErrTenant.
+//
+// A Workday tenant names three things its careers URL carries and none of which follows from
+// another: the company, the data centre of its host and the career site
+// (https://acme.wd5.myworkdayjobs.com/en-US/External is acme/wd5/External). It is written
+// company/wdN/site and split on its two slashes before anything is interpolated, so the slashes
+// only separate the parts: the company is one DNS label (lower-cased; it is the host's first
+// label and the CXS path's company), wdN is "wd" and 1-3 digits (lower-cased; the host's second
+// label), and the site is 1-100 of [A-Za-z0-9_-] starting with a letter or digit (one path
+// segment, never "." or ".."; kept as written). Any other shape is refused with ErrTenant.
 func Tenant(vendor, tenant string) (string, error) {
 	v, err := lookup(vendor)
 	if err != nil {
@@ -137,6 +163,13 @@ func Tenant(vendor, tenant string) (string, error) {
 		}
 		return tenant, nil
 	}
+	if v.composite {
+		company, dc, site, ok := workdayParts(tenant)
+		if !ok {
+			return "", fmt.Errorf("%w %q for %s: a workday tenant is company/wdN/site as its careers URL names them (acme.wd5.myworkdayjobs.com/External is acme/wd5/External): the company one DNS label, wdN the data centre, the site letters, digits, '_' or '-'", ErrTenant, tenant, vendor)
+		}
+		return company + "/" + dc + "/" + site, nil
+	}
 	if v.subdomain {
 		t := strings.ToLower(tenant)
 		if !labelSlug.MatchString(t) {
@@ -149,6 +182,23 @@ func Tenant(vendor, tenant string) (string, error) {
 	}
 	return tenant, nil
 }
+
+// workdayParts splits a Workday tenant company/wdN/site into its checked, canonical parts.
+func workdayParts(tenant string) (company, dc, site string, ok bool) {
+	parts := strings.Split(tenant, "/")
+	if len(parts) != 3 {
+		return "", "", "", false
+	}
+	company, dc, site = strings.ToLower(parts[0]), strings.ToLower(parts[1]), parts[2]
+	if !labelSlug.MatchString(company) || !workdayDC.MatchString(dc) || !workdaySite.MatchString(site) {
+		return "", "", "", false
+	}
+	return company, dc, site, true
+}
+
+// WorkdayParts returns the company, data centre and site of a Workday tenant (see Tenant), ok
+// false when it is not one.
+func WorkdayParts(tenant string) (company, dc, site string, ok bool) { return workdayParts(tenant) }
 
 // Variant checks variant for vendor ("" is the vendor's main host).
 func Variant(vendor, variant string) error {
@@ -204,6 +254,17 @@ func FirstPage(vendor, tenant, variant string) (string, error) {
 		return "https://" + t + ".pinpointhq.com/postings.json", nil
 	case Join:
 		return "https://join.com/api/public/companies/" + t + "/jobs?page=1&pageSize=" + JoinPageSize, nil
+	case Workday:
+		company, dc, site, _ := workdayParts(t)
+		return "https://" + company + "." + dc + "." + workdayHostSuffix + "/wday/cxs/" + company + "/" + site + "/jobs", nil
+	case ICIMS:
+		return "https://" + t + ".icims.com/jobs/search?ss=1&in_iframe=1", nil
+	case Jobvite:
+		return "https://jobs.jobvite.com/" + t + "/search/", nil
+	case JazzHR:
+		return "https://" + t + ".applytojob.com/apply", nil
+	case Rippling:
+		return "https://ats.rippling.com/api/v2/board/" + t + "/jobs?page=0&pageSize=50", nil
 	}
 	return "", fmt.Errorf("vendor %s has no URL template", vendor)
 }
@@ -261,11 +322,20 @@ func personioHost(variant string) string {
 	return "jobs.personio.de"
 }
 
+// workdayHostSuffix is the domain of every Workday tenant's host, {company}.{wdN}.myworkdayjobs.com.
+const workdayHostSuffix = "myworkdayjobs.com"
+
+// WorkdayDataCentres are the Workday data centres whose hosts Hosts names. A tenant on another
+// one (any wdN passes Tenant) is read all the same; only a test certificate and the simulator's
+// host routing are limited to these.
+var WorkdayDataCentres = []string{"wd1", "wd2", "wd3", "wd4", "wd5", "wd10", "wd12", "wd100", "wd101", "wd102", "wd103", "wd104", "wd105", "wd108", "wd501"}
+
 // Hosts lists the hostnames the templated vendors' feeds are served from: exact names, and
 // "*.suffix" for vendors whose tenant is a subdomain (a TLS certificate for a test world names
-// exactly these).
+// exactly these). Workday's are one "*.{wdN}.myworkdayjobs.com" per data centre of
+// WorkdayDataCentres.
 func Hosts() []string {
-	return []string{
+	out := []string{
 		"boards-api.greenhouse.io", "boards-api.eu.greenhouse.io",
 		"api.lever.co", "api.eu.lever.co",
 		"api.ashbyhq.com",
@@ -279,6 +349,15 @@ func Hosts() []string {
 		"*.pinpointhq.com",
 		"join.com",
 	}
+	for _, dc := range WorkdayDataCentres {
+		out = append(out, "*."+dc+"."+workdayHostSuffix)
+	}
+	return append(out,
+		"*.icims.com",
+		"jobs.jobvite.com",
+		"*.applytojob.com",
+		"ats.rippling.com",
+	)
 }
 
 // SourceURL checks the URL of a source whose vendor has no template (a JSON-LD board or
@@ -325,11 +404,14 @@ type Board struct {
 
 // Recognize reads a board, careers or API URL of a templated vendor ("https://boards.greenhouse.io/acme",
 // "jobs.lever.co/acme/…", "https://acme.recruitee.com/", the embed script
-// "boards.greenhouse.io/embed/job_board/js?for=acme", or any URL FirstPage renders) and says
-// which vendor, tenant and variant it names. ok is false for anything else, including a
-// look-alike host ("greenhouse.io.evil.example"), a vendor's own host ("www.teamtailor.com"), a
-// tenant that fails Tenant, and a JOIN careers page (join.com/companies/acme names the company's
-// name; its tenant is the company's number, which only the API URL states).
+// "boards.greenhouse.io/embed/job_board/js?for=acme", "https://acme.wd5.myworkdayjobs.com/en-US/External",
+// "careers-acme.icims.com/jobs/123/…", "jobs.jobvite.com/careers/acme/jobs",
+// "acme.applytojob.com/apply", "ats.rippling.com/acme/jobs", or any URL FirstPage renders) and
+// says which vendor, tenant and variant it names. ok is false for anything else, including a
+// look-alike host ("greenhouse.io.evil.example", "myworkdayjobs.com.evil.example"), a vendor's
+// own host that is no tenant's ("www.teamtailor.com", www.icims.com), a tenant that fails
+// Tenant, and a JOIN careers page (join.com/companies/acme names the company's name; its tenant
+// is the company's number, which only the API URL states).
 func Recognize(raw string) (b Board, ok bool) {
 	raw = strings.TrimSpace(raw)
 	if !strings.Contains(raw, "://") {
@@ -418,6 +500,50 @@ func Recognize(raw string) (b Board, ok bool) {
 			return pick(Join, seg(3), VariantDefault)
 		}
 		return Board{}, false
+	case "jobs.jobvite.com":
+		// jobs.jobvite.com/{company}/jobs, /{company}/search/, /{company}/job/{id} and the newer
+		// sites' /careers/{company}/jobs.
+		i := 0
+		if seg(0) == "careers" {
+			i = 1
+		}
+		if seg(i) == "__assets__" || seg(i) == "api" {
+			return Board{}, false
+		}
+		return pick(Jobvite, seg(i), VariantDefault)
+	case "ats.rippling.com":
+		// The board ats.rippling.com/[{locale}/]{board}/jobs[/{id}] and its API
+		// /api/v2/board/{board}/jobs.
+		if seg(0) == "api" {
+			if seg(1) == "v2" && seg(2) == "board" {
+				return pick(Rippling, seg(3), VariantDefault)
+			}
+			return Board{}, false
+		}
+		i := 0
+		if isLocale(seg(0)) {
+			i = 1
+		}
+		return pick(Rippling, seg(i), VariantDefault)
+	case "api.rippling.com":
+		if seg(0) == "platform" && seg(1) == "api" && seg(2) == "ats" && seg(3) == "v1" && seg(4) == "board" {
+			return pick(Rippling, seg(5), VariantDefault)
+		}
+	}
+	if rest, found := strings.CutSuffix(host, "."+workdayHostSuffix); found {
+		return recognizeWorkday(rest, segs, pick)
+	}
+	if dc, found := strings.CutSuffix(host, ".myworkdaysite.com"); found && workdayDC.MatchString(dc) {
+		// wd3.myworkdaysite.com/[{locale}/]recruiting/{company}/{site}: the same site as
+		// {company}.wd3.myworkdayjobs.com/{site}.
+		i := 0
+		if isLocale(seg(0)) {
+			i = 1
+		}
+		if seg(i) == "recruiting" {
+			return pick(Workday, seg(i+1)+"/"+dc+"/"+seg(i+2), VariantDefault)
+		}
+		return Board{}, false
 	}
 	for _, s := range []struct{ suffix, vendor, variant string }{
 		{".recruitee.com", Recruitee, VariantDefault},
@@ -428,6 +554,8 @@ func Recognize(raw string) (b Board, ok bool) {
 		{".bamboohr.com", BambooHR, VariantDefault},
 		{".breezy.hr", Breezy, VariantDefault},
 		{".pinpointhq.com", Pinpoint, VariantDefault},
+		{".icims.com", ICIMS, VariantDefault},
+		{".applytojob.com", JazzHR, VariantDefault},
 	} {
 		if label, found := strings.CutSuffix(host, s.suffix); found && !strings.Contains(label, ".") {
 			if reservedLabel(s.vendor, label) {
@@ -440,7 +568,8 @@ func Recognize(raw string) (b Board, ok bool) {
 }
 
 // reservedLabel reports whether label is one of a subdomain vendor's own hosts rather than a
-// tenant's (www.teamtailor.com, app.teamtailor.com, api.breezy.hr, na.teamtailor.com, ...).
+// tenant's (www.teamtailor.com, app.teamtailor.com, api.breezy.hr, na.teamtailor.com, iCIMS's
+// sign-in, community and cookie-banner hosts, ...).
 func reservedLabel(vendor, label string) bool {
 	switch vendor {
 	case Teamtailor, BambooHR, Breezy, Pinpoint:
@@ -450,8 +579,51 @@ func reservedLabel(vendor, label string) bool {
 		}
 		return vendor == Teamtailor && label == "na"
 	}
-	return false
+	return vendorOwnHost[vendor][label]
 }
+
+// vendorOwnHost lists, for iCIMS and JazzHR, the labels of the vendor's own hosts that are no
+// tenant's.
+var vendorOwnHost = map[string]map[string]bool{
+	ICIMS:  {"www": true, "login": true, "community": true, "cookie-policy-scripts": true, "developer": true, "api": true, "care": true},
+	JazzHR: {"www": true, "app": true},
+}
+
+// recognizeWorkday reads a URL on {company}.{wdN}.myworkdayjobs.com (rest is "{company}.{wdN}"):
+// the career site /[{locale}/]{site}[/job/...], or the CXS API /wday/cxs/{company}/{site}/...,
+// whose company must be the host's.
+func recognizeWorkday(rest string, segs []string, pick func(vendor, tenant, variant string) (Board, bool)) (Board, bool) {
+	company, dc, found := strings.Cut(rest, ".")
+	if !found || strings.Contains(dc, ".") {
+		return Board{}, false
+	}
+	seg := func(i int) string {
+		if i < len(segs) {
+			return segs[i]
+		}
+		return ""
+	}
+	if seg(0) == "wday" {
+		if seg(1) == "cxs" && strings.EqualFold(seg(2), company) {
+			return pick(Workday, company+"/"+dc+"/"+seg(3), VariantDefault)
+		}
+		return Board{}, false
+	}
+	i := 0
+	if isLocale(seg(0)) {
+		i = 1
+	}
+	if site := seg(i); site != "job" && site != "wday" {
+		return pick(Workday, company+"/"+dc+"/"+site, VariantDefault)
+	}
+	return Board{}, false
+}
+
+// localeSeg is a language-region path segment ("en-US", "fr-FR") that career sites put before
+// the site's own path.
+var localeSeg = regexp.MustCompile(`^[a-z]{2}-[A-Za-z]{2}$`)
+
+func isLocale(s string) bool { return localeSeg.MatchString(s) }
 
 // SourceKey is a source's stable identity, the same in the registry, the simulator and the
 // ledger: "vendor:tenant" for an ATS tenant on its main host, "vendor:tenant:variant" on another
@@ -473,9 +645,15 @@ func SourceKey(vendor, tenant, variant, url string) string {
 
 // BoardPage renders the URL of a tenant's public job board page on the vendor's own site: the
 // page a company's careers site links to, embeds in an iframe or redirects to
-// ("https://jobs.lever.co/acme"). Recognize reads it back. The crawl never reads it (FirstPage
-// is the feed); the simulator serves it in host mode.
+// ("https://jobs.lever.co/acme", "https://acme.teamtailor.com/jobs",
+// "https://acme.wd5.myworkdayjobs.com/External"). Recognize reads it back. The crawl never reads
+// it (FirstPage is the feed); the simulator serves it in host mode. JOIN has none a tenant
+// renders: its company page names the company by its slug, not by the number that is its tenant
+// (JoinCompanyPage).
 func BoardPage(vendor, tenant, variant string) (string, error) {
+	if vendor == Join {
+		return "", fmt.Errorf("vendor join's board page names the company's slug, not its number %q: render it with JoinCompanyPage", tenant)
+	}
 	t, err := Tenant(vendor, tenant)
 	if err != nil {
 		return "", err
@@ -504,8 +682,70 @@ func BoardPage(vendor, tenant, variant string) (string, error) {
 		return "https://" + t + ".recruitee.com/", nil
 	case Personio:
 		return "https://" + t + "." + personioHost(variant) + "/", nil
+	case Teamtailor:
+		return "https://" + t + "." + teamtailorHost(variant) + "/jobs", nil
+	case BambooHR:
+		return "https://" + t + ".bamboohr.com/careers", nil
+	case Breezy:
+		return "https://" + t + ".breezy.hr/", nil
+	case Pinpoint:
+		return "https://" + t + ".pinpointhq.com/", nil
+	case Workday:
+		company, dc, site, _ := workdayParts(t)
+		return "https://" + company + "." + dc + "." + workdayHostSuffix + "/" + site, nil
+	case ICIMS:
+		return "https://" + t + ".icims.com/jobs", nil
+	case Jobvite:
+		return "https://jobs.jobvite.com/" + t, nil
+	case JazzHR:
+		return "https://" + t + ".applytojob.com/apply", nil
+	case Rippling:
+		return "https://ats.rippling.com/" + t + "/jobs", nil
 	}
 	return "", fmt.Errorf("vendor %s has no board page", vendor)
+}
+
+// joinSlug is the slug of a JOIN company page: one DNS-label-like word, lower-cased.
+var joinSlug = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$`)
+
+// JoinCompanyPage renders the URL of a JOIN company's public page, https://join.com/companies/{slug}:
+// the page a careers site links to, embeds or redirects to. The slug is the company's name as
+// JOIN spells it in its URLs (letters, digits and inner hyphens, lower-cased); the page's data
+// states the company's number, the tenant the jobs API takes (pipeline/ats.JoinCompany reads
+// it), which is why Recognize does not read this page and JoinCompanySlug does.
+func JoinCompanyPage(slug string) (string, error) {
+	s := strings.ToLower(slug)
+	if !joinSlug.MatchString(s) {
+		return "", fmt.Errorf("%w %q for join's company page: a slug is letters, digits and inner hyphens (at most 100)", ErrTenant, slug)
+	}
+	return "https://join.com/companies/" + s, nil
+}
+
+// JoinCompanySlug reads a JOIN company page URL (join.com/companies/{slug}, any page under it, such
+// as a job's /companies/{slug}/{id}-{title}) and returns the company's slug; ok is false for
+// anything else, the API's URLs included (Recognize reads those).
+func JoinCompanySlug(raw string) (slug string, ok bool) {
+	raw = strings.TrimSpace(raw)
+	if !strings.Contains(raw, "://") {
+		raw = "https://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
+		return "", false
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if host != "join.com" && host != "www.join.com" {
+		return "", false
+	}
+	segs := strings.FieldsFunc(u.Path, func(r rune) bool { return r == '/' })
+	if len(segs) < 2 || segs[0] != "companies" {
+		return "", false
+	}
+	s := strings.ToLower(segs[1])
+	if !joinSlug.MatchString(s) {
+		return "", false
+	}
+	return s, true
 }
 
 // homes are the vendors' own home pages and the registrable domains of their own sites.
@@ -520,6 +760,16 @@ var homes = []struct {
 	{SmartRecruiters, "https://www.smartrecruiters.com/", []string{"smartrecruiters.com"}},
 	{Recruitee, "https://recruitee.com/", []string{"recruitee.com"}},
 	{Personio, "https://www.personio.de/", []string{"personio.de", "personio.com"}},
+	{Teamtailor, "https://www.teamtailor.com/", []string{"teamtailor.com"}},
+	{BambooHR, "https://www.bamboohr.com/", []string{"bamboohr.com"}},
+	{Breezy, "https://breezy.hr/", []string{"breezy.hr"}},
+	{Pinpoint, "https://www.pinpointhq.com/", []string{"pinpointhq.com"}},
+	{Join, "https://join.com/", []string{"join.com"}},
+	{Workday, "https://www.workday.com/", []string{"workday.com"}},
+	{ICIMS, "https://www.icims.com/", []string{"icims.com"}},
+	{Jobvite, "https://www.jobvite.com/", []string{"jobvite.com"}},
+	{JazzHR, "https://www.jazzhr.com/", []string{"jazzhr.com", "applytojob.com"}},
+	{Rippling, "https://www.rippling.com/", []string{"rippling.com"}},
 }
 
 // HomePage is the vendor's own home page: where a vendor sends a request for a tenant it does not
@@ -534,9 +784,9 @@ func HomePage(vendor string) (string, error) {
 }
 
 // VendorHome reports whether raw is a page of a templated vendor's own site that names no tenant:
-// its home page, or any other URL on its domains that Recognize does not read as a tenant's. A
-// tenant's board or feed that redirects there is gone (or never was), whatever status the end
-// of the redirect answers.
+// its home page, or any other URL on its domains that Recognize does not read as a tenant's and
+// that is no JOIN company page (JoinCompanySlug). A tenant's board or feed that redirects there
+// is gone (or never was), whatever status the end of the redirect answers.
 func VendorHome(raw string) (vendor string, ok bool) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
@@ -547,6 +797,9 @@ func VendorHome(raw string) (vendor string, ok bool) {
 		for _, d := range h.domains {
 			if host == d || strings.HasSuffix(host, "."+d) {
 				if _, isBoard := Recognize(raw); isBoard {
+					return "", false
+				}
+				if _, isCompany := JoinCompanySlug(raw); isCompany {
 					return "", false
 				}
 				return h.vendor, true
@@ -567,12 +820,15 @@ func PageHosts() []string {
 		"careers.smartrecruiters.com",
 		"www.greenhouse.io", "www.lever.co", "www.ashbyhq.com", "www.workable.com",
 		"www.smartrecruiters.com", "recruitee.com", "www.personio.de",
+		"breezy.hr", "www.workday.com", "www.jobvite.com", "www.jazzhr.com", "www.rippling.com",
 	}
 }
 
 // IsEmbed reports whether raw, a URL Recognize reads, is a vendor's board embed rather than its
 // board or feed: a path segment starting "embed" (Greenhouse's /embed/job_board/js?for={token}
-// and /embed/job_board?for={token}, Ashby's /{name}/embed?version=2).
+// and /embed/job_board?for={token}, Ashby's /{name}/embed?version=2, BambooHR's
+// {tenant}.bamboohr.com/js/embed.js). The other vendors are embedded as an iframe of their board
+// page, which is no embed script.
 func IsEmbed(raw string) bool {
 	if _, ok := Recognize(raw); !ok {
 		return false

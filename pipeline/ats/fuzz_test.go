@@ -117,6 +117,45 @@ func FuzzParseJoin(f *testing.F) {
 		`"salaryAmountTo":{"amount":"7500000","currency":"EUR"},"salaryFrequency":"PER_YEAR"}],"pagination":{"page":1,"pageCount":"9223372036854775807"}}`))
 }
 
+func FuzzParseWorkday(f *testing.F) {
+	fuzzAdapter(f, "workday", workdayURL+"#offset=20&total=45", fixture(f, "workday_jobs.json"), []byte(`{"total":45,"jobPostings":[{"title":"Engineer",`+
+		`"externalPath":"/job/US-CA-Santa-Clara/Engineer_JR1-1","locationsText":"3 Locations","postedOn":"Posted 3 Days Ago",`+
+		`"remoteType":"Fully Remote","bulletFields":["Full time","JR1"]},{"bulletFields":["10151065"]}]}`))
+}
+
+func FuzzParseICIMS(f *testing.F) {
+	fuzzAdapter(f, "icims", icimsURL+"&pr=1", fixture(f, "icims_search_page2.html"), []byte(`<html><body><h2 class="iCIMS_SubHeader_Jobs">Search Results Page 2 of 3</h2>`+
+		`<ul class="iCIMS_JobsTable"><li class="iCIMS_JobCardItem"><div class="row"><div class="col-xs-6 header left">`+
+		`<span class="sr-only field-label">Job Locations</span><span>US-NY-New York | DE-Berlin</span></div>`+
+		`<div class="col-xs-6 header right"><span class="sr-only field-label">Posted Date</span><span title="10/4/2026 10:33 AM">2 days ago</span></div>`+
+		`<div class="col-xs-12 title"><a href="https://careers-acme.icims.com/jobs/15550/x/job?in_iframe=1"><h3>Analyst</h3></a></div>`+
+		`<dl class="iCIMS_JobHeaderGroup"><div class="iCIMS_JobHeaderTag"><dt>Requisition ID</dt><dd><span>2026-15550</span></dd></div>`+
+		`<div class="iCIMS_JobHeaderTag"><dt>Category</dt><dd><span>Finance</span></dd></div></dl></div></li></ul></body></html>`))
+}
+
+func FuzzParseJobvite(f *testing.F) {
+	fuzzAdapter(f, "jobvite", jobviteURL+"?p=1", fixture(f, "jobvite_search.html"), []byte(`<html><head><title>Acme Careers</title></head><body><h3>Sales</h3>`+
+		`<table class="jv-job-list"><tr><td class="jv-job-list-name"><a href="/acme/job/oD2jAfwi">Backend Engineer</a></td>`+
+		`<td class="jv-job-list-location">Berlin, Germany</td></tr><tr><td class="jv-job-list-name"><a href="/careers/acme/job/oB">`+
+		`<div class="title">Buyer</div><div class="jv-job-list-location">2 Locations</div></a></td></tr></table>`+
+		`<div class="jv-pagination-text">51-100 of 120</div></body></html>`))
+}
+
+func FuzzParseJazzHR(f *testing.F) {
+	fuzzAdapter(f, "jazzhr", jazzURL, fixture(f, "jazzhr_apply.html"), []byte(`<html><body><ul class="list-group"><li class="list-group-item">`+
+		`<div class="department-heading"><h3>Ops</h3></div></li><li class="list-group-item"><h3 class="list-group-item-heading">`+
+		`<a href="https://acme.applytojob.com/apply/evgnhR5LkV/Engineer">Engineer</a></h3><ul class="list-inline list-group-item-text">`+
+		`<li><i class="fa fa-map-marker"></i>Austin, TX</li><li><i class="fa fa-sitemap"></i>Hardware</li></ul></li></ul></body></html>`))
+}
+
+func FuzzParseRippling(f *testing.F) {
+	fuzzAdapter(f, "rippling", ripplingURL, fixture(f, "rippling_jobs.json"), []byte(`{"items":[{"id":"a","name":"PM","url":"https://ats.rippling.com/acme/jobs/a",`+
+		`"department":{"name":"Ops"},"locations":[{"name":"New York, NY","city":"New York","country":"United States",`+
+		`"countryCode":"US","workplaceType":"REMOTE"}]},{"id":"a","name":"PM","locations":[{"name":"SF","city":"SF"}]},`+
+		`{"id":"b","name":null}],"page":0,"pageSize":2,"totalItems":3,"totalPages":2}`),
+		[]byte(`[{"uuid":"u1","name":"SE","department":"Eng","workLocation":{"label":"Remote (US)"}}]`))
+}
+
 func FuzzParseJSONLD(f *testing.F) {
 	fuzzAdapter(f, "jsonld", ldURL, fixture(f, "jsonld_page1.html"), fixture(f, "jsonld_last.html"), jsonldBenchBody(1),
 		[]byte(`<link rel=next href="//other.example/x"><script type=application/ld+json>{"@graph":[[[{"@type":"JobPosting","title":"A","url":"u"}]]]}</script>`))

@@ -83,14 +83,14 @@ func checkPage(t testing.TB, page Page) {
 
 func TestRegistry(t *testing.T) {
 	t.Parallel()
-	want := []string{"aggregator", "ashby", "bamboohr", "breezy", "greenhouse", "join", "jsonld", "lever", "personio", "pinpoint", "recruitee", "smartrecruiters", "teamtailor", "workable"}
+	want := []string{"aggregator", "ashby", "bamboohr", "breezy", "greenhouse", "icims", "jazzhr", "jobvite", "join", "jsonld", "lever", "personio", "pinpoint", "recruitee", "rippling", "smartrecruiters", "teamtailor", "workable", "workday"}
 	require.Equal(t, want, Vendors())
 	for _, v := range want {
 		a, ok := For(v)
 		require.True(t, ok)
 		require.Equal(t, v, a.Vendor())
 	}
-	_, ok := For("workday")
+	_, ok := For("taleo")
 	require.False(t, ok)
 }
 

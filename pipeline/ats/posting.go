@@ -9,9 +9,9 @@ import (
 // Posting is one job posting as published by a source (see docs/crawl-contract.md).
 type Posting struct {
 	SourceID      string // the posting's id in its source (unique within the source)
-	RequisitionID string // employer requisition id when the format has one (greenhouse requisition_id, smartrecruiters refNumber, workable code, pinpoint job.requisition_id); "" otherwise
+	RequisitionID string // employer requisition id when the format has one (greenhouse requisition_id, smartrecruiters refNumber, workable code, pinpoint job.requisition_id, workday bulletFields, icims Requisition ID); "" otherwise
 	Title         string // raw title exactly as published
-	CompanyName   string // employer name when the feed carries it (boards, aggregator, smartrecruiters, recruitee, workable, teamtailor, breezy); "" otherwise
+	CompanyName   string // employer name when the feed carries it (boards, aggregator, smartrecruiters, recruitee, workable, teamtailor, breezy, jobvite); "" otherwise
 	CompanyDomain string // employer website host when the feed carries it (jsonld sameAs, aggregator domain); "" otherwise
 	Location      string // free-text location as published
 	City          string
@@ -46,6 +46,23 @@ type Adapter interface {
 	Parse(body []byte, pageURL string) (Page, error)
 }
 
+// Requester is implemented by an adapter whose pages are not plain GETs: Workday's list is a
+// POST with a JSON body. Request gives the method, body and content type of the request for
+// pageURL (the first page's URL or a NextURL), so a page's position stays in its URL and NextURL
+// a pure function of the page URL and body. The fetcher sends conditional headers (If-None-Match,
+// If-Modified-Since) with GET only.
+type Requester interface {
+	Request(pageURL string) (method string, body []byte, contentType string)
+}
+
+// ServedParser is implemented by an adapter whose format dates postings relative to when the
+// page was served (Workday's "Posted 3 Days Ago"): ParseServed is Parse knowing that time (the
+// fetcher gives the response's Date header, else when the page was read). Parse alone leaves
+// such dates zero.
+type ServedParser interface {
+	ParseServed(body []byte, pageURL string, served time.Time) (Page, error)
+}
+
 // registry maps vendor names to their adapters. It is never written after initialisation.
 var registry = map[string]Adapter{
 	"greenhouse":      greenhouse{},
@@ -60,6 +77,11 @@ var registry = map[string]Adapter{
 	"breezy":          breezy{},
 	"pinpoint":        pinpoint{},
 	"join":            join{},
+	"workday":         workday{},
+	"icims":           icims{},
+	"jobvite":         jobvite{},
+	"jazzhr":          jazzHR{},
+	"rippling":        rippling{},
 	"jsonld":          jsonLD{},
 	"aggregator":      aggregator{},
 }

@@ -27,6 +27,13 @@ type Getter interface {
 	Get(ctx context.Context, rawURL string) (pipeline.Response, error)
 }
 
+// Poster is a Getter that also sends a POST with Get's politeness (pipeline.Fetcher.Post): a
+// vendor whose list answers a POST only (Workday's) is validated through it. Through a Getter
+// without it such a tenant is asked with a GET, which its endpoint refuses.
+type Poster interface {
+	Post(ctx context.Context, rawURL, contentType string, body []byte) (pipeline.Response, error)
+}
+
 // Options bound one run. The zero value takes the defaults.
 type Options struct {
 	// PageBudget is the most pages of the company's own site read (home, careers pages, common
@@ -46,7 +53,7 @@ type Options struct {
 
 // Budgets: eight pages are the home page, the careers page it links, a deeper one, the sitemap
 // and the four common paths; twenty requests are those, robots.txt, a www. hop, a validation or
-// two, and one guess per templated vendor.
+// two, and the guesses (one per vendor in guessVendors, while the budget lasts).
 const (
 	DefaultPageBudget    = 8
 	DefaultRequestBudget = 20
@@ -61,8 +68,14 @@ const (
 // cost a request and find nothing new.
 var CommonPaths = []string{"/careers", "/jobs", "/join-us", "/about/careers", "/company/careers"}
 
-// guessVendors are the vendors a tenant is guessed on, in order.
-var guessVendors = []string{atsurl.Greenhouse, atsurl.Lever, atsurl.Ashby, atsurl.Workable, atsurl.SmartRecruiters, atsurl.Recruitee, atsurl.Personio}
+// guessVendors are the vendors a tenant is guessed on, in order: those whose feed states the
+// company's name, which is what confirms a guess (Greenhouse's board endpoint and Workable's
+// account; the postings of SmartRecruiters, Recruitee, Personio, Teamtailor, Breezy and Jobvite),
+// and Lever and Ashby, which never confirm one but are kept as candidates. BambooHR, Pinpoint,
+// iCIMS, JazzHR, Rippling and Workday state no name and JOIN's tenant is a number, so a guess
+// there could confirm nothing.
+var guessVendors = []string{atsurl.Greenhouse, atsurl.Lever, atsurl.Ashby, atsurl.Workable, atsurl.SmartRecruiters, atsurl.Recruitee, atsurl.Personio,
+	atsurl.Teamtailor, atsurl.Breezy, atsurl.Jobvite}
 
 // Why a candidate was rejected (Found.Rejected); "status_NNN" for another status of the
 // vendor's endpoint.
@@ -82,12 +95,17 @@ const (
 
 var errBudget = errors.New("request budget spent")
 
-// cand is one ATS tenant discovery considers.
+// cand is one ATS tenant discovery considers. A JOIN company page names its tenant only in its
+// data: such a cand has joinSlug and no tenant until validate reads the page (joinPage, when the
+// page was already read as a redirect's end), and pageName is the name the page states.
 type cand struct {
-	board   atsurl.Board
-	via     string
-	foundOn string
-	found   Found
+	board    atsurl.Board
+	joinSlug string
+	joinPage *pipeline.Response
+	pageName string
+	via      string
+	foundOn  string
+	found    Found
 }
 
 // ldPage is a page of the company's own site carrying JobPosting JSON-LD.
@@ -184,11 +202,16 @@ func (r *run) left() int { return r.opts.RequestBudget - r.res.Requests }
 
 // get asks g for raw and records the step.
 func (r *run) get(raw, note string) (pipeline.Response, error) {
+	return r.ask(raw, note, func() (pipeline.Response, error) { return r.g.Get(r.ctx, raw) })
+}
+
+// ask sends one request of raw with send and records the step.
+func (r *run) ask(raw, note string, send func() (pipeline.Response, error)) (pipeline.Response, error) {
 	if r.left() <= 0 {
 		r.starved = true
 		return pipeline.Response{}, errBudget
 	}
-	resp, err := r.g.Get(r.ctx, raw)
+	resp, err := send()
 	sent := len(resp.Redirects)
 	robots := errors.Is(err, pipeline.ErrRobotsDisallow) || errors.Is(err, pipeline.ErrRobotsUnavailable)
 	if !robots {
@@ -313,7 +336,13 @@ func pageKey(raw string) string {
 func (r *run) readPage(asked string, resp pipeline.Response, err error) {
 	for _, hop := range resp.Redirects {
 		if b, ok := atsurl.Recognize(hop); ok {
-			r.addCand(b, ViaRedirect, asked)
+			r.addCand(b, "", ViaRedirect, asked)
+		} else if slug, ok := atsurl.JoinCompanySlug(hop); ok {
+			cd := r.addCand(atsurl.Board{Vendor: atsurl.Join}, slug, ViaRedirect, asked)
+			if err == nil && hop == resp.FinalURL && resp.Status == http.StatusOK && cd.joinPage == nil {
+				page := resp
+				cd.joinPage = &page // the redirect's end is the page: no need to ask it again
+			}
 		}
 	}
 	if err != nil {
@@ -367,7 +396,7 @@ func (r *run) scanPage(asked string, final *url.URL, body []byte) {
 	page := final.String()
 	sc := scan(body, final)
 	for _, rf := range sc.refs {
-		r.addCand(rf.board, rf.via, page)
+		r.addCand(rf.board, rf.joinSlug, rf.via, page)
 	}
 	for _, l := range sc.links {
 		u, err := url.Parse(l.url)
@@ -395,17 +424,20 @@ func (r *run) scanPage(asked string, final *url.URL, body []byte) {
 	}
 }
 
-// addCand records a tenant the site names (once; its strongest evidence kept).
-func (r *run) addCand(b atsurl.Board, via, foundOn string) {
+// addCand records a tenant the site names (once; its strongest evidence kept): a board, or a
+// JOIN company page of joinSlug.
+func (r *run) addCand(b atsurl.Board, joinSlug, via, foundOn string) *cand {
 	for _, cd := range r.cands {
-		if cd.board == b {
+		if cd.joinSlug == joinSlug && (joinSlug != "" || cd.board == b) {
 			if cd.found.Evidence.Via == "" && viaRank(via) < viaRank(cd.via) {
 				cd.via, cd.foundOn = via, foundOn
 			}
-			return
+			return cd
 		}
 	}
-	r.cands = append(r.cands, &cand{board: b, via: via, foundOn: foundOn})
+	cd := &cand{board: b, joinSlug: joinSlug, via: via, foundOn: foundOn}
+	r.cands = append(r.cands, cd)
+	return cd
 }
 
 // validatePending validates the site's tenants not validated yet, up to maxValidations.
@@ -541,7 +573,7 @@ func (r *run) guess() {
 			continue
 		}
 		b := atsurl.Board{Vendor: v, Tenant: tenant}
-		if slices.ContainsFunc(r.cands, func(cd *cand) bool { return cd.board == b }) {
+		if slices.ContainsFunc(r.cands, func(cd *cand) bool { return cd.board == b && cd.joinSlug == "" }) {
 			continue // validated already, as named by the site
 		}
 		cd := &cand{board: b, via: ViaGuess}
@@ -573,9 +605,22 @@ func (r *run) reject(cd *cand, why string) {
 	}
 }
 
+// candKey names cd in a reason: its source key, or the JOIN company page it was named by while
+// the page was not read.
+func candKey(cd *cand) string {
+	if cd.joinSlug != "" && cd.board.Tenant == "" {
+		u, _ := atsurl.JoinCompanyPage(cd.joinSlug)
+		return strings.TrimPrefix(u, "https://")
+	}
+	return atsurl.SourceKey(cd.board.Vendor, cd.board.Tenant, cd.board.Variant, "")
+}
+
 // validate asks the vendor's endpoint about cd and fills cd.found: kept (Rejected "") or
-// rejected with the reason.
+// rejected with the reason. A JOIN company page is read first for the tenant it names.
 func (r *run) validate(cd *cand) {
+	if cd.joinSlug != "" && cd.board.Tenant == "" && !r.resolveJoin(cd) {
+		return
+	}
 	b := cd.board
 	r.reject(cd, "")
 	f := &cd.found
@@ -588,39 +633,14 @@ func (r *run) validate(cd *cand) {
 		f.Rejected = RejectDemo // named as a demo: not worth a request
 		return
 	}
-	key := atsurl.SourceKey(b.Vendor, b.Tenant, b.Variant, "")
-	resp, err := r.get(first, "validate "+key)
-	if errors.Is(err, errBudget) {
-		f.Rejected = RejectNotChecked
-		return
-	}
-	f.Evidence.CheckedURL, f.Evidence.FinalURL, f.Evidence.Status = first, resp.FinalURL, resp.Status
-	if err != nil {
-		f.Evidence.Status = 0
-	}
-	for _, hop := range resp.Redirects {
-		if _, home := atsurl.VendorHome(hop); home {
-			f.Rejected = RejectVendorHome
-			return
-		}
-	}
-	switch {
-	case isRobots(err):
-		f.Rejected = RejectRobots
-		return
-	case err != nil:
-		f.Rejected = RejectUnreachable
-		return
-	case resp.Status == http.StatusNotFound || resp.Status == http.StatusGone:
-		f.Rejected = RejectNotFound
-		return
-	case resp.Status != http.StatusOK:
-		f.Rejected = fmt.Sprintf("status_%d", resp.Status)
-		return
-	}
 	ad, ok := ats.For(b.Vendor)
 	if !ok {
 		f.Rejected = RejectUnparsable
+		return
+	}
+	key := atsurl.SourceKey(b.Vendor, b.Tenant, b.Variant, "")
+	resp, err := r.askFirstPage(ad, first, "validate "+key)
+	if r.answerRejected(f, first, resp, err) {
 		return
 	}
 	page, err := ad.Parse(resp.Body, resp.FinalURL)
@@ -630,6 +650,9 @@ func (r *run) validate(cd *cand) {
 	}
 	f.Evidence.Jobs = len(page.Postings)
 	name := statedName(b.Vendor, resp.Body, page)
+	if name == "" {
+		name = cd.pageName // JOIN's list names no company; its company page did
+	}
 	if name == "" && b.Vendor == atsurl.Greenhouse && r.left() > 0 {
 		// An empty Greenhouse board states its name on the board endpoint only.
 		if bu, err := atsurl.BoardURL(b.Vendor, b.Tenant, b.Variant); err == nil {
@@ -648,6 +671,79 @@ func (r *run) validate(cd *cand) {
 	case cd.via == ViaGuess && f.Evidence.Jobs == 0:
 		f.Rejected = RejectEmpty // nothing shows that a guessed board is this company's
 	}
+}
+
+// askFirstPage asks for a tenant's first page as its adapter would: a POST where the adapter's
+// request is one (ats.Requester: Workday's list) and the Getter can send it (Poster), else a GET.
+func (r *run) askFirstPage(ad ats.Adapter, first, note string) (pipeline.Response, error) {
+	if rq, ok := ad.(ats.Requester); ok {
+		if method, body, ctype := rq.Request(first); method == http.MethodPost {
+			if p, ok := r.g.(Poster); ok {
+				return r.ask(first, note, func() (pipeline.Response, error) { return p.Post(r.ctx, first, ctype, body) })
+			}
+		}
+	}
+	return r.get(first, note)
+}
+
+// answerRejected fills f's evidence of the answer to checked and, when the answer is no
+// tenant's page (no answer, a redirect to the vendor's home, another status than 200), why it
+// was rejected; it reports whether it was.
+func (r *run) answerRejected(f *Found, checked string, resp pipeline.Response, err error) bool {
+	if errors.Is(err, errBudget) {
+		f.Rejected = RejectNotChecked
+		return true
+	}
+	f.Evidence.CheckedURL, f.Evidence.FinalURL, f.Evidence.Status = checked, resp.FinalURL, resp.Status
+	if err != nil {
+		f.Evidence.Status = 0
+	}
+	for _, hop := range resp.Redirects {
+		if _, home := atsurl.VendorHome(hop); home {
+			f.Rejected = RejectVendorHome
+			return true
+		}
+	}
+	switch {
+	case isRobots(err):
+		f.Rejected = RejectRobots
+	case err != nil:
+		f.Rejected = RejectUnreachable
+	case resp.Status == http.StatusNotFound || resp.Status == http.StatusGone:
+		f.Rejected = RejectNotFound
+	case resp.Status != http.StatusOK:
+		f.Rejected = fmt.Sprintf("status_%d", resp.Status)
+	}
+	return f.Rejected != ""
+}
+
+// resolveJoin reads the JOIN company page cd names (unless a redirect already ended there) for
+// the company's number, its tenant, and the name it states (ats.JoinCompany). It reports whether
+// it found them; else cd is rejected with the reason.
+func (r *run) resolveJoin(cd *cand) bool {
+	r.reject(cd, "")
+	f := &cd.found
+	page, err := atsurl.JoinCompanyPage(cd.joinSlug)
+	if err != nil {
+		f.Rejected = RejectInvalid
+		return false
+	}
+	var resp pipeline.Response
+	if cd.joinPage != nil {
+		resp = *cd.joinPage
+	} else {
+		resp, err = r.get(page, "company page "+page)
+	}
+	if r.answerRejected(f, page, resp, err) {
+		return false
+	}
+	id, name, err := ats.JoinCompany(resp.Body, cd.joinSlug)
+	if err != nil {
+		f.Rejected = RejectUnparsable
+		return false
+	}
+	cd.board.Tenant, cd.pageName = id, name
+	return true
 }
 
 // statedName is the company name the vendor's answer states: a posting's company name (Greenhouse,
@@ -751,7 +847,7 @@ func (r *run) tried() string {
 	var rejected []string
 	for _, cd := range r.cands {
 		if cd.via != ViaGuess && cd.found.Rejected != "" {
-			rejected = append(rejected, fmt.Sprintf("%s (%s)", atsurl.SourceKey(cd.board.Vendor, cd.board.Tenant, cd.board.Variant, ""), cd.found.Rejected))
+			rejected = append(rejected, fmt.Sprintf("%s (%s)", candKey(cd), cd.found.Rejected))
 		}
 	}
 	if len(rejected) > 0 {

@@ -206,8 +206,8 @@ func TestDiscoverGuessesOnlyWhenNothingIsFound(t *testing.T) {
 	require.Equal(t, RejectNameMismatch, rejected["greenhouse"])
 	require.Equal(t, RejectEmpty, rejected["lever"])
 	require.Equal(t, RejectNotFound, rejected["ashby"])
-	require.Len(t, rejected, 7, "one guess per vendor")
-	require.Contains(t, res.Reason, "guessed 7 tenant(s)")
+	require.Len(t, rejected, 10, "one guess per vendor")
+	require.Contains(t, res.Reason, "guessed 10 tenant(s)")
 
 	// NoGuess: nothing is asked of the vendors.
 	w = with(nil)
@@ -339,4 +339,101 @@ func TestDiscoverStaysWithinItsBudgets(t *testing.T) {
 	require.Equal(t, 5, res.Requests)
 	require.Len(t, w.asked, 5)
 	require.Contains(t, res.Reason, "stopped at the budget of 5 requests")
+}
+
+// postWeb is a web that also POSTs (a Poster): a POST answers postPages, and a URL it does not
+// hold answers 405, as Workday's list answers a GET.
+type postWeb struct {
+	*web
+	postPages map[string]page
+	posted    []string
+}
+
+func (w *postWeb) Post(_ context.Context, raw, ctype string, body []byte) (pipeline.Response, error) {
+	w.mu.Lock()
+	w.posted = append(w.posted, raw+" "+ctype+" "+string(body))
+	w.mu.Unlock()
+	p, ok := w.postPages[raw]
+	if !ok {
+		return pipeline.Response{FinalURL: raw, Status: http.StatusMethodNotAllowed}, nil
+	}
+	return pipeline.Response{FinalURL: raw, Status: max(p.status, http.StatusOK), Body: []byte(p.body),
+		Header: http.Header{"Content-Type": {cmpOr(p.ctype, "application/json")}}}, nil
+}
+
+const workdayJobs = `{"total":1,"jobPostings":[{"title":"Engineer","externalPath":"/job/Berlin/Engineer_R1","locationsText":"Berlin, Germany","postedOn":"Posted Today","bulletFields":["R1"]}]}`
+
+// A Workday career site names company/wdN/site; its list answers a POST only, so the tenant is
+// validated with the POST the crawl sends, and through a Getter that cannot POST it is not kept.
+func TestDiscoverValidatesAWorkdaySiteWithItsPost(t *testing.T) {
+	t.Parallel()
+	const cxs = "https://acme.wd5.myworkdayjobs.com/wday/cxs/acme/External/jobs"
+	w := site(`<a href="https://acme.wd5.myworkdayjobs.com/en-US/External">Open roles</a>`, nil)
+	pw := &postWeb{web: w, postPages: map[string]page{cxs: jsonPage(workdayJobs)}}
+	res := Discover(context.Background(), pw, acme, Options{NoGuess: true})
+	require.Equal(t, OutcomeCovered, res.Outcome, res.Reason)
+	require.Equal(t, []string{"workday:acme/wd5/External" + cxs}, active(res))
+	require.Equal(t, 1, res.Found[0].Evidence.Jobs)
+	require.Equal(t, []string{cxs + ` application/json {"appliedFacets":{},"limit":20,"offset":0,"searchText":""}`}, pw.posted)
+	require.False(t, w.wasAsked(cxs), "never a GET of a list that answers a POST")
+
+	getOnly := site(`<a href="https://acme.wd5.myworkdayjobs.com/External">Open roles</a>`, map[string]page{cxs: {status: http.StatusMethodNotAllowed}})
+	res = Discover(context.Background(), getOnly, acme, Options{NoGuess: true})
+	require.Empty(t, active(res), "a GET of the list is refused")
+	require.Equal(t, "status_405", res.Found[0].Rejected)
+}
+
+// A JOIN company page names the company's slug; discovery reads the page for the number JOIN's
+// API takes, validates that tenant, and checks the name the page states. A redirect that ends on
+// the page is not asked again.
+func TestDiscoverReadsAJoinCompanyPageForItsNumber(t *testing.T) {
+	t.Parallel()
+	const (
+		joinPage = "https://join.com/companies/acme"
+		joinAPI  = "https://join.com/api/public/companies/310/jobs?page=1&pageSize=5"
+		joinJobs = `{"items":[{"id":9134723,"title":"Engineer","city":{"cityName":"Berlin","countryName":"Germany"}}],"pagination":{"page":1,"pageCount":1}}`
+	)
+	companyPage := func(name, slug string) page {
+		return htmlPage(`<h1>` + name + `</h1><script id="__NEXT_DATA__" type="application/json">{"props":{"pageProps":{"company":{"id":310,"name":"` +
+			name + `","domain":"` + slug + `"}}}}</script>`)
+	}
+	w := site(`<a href="`+joinPage+`?embed=true">Open roles</a>`, map[string]page{joinPage: companyPage("Acme Inc.", "acme"), joinAPI: jsonPage(joinJobs)})
+	res := Discover(context.Background(), w, acme, Options{NoGuess: true})
+	require.Equal(t, OutcomeCovered, res.Outcome, res.Reason)
+	require.Equal(t, []string{"join:310" + joinAPI}, active(res))
+	require.Equal(t, "Acme Inc.", res.Found[0].Evidence.DetectedName)
+	require.True(t, res.Found[0].Evidence.NameMatches)
+
+	// The page of another company's name is kept for an operator, not made active.
+	w = site(`<a href="`+joinPage+`">Open roles</a>`, map[string]page{joinPage: companyPage("Acme Plumbing", "acme"), joinAPI: jsonPage(joinJobs)})
+	res = Discover(context.Background(), w, acme, Options{NoGuess: true})
+	require.Equal(t, OutcomeCandidates, res.Outcome, res.Reason)
+	require.Contains(t, res.Reason, `join tenant 310 states the name "Acme Plumbing"`)
+
+	// A placeholder page of another slug names no tenant of this one.
+	w = site(`<a href="`+joinPage+`">Open roles</a>`, map[string]page{joinPage: companyPage("Greenteg", "greenteg"), joinAPI: jsonPage(joinJobs)})
+	res = Discover(context.Background(), w, acme, Options{NoGuess: true})
+	require.Equal(t, OutcomeNoATS, res.Outcome)
+	require.Equal(t, RejectUnparsable, res.Found[0].Rejected)
+	require.Contains(t, res.Reason, "join.com/companies/acme (unparsable)")
+	require.False(t, w.wasAsked(joinAPI))
+
+	// The careers page redirects to the company page: its answer is read once.
+	w = &web{pages: map[string]page{
+		robots:   {body: "User-agent: *\nAllow: /\n", ctype: "text/plain"},
+		home:     htmlPage(`<a href="/careers">Careers</a>`),
+		careers:  {redirect: joinPage},
+		joinPage: companyPage("Acme Inc.", "acme"),
+		joinAPI:  jsonPage(joinJobs),
+	}}
+	res = Discover(context.Background(), w, acme, Options{NoGuess: true})
+	require.Equal(t, OutcomeCovered, res.Outcome, res.Reason)
+	require.Equal(t, ViaRedirect, res.Found[0].Evidence.Via)
+	n := 0
+	for _, s := range res.Tried {
+		if s.URL == joinPage {
+			n++
+		}
+	}
+	require.Zero(t, n, "the company page was the redirect's end, not asked on its own")
 }

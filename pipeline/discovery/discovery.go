@@ -1,11 +1,13 @@
 // Package discovery finds a company's job sources from its domain: it reads the company's own
 // site (robots.txt, the home page, common careers paths and sitemap entries, following links that
 // say careers or jobs), recognises every known ATS tenant in links, script sources and iframes
-// (embedded boards first, so a path word is never taken for a tenant), takes JobPosting JSON-LD
-// pages of the company's own site as a careers_site source, and otherwise guesses at most one
-// tenant per vendor. Every candidate is validated against the vendor's endpoint (answers, parses,
-// not a demo tenant, not a redirect to the vendor's home, the vendor's company name matches the
-// company's) and kept with its evidence. A run stays within a page budget and a request budget
+// (embedded boards first, so a path word is never taken for a tenant) and JOIN's company pages
+// (whose data states the company's number, its tenant), takes JobPosting JSON-LD pages of the
+// company's own site as a careers_site source, and otherwise guesses at most one tenant per
+// vendor whose feed states a company's name. Every candidate is validated against the vendor's
+// endpoint, asked as the crawl asks it (Workday's list is POSTed; answers, parses, not a demo
+// tenant, not a redirect to the vendor's home, the vendor's company name matches the company's)
+// and kept with its evidence. A run stays within a page budget and a request budget
 // (Options); Result says what it found, every request it made, and, when the company is not
 // covered, why in one line. The rules (budgets, what is unambiguous enough to make active, the
 // demo rule, when a careers site is a source) are docs/decisions.md, "Discovery from a domain".
@@ -13,10 +15,11 @@
 // It owns the steps of discovery, the HTML scan (x/net/html's tokenizer, never patterns over
 // markup), the validation rules and the Result it reports. It must not hold SQL or write the
 // registry (oltp and pipeline/sources do), fetch anything except through the Getter it is given
-// (pipeline.Fetcher.Get, which carries robots.txt, the host budgets and the egress policy),
-// render or recognise vendor URLs itself (internal/atsurl does), or parse a vendor's feed but
-// with pipeline/ats's adapters (it reads only the "name" of Greenhouse's board endpoint and of
-// Workable's account besides).
+// (pipeline.Fetcher.Get, and its Post for a list that answers a POST only, which carry
+// robots.txt, the host budgets and the egress policy), render or recognise vendor URLs itself
+// (internal/atsurl does), or parse a vendor's feed or page but with pipeline/ats (its adapters,
+// and ats.JoinCompany for JOIN's company page; it reads only the "name" of Greenhouse's board
+// endpoint and of Workable's account besides).
 package discovery
 
 import "time"

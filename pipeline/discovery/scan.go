@@ -21,11 +21,20 @@ const (
 	maxText  = 200
 )
 
-// ref is an ATS tenant a page names.
+// ref is an ATS tenant a page names: a board (atsurl.Recognize), or a JOIN company page
+// (atsurl.JoinCompanySlug), whose tenant, the company's number, only the page itself states
+// (board {join, ""} and the page's slug).
 type ref struct {
-	board atsurl.Board
-	via   string // ViaEmbed, ViaIframe, ViaScript or ViaLink
-	url   string // the URL that named it, resolved
+	board    atsurl.Board
+	joinSlug string
+	via      string // ViaEmbed, ViaIframe, ViaScript or ViaLink
+	url      string // the URL that named it, resolved
+}
+
+// refKey is what two refs of the same tenant share.
+type refKey struct {
+	board    atsurl.Board
+	joinSlug string
 }
 
 // link is one anchor of a page: its absolute http(s) URL and its text.
@@ -90,6 +99,9 @@ func scan(body []byte, pageURL *url.URL) pageScan {
 		}
 		b, ok := atsurl.Recognize(u)
 		if !ok {
+			if slug, isJoin := atsurl.JoinCompanySlug(u); isJoin {
+				out.refs = append(out.refs, ref{board: atsurl.Board{Vendor: atsurl.Join}, joinSlug: slug, via: via, url: u})
+			}
 			return
 		}
 		if via == ViaScript && atsurl.IsEmbed(u) {
@@ -167,12 +179,13 @@ func scan(body []byte, pageURL *url.URL) pageScan {
 		}
 	}
 	slices.SortStableFunc(out.refs, func(a, b ref) int { return viaRank(a.via) - viaRank(b.via) })
-	seen := map[atsurl.Board]bool{}
+	seen := map[refKey]bool{}
 	out.refs = slices.DeleteFunc(out.refs, func(r ref) bool {
-		if seen[r.board] {
+		k := refKey{r.board, r.joinSlug}
+		if seen[k] {
 			return true
 		}
-		seen[r.board] = true
+		seen[k] = true
 		return false
 	})
 	return out

@@ -91,6 +91,7 @@ func TestDiscoveryMatchesTheSimulatorsTruth(t *testing.T) {
 
 	type tally struct{ n, discoverable, covered int }
 	byKind := map[string]*tally{}
+	coveredVendors := map[string]int{} // the vendor of a covered company's own tenant
 	active, wrong, discoverable, found := 0, 0, 0, 0
 	for i, res := range results {
 		st := truth[i]
@@ -135,6 +136,8 @@ func TestDiscoveryMatchesTheSimulatorsTruth(t *testing.T) {
 			if covered {
 				found++
 				tk.covered++
+				v, _, _ := strings.Cut(st.Own[0], ":")
+				coveredVendors[v]++
 			} else {
 				t.Logf("miss: %s (%s site, own %v): %s: %s; tried %d requests", st.Domain, st.Site, st.Own, res.Outcome, res.Reason, res.Requests)
 			}
@@ -169,6 +172,12 @@ func TestDiscoveryMatchesTheSimulatorsTruth(t *testing.T) {
 	require.Zero(t, wrong, "precision 1.0: no active source that is not truly the company's")
 	require.Positive(t, discoverable)
 	require.GreaterOrEqual(t, float64(found)/float64(discoverable), 0.95, "recall of the discoverable companies")
+	t.Logf("covered companies by vendor: %v", coveredVendors)
+	for _, v := range atsurl.Vendors() {
+		if atsurl.Templated(v) {
+			require.Positive(t, coveredVendors[v], "a company on %s is found from its site", v)
+		}
+	}
 	for _, k := range []string{sim.SiteEmbed, sim.SiteLink, sim.SiteIframe, sim.SiteRedirect, sim.SiteJSONLD, sim.SiteLookalike,
 		sim.SiteDemo, sim.SiteVendorHome, sim.SiteRobots, sim.SiteUnlinked, sim.SiteDown, sim.SiteNone} {
 		require.Contains(t, byKind, k, "the world has a %s site", k)

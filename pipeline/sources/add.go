@@ -1,6 +1,7 @@
 package sources
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -98,14 +99,14 @@ func Add(ctx context.Context, db *pgxpool.Pool, client *http.Client, req AddRequ
 		return rep, fmt.Errorf("cannot add: %w", err)
 	}
 
-	body, status, err := fetchOnce(ctx, client, rep.URL, req.UserAgent)
-	rep.Status = status
-	if err != nil {
-		return rep, fmt.Errorf("cannot validate %s: %w", rep.Key, err)
-	}
 	adapter, ok := ats.For(vendor)
 	if !ok {
 		return rep, fmt.Errorf("cannot validate %s: the crawl has no adapter for %s", rep.Key, vendor)
+	}
+	body, status, err := fetchOnce(ctx, client, adapter, rep.URL, req.UserAgent)
+	rep.Status = status
+	if err != nil {
+		return rep, fmt.Errorf("cannot validate %s: %w", rep.Key, err)
 	}
 	page, err := adapter.Parse(body, rep.URL)
 	if err != nil {
@@ -150,11 +151,23 @@ func Add(ctx context.Context, db *pgxpool.Pool, client *http.Client, req AddRequ
 	return rep, nil
 }
 
-// fetchOnce GETs url once and returns its body when it answers 200.
-func fetchOnce(ctx context.Context, client *http.Client, url, userAgent string) ([]byte, int, error) {
+// fetchOnce requests url once, as adapter asks (a GET, or its ats.Requester's method and
+// body), and returns its body when it answers 200.
+func fetchOnce(ctx context.Context, client *http.Client, adapter ats.Adapter, url, userAgent string) ([]byte, int, error) {
 	ctx, cancel := context.WithTimeout(ctx, AddTimeout)
 	defer cancel()
-	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	method, contentType := http.MethodGet, ""
+	var reqBody io.Reader
+	if r, ok := adapter.(ats.Requester); ok {
+		m, b, ct := r.Request(url)
+		if m != "" {
+			method = m
+		}
+		if b != nil {
+			reqBody, contentType = bytes.NewReader(b), ct
+		}
+	}
+	hr, err := http.NewRequestWithContext(ctx, method, url, reqBody)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -162,9 +175,15 @@ func fetchOnce(ctx context.Context, client *http.Client, url, userAgent string) 
 		userAgent = DefaultUserAgent
 	}
 	hr.Header.Set("User-Agent", userAgent)
+	if contentType != "" {
+		hr.Header.Set("Content-Type", contentType)
+		if strings.HasPrefix(contentType, "application/json") {
+			hr.Header.Set("Accept", "application/json")
+		}
+	}
 	resp, err := client.Do(hr)
 	if err != nil {
-		return nil, 0, fmt.Errorf("GET %s: %w", url, err)
+		return nil, 0, fmt.Errorf("%s %s: %w", method, url, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -172,14 +191,14 @@ func fetchOnce(ctx context.Context, client *http.Client, url, userAgent string) 
 		if loc := resp.Header.Get("Location"); loc != "" {
 			where = " to " + loc
 		}
-		return nil, resp.StatusCode, fmt.Errorf("GET %s answered %d%s, not 200: check the vendor, tenant and variant", url, resp.StatusCode, where)
+		return nil, resp.StatusCode, fmt.Errorf("%s %s answered %d%s, not 200: check the vendor, tenant and variant", method, url, resp.StatusCode, where)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxAddBody+1))
 	if err != nil {
-		return nil, resp.StatusCode, fmt.Errorf("GET %s: cannot read the body: %w", url, err)
+		return nil, resp.StatusCode, fmt.Errorf("%s %s: cannot read the body: %w", method, url, err)
 	}
 	if len(body) > MaxAddBody {
-		return nil, resp.StatusCode, fmt.Errorf("GET %s: the page is larger than %d MiB", url, MaxAddBody>>20)
+		return nil, resp.StatusCode, fmt.Errorf("%s %s: the page is larger than %d MiB", method, url, MaxAddBody>>20)
 	}
 	return body, resp.StatusCode, nil
 }

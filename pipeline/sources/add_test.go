@@ -130,3 +130,41 @@ func TestAddValidatesWithOneFetchThenWritesActive(t *testing.T) {
 	require.Len(t, w.asked, n, "a refused request fetches nothing")
 	require.Equal(t, 2, count(t, pool, "crawl_sources"), "only the applied adds wrote")
 }
+
+// A Workday tenant is validated with the POST its list is read with.
+func TestAddValidatesAWorkdayTenantWithItsPOST(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := storetest.Postgres(t, "sources")
+	wd, err := os.ReadFile("../ats/testdata/workday_jobs.json")
+	require.NoError(t, err)
+	var method, ctype string
+	var body map[string]any
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		method, ctype = r.Method, r.Header.Get("Content-Type")
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		if r.Host != "acme.wd5.myworkdayjobs.com" || r.URL.Path != "/wday/cxs/acme/External/jobs" || r.Method != http.MethodPost {
+			http.NotFound(rw, r)
+			return
+		}
+		_, _ = rw.Write(wd)
+	}))
+	t.Cleanup(srv.Close)
+	target, err := url.Parse(srv.URL)
+	require.NoError(t, err)
+	client := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+		r = r.Clone(r.Context())
+		r.Host = r.URL.Host
+		r.URL.Scheme, r.URL.Host = target.Scheme, target.Host
+		return http.DefaultTransport.RoundTrip(r)
+	})}
+	rep, err := sources.Add(ctx, pool, client, sources.AddRequest{Vendor: "workday", Tenant: "Acme/wd5/External", Domain: "acme.com", Name: "Acme", By: "ops"})
+	require.NoError(t, err)
+	require.Equal(t, "POST", method)
+	require.Equal(t, "application/json", ctype)
+	require.Equal(t, map[string]any{"appliedFacets": map[string]any{}, "limit": 20.0, "offset": 0.0, "searchText": ""}, body)
+	require.Equal(t, "workday:acme/wd5/External", rep.Key)
+	require.Equal(t, "https://acme.wd5.myworkdayjobs.com/wday/cxs/acme/External/jobs", rep.URL)
+	require.Equal(t, 4, rep.Count)
+	require.Equal(t, 1, rep.Malformed)
+}

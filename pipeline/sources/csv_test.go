@@ -136,7 +136,7 @@ delta.io,Delta,recruitee,Delta.Evil,,,
 	}
 	require.Len(t, lines, 10, "%v", err)
 	require.NotContains(t, lines, 2)
-	require.Contains(t, lines[3], `unknown vendor "taleo": use one of aggregator, ashby, bamboohr, breezy, greenhouse, join, jsonld, lever, personio, pinpoint, recruitee, smartrecruiters, teamtailor, workable`)
+	require.Contains(t, lines[3], `unknown vendor "taleo": use one of aggregator, ashby, bamboohr, breezy, greenhouse, icims, jazzhr, jobvite, join, jsonld, lever, personio, pinpoint, recruitee, rippling, smartrecruiters, teamtailor, workable, workday`)
 	require.Contains(t, lines[4], `invalid tenant "../x"`)
 	require.Contains(t, lines[5], `invalid tenant "a/b"`)
 	require.Contains(t, lines[6], `unknown hq_country "Atlantis"`)

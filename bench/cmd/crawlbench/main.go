@@ -171,7 +171,7 @@ func plainDecode(ctx context.Context, client *http.Client, dir *pipeline.Directo
 			for src := range jobs {
 				url := src.URL
 				for url != "" {
-					body, err := get(ctx, client, url)
+					body, err := fetchPlain(ctx, client, src.Vendor, url)
 					if err != nil {
 						firstErr.CompareAndSwap(nil, err)
 						break
@@ -196,8 +196,26 @@ func plainDecode(ctx context.Context, client *http.Client, dir *pipeline.Directo
 	return baseline{pages: int(pages.Load()), postings: int(postings.Load()), bytes: nbytes.Load(), took: time.Since(start)}, nil
 }
 
+// fetchPlain reads one page: a GET, except Workday's list, a POST of the offset its URL's
+// fragment carries (#offset=N, as the adapter keeps it).
+func fetchPlain(ctx context.Context, client *http.Client, vendor, url string) ([]byte, error) {
+	if vendor != "workday" {
+		return get(ctx, client, url)
+	}
+	base, frag, _ := strings.Cut(url, "#")
+	offset, _ := strconv.Atoi(strings.TrimPrefix(frag, "offset="))
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base,
+		strings.NewReader(`{"appliedFacets":{},"limit":20,"offset":`+strconv.Itoa(offset)+`,"searchText":""}`))
+	req.Header.Set("Content-Type", "application/json")
+	return do(client, req)
+}
+
 func get(ctx context.Context, client *http.Client, url string) ([]byte, error) {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	return do(client, req)
+}
+
+func do(client *http.Client, req *http.Request) ([]byte, error) {
 	req.Header.Set("Accept-Encoding", "gzip")
 	resp, err := client.Do(req)
 	if err != nil {
@@ -219,6 +237,41 @@ func get(ctx context.Context, client *http.Client, url string) ([]byte, error) {
 // the next-page rule is the vendor's, so both runs read the same pages.
 func decodeGeneric(vendor string, body []byte, url string) (int, string) {
 	switch vendor {
+	case "workday":
+		var v struct {
+			JobPostings []any `json:"jobPostings"`
+		}
+		_ = json.Unmarshal(body, &v)
+		if len(v.JobPostings) == 20 {
+			base, frag, _ := strings.Cut(url, "#")
+			offset, _ := strconv.Atoi(strings.TrimPrefix(frag, "offset="))
+			return 20, base + "#offset=" + strconv.Itoa(offset+20)
+		}
+		return len(v.JobPostings), ""
+	case "icims":
+		next := ""
+		if bytes.Contains(body, []byte("Next page of results")) {
+			pr := 0
+			if i := strings.Index(url, "&pr="); i >= 0 {
+				pr, _ = strconv.Atoi(url[i+len("&pr="):])
+				url = url[:i]
+			}
+			next = url + "&pr=" + strconv.Itoa(pr+1)
+		}
+		return bytes.Count(body, []byte(`class="iCIMS_JobCardItem"`)), next
+	case "jobvite":
+		next := ""
+		if bytes.Contains(body, []byte("jv-pagination-next")) {
+			p := 0
+			if i := strings.Index(url, "?p="); i >= 0 {
+				p, _ = strconv.Atoi(url[i+len("?p="):])
+				url = url[:i]
+			}
+			next = url + "?p=" + strconv.Itoa(p+1)
+		}
+		return bytes.Count(body, []byte(`class="jv-job-list-name"`)), next
+	case "jazzhr":
+		return bytes.Count(body, []byte(`class="list-group-item-heading"`)), ""
 	case "personio":
 		var v struct {
 			Positions []struct {
@@ -288,11 +341,16 @@ func decodeGeneric(vendor string, body []byte, url string) (int, string) {
 		}
 		return len(t), ""
 	case map[string]any:
-		for _, k := range []string{"jobs", "offers", "content", "result", "data"} {
+		for _, k := range []string{"jobs", "offers", "content", "result", "data", "items"} {
 			if arr, ok := t[k].([]any); ok {
 				next := ""
 				if k == "content" && len(arr) == 100 {
 					next = bumpQuery(url, "offset", 100)
+				}
+				if page, ok := t["page"].(float64); ok && k == "items" {
+					if pages, _ := t["totalPages"].(float64); page+1 < pages {
+						next = bumpQuery(url, "page", 1)
+					}
 				}
 				if c, ok := t["next_cursor"].(string); ok && c != "" {
 					next = setQuery(url, "cursor", c)
