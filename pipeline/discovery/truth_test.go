@@ -2,9 +2,6 @@ package discovery_test
 
 import (
 	"context"
-	"crypto/tls"
-	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -14,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/internal/atsurl"
-	"github.com/planehq/hiringsignal/internal/testca"
+	"github.com/planehq/hiringsignal/internal/testkit/hosttest"
 	"github.com/planehq/hiringsignal/pipeline"
 	"github.com/planehq/hiringsignal/pipeline/discovery"
 	"github.com/planehq/hiringsignal/sim"
@@ -28,18 +25,7 @@ func hostWorld(t testing.TB, cfg sim.Config, fetch pipeline.FetchConfig) (*sim.W
 	t.Helper()
 	cfg.HostMode = true
 	w := sim.New(cfg)
-	ca, err := testca.New()
-	require.NoError(t, err)
-	leaf, err := ca.Leaf(sim.HostNames())
-	require.NoError(t, err)
-	ts := httptest.NewUnstartedServer(w.Handler())
-	ts.TLS = &tls.Config{Certificates: []tls.Certificate{leaf}, GetCertificate: ca.GetCertificate(w.ServesSite)}
-	ts.StartTLS()
-	t.Cleanup(ts.Close)
-	pem := filepath.Join(t.TempDir(), "ca.pem")
-	require.NoError(t, ca.WritePEM(pem))
-	fetch.ConnectTo = []string{":443=" + ts.Listener.Addr().String()}
-	fetch.CAFile = pem
+	fetch.ConnectTo, fetch.CAFile = hosttest.Serve(t, w.Handler(), sim.HostNames(), w.ServesSite)
 	f, err := pipeline.NewFetcher(fetch)
 	require.NoError(t, err)
 	t.Cleanup(f.CloseIdle)

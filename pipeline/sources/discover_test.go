@@ -2,14 +2,11 @@ package sources_test
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/internal/atsurl"
-	"github.com/planehq/hiringsignal/internal/testca"
+	"github.com/planehq/hiringsignal/internal/testkit/hosttest"
 	"github.com/planehq/hiringsignal/internal/testkit/storetest"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/pipeline"
@@ -71,17 +68,8 @@ func newVendorHosts(t *testing.T) *vendorHosts {
 		}
 		fmt.Fprintf(w, `[%s]`, strings.Join(parts, ","))
 	})
-	ca, err := testca.New()
-	require.NoError(t, err)
-	leaf, err := ca.Leaf(atsurl.Hosts())
-	require.NoError(t, err)
-	ts := httptest.NewUnstartedServer(mux)
-	ts.TLS = &tls.Config{Certificates: []tls.Certificate{leaf}}
-	ts.StartTLS()
-	t.Cleanup(ts.Close)
-	pem := filepath.Join(t.TempDir(), "ca.pem")
-	require.NoError(t, ca.WritePEM(pem))
-	v.fetch = pipeline.FetchConfig{ConnectTo: []string{":443=" + ts.Listener.Addr().String()}, CAFile: pem, Attempts: 2, Backoff: time.Millisecond}
+	connectTo, pem := hosttest.Serve(t, mux, atsurl.Hosts(), nil)
+	v.fetch = pipeline.FetchConfig{ConnectTo: connectTo, CAFile: pem, Attempts: 2, Backoff: time.Millisecond}
 	return v
 }
 

@@ -2,12 +2,9 @@ package sources_test
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/internal/atsurl"
-	"github.com/planehq/hiringsignal/internal/testca"
+	"github.com/planehq/hiringsignal/internal/testkit/hosttest"
 	"github.com/planehq/hiringsignal/internal/testkit/storetest"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/pipeline"
@@ -43,24 +40,15 @@ func TestASuspectDropIsShownInTheRegistryAndClearedByAConfirmingRead(t *testing.
 	mux.HandleFunc("GET boards-api.greenhouse.io/v1/boards/acme", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"name":"Acme","content":""}`)
 	})
-	ca, err := testca.New()
-	require.NoError(t, err)
-	leaf, err := ca.Leaf(atsurl.Hosts())
-	require.NoError(t, err)
-	ts := httptest.NewUnstartedServer(mux)
-	ts.TLS = &tls.Config{Certificates: []tls.Certificate{leaf}}
-	ts.StartTLS()
-	defer ts.Close()
-	pem := filepath.Join(t.TempDir(), "ca.pem")
-	require.NoError(t, ca.WritePEM(pem))
+	connectTo, pem := hosttest.Serve(t, mux, atsurl.Hosts(), nil)
 
 	pool := storetest.Postgres(t, "sources")
 	ch, _ := storetest.ClickHouse(t, "sources")
-	_, err = sources.Import(ctx, pool, strings.NewReader("domain,name,vendor,tenant,hq_country\nacme.de,Acme,greenhouse,acme,DE\n"),
+	_, err := sources.Import(ctx, pool, strings.NewReader("domain,name,vendor,tenant,hq_country\nacme.de,Acme,greenhouse,acme,DE\n"),
 		sources.ImportOptions{File: "one.csv", By: "test", Apply: true})
 	require.NoError(t, err)
 	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Log: slog.New(slog.DiscardHandler),
-		Fetch: pipeline.FetchConfig{ConnectTo: []string{":443=" + ts.Listener.Addr().String()}, CAFile: pem}})
+		Fetch: pipeline.FetchConfig{ConnectTo: connectTo, CAFile: pem}})
 	require.NoError(t, err)
 	epoch := time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
 	crawl := &sources.Crawl{Pool: pool, Crawler: c, Codec: pipeline.NewReadCodec(), Clock: sources.Clock{Epoch: epoch}, Owner: "w"}

@@ -3,10 +3,7 @@ package sources_test
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"log/slog"
-	"net/http/httptest"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -14,8 +11,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
-	"github.com/planehq/hiringsignal/internal/testca"
 	"github.com/planehq/hiringsignal/internal/testkit/crawltruth"
+	"github.com/planehq/hiringsignal/internal/testkit/hosttest"
 	"github.com/planehq/hiringsignal/internal/testkit/storetest"
 	"github.com/planehq/hiringsignal/pipeline"
 	"github.com/planehq/hiringsignal/pipeline/sources"
@@ -29,17 +26,8 @@ func hostWorld(t *testing.T, cfg sim.Config) (*sim.World, pipeline.FetchConfig) 
 	t.Helper()
 	cfg.HostMode = true
 	w := sim.New(cfg)
-	ca, err := testca.New()
-	require.NoError(t, err)
-	leaf, err := ca.Leaf(sim.HostNames())
-	require.NoError(t, err)
-	ts := httptest.NewUnstartedServer(w.Handler())
-	ts.TLS = &tls.Config{Certificates: []tls.Certificate{leaf}, GetCertificate: ca.GetCertificate(w.ServesSite)}
-	ts.StartTLS()
-	t.Cleanup(ts.Close)
-	pem := filepath.Join(t.TempDir(), "ca.pem")
-	require.NoError(t, ca.WritePEM(pem))
-	return w, pipeline.FetchConfig{ConnectTo: []string{":443=" + ts.Listener.Addr().String()}, CAFile: pem,
+	connectTo, caFile := hosttest.Serve(t, w.Handler(), sim.HostNames(), w.ServesSite)
+	return w, pipeline.FetchConfig{ConnectTo: connectTo, CAFile: caFile,
 		Workers: 16, PerHost: 16, Timeout: 1500 * time.Millisecond, Attempts: 4, Backoff: 5 * time.Millisecond, MaxRetryWait: 50 * time.Millisecond}
 }
 
