@@ -100,6 +100,8 @@ func (n *ldNode) member(k []byte, v rawJSON) {
 		n.ApplicantLocationRequirements = v
 	case keyIs(k, "baseSalary"):
 		n.BaseSalary = v
+	case keyIs(k, "description"):
+		_ = n.Description.UnmarshalJSON(v)
 	}
 }
 

@@ -1,6 +1,7 @@
 package ats
 
 import (
+	"html"
 	"math"
 	"strconv"
 	"strings"
@@ -100,12 +101,13 @@ func (lever) Parse(body []byte, pageURL string) (Page, error) {
 
 // description is the posting's HTML as Lever's hosted page lays it out: description, then each
 // of lists as <h3>text</h3><ul>content</ul> (content is HTML <li> items), then additional. A
-// posting without the HTML description gives the plain one, its lists and additionalPlain.
+// posting without the HTML description gives the plain one, its lists and additionalPlain, the
+// plain texts HTML-escaped so the whole stays HTML.
 func (l *leverPosting) description() string {
 	secs := make([]section, 0, 2+len(l.Lists))
 	plain := strings.TrimSpace(string(l.Description)) == ""
 	if plain {
-		secs = append(secs, section{body: string(l.DescriptionPlain)})
+		secs = append(secs, section{body: html.EscapeString(string(l.DescriptionPlain))})
 	} else {
 		secs = append(secs, section{body: string(l.Description)})
 	}
@@ -116,7 +118,7 @@ func (l *leverPosting) description() string {
 		secs = append(secs, section{heading: string(li.Text), body: "<ul>" + string(li.Content) + "</ul>"})
 	}
 	if plain || strings.TrimSpace(string(l.Additional)) == "" {
-		secs = append(secs, section{body: string(l.AdditionalPlain)})
+		secs = append(secs, section{body: html.EscapeString(string(l.AdditionalPlain))})
 	} else {
 		secs = append(secs, section{body: string(l.Additional)})
 	}

@@ -194,29 +194,6 @@ func htmlSections(secs ...section) string {
 	return boundDescription(b.String())
 }
 
-// textSections is htmlSections for plain text: sections are separated by a blank line and a
-// heading is its own line.
-func textSections(secs ...section) string {
-	var b strings.Builder
-	for _, s := range secs {
-		if strings.TrimSpace(s.body) == "" {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteString("\n\n")
-		}
-		if h := strings.TrimSpace(s.heading); h != "" {
-			b.WriteString(h)
-			b.WriteString("\n")
-		}
-		b.WriteString(s.body)
-		if b.Len() > MaxDescription {
-			break
-		}
-	}
-	return boundDescription(b.String())
-}
-
 // firstNonBlank returns the first s that is not blank, as it is.
 func firstNonBlank(ss ...string) string {
 	for _, s := range ss {
