@@ -8,7 +8,8 @@ package ats
 //	  "source":"jobsnorth","salary":{"min":70000,"max":90000,"currency":"EUR","period":"year"}|null}],
 //	 "next_cursor":"…"}
 //
-// The next page is the same URL with cursor=<next_cursor> (an existing cursor is replaced);
+// A job's optional "description" (HTML or text, as the board it copied from published it) is
+// its Description. The next page is the same URL with cursor=<next_cursor> (an existing cursor is replaced);
 // an absent or empty next_cursor ends paging.
 type aggregator struct{}
 
@@ -30,10 +31,11 @@ type aggJob struct {
 		City    flexString `json:"city"`
 		Country flexString `json:"country"`
 	} `json:"location"`
-	URL      flexString `json:"url"`
-	PostedAt flexTime   `json:"posted_at"`
-	Remote   flexBool   `json:"remote"`
-	Salary   *struct {
+	URL         flexString `json:"url"`
+	PostedAt    flexTime   `json:"posted_at"`
+	Remote      flexBool   `json:"remote"`
+	Description flexString `json:"description"`
+	Salary      *struct {
 		Min      flexNum    `json:"min"`
 		Max      flexNum    `json:"max"`
 		Currency flexString `json:"currency"`
@@ -58,6 +60,7 @@ func (aggregator) Parse(body []byte, pageURL string) (Page, error) {
 			Remote:        bool(j.Remote),
 			URL:           clean(j.URL),
 			PostedAt:      j.PostedAt.T,
+			Description:   boundDescription(string(j.Description)),
 		}
 		if s := j.Salary; s != nil {
 			p.Salary = makeSalary(s.Min, s.Max, string(s.Currency), string(s.Period))

@@ -27,6 +27,7 @@ func TestAggregatorParse(t *testing.T) {
 		URL:           "https://jobsnorth.example/jobs/jn-88123",
 		PostedAt:      ts("2026-01-05T00:00:00Z"),
 		Salary:        &Salary{Min: 70000, Max: 90000, Currency: "EUR", Period: "year"},
+		Description:   "<p>Own the payments API.</p>",
 	}, m["agg-000123"])
 
 	p := m["124"]

@@ -19,7 +19,7 @@ import (
 // malformed. addressCountry may be a name or an alpha-3 code; it is passed on as published.
 // secondaryLocations ([{"location":"London","address":{"postalAddress":{…,"addressCountry":
 // "United Kingdom"}}}]) are further places of the same job, each its own Posting (see
-// appendPlaces) with its own country.
+// appendPlaces) with its own country. Description is descriptionHtml, else descriptionPlain.
 type ashby struct{}
 
 func (ashby) Vendor() string { return "ashby" }
@@ -45,7 +45,9 @@ type ashbyJob struct {
 		Location flexString   `json:"location"`
 		Address  ashbyAddress `json:"address"`
 	} `json:"secondaryLocations"`
-	Compensation struct {
+	DescriptionHTML  flexString `json:"descriptionHtml"`
+	DescriptionPlain flexString `json:"descriptionPlain"`
+	Compensation     struct {
 		SummaryComponents []ashbyComponent `json:"summaryComponents"`
 		CompensationTiers []struct {
 			Components []ashbyComponent `json:"components"`
@@ -106,6 +108,7 @@ func (ashby) Parse(body []byte, pageURL string) (Page, error) {
 			URL:        clean(j.JobURL),
 			PostedAt:   j.PublishedAt.T,
 		}
+		p.Description = boundDescription(firstNonBlank(string(j.DescriptionHTML), string(j.DescriptionPlain)))
 		if p.Department == "" {
 			p.Department = clean(j.Team)
 		}

@@ -22,8 +22,8 @@ import (
 // employer's own feed, so the pipeline places it in the HQ country). locationType "1" or a true
 // isRemote is a remote job. The list has no date, no pay and no link: URL is the public posting
 // page https://{tenant}.bamboohr.com/careers/{id}, the tenant being the list's host (on the
-// simulator, the path /bamboohr/{tenant}/careers/list); a record carrying jobOpeningShareUrl or
-// datePosted (the detail's shape) has those used.
+// simulator, the path /bamboohr/{tenant}/careers/list); a record carrying jobOpeningShareUrl,
+// datePosted or description (the detail's shape; the list has no description) has those used.
 type bambooHR struct{}
 
 func (bambooHR) Vendor() string { return "bamboohr" }
@@ -50,6 +50,7 @@ type bambooJob struct {
 	LocationType    flexString  `json:"locationType"`
 	ShareURL        flexString  `json:"jobOpeningShareUrl"`
 	DatePosted      flexTime    `json:"datePosted"`
+	Description     flexString  `json:"description"`
 }
 
 func (j *bambooJob) idTitle() (string, string) { return clean(j.ID), clean(j.JobOpeningName) }
@@ -60,12 +61,13 @@ func (bambooHR) Parse(body []byte, pageURL string) (Page, error) {
 		office, typed := &j.Location, &j.ATSLocation
 		country := firstNonEmpty(clean(typed.Country), clean(office.AddressCountry), clean(office.Country))
 		p := Posting{
-			SourceID:   id,
-			Title:      j.JobOpeningName,
-			Country:    country,
-			Remote:     bool(j.IsRemote) || clean(j.LocationType) == "1",
-			Department: clean(j.DepartmentLabel),
-			PostedAt:   j.DatePosted.T,
+			SourceID:    id,
+			Title:       j.JobOpeningName,
+			Country:     country,
+			Remote:      bool(j.IsRemote) || clean(j.LocationType) == "1",
+			Department:  clean(j.DepartmentLabel),
+			PostedAt:    j.DatePosted.T,
+			Description: boundDescription(string(j.Description)),
 		}
 		if u := parseAbs(clean(j.ShareURL)); u != nil {
 			p.URL = finishURL(u)

@@ -29,7 +29,8 @@ import (
 // or a {"name"} object. salary is Breezy's rendering of the published pay, a currency symbol or
 // code, one or two amounts and "/ year", "/ month", "/ week", "/ day" or "/ hour"
 // ("€50,000 – €60,000 / year", "CHF 40 / hour"); "" or text without figures and a unit is no pay.
-// URL is url, else https://{tenant}.breezy.hr/p/{friendly_id}.
+// URL is url, else https://{tenant}.breezy.hr/p/{friendly_id}. The list carries no description;
+// a position that does ("description", HTML) has it as its Description.
 type breezy struct{}
 
 func (breezy) Vendor() string { return "breezy" }
@@ -80,6 +81,7 @@ type breezyPosition struct {
 	Locations     []breezyPlace `json:"locations"`
 	Department    breezyNamed   `json:"department"`
 	Salary        flexString    `json:"salary"`
+	Description   flexString    `json:"description"`
 	Company       struct {
 		Name flexString `json:"name"`
 	} `json:"company"`
@@ -103,6 +105,7 @@ func (breezy) Parse(body []byte, pageURL string) (Page, error) {
 			Department:  bp.Department.text(),
 			PostedAt:    bp.PublishedDate.T,
 			Salary:      breezySalary(clean(bp.Salary)),
+			Description: boundDescription(string(bp.Description)),
 		}
 		if u := parseAbs(clean(bp.URL)); u != nil {
 			p.URL = finishURL(u)

@@ -22,6 +22,10 @@
 // (Breezy's "$170,000 – $300,000 / year"). Besides the feeds it reads one vendor page that is no
 // feed: JOIN's company page, for the company number its API takes (JoinCompany).
 //
+// It keeps each posting's description as the feed publishes it (HTML or text, sections in the
+// feed's order under their headings), bounded at MaxDescription, and never cleans it: turning it
+// into text is internal/jobtext's.
+//
 // It must not touch anything else: no HTTP (callers fetch and hand over bodies), no
 // normalization beyond format-level decoding (countries stay as published, titles stay
 // raw, no currency conversion, no company resolution), and no import of any other package

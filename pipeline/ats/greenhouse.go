@@ -1,6 +1,7 @@
 package ats
 
 import (
+	"html"
 	"strings"
 	"time"
 	"unicode"
@@ -22,7 +23,9 @@ import (
 // ("London, England, United Kingdom"). Location is each office's location when an office
 // carries one (one Posting per office, see appendPlaces), else location.name; the pipeline
 // reads the country from it. Remote is a location.name that says "remote". Pay ranges are in
-// cents and, having no interval field, taken as yearly.
+// cents and, having no interval field, taken as yearly. With content=true, content is the job's
+// description as HTML that the API escapes once more ("&lt;p&gt;…"): Description is that HTML,
+// unescaped once.
 type greenhouse struct{}
 
 func (greenhouse) Vendor() string { return "greenhouse" }
@@ -39,6 +42,7 @@ type ghJob struct {
 	FirstPublished flexTime   `json:"first_published"`
 	AbsoluteURL    flexString `json:"absolute_url"`
 	CompanyName    flexString `json:"company_name"`
+	Content        flexString `json:"content"`
 	Location       struct {
 		Name flexString `json:"name"`
 	} `json:"location"`
@@ -70,6 +74,7 @@ func (greenhouse) Parse(body []byte, pageURL string) (Page, error) {
 			URL:           clean(j.AbsoluteURL),
 			PostedAt:      firstTime(j.FirstPublished.T, j.UpdatedAt.T),
 			Remote:        mentionsRemote(clean(j.Location.Name)),
+			Description:   boundDescription(html.UnescapeString(string(j.Content))),
 		}
 		var places []place
 		for _, o := range j.Offices {

@@ -28,6 +28,7 @@ func TestGreenhouseParse(t *testing.T) {
 		URL:           "https://boards.greenhouse.io/acme/jobs/4012345678",
 		PostedAt:      ts("2026-01-02T14:00:00Z"), // first_published wins over updated_at
 		Salary:        &Salary{Min: 90000, Max: 120000, Currency: "EUR", Period: "year"},
+		Description:   `<div class="content-intro"><p>We build things.</p></div><h3>What you&#39;ll do</h3><ul><li>Design APIs &amp; services&nbsp;</li></ul>`,
 	}, m["4012345678"])
 
 	p := m["4012345679"] // id sent as a string, requisition_id as a number

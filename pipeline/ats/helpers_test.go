@@ -72,6 +72,7 @@ func checkPage(t testing.TB, page Page) {
 	for _, p := range page.Postings {
 		require.NotEmpty(t, strings.TrimSpace(p.SourceID))
 		require.NotEmpty(t, strings.TrimSpace(p.Title))
+		require.LessOrEqual(t, len(p.Description), MaxDescription, "description bounded")
 		if s := p.Salary; s != nil {
 			require.True(t, validPeriods[s.Period], "period %q", s.Period)
 			require.False(t, math.IsNaN(s.Min) || math.IsInf(s.Min, 0) || math.IsNaN(s.Max) || math.IsInf(s.Max, 0))

@@ -34,7 +34,9 @@ import (
 // iCIMS code, country alpha-2, region and city ("US-NY-New York", "IN-Bangalore", "US-Remote":
 // Country US, City the last part, a city "Remote" is Remote); several are joined by " | " and give
 // one Posting each (appendPlaces). URL is the link without its in_iframe parameter; SourceID the
-// job id. A card without a title is malformed.
+// job id. A card without a title is malformed. A card's "description" block, where the tenant
+// shows one, is the opening of the job's description as iCIMS cuts it for the list: it is the
+// Description (text); the job's page has the whole, which the crawl does not fetch.
 //
 // Paging: 20 or 50 cards a page as the tenant set it; pr= is the zero-based page and the heading
 // says "Page N of M". The next page is the page URL with pr+1 while N is the page asked for and
@@ -103,6 +105,9 @@ func (icims) Parse(body []byte, pageURL string) (Page, error) {
 		var places []place
 		if card != nil {
 			places = icimsFields(card, &p)
+			if d := findClass(card, "description"); d != nil {
+				p.Description = boundDescription(textOf(d, srOnly))
+			}
 		}
 		if len(places) > 0 {
 			p.Location, p.City, p.Country = places[0].location, places[0].city, places[0].country

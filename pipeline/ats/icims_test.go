@@ -26,6 +26,7 @@ func TestICIMSParse(t *testing.T) {
 		Department:    "Compliance",
 		URL:           "https://careers-acme.icims.com/jobs/15550/head-of-financial-crime-prevention/job",
 		PostedAt:      ts("2026-10-04T10:33:00Z"), // the value's title, not its "2 days ago"
+		Description:   "Lead model analytics, calibration, and sanctions screening governance.",
 	}, m["15550"])
 	further := m["15550#1"]
 	require.Equal(t, "DE-BE-Berlin", further.Location, "a further place is a posting of its own")

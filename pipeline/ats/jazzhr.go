@@ -19,6 +19,7 @@ import (
 //	    </ul></li></ul>
 //
 // A job is a list-group item linking to /apply/{id}[/{slug}]; SourceID is the id, URL the link.
+// The list has no description (Description stays ""; the job's /apply/{id} page has it).
 // Location is the item's map-marker entry (in a list without icons, its first entry) as published, City its first
 // comma part, a "Remote" in it is Remote; Department its sitemap entry, else the nearest
 // department heading before it. The page has no date, salary, country or requisition id, and

@@ -28,7 +28,7 @@ import (
 // https://jobs.jobvite.com/{company}/job/{code}. Location is the location cell as published
 // ("City, State", "City, Country"), City its first part; a count ("2 Locations") is no place and
 // gives no Location; a "Remote" in it is Remote. CompanyName is the <title>'s "{Name} Careers".
-// The list has no date, salary or requisition id. A job link without a title is malformed.
+// The list has no date, salary, requisition id or description (Description stays ""). A job link without a title is malformed.
 //
 // Paging: 50 jobs a page, p= zero-based and the trailing slash of /search/ kept (without it
 // Jobvite answers the first page whatever p says). "A-B of N" in .jv-pagination-text (only on

@@ -24,7 +24,8 @@ import (
 // page, so URL is JOIN's job link https://join.com/jobs/{id}. Salary amounts are in minor units
 // (cents) and salaryFrequency is PER_YEAR, PER_MONTH, PER_WEEK, PER_DAY or PER_HOUR.
 // workplaceType REMOTE is a remote job. The country is city.countryName (else its code, else a
-// top-level country {name}); Department is department, else category.
+// top-level country {name}); Department is department, else category. The list carries no
+// description; an item that does ("description") has it as its Description.
 type join struct{}
 
 func (join) Vendor() string { return "join" }
@@ -61,6 +62,7 @@ type joinItem struct {
 	SalaryFrom      *joinAmount `json:"salaryAmountFrom"`
 	SalaryTo        *joinAmount `json:"salaryAmountTo"`
 	SalaryFrequency flexString  `json:"salaryFrequency"`
+	Description     flexString  `json:"description"`
 }
 
 func (it *joinItem) idTitle() (string, string) { return clean(it.ID), clean(it.Title) }
@@ -81,6 +83,7 @@ func (join) Parse(body []byte, pageURL string) (Page, error) {
 			PostedAt:   firstTime(it.PublishedAt.T, it.CreatedAt.T),
 			Salary:     joinSalary(it),
 		}
+		p.Description = boundDescription(string(it.Description))
 		if p.Location == "" && p.Remote {
 			p.Location = "Remote"
 		}

@@ -45,7 +45,8 @@ import (
 // A block that is not valid JSON counts as one malformed record; a page with no ld+json
 // block is an empty page; a page whose blocks are all invalid, a truncated page (unclosed
 // tag, script or comment, or <html> without </html>) and a body that is not HTML are errors.
-// NextURL is the first <link rel="next">, resolved against the page URL.
+// NextURL is the first <link rel="next">, resolved against the page URL. A JobPosting's
+// description (HTML or text, as the block states it) is its Description.
 type jsonLD struct{}
 
 func (jsonLD) Vendor() string { return "jsonld" }
@@ -67,6 +68,7 @@ type ldNode struct {
 	JobLocationType               rawJSON    `json:"jobLocationType"`
 	ApplicantLocationRequirements rawJSON    `json:"applicantLocationRequirements"`
 	BaseSalary                    rawJSON    `json:"baseSalary"`
+	Description                   flexString `json:"description"`
 }
 
 // member decodes one member of a node object (see decodeMembers).
@@ -98,6 +100,8 @@ func (n *ldNode) member(k []byte, v rawJSON) {
 		n.ApplicantLocationRequirements = v
 	case keyIs(k, "baseSalary"):
 		n.BaseSalary = v
+	case keyIs(k, "description"):
+		_ = n.Description.UnmarshalJSON(v)
 	}
 }
 
@@ -317,6 +321,8 @@ func (lp *ldParse) posting(n *ldNode) (Posting, []place, bool) {
 		URL:      firstNonEmpty(clean(n.URL), lp.identity),
 		PostedAt: n.DatePosted.T,
 		Remote:   ldHasTelecommute(n.JobLocationType),
+		// description as the block states it (HTML, as schema.org JobPosting asks, or text)
+		Description: boundDescription(string(n.Description)),
 	}
 	p.CompanyName, p.CompanyDomain = ldOrganization(n.HiringOrganization, lp.siteHosts)
 	places := ldPlaces(n.JobLocation)

@@ -33,6 +33,7 @@ func TestJSONLDParse(t *testing.T) {
 		URL:           "https://jobsnorth.example/jobs/jn-88123",
 		PostedAt:      ts("2026-01-05T00:00:00Z"),
 		Salary:        &Salary{Min: 70000, Max: 90000, Currency: "EUR", Period: "year"},
+		Description:   "<p>We build things.</p>",
 	}, m["jn-88123"])
 
 	p := m["jn-88124"] // array block, @type array, string hiringOrganization, jobLocation array, Country object

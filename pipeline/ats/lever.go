@@ -1,6 +1,7 @@
 package ats
 
 import (
+	"html"
 	"math"
 	"strconv"
 	"strings"
@@ -13,6 +14,10 @@ import (
 //	  "categories":{"location":"Berlin","allLocations":["Berlin","Munich"],"team":"Platform",
 //	                "department":"Engineering","commitment":"Full-time"},
 //	  "salaryRange":{"currency":"EUR","interval":"per-year-salary","min":70000,"max":90000}}]
+//
+// With mode=json each posting also carries its description ("description" HTML and
+// "descriptionPlain"), "lists" ([{"text":"Requirements","content":"<li>…</li>"}]) and
+// "additional"/"additionalPlain"; Description joins them (see description).
 //
 // The body is a bare array. Paging is skip/limit: a page as long as limit (from the page URL,
 // default 100) may be followed by another at skip+limit; a shorter page is the last.
@@ -36,7 +41,15 @@ type leverPosting struct {
 		Team         flexString   `json:"team"`
 		Department   flexString   `json:"department"`
 	} `json:"categories"`
-	SalaryRange *struct {
+	Description      flexString `json:"description"`
+	DescriptionPlain flexString `json:"descriptionPlain"`
+	Lists            []struct {
+		Text    flexString `json:"text"`
+		Content flexString `json:"content"`
+	} `json:"lists"`
+	Additional      flexString `json:"additional"`
+	AdditionalPlain flexString `json:"additionalPlain"`
+	SalaryRange     *struct {
 		Currency flexString `json:"currency"`
 		Interval flexString `json:"interval"`
 		Min      flexNum    `json:"min"`
@@ -76,6 +89,7 @@ func (lever) Parse(body []byte, pageURL string) (Page, error) {
 		if sr := l.SalaryRange; sr != nil {
 			p.Salary = makeSalary(sr.Min, sr.Max, string(sr.Currency), string(sr.Interval))
 		}
+		p.Description = l.description()
 		return append(ps, p)
 	})
 	if err != nil {
@@ -83,6 +97,32 @@ func (lever) Parse(body []byte, pageURL string) (Page, error) {
 	}
 	page.NextURL = leverNext(pageURL, len(list))
 	return page, nil
+}
+
+// description is the posting's HTML as Lever's hosted page lays it out: description, then each
+// of lists as <h3>text</h3><ul>content</ul> (content is HTML <li> items), then additional. A
+// posting without the HTML description gives the plain one, its lists and additionalPlain, the
+// plain texts HTML-escaped so the whole stays HTML.
+func (l *leverPosting) description() string {
+	secs := make([]section, 0, 2+len(l.Lists))
+	plain := strings.TrimSpace(string(l.Description)) == ""
+	if plain {
+		secs = append(secs, section{body: html.EscapeString(string(l.DescriptionPlain))})
+	} else {
+		secs = append(secs, section{body: string(l.Description)})
+	}
+	for _, li := range l.Lists {
+		if strings.TrimSpace(string(li.Content)) == "" {
+			continue
+		}
+		secs = append(secs, section{heading: string(li.Text), body: "<ul>" + string(li.Content) + "</ul>"})
+	}
+	if plain || strings.TrimSpace(string(l.Additional)) == "" {
+		secs = append(secs, section{body: html.EscapeString(string(l.AdditionalPlain))})
+	} else {
+		secs = append(secs, section{body: string(l.Additional)})
+	}
+	return htmlSections(secs...)
 }
 
 // leverNext returns the next skip/limit page URL when n (the records on this page, usable

@@ -19,14 +19,15 @@ func TestLeverParse(t *testing.T) {
 	require.Len(t, m, 3)
 
 	require.Equal(t, Posting{
-		SourceID:   "5ac2b1e0-6f0e-4c1d-9a52-2f1f3c7d9e01",
-		Title:      "Senior Backend Engineer",
-		Location:   "Berlin",
-		Country:    "DE",
-		Department: "Engineering",
-		URL:        "https://jobs.lever.co/acme/5ac2b1e0-6f0e-4c1d-9a52-2f1f3c7d9e01",
-		PostedAt:   ts("2026-01-05T10:00:00Z"), // createdAt in epoch milliseconds
-		Salary:     &Salary{Min: 70000, Max: 90000, Currency: "EUR", Period: "year"},
+		SourceID:    "5ac2b1e0-6f0e-4c1d-9a52-2f1f3c7d9e01",
+		Title:       "Senior Backend Engineer",
+		Location:    "Berlin",
+		Country:     "DE",
+		Department:  "Engineering",
+		URL:         "https://jobs.lever.co/acme/5ac2b1e0-6f0e-4c1d-9a52-2f1f3c7d9e01",
+		PostedAt:    ts("2026-01-05T10:00:00Z"), // createdAt in epoch milliseconds
+		Salary:      &Salary{Min: 70000, Max: 90000, Currency: "EUR", Period: "year"},
+		Description: "<div>We build things.</div><h3>What you&#39;ll do</h3><ul><li>Build</li></ul><h3>Requirements</h3><ul><li>5+ years of Go</li><li>Kubernetes</li></ul><div>We sponsor visas.</div>",
 	}, m["5ac2b1e0-6f0e-4c1d-9a52-2f1f3c7d9e01"])
 
 	p := m["7d8e9f00-1111-2222-3333-444455556666"]

@@ -32,7 +32,9 @@ import (
 // office's city, else the company's HQ). URL is the public posting page
 // https://{tenant}.jobs.personio.de/job/{id}: the tenant is the feed's host
 // ({tenant}.jobs.personio.de or .com), or on the simulator the path /personio/{tenant}/xml.
-// subcompany, when present, is the CompanyName.
+// subcompany, when present, is the CompanyName. Description is the jobDescriptions'
+// <jobDescription> sections in order, each <value> (HTML, usually CDATA) after its <name> as
+// <h3>name</h3>.
 type personio struct{}
 
 func (personio) Vendor() string { return "personio" }
@@ -47,6 +49,12 @@ type personioPosition struct {
 	Additional struct {
 		Offices []string `xml:"office"`
 	} `xml:"additionalOffices"`
+	Descriptions struct {
+		Sections []struct {
+			Name  string `xml:"name"`
+			Value string `xml:"value"`
+		} `xml:"jobDescription"`
+	} `xml:"jobDescriptions"`
 }
 
 func (personio) Parse(body []byte, pageURL string) (Page, error) {
@@ -119,6 +127,10 @@ func (pos *personioPosition) posting() (Posting, bool) {
 	}
 	office := strings.TrimSpace(pos.Office)
 	pl := personioPlace(office)
+	secs := make([]section, 0, len(pos.Descriptions.Sections))
+	for _, s := range pos.Descriptions.Sections {
+		secs = append(secs, section{heading: s.Name, body: s.Value})
+	}
 	return Posting{
 		SourceID:    id,
 		Title:       title,
@@ -128,6 +140,7 @@ func (pos *personioPosition) posting() (Posting, bool) {
 		Remote:      isRemoteWord(office),
 		Department:  strings.TrimSpace(pos.Department),
 		PostedAt:    parseTime(pos.CreatedAt),
+		Description: htmlSections(secs...),
 	}, true
 }
 

@@ -26,6 +26,7 @@ func TestPersonioParse(t *testing.T) {
 		Department:  "Engineering",
 		URL:         "https://acme.jobs.personio.de/job/1234567", // built from the tenant
 		PostedAt:    ts("2026-01-05T09:12:44Z"),
+		Description: "<h3>Your tasks</h3><ul><li>Build & ship</li></ul>",
 	}, m["1234567"], "no country or salary in the Personio feed")
 	require.Equal(t, "Munich", m["1234567#1"].City)
 	require.Equal(t, m["1234567"].URL, m["1234567#1"].URL)

@@ -23,7 +23,9 @@ import (
 // Province"), and the pipeline places a job by it, else in the employer's HQ country.
 // workplace_type "remote" is a remote job. Pay is published only where compensation_visible is
 // true: the figures of a job that hides its pay are the employer's internal band and are
-// ignored. job.requisition_id is the RequisitionID. URL is url, else the tenant's host and path.
+// ignored. job.requisition_id is the RequisitionID. Description is description, then
+// key_responsibilities, skills_knowledge_expertise and benefits (HTML each), each under its
+// _header as the tenant titled it. URL is url, else the tenant's host and path.
 type pinpoint struct{}
 
 func (pinpoint) Vendor() string { return "pinpoint" }
@@ -44,6 +46,13 @@ type pinpointPosting struct {
 		Country  flexString `json:"country"`
 	} `json:"location"`
 	WorkplaceType       flexString `json:"workplace_type"`
+	Description         flexString `json:"description"`
+	Responsibilities    flexString `json:"key_responsibilities"`
+	ResponsibilitiesH   flexString `json:"key_responsibilities_header"`
+	Skills              flexString `json:"skills_knowledge_expertise"`
+	SkillsH             flexString `json:"skills_knowledge_expertise_header"`
+	Benefits            flexString `json:"benefits"`
+	BenefitsH           flexString `json:"benefits_header"`
 	CompensationVisible flexBool   `json:"compensation_visible"`
 	CompensationMin     flexNum    `json:"compensation_minimum"`
 	CompensationMax     flexNum    `json:"compensation_maximum"`
@@ -75,6 +84,10 @@ func (pinpoint) Parse(body []byte, pageURL string) (Page, error) {
 			Remote:        strings.EqualFold(clean(pp.WorkplaceType), "remote"),
 			Department:    clean(pp.Job.Department.Name),
 			PostedAt:      pp.FirstPublishedAt.T,
+			Description: htmlSections(section{body: string(pp.Description)},
+				section{heading: string(pp.ResponsibilitiesH), body: string(pp.Responsibilities)},
+				section{heading: string(pp.SkillsH), body: string(pp.Skills)},
+				section{heading: string(pp.BenefitsH), body: string(pp.Benefits)}),
 		}
 		if p.Location == "" {
 			p.Location = joinNonEmpty(", ", p.City, clean(loc.Province), p.Country)

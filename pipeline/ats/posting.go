@@ -1,9 +1,12 @@
 package ats
 
 import (
+	"html"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Posting is one job posting as published by a source (see docs/crawl-contract.md).
@@ -21,7 +24,16 @@ type Posting struct {
 	URL           string    // link to the real posting; "" when the format has none
 	PostedAt      time.Time // zero when absent or unparsable
 	Salary        *Salary   // nil when absent or blank
+	// Description is the posting's description exactly as the feed publishes it (HTML or
+	// text; a feed's sections concatenated in its order, each after its heading), not
+	// cleaned: internal/jobtext turns it into text. "" when the format carries none (per
+	// vendor in docs/crawl-contract.md). At most MaxDescription bytes, cut at a rune boundary.
+	Description string
 }
+
+// MaxDescription bounds Posting.Description in bytes, so a hostile feed cannot make a posting
+// hold an unbounded text: a longer description is cut at the last rune boundary before it.
+const MaxDescription = 64 << 10
 
 // Salary is a published pay range.
 type Salary struct {
@@ -135,4 +147,59 @@ func appendPlaces(out []Posting, p Posting, places []place) []Posting {
 		out = append(out, q)
 	}
 	return out
+}
+
+// boundDescription returns s cut to at most MaxDescription bytes at a rune boundary, as a
+// copy when cut (so the posting does not pin the larger text), and "" for a blank s.
+func boundDescription(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	if len(s) <= MaxDescription {
+		return s
+	}
+	cut := MaxDescription
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strings.Clone(s[:cut])
+}
+
+// section is one part of a description: an optional plain-text heading and its body as the
+// feed publishes it.
+type section struct {
+	heading, body string
+}
+
+// htmlSections concatenates a feed's HTML sections in order, each non-blank body after its
+// heading as <h3>heading</h3> (the heading HTML-escaped), and bounds the result
+// (boundDescription). Blank bodies are skipped with their headings. Writing stops once the
+// bound is passed, so a hostile feed's sections are never all copied.
+func htmlSections(secs ...section) string {
+	var b strings.Builder
+	for _, s := range secs {
+		if strings.TrimSpace(s.body) == "" {
+			continue
+		}
+		if h := strings.TrimSpace(s.heading); h != "" {
+			b.WriteString("<h3>")
+			b.WriteString(html.EscapeString(h))
+			b.WriteString("</h3>")
+		}
+		b.WriteString(s.body)
+		if b.Len() > MaxDescription {
+			break
+		}
+	}
+	return boundDescription(b.String())
+}
+
+// firstNonBlank returns the first s that is not blank, as it is.
+func firstNonBlank(ss ...string) string {
+	for _, s := range ss {
+		if strings.TrimSpace(s) != "" {
+			return s
+		}
+	}
+	return ""
 }

@@ -15,7 +15,8 @@ import (
 //
 // One page, no paging. Offers whose status is not "published" are skipped without being
 // counted as malformed. Salary bounds are strings; a blank salary (all four fields null or
-// empty) means no salary.
+// empty) means no salary. Description is description (HTML), then requirements (HTML) under
+// the heading "Requirements".
 type recruitee struct{}
 
 func (recruitee) Vendor() string { return "recruitee" }
@@ -25,21 +26,23 @@ type recruiteeResponse struct {
 }
 
 type recruiteeOffer struct {
-	ID          flexString `json:"id"`
-	Title       string     `json:"title"`
-	Status      flexString `json:"status"`
-	CompanyName flexString `json:"company_name"`
-	Department  flexString `json:"department"`
-	Location    flexString `json:"location"`
-	City        flexString `json:"city"`
-	Country     flexString `json:"country"`
-	CountryCode flexString `json:"country_code"`
-	Remote      flexBool   `json:"remote"`
-	CreatedAt   flexTime   `json:"created_at"`
-	PublishedAt flexTime   `json:"published_at"`
-	CareersURL  flexString `json:"careers_url"`
-	URL         flexString `json:"url"`
-	Salary      *struct {
+	ID           flexString `json:"id"`
+	Title        string     `json:"title"`
+	Status       flexString `json:"status"`
+	CompanyName  flexString `json:"company_name"`
+	Department   flexString `json:"department"`
+	Location     flexString `json:"location"`
+	City         flexString `json:"city"`
+	Country      flexString `json:"country"`
+	CountryCode  flexString `json:"country_code"`
+	Remote       flexBool   `json:"remote"`
+	CreatedAt    flexTime   `json:"created_at"`
+	PublishedAt  flexTime   `json:"published_at"`
+	CareersURL   flexString `json:"careers_url"`
+	URL          flexString `json:"url"`
+	Description  flexString `json:"description"`
+	Requirements flexString `json:"requirements"`
+	Salary       *struct {
 		Min      flexNum    `json:"min"`
 		Max      flexNum    `json:"max"`
 		Period   flexString `json:"period"`
@@ -66,6 +69,8 @@ func (recruitee) Parse(body []byte, pageURL string) (Page, error) {
 			Department:  clean(o.Department),
 			URL:         firstNonEmpty(clean(o.CareersURL), clean(o.URL)),
 			PostedAt:    firstTime(o.PublishedAt.T, o.CreatedAt.T),
+			Description: htmlSections(section{body: string(o.Description)},
+				section{heading: "Requirements", body: string(o.Requirements)}),
 		}
 		if p.Location == "" {
 			p.Location = joinNonEmpty(", ", p.City, p.Country)

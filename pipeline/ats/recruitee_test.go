@@ -27,6 +27,7 @@ func TestRecruiteeParse(t *testing.T) {
 		URL:         "https://acme.recruitee.com/o/backend-engineer",
 		PostedAt:    ts("2026-08-19T09:02:14Z"), // "2006-01-02 15:04:05 UTC"
 		Salary:      &Salary{Min: 50000, Max: 65000, Currency: "EUR", Period: "year"},
+		Description: "<p>Build it.</p><h3>Requirements</h3><ul><li>Elixir or Go</li></ul>",
 	}, m["1234567"])
 
 	p := m["1234568"]

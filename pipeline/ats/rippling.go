@@ -19,8 +19,8 @@ import (
 // are one posting with the places in their order, each a Posting (appendPlaces: the n-th further
 // place is {id}#{n}); a posting whose rows straddle two pages gives its id twice. A place's City
 // is city, Country countryCode (else country), Location name; a posting whose every place has
-// workplaceType REMOTE is Remote. The list has no date, salary, company name or requisition id
-// (the posting's own endpoint has them). The older API's bare array ({"uuid","name","url",
+// workplaceType REMOTE is Remote. The list has no date, salary, company name, requisition id or
+// description (the posting's own endpoint has them; a row carrying "description" has it used). The older API's bare array ({"uuid","name","url",
 // "department":{"label"},"workLocation":{"label"}}) is read too, as one page.
 type rippling struct{}
 
@@ -40,6 +40,7 @@ type ripplingItem struct {
 	URL          flexString         `json:"url"`
 	Department   rawJSON            `json:"department"`
 	Locations    []ripplingLocation `json:"locations"`
+	Description  flexString         `json:"description"`
 	WorkLocation struct {
 		Label flexString `json:"label"`
 	} `json:"workLocation"`
@@ -120,6 +121,7 @@ func ripplingPage[E any](body []byte, key string, env *E, list func(*E) *[]rippl
 			Department: ripplingDepartment(it.Department),
 			Remote:     rp.remote && len(rp.places) > 0,
 		}
+		p.Description = boundDescription(string(it.Description))
 		if parseAbs(p.URL) == nil {
 			p.URL = ""
 		}

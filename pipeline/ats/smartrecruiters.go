@@ -24,7 +24,9 @@ import (
 // {min,max,currency,period} is used when present. Remote postings may put the remote area
 // in city and "REMOTE" in region ({"city":"Poland","region":"REMOTE","remote":true}): such
 // a city is not a city, so City stays "" and Location reads "Remote - Poland".
-// "department": {} (no label) gives no Department.
+// "department": {} (no label) gives no Department. The list carries no description (the
+// posting's own endpoint, /v1/companies/{id}/postings/{postingId}, has jobAd.sections, not
+// fetched): Description stays "".
 type smartRecruiters struct{}
 
 func (smartRecruiters) Vendor() string { return "smartrecruiters" }

@@ -30,7 +30,8 @@ import (
 // (/jobs/{id}-{slug}, after an optional locale segment), else its guid. remoteStatus "fully" is
 // a remote job ("hybrid", "temporary" and "none" are not). Each tt:location is a place of the
 // job (see appendPlaces): Location is "City, Country" (the location's name when it has neither),
-// Country its country's name. The feed carries no pay. Paging is per_page/offset: the feed's
+// Country its country's name. Description is the item's description: HTML, entity-escaped (or
+// CDATA) in the XML, so decoding the XML gives the HTML. The feed carries no pay. Paging is per_page/offset: the feed's
 // default page is 100 items and larger per_page values are honoured; a page as long as per_page
 // may be followed by another at offset+per_page, a shorter one is the last. A body whose root is
 // not <rss> (an HTML page answered with 200) is not a feed.
@@ -47,6 +48,7 @@ type teamtailorItem struct {
 	GUID         string `xml:"guid"`
 	PubDate      string `xml:"pubDate"`
 	RemoteStatus string `xml:"remoteStatus"`
+	Description  string `xml:"description"`
 	Department   string `xml:"department"`
 	Division     string `xml:"division"`
 	Locations    struct {
@@ -167,6 +169,7 @@ func (it *teamtailorItem) posting(company string) (Posting, bool) {
 		Remote:      strings.EqualFold(strings.TrimSpace(it.RemoteStatus), "fully"),
 		Department:  firstNonEmpty(strings.TrimSpace(it.Department), strings.TrimSpace(it.Division)),
 		PostedAt:    parseTime(it.PubDate),
+		Description: boundDescription(it.Description),
 	}
 	if u := parseAbs(link); u != nil {
 		p.URL = finishURL(u)

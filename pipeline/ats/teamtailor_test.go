@@ -27,6 +27,7 @@ func TestTeamtailorParse(t *testing.T) {
 		Department:  "Engineering",
 		URL:         "https://acme.teamtailor.com/jobs/7308188-backend-engineer",
 		PostedAt:    ts("2026-02-27T18:59:48Z"),
+		Description: "<p>Build <strong>APIs</strong> &amp; services.</p>",
 	}, m["7308188"], "hybrid is not remote")
 
 	p := m["8191515"]

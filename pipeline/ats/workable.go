@@ -15,7 +15,10 @@ import (
 // One page, no paging. A job advertised in several locations appears once per location with
 // the same shortcode; each entry becomes its own Posting whose SourceID is
 // shortcode + "/" + country + "/" + city (as published), so entries stay distinct and stable.
-// The account name is the CompanyName of every posting; code is the RequisitionID.
+// The account name is the CompanyName of every posting; code is the RequisitionID. A job's
+// description ("description" HTML, with details=true; "requirements" and "benefits" where the
+// account fills them) is its Description, the two further sections under those headings. The
+// account's own "description" is the employer's, not a job's, and is not read.
 type workable struct{}
 
 func (workable) Vendor() string { return "workable" }
@@ -49,6 +52,9 @@ type workableJob struct {
 	City           flexString         `json:"city"`
 	State          flexString         `json:"state"`
 	Locations      []workableLocation `json:"locations"`
+	Description    flexString         `json:"description"`
+	Requirements   flexString         `json:"requirements"`
+	Benefits       flexString         `json:"benefits"`
 }
 
 func (j *workableJob) idTitle() (string, string) { return clean(j.Shortcode), clean(j.Title) }
@@ -76,6 +82,9 @@ func (workable) Parse(body []byte, pageURL string) (Page, error) {
 			Department:    clean(j.Department),
 			URL:           firstNonEmpty(clean(j.URL), clean(j.Shortlink), clean(j.ApplicationURL)),
 			PostedAt:      firstTime(j.PublishedOn.T, j.CreatedAt.T),
+			Description: htmlSections(section{body: string(j.Description)},
+				section{heading: "Requirements", body: string(j.Requirements)},
+				section{heading: "Benefits", body: string(j.Benefits)}),
 		}
 		if country != "" || city != "" {
 			p.SourceID = code + "/" + country + "/" + city

@@ -27,6 +27,7 @@ func TestWorkableParse(t *testing.T) {
 		Department:    "Operations",
 		URL:           "https://apply.workable.com/j/9F1A2B3C4D",
 		PostedAt:      ts("2026-01-12T00:00:00Z"), // date-only published_on
+		Description:   "<p>Run our Berlin hub.</p><h3>Requirements</h3><ul><li>5 years in logistics</li></ul><h3>Benefits</h3><ul><li>30 days off</li></ul>",
 	}, m["9F1A2B3C4D/Germany/Berlin"])
 
 	p := m["9F1A2B3C4D/Netherlands/Rotterdam"]

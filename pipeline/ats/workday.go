@@ -40,6 +40,10 @@ import (
 // the text names, a day's precision and never a time of day. "30+ Days" is a bound, not a day,
 // and gives no PostedAt; so does any other wording (another language) and Parse, which knows no
 // serving time.
+//
+// The list carries no description: Description stays "". The job's own endpoint
+// (GET …/wday/cxs/{company}/{site}{externalPath}) has it as jobPostingInfo.jobDescription, one
+// request per job, which the crawl does not make.
 type workday struct{}
 
 func (workday) Vendor() string { return "workday" }
