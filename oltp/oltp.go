@@ -3,6 +3,7 @@
 // idempotency keys, the demo key), the push records (webhook endpoints, whose secrets it stores
 // only as sealed by the caller's SecretSealer, watches and their fires, deliveries with their
 // attempts, replays and billing, the notifier's position and the dispatcher's leases; the
+// leases of the roles one instance at a time holds, with their fencing tokens, leader.go; the
 // account events that warn of an allowance, each delivered to the customer's endpoints, and
 // what happens past the delivered-changes wall, accountevents.go), the usage a bill is computed
 // from (accountevents.go), on-demand
