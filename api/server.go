@@ -111,7 +111,8 @@ type Server struct {
 	auth           *admission.Auth
 	limiter        *admission.Limiter
 	caps           *admission.Caps
-	usage          *metering.Log // nil without a pool
+	usage          *metering.Log  // nil without a pool
+	janitor        lifecycle.Loop // the shared sweeps (Janitor); run by whoever holds the janitor lease
 	doc            atomic.Pointer[[]byte]
 	metrics        *metrics.Set
 	unavailableLog *logSampler // 503 answers: one WARN per route per unavailableLogEvery
@@ -122,7 +123,7 @@ type Server struct {
 	state  int        // idle, running or stopped
 	ln     net.Listener
 	done   chan error       // the serving goroutine's result
-	parts  *lifecycle.Group // metering log, auth cache, janitor
+	parts  *lifecycle.Group // metering log, auth cache, local sweeps
 	ctx    context.Context  // from Start to Stop; the parent of every call's store deadline
 	cancel context.CancelFunc
 }
@@ -173,6 +174,7 @@ func New(cfg Config) *Server {
 			QueueSize: cfg.MeteringQueue, FlushInterval: cfg.MeteringFlush, SyncEvery: cfg.MeteringSyncEvery, Committed: s.caps.Committed})
 		s.registerMeteringMetrics()
 	}
+	s.janitor.Run = s.sharedSweeps
 	s.router.RedirectTrailingSlash = false
 	s.router.RedirectFixedPath = false
 	s.router.NotFound = notFoundHandler
@@ -285,8 +287,9 @@ func (s *Server) now() time.Time {
 func (s *Server) Router() *router.Router { return s.router }
 
 // Start listens and serves in the background and, when a Postgres pool is configured, starts the
-// metering log, the auth cache (its subscriptions and heartbeat) and the janitor. A taken port
-// is reported with the flag to change. A second Start does nothing.
+// metering log, the auth cache (its subscriptions and heartbeat) and this instance's own sweeps
+// (its rate-limit buckets of ended windows). The sweeps of shared rows are not started here: see
+// Janitor. A taken port is reported with the flag to change. A second Start does nothing.
 func (s *Server) Start(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -314,7 +317,7 @@ func (s *Server) Start(ctx context.Context) error {
 		g := &lifecycle.Group{}
 		g.Add("metering log", s.usage)
 		g.Add("auth cache", s.auth)
-		g.Add("janitor", &lifecycle.Loop{Run: s.janitor})
+		g.Add("local sweeps", &lifecycle.Loop{Run: s.localSweeps})
 		if err := g.Start(ctx); err != nil {
 			ln.Close()
 			s.cancel()
@@ -366,10 +369,30 @@ func (s *Server) StoresReady(ctx context.Context) error {
 	return s.recordSchema(ctx)
 }
 
-// janitor sweeps ended rate windows every 30 s and, every 10 minutes, expires idempotency keys,
-// forgets old metering segment ids, deletes outcome labels past their retention and retired
-// keys, endpoints and watches past theirs.
-func (s *Server) janitor(ctx context.Context) {
+// localSweeps forgets this instance's rate-limit buckets of ended windows every 30 s.
+func (s *Server) localSweeps(ctx context.Context) {
+	t := time.NewTicker(30 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		s.limiter.Forget(s.now())
+	}
+}
+
+// Janitor is the part that sweeps the rows every instance shares (a lifecycle.Loop, started
+// again after a Stop): it deletes ended rate windows every 30 s and, every 10 minutes, expires
+// idempotency keys, forgets old metering segment ids, deletes outcome labels past their
+// retention and retired keys, endpoints and watches past theirs. One instance at a time runs it
+// (serve runs it under the janitor lease, oltp.RoleJanitor); more would repeat the same deletes.
+// It needs a Postgres pool.
+func (s *Server) Janitor() lifecycle.Service { return &s.janitor }
+
+// sharedSweeps is the Janitor's loop.
+func (s *Server) sharedSweeps(ctx context.Context) {
 	t := time.NewTicker(30 * time.Second)
 	defer t.Stop()
 	n := 0
@@ -379,7 +402,7 @@ func (s *Server) janitor(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		s.limiter.Sweep(ctx, s.now())
+		s.limiter.Expire(ctx, s.now())
 		if n++; n%20 == 0 {
 			if err := oltp.ExpireIdempotency(ctx, s.pool); err != nil {
 				s.log.Warn("cannot expire idempotency keys", "err", err)

@@ -135,6 +135,7 @@ func (e *Elector) setToken(t int64) {
 }
 
 func (e *Elector) run(ctx context.Context) {
+	waiting := false
 	for {
 		sent := time.Now()
 		actx, cancel := context.WithTimeout(ctx, e.every)
@@ -147,10 +148,15 @@ func (e *Elector) run(ctx context.Context) {
 		case err != nil:
 			e.warnf("cannot compete for the lease; retrying", "err", err, "retry_in", e.every)
 		case ok:
+			waiting = false
 			e.lead(ctx, token, sent)
 			if ctx.Err() != nil {
 				return
 			}
+		case !waiting:
+			waiting = true
+			e.cfg.Log.Info("another instance holds the lease: this one waits to take it over", "role", e.cfg.Role, "owner", e.cfg.Owner,
+				"retry_every", e.every)
 		}
 		t := time.NewTimer(e.every)
 		select {
