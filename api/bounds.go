@@ -15,6 +15,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/valyala/fasthttp"
+
+	"github.com/planehq/hiringsignal/oltp"
 )
 
 // The framework's bounds on what one caller can make the server hold or do: the client address
@@ -230,10 +232,16 @@ func storeTimedOut(err error) bool {
 }
 
 // timedOut turns a 500 caused by a store running out of time (or answered after the call's
-// deadline passed) into a 503: the call can be retried.
+// deadline passed) into a 503: the call can be retried. So is a 500 caused by Postgres being
+// unreachable or read-only (oltp.Unavailable: a primary switch under way, a restart): 503 with
+// Retry-After until a primary answers again, which the pools find by themselves.
 func (s *Server) timedOut(c *Call, e *Error) *Error {
 	if e.Status != fasthttp.StatusInternalServerError {
 		return e
+	}
+	if oltp.Unavailable(e.cause) {
+		return &Error{Status: fasthttp.StatusServiceUnavailable, Headers: map[string]string{"Retry-After": strconv.Itoa(UnavailableRetryAfter)}, cause: e.cause,
+			Detail: "Postgres is unavailable (restarting, or switching to a standby); retry later"}
 	}
 	if !storeTimedOut(e.cause) && (c.ctx == nil || !errors.Is(c.ctx.Err(), context.DeadlineExceeded)) {
 		return e
