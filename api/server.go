@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -67,17 +68,17 @@ type Config struct {
 	// one the cache is never used and every call reads its key from Postgres.
 	Listener *pglisten.Listener
 
-	DemoKey           string        // the shared public demo key (hsk_ format); "" disables it. Never logged.
-	MeteringDir       string        // write-ahead log of metering, one per instance (default .run/metering)
-	MeteringQueue     int           // records waiting for the metering disk writer (default 8192)
-	MeteringFlush     time.Duration // how often metering segments move to Postgres (default 500ms)
-	MeteringSyncEvery time.Duration // 0: fsync the metering log before answering; > 0: answer once written, fsync within this (metering.Config.SyncEvery)
-	KeyMaxInFlight    int           // calls of one key in flight on one instance before key_throttled (default 256)
-	BaseURL           string        // public base URL of the API for links in answers (default: none, links are relative: /v1/pricing#upgrade); never taken from a request
-	SiteURL           string        // where upgrade/purchase/signup pages live (default: the pricing document)
-	TrustForwardedFor bool          // take the client IP from X-Forwarded-For (behind a trusted proxy only)
-	MaxBodyBytes      int           // request body limit (default 1 MiB); larger answers 413
-	CompressMinBytes  int           // JSON answers at least this long are compressed when the client asks (default 1024; < 0: never)
+	DemoKey           string         // the shared public demo key (hsk_ format); "" disables it. Never logged.
+	MeteringDir       string         // write-ahead log of metering, one per instance (default .run/metering)
+	MeteringQueue     int            // records waiting for the metering disk writer (default 8192)
+	MeteringFlush     time.Duration  // how often metering segments move to Postgres (default 500ms)
+	MeteringSyncEvery time.Duration  // 0: fsync the metering log before answering; > 0: answer once written, fsync within this (metering.Config.SyncEvery)
+	KeyMaxInFlight    int            // calls of one key in flight on one instance before key_throttled (default 256)
+	BaseURL           string         // public base URL of the API for links in answers (default: none, links are relative: /v1/pricing#upgrade); never taken from a request
+	SiteURL           string         // where upgrade/purchase/signup pages live (default: the pricing document)
+	TrustedProxies    []netip.Prefix // peers whose X-Forwarded-For names the client (clientAddr); their connections are not capped per address. Empty: the peer is the client
+	MaxBodyBytes      int            // request body limit (default 1 MiB); larger answers 413
+	CompressMinBytes  int            // JSON answers at least this long are compressed when the client asks (default 1024; < 0: never)
 
 	// Bounds on what callers make one instance hold (0: the Default* constant of bounds.go).
 	StoreTimeout      time.Duration // deadline of the store calls of one /v1 call (Call.Context); past it 503
@@ -325,7 +326,7 @@ func (s *Server) Start(ctx context.Context) error {
 		}
 		s.parts = g
 	}
-	ln = limitConnsPerIP(ln, s.cfg.MaxConnsPerIP)
+	ln = limitConnsPerIP(ln, s.cfg.MaxConnsPerIP, s.cfg.TrustedProxies)
 	s.ln, s.done, s.state = ln, make(chan error, 1), running
 	go func(done chan<- error) { done <- s.srv.Serve(ln) }(s.done)
 	s.log.Info("api listening", "addr", ln.Addr().String())

@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -45,11 +48,28 @@ type serveFlags struct {
 	baseURL           *string
 	siteURL           *string
 	trustForwardedFor *bool
+	trustedProxies    *string
 	refresh           *time.Duration
 	searchSlots       *int
 	searchQueueWait   *time.Duration
 	leaseTTL          *time.Duration
 	limits            *limitFlags
+
+	proxies []netip.Prefix // --trusted-proxies, parsed by check
+}
+
+// check refuses what the flags cannot mean before anything starts, and parses what addAPI reads.
+func (sf *serveFlags) check() error {
+	if *sf.trustForwardedFor {
+		return errors.New("cannot start with --trust-forwarded-for: it trusted X-Forwarded-For from every peer, so any client could pick its address; " +
+			"name the proxies in front of the API instead with --trusted-proxies (env HS_TRUSTED_PROXIES), e.g. --trusted-proxies 10.0.0.0/8")
+	}
+	p, err := api.ParseTrustedProxies(*sf.trustedProxies)
+	if err != nil {
+		return fmt.Errorf("%w (--trusted-proxies, env HS_TRUSTED_PROXIES)", err)
+	}
+	sf.proxies = p
+	return nil
 }
 
 func addServeFlags(fs *flagenv.Set) *serveFlags {
@@ -63,7 +83,8 @@ func addServeFlags(fs *flagenv.Set) *serveFlags {
 		keyMaxInFlight:    fs.Int("key-max-inflight", 256, "calls of one key in flight on this instance before 429 key_throttled"),
 		baseURL:           fs.String("base-url", "", "public base URL of the API, for links in answers (default: none, links are relative such as /v1/pricing#upgrade; never taken from a request's Host)"),
 		siteURL:           fs.String("site-url", "", "site with /upgrade, /purchase and /signup pages (default: links into /v1/pricing)"),
-		trustForwardedFor: fs.Bool("trust-forwarded-for", false, "take the client IP from X-Forwarded-For (only behind a trusted proxy)"),
+		trustForwardedFor: fs.Bool("trust-forwarded-for", false, "no longer accepted: it trusted X-Forwarded-For from any peer; name the proxies with --trusted-proxies"),
+		trustedProxies:    fs.String("trusted-proxies", "", "CIDRs or addresses of the proxies in front of the API, comma-separated (e.g. 10.0.0.0/8): only a connection from one of them has its client address read from X-Forwarded-For (per-address limits, the demo key's caps), and their connections are not capped by --max-conns-per-ip; every other peer is the client, whatever it sends. Empty: no proxy"),
 		refresh:           fs.Duration("read-refresh", 5*time.Second, "how often the read model and search index check for a newly committed cycle"),
 		searchSlots:       fs.Int("search-slots", 0, "searches (reqs/search, reqs/qualified, jobs/search) running at once on this instance; 0: 2 x GOMAXPROCS. Refusals are counted in hs_search_gate_rejections_total"),
 		searchQueueWait:   fs.Duration("search-queue-wait", 250*time.Millisecond, "how long a search waits for a slot before answering 503 with Retry-After"),
@@ -129,7 +150,7 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, list
 		KeyMaxInFlight:    *sf.keyMaxInFlight,
 		BaseURL:           *sf.baseURL,
 		SiteURL:           *sf.siteURL,
-		TrustForwardedFor: *sf.trustForwardedFor,
+		TrustedProxies:    sf.proxies,
 		StoreTimeout:      *sf.limits.storeTimeout,
 		IPMaxInFlight:     *sf.limits.ipMaxInFlight,
 		MaxConns:          *sf.limits.maxConns,
@@ -299,6 +320,9 @@ func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 	sf := addServeFlags(fs)
 	df := addDispatchFlags(fs)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := sf.check(); err != nil {
 		return err
 	}
 	// Refused before anything starts: without keys no webhook secret could be kept.
