@@ -24,6 +24,8 @@ package api
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -91,6 +93,13 @@ type Config struct {
 	BodyBytesInFlight int           // request bodies held by calls in flight, summed; past it 503
 	ProtocolPerMinute int           // requests of a mounted interface that run no route (the agent interface's protocol calls), per key per 60 s (the demo key: per address); past it 429 rate_limited (< 0: no window)
 
+	// Instance names this process where instances share state (the owner of its Idempotency-Key
+	// claims); default: "api-" and a random suffix.
+	Instance string
+	// IdempotencyClaimLease is how long an Idempotency-Key claim in flight stays this instance's
+	// past its last renewal (renewed every third of it); past it, another instance may take the
+	// call over (default oltp.IdempotencyClaimLease).
+	IdempotencyClaimLease    time.Duration
 	IdempotencyBodyBytes     int          // largest answer kept for an Idempotency-Key replay (default 1 MiB)
 	IdempotencyCustomerBytes int64        // answers kept per customer over the 24 h of replay (default 64 MiB)
 	Metrics                  *metrics.Set // operator metrics served at /metrics (nil: a set of its own)
@@ -116,15 +125,17 @@ type Server struct {
 	janitor        lifecycle.Loop // the shared sweeps (Janitor); run by whoever holds the janitor lease
 	doc            atomic.Pointer[[]byte]
 	metrics        *metrics.Set
-	unavailableLog *logSampler // 503 answers: one WARN per route per unavailableLogEvery
-	ipCalls        inFlight    // calls in flight per client address
-	bodies         byteBudget  // request body bytes held by calls in flight
+	unavailableLog *logSampler    // 503 answers: one WARN per route per unavailableLogEvery
+	ipCalls        inFlight       // calls in flight per client address
+	claimant       oltp.Claimant  // this instance, as the owner of its Idempotency-Key claims
+	claims         claimsInFlight // its claims in flight (renewClaims)
+	bodies         byteBudget     // request body bytes held by calls in flight
 
 	mu     sync.Mutex // the fields below
 	state  int        // idle, running or stopped
 	ln     net.Listener
 	done   chan error       // the serving goroutine's result
-	parts  *lifecycle.Group // metering log, auth cache, local sweeps
+	parts  *lifecycle.Group // metering log, auth cache, local sweeps, idempotency claims
 	ctx    context.Context  // from Start to Stop; the parent of every call's store deadline
 	cancel context.CancelFunc
 }
@@ -159,6 +170,12 @@ func New(cfg Config) *Server {
 	if cfg.KeyMaxInFlight <= 0 {
 		cfg.KeyMaxInFlight = 256
 	}
+	if cfg.Instance == "" {
+		var b [6]byte
+		_, _ = rand.Read(b[:])
+		cfg.Instance = "api-" + hex.EncodeToString(b[:])
+	}
+	cfg.IdempotencyClaimLease = orDefault(cfg.IdempotencyClaimLease, oltp.IdempotencyClaimLease)
 	if cfg.MeteringDir == "" {
 		cfg.MeteringDir = filepath.Join(".run", "metering")
 	}
@@ -166,7 +183,7 @@ func New(cfg Config) *Server {
 		cfg.Metrics = metrics.NewSet()
 	}
 	s := &Server{cfg: cfg, log: cfg.Log, pool: cfg.Pool, router: router.New(), metrics: cfg.Metrics,
-		unavailableLog: newLogSampler(unavailableLogEvery)}
+		unavailableLog: newLogSampler(unavailableLogEvery), claimant: oltp.Claimant{ID: cfg.Instance, Lease: cfg.IdempotencyClaimLease}}
 	s.auth = admission.NewAuth(cfg.Pool, cfg.Listener, cfg.Log, cfg.Metrics)
 	s.limiter = admission.NewLimiter(oltp.RateWindows{Pool: cfg.Pool}, cfg.Log)
 	s.caps = admission.NewCaps(cfg.Pool)
@@ -288,8 +305,8 @@ func (s *Server) now() time.Time {
 func (s *Server) Router() *router.Router { return s.router }
 
 // Start listens and serves in the background and, when a Postgres pool is configured, starts the
-// metering log, the auth cache (its subscriptions and heartbeat) and this instance's own sweeps
-// (its rate-limit buckets of ended windows). The sweeps of shared rows are not started here: see
+// metering log, the auth cache (its subscriptions and heartbeat), this instance's own sweeps
+// (its rate-limit buckets of ended windows) and the renewal of its Idempotency-Key claims. The sweeps of shared rows are not started here: see
 // Janitor. A taken port is reported with the flag to change. A second Start does nothing.
 func (s *Server) Start(ctx context.Context) error {
 	s.mu.Lock()
@@ -319,6 +336,7 @@ func (s *Server) Start(ctx context.Context) error {
 		g.Add("metering log", s.usage)
 		g.Add("auth cache", s.auth)
 		g.Add("local sweeps", &lifecycle.Loop{Run: s.localSweeps})
+		g.Add("idempotency claims", &lifecycle.Loop{Run: s.renewClaims})
 		if err := g.Start(ctx); err != nil {
 			ln.Close()
 			s.cancel()

@@ -151,6 +151,7 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, list
 		BaseURL:           *sf.baseURL,
 		SiteURL:           *sf.siteURL,
 		TrustedProxies:    sf.proxies,
+		Instance:          leases.instance,
 		StoreTimeout:      *sf.limits.storeTimeout,
 		IPMaxInFlight:     *sf.limits.ipMaxInFlight,
 		MaxConns:          *sf.limits.maxConns,
