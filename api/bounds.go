@@ -9,12 +9,15 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/valyala/fasthttp"
+
+	"github.com/planehq/hiringsignal/oltp"
 )
 
 // The framework's bounds on what one caller can make the server hold or do: the client address
@@ -35,35 +38,58 @@ const (
 	DefaultProtocolPerMinute = 120              // requests of a mounted interface that run no route, per key per 60 s (Mount)
 )
 
-// clientAddr is the address per-IP limits count against: the peer address or, with
-// TrustForwardedFor, the last entry of the last X-Forwarded-For header (the one the trusted proxy
-// appended; every entry before it was written by the client). It is an IPv4 address, or the /64
-// an IPv6 address belongs to (one subscriber gets a whole /64, so a /128 limits nothing).
-func clientAddr(trustForwardedFor bool, xff [][]byte, peer net.IP) string {
-	if trustForwardedFor && len(xff) > 0 {
-		if a, ok := lastForwarded(xff[len(xff)-1]); ok {
-			return limitKey(a)
-		}
-	}
-	a, ok := netip.AddrFromSlice(peer)
+// clientAddr is the address per-IP limits count against: the peer address, unless the peer is
+// one of the trusted proxies (Config.TrustedProxies). Then the X-Forwarded-For entries are read
+// from the right (the last header's last entry first: each proxy appends the address it saw),
+// skipping those of trusted proxies, and the first other address is the client's; an entry that
+// is not an address ends the walk at the proxy that wrote it. Entries left of the client's were
+// written by the client and are never read. A peer that is not a trusted proxy is the client,
+// whatever X-Forwarded-For it sends. The address is an IPv4 address, or the /64 an IPv6 address
+// belongs to (one subscriber gets a whole /64, so a /128 limits nothing).
+func clientAddr(trusted []netip.Prefix, xff [][]byte, peer net.IP) string {
+	p, ok := netip.AddrFromSlice(peer)
 	if !ok {
 		return "unknown"
 	}
-	return limitKey(a)
+	client := p.Unmap()
+	for i := len(xff) - 1; i >= 0 && trustedProxy(trusted, client); i-- {
+		v := xff[i]
+		for len(v) > 0 && trustedProxy(trusted, client) {
+			var entry []byte
+			if j := bytes.LastIndexByte(v, ','); j >= 0 {
+				v, entry = v[:j], v[j+1:]
+			} else {
+				v, entry = nil, v
+			}
+			a, ok := forwarded(entry)
+			if !ok {
+				return limitKey(client) // garbage: the proxy that wrote it is as far as we can see
+			}
+			client = a
+		}
+	}
+	return limitKey(client)
 }
 
-// lastForwarded parses the rightmost entry of one X-Forwarded-For value: an IP address, possibly
-// with a port ("192.0.2.1:4711", "[2001:db8::1]:4711").
-func lastForwarded(v []byte) (netip.Addr, bool) {
-	if i := bytes.LastIndexByte(v, ','); i >= 0 {
-		v = v[i+1:]
+// trustedProxy reports whether a is in one of the trusted prefixes.
+func trustedProxy(trusted []netip.Prefix, a netip.Addr) bool {
+	for _, p := range trusted {
+		if p.Contains(a) {
+			return true
+		}
 	}
+	return false
+}
+
+// forwarded parses one X-Forwarded-For entry: an IP address, possibly with a port
+// ("192.0.2.1:4711", "[2001:db8::1]:4711").
+func forwarded(v []byte) (netip.Addr, bool) {
 	s := string(bytes.TrimSpace(v))
 	if a, err := netip.ParseAddr(s); err == nil {
-		return a, true
+		return a.Unmap().WithZone(""), true
 	}
 	if ap, err := netip.ParseAddrPort(s); err == nil {
-		return ap.Addr(), true
+		return ap.Addr().Unmap().WithZone(""), true
 	}
 	return netip.Addr{}, false
 }
@@ -77,13 +103,35 @@ func limitKey(a netip.Addr) string {
 	return p.String()
 }
 
+// ParseTrustedProxies parses a comma-separated list of CIDRs or single addresses (the flag
+// --trusted-proxies) into Config.TrustedProxies.
+func ParseTrustedProxies(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(f); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(f)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read trusted proxy %q: give CIDRs or addresses separated by commas, e.g. 10.0.0.0/8,192.0.2.7", f)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
+}
+
 // clientIP is the caller's limit address (see clientAddr).
 func (s *Server) clientIP(ctx *fasthttp.RequestCtx) string {
 	var xff [][]byte
-	if s.cfg.TrustForwardedFor {
+	if len(s.cfg.TrustedProxies) > 0 {
 		xff = ctx.Request.Header.PeekAll("X-Forwarded-For")
 	}
-	return clientAddr(s.cfg.TrustForwardedFor, xff, ctx.RemoteIP())
+	return clientAddr(s.cfg.TrustedProxies, xff, ctx.RemoteIP())
 }
 
 // inFlight counts calls in flight per client address.
@@ -230,10 +278,16 @@ func storeTimedOut(err error) bool {
 }
 
 // timedOut turns a 500 caused by a store running out of time (or answered after the call's
-// deadline passed) into a 503: the call can be retried.
+// deadline passed) into a 503: the call can be retried. So is a 500 caused by Postgres being
+// unreachable or read-only (oltp.Unavailable: a primary switch under way, a restart): 503 with
+// Retry-After until a primary answers again, which the pools find by themselves.
 func (s *Server) timedOut(c *Call, e *Error) *Error {
 	if e.Status != fasthttp.StatusInternalServerError {
 		return e
+	}
+	if oltp.Unavailable(e.cause) {
+		return &Error{Status: fasthttp.StatusServiceUnavailable, Headers: map[string]string{"Retry-After": strconv.Itoa(UnavailableRetryAfter)}, cause: e.cause,
+			Detail: "Postgres is unavailable (restarting, or switching to a standby); retry later"}
 	}
 	if !storeTimedOut(e.cause) && (c.ctx == nil || !errors.Is(c.ctx.Err(), context.DeadlineExceeded)) {
 		return e
@@ -243,23 +297,25 @@ func (s *Server) timedOut(c *Call, e *Error) *Error {
 }
 
 // perIPListener refuses a connection of a peer address that already has max open: it answers
-// 429 in the spec's shape and closes it. (fasthttp's own MaxConnsPerIP races with Shutdown.)
+// 429 in the spec's shape and closes it. A trusted proxy's connections are not capped (its
+// clients' calls are, per client address, by the chain). (fasthttp's own MaxConnsPerIP races with Shutdown.)
 // The refusal is a concurrency bound, like too many calls in flight: reason key_throttled,
 // without RateLimit-* or Retry-After (spec section 5). Each refusal is written by a goroutine
 // bounded by a one-second write deadline; Close waits for them.
 type perIPListener struct {
 	net.Listener
 	max     int
+	exempt  []netip.Prefix // trusted proxies: not capped
 	mu      sync.Mutex
 	n       map[netip.Addr]int
 	refusal sync.WaitGroup
 }
 
-func limitConnsPerIP(ln net.Listener, max int) net.Listener {
+func limitConnsPerIP(ln net.Listener, max int, exempt []netip.Prefix) net.Listener {
 	if max <= 0 {
 		return ln
 	}
-	return &perIPListener{Listener: ln, max: max, n: map[netip.Addr]int{}}
+	return &perIPListener{Listener: ln, max: max, exempt: exempt, n: map[netip.Addr]int{}}
 }
 
 const connsPerIPRefusal = `{"detail":{"reason":"key_throttled","endpoint":"","message":"too many connections from this address are open: reuse one (keep-alive) or close some, then retry"}}`
@@ -271,7 +327,7 @@ func (l *perIPListener) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		ip, known := peerAddr(c)
-		if !known {
+		if !known || trustedProxy(l.exempt, ip) { // a trusted proxy carries many clients' connections
 			return c, nil
 		}
 		l.mu.Lock()

@@ -171,7 +171,11 @@ func FuzzClientAddr(f *testing.F) {
 				xff = append(xff, []byte(v))
 			}
 		}
-		got := clientAddr(trust, xff, net.IP(peer))
+		var trusted []netip.Prefix
+		if trust {
+			trusted = []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24"), netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("2001:db8::/32")}
+		}
+		got := clientAddr(trusted, xff, net.IP(peer))
 		if got == "unknown" {
 			return
 		}
@@ -189,25 +193,48 @@ func FuzzClientAddr(f *testing.F) {
 
 func TestClientAddr(t *testing.T) {
 	t.Parallel()
-	f := func(trust bool, xff []string, peer, want string) {
+	proxies, err := ParseTrustedProxies("192.0.2.0/24, 10.0.0.0/8,2001:db8:ffff::7")
+	require.NoError(t, err)
+	f := func(xff []string, peer, want string) {
 		t.Helper()
 		var raw [][]byte
 		for _, v := range xff {
 			raw = append(raw, []byte(v))
 		}
-		require.Equal(t, want, clientAddr(trust, raw, net.ParseIP(peer)))
+		require.Equal(t, want, clientAddr(proxies, raw, net.ParseIP(peer)))
 	}
-	f(false, []string{"203.0.113.7"}, "192.0.2.1", "192.0.2.1")
-	f(true, nil, "192.0.2.1", "192.0.2.1")
-	f(true, []string{"203.0.113.7"}, "192.0.2.1", "203.0.113.7")
-	f(true, []string{"1.1.1.1, 203.0.113.7"}, "192.0.2.1", "203.0.113.7")
-	f(true, []string{"1.1.1.1", "8.8.8.8, 203.0.113.7 "}, "192.0.2.1", "203.0.113.7")
-	f(true, []string{"203.0.113.7:4711"}, "192.0.2.1", "203.0.113.7")
-	f(true, []string{"[2001:db8:1:2::5]:443"}, "192.0.2.1", "2001:db8:1:2::/64")
-	f(true, []string{"2001:db8:1:2:aaaa:bbbb:cccc:dddd"}, "192.0.2.1", "2001:db8:1:2::/64")
-	f(true, []string{"::ffff:203.0.113.7"}, "192.0.2.1", "203.0.113.7")
-	f(true, []string{"1.1.1.1, not-an-ip"}, "192.0.2.1", "192.0.2.1") // unusable: the peer
-	f(false, nil, "2001:db8:1:2::1", "2001:db8:1:2::/64")
+	// A peer that is no trusted proxy is the client, whatever it sends.
+	f([]string{"203.0.113.7"}, "198.51.100.1", "198.51.100.1")
+	f([]string{"10.0.0.1, 203.0.113.7"}, "198.51.100.1", "198.51.100.1")
+	require.Equal(t, "192.0.2.1", clientAddr(nil, [][]byte{[]byte("203.0.113.7")}, net.ParseIP("192.0.2.1")), "no trusted proxies: the peer")
+	// From a trusted proxy: the rightmost entry that is not a trusted proxy.
+	f(nil, "192.0.2.1", "192.0.2.1")
+	f([]string{"203.0.113.7"}, "192.0.2.1", "203.0.113.7")
+	f([]string{"1.1.1.1, 203.0.113.7"}, "192.0.2.1", "203.0.113.7")
+	f([]string{"1.1.1.1", "8.8.8.8, 203.0.113.7 "}, "192.0.2.1", "203.0.113.7")
+	f([]string{"1.1.1.1, 203.0.113.7, 10.1.2.3"}, "192.0.2.1", "203.0.113.7")    // a chain of trusted proxies
+	f([]string{"10.9.9.9, 203.0.113.7", "10.1.2.3"}, "192.0.2.1", "203.0.113.7") // a trusted address written by the client is never reached
+	f([]string{"10.9.9.9"}, "192.0.2.1", "10.9.9.9")                             // every hop trusted: the first
+	f([]string{"203.0.113.7:4711"}, "192.0.2.1", "203.0.113.7")
+	f([]string{"[2001:db8:1:2::5]:443"}, "192.0.2.1", "2001:db8:1:2::/64")
+	f([]string{"2001:db8:1:2:aaaa:bbbb:cccc:dddd"}, "2001:db8:ffff::7", "2001:db8:1:2::/64")
+	f([]string{"::ffff:203.0.113.7"}, "::ffff:192.0.2.1", "203.0.113.7")
+	f([]string{"1.1.1.1, not-an-ip"}, "192.0.2.1", "192.0.2.1") // unusable: the proxy that wrote it
+	f([]string{"not-an-ip, 10.0.0.9"}, "192.0.2.1", "10.0.0.9") // the last trusted hop before it
+	f(nil, "2001:db8:1:2::1", "2001:db8:1:2::/64")
+}
+
+func TestParseTrustedProxies(t *testing.T) {
+	t.Parallel()
+	p, err := ParseTrustedProxies(" 10.0.0.0/8 ,192.0.2.7,, 2001:db8::/32,::ffff:198.51.100.9")
+	require.NoError(t, err)
+	require.Equal(t, []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.7/32"),
+		netip.MustParsePrefix("2001:db8::/32"), netip.MustParsePrefix("198.51.100.9/32")}, p)
+	p, err = ParseTrustedProxies("")
+	require.NoError(t, err)
+	require.Empty(t, p)
+	_, err = ParseTrustedProxies("10.0.0.0/8,haproxy")
+	require.ErrorContains(t, err, `"haproxy"`)
 }
 
 // A duplicate backs off between polls instead of polling every 25 ms.

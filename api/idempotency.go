@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -67,12 +68,18 @@ func (s *Server) idemBegin(c *Call) (key string, replayed bool, e *Error) {
 		until = dl.Add(-100 * time.Millisecond) // leave the answer time before the deadline
 	}
 	for attempt := 0; ; attempt++ {
-		state, stored, err := oltp.ClaimIdempotency(c.Context(), s.pool, c.Caller.CustomerID, k, hash)
+		claim, err := oltp.ClaimIdempotency(c.Context(), s.pool, s.claimant, c.Caller.CustomerID, k, hash)
 		if err != nil {
 			return "", false, Unavailable("Idempotency store", err)
 		}
-		switch state {
+		stored := claim.Stored
+		switch claim.State {
+		case oltp.ClaimTakenOver:
+			s.log.Info("idempotency claim taken over: the instance running the call stopped renewing it (it died, or lost Postgres); the call runs again here",
+				"route", c.Route.Name, "from", claim.From, "lease", s.claimant.Lease)
+			fallthrough
 		case oltp.ClaimNew:
+			s.claims.add(oltp.IdempotencyClaimKey{CustomerID: c.Caller.CustomerID, Key: k})
 			return k, false, nil
 		case oltp.ClaimDone:
 			c.Ctx.SetStatusCode(stored.Status)
@@ -98,21 +105,84 @@ func (s *Server) idemBegin(c *Call) (key string, replayed bool, e *Error) {
 }
 
 // idemEnd keeps a successful answer (within the store's bounds), or releases the claim so a
-// retry runs again. It has a deadline of its own: the call's may have passed, and a claim left
-// pending would answer 409 for 24 h.
+// retry runs again. It has a deadline of its own: the call's may have passed. A claim it cannot
+// end stays pending, unrenewed from here on, until the next call with the key takes it over
+// once its lease ends.
 func (s *Server) idemEnd(c *Call, key string, success bool) {
 	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.StoreTimeout)
 	defer cancel()
+	defer s.claims.remove(oltp.IdempotencyClaimKey{CustomerID: c.Caller.CustomerID, Key: key})
 	if success {
 		// The response is sent after the chain returns: its body is stored without a copy.
 		r := oltp.StoredResponse{Status: c.Ctx.Response.StatusCode(), ContentType: string(c.Ctx.Response.Header.ContentType()), Body: c.Ctx.Response.Body()}
 		b := oltp.IdempotencyBounds{Body: s.cfg.IdempotencyBodyBytes, Customer: s.cfg.IdempotencyCustomerBytes}
-		if _, err := oltp.CompleteIdempotency(ctx, s.pool, c.Caller.CustomerID, key, r, b); err != nil {
+		if _, err := oltp.CompleteIdempotency(ctx, s.pool, s.claimant, c.Caller.CustomerID, key, r, b); err != nil {
 			s.log.Warn("cannot store the idempotent response", "route", c.Route.Name, "err", err)
 		}
 		return
 	}
-	if err := oltp.ReleaseIdempotency(ctx, s.pool, c.Caller.CustomerID, key); err != nil {
+	if err := oltp.ReleaseIdempotency(ctx, s.pool, s.claimant, c.Caller.CustomerID, key); err != nil {
 		s.log.Warn("cannot release the idempotency key", "route", c.Route.Name, "err", err)
+	}
+}
+
+// claimsInFlight are the Idempotency-Key claims of the calls this instance runs: renewClaims
+// renews them so no other instance takes them over while they run.
+type claimsInFlight struct {
+	mu sync.Mutex
+	n  map[oltp.IdempotencyClaimKey]int
+}
+
+func (f *claimsInFlight) add(k oltp.IdempotencyClaimKey) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == nil {
+		f.n = map[oltp.IdempotencyClaimKey]int{}
+	}
+	f.n[k]++
+}
+
+func (f *claimsInFlight) remove(k oltp.IdempotencyClaimKey) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n[k]--; f.n[k] <= 0 {
+		delete(f.n, k)
+	}
+}
+
+func (f *claimsInFlight) keys() []oltp.IdempotencyClaimKey {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]oltp.IdempotencyClaimKey, 0, len(f.n))
+	for k := range f.n {
+		out = append(out, k)
+	}
+	return out
+}
+
+// renewClaims renews this instance's claims in flight every third of their lease, in one
+// statement, until ctx ends. A renewal that fails is retried at the next turn; one that fails
+// for a whole lease lets other instances take the claims over (the calls here still finish, but
+// their answers are not stored over the new owner's).
+func (s *Server) renewClaims(ctx context.Context) {
+	t := time.NewTicker(s.claimant.Lease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		keys := s.claims.keys()
+		if len(keys) == 0 {
+			continue
+		}
+		rctx, cancel := context.WithTimeout(ctx, s.claimant.Lease/3)
+		err := oltp.RenewIdempotencyClaims(rctx, s.pool, s.claimant, keys)
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			s.log.Warn("cannot renew this instance's idempotency claims; other instances take them over once their lease ends", "claims", len(keys),
+				"lease", s.claimant.Lease, "err", err)
+		}
 	}
 }

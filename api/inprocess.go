@@ -36,7 +36,7 @@ type presentedKey0 struct{}
 type Presented struct {
 	Key          string
 	Remote       net.Addr
-	ForwardedFor []string // X-Forwarded-For values (used only with Config.TrustForwardedFor)
+	ForwardedFor []string // X-Forwarded-For values (read only when Remote is a trusted proxy, Config.TrustedProxies)
 	Caller       Caller   // who the key is, as the chain authenticated it
 
 	executed atomic.Bool // Execute ran a route on its behalf (Mount: the request counts in no protocol window)

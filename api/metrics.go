@@ -39,7 +39,7 @@ func (m *routeMetrics) observe(status int, start time.Time) {
 }
 
 // registerMeteringMetrics exposes the metering log's backlog (sealed segments not yet in
-// Postgres), its overflows (calls that waited for the disk writer or syncer; raise
+// Postgres) and how long the oldest has waited, its overflows (calls that waited for the disk writer or syncer; raise
 // --metering-queue), its unreadable-segment retries, and the flushes usage reads forced.
 func (s *Server) registerMeteringMetrics() {
 	s.metrics.GetOrCreateCounter("hs_metering_read_flushes_total")
@@ -50,6 +50,9 @@ func (s *Server) registerMeteringMetrics() {
 	s.metrics.NewGauge("hs_metering_backlog_segments", func() float64 { return float64(u.Backlog()) })
 	s.metrics.NewGauge("hs_metering_overflows_total", func() float64 { return float64(u.Overflows()) })
 	s.metrics.NewGauge("hs_metering_segment_read_errors_total", func() float64 { return float64(u.SegmentReadErrors()) })
+	// Alert on it: calls older than this live only on this instance's disk (docs/decisions.md,
+	// "Several instances", the metering log).
+	s.metrics.NewGauge("hs_metering_unflushed_seconds", func() float64 { return u.UnflushedFor(time.Now()).Seconds() })
 }
 
 // registerBoundsMetrics exposes the request bytes held by bodies being read against

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"runtime"
 	"strconv"
 	"strings"
@@ -214,12 +215,13 @@ func TestIdempotencyStoreBoundsBytesPerCustomerAndTheWait(t *testing.T) {
 	require.Less(t, took, 3*time.Second)
 }
 
-// The rightmost X-Forwarded-For entry is trusted, never the leftmost (client-written) one, and
-// IPv6 clients are limited per /64, not per /128.
+// Behind a trusted proxy (here: loopback, where the test calls from), the rightmost
+// X-Forwarded-For entry is the client, never the leftmost (client-written) one, and IPv6 clients
+// are limited per /64, not per /128.
 func TestForwardedForTakesTheRightmostEntryAndLimitsIPv6Per64(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, func(cfg *api.Config, s *api.Server) {
-		cfg.TrustForwardedFor = true
+		cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 		withSearch(1)(cfg, s)
 	})
 	waitForFreshWindow()
@@ -240,6 +242,38 @@ func TestForwardedForTakesTheRightmostEntryAndLimitsIPv6Per64(t *testing.T) {
 	require.Equal(t, 429, last.status, "one /64 is one client")
 	r = h.raw("GET", "/v1/reqs/search", api.PublicDemoKey, nil, "X-Forwarded-For", "2001:db8:1:3::1")
 	require.Equal(t, 200, r.status, "another /64 is another client")
+}
+
+// A peer that is not a trusted proxy is the client whatever X-Forwarded-For it sends: two
+// demo-key calls from loopback claiming two different addresses spend one per-address window
+// (RateLimit-Remaining goes down by one between them), while behind a trusted proxy each address
+// has a window of its own.
+func TestASpoofedForwardedForFromAnUntrustedPeerIsIgnored(t *testing.T) {
+	t.Parallel()
+	remaining := func(h *harness, addr string) int {
+		t.Helper()
+		r := h.raw("GET", "/v1/reqs/search", api.PublicDemoKey, nil, "X-Forwarded-For", addr)
+		require.Equal(t, 200, r.status, "%s", r.body)
+		n, err := strconv.Atoi(r.header["Ratelimit-Remaining"])
+		require.NoError(t, err, "%v", r.header)
+		return n
+	}
+	elsewhere := newHarness(t, func(cfg *api.Config, s *api.Server) {
+		cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")} // not loopback
+		withSearch(1)(cfg, s)
+	})
+	same := false
+	for i := 0; i < 5 && !same; i++ { // two calls within one minute's window (a pair across its end is tried again)
+		first := remaining(elsewhere, fmt.Sprintf("203.0.113.%d", 2*i))
+		same = remaining(elsewhere, fmt.Sprintf("203.0.113.%d", 2*i+1)) == first-1
+	}
+	require.True(t, same, "an untrusted peer's X-Forwarded-For picks its window")
+
+	behind := newHarness(t, func(cfg *api.Config, s *api.Server) {
+		cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+		withSearch(1)(cfg, s)
+	})
+	require.Equal(t, remaining(behind, "203.0.113.1"), remaining(behind, "203.0.113.2"), "a trusted proxy's clients have a window each")
 }
 
 // waitForFreshWindow waits until at least 40 s of the current 60-second window remain.

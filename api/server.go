@@ -24,10 +24,13 @@ package api
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -67,17 +70,17 @@ type Config struct {
 	// one the cache is never used and every call reads its key from Postgres.
 	Listener *pglisten.Listener
 
-	DemoKey           string        // the shared public demo key (hsk_ format); "" disables it. Never logged.
-	MeteringDir       string        // write-ahead log of metering, one per instance (default .run/metering)
-	MeteringQueue     int           // records waiting for the metering disk writer (default 8192)
-	MeteringFlush     time.Duration // how often metering segments move to Postgres (default 500ms)
-	MeteringSyncEvery time.Duration // 0: fsync the metering log before answering; > 0: answer once written, fsync within this (metering.Config.SyncEvery)
-	KeyMaxInFlight    int           // calls of one key in flight on one instance before key_throttled (default 256)
-	BaseURL           string        // public base URL of the API for links in answers (default: none, links are relative: /v1/pricing#upgrade); never taken from a request
-	SiteURL           string        // where upgrade/purchase/signup pages live (default: the pricing document)
-	TrustForwardedFor bool          // take the client IP from X-Forwarded-For (behind a trusted proxy only)
-	MaxBodyBytes      int           // request body limit (default 1 MiB); larger answers 413
-	CompressMinBytes  int           // JSON answers at least this long are compressed when the client asks (default 1024; < 0: never)
+	DemoKey           string         // the shared public demo key (hsk_ format); "" disables it. Never logged.
+	MeteringDir       string         // write-ahead log of metering, one per instance (default .run/metering)
+	MeteringQueue     int            // records waiting for the metering disk writer (default 8192)
+	MeteringFlush     time.Duration  // how often metering segments move to Postgres (default 500ms)
+	MeteringSyncEvery time.Duration  // 0: fsync the metering log before answering; > 0: answer once written, fsync within this (metering.Config.SyncEvery)
+	KeyMaxInFlight    int            // calls of one key in flight on one instance before key_throttled (default 256)
+	BaseURL           string         // public base URL of the API for links in answers (default: none, links are relative: /v1/pricing#upgrade); never taken from a request
+	SiteURL           string         // where upgrade/purchase/signup pages live (default: the pricing document)
+	TrustedProxies    []netip.Prefix // peers whose X-Forwarded-For names the client (clientAddr); their connections are not capped per address. Empty: the peer is the client
+	MaxBodyBytes      int            // request body limit (default 1 MiB); larger answers 413
+	CompressMinBytes  int            // JSON answers at least this long are compressed when the client asks (default 1024; < 0: never)
 
 	// Bounds on what callers make one instance hold (0: the Default* constant of bounds.go).
 	StoreTimeout      time.Duration // deadline of the store calls of one /v1 call (Call.Context); past it 503
@@ -90,6 +93,13 @@ type Config struct {
 	BodyBytesInFlight int           // request bodies held by calls in flight, summed; past it 503
 	ProtocolPerMinute int           // requests of a mounted interface that run no route (the agent interface's protocol calls), per key per 60 s (the demo key: per address); past it 429 rate_limited (< 0: no window)
 
+	// Instance names this process where instances share state (the owner of its Idempotency-Key
+	// claims); default: "api-" and a random suffix.
+	Instance string
+	// IdempotencyClaimLease is how long an Idempotency-Key claim in flight stays this instance's
+	// past its last renewal (renewed every third of it); past it, another instance may take the
+	// call over (default oltp.IdempotencyClaimLease).
+	IdempotencyClaimLease    time.Duration
 	IdempotencyBodyBytes     int          // largest answer kept for an Idempotency-Key replay (default 1 MiB)
 	IdempotencyCustomerBytes int64        // answers kept per customer over the 24 h of replay (default 64 MiB)
 	Metrics                  *metrics.Set // operator metrics served at /metrics (nil: a set of its own)
@@ -111,18 +121,21 @@ type Server struct {
 	auth           *admission.Auth
 	limiter        *admission.Limiter
 	caps           *admission.Caps
-	usage          *metering.Log // nil without a pool
+	usage          *metering.Log  // nil without a pool
+	janitor        lifecycle.Loop // the shared sweeps (Janitor); run by whoever holds the janitor lease
 	doc            atomic.Pointer[[]byte]
 	metrics        *metrics.Set
-	unavailableLog *logSampler // 503 answers: one WARN per route per unavailableLogEvery
-	ipCalls        inFlight    // calls in flight per client address
-	bodies         byteBudget  // request body bytes held by calls in flight
+	unavailableLog *logSampler    // 503 answers: one WARN per route per unavailableLogEvery
+	ipCalls        inFlight       // calls in flight per client address
+	claimant       oltp.Claimant  // this instance, as the owner of its Idempotency-Key claims
+	claims         claimsInFlight // its claims in flight (renewClaims)
+	bodies         byteBudget     // request body bytes held by calls in flight
 
 	mu     sync.Mutex // the fields below
 	state  int        // idle, running or stopped
 	ln     net.Listener
 	done   chan error       // the serving goroutine's result
-	parts  *lifecycle.Group // metering log, auth cache, janitor
+	parts  *lifecycle.Group // metering log, auth cache, local sweeps, idempotency claims
 	ctx    context.Context  // from Start to Stop; the parent of every call's store deadline
 	cancel context.CancelFunc
 }
@@ -157,6 +170,12 @@ func New(cfg Config) *Server {
 	if cfg.KeyMaxInFlight <= 0 {
 		cfg.KeyMaxInFlight = 256
 	}
+	if cfg.Instance == "" {
+		var b [6]byte
+		_, _ = rand.Read(b[:])
+		cfg.Instance = "api-" + hex.EncodeToString(b[:])
+	}
+	cfg.IdempotencyClaimLease = orDefault(cfg.IdempotencyClaimLease, oltp.IdempotencyClaimLease)
 	if cfg.MeteringDir == "" {
 		cfg.MeteringDir = filepath.Join(".run", "metering")
 	}
@@ -164,7 +183,7 @@ func New(cfg Config) *Server {
 		cfg.Metrics = metrics.NewSet()
 	}
 	s := &Server{cfg: cfg, log: cfg.Log, pool: cfg.Pool, router: router.New(), metrics: cfg.Metrics,
-		unavailableLog: newLogSampler(unavailableLogEvery)}
+		unavailableLog: newLogSampler(unavailableLogEvery), claimant: oltp.Claimant{ID: cfg.Instance, Lease: cfg.IdempotencyClaimLease}}
 	s.auth = admission.NewAuth(cfg.Pool, cfg.Listener, cfg.Log, cfg.Metrics)
 	s.limiter = admission.NewLimiter(oltp.RateWindows{Pool: cfg.Pool}, cfg.Log)
 	s.caps = admission.NewCaps(cfg.Pool)
@@ -173,6 +192,7 @@ func New(cfg Config) *Server {
 			QueueSize: cfg.MeteringQueue, FlushInterval: cfg.MeteringFlush, SyncEvery: cfg.MeteringSyncEvery, Committed: s.caps.Committed})
 		s.registerMeteringMetrics()
 	}
+	s.janitor.Run = s.sharedSweeps
 	s.router.RedirectTrailingSlash = false
 	s.router.RedirectFixedPath = false
 	s.router.NotFound = notFoundHandler
@@ -285,8 +305,9 @@ func (s *Server) now() time.Time {
 func (s *Server) Router() *router.Router { return s.router }
 
 // Start listens and serves in the background and, when a Postgres pool is configured, starts the
-// metering log, the auth cache (its subscriptions and heartbeat) and the janitor. A taken port
-// is reported with the flag to change. A second Start does nothing.
+// metering log, the auth cache (its subscriptions and heartbeat), this instance's own sweeps
+// (its rate-limit buckets of ended windows) and the renewal of its Idempotency-Key claims. The sweeps of shared rows are not started here: see
+// Janitor. A taken port is reported with the flag to change. A second Start does nothing.
 func (s *Server) Start(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -314,7 +335,8 @@ func (s *Server) Start(ctx context.Context) error {
 		g := &lifecycle.Group{}
 		g.Add("metering log", s.usage)
 		g.Add("auth cache", s.auth)
-		g.Add("janitor", &lifecycle.Loop{Run: s.janitor})
+		g.Add("local sweeps", &lifecycle.Loop{Run: s.localSweeps})
+		g.Add("idempotency claims", &lifecycle.Loop{Run: s.renewClaims})
 		if err := g.Start(ctx); err != nil {
 			ln.Close()
 			s.cancel()
@@ -322,7 +344,7 @@ func (s *Server) Start(ctx context.Context) error {
 		}
 		s.parts = g
 	}
-	ln = limitConnsPerIP(ln, s.cfg.MaxConnsPerIP)
+	ln = limitConnsPerIP(ln, s.cfg.MaxConnsPerIP, s.cfg.TrustedProxies)
 	s.ln, s.done, s.state = ln, make(chan error, 1), running
 	go func(done chan<- error) { done <- s.srv.Serve(ln) }(s.done)
 	s.log.Info("api listening", "addr", ln.Addr().String())
@@ -366,10 +388,30 @@ func (s *Server) StoresReady(ctx context.Context) error {
 	return s.recordSchema(ctx)
 }
 
-// janitor sweeps ended rate windows every 30 s and, every 10 minutes, expires idempotency keys,
-// forgets old metering segment ids, deletes outcome labels past their retention and retired
-// keys, endpoints and watches past theirs.
-func (s *Server) janitor(ctx context.Context) {
+// localSweeps forgets this instance's rate-limit buckets of ended windows every 30 s.
+func (s *Server) localSweeps(ctx context.Context) {
+	t := time.NewTicker(30 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		s.limiter.Forget(s.now())
+	}
+}
+
+// Janitor is the part that sweeps the rows every instance shares (a lifecycle.Loop, started
+// again after a Stop): it deletes ended rate windows every 30 s and, every 10 minutes, expires
+// idempotency keys, forgets old metering segment ids, deletes outcome labels past their
+// retention and retired keys, endpoints and watches past theirs. One instance at a time runs it
+// (serve runs it under the janitor lease, oltp.RoleJanitor); more would repeat the same deletes.
+// It needs a Postgres pool.
+func (s *Server) Janitor() lifecycle.Service { return &s.janitor }
+
+// sharedSweeps is the Janitor's loop.
+func (s *Server) sharedSweeps(ctx context.Context) {
 	t := time.NewTicker(30 * time.Second)
 	defer t.Stop()
 	n := 0
@@ -379,7 +421,7 @@ func (s *Server) janitor(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		s.limiter.Sweep(ctx, s.now())
+		s.limiter.Expire(ctx, s.now())
 		if n++; n%20 == 0 {
 			if err := oltp.ExpireIdempotency(ctx, s.pool); err != nil {
 				s.log.Warn("cannot expire idempotency keys", "err", err)

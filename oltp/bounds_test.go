@@ -40,20 +40,21 @@ func TestIdempotencyStoreKeepsBoundedBytesPerCustomer(t *testing.T) {
 	ctx := context.Background()
 	pool := storetest.Postgres(t, "oltp")
 	b := oltp.IdempotencyBounds{Body: 100, Customer: 250}
+	me := oltp.Claimant{ID: "test-instance"}
 	complete := func(cus, key string, size int) bool {
 		t.Helper()
-		st, _, err := oltp.ClaimIdempotency(ctx, pool, cus, key, []byte("h"))
+		c, err := oltp.ClaimIdempotency(ctx, pool, me, cus, key, []byte("h"))
 		require.NoError(t, err)
-		require.Equal(t, oltp.ClaimNew, st)
-		kept, err := oltp.CompleteIdempotency(ctx, pool, cus, key, oltp.StoredResponse{Status: 200, ContentType: "application/json", Body: make([]byte, size)}, b)
+		require.Equal(t, oltp.ClaimNew, c.State)
+		kept, err := oltp.CompleteIdempotency(ctx, pool, me, cus, key, oltp.StoredResponse{Status: 200, ContentType: "application/json", Body: make([]byte, size)}, b)
 		require.NoError(t, err)
 		return kept
 	}
 	claim := func(cus, key string) int {
 		t.Helper()
-		st, _, err := oltp.ClaimIdempotency(ctx, pool, cus, key, []byte("h"))
+		c, err := oltp.ClaimIdempotency(ctx, pool, me, cus, key, []byte("h"))
 		require.NoError(t, err)
-		return st
+		return c.State
 	}
 	require.False(t, complete("c1", "too-big", 101), "larger than the per-answer bound")
 	require.Equal(t, oltp.ClaimServed, claim("c1", "too-big"))

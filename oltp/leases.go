@@ -2,6 +2,7 @@ package oltp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -191,6 +192,10 @@ func (l *Leaser) ClaimDueWithin(ctx context.Context, box SecretSealer, limit int
 	}
 	// The lock is taken above the inner LIMIT (a volatile function is never pushed below it),
 	// so only rows returned are locked; rows other dispatchers hold fail the try and are skipped.
+	// The lease connection must be on the primary: locks taken on a server that turned read-only
+	// (an old primary fenced during a switch) would keep no other dispatcher off a delivery.
+	var readOnly string
+	b.Queue("SELECT current_setting('transaction_read_only')").QueryRow(func(r pgx.Row) error { return r.Scan(&readOnly) })
 	var locked []int64
 	sh := s.args()
 	// The shares are counted over the oldest due rows not of a full endpoint or customer (c: found
@@ -225,6 +230,10 @@ func (l *Leaser) ClaimDueWithin(ctx context.Context, box SecretSealer, limit int
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		l.drop()
 		return nil, fmt.Errorf("cannot claim due deliveries: %w", err)
+	}
+	if readOnly != "off" {
+		l.drop() // every lock it took ends with it; the next claim connects to the primary
+		return nil, errors.New("cannot claim due deliveries: the lease connection's server is read-only (a primary switch?); reconnecting")
 	}
 	l.mu.Lock()
 	l.lastUsed = time.Now()
@@ -332,9 +341,14 @@ func (l *Leaser) KeepAlive(ctx context.Context) (err error) {
 	if conn == nil || idle < l.lease/4 {
 		return nil
 	}
-	if _, err := conn.Exec(ctx, "SELECT 1"); err != nil {
+	var readOnly string
+	if err := conn.QueryRow(ctx, "SELECT current_setting('transaction_read_only')").Scan(&readOnly); err != nil {
 		l.drop()
 		return fmt.Errorf("cannot keep the delivery lease connection alive (its leases ended): %w", err)
+	}
+	if readOnly != "off" {
+		l.drop()
+		return errors.New("the delivery lease connection's server is read-only (a primary switch?): its leases ended; the next claim connects to the primary")
 	}
 	l.mu.Lock()
 	l.lastUsed = time.Now()

@@ -389,6 +389,17 @@ func (b *NotifierBatch) Insert(ctx context.Context, ds []NewDelivery, firedAt ti
 
 // Commit advances the position to to and commits the batch.
 func (b *NotifierBatch) Commit(ctx context.Context, to uint64) error {
+	return b.CommitFenced(ctx, to, Fence{})
+}
+
+// CommitFenced is Commit for the holder of the notifier's lease: it commits only while fence is
+// still the role's lease, holding the lease row until the commit, and otherwise rolls back and
+// returns ErrFenced (a notifier that lost its lease while paused or cut off writes nothing).
+func (b *NotifierBatch) CommitFenced(ctx context.Context, to uint64, fence Fence) error {
+	if err := fence.check(ctx, b.tx); err != nil {
+		b.Rollback(ctx)
+		return err
+	}
 	if _, err := b.tx.Exec(ctx, "UPDATE notifier_position SET event_seq = $1, updated_at = now() WHERE id = 1", int64(to)); err != nil {
 		b.Rollback(ctx)
 		return fmt.Errorf("cannot advance the notifier position to %d: %w", to, err)

@@ -3,6 +3,7 @@
 // idempotency keys, the demo key), the push records (webhook endpoints, whose secrets it stores
 // only as sealed by the caller's SecretSealer, watches and their fires, deliveries with their
 // attempts, replays and billing, the notifier's position and the dispatcher's leases; the
+// leases of the roles one instance at a time holds, with their fencing tokens, leader.go; the
 // account events that warn of an allowance, each delivered to the customer's endpoints, and
 // what happens past the delivered-changes wall, accountevents.go), the usage a bill is computed
 // from (accountevents.go), on-demand
@@ -47,11 +48,18 @@ const StatementTimeout = "30s"
 
 // Open returns a pool for url. It does not connect until first use, so a store that is down at
 // start does not stop the caller; Ping tells whether it answers. Sessions get StatementTimeout.
+// url may name a primary and its standbys: every connection goes to the one that takes writes,
+// and the pool follows a promotion (failover.go).
 func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("cannot parse the Postgres URL (flag --postgres-url, env HS_POSTGRES_URL): %w", err)
 	}
+	if err := configureHosts(cfg); err != nil {
+		return nil, err
+	}
+	reset := &resetOnFailover{}
+	cfg.ConnConfig.Tracer = reset
 	if cfg.MaxConns < 8 {
 		cfg.MaxConns = 8
 	}
@@ -62,6 +70,7 @@ func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot create the Postgres pool: %w", err)
 	}
+	reset.pool.Store(pool)
 	return pool, nil
 }
 

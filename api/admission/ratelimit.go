@@ -176,8 +176,15 @@ func (l *Limiter) warn(msg string, err error) {
 	}
 }
 
-// Sweep forgets buckets of ended windows and expires the shared rows.
+// Sweep forgets buckets of ended windows and expires the shared rows (Forget, then Expire).
 func (l *Limiter) Sweep(ctx context.Context, now time.Time) {
+	l.Forget(now)
+	l.Expire(ctx, now)
+}
+
+// Forget drops this instance's buckets of windows that ended more than a minute before now.
+// Every instance forgets its own.
+func (l *Limiter) Forget(now time.Time) {
 	l.buckets.Range(func(k, v any) bool {
 		b := v.(*bucket)
 		b.mu.Lock()
@@ -188,6 +195,11 @@ func (l *Limiter) Sweep(ctx context.Context, now time.Time) {
 		}
 		return true
 	})
+}
+
+// Expire deletes the shared rows of windows that ended more than a minute before now: one
+// instance's sweep serves every instance (the janitor's lease).
+func (l *Limiter) Expire(ctx context.Context, now time.Time) {
 	if err := l.store.Expire(ctx, now.Unix()-60); err != nil {
 		l.warn("cannot expire rate windows", err)
 	}

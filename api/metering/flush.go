@@ -76,7 +76,8 @@ func (l *Log) flushLoop(ctx context.Context) {
 			backoff = 0
 		default:
 			backoff = min(max(2*backoff, 250*time.Millisecond), 10*time.Second)
-			l.cfg.Log.Warn("metering flush to Postgres failed; units stay on disk and are retried", "err", err, "retry_in", backoff)
+			l.cfg.Log.Warn("metering flush to Postgres failed; units stay on disk and are retried (lost if this instance dies and its directory is never opened again)",
+				"err", err, "retry_in", backoff, "unflushed_for", l.UnflushedFor(time.Now()).Round(time.Second), "dir", l.cfg.Dir)
 		}
 	}
 }

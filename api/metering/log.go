@@ -1,7 +1,10 @@
 // Package metering owns the write-ahead log of metered calls: each API instance appends a record
 // per metered call to local segment files before the answer leaves, and a flusher moves closed
 // segments into the Postgres usage ledger (usage_segments, usage_events, usage_monthly), once
-// each, replaying what a crashed process left. A Log follows the lifecycle contract.
+// each, replaying what a crashed process left. What a directory holds that Postgres does not is
+// lost if its instance dies and nothing opens the directory again: it is bounded (LossBound, two
+// flush intervals while Postgres answers), measured (UnflushedFor, everything since Postgres
+// last answered) and named in the log. A Log follows the lifecycle contract.
 //
 // It writes the ledger and nothing else: reading usage belongs to package oltp, deciding what a
 // call costs to package api. It must not know HTTP.
@@ -145,6 +148,8 @@ func (l *Log) Start(ctx context.Context) error {
 	l.flusher.Add(1)
 	go l.flushLoop(fctx)
 	l.kick()
+	l.cfg.Log.Info("metering log open: calls not yet in Postgres live only in its directory, and are lost if this instance dies and the directory is never opened again (start an instance on it, or run `hiringsignal metering replay`)",
+		"dir", l.cfg.Dir, "loss_bound", l.LossBound(), "while_postgres_is_unreachable", "everything since it last answered (hs_metering_unflushed_seconds)")
 	return nil
 }
 

@@ -294,3 +294,28 @@ func TestLogLifecycle(t *testing.T) {
 		})
 	}
 }
+
+// What a dead instance's directory holds is measured: while Postgres cannot be reached the
+// oldest sealed segment's wait grows (hs_metering_unflushed_seconds, the alert), and once
+// Postgres takes it, nothing waits. The bound with Postgres answering is two flush intervals.
+func TestUnflushedCallsAreMeasured(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	away := metering.New(metering.Config{Dir: dir, FlushInterval: time.Hour}) // no Postgres: nothing flushes
+	require.NoError(t, away.Start(ctx))
+	require.Zero(t, away.UnflushedFor(time.Now()))
+	require.Equal(t, 2*time.Hour, away.LossBound())
+	require.NoError(t, away.Append(ctx, record("a")))
+	require.Error(t, away.Flush(ctx), "sealed, but Postgres is away")
+	require.GreaterOrEqual(t, away.UnflushedFor(time.Now().Add(time.Minute)), time.Minute)
+	require.Error(t, away.Stop(ctx))
+
+	pool := storetest.Postgres(t, "metering")
+	back := metering.New(metering.Config{Dir: dir, Pool: pool})
+	require.NoError(t, back.Start(ctx))
+	require.NoError(t, back.Flush(ctx))
+	require.Zero(t, back.UnflushedFor(time.Now().Add(time.Minute)))
+	require.NoError(t, back.Stop(ctx))
+	require.Equal(t, map[string]int64{"a": 1}, storedCalls(t, pool))
+}

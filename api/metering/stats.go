@@ -3,6 +3,7 @@ package metering
 import (
 	"os"
 	"strings"
+	"time"
 )
 
 // Backlog counts the sealed segments waiting on disk for Postgres (each up to SegmentRecords
@@ -21,3 +22,32 @@ func (l *Log) Backlog() int {
 	}
 	return n
 }
+
+// UnflushedFor is how long the oldest sealed segment has waited on disk for Postgres (since its
+// last write), 0 when none waits: the calls in it are at least that old, and live only in this
+// directory. With Postgres answering it stays under a second (a segment is sealed and flushed
+// every FlushInterval); it grows while Postgres cannot be reached. Read at scrape time from the
+// directory (hs_metering_unflushed_seconds).
+func (l *Log) UnflushedFor(now time.Time) time.Duration {
+	entries, err := os.ReadDir(l.cfg.Dir)
+	if err != nil {
+		return 0
+	}
+	var oldest time.Duration
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "seg-") || !strings.HasSuffix(e.Name(), segClosed) {
+			continue
+		}
+		if info, err := e.Info(); err == nil {
+			oldest = max(oldest, now.Sub(info.ModTime()))
+		}
+	}
+	return oldest
+}
+
+// LossBound is what a Log's directory holds that Postgres does not, while Postgres answers: the
+// calls of about two flush intervals (the open segment, and the sealed one being flushed). It is
+// what is lost if the instance dies and its directory is never opened again (metering replay,
+// or an instance started on it); while Postgres cannot be reached, everything since it last
+// answered (UnflushedFor).
+func (l *Log) LossBound() time.Duration { return 2 * l.cfg.FlushInterval }

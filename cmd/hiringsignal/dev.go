@@ -29,6 +29,9 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if err := sf.check(); err != nil {
+		return err
+	}
 	if *cycleEvery < time.Second || *cycleEvery > sim.TickDuration {
 		return fmt.Errorf("cannot run a cycle every %s: --cycle-every (env HS_CYCLE_EVERY) must be from 1s to 3h", *cycleEvery)
 	}

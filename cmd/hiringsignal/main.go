@@ -1,6 +1,7 @@
 // Command hiringsignal is the service's one binary: serve, crawl, backfill, simulate, migrate,
 // dev (what `make run` calls), stores (private Postgres/ClickHouse for dev and tests), accounts,
-// sources (the source registry the crawl reads) and listen (a webhook receiver for trying push).
+// sources (the source registry the crawl reads), listen (a webhook receiver for trying push) and
+// metering (replays the metering log of an instance that is gone).
 //
 // main stays thin: parse flags, start the parts in order, wait for a signal, stop them in reverse.
 package main
@@ -33,6 +34,7 @@ func commands() map[string]command {
 		"backfill": {"replay crawl cycles over a date range on the simulator's virtual clock", runBackfill},
 		"sources":  {"the source registry the crawl reads: `sources import|add|list|show|pause|resume|retire`", runSources},
 		"listen":   {"receive webhook deliveries on loopback, verify both signatures, print each event (try push)", runListen},
+		"metering": {"replay the metering log of an API instance that is gone: `metering replay --metering-dir DIR`", runMetering},
 	}
 }
 

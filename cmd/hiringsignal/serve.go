@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -24,6 +27,7 @@ import (
 	"github.com/planehq/hiringsignal/api/webhooks"
 	"github.com/planehq/hiringsignal/internal/egress"
 	"github.com/planehq/hiringsignal/internal/flagenv"
+	"github.com/planehq/hiringsignal/internal/leader"
 	"github.com/planehq/hiringsignal/internal/lifecycle"
 	"github.com/planehq/hiringsignal/internal/pglisten"
 	"github.com/planehq/hiringsignal/internal/secretbox"
@@ -44,10 +48,28 @@ type serveFlags struct {
 	baseURL           *string
 	siteURL           *string
 	trustForwardedFor *bool
+	trustedProxies    *string
 	refresh           *time.Duration
 	searchSlots       *int
 	searchQueueWait   *time.Duration
+	leaseTTL          *time.Duration
 	limits            *limitFlags
+
+	proxies []netip.Prefix // --trusted-proxies, parsed by check
+}
+
+// check refuses what the flags cannot mean before anything starts, and parses what addAPI reads.
+func (sf *serveFlags) check() error {
+	if *sf.trustForwardedFor {
+		return errors.New("cannot start with --trust-forwarded-for: it trusted X-Forwarded-For from every peer, so any client could pick its address; " +
+			"name the proxies in front of the API instead with --trusted-proxies (env HS_TRUSTED_PROXIES), e.g. --trusted-proxies 10.0.0.0/8")
+	}
+	p, err := api.ParseTrustedProxies(*sf.trustedProxies)
+	if err != nil {
+		return fmt.Errorf("%w (--trusted-proxies, env HS_TRUSTED_PROXIES)", err)
+	}
+	sf.proxies = p
+	return nil
 }
 
 func addServeFlags(fs *flagenv.Set) *serveFlags {
@@ -61,10 +83,12 @@ func addServeFlags(fs *flagenv.Set) *serveFlags {
 		keyMaxInFlight:    fs.Int("key-max-inflight", 256, "calls of one key in flight on this instance before 429 key_throttled"),
 		baseURL:           fs.String("base-url", "", "public base URL of the API, for links in answers (default: none, links are relative such as /v1/pricing#upgrade; never taken from a request's Host)"),
 		siteURL:           fs.String("site-url", "", "site with /upgrade, /purchase and /signup pages (default: links into /v1/pricing)"),
-		trustForwardedFor: fs.Bool("trust-forwarded-for", false, "take the client IP from X-Forwarded-For (only behind a trusted proxy)"),
+		trustForwardedFor: fs.Bool("trust-forwarded-for", false, "no longer accepted: it trusted X-Forwarded-For from any peer; name the proxies with --trusted-proxies"),
+		trustedProxies:    fs.String("trusted-proxies", "", "CIDRs or addresses of the proxies in front of the API, comma-separated (e.g. 10.0.0.0/8): only a connection from one of them has its client address read from X-Forwarded-For (per-address limits, the demo key's caps), and their connections are not capped by --max-conns-per-ip; every other peer is the client, whatever it sends. Empty: no proxy"),
 		refresh:           fs.Duration("read-refresh", 5*time.Second, "how often the read model and search index check for a newly committed cycle"),
 		searchSlots:       fs.Int("search-slots", 0, "searches (reqs/search, reqs/qualified, jobs/search) running at once on this instance; 0: 2 x GOMAXPROCS. Refusals are counted in hs_search_gate_rejections_total"),
 		searchQueueWait:   fs.Duration("search-queue-wait", 250*time.Millisecond, "how long a search waits for a slot before answering 503 with Retry-After"),
+		leaseTTL:          fs.Duration("lease-ttl", leader.DefaultTTL, "lease of the notifier and of the janitor's shared sweeps, which one instance at a time runs: renewed every third of it; an instance that dies is replaced within 4/3 of it, one that stops cleanly within a third"),
 		limits:            addLimitFlags(fs),
 	}
 }
@@ -72,10 +96,12 @@ func addServeFlags(fs *flagenv.Set) *serveFlags {
 // apiStack is the API process's parts: the server, the read side that follows the ledger and
 // the notifier that turns its commits into webhook deliveries.
 type apiStack struct {
-	srv    *api.Server
-	stores *stores
-	snap   *snapshot.Service // the company read model and the search index, of one watermark
-	ready  func() bool       // the migrations are applied
+	srv      *api.Server
+	stores   *stores
+	snap     *snapshot.Service // the company read model and the search index, of one watermark
+	ready    func() bool       // the migrations are applied
+	notifier *leader.Elector   // runs the notifier while this instance holds its lease
+	janitor  *leader.Elector   // runs the shared sweeps while this instance holds their lease
 }
 
 // addAPI adds the API's parts to g, after the stores s and the process's Postgres listener
@@ -87,9 +113,16 @@ type apiStack struct {
 //
 // push is what the webhook and watch routes need: the box sealing webhook secrets and the URL
 // policy (production in serve, dev's allows http and loopback).
+//
+// Several instances may serve one Postgres: each runs the API, the read side and (addDispatcher)
+// a dispatcher, while the notifier and the janitor's shared sweeps run on one instance at a time,
+// the one holding their lease (oltp.RoleNotifier, oltp.RoleJanitor; package internal/leader),
+// competed for once the migrations are applied.
 func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, listener *pglisten.Listener, sf *serveFlags, set *metrics.Set, push pushDeps) *apiStack {
 	var snap *snapshot.Service
 	var notify *notifier.Notifier
+	leases := leaderDeps{pool: s.pg, instance: instanceID(), ttl: *sf.leaseTTL, log: log, set: set}
+	var notifyLease *leader.Elector
 	built := snapshotMetrics(set, func() *snapshot.Snapshot { return snap.Current() })
 	snap = snapshot.New(snapshot.Config{ClickHouse: s.ch, Log: log, Poll: *sf.refresh, MinGap: push.snapshotGap(),
 		OnBuild: func(took time.Duration, err error) {
@@ -97,7 +130,9 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, list
 			notify.Wake() // a commit: the notifier matches its events at once
 		}})
 	notify = notifier.New(notifier.Config{Pool: s.pg, ClickHouse: s.ch, Snapshots: snap, Nudge: snap.Nudge, Log: log, Metrics: set,
-		FireWindow: fireWindows(push.clock).Hour}) // world hours under dev's accelerated clock; fires recorded at wall time
+		FireWindow: fireWindows(push.clock).Hour, // world hours under dev's accelerated clock; fires recorded at wall time
+		Fence:      func() (oltp.Fence, bool) { return fence(oltp.RoleNotifier, notifyLease)() }})
+	notifyLease = leases.elector(oltp.RoleNotifier, notify)
 	meteringDir := *sf.meteringDir
 	if meteringDir == "" {
 		meteringDir = filepath.Join(runDirDefault(), "metering")
@@ -115,7 +150,8 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, list
 		KeyMaxInFlight:    *sf.keyMaxInFlight,
 		BaseURL:           *sf.baseURL,
 		SiteURL:           *sf.siteURL,
-		TrustForwardedFor: *sf.trustForwardedFor,
+		TrustedProxies:    sf.proxies,
+		Instance:          leases.instance,
 		StoreTimeout:      *sf.limits.storeTimeout,
 		IPMaxInFlight:     *sf.limits.ipMaxInFlight,
 		MaxConns:          *sf.limits.maxConns,
@@ -182,10 +218,12 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, list
 	}}
 	g.Add("read side", readSide)
 	g.Add("api", srv)
-	// The notifier writes deliveries of the commits the read side learns of; it waits for the
-	// migrated stores by itself and stops first.
-	g.Add("notifier", notify)
-	return &apiStack{srv: srv, stores: s, snap: snap, ready: migrated.Load}
+	janitor := leases.elector(oltp.RoleJanitor, srv.Janitor())
+	g.Add("janitor lease", afterMigrations(log, janitor, migrated.Load))
+	// The notifier writes deliveries of the commits the read side learns of, on the instance
+	// holding its lease; it stops first.
+	g.Add("notifier lease", afterMigrations(log, notifyLease, migrated.Load))
+	return &apiStack{srv: srv, stores: s, snap: snap, ready: migrated.Load, notifier: notifyLease, janitor: janitor}
 }
 
 // pushDeps are the webhook secret box, the webhook URL policy, the world's clock of a command
@@ -283,6 +321,9 @@ func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 	sf := addServeFlags(fs)
 	df := addDispatchFlags(fs)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := sf.check(); err != nil {
 		return err
 	}
 	// Refused before anything starts: without keys no webhook secret could be kept.

@@ -27,7 +27,7 @@ func addLimitFlags(fs *flagenv.Set) *limitFlags {
 		storeTimeout:      fs.Duration("store-timeout", api.DefaultStoreTimeout, "deadline of the store calls of one API call; past it the call answers 503"),
 		ipMaxInFlight:     fs.Int("ip-max-inflight", api.DefaultIPMaxInFlight, "API calls of one client address in flight on this instance before 429 key_throttled (-1: no cap)"),
 		maxConns:          fs.Int("max-conns", api.DefaultMaxConns, "connections served at once; more are refused with 503"),
-		maxConnsPerIP:     fs.Int("max-conns-per-ip", api.DefaultMaxConnsPerIP, "connections of one peer address; more are refused with 429 (behind a proxy the peer is the proxy: raise it, or -1 for no cap)"),
+		maxConnsPerIP:     fs.Int("max-conns-per-ip", api.DefaultMaxConnsPerIP, "connections of one peer address; more are refused with 429 (-1: no cap). The proxies of --trusted-proxies are not capped: their clients' calls are, per client address"),
 		readHeaderTimeout: fs.Duration("read-header-timeout", api.DefaultReadHeaderTimeout, "time to receive a request's header"),
 		readBodyTimeout:   fs.Duration("read-body-timeout", api.DefaultReadBodyTimeout, "time to receive a request's body once its header is in (408 past it)"),
 		bodyBytesInFlight: fs.Int("max-body-bytes-inflight", api.DefaultBodyBytesInFlight, "request body bytes held by calls in flight on this instance; past it 503"),

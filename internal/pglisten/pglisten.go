@@ -3,7 +3,9 @@
 // channels its subscribers asked for (adding and removing channels as they come and go), hands
 // every notification to the subscribers of its channel, and, when the connection fails,
 // reconnects with exponential backoff and jitter, LISTENs every channel again and tells every
-// subscriber that notifications may have been lost in between, so each re-reads its state.
+// subscriber that notifications may have been lost in between, so each re-reads its state. Its
+// periodic ping also checks that the server still is what the URL asks for (a primary, with
+// target_session_attrs=read-write), so after a promotion it reconnects to the new primary.
 // Its health is on the process's metrics (hs_pg_listener_*) and its reconnects in the log.
 //
 // It knows channels and payloads only: it must not know what a channel means, send
@@ -349,7 +351,7 @@ func (l *Listener) serve(ctx context.Context, conn *pgx.Conn, attempt *int) erro
 			return fmt.Errorf("cannot wait for notifications: %w", err)
 		case pinging: // nothing came for PingEvery: is the connection still there?
 			pctx, cancel := context.WithTimeout(ctx, l.cfg.Timeout)
-			err := conn.Ping(pctx)
+			err := l.ping(pctx, conn)
 			cancel()
 			if err != nil {
 				return fmt.Errorf("cannot ping the listening connection: %w", err)
@@ -357,6 +359,21 @@ func (l *Listener) serve(ctx context.Context, conn *pgx.Conn, attempt *int) erro
 		}
 		// Otherwise a subscription changed: LISTEN again.
 	}
+}
+
+// ping checks that conn still answers and, when connecting asked something of its server
+// (ConnConfig.ValidateConnect: target_session_attrs=read-write), that its server still is such a
+// server: notifications are sent on the primary, so a connection left on a server that turned
+// read-only (a fenced old primary after a promotion) would hear nothing, and must reconnect
+// through the host list to the new one.
+func (l *Listener) ping(ctx context.Context, conn *pgx.Conn) error {
+	if v := l.cfg.ConnConfig.ValidateConnect; v != nil {
+		if err := v(ctx, conn.PgConn()); err != nil {
+			return fmt.Errorf("its server no longer is what the URL asks for (target_session_attrs): %w", err)
+		}
+		return nil
+	}
+	return conn.Ping(ctx)
 }
 
 // sync LISTENs the channels subscribed to and not yet on conn, UNLISTENs those no longer

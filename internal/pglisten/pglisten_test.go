@@ -13,6 +13,7 @@ import (
 
 	"github.com/VictoriaMetrics/metrics"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/internal/testkit/storetest"
@@ -224,6 +225,40 @@ func TestItReconnectsAfterItsBackendIsKilled(t *testing.T) {
 	f.notify(ch, "later")
 	eventually(t, func() bool { return len(in.notes()) == 1 }, "the channel was not LISTENed again")
 	require.Equal(t, []string{ch + " later"}, in.notes())
+}
+
+// A server that stops being what the URL asks for (target_session_attrs=read-write: here a
+// ValidateConnect the test turns) is found at the next ping and left: the listener reconnects
+// through the host list, and only to a server that passes (the new primary after a switch).
+func TestAServerThatTurnsReadOnlyIsLeftAtThePing(t *testing.T) {
+	f := newListener(t)
+	var fenced sync.Mutex
+	readOnly := false
+	f.l.cfg.PingEvery = 20 * time.Millisecond
+	f.l.cfg.ConnConfig.ValidateConnect = func(ctx context.Context, c *pgconn.PgConn) error {
+		fenced.Lock()
+		defer fenced.Unlock()
+		if readOnly {
+			return pgconn.ErrReadOnlyConnection
+		}
+		return nil
+	}
+	ch := unique("hs_ro")
+	in, _ := f.listen(ch)
+	f.start()
+	first := f.l.PID()
+	fenced.Lock()
+	readOnly = true
+	fenced.Unlock()
+	eventually(t, func() bool { return !f.l.Connected() }, "the listener stays on a read-only server")
+	require.Equal(t, []Event{Listening, Lost}, in.told())
+	fenced.Lock()
+	readOnly = false
+	fenced.Unlock()
+	eventually(t, func() bool { return len(in.told()) == 3 }, "never LISTENed again once a server passed")
+	require.NotEqual(t, first, f.l.PID())
+	f.notify(ch, "after")
+	eventually(t, func() bool { return len(in.notes()) == 1 }, "the channel was not LISTENed again")
 }
 
 // A connection that answers nothing for a while is pinged; a connection that stays is kept.

@@ -55,6 +55,10 @@ func (n *Notifier) apply(ctx context.Context, v view, pos uint64, page analytics
 		}
 		ms, next = ms[:k], cut
 	}
+	fence, ok := n.fence()
+	if !ok {
+		return 0, oltp.ErrFenced
+	}
 	b, err := oltp.BeginNotifierBatch(ctx, n.cfg.Pool, pos)
 	if err != nil {
 		return 0, err
@@ -70,7 +74,7 @@ func (n *Notifier) apply(ctx context.Context, v view, pos uint64, page analytics
 			return 0, err
 		}
 	}
-	if err := b.Commit(ctx, next); err != nil {
+	if err := b.CommitFenced(ctx, next, fence); err != nil {
 		return 0, err
 	}
 	n.markWarned(warned, raised)

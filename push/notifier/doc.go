@@ -31,4 +31,10 @@
 // It learns of new work from the read snapshot (Wake, on every build) and from the committed
 // watermark it polls in ClickHouse; nothing it waits for is in Postgres, so it takes no Postgres
 // listener (package pglisten). Notifier follows the lifecycle contract (package lifecycle).
+//
+// Several serve instances each build a Notifier; the one holding the notifier lease
+// (oltp.RoleNotifier, package internal/leader) runs it. Config.Fence gives each batch that
+// lease's fencing token, and the batch commits only while it is still the role's lease, so an
+// instance that lost the lease (paused, cut off) writes nothing after another took over; the
+// position row's check (ErrPositionMoved) still keeps two writers from doubling a batch.
 package notifier

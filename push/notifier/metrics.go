@@ -15,6 +15,7 @@ type meters struct {
 	set        *metrics.Set
 	matched    *metrics.Counter             // events that matched at least one watch
 	failures   *metrics.Counter             // batches that failed (retried)
+	fenced     *metrics.Counter             // batches refused because this instance no longer holds the notifier lease
 	badWatches *metrics.Counter             // live watches whose criteria no longer parse
 	fast       *metrics.Counter             // batches matched on the fast path (a delta index, not the snapshot)
 	warnings   *metrics.Counter             // allowance warnings raised (account events) by committed batches
@@ -29,6 +30,7 @@ func newMeters(set *metrics.Set, lag func() float64) *meters {
 	return &meters{set: set,
 		matched:    set.NewCounter("hs_notifier_events_matched_total"),
 		failures:   set.NewCounter("hs_notifier_batch_failures_total"),
+		fenced:     set.NewCounter("hs_notifier_batches_fenced_total"),
 		badWatches: set.NewCounter("hs_notifier_unparsable_watches_total"),
 		fast:       set.NewCounter("hs_notifier_fast_batches_total"),
 		warnings:   set.NewCounter("hs_notifier_allowance_warnings_total"),

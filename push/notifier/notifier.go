@@ -68,6 +68,11 @@ type Config struct {
 	StoreTimeout time.Duration
 	// Now is the clock of the fire window and the billing month (default time.Now).
 	Now func() time.Time
+	// Fence, when set, is the notifier's lease (package internal/leader runs the notifier on the
+	// instance holding oltp.RoleNotifier): each batch commits only while the fence it returns is
+	// still the role's lease (oltp.ErrFenced otherwise: nothing written), and no batch begins
+	// while ok is false. nil: unfenced (one process).
+	Fence func() (f oltp.Fence, ok bool)
 }
 
 // Notifier tails the committed ledger and writes deliveries (see the package doc). Start it
@@ -190,6 +195,13 @@ func (n *Notifier) run(ctx context.Context) {
 			return
 		}
 		switch {
+		case errors.Is(err, oltp.ErrFenced):
+			n.m.fenced.Inc()
+			n.cfg.Log.Warn("notifier batch refused: this instance no longer holds the notifier lease; nothing written", "position", n.Position())
+			if !sleep(ctx, retryWait) {
+				return
+			}
+			continue
 		case err != nil:
 			n.m.failures.Inc()
 			n.cfg.Log.Warn("notifier batch failed; retrying", "position", n.Position(), "err", err)
@@ -253,6 +265,9 @@ func (n *Notifier) init(ctx context.Context) bool {
 // step runs one batch when the snapshot, or else the committed watermark last polled (the fast
 // path), is past the position; more says another is due at once.
 func (n *Notifier) step(ctx context.Context) (more bool, err error) {
+	if _, ok := n.fence(); !ok {
+		return false, nil // the lease is being lost: the part is about to stop
+	}
 	snap := n.cfg.Snapshots.Current()
 	pos := n.Position()
 	var next, upper uint64
@@ -281,6 +296,15 @@ func (n *Notifier) step(ctx context.Context) (more bool, err error) {
 	}
 	n.setPosition(next)
 	return next < upper, nil
+}
+
+// fence is the lease a batch commits under (the zero Fence without Config.Fence); ok is false
+// while this instance does not hold it.
+func (n *Notifier) fence() (oltp.Fence, bool) {
+	if n.cfg.Fence == nil {
+		return oltp.Fence{}, true
+	}
+	return n.cfg.Fence()
 }
 
 // sleep waits d or until ctx ends (false).
