@@ -140,6 +140,7 @@ type analysis struct {
 	first []int32 // hits starting at word i are hits[first[i]:first[i+1]]
 	ctx   []uint8 // per sentence
 	flags []uint8 // per sentence, sfDone once computed
+	cls   []uint8 // per word: its classes (clYear, …)
 	lang  uint8
 }
 
@@ -233,11 +234,36 @@ func (a *analysis) hitAt(i int, kind uint8) (hit, bool) {
 	return best, ok
 }
 
-// guessLang is the language most stop words of the text belong to.
+// Word classes: one lookup per word answers what the loops over every word ask.
+const (
+	clLang = 7      // the language of a stop word (langEN, …)
+	clYear = 1 << 3 // a year word ("years", "Jahre", "ans", "años")
+	clDay  = 1 << 4 // a day word ("days", "Tage", "jours", "días")
+)
+
+// wordClasses maps a folded word to its classes.
+var wordClasses = func() map[string]uint8 {
+	m := map[string]uint8{}
+	for w, l := range stopWords {
+		m[w] |= l
+	}
+	for w := range yearWords {
+		m[w] |= clYear
+	}
+	for w := range dayWords {
+		m[w] |= clDay
+	}
+	return m
+}()
+
+// guessLang classifies every word and returns the language most stop words belong to.
 func (a *analysis) guessLang() uint8 {
 	var n [5]int
+	a.cls = make([]uint8, len(a.d.words))
 	for i := range a.d.words {
-		n[stopWords[a.d.fw(i)]]++
+		c := wordClasses[a.d.fw(i)]
+		a.cls[i] = c
+		n[c&clLang]++
 	}
 	best := uint8(langUnknown)
 	for l := langEN; l <= langES; l++ {

@@ -34,13 +34,28 @@ type entry struct {
 
 // dict is the phrase dictionary. Built once; read-only afterwards.
 type dict struct {
-	m       map[string][]int32 // key → entries
-	prefix  map[string]bool    // every key of fewer words that starts a longer key
+	m       map[string]*node // key → its phrases, and whether longer keys start with it
 	entries []entry
 }
 
+// node is what the dictionary holds for one key.
+type node struct {
+	ids    []int32 // entries whose key it is
+	prefix bool    // a longer key starts with it
+}
+
 func newDict() *dict {
-	return &dict{m: map[string][]int32{}, prefix: map[string]bool{}}
+	return &dict{m: map[string]*node{}}
+}
+
+// nodeOf returns the node of key, made when missing.
+func (t *dict) nodeOf(key string) *node {
+	n := t.m[key]
+	if n == nil {
+		n = &node{}
+		t.m[key] = n
+	}
+	return n
 }
 
 // add adds phrase under kind and val. A leading "=" or "~" sets the mode. It panics on a phrase
@@ -66,15 +81,16 @@ func (t *dict) add(kind uint8, val int32, phrase string) {
 	}
 	key := d.low
 	for i := 1; i < n; i++ {
-		t.prefix[d.low[:d.words[i-1].b]] = true
+		t.nodeOf(d.low[:d.words[i-1].b]).prefix = true
 	}
-	for _, id := range t.m[key] {
+	nd := t.nodeOf(key)
+	for _, id := range nd.ids {
 		if o := t.entries[id]; o.kind == kind && o.val == val && o.mode == e.mode && slices.Equal(o.forms, e.forms) {
 			return // the same phrase twice
 		}
 	}
 	t.entries = append(t.entries, e)
-	t.m[key] = append(t.m[key], int32(len(t.entries)-1))
+	nd.ids = append(nd.ids, int32(len(t.entries)-1))
 }
 
 // addAll adds every phrase of a "|"-separated list.
@@ -94,21 +110,24 @@ type hit struct {
 
 // scan returns every hit in d, ordered by first word.
 func (t *dict) scan(d *doc) []hit {
-	var hits []hit
 	ws := d.words
+	hits := make([]hit, 0, len(ws)/4+8)
 	for i := range ws {
 		for j := i; j < len(ws) && j-i < maxWords; j++ {
 			if j > i && (ws[j].sent != ws[i].sent || ws[j].gap > gapGlue) {
 				break
 			}
-			key := d.low[ws[i].a:ws[j].b]
-			for _, id := range t.m[key] {
+			nd := t.m[d.low[ws[i].a:ws[j].b]]
+			if nd == nil {
+				break
+			}
+			for _, id := range nd.ids {
 				e := &t.entries[id]
 				if e.mode == modeAny || d.sameCase(i, e) {
 					hits = append(hits, hit{i: int32(i), n: int32(j - i + 1), e: e})
 				}
 			}
-			if !t.prefix[key] {
+			if !nd.prefix {
 				break
 			}
 		}

@@ -153,7 +153,7 @@ func (a *analysis) yearsMin() *int {
 	d := a.d
 	best := -1
 	for i := range d.words {
-		if !yearWords[d.fw(i)] || a.inTitle(i) {
+		if a.cls[i]&clYear == 0 || a.inTitle(i) {
 			continue
 		}
 		switch a.ctxOf(i) {

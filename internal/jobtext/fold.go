@@ -39,12 +39,3 @@ func appendFold(dst []byte, r rune) []byte {
 	}
 	return utf8.AppendRune(dst, r)
 }
-
-// fold is the folded form of s.
-func fold(s string) string {
-	b := make([]byte, 0, len(s))
-	for _, r := range s {
-		b = appendFold(b, r)
-	}
-	return string(b)
-}

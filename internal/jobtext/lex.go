@@ -104,7 +104,10 @@ func (d *doc) lexLine(lo, hi int, title bool, low []byte) []byte {
 		if len(d.words) == first {
 			w.gap = gapStart
 		} else {
-			g, brk := classifyGap(s[prevHi:start], d.prevWordIsAbbrev(low))
+			g, brk := classifyGap(s[prevHi:start])
+			if brk && !strings.ContainsAny(s[prevHi:start], "!?;|…") && d.prevWordIsAbbrev(low) {
+				brk = false // "e.g. Python", "z.B. Java", "etc. and"
+			}
 			w.gap = g
 			if brk {
 				d.sents = append(d.sents, sentence{first: int32(sentStart), end: int32(len(d.words)), line: ln})
@@ -216,8 +219,8 @@ func isWordRune(r rune) bool {
 }
 
 // classifyGap classifies the text between two words of a line and reports whether it ends a
-// sentence.
-func classifyGap(g string, afterAbbrev bool) (kind uint8, sentenceEnd bool) {
+// sentence (a dot after an abbreviation is the caller's to forgive).
+func classifyGap(g string) (kind uint8, sentenceEnd bool) {
 	switch g {
 	case "", ".", "-", "/", "_", "'", "’":
 		return gapGlue, false
@@ -236,7 +239,7 @@ func classifyGap(g string, afterAbbrev bool) (kind uint8, sentenceEnd bool) {
 	if strings.ContainsAny(g, "!?;|…") {
 		return gapHard, true
 	}
-	if i := strings.IndexByte(g, '.'); i >= 0 && !afterAbbrev {
+	if strings.IndexByte(g, '.') >= 0 {
 		return gapHard, true
 	}
 	return gapHard, false

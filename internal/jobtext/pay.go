@@ -20,6 +20,7 @@ import (
 // pay returns the first pay figure of the text.
 func (a *analysis) pay() *Pay {
 	d := a.d
+	var toks []payTok
 	for li := range d.lines {
 		ln := &d.lines[li]
 		if ln.sec == secLegal {
@@ -29,7 +30,7 @@ func (a *analysis) pay() *Pay {
 		if !strings.ContainsAny(s, "0123456789") {
 			continue
 		}
-		toks := lexPay(s, int(ln.lo))
+		toks = lexPay(toks[:0], s, int(ln.lo))
 		for p := range toks {
 			if toks[p].kind != ptNum {
 				continue
@@ -65,9 +66,10 @@ type payTok struct {
 	word   string // folded, for words
 }
 
-// lexPay splits s (at offset base in the doc) into numbers, currencies, dashes and words.
-func lexPay(s string, base int) []payTok {
-	var out []payTok
+// lexPay appends to out the tokens of s (at offset base in the doc): numbers, currencies,
+// dashes and words.
+func lexPay(out []payTok, s string, base int) []payTok {
+	var buf [24]byte
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
@@ -118,14 +120,21 @@ func lexPay(s string, base int) []payTok {
 				j += size
 			}
 			w := s[i:j]
-			t := payTok{kind: ptWord, lo: base + i, hi: base + j, word: fold(w)}
-			if j < len(s) && s[j] == '$' {
-				if cur, ok := dollarPrefixes[strings.ToUpper(w)]; ok {
-					t = payTok{kind: ptCur, lo: base + i, hi: base + j + 1, cur: cur}
-					j++
+			t := payTok{kind: ptWord, lo: base + i, hi: base + j}
+			if len(w) <= 12 { // longer words are none of the words read here
+				lw := buf[:0]
+				for _, r := range w {
+					lw = appendFold(lw, r)
 				}
-			} else if cur, ok := currencyWords[t.word]; ok && (len(w) != 3 || strings.ToUpper(w) == w) {
-				t.kind, t.cur = ptCur, cur
+				t.word = payWordNames[string(lw)]
+				if j < len(s) && s[j] == '$' {
+					if cur, ok := dollarPrefixes[string(lw)]; ok {
+						t = payTok{kind: ptCur, lo: base + i, hi: base + j + 1, cur: cur}
+						j++
+					}
+				} else if cur, ok := currencyWords[string(lw)]; ok && (len(w) != 3 || isUpperASCII(w)) {
+					t.kind, t.cur = ptCur, cur
+				}
 			}
 			out = append(out, t)
 			i = j
@@ -232,10 +241,34 @@ func isWordByteAt(s string, k int) bool {
 
 var currencySymbols = map[rune]string{'€': "EUR", '£': "GBP", '¥': "JPY", '₹': "INR", '₩': "KRW", '₪': "ILS", '₺': "TRY"}
 
+// dollarPrefixes are the letters before a "$" that name another dollar ("CA$", "A$", "R$"),
+// folded.
 var dollarPrefixes = map[string]string{
-	"US": "USD", "USD": "USD", "CA": "CAD", "C": "CAD", "CAD": "CAD", "A": "AUD", "AU": "AUD", "AUD": "AUD",
-	"NZ": "NZD", "NZD": "NZD", "S": "SGD", "SG": "SGD", "SGD": "SGD", "HK": "HKD", "HKD": "HKD", "R": "BRL",
-	"MX": "MXN", "MXN": "MXN",
+	"us": "USD", "usd": "USD", "ca": "CAD", "c": "CAD", "cad": "CAD", "a": "AUD", "au": "AUD", "aud": "AUD",
+	"nz": "NZD", "nzd": "NZD", "s": "SGD", "sg": "SGD", "sgd": "SGD", "hk": "HKD", "hkd": "HKD", "r": "BRL",
+	"mx": "MXN", "mxn": "MXN",
+}
+
+// payWordNames are the words payAt and readAmount ask about, each mapped to itself.
+var payWordNames = func() map[string]string {
+	m := map[string]string{}
+	for w := range rangeJoin {
+		m[w] = w
+	}
+	for w := range millionWords {
+		m[w] = w
+	}
+	return m
+}()
+
+// isUpperASCII reports whether every byte of s is an upper-case ASCII letter.
+func isUpperASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 // currencyWords are ISO codes (matched in capitals) and currency names.

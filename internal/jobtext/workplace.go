@@ -225,7 +225,7 @@ func (a *analysis) negatedAround(i, j int) bool {
 func (a *analysis) officeDays() (office, home int) {
 	d := a.d
 	for i := range d.words {
-		if !dayWords[d.fw(i)] {
+		if a.cls[i]&clDay == 0 {
 			continue
 		}
 		n := a.numberWord(i - 1)
