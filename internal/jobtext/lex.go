@@ -72,7 +72,7 @@ func lexDoc(title, text string) *doc {
 		titleEnd = len(title)
 	}
 	d := &doc{src: src}
-	d.words = make([]word, 0, len(src)/6+4)
+	d.words = make([]word, 0, len(src)/5+4)
 	low := make([]byte, 0, len(src)+len(src)/8)
 	for lo := 0; lo < len(src); {
 		hi := strings.IndexByte(src[lo:], '\n')
@@ -114,14 +114,11 @@ func (d *doc) lexLine(lo, hi int, title bool, low []byte) []byte {
 				sentStart = len(d.words)
 			}
 		}
-		w.flags = wordFlags(s[start:end])
 		if len(low) > 0 {
 			low = append(low, ' ')
 		}
 		w.a = int32(len(low))
-		for _, r := range s[start:end] {
-			low = appendFold(low, r)
-		}
+		low, w.flags = foldWord(low, s[start:end])
 		w.b = int32(len(low))
 		w.sent = int32(len(d.sents))
 		d.words = append(d.words, w)
@@ -183,6 +180,16 @@ func nextWord(s string, i, hi int) (start, end int) {
 	}
 	runes := 0
 	for i < hi {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+				runes++
+				i++
+				continue
+			}
+			if c != '&' {
+				break
+			}
+		}
 		r, size := utf8.DecodeRuneInString(s[i:hi])
 		if isWordRune(r) {
 			runes++
@@ -243,6 +250,59 @@ func classifyGap(g string) (kind uint8, sentenceEnd bool) {
 		return gapHard, true
 	}
 	return gapHard, false
+}
+
+// foldWord appends the folded form of w to low and returns it with w's flags; one pass, ASCII
+// without decoding.
+func foldWord(low []byte, w string) ([]byte, uint8) {
+	letters, upper, digits := 0, 0, 0
+	ascii := true
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			ascii = false
+		case c >= 'A' && c <= 'Z':
+			letters++
+			upper++
+			c += 'a' - 'A'
+		case c >= 'a' && c <= 'z':
+			letters++
+		case c >= '0' && c <= '9':
+			digits++
+		}
+		if !ascii {
+			break
+		}
+		low = append(low, c)
+	}
+	if !ascii {
+		low = low[:len(low)-countASCIIPrefix(w)]
+		for _, r := range w {
+			low = appendFold(low, r)
+		}
+		return low, wordFlags(w)
+	}
+	var f uint8
+	if len(w) > 0 && (w[0] >= 'A' && w[0] <= 'Z' || len(w) > 1 && w[0] == '.' && w[1] >= 'A' && w[1] <= 'Z') {
+		f |= wCap
+	}
+	if letters > 0 && upper == letters {
+		f |= wUpper
+	}
+	if digits == len(w) {
+		f |= wNum
+	}
+	return low, f
+}
+
+// countASCIIPrefix is the number of leading ASCII bytes of w.
+func countASCIIPrefix(w string) int {
+	n := 0
+	for n < len(w) && w[n] < utf8.RuneSelf {
+		n++
+	}
+	return n
 }
 
 // wordFlags computes the case and digit flags of a word as written.
