@@ -4,8 +4,9 @@
 //
 // The layers, from the bottom:
 //
-//   - leaf: internal/* (the vocabulary, plans, payload, problem, lifecycle, migrate, keys,
-//     signing, secrets, egress, flags, the dev stack). A leaf imports other leaves only.
+//   - leaf: internal/* (the vocabulary, a posting's text, plans, payload, problem, lifecycle,
+//     migrate, keys, signing, secrets, egress, flags, the dev stack). A leaf imports other leaves
+//     only.
 //   - store: oltp (Postgres) and analytics (ClickHouse). A store imports leaves only.
 //   - crawl (pipeline), read (read/*) and push (push/*) import stores and leaves; push may also
 //     import read (a watch is matched with the read side's criteria); crawl imports neither read

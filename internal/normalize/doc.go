@@ -5,7 +5,8 @@
 // chain that gives a posting its country (PostingCountry), the function
 // taxonomy and the title classifier, title dedup keys and display titles,
 // company and domain keys, yearly-USD salary conversion, search tokens and
-// stems, agency classification and the headcount band ladder.
+// stems, agency classification, the headcount band ladder and the seniority
+// vocabulary with a title's seniority (seniority.go).
 //
 // It is pure: no I/O, no HTTP, no database, no clock, and it imports no other
 // package of this project. All tables are package-level values built once at

@@ -1,0 +1,428 @@
+package jobtext
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+)
+
+// DefaultMax is the bound for callers of Clean that have no other: 64 KiB, several times a long
+// posting (a long one is 10–15 KB of text).
+const DefaultMax = 64 << 10
+
+// Clean turns a description as a feed sends it into plain text: an HTML fragment, HTML that was
+// HTML-escaped once or twice (Greenhouse's content), text with entities, or plain text with CRLF
+// line ends. Blocks (paragraphs, headings, lists, table rows) are separated by a blank line, list
+// items start a line with "- " (so do lines of plain text that start with a bullet character),
+// <br> breaks a line; scripts, styles, comments and the like are dropped, entities decoded,
+// whitespace collapsed, invisible characters and invalid UTF-8 dropped. The result is at most max
+// bytes, cut at a word boundary (inside a word of more than 256 bytes that is over half the text,
+// at a rune boundary); max <= 0 means no bound. Its cost is linear in len(raw), and it stops reading once max is
+// reached.
+func Clean(raw string, max int) string {
+	if raw == "" {
+		return ""
+	}
+	raw = unescapeEscapedHTML(raw)
+	w := writer{max: max}
+	if looksLikeHTML(raw) {
+		w.html(raw)
+	} else {
+		w.plain(raw)
+	}
+	return w.result()
+}
+
+// unescapeEscapedHTML decodes raw when it is HTML sent HTML-escaped ("&lt;p&gt;…"): when escaped
+// tags are at least as many as real ones. Twice at most, for text escaped twice ("&amp;lt;p").
+func unescapeEscapedHTML(raw string) string {
+	for range 3 {
+		esc, real := countTags(raw)
+		if esc == 0 || esc < real {
+			return raw
+		}
+		raw = html.UnescapeString(raw)
+	}
+	return raw
+}
+
+// countTags counts escaped tag openings ("&lt;p", "&lt;/p", "&amp;lt;p") and real ones ("<p").
+func countTags(s string) (escaped, real int) {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '<':
+			if i+1 < len(s) && tagStart(s[i+1:]) {
+				real++
+			}
+		case '&':
+			rest := strings.TrimPrefix(s[i+1:], "amp;")
+			if (strings.HasPrefix(rest, "lt;") || strings.HasPrefix(rest, "LT;")) && tagStart(rest[3:]) {
+				escaped++
+			}
+		}
+	}
+	return escaped, real
+}
+
+// tagStart reports whether s starts like the inside of a tag: a letter, "/" and a letter, or "!".
+func tagStart(s string) bool {
+	if s == "" {
+		return false
+	}
+	if s[0] == '!' {
+		return true
+	}
+	if s[0] == '/' {
+		s = s[1:]
+	}
+	return s != "" && isASCIILetter(s[0])
+}
+
+func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// htmlTags are the element names that make a text HTML when one appears as a tag: common ones
+// only, so plain text that writes "List<T>" or "a <b> c" about something else stays plain.
+var htmlTags = map[string]bool{
+	"p": true, "br": true, "div": true, "span": true, "ul": true, "ol": true, "li": true, "b": true,
+	"strong": true, "i": true, "em": true, "u": true, "a": true, "h1": true, "h2": true, "h3": true,
+	"h4": true, "h5": true, "h6": true, "table": true, "tr": true, "td": true, "th": true, "tbody": true,
+	"thead": true, "section": true, "article": true, "header": true, "footer": true, "blockquote": true,
+	"pre": true, "code": true, "hr": true, "img": true, "font": true, "small": true, "sup": true,
+	"sub": true, "dl": true, "dt": true, "dd": true, "script": true, "style": true, "html": true,
+	"body": true, "head": true, "meta": true, "link": true, "center": true, "main": true, "nav": true,
+	"figure": true, "iframe": true, "noscript": true, "svg": true, "title": true, "template": true,
+}
+
+// looksLikeHTML reports whether s has a comment or a tag of a common element.
+func looksLikeHTML(s string) bool {
+	for i := strings.IndexByte(s, '<'); i >= 0; {
+		rest := s[i+1:]
+		if strings.HasPrefix(rest, "!--") || strings.HasPrefix(rest, "!DOCTYPE") || strings.HasPrefix(rest, "!doctype") {
+			return true
+		}
+		if rest != "" && rest[0] == '/' {
+			rest = rest[1:]
+		}
+		n := 0
+		for n < len(rest) && n < 12 && (isASCIILetter(rest[n]) || (n > 0 && rest[n] >= '0' && rest[n] <= '9')) {
+			n++
+		}
+		if n > 0 && n < len(rest) {
+			switch rest[n] {
+			case '>', ' ', '/', '\t', '\n', '\r':
+				if htmlTags[strings.ToLower(rest[:n])] {
+					return true
+				}
+			}
+		}
+		j := strings.IndexByte(rest, '<')
+		if j < 0 {
+			break
+		}
+		i = len(s) - len(rest) + j
+	}
+	return false
+}
+
+// Break strengths, weakest first.
+const (
+	brNone = iota
+	brSpace
+	brLine
+	brPara
+)
+
+// writer accumulates the clean text: whitespace and breaks are held back until the next visible
+// character, so the text never starts or ends with one and never repeats one.
+type writer struct {
+	b       []byte
+	max     int  // <= 0: no bound
+	pending int  // the strongest break seen since the last character
+	item    bool // the next character starts a list item
+	lineBeg bool // nothing written on the current line yet (bullet characters are items there)
+	full    bool // past max: stop
+}
+
+// brk asks for a break of strength k before the next character.
+func (w *writer) brk(k int) {
+	if k > w.pending {
+		w.pending = k
+	}
+	if k >= brLine {
+		w.lineBeg = true
+	}
+}
+
+// listItem starts a list item on a new line.
+func (w *writer) listItem() {
+	w.brk(brLine)
+	w.item = true
+}
+
+// flush writes the held-back break (none at the very start) and the item marker.
+func (w *writer) flush() {
+	if len(w.b) > 0 {
+		switch w.pending {
+		case brSpace:
+			w.b = append(w.b, ' ')
+		case brLine:
+			w.b = append(w.b, '\n')
+		case brPara:
+			w.b = append(w.b, '\n', '\n')
+		}
+	}
+	w.pending = brNone
+	if w.item {
+		w.b = append(w.b, '-', ' ')
+		w.item = false
+	}
+	w.lineBeg = false
+}
+
+// text writes s with its whitespace collapsed into the held-back break. At the start of a line,
+// a bullet character followed by a space makes the line a list item.
+func (w *writer) text(s string) {
+	for i := 0; i < len(s) && !w.full; {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			continue // invalid UTF-8
+		case isSpaceRune(r):
+			w.brk(brSpace)
+			continue
+		case isInvisible(r):
+			continue
+		}
+		if w.lineBeg && isBullet(r) && followedBySpace(s[i:]) {
+			w.item = true
+			w.lineBeg = false
+			continue
+		}
+		w.flush()
+		w.b = utf8.AppendRune(w.b, r)
+		if w.max > 0 && len(w.b) > w.max {
+			w.full = true
+		}
+	}
+}
+
+// followedBySpace reports whether s is empty or starts with a space.
+func followedBySpace(s string) bool {
+	if s == "" {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	return isSpaceRune(r)
+}
+
+// isSpaceRune reports the characters that collapse into a space: ASCII and Unicode spaces and
+// every control character (a line break inside a text run is a space; lines are the caller's).
+func isSpaceRune(r rune) bool {
+	switch {
+	case r <= ' ' || r == 0x7f:
+		return true
+	case r < 0x80:
+		return false
+	case r >= 0x80 && r < 0xa0, r == 0xa0, r == 0x1680, r >= 0x2000 && r <= 0x200a, r == 0x2028, r == 0x2029,
+		r == 0x202f, r == 0x205f, r == 0x3000, r == 0x85:
+		return true
+	}
+	return false
+}
+
+// isInvisible reports format characters dropped from the text: zero-width spaces and joiners, the
+// soft hyphen, the byte order mark, word joiners and bidirectional marks.
+func isInvisible(r rune) bool {
+	switch {
+	case r == 0xad, r >= 0x200b && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2060 && r <= 0x2064,
+		r == 0xfeff, r == 0xfffe, r == 0xffff:
+		return true
+	}
+	return false
+}
+
+// isBullet reports the characters feeds start list lines with.
+func isBullet(r rune) bool {
+	switch r {
+	case '-', '*', '•', '·', '◦', '▪', '▫', '●', '○', '■', '□', '➢', '➤', '►', '▶', '✓', '✔', '–', '—', '→', '⁃', '∙':
+		return true
+	}
+	return false
+}
+
+// plain writes plain text: lines as lines (CRLF, CR or LF), blank lines as paragraph breaks,
+// entities decoded.
+func (w *writer) plain(s string) {
+	if strings.IndexByte(s, '&') >= 0 {
+		s = html.UnescapeString(s)
+	}
+	blank := false
+	for s != "" && !w.full {
+		line := s
+		s = ""
+		if i := strings.IndexAny(line, "\r\n"); i >= 0 {
+			next := i + 1
+			if line[i] == '\r' && next < len(line) && line[next] == '\n' {
+				next++
+			}
+			line, s = line[:i], line[next:]
+		}
+		if strings.TrimSpace(line) == "" {
+			blank = true
+			continue
+		}
+		if blank {
+			w.brk(brPara)
+		} else {
+			w.brk(brLine)
+		}
+		blank = false
+		w.text(line)
+	}
+}
+
+// blockTags break the text before and after them (a paragraph break; a line break inside a list
+// item).
+var blockTags = map[string]bool{
+	"p": true, "div": true, "section": true, "article": true, "header": true, "footer": true,
+	"h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true, "ul": true, "ol": true,
+	"dl": true, "table": true, "blockquote": true, "pre": true, "hr": true, "address": true,
+	"aside": true, "center": true, "details": true, "summary": true, "fieldset": true, "figure": true,
+	"figcaption": true, "form": true, "main": true, "nav": true, "caption": true, "dialog": true,
+	"body": true, "html": true,
+}
+
+// lineTags break the line before and after them.
+var lineTags = map[string]bool{"tr": true, "dt": true, "dd": true, "br": true, "option": true}
+
+// skipTags are elements whose content is no part of the text.
+var skipTags = map[string]bool{
+	"script": true, "style": true, "noscript": true, "template": true, "head": true, "title": true,
+	"iframe": true, "object": true, "svg": true, "math": true, "select": true, "button": true,
+	"textarea": true, "canvas": true, "video": true, "audio": true, "map": true,
+}
+
+// html writes an HTML fragment.
+func (w *writer) html(s string) {
+	z := html.NewTokenizer(strings.NewReader(s))
+	skip, inItem, pre := 0, 0, 0
+	for !w.full {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			return
+		case html.TextToken:
+			if skip > 0 {
+				continue
+			}
+			t := z.Text()
+			if pre > 0 {
+				w.preText(string(t))
+			} else {
+				w.text(string(t))
+			}
+		case html.StartTagToken, html.SelfClosingTagToken, html.EndTagToken:
+			name, _ := z.TagName()
+			tag := string(name)
+			start := tt != html.EndTagToken
+			if skipTags[tag] {
+				if tt == html.StartTagToken {
+					skip++
+				} else if tt == html.EndTagToken && skip > 0 {
+					skip--
+				}
+				continue
+			}
+			if skip > 0 {
+				continue
+			}
+			switch {
+			case tag == "li":
+				if start {
+					inItem++
+					w.listItem()
+				} else {
+					if inItem > 0 {
+						inItem--
+					}
+					w.brk(brLine)
+				}
+			case tag == "td" || tag == "th":
+				w.brk(brSpace)
+			case lineTags[tag]:
+				w.brk(brLine)
+			case blockTags[tag]:
+				if tag == "pre" {
+					if tt == html.StartTagToken {
+						pre++
+					} else if tt == html.EndTagToken && pre > 0 {
+						pre--
+					}
+				}
+				if inItem > 0 {
+					w.brk(brLine)
+				} else {
+					w.brk(brPara)
+				}
+			}
+		}
+	}
+}
+
+// preText writes the text of a <pre> element: its line breaks kept as lines.
+func (w *writer) preText(s string) {
+	for i, line := range strings.Split(s, "\n") {
+		if i > 0 {
+			w.brk(brLine)
+		}
+		w.text(line)
+	}
+}
+
+// result is the written text cut to max at a word boundary.
+func (w *writer) result() string {
+	b := w.b
+	if w.max > 0 && len(b) > w.max {
+		cut := w.max
+		for cut > 0 && !utf8.RuneStart(b[cut]) {
+			cut--
+		}
+		if b[cut] != ' ' && b[cut] != '\n' {
+			// Inside a word: back to the space before it, unless that word is longer than
+			// maxWordCut and more than half the text (a run of junk, not a word).
+			if j := lastSpace(b[:cut]); j > 0 && (cut-j <= maxWordCut || j > cut/2) {
+				cut = j
+			}
+		}
+		b = b[:cut]
+		for {
+			n := len(b)
+			for n > 0 && (b[n-1] == ' ' || b[n-1] == '\n') {
+				n--
+			}
+			if n > 0 && b[n-1] == '-' && (n == 1 || b[n-2] == '\n') {
+				n-- // a list marker whose item was cut off
+			}
+			if n == len(b) {
+				break
+			}
+			b = b[:n]
+		}
+	}
+	return string(b)
+}
+
+// maxWordCut is the longest word Clean drops whole when max falls inside it.
+const maxWordCut = 256
+
+// lastSpace is the index of the last space or line break in b, or -1.
+func lastSpace(b []byte) int {
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] == ' ' || b[i] == '\n' {
+			return i
+		}
+	}
+	return -1
+}

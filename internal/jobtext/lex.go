@@ -1,0 +1,362 @@
+package jobtext
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The lexer turns a title and a clean text into words, lines and sentences. Every table phrase
+// goes through the same lexer when the tables are built, so a phrase matches the text it was
+// written as whatever its punctuation ("Node.js", "NodeJS" and "node js" are the words the table
+// says). A word is a run of letters, digits and marks, plus: a leading dot before letters
+// (".NET"), "+" or "#" after a single letter ("C++", "C#", "F#"), and "&" between short runs of
+// letters ("R&D", "AT&T", "P&L", which are then never "R" or "D").
+
+// Gaps: what separates a word from the one before it.
+const (
+	gapStart = iota // the first word of a line
+	gapSpace        // whitespace only
+	gapGlue         // nothing, or one joiner: . - / _ ' ’
+	gapHard         // any other punctuation
+)
+
+// Word flags.
+const (
+	wCap   = 1 << iota // the first letter is upper case
+	wUpper             // every letter is upper case (and there is one)
+	wNum               // digits only
+)
+
+// word is one word of a doc.
+type word struct {
+	lo, hi int32 // span in doc.src
+	a, b   int32 // span of the folded word in doc.low
+	gapLo  int32 // start of the gap before the word in doc.src
+	sent   int32 // sentence index
+	line   int32 // line index
+	gap    uint8
+	flags  uint8
+}
+
+// line is one non-blank line of a doc.
+type line struct {
+	first, end int32 // words [first, end)
+	lo, hi     int32 // span in doc.src
+	item       bool  // a list item ("- ")
+	title      bool  // a line of the title
+	sec        uint8 // the section the line is in
+}
+
+// sentence is a run of words of one line between sentence ends (. ! ? ; | …).
+type sentence struct {
+	first, end int32
+	line       int32
+}
+
+// doc is a lexed title and text.
+type doc struct {
+	src   string // title, a blank line, text
+	low   string // the folded words, joined by single spaces
+	words []word
+	lines []line
+	sents []sentence
+}
+
+// lexDoc lexes a title and a text (Clean's output or any plain text).
+func lexDoc(title, text string) *doc {
+	src := text
+	titleEnd := 0
+	if title != "" {
+		src = title + "\n\n" + text
+		titleEnd = len(title)
+	}
+	d := &doc{src: src}
+	d.words = make([]word, 0, len(src)/5+4)
+	low := make([]byte, 0, len(src)+len(src)/8)
+	for lo := 0; lo < len(src); {
+		hi := strings.IndexByte(src[lo:], '\n')
+		if hi < 0 {
+			hi = len(src)
+		} else {
+			hi += lo
+		}
+		low = d.lexLine(lo, hi, lo < titleEnd || (titleEnd > 0 && lo == 0), low)
+		lo = hi + 1
+	}
+	d.low = string(low)
+	return d
+}
+
+// lexLine lexes src[lo:hi] as one line (skipped when it has no word).
+func (d *doc) lexLine(lo, hi int, title bool, low []byte) []byte {
+	s := d.src
+	first := len(d.words)
+	ln := int32(len(d.lines))
+	sentStart := first
+	prevHi := lo
+	for i := lo; i < hi; {
+		start, end := nextWord(s, i, hi)
+		if start < 0 {
+			break
+		}
+		w := word{lo: int32(start), hi: int32(end), gapLo: int32(prevHi), line: ln}
+		if len(d.words) == first {
+			w.gap = gapStart
+		} else {
+			g, brk := classifyGap(s[prevHi:start])
+			if brk && !strings.ContainsAny(s[prevHi:start], "!?;|…") && d.prevWordIsAbbrev(low) {
+				brk = false // "e.g. Python", "z.B. Java", "etc. and"
+			}
+			w.gap = g
+			if brk {
+				d.sents = append(d.sents, sentence{first: int32(sentStart), end: int32(len(d.words)), line: ln})
+				sentStart = len(d.words)
+			}
+		}
+		if len(low) > 0 {
+			low = append(low, ' ')
+		}
+		w.a = int32(len(low))
+		low, w.flags = foldWord(low, s[start:end])
+		w.b = int32(len(low))
+		w.sent = int32(len(d.sents))
+		d.words = append(d.words, w)
+		prevHi = end
+		i = end
+	}
+	if len(d.words) == first {
+		return low
+	}
+	d.sents = append(d.sents, sentence{first: int32(sentStart), end: int32(len(d.words)), line: ln})
+	item := strings.HasPrefix(strings.TrimLeft(s[lo:hi], " \t"), "- ")
+	d.lines = append(d.lines, line{first: int32(first), end: int32(len(d.words)), lo: int32(lo), hi: int32(hi), item: item, title: title})
+	return low
+}
+
+// prevWordIsAbbrev reports whether the last folded word in low is an abbreviation whose dot ends
+// no sentence ("e.g.", "z.B.", "etc.", "ca.").
+func (d *doc) prevWordIsAbbrev(low []byte) bool {
+	n := len(d.words)
+	if n == 0 {
+		return false
+	}
+	w := d.words[n-1]
+	fw := string(low[w.a:w.b])
+	if abbrevs[fw] {
+		return true
+	}
+	// The last letter of a dotted abbreviation: "e.g", "i.e", "z.B", "p.a".
+	return len(fw) == 1 && w.gap == gapGlue && w.gapLo < w.lo && d.src[w.gapLo] == '.'
+}
+
+// abbrevs are words written with a dot that ends no sentence.
+var abbrevs = map[string]bool{
+	"etc": true, "bzw": true, "ca": true, "inkl": true, "zzgl": true, "vs": true, "approx": true,
+	"min": true, "max": true, "mind": true, "dr": true, "mr": true, "mrs": true, "ms": true, "jr": true,
+	"sr": true, "st": true, "no": true, "nr": true, "incl": true, "resp": true, "usw": true, "evtl": true,
+	"ggf": true, "sog": true, "env": true, "cf": true, "mme": true, "mlle": true, "sra": true,
+	"aprox": true, "p": true, "yrs": true, "mo": true, "mos": true, "hr": true, "hrs": true, "wk": true,
+}
+
+// nextWord finds the next word in s[i:hi]: its span, or -1.
+func nextWord(s string, i, hi int) (start, end int) {
+	start = -1
+	for i < hi {
+		r, size := utf8.DecodeRuneInString(s[i:hi])
+		if isWordRune(r) {
+			start = i
+			break
+		}
+		if r == '.' && i+1 < hi && isASCIILetter(s[i+1]) && (i == 0 || !isWordByteBefore(s, i)) {
+			start = i // ".NET"
+			i++
+			break
+		}
+		i += size
+	}
+	if start < 0 {
+		return -1, -1
+	}
+	runes := 0
+	for i < hi {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+				runes++
+				i++
+				continue
+			}
+			if c != '&' {
+				break
+			}
+		}
+		r, size := utf8.DecodeRuneInString(s[i:hi])
+		if isWordRune(r) {
+			runes++
+			i += size
+			continue
+		}
+		if r == '&' && runes > 0 && runes <= 2 && i+1 < hi && isASCIILetter(s[i+1]) {
+			runes = 0
+			i++
+			continue
+		}
+		break
+	}
+	if runes == 1 && i-start == 1 && isASCIILetter(s[start]) && i < hi && (s[i] == '+' || s[i] == '#') {
+		i++
+		if i < hi && s[i] == '+' {
+			i++
+		}
+	}
+	return start, i
+}
+
+// isWordByteBefore reports whether the rune ending just before s[i] is a word rune.
+func isWordByteBefore(s string, i int) bool {
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return isWordRune(r)
+}
+
+func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
+}
+
+// classifyGap classifies the text between two words of a line and reports whether it ends a
+// sentence (a dot after an abbreviation is the caller's to forgive).
+func classifyGap(g string) (kind uint8, sentenceEnd bool) {
+	switch g {
+	case "", ".", "-", "/", "_", "'", "’":
+		return gapGlue, false
+	}
+	// Whitespace, "%" ("100% remote" reads as "100 remote") and a spaced "&" ("Weights & Biases").
+	space := true
+	for i := 0; i < len(g); i++ {
+		if g[i] != ' ' && g[i] != '\t' && g[i] != '\r' && g[i] != '%' && g[i] != '&' {
+			space = false
+			break
+		}
+	}
+	if space {
+		return gapSpace, false
+	}
+	if strings.ContainsAny(g, "!?;|…") {
+		return gapHard, true
+	}
+	if strings.IndexByte(g, '.') >= 0 {
+		return gapHard, true
+	}
+	return gapHard, false
+}
+
+// foldWord appends the folded form of w to low and returns it with w's flags; one pass, ASCII
+// without decoding.
+func foldWord(low []byte, w string) ([]byte, uint8) {
+	letters, upper, digits := 0, 0, 0
+	ascii := true
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			ascii = false
+		case c >= 'A' && c <= 'Z':
+			letters++
+			upper++
+			c += 'a' - 'A'
+		case c >= 'a' && c <= 'z':
+			letters++
+		case c >= '0' && c <= '9':
+			digits++
+		}
+		if !ascii {
+			break
+		}
+		low = append(low, c)
+	}
+	if !ascii {
+		low = low[:len(low)-countASCIIPrefix(w)]
+		for _, r := range w {
+			low = appendFold(low, r)
+		}
+		return low, wordFlags(w)
+	}
+	var f uint8
+	if len(w) > 0 && (w[0] >= 'A' && w[0] <= 'Z' || len(w) > 1 && w[0] == '.' && w[1] >= 'A' && w[1] <= 'Z') {
+		f |= wCap
+	}
+	if letters > 0 && upper == letters {
+		f |= wUpper
+	}
+	if digits == len(w) {
+		f |= wNum
+	}
+	return low, f
+}
+
+// countASCIIPrefix is the number of leading ASCII bytes of w.
+func countASCIIPrefix(w string) int {
+	n := 0
+	for n < len(w) && w[n] < utf8.RuneSelf {
+		n++
+	}
+	return n
+}
+
+// wordFlags computes the case and digit flags of a word as written.
+func wordFlags(w string) uint8 {
+	var f uint8
+	letters, upper, digits, n := 0, 0, 0, 0
+	for i, r := range w {
+		n++
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+			if unicode.IsUpper(r) {
+				upper++
+				if i == 0 || (i == 1 && w[0] == '.') {
+					f |= wCap
+				}
+			}
+		case r >= '0' && r <= '9':
+			digits++
+		}
+	}
+	if letters > 0 && upper == letters {
+		f |= wUpper
+	}
+	if digits == n {
+		f |= wNum
+	}
+	return f
+}
+
+// text is the word as written; fw its folded form.
+func (d *doc) text(i int) string { w := d.words[i]; return d.src[w.lo:w.hi] }
+func (d *doc) fw(i int) string   { w := d.words[i]; return d.low[w.a:w.b] }
+
+// gapText is the text between word i and the one before it on its line.
+func (d *doc) gapText(i int) string { w := d.words[i]; return d.src[w.gapLo:w.lo] }
+
+// sameSent reports whether word j exists and is in word i's sentence.
+func (d *doc) sameSent(i, j int) bool {
+	return j >= 0 && j < len(d.words) && d.words[j].sent == d.words[i].sent
+}
+
+// num is the value of word i when it is a small number written in digits, else -1.
+func (d *doc) num(i int) int {
+	if i < 0 || i >= len(d.words) || d.words[i].flags&wNum == 0 {
+		return -1
+	}
+	t := d.text(i)
+	if len(t) > 4 {
+		return -1
+	}
+	n := 0
+	for j := 0; j < len(t); j++ {
+		n = n*10 + int(t[j]-'0')
+	}
+	return n
+}
