@@ -1,10 +1,12 @@
 // Package analytics owns the ClickHouse side of the service: the connection, the embedded numbered
-// migrations, the tables the crawl writes and the reads query (companies, the event ledger,
-// board sightings, ATS history, cycles), their row types (Event, Company, ReqBoard,
+// migrations and their two layouts (one server, or one shard of N replicas with every table
+// Replicated: schema.go), the tables the crawl writes and the reads query (companies, the event
+// ledger, board sightings, ATS history, cycles), their row types (Event, Company, ReqBoard,
 // VendorSighting, Cycle), and every statement run against them: the crawl's cycle write and
-// commit (WriteCycle, ledger.go), the reads that rebuild the crawl's state (crawlstate.go), the
-// gaps between a region's committed cycles (Gaps, gaps.go), and the reads behind the API and its
-// read models.
+// commit (WriteCycle, ledger.go, quorum writes in cluster mode: quorum.go), the reads that
+// rebuild the crawl's state (crawlstate.go), the gaps between a region's committed cycles (Gaps,
+// gaps.go), and the reads behind the API and its read models, which serve a watermark only once
+// the replica that answers holds every event below it (presence.go).
 //
 // SQL here must run on ClickHouse 18.16 (Debian) and on current releases: every INSERT names its
 // columns; no LowCardinality, DateTime64, window functions or toStartOfWeek. It must not touch

@@ -15,7 +15,9 @@ import (
 // never served.
 
 // Watermark is the highest committed event_seq (0 before the first cycle) and the time of the
-// latest committed cycle.
+// latest committed cycle: the ledger's head, which the crawl numbers from. A replica that lags
+// may hold a commit row before its events, so the readers serve ReadWatermark, PresentWatermark
+// or a page's own check instead (presence.go).
 func Watermark(ctx context.Context, ch driver.Conn) (uint64, time.Time, error) {
 	var wm uint64
 	var at time.Time
