@@ -17,6 +17,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
@@ -53,10 +54,14 @@ func (o Options) Addrs() []string {
 }
 
 // conn is the connection Open returns: the driver's, with the options it was opened with, which
-// the writes that depend on the layout read (insertQuorum).
+// the writes that depend on the layout read (insertQuorum), and the quorum last read.
 type conn struct {
 	driver.Conn
 	opts Options
+
+	mu       sync.Mutex
+	quorum   int
+	quorumAt time.Time
 }
 
 // optionsOf is the options ch was opened with (zero for a connection Open did not make: a

@@ -160,7 +160,7 @@ func WriteCycle(ctx context.Context, ch driver.Conn, w *CycleWrite, batch int) e
 			return err
 		}
 	}
-	wr, err := newWriter(ctx, ch, "cycles")
+	wr, err := newWriter(ctx, ch)
 	if err != nil {
 		return fmt.Errorf("cannot write cycle %s/%d: %w", w.Cycle.Region, w.Cycle.Tick, err)
 	}

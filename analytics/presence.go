@@ -36,7 +36,7 @@ import (
 // it on the replica that answers (after itself when none is), with the latest cycle time of the
 // cycles at or below it.
 func PresentWatermark(ctx context.Context, ch driver.Conn, after uint64) (uint64, time.Time, error) {
-	head, _, err := Watermark(ctx, ch)
+	head, _, err := ledgerHead(ctx, ch)
 	if err != nil {
 		return 0, time.Time{}, err
 	}

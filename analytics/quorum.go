@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
@@ -16,23 +17,30 @@ import (
 // nothing changes.
 //
 // When the quorum is not reached in time, 18.16 answers "unknown status" (319): the block is
-// written where it was sent and may still reach its quorum. The writer then sends the same block
-// again, byte for byte: ClickHouse refuses it while the earlier one waits for its quorum (286),
-// and drops it as a duplicate of a block it already has once that one got there (insert
-// deduplication of replicated tables), so a block lands once. The same goes for a quorum that
-// cannot even start (285: fewer live replicas than the quorum): a write waits for its replicas,
-// up to quorumWait, and then fails uncommitted.
+// written where it was sent and may still reach its quorum (when the missing replica fetches
+// it). The writer then sends the same block again, byte for byte: ClickHouse refuses it while
+// the earlier one waits for its quorum (286), and drops it as a duplicate of a block it already
+// has once that one got there (insert deduplication of replicated tables), so a block lands
+// once. Such a block is sent until it is acknowledged, for as long as the caller's context lets
+// it: given up, it could still land later, beside a rerun numbered as if it had not. A block
+// never written (285: fewer live replicas than the quorum; 286 before any attempt of ours timed
+// out: another write's quorum pending) waits up to quorumWait, then fails uncommitted.
 
-const (
-	// quorumTimeout is one attempt's wait for the quorum (insert_quorum_timeout).
-	quorumTimeout = 10 * time.Second
-	// quorumWait is how long a block is sent again while its quorum is not reached.
-	quorumWait = 5 * time.Minute
-)
+// quorumWait is how long a block never written is sent again while the quorum cannot be reached.
+const quorumWait = 5 * time.Minute
 
-// insertQuorum is the write quorum for table's rows on ch: Options.InsertQuorum when set, none on
-// a single server, else a majority of the table's replicas as ZooKeeper lists them.
-func insertQuorum(ctx context.Context, ch driver.Conn, table string) (int, error) {
+// quorumTimeout is one attempt's wait for the quorum (insert_quorum_timeout, 10 s; a test shortens
+// it to see an attempt time out).
+var quorumTimeout = func() *atomic.Int64 {
+	var d atomic.Int64
+	d.Store(int64(10 * time.Second))
+	return &d
+}()
+
+// insertQuorum is the write quorum on ch: Options.InsertQuorum when set, none on a single server,
+// else a majority of the replicas ZooKeeper lists for the database's tables (every table has the
+// same ones), read at most once a minute per connection.
+func insertQuorum(ctx context.Context, ch driver.Conn) (int, error) {
 	o := optionsOf(ch)
 	switch {
 	case o.InsertQuorum > 0:
@@ -40,15 +48,21 @@ func insertQuorum(ctx context.Context, ch driver.Conn, table string) (int, error
 	case o.OnCluster == "":
 		return 0, nil
 	}
+	c := ch.(*conn) // OnCluster is set only on Open's connections
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.quorum > 0 && time.Since(c.quorumAt) < time.Minute {
+		return c.quorum, nil
+	}
 	var total uint32
-	if err := ch.QueryRow(ctx, `SELECT toUInt32(max(total_replicas)) FROM system.replicas
-		WHERE database = currentDatabase() AND table = ?`, table).Scan(&total); err != nil {
-		return 0, fmt.Errorf("cannot read the replicas of %s: %w", table, err)
+	if err := ch.QueryRow(ctx, `SELECT toUInt32(max(total_replicas)) FROM system.replicas WHERE database = currentDatabase()`).Scan(&total); err != nil {
+		return 0, fmt.Errorf("cannot read the replicas of the tables: %w", err)
 	}
 	if total == 0 {
-		return 0, fmt.Errorf("%s is not a replicated table, and cluster mode (%s) writes to replicated tables only: run `hiringsignal migrate --clickhouse-cluster %s`", table, o.OnCluster, o.OnCluster)
+		return 0, fmt.Errorf("no table of %s is replicated, and cluster mode (%s) writes to replicated tables only: run `hiringsignal migrate --clickhouse-cluster %s`", o.Database, o.OnCluster, o.OnCluster)
 	}
-	return int(total)/2 + 1, nil
+	c.quorum, c.quorumAt = int(total)/2+1, time.Now()
+	return c.quorum, nil
 }
 
 // writer sends the insert blocks of one write with the layout's quorum.
@@ -58,10 +72,9 @@ type writer struct {
 	quorum int
 }
 
-// newWriter is the writer of a write to table (and to tables replicated as it is: every table of
-// the database shares its replicas) on ch.
-func newWriter(ctx context.Context, ch driver.Conn, table string) (*writer, error) {
-	q, err := insertQuorum(ctx, ch, table)
+// newWriter is the writer of one write on ch.
+func newWriter(ctx context.Context, ch driver.Conn) (*writer, error) {
+	q, err := insertQuorum(ctx, ch)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +82,7 @@ func newWriter(ctx context.Context, ch driver.Conn, table string) (*writer, erro
 	if q >= 2 {
 		w.ctx = clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{
 			"insert_quorum":         q,
-			"insert_quorum_timeout": int(quorumTimeout / time.Millisecond),
+			"insert_quorum_timeout": int(time.Duration(quorumTimeout.Load()) / time.Millisecond),
 		}))
 	}
 	return w, nil
@@ -80,12 +93,14 @@ func newWriter(ctx context.Context, ch driver.Conn, table string) (*writer, erro
 func (w *writer) insert(query string, fill func(driver.Batch) error) error {
 	deadline := time.Now().Add(quorumWait)
 	pause := 200 * time.Millisecond
+	written := false // an attempt may have landed: keep sending it
 	for {
 		err := w.send(query, fill)
 		if err == nil || w.quorum < 2 || !quorumPending(err) {
 			return err
 		}
-		if time.Now().After(deadline) {
+		written = written || exceptionCode(err) == codeUnknownInsertStatus
+		if !written && time.Now().After(deadline) {
 			return fmt.Errorf("the write quorum of %d replicas was not reached within %s (is a replica down? system.replicas says): %w", w.quorum, quorumWait, err)
 		}
 		t := time.NewTimer(pause)

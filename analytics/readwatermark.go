@@ -13,7 +13,7 @@ import (
 // of the cycles whose events the replica that answers holds every one of (presence.go), so a
 // lagging replica delays the snapshot and never serves a torn one.
 func ReadWatermark(ctx context.Context, ch driver.Conn) (uint64, time.Time, error) {
-	head, _, err := Watermark(ctx, ch)
+	head, _, err := ledgerHead(ctx, ch)
 	if err != nil {
 		return 0, time.Time{}, err
 	}

@@ -170,7 +170,7 @@ func AppliedVersions(ctx context.Context, conn driver.Conn) ([]int, error) {
 // ClickHouse 18.16 does not answer a parameterised INSERT sent as a plain query over the native
 // protocol.
 func recordMigration(ctx context.Context, conn driver.Conn, m migrate.Migration) error {
-	w, err := newWriter(ctx, conn, "schema_migrations")
+	w, err := newWriter(ctx, conn)
 	if err != nil {
 		return fmt.Errorf("cannot record clickhouse migration %s: %w", m.Name, err)
 	}
