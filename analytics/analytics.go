@@ -116,6 +116,9 @@ func EnsureDatabase(ctx context.Context, opts Options) error {
 	}
 	defer conn.Close()
 	q := "CREATE DATABASE IF NOT EXISTS " + quoteIdent(opts.Database) + onCluster(opts.OnCluster)
+	if opts.OnCluster != "" {
+		ctx = clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{"distributed_ddl_task_timeout": ddlTimeout}))
+	}
 	if err := conn.Exec(ctx, q); err != nil {
 		return fmt.Errorf("cannot create ClickHouse database %s at %s: %w", opts.Database, opts.Addr, ddlHint(err))
 	}
