@@ -299,17 +299,9 @@ func startDetached(dir, logPath, pidPath, bin string, args ...string) error {
 // stopPIDFile stops the process of pidPath when it runs and its command line holds mark (a pid
 // reused by another process is not ours): SIGTERM, then SIGKILL after 30 s.
 func stopPIDFile(ctx context.Context, log *slog.Logger, what, pidPath, mark string) error {
-	b, err := os.ReadFile(pidPath)
-	if err != nil {
-		return nil
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || pid <= 0 {
-		return nil
-	}
-	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil || !strings.Contains(string(cmdline), mark) || !alive(pid) {
-		return nil
+	pid, ok := pidFileProcess(pidPath, mark)
+	if !ok {
+		return nil // not running (or never started): nothing to stop
 	}
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 		return fmt.Errorf("cannot stop %s (pid %d): %w", what, pid, err)
@@ -323,4 +315,21 @@ func stopPIDFile(ctx context.Context, log *slog.Logger, what, pidPath, mark stri
 	}
 	log.Info("stopped "+what, "pid", pid)
 	return nil
+}
+
+// pidFileProcess is the process of pidPath when it is alive and its command line holds mark.
+func pidFileProcess(pidPath, mark string) (int, bool) {
+	b, err := os.ReadFile(pidPath)
+	if err != nil {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		return 0, false
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil || !strings.Contains(string(cmdline), mark) {
+		return 0, false
+	}
+	return pid, alive(pid)
 }
