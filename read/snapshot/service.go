@@ -63,9 +63,9 @@ type Service struct {
 	nudge chan struct{} // capacity 1: at most one rebuild request waits behind a running build
 	loop  lifecycle.Loop
 	build func(context.Context, driver.Conn) (*Snapshot, error) // Build; tests wrap it
-	// present is the last committed watermark found present (Refresh, under mu): a poll that
-	// finds the same one costs no event count; lagging the last one found not yet present (logged
-	// once).
+	// present is the watermark the current snapshot was built at, or found present and already
+	// served (Refresh, under mu): a poll whose committed watermark is the same costs no event
+	// count; lagging is the last committed one found not yet present (logged once).
 	present, lagging mark
 	behind           bool // the last Refresh found the replica lagging
 }
@@ -146,14 +146,15 @@ func (s *Service) Refresh(ctx context.Context, force bool) (bool, error) {
 		return false, err
 	}
 	s.behind = !(mark{wm, at}).same(mark{seen, seenAt})
-	if !s.behind {
-		s.present = mark{wm, at}
-	} else if !s.lagging.same(mark{seen, seenAt}) {
+	if s.behind && !s.lagging.same(mark{seen, seenAt}) {
 		s.lagging = mark{seen, seenAt}
 		s.cfg.Log.Warn("ClickHouse replica lags: the read snapshot waits for the events of the cycles it has committed",
 			"committed", seen, "present", wm)
 	}
 	if cur != nil && !force && cur.Watermark == wm && cur.AsOf.Equal(at.UTC()) {
+		if !s.behind {
+			s.present = mark{wm, at}
+		}
 		return false, nil
 	}
 	t0 := time.Now()
@@ -165,6 +166,7 @@ func (s *Service) Refresh(ctx context.Context, force bool) (bool, error) {
 		return false, fmt.Errorf("cannot build the read snapshot: %w", err)
 	}
 	s.cur.Store(snap)
+	s.present = mark{snap.Watermark, snap.AsOf} // built whole at it
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	st := snap.Index.Stats()
