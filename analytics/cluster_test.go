@@ -138,6 +138,10 @@ func TestClusterReadersOnALaggingReplicaDelayNeverSkip(t *testing.T) {
 	defer solo.Close()
 	stop()
 	require.NoError(t, analytics.WriteCycle(ctx, solo, cycle(3, 16, 20), 4))
+	head, _, err = analytics.Watermark(ctx, solo)
+	require.NoError(t, err)
+	require.Equal(t, uint64(20), head, "without a quorum the head is read as written (no sequential consistency to hide it)")
+	require.NoError(t, analytics.CheckSchema(ctx, solo, o), "and so is the migrations' record")
 	require.Eventually(t, func() bool {
 		var head uint64
 		return reader.QueryRow(ctx, "SELECT max(seq_to) FROM cycles").Scan(&head) == nil && head == 20

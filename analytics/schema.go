@@ -146,10 +146,17 @@ func CheckSchema(ctx context.Context, conn driver.Conn, opts Options) error {
 	return checkEngines(ctx, conn, opts.OnCluster)
 }
 
-// AppliedVersions lists the recorded migration versions, ascending. The read is sequentially
-// consistent: in cluster mode a replica without a quorum-written record refuses it.
+// AppliedVersions lists the recorded migration versions, ascending. Where the writes are quorum
+// writes (cluster mode) the read is sequentially consistent: a replica without a quorum-written
+// record refuses it.
 func AppliedVersions(ctx context.Context, conn driver.Conn) ([]int, error) {
-	ctx = clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{"select_sequential_consistency": 1}))
+	q, err := insertQuorum(ctx, conn)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read ClickHouse schema_migrations: %w", err)
+	}
+	if q >= 2 {
+		ctx = clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{"select_sequential_consistency": 1}))
+	}
 	rows, err := conn.Query(ctx, "SELECT DISTINCT version FROM schema_migrations ORDER BY version")
 	if err != nil {
 		return nil, fmt.Errorf("cannot read ClickHouse schema_migrations: %w", err)
