@@ -4,6 +4,8 @@ BIN       := bin/hiringsignal
 DEB_PKGS  := postgresql clickhouse-server clickhouse-client iso-codes
 # only the tests need these: the /docs test renders the reference in headless Chromium
 TEST_DEB_PKGS := chromium
+# only the local replicated ClickHouse needs this (make cluster-up); it pulls in a JRE
+CLUSTER_DEB_PKGS := zookeeper
 export PATH := /usr/local/go/bin:$(PATH)
 # The toolchain go.mod names (a patch release with the standard library's security fixes) is
 # fetched from the Go module proxy when the installed go is older.
@@ -12,7 +14,7 @@ export GOTOOLCHAIN := auto
 GOLANGCI  := bin/golangci-lint
 GOLANGCI_VERSION := v2.15.0
 
-.PHONY: help run test fuzz deps test-deps build stores-up stores-down lint vulncheck clean mcp-check
+.PHONY: help run test fuzz deps test-deps build stores-up stores-down cluster-up cluster-down test-cluster lint vulncheck clean mcp-check
 
 # help lists the targets with the text after each `##`.
 help: ## list the targets
@@ -48,6 +50,21 @@ stores-up: build ## start this checkout's private Postgres and ClickHouse (or us
 
 stores-down: build ## stop them
 	./$(BIN) stores down
+
+# A replicated ClickHouse on loopback (docs/deployment.md): ZooKeeper and two clickhouse-server
+# replicas of cluster hs, one shard, data under .run/cluster (ports 62181, 62001-62022; `bin/hiringsignal
+# cluster --help` moves them). For tests and trying the layout, not for data.
+cluster-up: deps build ## start the local replicated ClickHouse (ZooKeeper + two replicas)
+	@./scripts/deps.sh $(CLUSTER_DEB_PKGS)
+	./$(BIN) cluster up
+
+cluster-down: build ## stop it
+	./$(BIN) cluster down
+
+# The replicated layout's tests (skipped without HS_CLICKHOUSE_CLUSTER, which this sets): migrations
+# on the cluster, commits through one replica read through the other, a lagging replica.
+test-cluster: cluster-up ## the replicated-ClickHouse tests against the local cluster
+	HS_CLICKHOUSE_CLUSTER=$$(./$(BIN) cluster addrs) $(GO) test -count=1 -run Cluster ./analytics/
 
 # deps installs Debian packages the stack needs, or says exactly what to run; test-deps those
 # only the tests need (make run does not wait for them).

@@ -94,8 +94,12 @@ func ReadFeed(ctx context.Context, ch driver.Conn, q FeedQuery) (FeedPage, error
 	if q.Upper-q.After > span {
 		hi = q.After + span
 	}
-	sql := "SELECT " + feedColumns + " FROM events WHERE event_seq > ? AND event_seq <= ?"
-	args := []any{q.After, hi}
+	// The page's rows, joined to one row that says up to where the replica holds every position
+	// past After (upto: the leading positions of the span it has, presence.go), so a page read
+	// from a lagging replica ends before the first position it lacks, in the same query, on the
+	// same replica. Without rows the join still gives that one row (event_seq 0).
+	rowsSQL := "SELECT 1 AS k, " + feedColumns + " FROM events WHERE event_seq > ? AND event_seq <= ?"
+	args := []any{q.After, q.After, q.After, hi, q.After, hi}
 	if q.Filtered() {
 		having, err := feedFilter(q)
 		if err != nil {
@@ -104,24 +108,32 @@ func ReadFeed(ctx context.Context, ch driver.Conn, q FeedQuery) (FeedPage, error
 		// The filter applies to the latest version of each event_seq (argMax by version), so a
 		// rerun that changed an event is filtered as it is served; the outer read fetches the
 		// matching positions by primary key.
-		sql += " AND event_seq IN (SELECT event_seq FROM events WHERE event_seq > ? AND event_seq <= ? GROUP BY event_seq HAVING " +
+		rowsSQL += " AND event_seq IN (SELECT event_seq FROM events WHERE event_seq > ? AND event_seq <= ? GROUP BY event_seq HAVING " +
 			having + " ORDER BY event_seq LIMIT " + strconv.Itoa(q.Limit) + ")"
 		args = append(args, q.After, hi)
 	}
 	// No FINAL: ordered by (event_seq, version), the last row of each event_seq is its highest
 	// version, which is what FINAL would keep.
-	sql += " ORDER BY event_seq, version"
+	sql := `SELECT upto, ` + feedColumns + ` FROM
+		(SELECT 1 AS k, ? + arrayCount((x, j) -> x = ? + j, s, arrayEnumerate(s)) AS upto
+		 FROM (SELECT arraySort(groupUniqArray(event_seq)) AS s FROM events WHERE event_seq > ? AND event_seq <= ?))
+		ALL LEFT JOIN (` + rowsSQL + `) USING k
+		ORDER BY event_seq, version`
 	rows, err := ch.Query(ctx, sql, args...)
 	if err != nil {
 		return FeedPage{}, fmt.Errorf("cannot read the change feed after event_seq %d: %w", q.After, err)
 	}
 	defer rows.Close()
+	upto := q.After
 	events := make([]FeedEvent, 0, min(q.Limit, int(hi-q.After)))
 	for rows.Next() {
 		var e FeedEvent
-		if err := rows.Scan(&e.Seq, &e.Type, &e.ReqKey, &e.CompanyID, &e.OccurredAt, &e.ObservedAt, &e.RawTitle, &e.Function,
+		if err := rows.Scan(&upto, &e.Seq, &e.Type, &e.ReqKey, &e.CompanyID, &e.OccurredAt, &e.ObservedAt, &e.RawTitle, &e.Function,
 			&e.Country, &e.Board, &e.URL, &e.Location, &e.CloseReason, &e.GapFrom, &e.GapTo, &e.Version); err != nil {
 			return FeedPage{}, fmt.Errorf("cannot scan a change feed row: %w", err)
+		}
+		if e.Seq == 0 {
+			continue // the span's row without a page row
 		}
 		e.GapFrom, e.GapTo = fromLedgerTime(e.GapFrom), fromLedgerTime(e.GapTo)
 		if n := len(events); n > 0 && events[n-1].Seq == e.Seq {
@@ -132,6 +144,14 @@ func ReadFeed(ctx context.Context, ch driver.Conn, q FeedQuery) (FeedPage, error
 	}
 	if err := rows.Err(); err != nil {
 		return FeedPage{}, fmt.Errorf("cannot read the change feed after event_seq %d: %w", q.After, err)
+	}
+	if upto < hi {
+		// The replica lacks position upto+1 (it lags): serve up to upto only; the positions past
+		// it are served once it holds them.
+		hi = upto
+		for len(events) > 0 && events[len(events)-1].Seq > hi {
+			events = events[:len(events)-1]
+		}
 	}
 	if len(events) > q.Limit { // cannot happen for a query above; kept so a page never exceeds its limit
 		events = events[:q.Limit]

@@ -151,97 +151,95 @@ type CycleWrite struct {
 // WriteCycle writes a cycle's rows and commits it: events in blocks of batch rows, then one
 // INSERT block per table (req_boards, companies, ats_history), the cycles row last. If it fails
 // part-way nothing is committed: rows above the watermark are never read, and the rerun writes
-// the same event_seq with a higher version, which replaces the partial rows.
+// the same event_seq with a higher version, which replaces the partial rows. In cluster mode every
+// block is a quorum write (quorum.go), so the commit row is written only once a quorum of
+// replicas holds every row it commits.
 func WriteCycle(ctx context.Context, ch driver.Conn, w *CycleWrite, batch int) error {
+	for i := range w.Events {
+		if err := w.Events[i].check(); err != nil {
+			return err
+		}
+	}
+	wr, err := newWriter(ctx, ch)
+	if err != nil {
+		return fmt.Errorf("cannot write cycle %s/%d: %w", w.Cycle.Region, w.Cycle.Tick, err)
+	}
 	version := uint64(time.Now().UnixNano())
 	for start := 0; start < len(w.Events); start += batch {
-		end := min(start+batch, len(w.Events))
-		b, err := ch.PrepareBatch(ctx, "INSERT INTO events (version, "+eventColumns+")")
-		if err != nil {
-			return fmt.Errorf("cannot prepare events insert: %w", err)
-		}
-		for i := start; i < end; i++ {
-			e := &w.Events[i]
-			if err := e.check(); err != nil {
-				return err
+		block := w.Events[start:min(start+batch, len(w.Events))]
+		if err := wr.insert("INSERT INTO events (version, "+eventColumns+")", func(b driver.Batch) error {
+			for i := range block {
+				e := &block[i]
+				if err := b.Append(version, e.Seq, e.Type, e.ReqKey, e.CompanyID, e.Region, e.Tick, e.OccurredAt, e.ObservedAt, e.FirstSeen,
+					e.RawTitle, e.Title, e.TitleKey, e.Function, e.Country, e.Location, e.SourceType, e.Boards, e.Sources, e.Board, e.URL,
+					e.RequisitionID, e.SalMin, e.SalMax, e.SalDeclared, e.RepostCount, e.PostedAt, e.CloseReason, e.GapFrom, e.GapTo); err != nil {
+					return fmt.Errorf("cannot append event: %w", err)
+				}
 			}
-			if err := b.Append(version, e.Seq, e.Type, e.ReqKey, e.CompanyID, e.Region, e.Tick, e.OccurredAt, e.ObservedAt, e.FirstSeen,
-				e.RawTitle, e.Title, e.TitleKey, e.Function, e.Country, e.Location, e.SourceType, e.Boards, e.Sources, e.Board, e.URL,
-				e.RequisitionID, e.SalMin, e.SalMax, e.SalDeclared, e.RepostCount, e.PostedAt, e.CloseReason, e.GapFrom, e.GapTo); err != nil {
-				return fmt.Errorf("cannot append event: %w", err)
-			}
-		}
-		if err := b.Send(); err != nil {
-			return fmt.Errorf("cannot insert %d events: %w", end-start, err)
+			return nil
+		}); err != nil {
+			return fmt.Errorf("cannot insert %d events: %w", len(block), err)
 		}
 	}
 	if len(w.Boards) > 0 {
-		b, err := ch.PrepareBatch(ctx, "INSERT INTO req_boards (req_key, company_id, board, source_type, first_seen)")
-		if err != nil {
-			return fmt.Errorf("cannot prepare req_boards insert: %w", err)
-		}
-		for _, s := range w.Boards {
-			if err := b.Append(s.ReqKey, s.CompanyID, s.Board, s.SourceType, s.FirstSeen); err != nil {
-				return fmt.Errorf("cannot append a board sighting: %w", err)
+		if err := wr.insert("INSERT INTO req_boards (req_key, company_id, board, source_type, first_seen)", func(b driver.Batch) error {
+			for _, s := range w.Boards {
+				if err := b.Append(s.ReqKey, s.CompanyID, s.Board, s.SourceType, s.FirstSeen); err != nil {
+					return fmt.Errorf("cannot append a board sighting: %w", err)
+				}
 			}
-		}
-		if err := b.Send(); err != nil {
+			return nil
+		}); err != nil {
 			return fmt.Errorf("cannot insert req_boards: %w", err)
 		}
 	}
 	if len(w.Companies) > 0 {
-		b, err := ch.PrepareBatch(ctx, `INSERT INTO companies (company_id, domain, name, name_key, hq_country, region, industry,
-			headcount_band, agency_kind, ats_vendor, covered, tick, updated_at)`)
-		if err != nil {
-			return fmt.Errorf("cannot prepare companies insert: %w", err)
-		}
-		for _, c := range w.Companies {
-			var covered uint8
-			if c.Covered {
-				covered = 1
+		if err := wr.insert(`INSERT INTO companies (company_id, domain, name, name_key, hq_country, region, industry,
+			headcount_band, agency_kind, ats_vendor, covered, tick, updated_at)`, func(b driver.Batch) error {
+			for _, c := range w.Companies {
+				var covered uint8
+				if c.Covered {
+					covered = 1
+				}
+				if err := b.Append(c.CompanyID, c.Domain, c.Name, c.NameKey, c.HQCountry, c.Region, c.Industry, c.HeadcountBand,
+					c.AgencyKind, c.ATSVendor, covered, w.Cycle.Tick, c.UpdatedAt); err != nil {
+					return fmt.Errorf("cannot append a company: %w", err)
+				}
 			}
-			if err := b.Append(c.CompanyID, c.Domain, c.Name, c.NameKey, c.HQCountry, c.Region, c.Industry, c.HeadcountBand,
-				c.AgencyKind, c.ATSVendor, covered, w.Cycle.Tick, c.UpdatedAt); err != nil {
-				return fmt.Errorf("cannot append a company: %w", err)
-			}
-		}
-		if err := b.Send(); err != nil {
+			return nil
+		}); err != nil {
 			return fmt.Errorf("cannot insert companies: %w", err)
 		}
 	}
 	if len(w.ATS) > 0 {
-		b, err := ch.PrepareBatch(ctx, "INSERT INTO ats_history (company_id, vendor, tenant, first_seen, tick)")
-		if err != nil {
-			return fmt.Errorf("cannot prepare ats_history insert: %w", err)
-		}
-		for _, a := range w.ATS {
-			if err := b.Append(a.CompanyID, a.Vendor, a.Tenant, a.FirstSeen, w.Cycle.Tick); err != nil {
-				return fmt.Errorf("cannot append an ATS sighting: %w", err)
+		if err := wr.insert("INSERT INTO ats_history (company_id, vendor, tenant, first_seen, tick)", func(b driver.Batch) error {
+			for _, a := range w.ATS {
+				if err := b.Append(a.CompanyID, a.Vendor, a.Tenant, a.FirstSeen, w.Cycle.Tick); err != nil {
+					return fmt.Errorf("cannot append an ATS sighting: %w", err)
+				}
 			}
-		}
-		if err := b.Send(); err != nil {
+			return nil
+		}); err != nil {
 			return fmt.Errorf("cannot insert ats_history: %w", err)
 		}
 	}
-	return commitCycle(ctx, ch, &w.Cycle)
+	return commitCycle(wr, &w.Cycle)
 }
 
 // commitCycle writes the cycles row.
-func commitCycle(ctx context.Context, ch driver.Conn, c *Cycle) error {
+func commitCycle(wr *writer, c *Cycle) error {
 	finished := c.FinishedAt
 	if finished.IsZero() {
 		finished = time.Now().UTC()
 	}
-	b, err := ch.PrepareBatch(ctx, `INSERT INTO cycles (region, tick, cycle_time, started_at, finished_at, sources_total, sources_ok,
-		sources_failed, pages, postings, malformed, unresolved, reqs_live, events, seq_from, seq_to)`)
-	if err != nil {
-		return fmt.Errorf("cannot prepare cycle commit: %w", err)
-	}
-	if err := b.Append(c.Region, c.Tick, c.CycleTime, c.StartedAt, finished, c.SourcesTotal, c.SourcesOK, c.SourcesFailed,
-		c.Pages, c.Postings, c.Malformed, c.Unresolved, c.ReqsLive, c.Events, c.SeqFrom, c.SeqTo); err != nil {
-		return fmt.Errorf("cannot append cycle %s/%d: %w", c.Region, c.Tick, err)
-	}
-	if err := b.Send(); err != nil {
+	if err := wr.insert(`INSERT INTO cycles (region, tick, cycle_time, started_at, finished_at, sources_total, sources_ok,
+		sources_failed, pages, postings, malformed, unresolved, reqs_live, events, seq_from, seq_to)`, func(b driver.Batch) error {
+		if err := b.Append(c.Region, c.Tick, c.CycleTime, c.StartedAt, finished, c.SourcesTotal, c.SourcesOK, c.SourcesFailed,
+			c.Pages, c.Postings, c.Malformed, c.Unresolved, c.ReqsLive, c.Events, c.SeqFrom, c.SeqTo); err != nil {
+			return fmt.Errorf("cannot append cycle %s/%d: %w", c.Region, c.Tick, err)
+		}
+		return nil
+	}); err != nil {
 		return fmt.Errorf("cannot commit cycle %s/%d: %w", c.Region, c.Tick, err)
 	}
 	return nil

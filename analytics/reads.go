@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 )
 
@@ -15,8 +16,25 @@ import (
 // never served.
 
 // Watermark is the highest committed event_seq (0 before the first cycle) and the time of the
-// latest committed cycle.
+// latest committed cycle: the ledger's head, which the crawl numbers from. Where the writes are
+// quorum writes (cluster mode) the read is sequentially consistent (select_sequential_consistency):
+// a replica that lacks a commit row a quorum acknowledged refuses it instead of answering an
+// older head, and a commit row whose quorum is still pending is not counted yet. A replica may
+// also hold a commit row before its events, so the readers serve ReadWatermark,
+// PresentWatermark or a page's own check instead (presence.go).
 func Watermark(ctx context.Context, ch driver.Conn) (uint64, time.Time, error) {
+	q, err := insertQuorum(ctx, ch)
+	if err != nil {
+		return 0, time.Time{}, fmt.Errorf("cannot read the committed watermark: %w", err)
+	}
+	if q >= 2 {
+		ctx = clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{"select_sequential_consistency": 1}))
+	}
+	return ledgerHead(ctx, ch)
+}
+
+// ledgerHead is Watermark as the replica that answers holds it.
+func ledgerHead(ctx context.Context, ch driver.Conn) (uint64, time.Time, error) {
 	var wm uint64
 	var at time.Time
 	if err := ch.QueryRow(ctx, "SELECT max(seq_to), max(cycle_time) FROM cycles").Scan(&wm, &at); err != nil {

@@ -25,9 +25,9 @@ func TestATickBecomesVisibleToEveryRegionAtOnce(t *testing.T) {
 	next := uint64(1)
 	commit := func(region string, tick uint32, events uint64) {
 		t.Helper()
-		c := analytics.Cycle{Region: region, Tick: tick, CycleTime: at(tick), StartedAt: at(tick), SeqFrom: next, SeqTo: next + events - 1}
+		c := analytics.Cycle{Region: region, Tick: tick, CycleTime: at(tick), StartedAt: at(tick), Events: events, SeqFrom: next, SeqTo: next + events - 1}
+		require.NoError(t, analytics.WriteCycle(ctx, ch, &analytics.CycleWrite{Events: synthEvents(next, next+events-1, at(tick), region), Cycle: c}, 1000))
 		next += events
-		require.NoError(t, analytics.WriteCycle(ctx, ch, &analytics.CycleWrite{Cycle: c}, 1000))
 	}
 	read := func() (uint64, time.Time) {
 		t.Helper()

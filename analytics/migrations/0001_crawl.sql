@@ -3,6 +3,9 @@
 -- the highest event_seq. Rows above the committed watermark (max(seq_to) of cycles) belong to a
 -- cycle that crashed before committing and are never read; the rerun overwrites them (same
 -- event_seq, higher version).
+--
+-- {ON_CLUSTER} and {REPLICATED} are filled by analytics.Migrate (schema.go): nothing on a single
+-- server; in cluster mode ON CLUSTER and the Replicated engine at the table's replica path.
 
 CREATE TABLE IF NOT EXISTS events {ON_CLUSTER} (
     event_seq      UInt64,
@@ -31,7 +34,7 @@ CREATE TABLE IF NOT EXISTS events {ON_CLUSTER} (
     salary_max_usd Nullable(Float64),
     salary_declared UInt8,
     repost_count   UInt32
-) ENGINE = ReplacingMergeTree(version)
+) ENGINE = {REPLICATED}ReplacingMergeTree(version)
 PARTITION BY toYYYYMM(observed_at)
 ORDER BY event_seq;
 
@@ -53,7 +56,7 @@ CREATE TABLE IF NOT EXISTS cycles {ON_CLUSTER} (
     events         UInt64,
     seq_from       UInt64,
     seq_to         UInt64
-) ENGINE = ReplacingMergeTree()
+) ENGINE = {REPLICATED}ReplacingMergeTree()
 ORDER BY (region, tick);
 
 -- Companies known to the crawl, latest version wins.
@@ -71,7 +74,7 @@ CREATE TABLE IF NOT EXISTS companies {ON_CLUSTER} (
     covered        UInt8,
     tick           UInt32,
     updated_at     DateTime
-) ENGINE = ReplacingMergeTree(tick)
+) ENGINE = {REPLICATED}ReplacingMergeTree(tick)
 ORDER BY company_id;
 
 -- First sighting of each board carrying each req.
@@ -81,7 +84,7 @@ CREATE TABLE IF NOT EXISTS req_boards {ON_CLUSTER} (
     board       String,
     source_type String,
     first_seen  DateTime
-) ENGINE = ReplacingMergeTree()
+) ENGINE = {REPLICATED}ReplacingMergeTree()
 ORDER BY (company_id, req_key, board);
 
 -- First sighting of each ATS vendor at each company: consecutive vendors are migrations.
@@ -91,5 +94,5 @@ CREATE TABLE IF NOT EXISTS ats_history {ON_CLUSTER} (
     tenant      String,
     first_seen  DateTime,
     tick        UInt32
-) ENGINE = ReplacingMergeTree()
+) ENGINE = {REPLICATED}ReplacingMergeTree()
 ORDER BY (company_id, vendor, tenant);

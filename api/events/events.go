@@ -2,8 +2,9 @@
 // events by event_seq, ascending, after an integer cursor, with a next_cursor that replays
 // exactly. A page is one primary-key range read of the ledger in ClickHouse (package analytics)
 // bounded by the call's read snapshot: only committed events, at most the snapshot's watermark
-// and, for a plan with a freshness floor, at most the cycle watermark of the floor. Company
-// names come from the same snapshot's read model. A since ahead of the newest committed event is
+// and, for a plan with a freshness floor, at most the cycle watermark of the floor; and ending
+// before the first event the ClickHouse replica it reads lacks (a lagging replica: has_more, the
+// cursor waits; analytics.ReadFeed). Company names come from the same snapshot's read model. A since ahead of the newest committed event is
 // 422 naming it (api.CursorAhead), never an empty page that echoes it. Without event_type a page
 // leaves reobserved out (DefaultEventTypes).
 //

@@ -165,13 +165,13 @@ func openCrawler(ctx context.Context, log *slog.Logger, f *storeFlags, cf *crawl
 	return c, s, nil
 }
 
-// newCrawler migrates the opened stores s and builds a crawler on them; onRequest, when set, is
+// newCrawler readies the opened stores s (prepareStores) and builds a crawler on them; onRequest, when set, is
 // told every request the crawler's fetcher sends (crawlMetrics.request).
 func newCrawler(ctx context.Context, log *slog.Logger, f *storeFlags, s *stores, cf *crawlFlags, onRequest func(pipeline.FetchOutcome)) (*pipeline.Crawler, error) {
 	if *cf.memLimitMiB > 0 {
 		debug.SetMemoryLimit(int64(*cf.memLimitMiB) << 20)
 	}
-	if err := f.migrateAll(ctx, s, log); err != nil {
+	if err := f.prepareStores(ctx, s, log); err != nil {
 		return nil, err
 	}
 	cfg := cf.config(log)

@@ -1,7 +1,8 @@
 // Command hiringsignal is the service's one binary: serve, crawl, backfill, simulate, migrate,
-// dev (what `make run` calls), stores (private Postgres/ClickHouse for dev and tests), accounts,
-// sources (the source registry the crawl reads), listen (a webhook receiver for trying push) and
-// metering (replays the metering log of an instance that is gone).
+// dev (what `make run` calls), stores (private Postgres/ClickHouse for dev and tests), cluster (a
+// local replicated ClickHouse for tests), accounts, sources (the source registry the crawl reads),
+// listen (a webhook receiver for trying push) and metering (replays the metering log of an
+// instance that is gone).
 //
 // main stays thin: parse flags, start the parts in order, wait for a signal, stop them in reverse.
 package main
@@ -28,6 +29,7 @@ func commands() map[string]command {
 		"migrate":  {"apply the Postgres and ClickHouse migrations and exit", runMigrate},
 		"accounts": {"manage accounts: `accounts create --plan free|trial|starter|growth --email x@example.com`", runAccounts},
 		"stores":   {"start/stop the private Postgres and ClickHouse under ./.run: `stores up|down|status`", runStores},
+		"cluster":  {"start/stop a local replicated ClickHouse (ZooKeeper, two replicas) for tests: `cluster up|down|addrs`", runCluster},
 		"dev":      {"bring the whole stack up with demo data (what `make run` calls)", runDev},
 		"simulate": {"serve the simulated ATS/board world on loopback", runSimulate},
 		"crawl":    {"crawl every region each interval (or --once)", runCrawl},

@@ -33,22 +33,31 @@ func parse(fs *flagenv.Set, args []string) error {
 // storeFlags are the flags every command that talks to the stores shares.
 type storeFlags struct {
 	postgresURL, clickhouseAddr, clickhouseDB, clickhouseUser, clickhousePassword, onCluster *string
+	insertQuorum                                                                             *int
 }
 
 func addStoreFlags(fs *flagenv.Set) *storeFlags {
 	def := devstack.Stack{PostgresPort: devstack.DefaultPostgresPort, ClickHousePort: devstack.DefaultClickHousePort}
+	// HS_CLICKHOUSE_CLUSTER names the local test cluster's addresses (make test-cluster).
+	fs.EnvName("clickhouse-cluster", "HS_CLICKHOUSE_CLUSTER_NAME")
 	return &storeFlags{
-		postgresURL:        fs.String("postgres-url", def.PostgresURL(), "Postgres URL (default: the private instance that make run starts)"),
-		clickhouseAddr:     fs.String("clickhouse-addr", def.ClickHouseAddr(), "ClickHouse native-protocol host:port (default: the private instance)"),
+		postgresURL: fs.String("postgres-url", def.PostgresURL(), "Postgres URL (default: the private instance that make run starts)"),
+		clickhouseAddr: fs.String("clickhouse-addr", def.ClickHouseAddr(),
+			"ClickHouse native-protocol host:port (default: the private instance); in cluster mode every replica, comma-separated: connections go to the first that answers"),
 		clickhouseDB:       fs.String("clickhouse-database", devstack.Database, "ClickHouse database"),
 		clickhouseUser:     fs.String("clickhouse-user", "default", "ClickHouse user"),
 		clickhousePassword: fs.String("clickhouse-password", "", "ClickHouse password"),
-		onCluster:          fs.String("clickhouse-cluster", "", "ClickHouse cluster name for ON CLUSTER DDL (empty on one server)"),
+		onCluster: fs.String("clickhouse-cluster", "",
+			"ClickHouse cluster (remote_servers) of a replicated deployment, one shard of N replicas: tables Replicated, DDL ON CLUSTER, quorum writes; "+
+				"migrations then run only in `hiringsignal migrate` (empty on one server; docs/deployment.md)"),
+		insertQuorum: fs.Int("clickhouse-insert-quorum", 0,
+			"replicas that must hold each block of a crawl cycle before it is acknowledged (0: a majority of the replicas in cluster mode, none on one server; 1: none)"),
 	}
 }
 
 func (f *storeFlags) chOptions() analytics.Options {
-	return analytics.Options{Addr: *f.clickhouseAddr, Database: *f.clickhouseDB, User: *f.clickhouseUser, Password: *f.clickhousePassword, OnCluster: *f.onCluster}
+	return analytics.Options{Addr: *f.clickhouseAddr, Database: *f.clickhouseDB, User: *f.clickhouseUser, Password: *f.clickhousePassword,
+		OnCluster: *f.onCluster, InsertQuorum: *f.insertQuorum}
 }
 
 type stores struct {
@@ -79,7 +88,7 @@ func (f *storeFlags) open(ctx context.Context) (*stores, error) {
 	return &stores{pg: pg, ch: ch}, nil
 }
 
-// migrateAll applies both stores' migrations once.
+// migrateAll applies both stores' migrations once (`hiringsignal migrate`).
 func (f *storeFlags) migrateAll(ctx context.Context, s *stores, log *slog.Logger) error {
 	if err := oltp.Migrate(ctx, s.pg, log); err != nil {
 		return fmt.Errorf("postgres: %w", err)
@@ -93,12 +102,28 @@ func (f *storeFlags) migrateAll(ctx context.Context, s *stores, log *slog.Logger
 	return nil
 }
 
-// migrateWithRetry retries migrateAll with backoff until it succeeds or ctx ends, logging which
+// prepareStores readies the stores for serve and crawl: migrateAll on one ClickHouse server; in
+// cluster mode, where `hiringsignal migrate` migrates ClickHouse once per deploy, Postgres'
+// migrations and a check that ClickHouse's schema is this binary's.
+func (f *storeFlags) prepareStores(ctx context.Context, s *stores, log *slog.Logger) error {
+	if *f.onCluster == "" {
+		return f.migrateAll(ctx, s, log)
+	}
+	if err := oltp.Migrate(ctx, s.pg, log); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	if err := analytics.CheckSchema(ctx, s.ch, f.chOptions()); err != nil {
+		return fmt.Errorf("clickhouse: %w", err)
+	}
+	return nil
+}
+
+// migrateWithRetry retries prepareStores with backoff until it succeeds or ctx ends, logging which
 // store failed and why.
 func (f *storeFlags) migrateWithRetry(ctx context.Context, s *stores, log *slog.Logger) error {
 	backoff := 500 * time.Millisecond
 	for {
-		err := f.migrateAll(ctx, s, log)
+		err := f.prepareStores(ctx, s, log)
 		if err == nil {
 			return nil
 		}
@@ -174,7 +199,8 @@ func runStores(ctx context.Context, log *slog.Logger, args []string) error {
 }
 
 func runMigrate(ctx context.Context, log *slog.Logger, args []string) error {
-	fs := flagenv.New("migrate", "Apply every embedded Postgres and ClickHouse migration not yet applied. Safe to run twice.")
+	fs := flagenv.New("migrate", "Apply every embedded Postgres and ClickHouse migration not yet applied. Safe to run twice. "+
+		"With --clickhouse-cluster, run it once per deploy, before serve and crawl (which then only check the schema), with every replica up.")
 	f := addStoreFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err

@@ -1,11 +1,13 @@
 // Package devstack starts and stops the private Postgres and ClickHouse instances that `make run`
 // and `make test` use, with their data under the run directory of a checkout (<checkout>/.run by
-// default).
+// default), and the local replicated ClickHouse (Cluster: one ZooKeeper and two ClickHouse
+// replicas under <run dir>/cluster) that `make cluster-up` and `make test-cluster` use.
 //
-// It owns process management of those two servers only (init, start, health wait, stop), the proof
+// It owns process management of those servers only (init, start, health wait, stop), the proof
 // that a server answering on a port is this run directory's own (its data directory, asked from
-// the server itself), and the URLs that reach them. It must not apply migrations or hold any
-// service logic, and it never stops or reuses a server whose data lives elsewhere.
+// the server itself), their configs (the cluster's macros and remote_servers included), and the
+// addresses that reach them. It must not apply migrations or hold any service logic, and it never
+// stops or reuses a server whose data lives elsewhere.
 package devstack
 
 import (

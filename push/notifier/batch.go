@@ -31,8 +31,8 @@ func (n *Notifier) batch(ctx context.Context, snap *snapshot.Snapshot, pos uint6
 	ctx, cancel := context.WithTimeout(ctx, n.cfg.StoreTimeout)
 	defer cancel()
 	page, err := analytics.ReadFeed(ctx, n.cfg.ClickHouse, analytics.FeedQuery{After: pos, Upper: snap.Watermark, Limit: n.cfg.BatchEvents})
-	if err != nil {
-		return 0, err
+	if err != nil || page.Next == pos {
+		return pos, err // nothing past pos on this replica yet (it lags): nothing to write
 	}
 	return n.apply(ctx, snapshotView(snap), pos, page)
 }

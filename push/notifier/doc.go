@@ -20,7 +20,10 @@
 // committed watermark it polls every CommitPoll is past both the position and the snapshot's
 // watermark, a small delta index it builds at that committed watermark from the batch's reqs
 // only (the fast path, fast.go): a committed cycle is matched within about CommitPoll plus one
-// batch of its commit instead of after the snapshot's full rebuild. Both give the same rows and
+// batch of its commit instead of after the snapshot's full rebuild. Neither passes an event the
+// ClickHouse replica it reads does not hold yet: the fast path moves only to the watermark the
+// replica holds every event of (analytics.PresentWatermark), and a batch's page ends before a
+// position it lacks (analytics.ReadFeed), so a lagging replica delays deliveries, never skips one. Both give the same rows and
 // bodies: what a match and a body ask of the index is per req and per company (fast.go says
 // why), so the delta answers as the snapshot built at the same watermark would.
 //

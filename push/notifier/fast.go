@@ -113,8 +113,8 @@ func (n *Notifier) fastBatch(ctx context.Context, c commitMark, pos uint64) (uin
 	defer cancel()
 	started := time.Now()
 	page, err := analytics.ReadFeed(ctx, n.cfg.ClickHouse, analytics.FeedQuery{After: pos, Upper: c.wm, Limit: n.cfg.BatchEvents})
-	if err != nil {
-		return 0, err
+	if err != nil || page.Next == pos {
+		return pos, err // nothing past pos on this replica yet (it lags): nothing to write
 	}
 	read := time.Now()
 	v, err := n.delta(ctx, c, pos, page.Next, page.Events)

@@ -231,12 +231,20 @@ func (n *Notifier) pollCommit(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, n.cfg.StoreTimeout)
 	defer cancel()
-	wm, at, err := analytics.Watermark(ctx, n.cfg.ClickHouse)
+	wm, _, err := analytics.Watermark(ctx, n.cfg.ClickHouse)
 	if err != nil {
 		return // the snapshot's own poll reports ClickHouse trouble
 	}
 	if wm > n.committed.wm {
-		n.committed = commitMark{wm: wm, at: at.UTC()}
+		// The fast path moves only as far as the replica holds every event (a lagging one holds a
+		// commit row before its events): the check counts the events past what it knew present.
+		pwm, at, err := analytics.PresentWatermark(ctx, n.cfg.ClickHouse, max(n.committed.wm, n.Position()))
+		if err != nil {
+			return
+		}
+		if pwm > n.committed.wm {
+			n.committed = commitMark{wm: pwm, at: at.UTC()}
+		}
 	}
 	if s := n.cfg.Snapshots.Current(); n.cfg.Nudge != nil && (s == nil || wm > s.Watermark) {
 		n.cfg.Nudge()
@@ -295,7 +303,9 @@ func (n *Notifier) step(ctx context.Context) (more bool, err error) {
 		return false, err
 	}
 	n.setPosition(next)
-	return next < upper, nil
+	// A batch that did not move (the replica lacks the next event: ReadFeed ends a page before
+	// a position it does not hold) waits for the next poll instead of asking again at once.
+	return next < upper && next > pos, nil
 }
 
 // fence is the lease a batch commits under (the zero Fence without Config.Fence); ok is false

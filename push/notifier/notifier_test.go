@@ -68,6 +68,14 @@ func (e *env) commit(evs ...ev) []uint64 {
 // write commits the next cycle with evs (the snapshot is not told).
 func (e *env) write(evs ...ev) []uint64 {
 	e.t.Helper()
+	w, seqs := e.cycle(evs...)
+	require.NoError(e.t, analytics.WriteCycle(context.Background(), e.ch, w, 1000))
+	return seqs
+}
+
+// cycle is the next cycle with evs, not written (the ledger's tick and event_seq move past it).
+func (e *env) cycle(evs ...ev) (*analytics.CycleWrite, []uint64) {
+	e.t.Helper()
 	at := e.at.Add(time.Duration(e.tick) * time.Minute)
 	var rows []analytics.Event
 	var seqs []uint64
@@ -87,9 +95,8 @@ func (e *env) write(evs ...ev) []uint64 {
 		companies = append(companies, analytics.Company{CompanyID: id, Name: fmt.Sprintf("Company %d", id), Region: "test", UpdatedAt: at})
 	}
 	c := analytics.Cycle{Region: "test", Tick: e.tick, CycleTime: at, StartedAt: at, Events: uint64(len(rows)), SeqFrom: e.next - uint64(len(rows)), SeqTo: e.next - 1}
-	require.NoError(e.t, analytics.WriteCycle(context.Background(), e.ch, &analytics.CycleWrite{Events: rows, Companies: companies, Cycle: c}, 1000))
 	e.tick++
-	return seqs
+	return &analytics.CycleWrite{Events: rows, Companies: companies, Cycle: c}, seqs
 }
 
 func (e *env) watermark() uint64 { return e.snaps.Current().Watermark }

@@ -1,10 +1,12 @@
 // Package snapshot owns the read side's one poller and its one pointer: it polls the committed
-// watermark and, when a cycle committed, reads the ledger once (package analytics) and builds
-// from those rows both the company read model (package readmodel) and the search index (package
-// searchindex), then swaps them in together as one Snapshot, with the gaps in the crawl's
-// committed cycles that both mark partial weeks by and the history headers name. Every answer
-// therefore comes from one watermark, and ClickHouse is scanned once per commit. Bursts of commits and nudges
-// coalesce: at most one rebuild waits behind the one running.
+// watermark and, when a cycle committed and the ClickHouse replica it reads holds all of its
+// events (analytics.ReadWatermark: a lagging replica delays a build, never tears one), reads the
+// ledger once (package analytics) and builds from those rows both the company read model
+// (package readmodel) and the search index (package searchindex), then swaps them in together as
+// one Snapshot, with the gaps in the crawl's committed cycles that both mark partial weeks by and
+// the history headers name. Every answer therefore comes from one watermark, and ClickHouse is
+// scanned once per commit. Bursts of commits and nudges coalesce: at most one rebuild waits
+// behind the one running.
 //
 // It owns the polling, the build orchestration (which reads run, and beside what) and the swap;
 // it must not hold model or index rules (readmodel and searchindex do; it only joins the two, in
@@ -17,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -60,7 +63,31 @@ type Service struct {
 	nudge chan struct{} // capacity 1: at most one rebuild request waits behind a running build
 	loop  lifecycle.Loop
 	build func(context.Context, driver.Conn) (*Snapshot, error) // Build; tests wrap it
+	// present is the watermark the current snapshot was built at, or found present and already
+	// served (Refresh, under mu): a poll whose committed watermark is the same costs no event
+	// count; lagging is the last committed one found not yet present (logged once).
+	present, lagging mark
+	behind           bool // the last Refresh found the replica lagging
 }
+
+// lagRecheck is the least time between two presence checks of a lagging replica.
+const lagRecheck = 2 * time.Second
+
+// lags reports whether the last Refresh found the replica lagging: the committed cycles' watermark
+// not present yet.
+func (s *Service) lags() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.behind
+}
+
+// mark is a watermark and the latest cycle time at it.
+type mark struct {
+	wm uint64
+	at time.Time
+}
+
+func (m mark) same(o mark) bool { return m.wm == o.wm && m.at.Equal(o.at) }
 
 // New returns a stopped Service.
 func New(cfg Config) *Service {
@@ -103,11 +130,31 @@ func (s *Service) Nudge() {
 func (s *Service) Refresh(ctx context.Context, force bool) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// The committed cycles' watermark first (no event count): when it is the one last found
+	// present, nothing moved. Otherwise the watermark whose events the replica holds, which a
+	// lagging replica keeps below the committed one until it catches up (analytics, presence.go).
+	seen, seenAt, err := analytics.TickWatermark(ctx, s.cfg.ClickHouse, math.MaxUint64)
+	if err != nil {
+		return false, err
+	}
+	cur := s.cur.Load()
+	if cur != nil && !force && s.present.same(mark{seen, seenAt}) {
+		return false, nil
+	}
 	wm, at, err := analytics.ReadWatermark(ctx, s.cfg.ClickHouse)
 	if err != nil {
 		return false, err
 	}
-	if cur := s.cur.Load(); cur != nil && !force && cur.Watermark == wm && cur.AsOf.Equal(at.UTC()) {
+	s.behind = !(mark{wm, at}).same(mark{seen, seenAt})
+	if s.behind && !s.lagging.same(mark{seen, seenAt}) {
+		s.lagging = mark{seen, seenAt}
+		s.cfg.Log.Warn("ClickHouse replica lags: the read snapshot waits for the events of the cycles it has committed",
+			"committed", seen, "present", wm)
+	}
+	if cur != nil && !force && cur.Watermark == wm && cur.AsOf.Equal(at.UTC()) {
+		if !s.behind {
+			s.present = mark{wm, at}
+		}
 		return false, nil
 	}
 	t0 := time.Now()
@@ -119,6 +166,7 @@ func (s *Service) Refresh(ctx context.Context, force bool) (bool, error) {
 		return false, fmt.Errorf("cannot build the read snapshot: %w", err)
 	}
 	s.cur.Store(snap)
+	s.present = mark{snap.Watermark, snap.AsOf} // built whole at it
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	st := snap.Index.Stats()
@@ -168,6 +216,15 @@ func (s *Service) run(ctx context.Context) {
 		}
 		if built {
 			last = start
+		}
+		if s.lags() {
+			// The replica lags: its next presence check (a count over the ledger) waits a little,
+			// however many nudges arrive meanwhile.
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(lagRecheck):
+			}
 		}
 		select {
 		case <-ctx.Done():

@@ -6,8 +6,10 @@
 // isolate what Postgres keeps per database: advisory locks, LISTEN/NOTIFY channels and
 // pg_stat_activity are shared by every test of the package (and by any other run of it), so a
 // test that depends on them has ids of its own or stays serial. The servers come from
-// HS_POSTGRES_URL and HS_CLICKHOUSE_ADDR, defaulting to the private instances `make test` starts.
-// It must not be imported by non-test code.
+// HS_POSTGRES_URL and HS_CLICKHOUSE_ADDR, defaulting to the private instances `make test` starts;
+// the replicated layout's tests (ClickHouseCluster) run only against the cluster
+// HS_CLICKHOUSE_CLUSTER names (`make test-cluster` starts one). It must not be imported by
+// non-test code.
 package storetest
 
 import (
@@ -170,4 +172,46 @@ func ClickHouse(t testing.TB, pkg string) (driver.Conn, analytics.Options) {
 		t.Fatalf("cannot migrate test database: %v", err)
 	}
 	return conn, opts
+}
+
+// ClickHouseCluster returns options for a fresh database on the replicated test cluster, created
+// on every replica (not migrated) and dropped when the test ends, and a connection to it through
+// each replica, in order. The replicas are HS_CLICKHOUSE_CLUSTER's addresses (comma-separated;
+// `hiringsignal cluster up` prints them), the cluster HS_CLICKHOUSE_CLUSTER_NAME's (default
+// devstack.ClusterName). Without HS_CLICKHOUSE_CLUSTER the test is skipped.
+func ClickHouseCluster(t testing.TB, pkg string) (analytics.Options, []driver.Conn) {
+	t.Helper()
+	addrs := os.Getenv("HS_CLICKHOUSE_CLUSTER")
+	if addrs == "" {
+		t.Skip("no replicated ClickHouse: set HS_CLICKHOUSE_CLUSTER to its replicas' addresses (make test-cluster does)")
+	}
+	name := os.Getenv("HS_CLICKHOUSE_CLUSTER_NAME")
+	if name == "" {
+		name = devstack.ClusterName
+	}
+	opts := analytics.Options{Addr: addrs, Database: "hs_test_" + sanitize(pkg) + "_" + suffix(), OnCluster: name}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := analytics.EnsureDatabase(ctx, opts); err != nil {
+		t.Fatalf("%v\nrun `make test-cluster` (it starts the local cluster) or fix HS_CLICKHOUSE_CLUSTER", err)
+	}
+	t.Cleanup(func() {
+		admin, err := analytics.Open(analytics.Options{Addr: opts.Addr, Database: "default"})
+		if err == nil {
+			_ = admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+opts.Database+" ON CLUSTER "+name)
+			admin.Close()
+		}
+	})
+	var conns []driver.Conn
+	for _, addr := range opts.Addrs() {
+		o := opts
+		o.Addr = addr
+		conn, err := analytics.Open(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		conns = append(conns, conn)
+	}
+	return opts, conns
 }
