@@ -219,14 +219,23 @@ func Variant(vendor, variant string) error {
 	return nil
 }
 
-// FirstPage renders the URL of the first page of a tenant's postings on the vendor's real
-// public endpoint. Later pages follow from each page (the adapters compute them).
-func FirstPage(vendor, tenant, variant string) (string, error) {
+// checked is tenant in its canonical form (Tenant) once variant is known for vendor (Variant).
+func checked(vendor, tenant, variant string) (string, error) {
 	t, err := Tenant(vendor, tenant)
 	if err != nil {
 		return "", err
 	}
 	if err := Variant(vendor, variant); err != nil {
+		return "", err
+	}
+	return t, nil
+}
+
+// FirstPage renders the URL of the first page of a tenant's postings on the vendor's real
+// public endpoint. Later pages follow from each page (the adapters compute them).
+func FirstPage(vendor, tenant, variant string) (string, error) {
+	t, err := checked(vendor, tenant, variant)
+	if err != nil {
 		return "", err
 	}
 	switch vendor {
@@ -274,11 +283,8 @@ func FirstPage(vendor, tenant, variant string) (string, error) {
 // the first page. A crawler asks it before believing that a board fell empty.
 func BoardURL(vendor, tenant, variant string) (string, error) {
 	if vendor == Greenhouse {
-		t, err := Tenant(vendor, tenant)
+		t, err := checked(vendor, tenant, variant)
 		if err != nil {
-			return "", err
-		}
-		if err := Variant(vendor, variant); err != nil {
 			return "", err
 		}
 		return "https://" + greenhouseAPIHost(variant) + "/v1/boards/" + t, nil
@@ -654,11 +660,8 @@ func BoardPage(vendor, tenant, variant string) (string, error) {
 	if vendor == Join {
 		return "", fmt.Errorf("vendor join's board page names the company's slug, not its number %q: render it with JoinCompanyPage", tenant)
 	}
-	t, err := Tenant(vendor, tenant)
+	t, err := checked(vendor, tenant, variant)
 	if err != nil {
-		return "", err
-	}
-	if err := Variant(vendor, variant); err != nil {
 		return "", err
 	}
 	switch vendor {
