@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -29,7 +31,7 @@ import (
 
 // capturedFeed is one vendor's tenant as the crawl reads it on the vendor's real host: the
 // registry row that names it, the pages the vendor answers (captured payloads in
-// testdata/payloads) and the posting URLs its live reqs must serve, one per req ("" for a req
+// testdata/payloads, else the adapters' fixture of that name in pipeline/ats/testdata) and the posting URLs its live reqs must serve, one per req ("" for a req
 // whose record carries no link: the API serves url null).
 type capturedFeed struct {
 	vendor, tenant        string
@@ -170,7 +172,12 @@ func newVendorServer(t *testing.T, ca *testca.CA, feeds []capturedFeed) *vendorS
 	pages := map[string]page{}
 	for _, f := range feeds {
 		for uri, file := range f.pages {
+			// A payload the adapters' tests also parse is theirs (pipeline/ats/testdata); only the
+			// pages that differ from a fixture live here.
 			b, err := os.ReadFile(filepath.Join("testdata", "payloads", file))
+			if errors.Is(err, fs.ErrNotExist) {
+				b, err = os.ReadFile(filepath.Join("..", "..", "pipeline", "ats", "testdata", file))
+			}
 			require.NoError(t, err)
 			pages[f.host+uri] = page{body: b, contentType: f.contentType}
 		}
