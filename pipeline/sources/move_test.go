@@ -69,10 +69,6 @@ func TestAVendorMoveFoundByDiscoveryKeepsEveryReq(t *testing.T) {
 	// Seed 7's companies 0..599 hold four discoverable moves at ticks 593 to 601.
 	const seed, companies, first, last = 7, 600, 592, 602
 	world, fetch := hostWorld(t, sim.Config{Seed: seed, Companies: companies})
-	// A read that times out (a loaded machine under -race) counts as a failure, and failures cool
-	// a source down on the wall clock, longer than this test's windows take: with no fault in
-	// this world, a slow answer must not read as one.
-	fetch.Timeout = 15 * time.Second
 	moves := movesIn(world, first, last)
 	require.GreaterOrEqual(t, len(moves), 3, "the range holds several moves discovery can find")
 	for _, m := range moves {

@@ -21,14 +21,17 @@ import (
 
 // hostWorld serves a host-mode world over TLS, the companies' own sites included (a leaf per site
 // host, issued on demand, for discovery), and returns the fetch settings that reach it the way
-// `crawl --connect-to :443=ADDR --ca-file CA.pem` does.
+// `crawl --connect-to :443=ADDR --ca-file CA.pem` does. No host-mode world here serves slow
+// answers, so a read that times out can only be a loaded machine under -race (TLS handshakes
+// included): the timeout is generous, or a failed read would cool its source down on the wall
+// clock, longer than a test's windows take, and two runs of one world would disagree.
 func hostWorld(t *testing.T, cfg sim.Config) (*sim.World, pipeline.FetchConfig) {
 	t.Helper()
 	cfg.HostMode = true
 	w := sim.New(cfg)
 	connectTo, caFile := hosttest.Serve(t, w.Handler(), sim.HostNames(), w.ServesSite)
 	return w, pipeline.FetchConfig{ConnectTo: connectTo, CAFile: caFile,
-		Workers: 16, PerHost: 16, Timeout: 1500 * time.Millisecond, Attempts: 4, Backoff: 5 * time.Millisecond, MaxRetryWait: 50 * time.Millisecond}
+		Workers: 16, PerHost: 16, Timeout: 15 * time.Second, Attempts: 4, Backoff: 5 * time.Millisecond, MaxRetryWait: 50 * time.Millisecond}
 }
 
 // importWorld imports world's registry at tick, as an operator would with the tenants it has
