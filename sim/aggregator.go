@@ -7,8 +7,9 @@ import (
 
 // Aggregator feed (our own design): GET /aggregator/v1/feed?region=R[&cursor=C]
 // {"jobs":[{"id","title","company":{"name","domain"},"location":{"city","country"},"url",
-// "posted_at" (RFC 3339),"source" (the board it copied from),"salary":{"min","max","currency",
-// "period"}|null}],"next_cursor":"..."}; pages of 200, next_cursor absent on the last page.
+// "posted_at" (RFC 3339),"source" (the board it copied from),"description" (HTML, as the source
+// published it),"salary":{"min","max","currency","period"}|null}],"next_cursor":"..."}; pages of
+// 200, next_cursor absent on the last page.
 
 const aggPageSize = 200
 
@@ -89,7 +90,12 @@ func (w *World) renderAggregator(b []byte, region, tick, offset int, junk bool) 
 		default:
 			b = append(b, vendorNames[c.vendorAt(tick)]...)
 		}
-		b = append(b, `","salary":`...)
+		b = append(b, `","description":`...)
+		d := w.describe(c, &g)
+		d.out = d.appendHTML(d.out[:0], allParts, 0)
+		b = appendStrBytes(b, d.out)
+		w.release(d)
+		b = append(b, `,"salary":`...)
 		if g.salary {
 			s := w.salaryOf(&g)
 			b = append(b, `{"min":`...)

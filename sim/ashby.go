@@ -2,9 +2,9 @@ package sim
 
 // Ashby posting API: GET /posting-api/job-board/{name}?includeCompensation=true
 // {"apiVersion":"1","jobs":[{id, title, department, team, employmentType, location,
-// secondaryLocations, publishedAt, isListed, isRemote, workplaceType,
-// address{postalAddress{addressLocality, addressRegion, addressCountry (name or alpha-3)}},
-// jobUrl, applyUrl, descriptionHtml, descriptionPlain, shouldDisplayCompensationOnJobPostings,
+// secondaryLocations, publishedAt, isListed, isRemote, workplaceType (OnSite, Hybrid, Remote or
+// null), address{postalAddress{addressLocality, addressRegion, addressCountry (name or
+// alpha-3)}}, jobUrl, applyUrl, descriptionHtml, descriptionPlain, shouldDisplayCompensationOnJobPostings,
 // compensation{compensationTierSummary, scrapeableCompensationSalarySummary,
 // compensationTiers[{id, tierSummary, title, components[{id, summary, compensationType,
 // interval:"1 YEAR", currencyCode, minValue, maxValue}]}], summaryComponents[]}}]}.
@@ -12,8 +12,11 @@ package sim
 
 const ashbyJunk = `{"id":null,"title":12345,"department":[],"isListed":"yes","isRemote":"no","publishedAt":false,"jobUrl":null,"address":"somewhere"}`
 
-var ashbyEmpType = [...]string{"FullTime", "PartTime", "Contract", "Intern"}
+var ashbyEmpType = [numEmpTypes]string{"FullTime", "PartTime", "Contract", "Intern", "Temporary"}
 var ashbyInterval = [...]string{"1 YEAR", "1 MONTH", "1 HOUR"}
+
+// ashbyWorkplace is workplaceOf as Ashby's workplaceType says it (JSON).
+var ashbyWorkplace = [...]string{wpUnstated: "null", wpOnsite: `"OnSite"`, wpHybrid: `"Hybrid"`, wpRemote: `"Remote"`}
 
 func (w *World) renderAshby(b []byte, c *company, tick int, comp, junk bool) []byte {
 	type entry struct {
@@ -90,11 +93,7 @@ func (w *World) renderAshby(b []byte, c *company, tick int, comp, junk bool) []b
 		b = append(b, `,"isRemote":`...)
 		b = appendBool(b, g.remote)
 		b = append(b, `,"workplaceType":`...)
-		if g.remote {
-			b = append(b, `"Remote"`...)
-		} else {
-			b = append(b, `"OnSite"`...)
-		}
+		b = append(b, ashbyWorkplace[workplaceOf(c, g)]...)
 		b = append(b, `,"address":{"postalAddress":{"addressLocality":`...)
 		if g.remote {
 			b = append(b, `""`...)
@@ -116,9 +115,13 @@ func (w *World) renderAshby(b []byte, c *company, tick int, comp, junk bool) []b
 		b = append(b, '/')
 		b = append(b, b[id:idEnd]...)
 		b = append(b, `/application","descriptionHtml":`...)
-		b = appendStrBytes(b, w.appendDescription(scratch[:0], c, g))
+		d := w.describe(c, g)
+		d.out = d.appendHTML(d.out[:0], allParts, 0)
+		b = appendStrBytes(b, d.out)
 		b = append(b, `,"descriptionPlain":`...)
-		b = appendStrBytes(b, w.appendDescriptionPlain(scratch[:0], c, g))
+		d.out = d.appendPlain(d.out[:0], allParts)
+		b = appendStrBytes(b, d.out)
+		w.release(d)
 		b = append(b, `,"shouldDisplayCompensationOnJobPostings":`...)
 		b = appendBool(b, g.salary)
 		if comp {

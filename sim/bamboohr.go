@@ -12,7 +12,7 @@ import "strconv"
 
 const bambooJunk = `{"id":null,"jobOpeningName":null,"departmentLabel":7,"location":"somewhere","atsLocation":[],"isRemote":"maybe","locationType":9}`
 
-var bambooEmployment = [...]string{"Full-Time", "Part-Time", "Contractor", "Intern"}
+var bambooEmployment = [numEmpTypes]string{"Full-Time", "Part-Time", "Contractor", "Intern", "Temporary"}
 
 func (w *World) renderBambooHR(b []byte, c *company, tick int, junk bool) []byte {
 	gens := w.liveGens(c, tick)
@@ -77,7 +77,7 @@ func (w *World) renderBambooHR(b []byte, c *company, tick int, junk bool) []byte
 			b = append(b, `{"country":null,"state":null,"province":null,"city":null}`...)
 		}
 		b = append(b, `,"isRemote":null,"locationType":"`...)
-		if h2(g.h, 95)%4 == 0 {
+		if workplaceOf(c, g) == wpHybrid { // never unstated: BambooHR's field is mandatory
 			b = append(b, '2')
 		} else {
 			b = append(b, '0')

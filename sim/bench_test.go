@@ -27,7 +27,7 @@ func BenchmarkTenantBodies(b *testing.B) {
 		case vAshby:
 			buf = w.renderAshby(buf[:0], c, 50, true, false)
 		case vWorkable:
-			buf = w.renderWorkable(buf[:0], c, 50, false)
+			buf = w.renderWorkable(buf[:0], c, 50, false, false)
 		case vSmartRecruiters:
 			buf = w.renderSmartRecruiters(buf[:0], c, 50, 0, 100, false)
 		case vRecruitee:

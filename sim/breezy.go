@@ -15,7 +15,7 @@ import (
 
 const breezyJunk = `{"id":"","friendly_id":null,"name":null,"url":7,"published_date":"soon","location":"anywhere","salary":{"min":1}}`
 
-var breezyType = [...][2]string{{"fullTime", "Full-Time"}, {"partTime", "Part-Time"}, {"contract", "Contract"}, {"internship", "Internship"}}
+var breezyType = [numEmpTypes][2]string{{"fullTime", "Full-Time"}, {"partTime", "Part-Time"}, {"contract", "Contract"}, {"internship", "Internship"}, {"temporary", "Temporary"}}
 
 // breezySign is how Breezy writes a currency before an amount; other currencies are written
 // as their code and a space ("CHF 90").

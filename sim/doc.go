@@ -20,11 +20,17 @@
 // (DiscoveryTruth, /_sim/discovery: per company, its own sources and whether discovery can find
 // one; sites.go), the world's clock (Clock: wall time, or one 3-hour cycle
 // per --cycle-every of wall time for the dev stack), and each company's hidden conversion propensity, tied to its hiring motion, from which
-// OutcomeLabels draws outcome labels (outcomes.go).
+// OutcomeLabels draws outcome labels (outcomes.go), and every req's job description: what it
+// states (technologies, level, employment and workplace type, years, visa, pay; DescriptionTruth,
+// exported with the truth) and its text, written in the req's language (English, German, French,
+// Spanish) with the sections, wordings and noise real postings have, and rendered in each
+// vendor's field and markup (describe.go, descrender.go, data_desc.go, data_stacks.go).
 // The contract it implements is docs/crawl-contract.md.
 //
 // Determinism: every fact about tick t is a pure function of (seed, company, slot, t), computed on
-// the fly from hashes; nothing is replayed. Static per-company data is computed once in New. The
+// the fly from hashes; nothing is replayed. Static per-company data is computed once in New. A
+// req's description draws from hash streams of its own, so adding it shifted no other draw;
+// descriptions are written when a feed or the truth is rendered and never held. The
 // only per-tick caches are the board/aggregator indexes (rebuilt lazily for the ticks being served)
 // and the per-(tick, URL) attempt counters used by transient faults.
 //
@@ -32,7 +38,9 @@
 // "jsonld:www.jobsnorth.example/jobs?page=1"), so the registry, the ledger and the truth agree.
 //
 // What it must not touch: it imports only leaves (internal/atsurl renders the vendors' real URLs
-// for host mode; its tests also use internal/normalize and internal/testca), never the crawl (the
+// for host mode; internal/jobtext gives descriptions their technology vocabulary and
+// internal/normalize their seniorities and country names, and the tests read descriptions back
+// with jobtext; the tests also use internal/testca), never the crawl (the
 // adapters in pipeline/ats and this package agree only through the contract), keeps no
 // package-level mutable state, and never reaches outside the loopback world it serves.
 package sim

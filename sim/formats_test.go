@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 	"encoding/xml"
+	"html"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -79,7 +80,8 @@ func TestGreenhouseFormat(t *testing.T) {
 			require.NotEmpty(t, j.Title)
 			require.NotEmpty(t, j.Location.Name)
 			require.True(t, strings.HasPrefix(j.AbsoluteURL, "https://boards.greenhouse.io/"+s.Tenant+"/jobs/"))
-			require.True(t, strings.HasPrefix(j.Content, "&lt;p&gt;"), "content is entity-escaped HTML")
+			require.True(t, strings.HasPrefix(j.Content, "&lt;div class=&quot;content-intro&quot;&gt;"), "content is entity-escaped HTML")
+			require.Contains(t, html.UnescapeString(j.Content), "<ul>", "unescaped once, content is the description's HTML")
 			_, err := time.Parse(time.RFC3339, j.UpdatedAt)
 			require.NoError(t, err)
 			require.Len(t, j.Departments, 1)
@@ -126,7 +128,7 @@ func TestLeverFormat(t *testing.T) {
 			if p.Country != nil {
 				require.Len(t, *p.Country, 2)
 			}
-			require.Contains(t, []string{"on-site", "remote", "hybrid"}, p.WorkplaceType)
+			require.Contains(t, []string{"on-site", "remote", "hybrid", "unspecified"}, p.WorkplaceType)
 			require.Equal(t, "https://jobs.lever.co/"+s.Tenant+"/"+p.ID, p.HostedURL)
 			if p.SalaryRange != nil {
 				salaries++
@@ -382,8 +384,12 @@ func TestPersonioFormat(t *testing.T) {
 			require.NotEmpty(t, p.Office)
 			_, err := time.Parse(time.RFC3339, p.CreatedAt)
 			require.NoError(t, err)
-			require.Len(t, p.JobDescriptions.Items, 1)
-			require.Contains(t, p.JobDescriptions.Items[0].Value, "<p>")
+			// One jobDescription per section of the description, each named by its heading.
+			require.GreaterOrEqual(t, len(p.JobDescriptions.Items), 6)
+			for _, it := range p.JobDescriptions.Items {
+				require.NotEmpty(t, it.Name)
+				require.Regexp(t, `^<(p|h2|h3|div|ul)>`, it.Value)
+			}
 		}
 		require.NotContains(t, string(body), "<country>")
 	})
@@ -593,7 +599,7 @@ func TestRipplingFormat(t *testing.T) {
 			require.Len(t, it.Locations, 1)
 			l := it.Locations[0]
 			require.Len(t, l.CountryCode, 2)
-			require.Contains(t, []string{"ON_SITE", "REMOTE"}, l.WorkplaceType)
+			require.Contains(t, []string{"ON_SITE", "REMOTE", "HYBRID"}, l.WorkplaceType)
 			if l.WorkplaceType == "REMOTE" {
 				remote++
 				require.Nil(t, l.City)
@@ -807,6 +813,12 @@ func TestCrossPostVariants(t *testing.T) {
 	require.NotEmpty(t, tr.Reqs)
 }
 
+// pinpointTextRe matches the text fields of a Pinpoint posting.
+var pinpointTextRe = regexp.MustCompile(`"(description|key_responsibilities|skills_knowledge_expertise|benefits)":"(?:[^"\\]|\\.)*"`)
+
+// rssDescriptionRe matches an RSS item's description element.
+var rssDescriptionRe = regexp.MustCompile(`(?s)<description>.*?</description>`)
+
 func TestTeamtailorFormat(t *testing.T) {
 	t.Parallel()
 	_, d := formatWorld(t)
@@ -844,7 +856,8 @@ func TestTeamtailorFormat(t *testing.T) {
 			require.Regexp(t, `^[0-9a-f]{8}-[0-9a-f]{4}-4`, it.GUID)
 			_, err := time.Parse(time.RFC1123Z, it.PubDate)
 			require.NoError(t, err)
-			require.True(t, strings.HasPrefix(it.Description, "<p>"), "the description is HTML, entity-escaped in the XML")
+			require.Regexp(t, `^<(p|h2|h3|div)>`, it.Description, "the description is HTML, entity-escaped in the XML")
+			require.Contains(t, it.Description, "<li>")
 			require.Contains(t, []string{"fully", "hybrid", "none"}, it.RemoteStatus)
 			require.NotEmpty(t, it.Locations)
 			for _, l := range it.Locations {
@@ -858,7 +871,8 @@ func TestTeamtailorFormat(t *testing.T) {
 				multi++
 			}
 		}
-		require.NotContains(t, string(body), "salary")
+		// No pay field: pay, where the employer states it, is in the description's text.
+		require.NotContains(t, rssDescriptionRe.ReplaceAllString(string(body), ""), "salary")
 	})
 	require.Positive(t, items)
 	t.Logf("teamtailor: %d items, %d remote, %d in two countries", items, remote, multi)
@@ -1028,7 +1042,8 @@ func TestPinpointFormat(t *testing.T) {
 				none++
 			}
 		}
-		require.NotContains(t, string(body), "country", "the feed states no country")
+		// The description's sections are the employer's text (which may name a country).
+		require.NotContains(t, pinpointTextRe.ReplaceAllString(string(body), ""), "country", "the feed states no country")
 	})
 	require.Positive(t, visible)
 	require.Positive(t, hidden, "some tenants hide a band they have")

@@ -79,10 +79,20 @@ func (w *World) renderGreenhouse(b []byte, c *company, tick int, content, junk b
 		b = append(b, `,"first_published":`...)
 		b = appendTime(b, posted, "2006-01-02T15:04:05-07:00")
 		if content {
-			// Greenhouse serves content HTML-entity-escaped.
+			// Greenhouse serves content HTML-entity-escaped: the company's intro and the closing
+			// (equal opportunity) in the board's own divs around the job's text.
+			d := w.describe(c, g)
+			d.out = append(d.out[:0], `<div class="content-intro">`...)
+			d.out = d.appendHTML(d.out, 1<<pAbout, 0)
+			d.out = append(d.out, `</div>`...)
+			d.out = d.appendHTML(d.out, allParts&^(1<<pAbout|1<<pEEO), 0)
+			d.out = append(d.out, `<div class="content-conclusion">`...)
+			d.out = d.appendHTML(d.out, 1<<pEEO, 0)
+			d.out = append(d.out, `</div>`...)
 			b = append(b, `,"content":"`...)
-			b = appendEntityJSON(b, w.appendDescription(scratch[:0], c, g))
+			b = appendEntityJSON(b, d.out)
 			b = append(b, '"')
+			w.release(d)
 		}
 		dept := int64(h2(c.key, uint64(t.fn))%9000000 + 1000000)
 		b = append(b, `,"departments":[{"id":`...)

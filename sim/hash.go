@@ -89,4 +89,7 @@ const (
 	saltMulti
 	saltJobPage
 	saltSite
+	saltDesc     // a contract req that is fixed-term employment
+	saltDescWork // the workplace a description states
+	saltDescText // what a description states and its wording
 )

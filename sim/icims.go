@@ -11,13 +11,21 @@ import (
 // without cards. A card (li.iCIMS_JobCardItem) holds its places in the header ("Job Locations":
 // "DE-Berlin", "DE-Remote", a second country after " | "), its posted date ("Posted Date", the
 // exact time in the value's title, "N days ago" as its text), its title link
-// https://{portal}.icims.com/jobs/{id}/{slug}/job?in_iframe=1 and, as dt/dd pairs, its
-// "Requisition ID" ({year}-{id}) and "Category".
+// https://{portal}.icims.com/jobs/{id}/{slug}/job?in_iframe=1, on about half the portals a
+// "description" block with the opening of the job's description (cut with an ellipsis) and, as
+// dt/dd pairs, its "Requisition ID" ({year}-{id}), "Category" and "Position Type".
 
 const icimsPageSize = 20
 
 // icimsJunkID is the id of a card whose title is empty: longer than any real posting's.
 const icimsJunkID = "99999999999"
+
+// icimsOpening is how much of a description a card shows, in bytes (cut at a word).
+const icimsOpening = 240
+
+// icimsShowsDescription reports whether c's portal shows the opening of each description on its
+// cards (a tenant setting: about half do).
+func icimsShowsDescription(c *company) bool { return h3(c.key, saltDescText, 3)%2 == 0 }
 
 // icimsPages is how many pages n cards fill (one at least).
 func icimsPages(n int) int { return max(1, (n+icimsPageSize-1)/icimsPageSize) }
@@ -126,7 +134,16 @@ func (w *World) appendICIMSCard(b []byte, c *company, g *gen, portal string, ser
 	b = append(b, `"><span class="sr-only field-label">Job Posting Title</span><h3>`...)
 	b = appendXML(b, t.name)
 	b = append(b, `</h3></a></div>
-<div class="col-xs-12 additionalFields"><dl class="iCIMS_JobHeaderGroup">
+`...)
+	if icimsShowsDescription(c) {
+		d := w.describe(c, g)
+		d.out = d.appendOpening(d.out[:0], icimsOpening)
+		b = append(b, `<div class="col-xs-12 description">`...)
+		b = appendXML(b, d.out)
+		b = append(b, "</div>\n"...)
+		w.release(d)
+	}
+	b = append(b, `<div class="col-xs-12 additionalFields"><dl class="iCIMS_JobHeaderGroup">
 <div class="iCIMS_JobHeaderTag"><dt class="iCIMS_JobHeaderField">Requisition ID</dt><dd class="iCIMS_JobHeaderData"><span>`...)
 	b = strconv.AppendInt(b, int64(posted.Year()), 10)
 	b = append(b, '-')

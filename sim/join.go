@@ -19,7 +19,7 @@ const joinJunk = `{"id":null,"idParam":null,"title":null,"createdAt":"yesterday"
 // joinMaxPageSize is the largest pageSize JOIN's public API accepts.
 const joinMaxPageSize = 5
 
-var joinEmployment = [...]string{"Employee", "Part-time", "Freelancer", "Internship"}
+var joinEmployment = [numEmpTypes]string{"Employee", "Part-time", "Freelancer", "Internship", "Temporary"}
 var joinFrequency = [...]string{"PER_YEAR", "PER_MONTH", "PER_HOUR"}
 
 // renderJoin renders page (from 1) of the tenant's jobs, size a page.
@@ -64,10 +64,10 @@ func (w *World) renderJoin(b []byte, c *company, tick int, page, size int, junk 
 		b = append(b, `,"lastActivatedAt":`...)
 		b = appendTime(b, posted.Add(7*60e9), "2006-01-02T15:04:05.000Z")
 		b = append(b, `,"workplaceType":"`...)
-		switch {
-		case g.remote:
+		switch workplaceOf(c, g) { // never unstated: JOIN's field is mandatory
+		case wpRemote:
 			b = append(b, "REMOTE"...)
-		case h2(g.h, 99)%4 == 0:
+		case wpHybrid:
 			b = append(b, "HYBRID"...)
 		default:
 			b = append(b, "ONSITE"...)

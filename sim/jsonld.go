@@ -17,7 +17,7 @@ const boardPageSize = 50
 
 const jsonldJunk = `<script type="application/ld+json">{"@context":"https://schema.org/","@type":"JobPosting","title":null,"datePosted":"soon","hiringOrganization":42,"jobLocation":"??","identifier":{"value":[]}}</script>` + "\n"
 
-var jsonldEmployment = [...]string{"FULL_TIME", "PART_TIME", "CONTRACTOR", "INTERN"}
+var jsonldEmployment = [numEmpTypes]string{"FULL_TIME", "PART_TIME", "CONTRACTOR", "INTERN", "TEMPORARY"}
 var jsonldUnit = [...]string{"YEAR", "MONTH", "HOUR"}
 
 // appendBoardRoot appends the root of board bi's pages: https://{host} in host mode, else
@@ -135,7 +135,10 @@ func (w *World) appendJobPosting(b, scratch []byte, bi int, c *company, g *gen, 
 	b = append(b, `"@type":"JobPosting","title":`...)
 	b = appendStrH(b, w.appendTitleVariant(scratch[:0], g, h3(g.h, saltVariant, uint64(bi))))
 	b = append(b, `,"description":`...)
-	b = appendStrH(b, w.appendDescription(scratch[:0], c, g))
+	d := w.describe(c, g)
+	d.out = d.appendHTML(d.out[:0], allParts, 0)
+	b = appendStrH(b, d.out)
+	w.release(d)
 	b = append(b, `,"identifier":{"@type":"PropertyValue","name":`...)
 	b = appendStrH(b, bd.display)
 	b = append(b, `,"value":"`...)

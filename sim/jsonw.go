@@ -19,14 +19,22 @@ func appendEsc[T string | []byte](b []byte, s T) []byte { return appendEscape(b,
 func appendEscH[T string | []byte](b []byte, s T) []byte { return appendEscape(b, s, true) }
 
 func appendEscape[T string | []byte](b []byte, s T, html bool) []byte {
+	safe := &jsonSafe
+	if html {
+		safe = &jsonSafeHTML
+	}
 	start := 0
 	for i := 0; i < len(s); {
+		// Runs of bytes that need no escape (most of any text) are skipped a byte at a time
+		// through a table, then copied at once.
+		for i < len(s) && safe[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && (!html || (c != '<' && c != '>' && c != '&')) {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':
@@ -62,6 +70,16 @@ func appendEscape[T string | []byte](b []byte, s T, html bool) []byte {
 	}
 	return append(b, s[start:]...)
 }
+
+// jsonSafe marks the ASCII bytes a JSON string carries as they are (jsonSafeHTML: also outside
+// <, > and &); every other byte is escaped or, from 0x80, decoded as UTF-8 first.
+var jsonSafe, jsonSafeHTML = func() (plain, html [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		plain[c] = c != '"' && c != '\\'
+		html[c] = plain[c] && c != '<' && c != '>' && c != '&'
+	}
+	return plain, html
+}()
 
 // appendStr appends s as a JSON string.
 func appendStr(b []byte, s string) []byte {
@@ -126,9 +144,12 @@ func appendTime(b []byte, t time.Time, layout string) []byte {
 }
 
 // appendXML appends s with XML/HTML special characters escaped.
-func appendXML(b []byte, s string) []byte {
+func appendXML[T string | []byte](b []byte, s T) []byte {
 	start := 0
 	for i := 0; i < len(s); i++ {
+		if !xmlSpecial[s[i]] {
+			continue
+		}
 		var rep string
 		switch s[i] {
 		case '<':
@@ -141,8 +162,6 @@ func appendXML(b []byte, s string) []byte {
 			rep = "&quot;"
 		case '\'':
 			rep = "&#39;"
-		default:
-			continue
 		}
 		b = append(b, s[start:i]...)
 		b = append(b, rep...)
@@ -150,6 +169,9 @@ func appendXML(b []byte, s string) []byte {
 	}
 	return append(b, s[start:]...)
 }
+
+// xmlSpecial marks the bytes appendXML replaces by an entity.
+var xmlSpecial = [256]bool{'<': true, '>': true, '&': true, '"': true, '\'': true}
 
 // appendUUID appends a version-4-shaped UUID whose first 32 bits are id (unique per source).
 func appendUUID(b []byte, id uint32, salt uint64) []byte {

@@ -6,14 +6,20 @@ import (
 
 // Lever Postings API: GET /v0/postings/{site}?mode=json&skip=N&limit=M
 // A top-level JSON array of {id, text, categories{commitment, department, location, team,
-// allLocations}, country (alpha-2 or null), workplaceType, createdAt (epoch ms), hostedUrl,
-// applyUrl, descriptionPlain, description, lists, additional, additionalPlain, salaryRange?}.
-// A page shorter than limit is the last one.
+// allLocations}, country (alpha-2 or null), workplaceType (on-site, remote, hybrid or
+// unspecified), createdAt (epoch ms), hostedUrl, applyUrl, descriptionPlain, description (the
+// description's opening: company and role), lists ([{text: a section's heading, content: its
+// <li> items}]: duties, requirements, nice-to-haves, benefits), additional, additionalPlain (the
+// closing: pay, terms, equal opportunity), salaryRange?}. A page shorter than limit is the last
+// one.
 
 const leverJunk = `{"id":404,"text":null,"categories":"n/a","country":7,"createdAt":"last week","hostedUrl":false,"lists":{}}`
 
-var leverCommitment = [...]string{"Full-time", "Part-time", "Contract", "Internship"}
+var leverCommitment = [numEmpTypes]string{"Full-time", "Part-time", "Contract", "Internship", "Temporary"}
 var leverInterval = [...]string{"per-year-salary", "per-month-salary", "per-hour-wage"}
+
+// leverWorkplace is workplaceOf as Lever's workplaceType says it.
+var leverWorkplace = [...]string{wpUnstated: "unspecified", wpOnsite: "on-site", wpHybrid: "hybrid", wpRemote: "remote"}
 
 // renderLever renders entries [skip, skip+limit) of the tenant's list (limit <= 0: all).
 func (w *World) renderLever(b []byte, c *company, tick int, skip, limit int, junk bool) []byte {
@@ -49,7 +55,14 @@ func (w *World) renderLever(b []byte, c *company, tick int, skip, limit int, jun
 		t := &w.titles[g.title]
 		cd := &countries[g.country]
 		loc := appendLocationText(scratch[:0], g, h2(g.h, vLever))
-		b = append(b, `{"additionalPlain":"","additional":"","categories":{"commitment":`...)
+		d := w.describe(c, g)
+		b = append(b, `{"additionalPlain":`...)
+		d.out = d.appendPlain(d.out[:0], tailParts)
+		b = appendStrBytes(b, d.out)
+		b = append(b, `,"additional":`...)
+		d.out = d.appendHTML(d.out[:0], tailParts, 0)
+		b = appendStrBytes(b, d.out)
+		b = append(b, `,"categories":{"commitment":`...)
 		b = appendStr(b, leverCommitment[g.empType])
 		b = append(b, `,"department":`...)
 		b = appendStr(b, functionNames[t.fn])
@@ -62,14 +75,34 @@ func (w *World) renderLever(b []byte, c *company, tick int, skip, limit int, jun
 		b = append(b, `]},"createdAt":`...)
 		b = strconv.AppendInt(b, w.postedAt(g, vLever).UnixMilli(), 10)
 		b = append(b, `,"descriptionPlain":`...)
-		b = appendStrBytes(b, w.appendDescriptionPlain(scratch[:0], c, g))
+		d.out = d.appendPlain(d.out[:0], introParts)
+		b = appendStrBytes(b, d.out)
 		b = append(b, `,"description":`...)
-		b = appendStrBytes(b, w.appendDescription(scratch[:0], c, g))
+		d.out = d.appendHTML(d.out[:0], introParts, 0)
+		b = appendStrBytes(b, d.out)
 		b = append(b, `,"id":"`...)
 		id := len(b)
 		b = appendATSID(b, c, vLever, g)
 		idEnd := len(b)
-		b = append(b, `","lists":[],"text":`...)
+		b = append(b, `","lists":[`...)
+		nl := 0
+		for _, part := range [...]uint8{pDuties, pReq, pNice, pBenefits} {
+			if !d.hasItems(part) {
+				continue
+			}
+			if nl > 0 {
+				b = append(b, ',')
+			}
+			nl++
+			b = append(b, `{"text":`...)
+			b = appendStrBytes(b, d.headingOf(part))
+			b = append(b, `,"content":`...)
+			d.out = d.appendItems(d.out[:0], part)
+			b = appendStrBytes(b, d.out)
+			b = append(b, '}')
+		}
+		w.release(d)
+		b = append(b, `],"text":`...)
 		b = appendStr(b, t.name)
 		b = append(b, `,"country":`...)
 		if h2(g.h, 77)%10 == 0 {
@@ -78,13 +111,7 @@ func (w *World) renderLever(b []byte, c *company, tick int, skip, limit int, jun
 			b = appendStr(b, cd.a2)
 		}
 		b = append(b, `,"workplaceType":`...)
-		if g.remote {
-			b = append(b, `"remote"`...)
-		} else if h2(g.h, 78)%5 == 0 {
-			b = append(b, `"hybrid"`...)
-		} else {
-			b = append(b, `"on-site"`...)
-		}
+		b = appendStr(b, leverWorkplace[workplaceOf(c, g)])
 		b = append(b, `,"hostedUrl":"https://jobs.lever.co/`...)
 		b = append(b, site...)
 		b = append(b, '/')

@@ -65,7 +65,7 @@ type gen struct {
 	city     uint8
 	remote   bool
 	salary   bool
-	empType  uint8 // 0 full-time, 1 part-time, 2 contract, 3 internship
+	empType  uint8 // empFullTime, empPartTime, empContract, empInternship or empTemporary
 	// country2/city2: a second country the same posting is published for (noCountry when none).
 	// It is a req of its own (one req per company, title and country), carried by the ATS
 	// posting's further place and by job pages' jobLocation arrays only.
@@ -111,14 +111,7 @@ func (w *World) genAt(c *company, s int, tick int) gen {
 func (w *World) baseGen(c *company, s int, tick int, g *gen) {
 	sh := h3(w.seed^saltSlot, uint64(c.idx), uint64(s))
 	m := w.titlesOwned(c, s)
-	W := int64(w.wtab[sh&255])
-	if m > 1 {
-		if mw := int64((minRecurrence + m - 2) / (m - 1)); W < mw {
-			W = mw
-		}
-	} else if W < minRecurrence {
-		W = minRecurrence
-	}
+	W := w.windowOf(c, s, sh)
 	phi := int64((sh >> 8) % uint64(W))
 	u := int64(tick) + tickBase + phi
 	k := u / W
@@ -142,6 +135,21 @@ func (w *World) baseGen(c *company, s int, tick int, g *gen) {
 	j := (int(k%int64(m)) + int((sh>>40)%uint64(m))) % m
 	g.title = w.titleOf(c, int(c.nSurge)+s+j*int(c.nBase))
 	w.reqDetails(c, g, &r, tick)
+}
+
+// windowOf is the window length of base slot s (sh its slot hash): long enough that the slot's
+// titles recur no sooner than minRecurrence ticks.
+func (w *World) windowOf(c *company, s int, sh uint64) int64 {
+	m := w.titlesOwned(c, s)
+	W := int64(w.wtab[sh&255])
+	if m > 1 {
+		if mw := int64((minRecurrence + m - 2) / (m - 1)); W < mw {
+			W = mw
+		}
+	} else if W < minRecurrence {
+		W = minRecurrence
+	}
+	return W
 }
 
 func (w *World) surgeGen(c *company, s int, tick int, g *gen) {
@@ -181,13 +189,18 @@ func (w *World) reqDetails(c *company, g *gen, r *rng, tick int) {
 	g.salary = r.chance(salaryShare)
 	switch x := r.float(); {
 	case x < 0.90:
-		g.empType = 0
+		g.empType = empFullTime
 	case x < 0.94:
-		g.empType = 1
+		g.empType = empPartTime
 	case x < 0.98:
-		g.empType = 2
+		g.empType = empContract
+		// Some are fixed-term employment rather than a contractor's: drawn from a hash of their
+		// own, so the stream above is what it was.
+		if h2(g.h, saltDesc)%temporaryShare == 0 {
+			g.empType = empTemporary
+		}
 	default:
-		g.empType = 3
+		g.empType = empInternship
 	}
 	w.multiCountry(c, g)
 	g.live = tick >= g.open && tick < g.close && !(tick >= g.gapStart && tick < g.gapEnd)

@@ -3,7 +3,9 @@ package sim
 // Personio XML feed: GET https://{tenant}.jobs.personio.de/xml?language=en
 // <workzag-jobs><position><id/><subcompany/><office/><department/><recruitingCategory/>
 // <name/><jobDescriptions/><employmentType/><seniority/><schedule/><yearsOfExperience/>
-// <occupation/><occupationCategory/><createdAt/></position>...</workzag-jobs>.
+// <occupation/><occupationCategory/><createdAt/></position>...</workzag-jobs>. jobDescriptions
+// holds one <jobDescription> per section of the description: its heading as <name>, its HTML
+// as <value> (CDATA). yearsOfExperience is absent when the description asks for none.
 // No country, salary or URL: <office> is a city (or "Remote") and the country is the company's
 // HQ country (which is why every req of a Personio company is in its HQ country), except for
 // <additionalOffices>: further cities of the HQ country, and the first city of a req's second
@@ -11,10 +13,26 @@ package sim
 
 const personioJunk = `<position><id>n/a</id><office></office><department/><employmentType>sometimes</employmentType><createdAt>sometime</createdAt></position>`
 
-var personioEmployment = [...]string{"permanent", "permanent", "freelance", "intern"}
-var personioSchedule = [...]string{"full-time", "part-time", "full-time", "full-time"}
-var personioSeniority = [...]string{"entry-level", "experienced", "experienced", "executive"}
-var personioYears = [...]string{"lt-1", "2-5", "5-7", "7+"}
+var personioEmployment = [numEmpTypes]string{"permanent", "permanent", "freelance", "intern", "temporary"}
+var personioSchedule = [numEmpTypes]string{"full-time", "part-time", "full-time", "full-time", "full-time"}
+
+// personioSeniority is the coarse level (coarseLevel) as Personio names it.
+var personioSeniority = [...]string{"student", "entry-level", "experienced", "executive", "executive"}
+
+// personioYears is the band of a minimum of years of experience.
+func personioYears(years int8) string {
+	switch {
+	case years < 1:
+		return "lt-1"
+	case years < 2:
+		return "1-2"
+	case years < 5:
+		return "2-5"
+	case years < 7:
+		return "5-7"
+	}
+	return "7+"
+}
 
 func (w *World) renderPersonio(b []byte, c *company, tick int, junk bool) []byte {
 	gens := w.liveGens(c, tick)
@@ -33,7 +51,7 @@ func (w *World) renderPersonio(b []byte, c *company, tick int, junk bool) []byte
 		g := &gens[i]
 		t := &w.titles[g.title]
 		cd := &countries[g.country]
-		sen := w.seniorityOf(g.title)
+		f := w.facts(c, g)
 		b = append(b, "  <position>\n    <id>"...)
 		b = appendATSID(b, c, vPersonio, g)
 		b = append(b, "</id>\n    <subcompany>"...)
@@ -66,17 +84,32 @@ func (w *World) renderPersonio(b []byte, c *company, tick int, junk bool) []byte
 		b = appendXML(b, functionNames[t.fn])
 		b = append(b, "</recruitingCategory>\n    <name>"...)
 		b = appendXML(b, t.name)
-		b = append(b, "</name>\n    <jobDescriptions>\n      <jobDescription>\n        <name>Your mission</name>\n        <value><![CDATA["...)
-		b = w.appendDescription(b, c, g)
-		b = append(b, "]]></value>\n      </jobDescription>\n    </jobDescriptions>\n    <employmentType>"...)
+		b = append(b, "</name>\n    <jobDescriptions>\n"...)
+		d := w.describe(c, g)
+		for part := uint8(0); part < numParts; part++ {
+			if !d.has(part) {
+				continue
+			}
+			b = append(b, "      <jobDescription>\n        <name>"...)
+			b = appendXML(b, d.headingOf(part))
+			b = append(b, "</name>\n        <value><![CDATA["...)
+			b = d.appendHTML(b, 1<<part, 1<<part)
+			b = append(b, "]]></value>\n      </jobDescription>\n"...)
+		}
+		w.release(d)
+		b = append(b, "    </jobDescriptions>\n    <employmentType>"...)
 		b = append(b, personioEmployment[g.empType]...)
 		b = append(b, "</employmentType>\n    <seniority>"...)
-		b = append(b, personioSeniority[sen]...)
+		b = append(b, personioSeniority[w.coarseLevel(c, g)]...)
 		b = append(b, "</seniority>\n    <schedule>"...)
 		b = append(b, personioSchedule[g.empType]...)
-		b = append(b, "</schedule>\n    <yearsOfExperience>"...)
-		b = append(b, personioYears[sen]...)
-		b = append(b, "</yearsOfExperience>\n    <keywords>"...)
+		b = append(b, "</schedule>\n"...)
+		if f.years >= 0 {
+			b = append(b, "    <yearsOfExperience>"...)
+			b = append(b, personioYears(f.years)...)
+			b = append(b, "</yearsOfExperience>\n"...)
+		}
+		b = append(b, "    <keywords>"...)
 		b = appendXML(b, string(appendLowerASCII(scratch[:0], functionNames[t.fn])))
 		b = append(b, "</keywords>\n    <occupation>"...)
 		b = appendSnake(b, functionNames[t.fn])

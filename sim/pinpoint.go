@@ -17,14 +17,13 @@ import "strconv"
 
 const pinpointJunk = `{"id":null,"title":"","url":null,"location":"n/a","workplace_type":7,"compensation_visible":"sometimes","job":[]}`
 
-var pinpointEmployment = [...][2]string{{"full_time", "Full Time"}, {"part_time", "Part Time"}, {"contract", "Contract"}, {"internship", "Internship"}}
+var pinpointEmployment = [numEmpTypes][2]string{{"full_time", "Full Time"}, {"part_time", "Part Time"}, {"contract", "Contract"}, {"internship", "Internship"}, {"temporary", "Temporary"}}
 var pinpointFrequency = [...]string{"year", "month", "hour"}
 
 func (w *World) renderPinpoint(b []byte, c *company, tick int, junk bool) []byte {
 	gens := w.liveGens(c, tick)
 	jp := junkAt(junk, len(gens))
 	tenant := c.tenant(vPinpoint)
-	var scratch [256]byte
 	b = append(b, `{"data":[`...)
 	n := 0
 	for i := 0; i <= len(gens); i++ {
@@ -57,9 +56,27 @@ func (w *World) renderPinpoint(b []byte, c *company, tick int, junk bool) []byte
 		uuidEnd := len(b)
 		b = append(b, `","path":"/en/postings/`...)
 		b = append(b, b[uuid:uuidEnd]...)
+		d := w.describe(c, g)
 		b = append(b, `","description":`...)
-		b = appendStrBytes(b, w.appendDescription(scratch[:0], c, g))
-		b = append(b, `,"key_responsibilities":"","key_responsibilities_header":"","skills_knowledge_expertise":"","skills_knowledge_expertise_header":"","benefits":"","benefits_header":"","location":{"id":"`...)
+		d.out = d.appendHTML(d.out[:0], introParts|tailParts, 0)
+		b = appendStrBytes(b, d.out)
+		for _, s := range [...]struct {
+			field string
+			part  uint8
+			mask  uint16
+		}{{"key_responsibilities", pDuties, 1 << pDuties}, {"skills_knowledge_expertise", pReq, reqParts}, {"benefits", pBenefits, 1 << pBenefits}} {
+			b = append(b, `,"`...)
+			b = append(b, s.field...)
+			b = append(b, `":`...)
+			d.out = d.appendHTML(d.out[:0], s.mask, 1<<s.part)
+			b = appendStrBytes(b, d.out)
+			b = append(b, `,"`...)
+			b = append(b, s.field...)
+			b = append(b, `_header":`...)
+			b = appendStrBytes(b, d.headingOf(s.part))
+		}
+		w.release(d)
+		b = append(b, `,"location":{"id":"`...)
 		b = strconv.AppendUint(b, uint64(g.country)*64+uint64(g.city), 10)
 		b = append(b, `","city":`...)
 		if g.remote {
@@ -79,10 +96,10 @@ func (w *World) renderPinpoint(b []byte, c *company, tick int, junk bool) []byte
 			}
 		}
 		b = append(b, `,"province":"","postal_code":"","street_address":""},"workplace_type":`...)
-		switch {
-		case g.remote:
+		switch workplaceOf(c, g) { // never unstated: Pinpoint's field is mandatory
+		case wpRemote:
 			b = append(b, `"remote","workplace_type_text":"Fully remote"`...)
-		case h2(g.h, 97)%3 == 0:
+		case wpHybrid:
 			b = append(b, `"hybrid","workplace_type_text":"Hybrid"`...)
 		default:
 			b = append(b, `"onsite","workplace_type_text":"Onsite"`...)

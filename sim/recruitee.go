@@ -17,7 +17,7 @@ const recruiteeJunk = `{"id":"x","slug":null,"title":null,"status":"published","
 
 const recruiteeTime = "2006-01-02 15:04:05 UTC"
 
-var recruiteeEmployment = [...]string{"fulltime", "parttime", "contract", "internship"}
+var recruiteeEmployment = [numEmpTypes]string{"fulltime", "parttime", "contract", "internship", "temporary"}
 
 // implausiblePay reports whether g's Recruitee offer publishes its pay with the wrong period.
 func implausiblePay(g *gen) bool { return h2(g.h, 64)%8 == 0 }
@@ -95,8 +95,11 @@ func (w *World) renderRecruitee(b []byte, c *company, tick int, junk bool) []byt
 		b = append(b, cd.a2...)
 		b = append(b, `","remote":`...)
 		b = appendBool(b, g.remote)
-		b = append(b, `,"hybrid":false,"on_site":`...)
-		b = appendBool(b, !g.remote)
+		wp := workplaceOf(c, g)
+		b = append(b, `,"hybrid":`...)
+		b = appendBool(b, wp == wpHybrid)
+		b = append(b, `,"on_site":`...)
+		b = appendBool(b, wp == wpOnsite)
 		b = append(b, `,"created_at":`...)
 		b = appendTime(b, posted.Add(-5*time.Hour), recruiteeTime)
 		b = append(b, `,"published_at":`...)
@@ -151,9 +154,15 @@ func (w *World) renderRecruitee(b []byte, c *company, tick int, junk bool) []byt
 		} else {
 			b = append(b, `{"min":null,"max":null,"period":null,"currency":null}`...)
 		}
+		d := w.describe(c, g)
 		b = append(b, `,"description":`...)
-		b = appendStrBytes(b, w.appendDescription(scratch[:0], c, g))
-		b = append(b, `,"requirements":""}`...)
+		d.out = d.appendHTML(d.out[:0], allParts&^reqParts, 0)
+		b = appendStrBytes(b, d.out)
+		b = append(b, `,"requirements":`...)
+		d.out = d.appendHTML(d.out[:0], reqParts, 1<<pReq)
+		b = appendStrBytes(b, d.out)
+		b = append(b, '}')
+		w.release(d)
 	}
 	return append(b, "]}"...)
 }

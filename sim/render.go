@@ -42,48 +42,8 @@ func buildZones() []*time.Location {
 	return z
 }
 
-// appendDescription appends a short HTML job description (raw, unescaped).
-func (w *World) appendDescription(b []byte, c *company, g *gen) []byte {
-	t := &w.titles[g.title]
-	b = append(b, "<p>"...)
-	b = append(b, c.core...)
-	b = appendArticle(b, t.name)
-	b = append(b, t.name...)
-	b = append(b, " to join the "...)
-	b = append(b, functionNames[t.fn]...)
-	if g.remote {
-		b = append(b, " team, working remotely from "...)
-		b = append(b, countries[g.country].name...)
-	} else {
-		b = append(b, " team in "...)
-		b = append(b, countries[g.country].cities[g.city]...)
-	}
-	b = append(b, ".</p><ul><li>"...)
-	b = append(b, empTypeLabel[g.empType]...)
-	b = append(b, "</li></ul>"...)
-	return b
-}
-
-// appendDescriptionPlain appends the plain-text version of the description.
-func (w *World) appendDescriptionPlain(b []byte, c *company, g *gen) []byte {
-	t := &w.titles[g.title]
-	b = append(b, c.core...)
-	b = appendArticle(b, t.name)
-	b = append(b, t.name...)
-	b = append(b, " to join the "...)
-	b = append(b, functionNames[t.fn]...)
-	if g.remote {
-		b = append(b, " team, working remotely from "...)
-		b = append(b, countries[g.country].name...)
-	} else {
-		b = append(b, " team in "...)
-		b = append(b, countries[g.country].cities[g.city]...)
-	}
-	b = append(b, ". "...)
-	return append(b, empTypeLabel[g.empType]...)
-}
-
-var empTypeLabel = [...]string{"Full-time", "Part-time", "Contract", "Internship"}
+// empTypeLabel names the employment types as Workable, iCIMS and JazzHR label them.
+var empTypeLabel = [numEmpTypes]string{"Full-time", "Part-time", "Contract", "Internship", "Temporary"}
 
 // junkAt returns where a junk record goes in a list of n real entries (-1 when none).
 func junkAt(junk bool, n int) int {
@@ -91,21 +51,6 @@ func junkAt(junk bool, n int) int {
 		return -1
 	}
 	return n / 2
-}
-
-// seniorityOf returns a rough experience level for a title index.
-func (w *World) seniorityOf(ti int) int {
-	p := w.titles[ti].pay
-	switch {
-	case p < 0.9:
-		return 0 // entry
-	case p < 1.2:
-		return 1 // mid
-	case p < 1.7:
-		return 2 // senior
-	default:
-		return 3 // executive
-	}
 }
 
 // appendArticle appends " is hiring a " or " is hiring an " as English wants before name.

@@ -4,7 +4,8 @@ import "strconv"
 
 // Rippling job board API: GET https://ats.rippling.com/api/v2/board/{board}/jobs?page=N&pageSize=M
 // (page zero-based, pageSize 1-100, 20 when absent) answers {"items":[{id, name, url,
-// department{name}, locations[{name, city, state, country, countryCode, workplaceType}]}],
+// department{name}, locations[{name, city, state, country, countryCode, workplaceType (ON_SITE,
+// HYBRID or REMOTE)}]}],
 // "page","pageSize","totalItems","totalPages"}; a page past the last has no items. url is the
 // posting on the board, https://ats.rippling.com/{board}/jobs/{id}. The list has no date or pay.
 
@@ -73,9 +74,12 @@ func (w *World) renderRippling(b []byte, c *company, tick, page, size int, junk 
 		b = append(b, `,"countryCode":"`...)
 		b = append(b, cd.a2...)
 		b = append(b, `","workplaceType":"`...)
-		if g.remote {
+		switch workplaceOf(c, g) { // never unstated: Rippling's field is mandatory
+		case wpRemote:
 			b = append(b, "REMOTE"...)
-		} else {
+		case wpHybrid:
+			b = append(b, "HYBRID"...)
+		default:
 			b = append(b, "ON_SITE"...)
 		}
 		b = append(b, `"}]}`...)

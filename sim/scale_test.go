@@ -26,7 +26,7 @@ func renderAll(w *World, tick int) (bytes, pages int) {
 		case vAshby:
 			buf = w.renderAshby(buf[:0], c, tick, true, false)
 		case vWorkable:
-			buf = w.renderWorkable(buf[:0], c, tick, false)
+			buf = w.renderWorkable(buf[:0], c, tick, false, false)
 		case vSmartRecruiters:
 			buf = w.renderSmartRecruiters(buf[:0], c, tick, 0, 100, false)
 		case vRecruitee:

@@ -113,7 +113,8 @@ func (w *World) serveFeed(rw http.ResponseWriter, r *http.Request, v uint8, c *c
 		comp := q.Get("includeCompensation") == "true"
 		render = func(b []byte, junk bool) []byte { return w.renderAshby(b, c, tick, comp, junk) }
 	case vWorkable:
-		render = func(b []byte, junk bool) []byte { return w.renderWorkable(b, c, tick, junk) }
+		details := q.Get("details") == "true"
+		render = func(b []byte, junk bool) []byte { return w.renderWorkable(b, c, tick, details, junk) }
 	case vSmartRecruiters:
 		offset, ok1 := intParam(q.Get("offset"), 0)
 		limit, ok2 := intParam(q.Get("limit"), 10)

@@ -15,8 +15,10 @@ import (
 
 const smartRecruitersJunk = `{"id":false,"name":null,"uuid":7,"refNumber":{},"company":"?","releasedDate":123,"location":[]}`
 
-var srEmployment = [...][2]string{{"permanent", "Full-time"}, {"part_time", "Part-time"}, {"contract", "Contract"}, {"intern", "Internship"}}
-var srExperience = [...][2]string{{"entry_level", "Entry Level"}, {"associate", "Associate"}, {"mid_senior_level", "Mid-Senior Level"}, {"executive", "Executive"}}
+var srEmployment = [numEmpTypes][2]string{{"permanent", "Full-time"}, {"part_time", "Part-time"}, {"contract", "Contract"}, {"intern", "Internship"}, {"temporary", "Temporary"}}
+
+// srExperience is the coarse level (coarseLevel) as SmartRecruiters names it.
+var srExperience = [...][2]string{{"internship", "Internship"}, {"entry_level", "Entry Level"}, {"mid_senior_level", "Mid-Senior Level"}, {"director", "Director"}, {"executive", "Executive"}}
 
 func (w *World) renderSmartRecruiters(b []byte, c *company, tick int, offset, limit int, junk bool) []byte {
 	gens := w.liveGens(c, tick)
@@ -114,7 +116,7 @@ func (w *World) renderSmartRecruiters(b []byte, c *company, tick int, offset, li
 		b = append(b, et[0]...)
 		b = append(b, `","label":"`...)
 		b = append(b, et[1]...)
-		ex := srExperience[w.seniorityOf(g.title)]
+		ex := srExperience[w.coarseLevel(c, g)]
 		b = append(b, `"},"experienceLevel":{"id":"`...)
 		b = append(b, ex[0]...)
 		b = append(b, `","label":"`...)

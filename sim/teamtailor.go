@@ -26,7 +26,6 @@ func (w *World) renderTeamtailor(b []byte, c *company, tick int, offset, perPage
 	lo := min(max(offset, 0), total)
 	hi := min(total, lo+perPage)
 	tenant := c.tenant(vTeamtailor)
-	var scratch [256]byte
 	b = append(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<rss version=\"2.0\" xmlns:tt=\"https://teamtailor.com/locations\">\n  <channel>\n    <title>"...)
 	b = appendXML(b, atsCompanyName(c))
 	b = append(b, "</title>\n    <description>Current Job Openings</description>\n    <link>https://"...)
@@ -51,7 +50,10 @@ func (w *World) renderTeamtailor(b []byte, c *company, tick int, offset, perPage
 		b = append(b, "    <item>\n      <title>"...)
 		b = appendXML(b, t.name)
 		b = append(b, "</title>\n      <description>"...)
-		b = appendXML(b, string(w.appendDescription(scratch[:0], c, g)))
+		d := w.describe(c, g)
+		d.out = d.appendHTML(d.out[:0], allParts, 0)
+		b = appendXML(b, d.out)
+		w.release(d)
 		b = append(b, "</description>\n      <pubDate>"...)
 		b = w.postedAt(g, vTeamtailor).In(w.zone(c.country)).AppendFormat(b, teamtailorTime)
 		b = append(b, "</pubDate>\n      <link>https://"...)
@@ -61,13 +63,13 @@ func (w *World) renderTeamtailor(b []byte, c *company, tick int, offset, perPage
 		b = append(b, '-')
 		b = appendSlug(b, t.name)
 		b = append(b, "</link>\n      <remoteStatus>"...)
-		switch {
-		case g.remote:
+		switch workplaceOf(c, g) {
+		case wpRemote:
 			b = append(b, "fully"...)
-		case h2(g.h, 91)%3 == 0:
+		case wpHybrid:
 			b = append(b, "hybrid"...)
 		default:
-			b = append(b, "none"...)
+			b = append(b, "none"...) // no remote option: on-site, or not said
 		}
 		b = append(b, "</remoteStatus>\n      <guid>"...)
 		b = appendUUID(b, atsID32(c, vTeamtailor, g), c.key+vTeamtailor)

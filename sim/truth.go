@@ -20,6 +20,9 @@ type TruthReq struct {
 	Function      string         `json:"function"`
 	FirstTick     int            `json:"first_tick"`
 	Postings      []TruthPosting `json:"postings"`
+	// Description is what the req's description states (DescriptionTruth): the answer key for
+	// the fields a crawl reads from its postings' text and structured fields. Never nil.
+	Description *DescriptionTruth `json:"description"`
 }
 
 // TruthPosting is one posting carrying a req: the source and the id it has in that source's body.
@@ -135,6 +138,7 @@ func (w *World) truth(tick int, comps []int32) Truth {
 				Function:      functionNames[tt.fn],
 				FirstTick:     cur.open,
 				Postings:      postings[start:len(postings):len(postings)],
+				Description:   w.descriptionTruth(c, &cur, false),
 			})
 			if cur.country2 != noCountry {
 				start = len(postings)
@@ -151,6 +155,7 @@ func (w *World) truth(tick int, comps []int32) Truth {
 					Function:      functionNames[tt.fn],
 					FirstTick:     cur.open,
 					Postings:      postings[start:len(postings):len(postings)],
+					Description:   w.descriptionTruth(c, &cur, true),
 				})
 			}
 		}

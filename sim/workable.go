@@ -7,13 +7,15 @@ import "time"
 // telecommuting, department, url, shortlink, application_url, published_on (date),
 // created_at (date), country (name), city, state, education, experience, function, industry,
 // locations[{country, countryCode, city, region, hidden}]}]}. A job with several locations is
-// listed once per location, every entry sharing the shortcode.
+// listed once per location, every entry sharing the shortcode. With details=true each job also
+// carries its description (HTML), requirements and benefits (HTML, each without its heading).
 
 const workableJunk = `{"title":null,"shortcode":12345,"code":[],"employment_type":false,"url":null,"published_on":"31/02/2026","country":{"name":"?"},"locations":"everywhere"}`
 
-var workableExperience = [...]string{"Entry level", "Mid-Senior level", "Mid-Senior level", "Executive"}
+// workableExperience is the coarse level (coarseLevel) as Workable names it.
+var workableExperience = [...]string{"Internship", "Entry level", "Mid-Senior level", "Director", "Executive"}
 
-func (w *World) renderWorkable(b []byte, c *company, tick int, junk bool) []byte {
+func (w *World) renderWorkable(b []byte, c *company, tick int, details, junk bool) []byte {
 	gens := w.liveGens(c, tick)
 	jp := junkAt(junk, len(gens))
 	b = append(b, `{"name":`...)
@@ -36,18 +38,25 @@ func (w *World) renderWorkable(b []byte, c *company, tick int, junk bool) []byte
 		sc := appendATSID(code[:0], c, vWorkable, g)
 		// Multi-location job: a second city in the same country and/or a second country, each
 		// listed as its own entry sharing the shortcode (workablePlaces).
+		var d *descDoc
+		if details {
+			d = w.describe(c, g)
+		}
 		for _, pl := range workablePlaces(g) {
 			if n > 0 {
 				b = append(b, ',')
 			}
 			n++
-			b = w.appendWorkableJob(b, c, g, sc, pl)
+			b = w.appendWorkableJob(b, c, g, sc, pl, d)
+		}
+		if d != nil {
+			w.release(d)
 		}
 	}
 	return append(b, "]}"...)
 }
 
-func (w *World) appendWorkableJob(b []byte, c *company, g *gen, shortcode []byte, pl place) []byte {
+func (w *World) appendWorkableJob(b []byte, c *company, g *gen, shortcode []byte, pl place, d *descDoc) []byte {
 	t := &w.titles[g.title]
 	cd := &countries[pl.country]
 	city := pl.city
@@ -81,7 +90,7 @@ func (w *World) appendWorkableJob(b []byte, c *company, g *gen, shortcode []byte
 	b = append(b, `,"city":`...)
 	b = appendStr(b, cd.cities[city])
 	b = append(b, `,"state":"","education":"","experience":`...)
-	b = appendStr(b, workableExperience[w.seniorityOf(g.title)])
+	b = appendStr(b, workableExperience[w.coarseLevel(c, g)])
 	b = append(b, `,"function":`...)
 	b = appendStr(b, functionNames[t.fn])
 	b = append(b, `,"industry":`...)
@@ -96,6 +105,17 @@ func (w *World) appendWorkableJob(b []byte, c *company, g *gen, shortcode []byte
 	b = appendStr(b, cd.a2)
 	b = append(b, `,"city":`...)
 	b = appendStr(b, cd.cities[city])
-	b = append(b, `,"region":"","hidden":false}]}`...)
-	return b
+	b = append(b, `,"region":"","hidden":false}]`...)
+	if d != nil {
+		b = append(b, `,"description":`...)
+		d.out = d.appendHTML(d.out[:0], allParts&^(reqParts|1<<pBenefits), 0)
+		b = appendStrBytes(b, d.out)
+		b = append(b, `,"requirements":`...)
+		d.out = d.appendHTML(d.out[:0], reqParts, 1<<pReq)
+		b = appendStrBytes(b, d.out)
+		b = append(b, `,"benefits":`...)
+		d.out = d.appendHTML(d.out[:0], 1<<pBenefits, 1<<pBenefits)
+		b = appendStrBytes(b, d.out)
+	}
+	return append(b, '}')
 }

@@ -19,8 +19,9 @@ type World struct {
 	cfg    Config
 	seed   uint64
 	titles []titleDef
-	units  []uint16   // units modulo len(titles): multipliers of per-company title permutations
-	wtab   [256]int32 // log-uniform window lengths of base slots
+	tinfo  []titleInfo // per title: what it implies for descriptions
+	units  []uint16    // units modulo len(titles): multipliers of per-company title permutations
+	wtab   [256]int32  // log-uniform window lengths of base slots
 	zones  []*time.Location
 
 	companies []company
@@ -53,6 +54,7 @@ type World struct {
 	attempts attemptTracker
 	snaps    snapCache
 	bufs     sync.Pool // *[]byte body buffers
+	descs    sync.Pool // *descDoc: descriptions being written
 	gz       sync.Pool // *gzip.Writer at BestSpeed
 	crc      *crc32.Table
 }
@@ -136,6 +138,7 @@ func New(cfg Config) *World {
 	w.boardHosts = make(map[string]int, len(boardDefs))
 	w.apiHosts = append(atsurl.Hosts(), atsurl.PageHosts()...)
 	w.titles = buildTitles()
+	w.tinfo = buildTitleInfo(w.titles)
 	w.units = unitsMod(len(w.titles))
 	w.wtab = windowTable()
 	w.zones = buildZones()

@@ -87,6 +87,7 @@ func TestTechnologiesNegative(t *testing.T) {
 		"Our DAX-listed customers and the R Value of insulation.",
 		"Manage outreach to partners and segment the market; amplitude of the signal.",
 		"Notion of quality, a flask of coffee and a sketch of the plan.",
+		"Titulación en Ingeniería Informática o similar.", // the degree, not the ETL suite
 	} {
 		require.Empty(t, Derive("", Clean(text, 0)).Technologies, text)
 	}
@@ -161,6 +162,7 @@ func TestWorkplace(t *testing.T) {
 		regions     []string
 	}{
 		{"Backend Engineer - Remote (US only)", "", Remote, []string{"United States"}, nil},
+		{"Sr. Data Engineer - Remote", "", Remote, nil, nil}, // "Sr" is senior, not Suriname
 		{"", "This is a fully remote role open to candidates within the EU.", Remote,
 			[]string{"Austria", "Belgium", "Bulgaria", "Croatia", "Cyprus", "Czechia", "Denmark", "Estonia", "Finland", "France",
 				"Germany", "Greece", "Hungary", "Ireland", "Italy", "Latvia", "Lithuania", "Luxembourg", "Malta", "Netherlands",
@@ -285,6 +287,10 @@ func TestPay(t *testing.T) {
 		{"$50/hr on a W2", pay(50, 50, "USD", "hour", "$50/hr")},
 		{"Compensation: 95.000 CHF p.a.", pay(95000, 95000, "CHF", "year", "95.000 CHF p.a")},
 		{"Sueldo: 2.000 € netos al mes", pay(2000, 2000, "EUR", "month", "2.000 € netos al mes")},
+		// Figures with more than one thousands group after a short first one.
+		{"Salary: ¥8,500,000 - ¥9,800,000 per year", pay(8500000, 9800000, "JPY", "year", "¥8,500,000 - ¥9,800,000 per year")},
+		{"Salario: COP 10.000.000 - 11.500.000 al mes", pay(10000000, 11500000, "COP", "month", "COP 10.000.000 - 11.500.000 al mes")},
+		{"Salary: INR 1,800,000 per annum", pay(1800000, 1800000, "INR", "year", "INR 1,800,000 per annum")},
 		{"We raised $60M in our Series B.", nil},
 		{"$1,500 annual learning budget", nil},
 		{"Home office stipend of $500 and a €1,000 yearly allowance.", nil},

@@ -159,8 +159,10 @@ func lexNumber(s string) (payTok, int) {
 		i++
 		digits++
 	}
-	// Thousands groups: a separator and exactly three digits, while the first group is short.
-	for digits <= 3 || digits%3 == 0 {
+	// Thousands groups: a separator and exactly three digits, as many as follow a short first
+	// group ("8,500,000", "10.000.000", "1 200 000").
+	lead := digits
+	for lead <= 3 || digits%3 == 0 {
 		sep := 0
 		switch {
 		case i < len(s) && (s[i] == ',' || s[i] == '.' || s[i] == '\'' || s[i] == ' '):

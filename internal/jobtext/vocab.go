@@ -335,7 +335,7 @@ var vocabulary = []Tech{
 	{"plotly", "Plotly", CatDataML, "Plotly|Plotly Dash"},
 	{"streamlit", "Streamlit", CatDataML, "Streamlit"},
 	{"nifi", "Apache NiFi", CatDataML, "NiFi|Apache NiFi"},
-	{"informatica", "Informatica", CatDataML, "Informatica"},
+	{"informatica", "Informatica", CatDataML, "=Informatica|Informatica PowerCenter"},
 	{"talend", "Talend", CatDataML, "Talend"},
 	{"ssis", "SSIS", CatDataML, "SSIS|SSRS|SSAS"},
 	{"azure_data_factory", "Azure Data Factory", CatDataML, "Azure Data Factory"},

@@ -368,6 +368,9 @@ func (a *analysis) countryAt(k int) (string, int) {
 			continue
 		}
 		span := d.src[w.lo:d.words[e].hi]
+		if len(span) <= 3 {
+			continue // a code not in capitals ("Sr." in "Sr. Engineer - Remote" is no Suriname)
+		}
 		if name, found := normalize.CountryName(span); found {
 			return name, n
 		}

@@ -1,7 +1,7 @@
 // Package crawltruth scores a crawl of a simulated world against the simulator's ground truth:
 // dedup (B-cubed precision and recall of the req each posting was resolved to), a gap-free
 // event_seq, and the ledger's events against the transitions the truth and what was readable
-// imply. A test records each tick's truth, failed sources and observations while it crawls
+// imply; Descriptions keys the truth of what each req's description states by req_key. A test records each tick's truth, failed sources and observations while it crawls
 // through whatever path it tests (one crawler, workers and a committer), then calls Score. It is
 // imported by tests only.
 package crawltruth
@@ -110,6 +110,17 @@ func Unread(stats []pipeline.CycleStats) []string {
 func TruthKey(r sim.TruthReq) string {
 	country, _ := normalize.CountryName(r.Country)
 	return pipeline.ReqKey(pipeline.CompanyID(r.CompanyDomain), normalize.TitleKey(r.Title), country)
+}
+
+// Descriptions maps the req_key the crawl must give each req of truth to what the req's
+// description states (sim.DescriptionTruth): the answer key for the fields a crawl reads from
+// its postings' text and structured fields.
+func Descriptions(truth sim.Truth) map[string]sim.DescriptionTruth {
+	out := make(map[string]sim.DescriptionTruth, len(truth.Reqs))
+	for _, r := range truth.Reqs {
+		out[TruthKey(r)] = *r.Description
+	}
+	return out
 }
 
 type expEvent struct {
