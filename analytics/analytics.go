@@ -1,7 +1,8 @@
 // Package analytics owns the ClickHouse side of the service: the connection, the embedded numbered
 // migrations and their two layouts (one server, or one shard of N replicas with every table
 // Replicated: schema.go), the tables the crawl writes and the reads query (companies, the event
-// ledger, board sightings, ATS history, cycles), their row types (Event, Company, ReqBoard,
+// ledger with each req's posting facts, the reqs' cleaned descriptions, board sightings, ATS
+// history, cycles), their row types (Event, Facts, Description, Company, ReqBoard,
 // VendorSighting, Cycle), and every statement run against them: the crawl's cycle write and
 // commit (WriteCycle, ledger.go, quorum writes in cluster mode: quorum.go), the reads that
 // rebuild the crawl's state (crawlstate.go), the gaps between a region's committed cycles (Gaps,

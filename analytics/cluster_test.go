@@ -40,12 +40,12 @@ func TestClusterMigratesOnceForEveryReplica(t *testing.T) {
 		require.NoError(t, analytics.CheckSchema(ctx, r, opts))
 		var tables, total uint64
 		require.NoError(t, r.QueryRow(ctx, `SELECT count(), toUInt64(min(total_replicas)) FROM system.replicas WHERE database = currentDatabase()`).Scan(&tables, &total))
-		require.Equal(t, uint64(6), tables, "events, cycles, companies, req_boards, ats_history and schema_migrations are replicated")
+		require.Equal(t, uint64(7), tables, "events, cycles, companies, req_boards, ats_history, req_descriptions and schema_migrations are replicated")
 		require.Equal(t, uint64(len(replicas)), total)
 		var cols uint64
 		require.NoError(t, r.QueryRow(ctx, `SELECT count() FROM system.columns WHERE database = currentDatabase() AND table = 'events'
-			AND name IN ('posted_at', 'close_reason', 'gap_from', 'gap_to')`).Scan(&cols))
-		require.Equal(t, uint64(4), cols, "replica %d has the ALTERs' columns", i+1)
+			AND name IN ('posted_at', 'close_reason', 'gap_from', 'gap_to', 'technologies', 'description_hash')`).Scan(&cols))
+		require.Equal(t, uint64(6), cols, "replica %d has the ALTERs' columns", i+1)
 	}
 
 	single := opts

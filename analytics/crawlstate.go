@@ -23,10 +23,10 @@ func CycleCommitted(ctx context.Context, ch driver.Conn, region string, tick uin
 
 // StreamEventHeads streams every committed event (event_seq at or below wm) to fn in ledger
 // order (event_seq, then version), so the last one fn sees of a req is its current state, as
-// FINAL would keep it. Only ReqKey, Type, CompanyID, Tick, FirstSeen, RepostCount and Sources
-// are filled. fn may keep e.
+// FINAL would keep it. Only ReqKey, Type, CompanyID, Tick, FirstSeen, RepostCount, Sources and
+// DescriptionHash are filled. fn may keep e.
 func StreamEventHeads(ctx context.Context, ch driver.Conn, wm uint64, fn func(e *Event) error) error {
-	rows, err := ch.Query(ctx, `SELECT req_key, event_type, company_id, tick, first_seen, repost_count, sources
+	rows, err := ch.Query(ctx, `SELECT req_key, event_type, company_id, tick, first_seen, repost_count, sources, description_hash
 		FROM events WHERE event_seq <= ? ORDER BY event_seq, version`, wm)
 	if err != nil {
 		return fmt.Errorf("cannot read the ledger: %w", err)
@@ -34,7 +34,7 @@ func StreamEventHeads(ctx context.Context, ch driver.Conn, wm uint64, fn func(e 
 	defer rows.Close()
 	for rows.Next() {
 		e := &Event{}
-		if err := rows.Scan(&e.ReqKey, &e.Type, &e.CompanyID, &e.Tick, &e.FirstSeen, &e.RepostCount, &e.Sources); err != nil {
+		if err := rows.Scan(&e.ReqKey, &e.Type, &e.CompanyID, &e.Tick, &e.FirstSeen, &e.RepostCount, &e.Sources, &e.DescriptionHash); err != nil {
 			return fmt.Errorf("cannot scan a ledger row: %w", err)
 		}
 		if err := fn(e); err != nil {
@@ -115,11 +115,13 @@ func latestEvents(ctx context.Context, ch driver.Conn, wm uint64, in string, out
 	defer rows.Close()
 	for rows.Next() {
 		e := &Event{}
-		if err := rows.Scan(&e.Seq, &e.Type, &e.ReqKey, &e.CompanyID, &e.Region, &e.Tick, &e.OccurredAt, &e.ObservedAt, &e.FirstSeen,
+		var fs factScan
+		if err := rows.Scan(append([]any{&e.Seq, &e.Type, &e.ReqKey, &e.CompanyID, &e.Region, &e.Tick, &e.OccurredAt, &e.ObservedAt, &e.FirstSeen,
 			&e.RawTitle, &e.Title, &e.TitleKey, &e.Function, &e.Country, &e.Location, &e.SourceType, &e.Boards, &e.Sources, &e.Board, &e.URL,
-			&e.RequisitionID, &e.SalMin, &e.SalMax, &e.SalDeclared, &e.RepostCount, &e.PostedAt); err != nil {
+			&e.RequisitionID, &e.SalMin, &e.SalMax, &e.SalDeclared, &e.RepostCount, &e.PostedAt}, fs.targets()...)...); err != nil {
 			return fmt.Errorf("cannot scan a ledger row: %w", err)
 		}
+		e.Facts = fs.facts()
 		out[e.ReqKey] = e // ascending event_seq: the last one wins
 	}
 	return rows.Err()

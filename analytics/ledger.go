@@ -71,6 +71,8 @@ type Event struct {
 	// GapTo. Both zero (stored as epoch zero) when the event follows no gap.
 	GapFrom time.Time
 	GapTo   time.Time
+	// Facts are what the req's posting states of itself at this event (facts.go).
+	Facts
 }
 
 // AfterGap reports whether the event was first seen in the first cycle after a gap.
@@ -81,6 +83,9 @@ func (e *Event) Live() bool { return e.Type != EventClosed }
 
 // check refuses an event whose close reason or gap bounds the ledger cannot serve as written.
 func (e *Event) check() error {
+	if err := e.Facts.Check(); err != nil {
+		return fmt.Errorf("cannot write event %d (%s) of req %s: %w", e.Seq, e.Type, e.ReqKey, err)
+	}
 	if e.CloseReason != "" && (e.Type != EventClosed || !slices.Contains(CloseReasons, e.CloseReason)) {
 		return fmt.Errorf("cannot write event %d (%s): close_reason %q is for closed events only and must be one of %s",
 			e.Seq, e.Type, e.CloseReason, strings.Join(CloseReasons, ", "))
@@ -98,7 +103,7 @@ func (e *Event) check() error {
 const (
 	attrColumns = `event_seq, event_type, req_key, company_id, region, tick, occurred_at, observed_at, first_seen,
 	raw_title, title, title_key, function, country, location, source_type, boards, sources, board, url,
-	requisition_id, salary_min_usd, salary_max_usd, salary_declared, repost_count, posted_at`
+	requisition_id, salary_min_usd, salary_max_usd, salary_declared, repost_count, posted_at, ` + factColumns
 	eventColumns = attrColumns + `, close_reason, gap_from, gap_to`
 )
 
@@ -139,7 +144,8 @@ type ReqBoard struct {
 }
 
 // CycleWrite is everything one cycle writes. Companies are written at Cycle.Tick with their
-// UpdatedAt; ATS sightings at Cycle.Tick. The cycles row goes last and is the commit.
+// UpdatedAt; ATS sightings at Cycle.Tick. The cycles row goes last and is the commit. (The
+// descriptions its events name are written before, as the crawl reads them: WriteDescriptions.)
 type CycleWrite struct {
 	Events    []Event
 	Boards    []ReqBoard
@@ -170,9 +176,10 @@ func WriteCycle(ctx context.Context, ch driver.Conn, w *CycleWrite, batch int) e
 		if err := wr.insert("INSERT INTO events (version, "+eventColumns+")", func(b driver.Batch) error {
 			for i := range block {
 				e := &block[i]
-				if err := b.Append(version, e.Seq, e.Type, e.ReqKey, e.CompanyID, e.Region, e.Tick, e.OccurredAt, e.ObservedAt, e.FirstSeen,
+				vals := append([]any{version, e.Seq, e.Type, e.ReqKey, e.CompanyID, e.Region, e.Tick, e.OccurredAt, e.ObservedAt, e.FirstSeen,
 					e.RawTitle, e.Title, e.TitleKey, e.Function, e.Country, e.Location, e.SourceType, e.Boards, e.Sources, e.Board, e.URL,
-					e.RequisitionID, e.SalMin, e.SalMax, e.SalDeclared, e.RepostCount, e.PostedAt, e.CloseReason, e.GapFrom, e.GapTo); err != nil {
+					e.RequisitionID, e.SalMin, e.SalMax, e.SalDeclared, e.RepostCount, e.PostedAt}, e.factValues()...)
+				if err := b.Append(append(vals, e.CloseReason, e.GapFrom, e.GapTo)...); err != nil {
 					return fmt.Errorf("cannot append event: %w", err)
 				}
 			}

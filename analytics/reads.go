@@ -64,6 +64,8 @@ type Req struct {
 	RepostCount   uint32
 	RequisitionID string
 	PostedAt      *time.Time // the employer's own posting date, from the first event that carried one (StreamLedgerReqs only); nil when none
+	// Facts are what its posting states of itself at its latest event (StreamLedgerReqs only).
+	Facts
 }
 
 // Live reports whether the req is open.

@@ -58,7 +58,7 @@ func streamLedgerReqs(ctx context.Context, ch driver.Conn, g Committed, keyCond 
 	wm := g.Watermark
 	rows, err := ch.Query(ctx, `
 		SELECT req_key, company_id, event_type, raw_title, title, function, country, location, source_type, board, url,
-		       first_seen, observed_at, salary_min_usd, salary_max_usd, repost_count, salary_declared, posted_at
+		       first_seen, observed_at, salary_min_usd, salary_max_usd, repost_count, salary_declared, posted_at, `+factColumns+`
 		FROM events FINAL
 		WHERE event_seq IN (SELECT max(event_seq) FROM events FINAL WHERE event_seq <= ?`+keyCond+` GROUP BY req_key)
 		ORDER BY req_key`, append([]any{wm}, keyArgs...)...)
@@ -121,11 +121,13 @@ func streamLedgerReqs(ctx context.Context, ch driver.Conn, g Committed, keyCond 
 	for rows.Next() {
 		*r = LedgerReq{}
 		var declared uint8
-		if err := rows.Scan(&r.ReqKey, &r.CompanyID, &r.EventType, &r.RawTitle, &r.Title, &r.Function, &r.Country, &r.Location,
+		var fs factScan
+		if err := rows.Scan(append([]any{&r.ReqKey, &r.CompanyID, &r.EventType, &r.RawTitle, &r.Title, &r.Function, &r.Country, &r.Location,
 			&r.SourceType, &r.Board, &r.URL, &r.FirstSeen, &r.LastEventAt, &r.SalaryMinUSD, &r.SalaryMaxUSD, &r.RepostCount,
-			&declared, &r.PostedAt); err != nil {
+			&declared, &r.PostedAt}, fs.targets()...)...); err != nil {
 			return fmt.Errorf("cannot scan a current req: %w", err)
 		}
+		r.Facts = fs.facts()
 		r.SalaryDeclared = declared == 1
 		for oOK && oKey < r.ReqKey {
 			if oOK, err = nextOpening(); err != nil {

@@ -150,7 +150,7 @@ func TestEveryResponseObjectSchemaListsRequired(t *testing.T) {
 	slices.Sort(names)
 	// (data and id: a JSON-RPC error of /mcp, whose data only some SDK errors carry and whose id
 	// a refused notification has none of)
-	require.Equal(t, []string{"after_gap", "close_reason", "companies", "data", "id", "message", "next_cursor", "plan_gate", "required_scope", "signup_url"}, names)
+	require.Equal(t, []string{"after_gap", "close_reason", "companies", "data", "description", "id", "message", "next_cursor", "plan_gate", "required_scope", "signup_url"}, names)
 }
 
 func typeHas(t any, want string) bool {

@@ -101,6 +101,7 @@ type Crawler struct {
 
 	mu       sync.Mutex // one cycle at a time
 	state    *State
+	descs    *descLog // the descriptions req_descriptions holds (describe.go)
 	pages    *pageCache
 	suspects map[string]suspectMark // sources whose last read was a suspect drop (guardDrops), under mu
 
@@ -160,9 +161,11 @@ func newCrawler(ch driver.Conn, st *State, cfg Config) (*Crawler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Crawler{ch: ch, fetch: f, log: cfg.Log, batch: cfg.InsertBatch, workers: cfg.NormalizeWorkers,
+	c := &Crawler{ch: ch, fetch: f, log: cfg.Log, batch: cfg.InsertBatch, workers: cfg.NormalizeWorkers,
 		onObs: cfg.OnObservation, onSight: cfg.OnSighting, lock: cfg.CommitLock, state: st, pages: newPageCache(cfg.PageCacheBytes),
-		suspects: map[string]suspectMark{}}, nil
+		suspects: map[string]suspectMark{}, descs: newDescLog()}
+	c.descs.seed(st)
+	return c, nil
 }
 
 // Fetcher exposes the crawler's HTTP side (for the directory).
@@ -230,6 +233,7 @@ func (c *Crawler) reload(ctx context.Context) error {
 		return fmt.Errorf("cannot reload the ledger state: %w", err)
 	}
 	c.state = st
+	c.descs.seed(st)
 	return nil
 }
 
@@ -426,8 +430,14 @@ func (c *Crawler) commitRegion(ctx context.Context, dir *Directory, region strin
 func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver, stats map[string]*CycleStats) (map[string]*reqAgg, map[string]sourceStatus, error) {
 	var countMu sync.Mutex // guards the counters in stats
 	pages, status, reasons := c.fetchStage(ctx, sources, stats, &countMu)
-	obs := c.normalizeStage(pages, res, stats, &countMu)
+	descs := c.newDescWriter(ctx)
+	obs := c.normalizeStage(pages, res, stats, &countMu, c.state.needAttrs(tickOf(stats)), descs)
 	reqs, err := c.dedupStage(ctx, obs, tickOf(stats))
+	for range obs { // drain: dedup stops early only on an error
+	}
+	if _, derr := descs.close(); err == nil {
+		err = derr
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -474,8 +484,11 @@ func (c *Crawler) fetchStage(ctx context.Context, sources []*Source, stats map[s
 }
 
 // normalizeStage normalizes the pages (normalizePage) with c.workers goroutines onto the
-// channel it returns, closed once pages is drained.
-func (c *Crawler) normalizeStage(pages <-chan pageMsg, res *resolver, stats map[string]*CycleStats, countMu *sync.Mutex) <-chan obsMsg {
+// channel it returns, closed once pages is drained. It reads the facts of the postings of reqs
+// need says may have an event (every posting when need is nil), and queues their descriptions on
+// descs.
+func (c *Crawler) normalizeStage(pages <-chan pageMsg, res *resolver, stats map[string]*CycleStats, countMu *sync.Mutex,
+	need func(reqKey string) bool, descs *descWriter) <-chan obsMsg {
 	obs := make(chan obsMsg, 64)
 	var wg sync.WaitGroup
 	for range c.workers {
@@ -483,7 +496,7 @@ func (c *Crawler) normalizeStage(pages <-chan pageMsg, res *resolver, stats map[
 		go func() {
 			defer wg.Done()
 			for m := range pages {
-				obs <- c.normalizePage(m, res, stats[m.src.Region], countMu)
+				obs <- c.normalizePage(m, res, stats[m.src.Region], countMu, need, descs)
 			}
 		}()
 	}
@@ -495,7 +508,7 @@ func (c *Crawler) normalizeStage(pages <-chan pageMsg, res *resolver, stats map[
 // in the page cache for a later 304 or unchanged body; an unchanged page's sightings are
 // replayed from the cache (and its new validators kept). It counts the page into st under
 // countMu.
-func (c *Crawler) normalizePage(m pageMsg, res *resolver, st *CycleStats, countMu *sync.Mutex) obsMsg {
+func (c *Crawler) normalizePage(m pageMsg, res *resolver, st *CycleStats, countMu *sync.Mutex, need func(string) bool, descs *descWriter) obsMsg {
 	if m.cached != nil {
 		evicted, refused := 0, 0
 		if m.refresh {
@@ -522,6 +535,9 @@ func (c *Crawler) normalizePage(m pageMsg, res *resolver, st *CycleStats, countM
 		}
 		if o.salaryDropped {
 			salDropped++
+		}
+		if need == nil || need(o.reqKey) {
+			descs.add(&o, describe(&o, &m.postings[i]))
 		}
 		out = append(out, o)
 		keep = append(keep, cachedObs{reqKey: o.reqKey, sourceID: o.sourceID})

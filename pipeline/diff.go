@@ -152,6 +152,12 @@ func eventFrom(a *reqAgg, region string, tick uint32, cycleTime time.Time) Event
 		lo, hi := s.salLo, s.salHi
 		ev.SalMin, ev.SalMax, ev.SalDeclared = &lo, &hi, 1
 	}
+	if b.facts != nil {
+		ev.Facts = *b.facts
+		if a.salary != nil {
+			ev.StatedPay = nil // a posting of the req declared pay: the feed's wins over the text's
+		}
+	}
 	return ev
 }
 

@@ -1,7 +1,9 @@
 // Package pipeline owns the crawl: for one region at one tick it fetches every source of the
 // directory, parses each page with its format adapter (pipeline/ats), normalizes postings
-// (internal/normalize), deduplicates them into reqs (one per company, title and country, all boards
-// listed), diffs them against the ledger state (opened, reobserved, reposted, closed) and hands the
+// (internal/normalize), reads what each posting states of itself (its feed's structured terms
+// first, then its title and cleaned description through internal/jobtext; the description is
+// stored apart from the ledger, once per distinct text of a req: describe.go), deduplicates them
+// into reqs (one per company, title and country, all boards listed), diffs them against the ledger state (opened, reobserved, reposted, closed) and hands the
 // cycle's events and sightings to package analytics, which writes them in batches and commits the
 // cycle last. The ledger state is rebuilt at start through analytics' reads.
 //

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/internal/normalize"
 	"github.com/planehq/hiringsignal/pipeline/ats"
 )
@@ -31,6 +32,12 @@ type observation struct {
 	// salaryDropped: the posting published pay that is not served (unknown currency or period,
 	// or implausible per normalize.YearlyUSD); counted as CycleStats.SalaryDropped.
 	salaryDropped bool
+	// terms are what the feed states of the posting in structured fields; facts what the posting
+	// states of itself (describe.go): nil until read, and for a posting whose req has no event
+	// this cycle (nothing reads them). Shared by the copies of an observation: never written
+	// after describe.
+	terms postingTerms
+	facts *analytics.Facts
 }
 
 // Sighting is what one posting gives its req (Config.OnSighting).
@@ -117,6 +124,7 @@ func (r *resolver) observe(src *Source, p *ats.Posting) (observation, bool) {
 		url:        p.URL,
 		reqID:      p.RequisitionID,
 		postedAt:   p.PostedAt,
+		terms:      termsOf(p),
 	}
 	if fn, ok := normalize.Classify(p.Title); ok {
 		o.function = fn

@@ -137,6 +137,8 @@ func obsFromEvent(e *Event, src *Source, sourceID string) observation {
 		function: e.Function, country: e.Country, location: e.Location, sourceKey: src.Key, sourceID: sourceID,
 		board: src.BoardName(), sourceType: src.SourceType(), url: e.URL, reqID: e.RequisitionID,
 	}
+	f := e.Facts // the page is unchanged: so are its postings' facts
+	o.facts = &f
 	if e.SalMin != nil && e.SalMax != nil {
 		o.salary, o.salLo, o.salHi = true, *e.SalMin, *e.SalMax
 	}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/planehq/hiringsignal/analytics"
 )
 
 // Read statuses of a source in one window. Only StatusOK makes a source read: every other
@@ -61,6 +63,52 @@ type wireObs struct {
 	LO float64 `json:"lo,omitempty"`
 	HI float64 `json:"hi,omitempty"`
 	SD bool    `json:"sd,omitempty"`
+	// The posting's facts, read by the worker (every posting: which reqs will have an event is
+	// the committer's to know). Absent when not read.
+	FX *wireFacts `json:"fx,omitempty"`
+}
+
+// wireFacts is analytics.Facts on the wire; technology kinds as a string of digits.
+type wireFacts struct {
+	T  []string             `json:"t,omitempty"`
+	TK string               `json:"tk,omitempty"`
+	S  string               `json:"s,omitempty"`
+	E  string               `json:"e,omitempty"`
+	W  string               `json:"w,omitempty"`
+	RC []string             `json:"rc,omitempty"`
+	Y  *uint8               `json:"y,omitempty"`
+	V  *bool                `json:"v,omitempty"`
+	P  *analytics.StatedPay `json:"p,omitempty"`
+	H  uint64               `json:"h,omitempty"`
+}
+
+func wireFactsOf(f *analytics.Facts) *wireFacts {
+	if f == nil {
+		return nil
+	}
+	kinds := make([]byte, len(f.TechKinds))
+	for i, k := range f.TechKinds {
+		kinds[i] = '0' + k
+	}
+	return &wireFacts{T: f.Technologies, TK: string(kinds), S: f.Seniority, E: f.EmploymentType, W: f.WorkplaceType, RC: f.RemoteCountries,
+		Y: f.YearsMin, V: f.Visa, P: f.StatedPay, H: f.DescriptionHash}
+}
+
+func (w *wireFacts) facts() *analytics.Facts {
+	if w == nil {
+		return nil
+	}
+	f := &analytics.Facts{Technologies: w.T, Seniority: w.S, EmploymentType: w.E, WorkplaceType: w.W, RemoteCountries: w.RC,
+		YearsMin: w.Y, Visa: w.V, StatedPay: w.P, DescriptionHash: w.H}
+	if len(w.T) > 0 {
+		f.TechKinds = make([]uint8, len(w.T))
+		for i := 0; i < len(w.TK) && i < len(w.T); i++ {
+			if k := w.TK[i] - '0'; k <= analytics.TechNiceToHave {
+				f.TechKinds[i] = k
+			}
+		}
+	}
+	return f
 }
 
 type wireRead struct {
@@ -89,7 +137,7 @@ func (c *ReadCodec) Encode(r *SourceRead) ([]byte, error) {
 		o := &r.Full[i]
 		wo := wireObs{C: o.companyID, K: o.reqKey, TK: o.titleKey, RT: o.rawTitle, T: o.title, F: o.function, CO: o.country,
 			L: o.location, SI: o.sourceID, B: o.board, ST: o.sourceType, U: o.url, RI: o.reqID, S: o.salary, LO: o.salLo, HI: o.salHi,
-			SD: o.salaryDropped}
+			SD: o.salaryDropped, FX: wireFactsOf(o.facts)}
 		if !o.postedAt.IsZero() {
 			wo.P = o.postedAt.Unix()
 		}
@@ -120,7 +168,7 @@ func (c *ReadCodec) Decode(r *SourceRead, b []byte) error {
 	for i, wo := range w.Full {
 		o := observation{companyID: wo.C, reqKey: wo.K, titleKey: wo.TK, rawTitle: wo.RT, title: wo.T, function: wo.F, country: wo.CO,
 			location: wo.L, sourceKey: r.SourceKey, sourceID: wo.SI, board: wo.B, sourceType: wo.ST, url: wo.U, reqID: wo.RI,
-			salary: wo.S, salLo: wo.LO, salHi: wo.HI, salaryDropped: wo.SD}
+			salary: wo.S, salLo: wo.LO, salHi: wo.HI, salaryDropped: wo.SD, facts: wo.FX.facts()}
 		if wo.P != 0 {
 			o.postedAt = time.Unix(wo.P, 0).UTC()
 		}

@@ -43,7 +43,8 @@ func (c *Crawler) ReadSources(ctx context.Context, dir *Directory, tick uint32, 
 	res := idx.res
 	var countMu sync.Mutex
 	pages, status, reasons := c.fetchStage(ctx, sources, stats, &countMu)
-	obs := c.normalizeStage(pages, res, stats, &countMu)
+	descs := c.newDescWriter(ctx)
+	obs := c.normalizeStage(pages, res, stats, &countMu, nil, descs) // which reqs will have an event is the committer's to know: every posting is read
 	reads := make(map[string]*SourceRead, len(sources))
 	for _, s := range sources {
 		reads[s.Key] = &SourceRead{SourceKey: s.Key, Tick: tick}
@@ -53,6 +54,9 @@ func (c *Crawler) ReadSources(ctx context.Context, dir *Directory, tick uint32, 
 		r.Pages++
 		r.Full = append(r.Full, m.full...)
 		r.Unchanged = append(r.Unchanged, m.cached...)
+	}
+	if _, err := descs.close(); err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("reads cancelled: %w", err)

@@ -32,11 +32,12 @@ type reqState struct {
 	repostCount uint32
 	live        bool
 	sources     []string // the sources that last carried it (the closing rule waits for them)
+	descHash    uint64   // the description its latest event names (0: none), seeding the crawler's descLog
 }
 
 func stateOf(e *Event) *reqState {
 	return &reqState{companyID: e.CompanyID, firstSeen: e.FirstSeen.Unix(), tick: e.Tick, repostCount: e.RepostCount,
-		live: e.Live(), sources: e.Sources}
+		live: e.Live(), sources: e.Sources, descHash: e.DescriptionHash}
 }
 
 func newState() *State {

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/reqrow"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/read/readmodel"
 	"github.com/planehq/hiringsignal/read/snapshot"
@@ -43,10 +44,13 @@ type Snapshots interface{ Current() *snapshot.Snapshot }
 
 // Deps is what the handlers need.
 type Deps struct {
-	Snapshots Snapshots        // the read snapshot: the company read model
-	Pool      *pgxpool.Pool    // crawl jobs and the free-tier is-hiring counter
-	Log       *slog.Logger     // default: discard
-	Now       func() time.Time // wall clock (default time.Now): coldness and max_age compare with it
+	Snapshots Snapshots // the read snapshot: the company read model
+	// Descriptions serves open-reqs' include=description (default: Snapshots, when it implements
+	// reqrow.Descriptions; else that answers 503).
+	Descriptions reqrow.Descriptions
+	Pool         *pgxpool.Pool    // crawl jobs and the free-tier is-hiring counter
+	Log          *slog.Logger     // default: discard
+	Now          func() time.Time // wall clock (default time.Now): coldness and max_age compare with it
 
 	ColdAfter          time.Duration // default DefaultColdAfter; negative disables the cold check
 	FreeIsHiringPerDay int           // default DefaultFreeIsHiringPerDay; negative disables over_cap
@@ -73,6 +77,9 @@ func newHandlers(d Deps) *handlers {
 	}
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
+	}
+	if d.Descriptions == nil {
+		d.Descriptions, _ = d.Snapshots.(reqrow.Descriptions)
 	}
 	if d.ColdAfter == 0 {
 		d.ColdAfter = DefaultColdAfter

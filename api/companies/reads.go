@@ -1,13 +1,16 @@
 package companies
 
 import (
+	"slices"
 	"time"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/reqrow"
 	"github.com/planehq/hiringsignal/internal/normalize"
 	"github.com/planehq/hiringsignal/internal/nullable"
 	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/read/readmodel"
+	"github.com/planehq/hiringsignal/read/searchindex"
 )
 
 // isHiringView is the is-hiring answer.
@@ -183,6 +186,15 @@ func (h *handlers) openReqs(c *api.Call) (int, error) {
 	}
 	if co.Covered() {
 		out.Total = &total
+	}
+	if slices.Contains(c.Strings("include"), "description") && snap.Index != nil {
+		reqs := make([]*searchindex.Req, len(out.Reqs))
+		for i := range out.Reqs {
+			reqs[i], _ = snap.Index.Lookup(co.ID, out.Reqs[i].ReqKey)
+		}
+		if err := reqrow.Describe(c, h.d.Descriptions, h.d.Log, reqs, func(i int, text string, ok bool) { out.Reqs[i].SetDescription(text, ok) }); err != nil {
+			return 0, err
+		}
 	}
 	return 0, c.JSON(200, out)
 }

@@ -32,6 +32,8 @@ func Routes(d Deps) []*api.Route {
 		read("open-reqs", "Open reqs deduplicated across boards", api.Route{Name: "companies.open_reqs", Idempotent: true,
 			Params: []api.Param{function,
 				{Name: "country", In: "query", Type: "string", Description: "country name or alias; " + criteria.CountryRule},
+				{Name: "include", In: "query", Type: "string", Repeatable: true, Enum: []string{"description"}, MaxItems: 1,
+					Description: "heavy parts to add: description (each req's description as plain text). Not billed separately"},
 				{Name: "cursor", In: "query", Type: "string", MaxLength: 100, Description: "opaque: the previous page's next_cursor (rows after it in the same order, newest first_seen first)"},
 				{Name: "limit", In: "query", Type: "integer", Min: new(int64(1)), Max: new(int64(OpenReqsPageMax)), Default: int64(50)}},
 			Statuses: []int{200, 404}, Response: openReqsSchema(), Handler: h.openReqs}),

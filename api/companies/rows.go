@@ -61,7 +61,9 @@ func rowOf(x *searchindex.Index, co *readmodel.Company, r *readmodel.Req) reqRow
 	row.SetSalary(salaryOf(x, co.ID, r, row.SalaryMinUSD, row.SalaryMaxUSD))
 	if x != nil {
 		if ir, ok := x.Lookup(co.ID, r.Key); ok {
-			row.URL = nullable.String(ir.URL) // the read model keeps no URL; the index of the same build does
+			// The read model keeps no URL and no posting facts; the index of the same build does.
+			row.URL = nullable.String(ir.URL)
+			row.Facts = reqrow.FactsOf(x.Facts(ir))
 		}
 	}
 	return row

@@ -103,8 +103,11 @@ func FuzzQualifiedBody(f *testing.F) {
 		}
 		require.LessOrEqual(t, len(q.CompanyIDs), criteria.MaxCompanyIDs)
 		for _, l := range [][]string{q.Domains, q.Filter.Industry, q.Filter.IndustryTerms, q.Filter.Headcount, q.HQCountries,
-			q.AgencyKinds, q.QExcludes, q.Filter.Countries, q.SourceTypes, q.Boards, q.Seniority} {
+			q.AgencyKinds, q.QExcludes, q.Filter.Countries, q.SourceTypes, q.Boards} {
 			require.LessOrEqual(t, len(l), criteria.MaxCriterionValues)
+		}
+		for _, l := range [][]string{q.Filter.Technologies, q.Filter.Seniority, q.Filter.EmploymentTypes, q.Filter.WorkplaceTypes} {
+			require.LessOrEqual(t, len(l), criteria.MaxFactValues)
 		}
 		require.True(t, q.Limit >= 1 && q.Limit <= PageMax)
 		if q.Q != "" {

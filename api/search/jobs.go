@@ -34,6 +34,7 @@ func (h *handlers) jobsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error)
 	}
 	var errs []problem.FieldError
 	f := commonFilter(c, x)
+	errs = append(errs, factFilters(c, &f)...)
 	if v, ok := c.String("function"); ok {
 		ids, fe := criteria.FunctionIDs(v, "query", "function")
 		if fe != nil {
@@ -89,6 +90,15 @@ func (h *handlers) jobsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error)
 	for _, j := range page.Jobs {
 		out.Jobs = append(out.Jobs, newJobRow(x, j.Req, j.Relevance))
 	}
+	if includesOf(c.Strings("include")).description {
+		reqs := make([]*searchindex.Req, len(page.Jobs))
+		for i, j := range page.Jobs {
+			reqs[i] = j.Req
+		}
+		if err := h.describe(c, reqs, func(i int, text string, ok bool) { out.Jobs[i].SetDescription(text, ok) }); err != nil {
+			return 0, err
+		}
+	}
 	if page.Next != nil {
 		s := page.Next.String()
 		out.NextCursor = &s
@@ -116,6 +126,7 @@ type roleRow struct {
 
 func roleSchema() map[string]any {
 	p := jobRowProps()
+	p["description"] = reqrow.DescriptionSchema() // always answered here
 	p["boards"] = api.ArrayOf("string")
 	p["company_name"] = api.Nullable(api.Type("string"))
 	p["repost_count"] = api.Type("integer")
@@ -174,6 +185,9 @@ func (h *handlers) jobsRole(c *api.Call, snap *snapshot.Snapshot) (int, error) {
 	row := roleRow{jobRow: newJobRow(x, r, nil), Boards: r.Boards, CompanyName: nullable.String(x.CompanyOf(r).Name),
 		RepostCount: r.RepostCount, freshness: freshnessOf(c, x)}
 	row.SalaryMinUSD, row.SalaryMaxUSD = r.DeclaredSalary()
+	if err := h.describe(c, []*searchindex.Req{r}, func(_ int, text string, ok bool) { row.SetDescription(text, ok) }); err != nil {
+		return 0, err
+	}
 	if r.Function != "" {
 		c.SetFunction(r.Function)
 	}

@@ -57,14 +57,18 @@ func metaFreshness(p map[string]any) map[string]any {
 	return p
 }
 
-// Parts of a pulse a caller can ask for with include (reqs/search query, reqs/qualified body).
-const includeMomentum = "momentum"
+// Heavy parts a caller can ask for with include (reqs/search and jobs/search query, reqs/qualified
+// body): momentum, each pulse's full weekly history; description, each req row's description.
+const (
+	includeMomentum    = "momentum"
+	includeDescription = "description"
+)
 
 // includes is the heavy parts the caller asked for.
-type includes struct{ momentum bool }
+type includes struct{ momentum, description bool }
 
 func includesOf(vals []string) includes {
-	return includes{momentum: slices.Contains(vals, includeMomentum)}
+	return includes{momentum: slices.Contains(vals, includeMomentum), description: slices.Contains(vals, includeDescription)}
 }
 
 // flooredPulse is the company's pulse as the call may see it: without momentum unless asked,

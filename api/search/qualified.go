@@ -31,7 +31,6 @@ type qualifiedRow struct {
 	CompanyName   *string      `json:"company_name"`
 	CompanyDomain *string      `json:"company_domain"`
 	Skills        []string     `json:"skills"`
-	Seniority     *string      `json:"seniority"`
 	JobFamily     *string      `json:"job_family"`
 	Compensation  compensation `json:"compensation"`
 	Eligibility   eligibility  `json:"eligibility"`
@@ -45,8 +44,7 @@ func qualifiedSchema() map[string]any {
 	p := map[string]any{}
 	p["company_name"] = api.Nullable(api.Type("string"))
 	p["company_domain"] = api.Nullable(api.Type("string"))
-	p["skills"] = api.ArrayOf("string")
-	p["seniority"] = api.Nullable(api.Type("string"))
+	p["skills"] = map[string]any{"type": "array", "items": api.Type("string"), "description": "skill words of the title (lower case); technologies lists what the title and description name"}
 	p["job_family"] = api.Nullable(api.Type("string"))
 	p["ledger_seq"] = api.Type("integer")
 	p["compensation"] = api.Object(map[string]any{
@@ -116,7 +114,7 @@ type dedup struct {
 func newQualifiedRow(x *searchindex.Index, r *searchindex.Req) qualifiedRow {
 	co := x.CompanyOf(r)
 	row := qualifiedRow{reqRow: newReqRow(x, r), CompanyName: nullable.String(co.Name), CompanyDomain: nullable.String(co.Domain),
-		Skills: r.Title.Skills, Seniority: nullable.String(r.Title.Seniority), JobFamily: nullable.String(searchindex.JobFamily(r.Function)),
+		Skills: r.Title.Skills, JobFamily: nullable.String(searchindex.JobFamily(r.Function)),
 		Eligibility: eligibility{Country: nullable.String(r.Country), CountryCode: countryCode(r.Country), Location: nullable.String(r.Location), Remote: r.Remote()},
 		Apply:       apply{URL: nullable.String(r.URL), Actionable: r.URL != "" && r.Live},
 		Lifecycle:   lifecycle{FirstSeen: ts(r.FirstSeen), LastEventAt: ts(r.LastEventAt), Status: r.EventType, Live: r.Live, RepostCount: r.RepostCount},
@@ -219,6 +217,11 @@ func (h *handlers) reqsQualified(c *api.Call, snap *snapshot.Snapshot) (int, err
 			if _, done := pulses[k]; !done {
 				pulses[k] = flooredPulse(snap, q.Filter.FreshBefore, r.CompanyID, inc)
 			}
+		}
+	}
+	if inc.description {
+		if err := h.describe(c, page.Rows, func(i int, text string, ok bool) { out.Rows[i].SetDescription(text, ok) }); err != nil {
+			return 0, err
 		}
 	}
 	return len(out.Rows), c.JSON(200, out)

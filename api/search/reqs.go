@@ -1,8 +1,12 @@
 package search
 
 import (
+	"fmt"
+
+	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/internal/nullable"
+	"github.com/planehq/hiringsignal/internal/problem"
 	"github.com/planehq/hiringsignal/read/criteria"
 	"github.com/planehq/hiringsignal/read/searchindex"
 	"github.com/planehq/hiringsignal/read/snapshot"
@@ -23,16 +27,21 @@ func (h *handlers) reqsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error)
 		return 0, err
 	}
 	geo, errs := criteria.CountryNames(c.Strings("geo"), "query", "geo")
-	if len(errs) > 0 {
-		p.Add(errs...)
-		return 0, invalid(&p)
-	}
+	p.Add(errs...)
 	f := commonFilter(c, x)
 	f.Countries = geo
+	p.Add(factFilters(c, &f)...)
 	after, _ := c.Int("cursor")
 	expand, _ := c.Bool("expand")
 	inc := includesOf(c.Strings("include"))
 	perCompany, _ := c.Int("matched_reqs")
+	if inc.description && int(perCompany)*c.Limit() > analytics.MaxDescriptionsRead {
+		p.Add(problem.ValueError(perCompany, fmt.Sprintf("include=description reads at most %d descriptions a page: lower limit (%d) or matched_reqs (%d) so that limit × matched_reqs is at most %d",
+			analytics.MaxDescriptionsRead, c.Limit(), perCompany, analytics.MaxDescriptionsRead), "query", "matched_reqs"))
+	}
+	if err := invalid(&p); err != nil {
+		return 0, err
+	}
 	if perCompany == 0 {
 		perCompany = -1 // the index's "none listed"
 	}
@@ -45,6 +54,8 @@ func (h *handlers) reqsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error)
 		Companies  []companyRow `json:"companies"`
 		NextCursor *uint64      `json:"next_cursor,omitempty"`
 	}{freshness: freshnessOf(c, x), paging: pagingOf(page.More, x.CountCompanies(cq)), Companies: make([]companyRow, 0, len(page.Companies))}
+	var reqs []*searchindex.Req
+	var rows []*reqRow
 	for _, hit := range page.Companies {
 		co := hit.Company
 		row := companyRow{CompanyID: co.ID, CompanyName: nullable.String(co.Name), CompanyDomain: nullable.String(co.Domain),
@@ -54,6 +65,17 @@ func (h *handlers) reqsSearch(c *api.Call, snap *snapshot.Snapshot) (int, error)
 			row.MatchedReqs = append(row.MatchedReqs, newReqRow(x, r))
 		}
 		out.Companies = append(out.Companies, row)
+	}
+	if inc.description {
+		for i := range out.Companies {
+			for j := range out.Companies[i].MatchedReqs {
+				rows = append(rows, &out.Companies[i].MatchedReqs[j])
+				reqs = append(reqs, page.Companies[i].Reqs[j])
+			}
+		}
+		if err := h.describe(c, reqs, func(i int, text string, ok bool) { rows[i].SetDescription(text, ok) }); err != nil {
+			return 0, err
+		}
 	}
 	if page.More && len(page.Companies) > 0 {
 		id := page.Companies[len(page.Companies)-1].Company.ID
@@ -85,6 +107,31 @@ func invalid(p *criteria.Problems) error {
 		return api.Invalid(items...)
 	}
 	return nil
+}
+
+// factFilters reads the posting-fact filters (technologies, seniority, employment_type,
+// workplace_type) into f through the criteria's one parser, returning its 422 items.
+func factFilters(c *api.Call, f *searchindex.Filter) []problem.FieldError {
+	var errs []problem.FieldError
+	for _, name := range criteria.FactFilterNames {
+		vals := c.Strings(name)
+		if len(vals) == 0 {
+			continue
+		}
+		got, es := criteria.FactValues(name, vals, "query", name)
+		errs = append(errs, es...)
+		switch name {
+		case criteria.FactTechnologies:
+			f.Technologies = got
+		case criteria.FactSeniority:
+			f.Seniority = got
+		case criteria.FactEmploymentType:
+			f.EmploymentTypes = got
+		case criteria.FactWorkplaceType:
+			f.WorkplaceTypes = got
+		}
+	}
+	return errs
 }
 
 // commonFilter reads the filters reqs/search and jobs/search share (the chain validated them).

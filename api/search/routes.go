@@ -3,7 +3,9 @@ package search
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
+	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/internal/normalize"
 	"github.com/planehq/hiringsignal/read/criteria"
@@ -19,6 +21,7 @@ var (
 	// leaves intermediaries out unless asked. Each description names the other default.
 	excludeAgenciesSearch = "default false: true drops companies positively classified as staffing agency, subcontractor network, aggregator or job board " +
 		"(unclassified companies are kept). Not the default of reqs/qualified and of watches on criteria, which is true: send it explicitly to get the same rows everywhere"
+	factBound                = fmt.Sprintf("at most %d values (422 beyond)", criteria.MaxFactValues)
 	excludeAgenciesQualified = "default true: drops staffing agencies, subcontractor networks, aggregators and job boards (unclassified companies are kept). " +
 		"Not the default of reqs/search and jobs/search, which is false: send it explicitly to get the same rows everywhere"
 )
@@ -37,6 +40,15 @@ func Routes(deps Deps) []*api.Route {
 		{Name: "industry_terms", In: "query", Type: "string", Repeatable: true, Description: repeatedBound},
 		{Name: "headcount_band", In: "query", Type: "string", Repeatable: true, Enum: normalize.HeadcountBands(), Description: repeatedBound},
 	}
+	for _, name := range criteria.FactFilterNames {
+		p := api.Param{Name: name, In: "query", Type: "string", Repeatable: true, MaxItems: criteria.MaxFactValues,
+			Description: criteria.FactDescription(name) + "; repeating ORs; " + factBound}
+		if name != criteria.FactTechnologies {
+			p.Enum = criteria.FactValuesOf(name)
+			p.Description += "; a posting that states none matches no value"
+		}
+		filters = append(filters, p)
+	}
 	since := api.Param{Name: "since", In: "query", Type: "date-time", Description: "lower bound on first_seen"}
 	expand := api.Param{Name: "expand", In: "query", Type: "boolean", Default: true}
 	return []*api.Route{
@@ -49,8 +61,9 @@ func Routes(deps Deps) []*api.Route {
 					since, withDesc(expand, "default true: a word of q also matches its other spelling (an abbreviation and its spelled-out form: ml = machine learning, swe = software engineer; the list is normalize.Spellings); false: only the word's own stem. No synonyms: every word must match. No effect without q"),
 					{Name: "matched_reqs", In: "query", Type: "integer", Min: new(int64(0)), Max: new(int64(MaxMatchedReqs)), Default: int64(DefaultMatchedReqs), Rows: true,
 						Description: "how many of each company's matching reqs to list in matched_reqs, newest first (matched_req_count always counts them all; jobs/search or open-reqs list every one)"},
-					{Name: "include", In: "query", Type: "string", Repeatable: true, Enum: []string{includeMomentum}, MaxItems: 1,
-						Description: "heavy parts to add: momentum (each pulse's full weekly history; without it pulse.momentum is null)"}},
+					{Name: "include", In: "query", Type: "string", Repeatable: true, Enum: []string{includeMomentum, includeDescription}, MaxItems: 2,
+						Description: "heavy parts to add: momentum (each pulse's full weekly history; without it pulse.momentum is null); description (each matched req's description as plain text; " +
+							"limit × matched_reqs at most " + strconv.Itoa(analytics.MaxDescriptionsRead) + " with it). Not billed separately"}},
 				filters,
 				[]api.Param{{Name: "cursor", In: "query", Type: "integer", Min: new(int64(0)), Description: "the previous page's next_cursor (companies with a higher company_id)"}, limit}),
 			Statuses: []int{200}, Response: reqsSearchSchema(), Handler: h.gated(h.reqsSearch)},
@@ -63,7 +76,7 @@ func Routes(deps Deps) []*api.Route {
 				{Name: "exclude_agencies", Type: "boolean", Description: excludeAgenciesQualified},
 				{Name: "live_only", Type: "boolean", Description: "default true; false adds reqs closed in the last 30 days"},
 				{Name: "include_pulse", Type: "boolean", Description: "default false; adds companies: the pulse of every company on the page keyed by company_id (not billed)"},
-				{Name: "include", Type: "array", Items: "string", Enum: []string{includeMomentum}, MaxItems: 1, Description: "heavy parts to add: [\"momentum\"] gives each pulse of companies its full weekly history (without it pulse.momentum is null)"},
+				{Name: "include", Type: "array", Items: "string", Enum: []string{includeMomentum, includeDescription}, MaxItems: 2, Description: "heavy parts to add: \"momentum\" gives each pulse of companies its full weekly history (without it pulse.momentum is null); \"description\" each row's description as plain text (not billed separately)"},
 				{Name: "cursor", Type: "integer", Description: "the previous next_cursor (>= 0): only reqs that opened in the ledger after it. A cursor ahead of the newest event is 422 naming it, never an empty page that echoes it: resume from the next_cursor of your last page, or 0"},
 				{Name: "limit", Type: "integer", Description: "rows per page, 1..100 (demo key 1..5), default 20; out of range is 422"}}},
 			Statuses: []int{200}, Response: qualifiedSchema(), Handler: h.gated(h.reqsQualified)},
@@ -77,9 +90,11 @@ func Routes(deps Deps) []*api.Route {
 					withDesc(expand, "with q, default true: a word also matches its synonyms, one hop (developer ~ engineer, normalize.Expand; relevance at most 0.8), and titles of q's function fill in below 0.5 (when min_relevance allows); "+
 						"false: only titles holding every word's own stem (no other spellings, synonyms or same-function titles)")},
 				filters,
-				[]api.Param{{Name: "cursor", In: "query", Type: "string", Description: "opaque: the previous page's next_cursor, replayed with the same sort (another sort is 422)"}, limit}),
+				[]api.Param{{Name: "include", In: "query", Type: "string", Repeatable: true, Enum: []string{includeDescription}, MaxItems: 1,
+					Description: "heavy parts to add: description (each row's description as plain text). Not billed separately"},
+					{Name: "cursor", In: "query", Type: "string", Description: "opaque: the previous page's next_cursor, replayed with the same sort (another sort is 422)"}, limit}),
 			Statuses: []int{200}, Response: jobsSearchSchema(), Handler: h.gated(h.jobsSearch)},
-		{Name: "jobs.role", Method: "GET", Path: "/v1/jobs/role", Summary: "One role's detail (404, never metered, when missing, closed or below the floor: reason closed or not_found)", Tag: "search",
+		{Name: "jobs.role", Method: "GET", Path: "/v1/jobs/role", Summary: "One role's detail with its description (404, never metered, when missing, closed or below the floor: reason closed or not_found)", Tag: "search",
 			Meter: api.MeterCall, Scope: api.ScopeRead, Params: []api.Param{
 				{Name: "company_id", In: "query", Type: "integer", Required: true, Min: new(int64(1))},
 				{Name: "req_key", In: "query", Type: "string", Required: true}},

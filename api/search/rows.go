@@ -1,6 +1,7 @@
 package search
 
 import (
+	"maps"
 	"time"
 
 	"github.com/planehq/hiringsignal/api"
@@ -20,7 +21,7 @@ type reqRow struct {
 }
 
 func reqSchema() map[string]any {
-	p := reqrow.Props()
+	p := reqrow.Props() // with the posting's facts (reqrow.FactsProps)
 	p["board"] = api.Type("string")
 	p["url"] = reqrow.URLSchema()
 	return api.Object(p)
@@ -54,7 +55,7 @@ func newReqRow(x *searchindex.Index, r *searchindex.Req) reqRow {
 			Function: nullable.String(r.Function), FunctionName: functionName(r.Function),
 			Country: nullable.String(r.Country), CountryCode: countryCode(r.Country),
 			Boards: r.Boards, SourceType: r.SourceType, FirstSeen: time.Unix(r.FirstSeen, 0).UTC(),
-			SalaryMinUSD: lo, SalaryMaxUSD: hi, LeftCensored: x.LeftCensored(r), PostedAt: r.PostedAtTime()},
+			SalaryMinUSD: lo, SalaryMaxUSD: hi, LeftCensored: x.LeftCensored(r), PostedAt: r.PostedAtTime(), Facts: reqrow.FactsOf(x.Facts(r))},
 		Board: r.Board, URL: nullable.String(r.URL),
 	}
 	row.SetSalary(salaryOf(x, r))
@@ -79,17 +80,20 @@ type jobRow struct {
 	Salary       *reqrow.Salary `json:"salary"`
 	LeftCensored bool           `json:"left_censored"`
 	PostedAt     *time.Time     `json:"posted_at"`
+	reqrow.Facts
 }
 
 // jobRowProps are the schema properties of jobRow.
 func jobRowProps() map[string]any {
 	reqProps := reqrow.Props()
-	return map[string]any{
+	p := map[string]any{
 		"board": api.Type("string"), "url": reqrow.URLSchema(), "company_id": api.Type("integer"), "req_key": api.Type("string"), "raw_title": api.Type("string"), "title": api.Nullable(api.Type("string")),
 		"first_seen": api.DateTime(), "function": api.Nullable(api.Type("string")), "function_name": api.Nullable(api.Type("string")), "country": api.Nullable(api.Type("string")),
 		"country_code": api.Nullable(api.Type("string")), "source_type": api.Enum("ats_tenant", "board"), "relevance": api.Nullable(api.Type("number")),
 		"salary": reqrow.SalarySchema(), "left_censored": reqProps["left_censored"], "posted_at": reqProps["posted_at"],
 	}
+	maps.Copy(p, reqrow.FactsProps())
+	return p
 }
 
 func newJobRow(x *searchindex.Index, r *searchindex.Req, rel *float64) jobRow {
@@ -97,7 +101,7 @@ func newJobRow(x *searchindex.Index, r *searchindex.Req, rel *float64) jobRow {
 		Board: r.Board, URL: nullable.String(r.URL), CompanyID: r.CompanyID, ReqKey: r.Key, RawTitle: r.Title.Raw, Title: nullable.String(r.Title.Clean),
 		FirstSeen: ts(r.FirstSeen), Function: nullable.String(r.Function), FunctionName: functionName(r.Function),
 		Country: nullable.String(r.Country), CountryCode: countryCode(r.Country), SourceType: r.SourceType, Relevance: rel,
-		Salary: salaryOf(x, r), LeftCensored: x.LeftCensored(r), PostedAt: r.PostedAtTime(),
+		Salary: salaryOf(x, r), LeftCensored: x.LeftCensored(r), PostedAt: r.PostedAtTime(), Facts: reqrow.FactsOf(x.Facts(r)),
 	}
 }
 

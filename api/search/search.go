@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/reqrow"
 	"github.com/planehq/hiringsignal/read/readmodel"
 	"github.com/planehq/hiringsignal/read/searchindex"
 	"github.com/planehq/hiringsignal/read/snapshot"
@@ -33,11 +34,14 @@ type Snapshots interface {
 
 // Deps is what the handlers need.
 type Deps struct {
-	Snapshots   Snapshots
-	Log         *slog.Logger  // default: discard
-	MaxInFlight int           // searches running at once (default GOMAXPROCS*2)
-	QueueWait   time.Duration // how long a search waits for a slot before 503 (default 250ms)
-	OnSaturated func()        // when set, called for every search refused by the gate (metrics)
+	Snapshots Snapshots
+	// Descriptions serves include=description and jobs/role's description (default: Snapshots,
+	// when it implements Descriptions; else those answer 503).
+	Descriptions reqrow.Descriptions
+	Log          *slog.Logger  // default: discard
+	MaxInFlight  int           // searches running at once (default GOMAXPROCS*2)
+	QueueWait    time.Duration // how long a search waits for a slot before 503 (default 250ms)
+	OnSaturated  func()        // when set, called for every search refused by the gate (metrics)
 }
 
 // Page bounds of the search routes.
@@ -73,6 +77,9 @@ func newHandlers(deps Deps) *handlers {
 	}
 	if deps.Log == nil {
 		deps.Log = slog.New(slog.DiscardHandler)
+	}
+	if deps.Descriptions == nil {
+		deps.Descriptions, _ = deps.Snapshots.(reqrow.Descriptions)
 	}
 	return &handlers{d: deps, log: deps.Log, gate: make(chan struct{}, deps.MaxInFlight)}
 }
@@ -122,4 +129,9 @@ func (h *handlers) gated(fn indexed) api.HandlerFunc {
 // company reads share): zero when the plan has none.
 func freshBefore(c *api.Call, x *searchindex.Index) time.Time {
 	return readmodel.FreshBefore(x.CycleTime, c.Caller.Plan().FreshnessFloorS)
+}
+
+// describe answers the description of every row of reqs (set, by position): reqrow.Describe.
+func (h *handlers) describe(c *api.Call, reqs []*searchindex.Req, set func(i int, text string, ok bool)) error {
+	return reqrow.Describe(c, h.d.Descriptions, h.log, reqs, set)
 }

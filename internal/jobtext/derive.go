@@ -64,20 +64,20 @@ type Pay struct {
 // PaySourceText labels pay read from the text.
 const PaySourceText = "text"
 
-// Employment types.
+// Employment types (normalize.EmploymentTypes).
 const (
-	FullTime   = "full_time"
-	PartTime   = "part_time"
-	Contract   = "contract"
-	Temporary  = "temporary"
-	Internship = "internship"
+	FullTime   = normalize.FullTime
+	PartTime   = normalize.PartTime
+	Contract   = normalize.Contract
+	Temporary  = normalize.Temporary
+	Internship = normalize.Internship
 )
 
-// Workplace types.
+// Workplace types (normalize.WorkplaceTypes).
 const (
-	Onsite = "onsite"
-	Hybrid = "hybrid"
-	Remote = "remote"
+	Onsite = normalize.Onsite
+	Hybrid = normalize.Hybrid
+	Remote = normalize.Remote
 )
 
 // phrases is the dictionary of every table; built on first use, read-only afterwards.

@@ -5,8 +5,10 @@
 // chain that gives a posting its country (PostingCountry), the function
 // taxonomy and the title classifier, title dedup keys and display titles,
 // company and domain keys, yearly-USD salary conversion, search tokens and
-// stems, agency classification, the headcount band ladder and the seniority
-// vocabulary with a title's seniority (seniority.go).
+// stems, agency classification, the headcount band ladder, the seniority
+// vocabulary with a title's seniority (seniority.go), and the employment type
+// and workplace type vocabularies with the readings of the words feeds state
+// them and a seniority level in (jobterms.go).
 //
 // It is pure: no I/O, no HTTP, no database, no clock, and it imports no other
 // package of this project. All tables are package-level values built once at

@@ -2,6 +2,8 @@ package ats
 
 import (
 	"strings"
+
+	"github.com/planehq/hiringsignal/internal/normalize"
 )
 
 // ashby parses the Ashby public job posting API:
@@ -20,6 +22,8 @@ import (
 // secondaryLocations ([{"location":"London","address":{"postalAddress":{…,"addressCountry":
 // "United Kingdom"}}}]) are further places of the same job, each its own Posting (see
 // appendPlaces) with its own country. Description is descriptionHtml, else descriptionPlain.
+// employmentType (FullTime, PartTime, Intern, Contract, Temporary) and workplaceType (OnSite,
+// Hybrid, Remote; isRemote true is Remote) are the posting's terms.
 type ashby struct{}
 
 func (ashby) Vendor() string { return "ashby" }
@@ -37,6 +41,7 @@ type ashbyJob struct {
 	IsListed      optBool      `json:"isListed"`
 	IsRemote      flexBool     `json:"isRemote"`
 	WorkplaceType flexString   `json:"workplaceType"`
+	Employment    flexString   `json:"employmentType"`
 	PublishedAt   flexTime     `json:"publishedAt"`
 	JobURL        flexString   `json:"jobUrl"`
 	ApplyURL      flexString   `json:"applyUrl"`
@@ -109,6 +114,10 @@ func (ashby) Parse(body []byte, pageURL string) (Page, error) {
 			PostedAt:   j.PublishedAt.T,
 		}
 		p.Description = boundDescription(firstNonBlank(string(j.DescriptionHTML), string(j.DescriptionPlain)))
+		if bool(j.IsRemote) {
+			p.setWorkplace(normalize.Remote)
+		}
+		p.setTerms([]string{string(j.Employment)}, []string{string(j.WorkplaceType)})
 		if p.Department == "" {
 			p.Department = clean(j.Team)
 		}

@@ -18,12 +18,13 @@ func TestAshbyParse(t *testing.T) {
 	require.NotContains(t, m, "1a2b3c4d-0000-0000-0000-000000000004", "isListed=false is skipped")
 
 	require.Equal(t, Posting{
-		SourceID:    "0f3c2a8e-1b2d-4e5f-8a9b-0c1d2e3f4a5b",
-		Title:       "Product Manager",
-		Location:    "Houston, TX",
-		City:        "Houston",
-		Country:     "USA", // alpha-3 as published
-		Department:  "Product",
+		SourceID:       "0f3c2a8e-1b2d-4e5f-8a9b-0c1d2e3f4a5b",
+		Title:          "Product Manager",
+		Location:       "Houston, TX",
+		City:           "Houston",
+		Country:        "USA", // alpha-3 as published
+		Department:     "Product",
+		EmploymentType: "full_time", WorkplaceType: "onsite", // FullTime, OnSite
 		URL:         "https://jobs.ashbyhq.com/acme/0f3c2a8e-1b2d-4e5f-8a9b-0c1d2e3f4a5b",
 		PostedAt:    ts("2021-04-30T16:21:55.393Z"),
 		Salary:      &Salary{Min: 81000, Max: 87000, Currency: "USD", Period: "year"}, // equity and bonus components ignored

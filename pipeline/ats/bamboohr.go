@@ -3,6 +3,8 @@ package ats
 import (
 	"net/url"
 	"strings"
+
+	"github.com/planehq/hiringsignal/internal/normalize"
 )
 
 // bambooHR parses a BambooHR careers site's list, the JSON its own careers page loads:
@@ -20,7 +22,8 @@ import (
 // a place typed in for the job (remote jobs use it) and names the country. Either may be all
 // null; the office is the place when it names one, the country is atsLocation's (else none: the
 // employer's own feed, so the pipeline places it in the HQ country). locationType "1" or a true
-// isRemote is a remote job. The list has no date, no pay and no link: URL is the public posting
+// isRemote is a remote job, "2" a hybrid and "0" an onsite one (WorkplaceType);
+// employmentStatusLabel ("Full-Time", "Contractor", "Intern") is the EmploymentType. The list has no date, no pay and no link: URL is the public posting
 // page https://{tenant}.bamboohr.com/careers/{id}, the tenant being the list's host (on the
 // simulator, the path /bamboohr/{tenant}/careers/list); a record carrying jobOpeningShareUrl,
 // datePosted or description (the detail's shape; the list has no description) has those used.
@@ -51,6 +54,7 @@ type bambooJob struct {
 	ShareURL        flexString  `json:"jobOpeningShareUrl"`
 	DatePosted      flexTime    `json:"datePosted"`
 	Description     flexString  `json:"description"`
+	Employment      flexString  `json:"employmentStatusLabel"`
 }
 
 func (j *bambooJob) idTitle() (string, string) { return clean(j.ID), clean(j.JobOpeningName) }
@@ -69,6 +73,12 @@ func (bambooHR) Parse(body []byte, pageURL string) (Page, error) {
 			PostedAt:    j.DatePosted.T,
 			Description: boundDescription(string(j.Description)),
 		}
+		if p.Remote {
+			p.setWorkplace(normalize.Remote)
+		} else {
+			p.setWorkplace(bambooWorkplace[clean(j.LocationType)])
+		}
+		p.setTerms([]string{string(j.Employment)}, nil)
 		if u := parseAbs(clean(j.ShareURL)); u != nil {
 			p.URL = finishURL(u)
 		}
@@ -94,6 +104,9 @@ func (bambooHR) Parse(body []byte, pageURL string) (Page, error) {
 	var resp bambooResponse
 	return decodePage("bamboohr", body, "result", &resp, func(r *bambooResponse) *[]bambooJob { return r.Result }, add)
 }
+
+// bambooWorkplace maps locationType to a workplace type ("1", remote, is read with isRemote).
+var bambooWorkplace = map[string]string{"0": normalize.Onsite, "2": normalize.Hybrid}
 
 // bambooJobBase returns "https://{tenant}.bamboohr.com/careers/" for a list URL, or "" when the
 // URL names no tenant.

@@ -17,12 +17,13 @@ func TestBambooHRParse(t *testing.T) {
 	require.Len(t, m, 4)
 
 	require.Equal(t, Posting{
-		SourceID:   "232",
-		Title:      "Electrical Technologist",
-		Location:   "Toronto, Ontario",
-		City:       "Toronto",
-		Department: "Engineering",
-		URL:        "https://acme.bamboohr.com/careers/232", // built from the tenant
+		SourceID:       "232",
+		Title:          "Electrical Technologist",
+		Location:       "Toronto, Ontario",
+		City:           "Toronto",
+		Department:     "Engineering",
+		EmploymentType: "full_time", WorkplaceType: "onsite", // employmentStatusLabel Full-Time, locationType 0
+		URL: "https://acme.bamboohr.com/careers/232", // built from the tenant
 	}, m["232"], "an office has no country; the list has no date or pay")
 
 	p := m["241"]

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/planehq/hiringsignal/internal/normalize"
 )
 
 // breezy parses a Breezy HR career site's position list, the public JSON of every Breezy board:
@@ -25,7 +27,8 @@ import (
 // read). One page, no paging. locations, when a tenant lists several, repeats the primary
 // location first: each is a place of the position (see appendPlaces); Location is the place's
 // name as Breezy renders it ("Columbus, OH"), else "City, Country"; Country is the country's name
-// (else its code); is_remote on any place is a remote job. department and type come as a string
+// (else its code); is_remote on any place is a remote job. type ({"id":"fullTime","name":
+// "Full-Time"}: partTime, contract, temporary, internship) is the EmploymentType. department and type come as a string
 // or a {"name"} object. salary is Breezy's rendering of the published pay, a currency symbol or
 // code, one or two amounts and "/ year", "/ month", "/ week", "/ day" or "/ hour"
 // ("€50,000 – €60,000 / year", "CHF 40 / hour"); "" or text without figures and a unit is no pay.
@@ -80,6 +83,7 @@ type breezyPosition struct {
 	Location      *breezyPlace  `json:"location"`
 	Locations     []breezyPlace `json:"locations"`
 	Department    breezyNamed   `json:"department"`
+	Type          breezyNamed   `json:"type"`
 	Salary        flexString    `json:"salary"`
 	Description   flexString    `json:"description"`
 	Company       struct {
@@ -134,6 +138,10 @@ func (breezy) Parse(body []byte, pageURL string) (Page, error) {
 				places = append(places, pl)
 			}
 		}
+		if p.Remote {
+			p.setWorkplace(normalize.Remote)
+		}
+		p.setTerms([]string{bp.Type.id, bp.Type.name}, nil)
 		return appendPlaces(ps, p, places)
 	}
 	if b := trimJSON(body); len(b) > 0 && b[0] == '{' {

@@ -18,16 +18,17 @@ func TestBreezyParse(t *testing.T) {
 	require.Len(t, m, 7)
 
 	require.Equal(t, Posting{
-		SourceID:    "9fdd4744af8f",
-		Title:       "Backend Engineer",
-		CompanyName: "Acme Inc",
-		Location:    "Columbus, OH", // Breezy's own rendering of the place
-		City:        "Columbus",
-		Country:     "United States",
-		Department:  "Engineering",
-		URL:         "https://acme.breezy.hr/p/9fdd4744af8f-backend-engineer",
-		PostedAt:    ts("2026-06-04T15:01:39.320Z"),
-		Salary:      &Salary{Min: 170000, Max: 300000, Currency: "USD", Period: "year"},
+		SourceID:       "9fdd4744af8f",
+		Title:          "Backend Engineer",
+		CompanyName:    "Acme Inc",
+		Location:       "Columbus, OH", // Breezy's own rendering of the place
+		City:           "Columbus",
+		Country:        "United States",
+		Department:     "Engineering",
+		EmploymentType: "full_time", // type fullTime
+		URL:            "https://acme.breezy.hr/p/9fdd4744af8f-backend-engineer",
+		PostedAt:       ts("2026-06-04T15:01:39.320Z"),
+		Salary:         &Salary{Min: 170000, Max: 300000, Currency: "USD", Period: "year"},
 	}, m["9fdd4744af8f"])
 	p := m["9fdd4744af8f#1"]
 	require.Equal(t, "Toronto, ON", p.Location, "the second of locations is a place of its own")

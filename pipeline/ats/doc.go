@@ -26,8 +26,12 @@
 // feed's order under their headings), bounded at MaxDescription, and never cleans it: turning it
 // into text is internal/jobtext's.
 //
+// It maps the terms a feed states in structured fields (employment type, workplace type, a
+// seniority level, years of experience) onto internal/normalize's vocabularies, and only those:
+// a value the vocabulary does not know is left unset, and nothing is read from the description.
+//
 // It must not touch anything else: no HTTP (callers fetch and hand over bodies), no
-// normalization beyond format-level decoding (countries stay as published, titles stay
-// raw, no currency conversion, no company resolution), and no import of any other package
-// of this project. Adapters are stateless and safe for concurrent use.
+// normalization beyond format-level decoding and those terms (countries stay as published,
+// titles stay raw, no currency conversion, no company resolution), and no import of any
+// package of this project but internal/normalize. Adapters are stateless and safe for concurrent use.
 package ats

@@ -12,7 +12,8 @@ import (
 // coverage before it fuzzes on, and minimizing costs about the square of the input's length in
 // executions, none of them counted. Seeded with the multi-kilobyte fixtures, a target spent its
 // whole -fuzztime minimizing its first finds (about 25 execs in 9 s). Each compact seed has every
-// field its adapter reads, in the fixture's shapes.
+// field its adapter reads, in the fixture's shapes. checkPage also holds the terms a posting states
+// (employment type, workplace type, seniority, years) to normalize's vocabularies.
 
 func fuzzAdapter(f *testing.F, vendor, pageURL string, seeds ...[]byte) {
 	a, ok := For(vendor)

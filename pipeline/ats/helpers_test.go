@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/planehq/hiringsignal/internal/normalize"
 )
 
 func num(v float64) flexNum { return flexNum{V: v, OK: true} }
@@ -73,6 +75,19 @@ func checkPage(t testing.TB, page Page) {
 		require.NotEmpty(t, strings.TrimSpace(p.SourceID))
 		require.NotEmpty(t, strings.TrimSpace(p.Title))
 		require.LessOrEqual(t, len(p.Description), MaxDescription, "description bounded")
+		if p.EmploymentType != "" {
+			require.Contains(t, normalize.EmploymentTypes, p.EmploymentType)
+		}
+		if p.WorkplaceType != "" {
+			require.Contains(t, normalize.WorkplaceTypes, p.WorkplaceType)
+		}
+		require.False(t, p.WorkplaceType == normalize.Remote && !p.Remote, "a remote workplace type is Remote")
+		if p.Seniority != "" {
+			require.GreaterOrEqual(t, normalize.SeniorityRank(p.Seniority), 0, "seniority %q", p.Seniority)
+		}
+		if y := p.YearsExperienceMin; y != nil {
+			require.True(t, *y >= 0 && *y <= 50, "years %d", *y)
+		}
 		if s := p.Salary; s != nil {
 			require.True(t, validPeriods[s.Period], "period %q", s.Period)
 			require.False(t, math.IsNaN(s.Min) || math.IsInf(s.Min, 0) || math.IsNaN(s.Max) || math.IsInf(s.Max, 0))

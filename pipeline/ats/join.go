@@ -23,7 +23,9 @@ import (
 // last). The company is the URL's number; the feed names neither the company nor its careers
 // page, so URL is JOIN's job link https://join.com/jobs/{id}. Salary amounts are in minor units
 // (cents) and salaryFrequency is PER_YEAR, PER_MONTH, PER_WEEK, PER_DAY or PER_HOUR.
-// workplaceType REMOTE is a remote job. The country is city.countryName (else its code, else a
+// workplaceType (ONSITE, HYBRID, REMOTE) is the WorkplaceType, employmentType's name
+// ("Part-time", "Internship", "Freelance"; "Employee", which says no hours, is none) the
+// EmploymentType. The country is city.countryName (else its code, else a
 // top-level country {name}); Department is department, else category. The list carries no
 // description; an item that does ("description") has it as its Description.
 type join struct{}
@@ -50,6 +52,7 @@ type joinItem struct {
 	CreatedAt     flexTime    `json:"createdAt"`
 	PublishedAt   flexTime    `json:"publishedAt"`
 	WorkplaceType flexString  `json:"workplaceType"`
+	Employment    breezyNamed `json:"employmentType"`
 	Department    breezyNamed `json:"department"`
 	Category      breezyNamed `json:"category"`
 	City          struct {
@@ -84,6 +87,7 @@ func (join) Parse(body []byte, pageURL string) (Page, error) {
 			Salary:     joinSalary(it),
 		}
 		p.Description = boundDescription(string(it.Description))
+		p.setTerms([]string{it.Employment.name}, []string{string(it.WorkplaceType)})
 		if p.Location == "" && p.Remote {
 			p.Location = "Remote"
 		}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/planehq/hiringsignal/internal/normalize"
 )
 
 // jsonLD parses a job board HTML page carrying schema.org JobPosting structured data, as
@@ -28,10 +30,13 @@ import (
 // quirks accepted: @type as string or array; hiringOrganization as string or object (sameAs
 // string or array, giving CompanyDomain); jobLocation as object or array (the first place
 // gives City/Country/Location, address may be a plain string); addressCountry as string or
-// {"@type":"Country","name":…}; jobLocationType TELECOMMUTE (string or array) → Remote, with
+// {"@type":"Country","name":…}; jobLocationType TELECOMMUTE (string or array) → Remote (its
+// WorkplaceType), with
 // applicantLocationRequirements giving the country of remote jobs; baseSalary value as a
 // number, a numeric string or a QuantitativeValue {value|minValue|maxValue, unitText};
 // HTML-escaped JSON and entity-escaped text; raw control characters inside strings.
+// employmentType (a string or an array of FULL_TIME, PART_TIME, CONTRACTOR, TEMPORARY, INTERN) is
+// the EmploymentType, experienceRequirements.monthsOfExperience the YearsExperienceMin.
 //
 // SourceID is identifier (PropertyValue value, or a plain string/number), else @id, else url,
 // else the page itself: its <link rel="canonical"> (resolved against the page URL), else the
@@ -69,6 +74,8 @@ type ldNode struct {
 	ApplicantLocationRequirements rawJSON    `json:"applicantLocationRequirements"`
 	BaseSalary                    rawJSON    `json:"baseSalary"`
 	Description                   flexString `json:"description"`
+	EmploymentType                rawJSON    `json:"employmentType"`
+	ExperienceRequirements        rawJSON    `json:"experienceRequirements"`
 }
 
 // member decodes one member of a node object (see decodeMembers).
@@ -102,6 +109,10 @@ func (n *ldNode) member(k []byte, v rawJSON) {
 		n.BaseSalary = v
 	case keyIs(k, "description"):
 		_ = n.Description.UnmarshalJSON(v)
+	case keyIs(k, "employmentType"):
+		n.EmploymentType = v
+	case keyIs(k, "experienceRequirements"):
+		n.ExperienceRequirements = v
 	}
 }
 
@@ -324,6 +335,11 @@ func (lp *ldParse) posting(n *ldNode) (Posting, []place, bool) {
 		// description as the block states it (HTML, as schema.org JobPosting asks, or text)
 		Description: boundDescription(string(n.Description)),
 	}
+	if p.Remote {
+		p.setWorkplace(normalize.Remote)
+	}
+	p.EmploymentType = ldEmployment(n.EmploymentType)
+	p.YearsExperienceMin = ldExperienceYears(n.ExperienceRequirements)
 	p.CompanyName, p.CompanyDomain = ldOrganization(n.HiringOrganization, lp.siteHosts)
 	places := ldPlaces(n.JobLocation)
 	if len(places) == 0 {
@@ -578,6 +594,49 @@ func ldHasTelecommute(raw rawJSON) bool {
 		return !found
 	})
 	return found
+}
+
+// ldEmployment is the employment type of employmentType (FULL_TIME, PART_TIME, CONTRACTOR,
+// TEMPORARY, INTERN; a string or an array): the one its values state, "" when none states one or
+// two state different ones (["FULL_TIME","PART_TIME"]).
+func ldEmployment(raw rawJSON) string {
+	out := ""
+	forEachRaw(raw, func(r rawJSON) bool {
+		t := normalize.EmploymentTypeOf(clean(rawString(r)))
+		switch {
+		case t == "":
+		case out == "":
+			out = t
+		case out != t:
+			out = ""
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// ldExperienceYears is the years of an experienceRequirements object's monthsOfExperience
+// ({"@type":"OccupationalExperienceRequirements","monthsOfExperience":36} is 3; whole years
+// only), nil when there is none (a text requirement is the description's to read).
+func ldExperienceYears(raw rawJSON) *int {
+	var out *int
+	forEachRaw(raw, func(r rawJSON) bool {
+		r = bytes.TrimSpace(r)
+		if len(r) == 0 || r[0] != '{' {
+			return true
+		}
+		var m struct {
+			Months flexNum `json:"monthsOfExperience"`
+		}
+		if !unmarshalTolerant(r, &m) || !m.Months.OK || m.Months.V < 0 || m.Months.V > 600 {
+			return true
+		}
+		y := int(m.Months.V) / 12
+		out = &y
+		return false
+	})
+	return out
 }
 
 // ldSalary reads baseSalary: a MonetaryAmount {currency, value, minValue, maxValue, unitText}

@@ -23,17 +23,18 @@ func TestJSONLDParse(t *testing.T) {
 	require.Equal(t, "GB", m["jn-88124#1"].Country)
 
 	require.Equal(t, Posting{
-		SourceID:      "jn-88123",
-		Title:         "Senior Backend Engineer",
-		CompanyName:   "Acme Inc.",
-		CompanyDomain: "acme.com",
-		Location:      "Berlin, BE, DE",
-		City:          "Berlin",
-		Country:       "DE",
-		URL:           "https://jobsnorth.example/jobs/jn-88123",
-		PostedAt:      ts("2026-01-05T00:00:00Z"),
-		Salary:        &Salary{Min: 70000, Max: 90000, Currency: "EUR", Period: "year"},
-		Description:   "<p>We build things.</p>",
+		SourceID:       "jn-88123",
+		Title:          "Senior Backend Engineer",
+		CompanyName:    "Acme Inc.",
+		CompanyDomain:  "acme.com",
+		Location:       "Berlin, BE, DE",
+		City:           "Berlin",
+		Country:        "DE",
+		EmploymentType: "full_time", // FULL_TIME
+		URL:            "https://jobsnorth.example/jobs/jn-88123",
+		PostedAt:       ts("2026-01-05T00:00:00Z"),
+		Salary:         &Salary{Min: 70000, Max: 90000, Currency: "EUR", Period: "year"},
+		Description:    "<p>We build things.</p>",
 	}, m["jn-88123"])
 
 	p := m["jn-88124"] // array block, @type array, string hiringOrganization, jobLocation array, Country object

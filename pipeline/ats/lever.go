@@ -21,6 +21,9 @@ import (
 //
 // The body is a bare array. Paging is skip/limit: a page as long as limit (from the page URL,
 // default 100) may be followed by another at skip+limit; a shorter page is the last.
+//
+// categories.commitment ("Full-time", "Contract", "Intern") is the EmploymentType, workplaceType
+// (on-site, hybrid, remote; unspecified is none) the WorkplaceType.
 type lever struct{}
 
 func (lever) Vendor() string { return "lever" }
@@ -40,6 +43,7 @@ type leverPosting struct {
 		AllLocations []flexString `json:"allLocations"`
 		Team         flexString   `json:"team"`
 		Department   flexString   `json:"department"`
+		Commitment   flexString   `json:"commitment"`
 	} `json:"categories"`
 	Description      flexString `json:"description"`
 	DescriptionPlain flexString `json:"descriptionPlain"`
@@ -72,6 +76,7 @@ func (lever) Parse(body []byte, pageURL string) (Page, error) {
 			URL:        clean(l.HostedURL),
 			PostedAt:   l.CreatedAt.T,
 		}
+		p.setTerms([]string{string(l.Categories.Commitment)}, []string{string(l.WorkplaceType)})
 		if p.Location == "" {
 			for _, loc := range l.Categories.AllLocations {
 				if s := clean(loc); s != "" {

@@ -19,11 +19,12 @@ func TestLeverParse(t *testing.T) {
 	require.Len(t, m, 3)
 
 	require.Equal(t, Posting{
-		SourceID:    "5ac2b1e0-6f0e-4c1d-9a52-2f1f3c7d9e01",
-		Title:       "Senior Backend Engineer",
-		Location:    "Berlin",
-		Country:     "DE",
-		Department:  "Engineering",
+		SourceID:       "5ac2b1e0-6f0e-4c1d-9a52-2f1f3c7d9e01",
+		Title:          "Senior Backend Engineer",
+		Location:       "Berlin",
+		Country:        "DE",
+		Department:     "Engineering",
+		EmploymentType: "full_time", WorkplaceType: "hybrid", // commitment Full-time, workplaceType hybrid
 		URL:         "https://jobs.lever.co/acme/5ac2b1e0-6f0e-4c1d-9a52-2f1f3c7d9e01",
 		PostedAt:    ts("2026-01-05T10:00:00Z"), // createdAt in epoch milliseconds
 		Salary:      &Salary{Min: 70000, Max: 90000, Currency: "EUR", Period: "year"},

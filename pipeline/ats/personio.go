@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/planehq/hiringsignal/internal/normalize"
 )
 
 // personio parses the Personio XML feed: GET {tenant}.jobs.personio.de/xml?language=en
@@ -34,7 +36,10 @@ import (
 // ({tenant}.jobs.personio.de or .com), or on the simulator the path /personio/{tenant}/xml.
 // subcompany, when present, is the CompanyName. Description is the jobDescriptions'
 // <jobDescription> sections in order, each <value> (HTML, usually CDATA) after its <name> as
-// <h3>name</h3>.
+// <h3>name</h3>. employmentType and schedule give the EmploymentType (personioEmployment),
+// seniority ("entry-level", "experienced", "executive", "student"; experienced, which says only
+// "not a beginner", is none) the Seniority, yearsOfExperience ("lt-1", "2-5", "7+") its least
+// figure as YearsExperienceMin.
 type personio struct{}
 
 func (personio) Vendor() string { return "personio" }
@@ -46,6 +51,10 @@ type personioPosition struct {
 	Department string `xml:"department"`
 	Name       string `xml:"name"`
 	CreatedAt  string `xml:"createdAt"`
+	Employment string `xml:"employmentType"`
+	Schedule   string `xml:"schedule"`
+	Seniority  string `xml:"seniority"`
+	Years      string `xml:"yearsOfExperience"`
 	Additional struct {
 		Offices []string `xml:"office"`
 	} `xml:"additionalOffices"`
@@ -131,17 +140,58 @@ func (pos *personioPosition) posting() (Posting, bool) {
 	for _, s := range pos.Descriptions.Sections {
 		secs = append(secs, section{heading: s.Name, body: s.Value})
 	}
-	return Posting{
-		SourceID:    id,
-		Title:       title,
-		CompanyName: strings.TrimSpace(pos.Subcompany),
-		Location:    pl.location,
-		City:        pl.city,
-		Remote:      isRemoteWord(office),
-		Department:  strings.TrimSpace(pos.Department),
-		PostedAt:    parseTime(pos.CreatedAt),
-		Description: htmlSections(secs...),
-	}, true
+	p := Posting{
+		SourceID:           id,
+		Title:              title,
+		CompanyName:        strings.TrimSpace(pos.Subcompany),
+		Location:           pl.location,
+		City:               pl.city,
+		Remote:             isRemoteWord(office),
+		Department:         strings.TrimSpace(pos.Department),
+		PostedAt:           parseTime(pos.CreatedAt),
+		Description:        htmlSections(secs...),
+		EmploymentType:     personioEmployment(pos.Employment, pos.Schedule),
+		Seniority:          normalize.SeniorityOfLevel(strings.TrimSpace(pos.Seniority)),
+		YearsExperienceMin: personioYears(pos.Years),
+	}
+	if p.Remote {
+		p.setWorkplace(normalize.Remote)
+	}
+	return p, true
+}
+
+// personioEmployment is the employment type of employmentType (permanent, intern, trainee,
+// freelance, temporary, working_student) and schedule (full-time, part-time,
+// full-or-part-time): a permanent position's (or an unstated one's) is its schedule's, when the
+// feed gives one ("full-or-part-time" states none), else permanent is full_time.
+func personioEmployment(employment, schedule string) string {
+	employment, schedule = strings.TrimSpace(employment), strings.TrimSpace(schedule)
+	if (employment == "" || strings.EqualFold(employment, "permanent")) && schedule != "" {
+		return normalize.EmploymentTypeOf(schedule)
+	}
+	return normalize.EmploymentTypeOf(employment)
+}
+
+// personioYears is the least of yearsOfExperience ("lt-1" is 0, "1-2" 1, "3-5" 3, "7+" 7),
+// nil when absent or not one of those shapes.
+func personioYears(v string) *int {
+	v = strings.TrimSpace(v)
+	if strings.HasPrefix(v, "lt-") {
+		n := 0
+		return &n
+	}
+	n, digits := 0, 0
+	for digits < len(v) && digits < 3 && v[digits] >= '0' && v[digits] <= '9' {
+		n = n*10 + int(v[digits]-'0')
+		digits++
+	}
+	if digits == 0 || n > 50 {
+		return nil
+	}
+	if rest := v[digits:]; rest != "" && rest[0] != '-' && rest[0] != '+' {
+		return nil
+	}
+	return &n
 }
 
 // personioPlace is an office: a city, or "Remote" (no city).

@@ -18,12 +18,13 @@ func TestPersonioParse(t *testing.T) {
 	require.Len(t, m, 4, "the additional office (Munich) of 1234567 is its own posting")
 
 	require.Equal(t, Posting{
-		SourceID:    "1234567",
-		Title:       "Backend Engineer (m/w/d)",
-		CompanyName: "Acme GmbH",
-		Location:    "Berlin",
-		City:        "Berlin",
-		Department:  "Engineering",
+		SourceID:       "1234567",
+		Title:          "Backend Engineer (m/w/d)",
+		CompanyName:    "Acme GmbH",
+		Location:       "Berlin",
+		City:           "Berlin",
+		Department:     "Engineering",
+		EmploymentType: "full_time", YearsExperienceMin: new(3), // permanent, full-time; "3-5"; seniority "experienced" states no level
 		URL:         "https://acme.jobs.personio.de/job/1234567", // built from the tenant
 		PostedAt:    ts("2026-01-05T09:12:44Z"),
 		Description: "<h3>Your tasks</h3><ul><li>Build & ship</li></ul>",
@@ -55,7 +56,7 @@ func TestPersonioRealShapes(t *testing.T) {
 		require.Equal(t, want, page.Postings, position)
 	}
 	f("https://northwind.jobs.personio.de/xml?language=en", `<id>42</id><office>Remote</office><name>Support Agent</name>`,
-		Posting{SourceID: "42", Title: "Support Agent", Location: "Remote", Remote: true, URL: "https://northwind.jobs.personio.de/job/42"})
+		Posting{SourceID: "42", Title: "Support Agent", Location: "Remote", Remote: true, WorkplaceType: "remote", URL: "https://northwind.jobs.personio.de/job/42"})
 	f("https://northwind.jobs.personio.com/xml", `<id>43</id><office>Berlin</office><additionalOffices><office>Vienna</office><office> Berlin </office><office>REMOTE</office></additionalOffices><name>Sales Lead</name>`,
 		Posting{SourceID: "43", Title: "Sales Lead", Location: "Berlin", City: "Berlin", URL: "https://northwind.jobs.personio.com/job/43"},
 		Posting{SourceID: "43#1", Title: "Sales Lead", Location: "Vienna", City: "Vienna", URL: "https://northwind.jobs.personio.com/job/43"},

@@ -21,7 +21,8 @@ import (
 // read when a feed carries it): the location's name is the tenant's own label for the place
 // ("Berlin", "Chicago, IL", "Remote", "Cali, Colombia"), Location is that name (else "City,
 // Province"), and the pipeline places a job by it, else in the employer's HQ country.
-// workplace_type "remote" is a remote job. Pay is published only where compensation_visible is
+// workplace_type (onsite, hybrid, remote) is the WorkplaceType, employment_type ("full_time",
+// "permanent_full_time", "contract", ...; else employment_type_text) the EmploymentType. Pay is published only where compensation_visible is
 // true: the figures of a job that hides its pay are the employer's internal band and are
 // ignored. job.requisition_id is the RequisitionID. Description is description, then
 // key_responsibilities, skills_knowledge_expertise and benefits (HTML each), each under its
@@ -46,6 +47,8 @@ type pinpointPosting struct {
 		Country  flexString `json:"country"`
 	} `json:"location"`
 	WorkplaceType       flexString `json:"workplace_type"`
+	EmploymentType      flexString `json:"employment_type"`
+	EmploymentTypeText  flexString `json:"employment_type_text"`
 	Description         flexString `json:"description"`
 	Responsibilities    flexString `json:"key_responsibilities"`
 	ResponsibilitiesH   flexString `json:"key_responsibilities_header"`
@@ -89,6 +92,7 @@ func (pinpoint) Parse(body []byte, pageURL string) (Page, error) {
 				section{heading: string(pp.SkillsH), body: string(pp.Skills)},
 				section{heading: string(pp.BenefitsH), body: string(pp.Benefits)}),
 		}
+		p.setTerms([]string{string(pp.EmploymentType), string(pp.EmploymentTypeText)}, []string{string(pp.WorkplaceType)})
 		if p.Location == "" {
 			p.Location = joinNonEmpty(", ", p.City, clean(loc.Province), p.Country)
 		}

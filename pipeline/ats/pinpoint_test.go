@@ -17,15 +17,16 @@ func TestPinpointParse(t *testing.T) {
 	require.Len(t, m, 4)
 
 	require.Equal(t, Posting{
-		SourceID:      "547660",
-		RequisitionID: "REQ-0350",
-		Title:         "Senior Platform Engineer",
-		Location:      "London",
-		City:          "London",
-		Department:    "Engineering",
-		URL:           "https://acme.pinpointhq.com/en/postings/142f2b86-97ea-478f-9727-69e5049873ce",
-		Salary:        &Salary{Min: 80000, Max: 100000, Currency: "GBP", Period: "year"},
-		Description:   "<div><strong>About the role</strong><br>Own our Kubernetes platform end to end.</div><h3>What you will do</h3><ul><li>Run the on-call rota</li></ul><h3>Benefits</h3><p>25 days holiday</p>",
+		SourceID:       "547660",
+		RequisitionID:  "REQ-0350",
+		Title:          "Senior Platform Engineer",
+		Location:       "London",
+		City:           "London",
+		Department:     "Engineering",
+		EmploymentType: "full_time", WorkplaceType: "hybrid",
+		URL:         "https://acme.pinpointhq.com/en/postings/142f2b86-97ea-478f-9727-69e5049873ce",
+		Salary:      &Salary{Min: 80000, Max: 100000, Currency: "GBP", Period: "year"},
+		Description: "<div><strong>About the role</strong><br>Own our Kubernetes platform end to end.</div><h3>What you will do</h3><ul><li>Run the on-call rota</li></ul><h3>Benefits</h3><p>25 days holiday</p>",
 	}, m["547660"], "no country and no date in the feed")
 
 	p := m["547661"]

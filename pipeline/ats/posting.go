@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/planehq/hiringsignal/internal/normalize"
 )
 
 // Posting is one job posting as published by a source (see docs/crawl-contract.md).
@@ -19,11 +21,20 @@ type Posting struct {
 	Location      string // free-text location as published
 	City          string
 	Country       string // as published: name, alpha-2 or alpha-3, any case; "" when absent
-	Remote        bool
+	Remote        bool   // the feed says the job is remote (a remote flag, a remote workplace type or remote wording in its location)
 	Department    string
-	URL           string    // link to the real posting; "" when the format has none
-	PostedAt      time.Time // zero when absent or unparsable
-	Salary        *Salary   // nil when absent or blank
+	// The terms the feed states in structured fields (never read from Description, which is
+	// internal/jobtext's), each "" (nil) when the feed does not state it: EmploymentType is one of
+	// normalize.EmploymentTypes, WorkplaceType one of normalize.WorkplaceTypes (remote ones also
+	// set Remote), Seniority one of normalize.Seniorities (a vendor's experience level, not the
+	// title's words), YearsExperienceMin the least years of experience the feed asks for.
+	EmploymentType     string
+	WorkplaceType      string
+	Seniority          string
+	YearsExperienceMin *int
+	URL                string    // link to the real posting; "" when the format has none
+	PostedAt           time.Time // zero when absent or unparsable
+	Salary             *Salary   // nil when absent or blank
 	// Description is the posting's description exactly as the feed publishes it (HTML or
 	// text; a feed's sections concatenated in its order, each after its heading), not
 	// cleaned: internal/jobtext turns it into text. "" when the format carries none (per
@@ -192,6 +203,36 @@ func htmlSections(secs ...section) string {
 		}
 	}
 	return boundDescription(b.String())
+}
+
+// setTerms sets the terms a feed states in structured fields: employment type and workplace
+// type, each the first of its values that states one (normalize.EmploymentTypeOf,
+// normalize.WorkplaceTypeOf); a remote workplace type also sets Remote. A value already set is
+// kept when no value given states one.
+func (p *Posting) setTerms(employment []string, workplace []string) {
+	for _, v := range employment {
+		if t := normalize.EmploymentTypeOf(v); t != "" {
+			p.EmploymentType = t
+			break
+		}
+	}
+	for _, v := range workplace {
+		if w := normalize.WorkplaceTypeOf(v); w != "" {
+			p.setWorkplace(w)
+			break
+		}
+	}
+}
+
+// setWorkplace sets p's workplace type ("" keeps it) and Remote with a remote one.
+func (p *Posting) setWorkplace(w string) {
+	if w == "" {
+		return
+	}
+	p.WorkplaceType = w
+	if w == normalize.Remote {
+		p.Remote = true
+	}
 }
 
 // firstNonBlank returns the first s that is not blank, as it is.

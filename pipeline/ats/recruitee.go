@@ -2,6 +2,8 @@ package ats
 
 import (
 	"strings"
+
+	"github.com/planehq/hiringsignal/internal/normalize"
 )
 
 // recruitee parses the Recruitee careers-site offers API: GET {tenant}.recruitee.com/api/offers/
@@ -16,7 +18,9 @@ import (
 // One page, no paging. Offers whose status is not "published" are skipped without being
 // counted as malformed. Salary bounds are strings; a blank salary (all four fields null or
 // empty) means no salary. Description is description (HTML), then requirements (HTML) under
-// the heading "Requirements".
+// the heading "Requirements". The flags hybrid, remote and on_site are the WorkplaceType (hybrid
+// first), employment_type_code ("fulltime_permanent", "parttime", "contract", "internship") the
+// EmploymentType, experience_code ("entry_level", "mid_level", ...) the Seniority.
 type recruitee struct{}
 
 func (recruitee) Vendor() string { return "recruitee" }
@@ -36,6 +40,10 @@ type recruiteeOffer struct {
 	Country      flexString `json:"country"`
 	CountryCode  flexString `json:"country_code"`
 	Remote       flexBool   `json:"remote"`
+	Hybrid       flexBool   `json:"hybrid"`
+	OnSite       flexBool   `json:"on_site"`
+	Employment   flexString `json:"employment_type_code"`
+	Experience   flexString `json:"experience_code"`
 	CreatedAt    flexTime   `json:"created_at"`
 	PublishedAt  flexTime   `json:"published_at"`
 	CareersURL   flexString `json:"careers_url"`
@@ -71,7 +79,17 @@ func (recruitee) Parse(body []byte, pageURL string) (Page, error) {
 			PostedAt:    firstTime(o.PublishedAt.T, o.CreatedAt.T),
 			Description: htmlSections(section{body: string(o.Description)},
 				section{heading: "Requirements", body: string(o.Requirements)}),
+			Seniority: normalize.SeniorityOfLevel(clean(o.Experience)),
 		}
+		switch { // the flags as Recruitee sets them: hybrid beside remote or on_site is hybrid
+		case bool(o.Hybrid):
+			p.setWorkplace(normalize.Hybrid)
+		case bool(o.Remote):
+			p.setWorkplace(normalize.Remote)
+		case bool(o.OnSite):
+			p.setWorkplace(normalize.Onsite)
+		}
+		p.setTerms([]string{string(o.Employment)}, nil)
 		if p.Location == "" {
 			p.Location = joinNonEmpty(", ", p.City, p.Country)
 		}

@@ -17,13 +17,14 @@ func TestRecruiteeParse(t *testing.T) {
 	require.Len(t, m, 3)
 
 	require.Equal(t, Posting{
-		SourceID:    "1234567",
-		Title:       "Backend Engineer",
-		CompanyName: "Acme B.V.",
-		Location:    "Amsterdam, Netherlands",
-		City:        "Amsterdam",
-		Country:     "Netherlands",
-		Department:  "Engineering",
+		SourceID:       "1234567",
+		Title:          "Backend Engineer",
+		CompanyName:    "Acme B.V.",
+		Location:       "Amsterdam, Netherlands",
+		City:           "Amsterdam",
+		Country:        "Netherlands",
+		Department:     "Engineering",
+		EmploymentType: "full_time", WorkplaceType: "hybrid", // fulltime_permanent; hybrid true
 		URL:         "https://acme.recruitee.com/o/backend-engineer",
 		PostedAt:    ts("2026-08-19T09:02:14Z"), // "2006-01-02 15:04:05 UTC"
 		Salary:      &Salary{Min: 50000, Max: 65000, Currency: "EUR", Period: "year"},

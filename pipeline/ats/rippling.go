@@ -3,6 +3,8 @@ package ats
 import (
 	"strconv"
 	"strings"
+
+	"github.com/planehq/hiringsignal/internal/normalize"
 )
 
 // rippling parses Rippling's job board API, the list its boards (ats.rippling.com/{board}/jobs)
@@ -19,7 +21,8 @@ import (
 // are one posting with the places in their order, each a Posting (appendPlaces: the n-th further
 // place is {id}#{n}); a posting whose rows straddle two pages gives its id twice. A place's City
 // is city, Country countryCode (else country), Location name; a posting whose every place has
-// workplaceType REMOTE is Remote. The list has no date, salary, company name, requisition id or
+// workplaceType REMOTE is Remote, and the workplaceType every place states (ON_SITE, HYBRID,
+// REMOTE) the WorkplaceType. The list has no date, salary, company name, requisition id or
 // description (the posting's own endpoint has them; a row carrying "description" has it used). The older API's bare array ({"uuid","name","url",
 // "department":{"label"},"workLocation":{"label"}}) is read too, as one page.
 type rippling struct{}
@@ -63,6 +66,10 @@ type ripplingPosting struct {
 	item   *ripplingItem
 	places []place
 	remote bool // every place is REMOTE
+	// workplace is the workplace type every place states (normalize.WorkplaceTypeOf); "" when
+	// one states none or two differ (mixed).
+	workplace string
+	mixed     bool
 }
 
 func (rippling) Parse(body []byte, pageURL string) (Page, error) {
@@ -99,6 +106,12 @@ func ripplingPage[E any](body []byte, key string, env *E, list func(*E) *[]rippl
 			}
 			rp.places = append(rp.places, pl)
 			rp.remote = rp.remote && strings.EqualFold(clean(l.WorkplaceType), "remote")
+			switch w := normalize.WorkplaceTypeOf(clean(l.WorkplaceType)); {
+			case w == "" || rp.workplace != "" && w != rp.workplace:
+				rp.mixed = true
+			default:
+				rp.workplace = w
+			}
 		}
 		if len(it.Locations) == 0 {
 			if label := clean(it.WorkLocation.Label); label != "" {
@@ -122,6 +135,9 @@ func ripplingPage[E any](body []byte, key string, env *E, list func(*E) *[]rippl
 			Remote:     rp.remote && len(rp.places) > 0,
 		}
 		p.Description = boundDescription(string(it.Description))
+		if !rp.mixed {
+			p.setWorkplace(rp.workplace)
+		}
 		if parseAbs(p.URL) == nil {
 			p.URL = ""
 		}

@@ -20,13 +20,14 @@ func TestRipplingParse(t *testing.T) {
 
 	id := "5f0c2a8e-1b2d-4e5f-8a9b-0c1d2e3f4a5b"
 	require.Equal(t, Posting{
-		SourceID:   id,
-		Title:      "BizOps Manager",
-		Location:   "San Francisco, CA",
-		City:       "San Francisco",
-		Country:    "US",
-		Department: "Bizops",
-		URL:        "https://ats.rippling.com/acme/jobs/" + id,
+		SourceID:      id,
+		Title:         "BizOps Manager",
+		Location:      "San Francisco, CA",
+		City:          "San Francisco",
+		Country:       "US",
+		Department:    "Bizops",
+		WorkplaceType: "onsite",
+		URL:           "https://ats.rippling.com/acme/jobs/" + id,
 	}, m[id])
 	further := m[id+"#1"]
 	require.Equal(t, "New York", further.City, "the second row of an id is a further place")

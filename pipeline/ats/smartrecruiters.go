@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/planehq/hiringsignal/internal/normalize"
 )
 
 // smartRecruiters parses the SmartRecruiters Posting API list:
@@ -26,7 +28,9 @@ import (
 // a city is not a city, so City stays "" and Location reads "Remote - Poland".
 // "department": {} (no label) gives no Department. The list carries no description (the
 // posting's own endpoint, /v1/companies/{id}/postings/{postingId}, has jobAd.sections, not
-// fetched): Description stays "".
+// fetched): Description stays "". typeOfEmployment (its label, else its id) is the
+// EmploymentType, experienceLevel's id the Seniority (mid_senior_level, which spans two, none),
+// location.hybrid and location.remote the WorkplaceType.
 type smartRecruiters struct{}
 
 func (smartRecruiters) Vendor() string { return "smartrecruiters" }
@@ -55,16 +59,25 @@ type srItem struct {
 		Country      flexString `json:"country"`
 		FullLocation flexString `json:"fullLocation"`
 		Remote       flexBool   `json:"remote"`
+		Hybrid       flexBool   `json:"hybrid"`
 	} `json:"location"`
 	Department struct {
 		Label flexString `json:"label"`
 	} `json:"department"`
-	Compensation *struct {
+	TypeOfEmployment srLabel `json:"typeOfEmployment"`
+	ExperienceLevel  srLabel `json:"experienceLevel"`
+	Compensation     *struct {
 		Min      flexNum    `json:"min"`
 		Max      flexNum    `json:"max"`
 		Currency flexString `json:"currency"`
 		Period   flexString `json:"period"`
 	} `json:"compensation"`
+}
+
+// srLabel is SmartRecruiters' {id, label} of a listed value.
+type srLabel struct {
+	ID    flexString `json:"id"`
+	Label flexString `json:"label"`
 }
 
 func (it *srItem) idTitle() (string, string) { return clean(it.ID), clean(it.Name) }
@@ -99,7 +112,15 @@ func (smartRecruiters) Parse(body []byte, pageURL string) (Page, error) {
 			Department:    clean(it.Department.Label),
 			URL:           firstNonEmpty(clean(it.PostingURL), clean(it.ApplyURL)),
 			PostedAt:      it.ReleasedDate.T,
+			Seniority:     normalize.SeniorityOfLevel(clean(it.ExperienceLevel.ID)),
 		}
+		switch {
+		case bool(loc.Hybrid):
+			p.setWorkplace(normalize.Hybrid)
+		case remote:
+			p.setWorkplace(normalize.Remote)
+		}
+		p.setTerms([]string{string(it.TypeOfEmployment.Label), string(it.TypeOfEmployment.ID)}, nil)
 		if p.Location == "" {
 			p.Location = joinNonEmpty(", ", city, region, country)
 		}

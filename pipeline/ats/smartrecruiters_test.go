@@ -17,17 +17,18 @@ func TestSmartRecruitersParse(t *testing.T) {
 	require.Len(t, m, 2)
 
 	require.Equal(t, Posting{
-		SourceID:      "744000012345678",
-		RequisitionID: "REF12345",
-		Title:         "Director, Customer Engagement",
-		CompanyName:   "Acme Inc",
-		Location:      "San Francisco, CA, us",
-		City:          "San Francisco",
-		Country:       "us", // lower-case alpha-2 as published
-		Remote:        true,
-		Department:    "Marketing",
-		URL:           "https://jobs.smartrecruiters.com/AcmeInc/744000012345678", // the public posting page
-		PostedAt:      ts("2026-01-19T19:36:42.346Z"),
+		SourceID:       "744000012345678",
+		RequisitionID:  "REF12345",
+		Title:          "Director, Customer Engagement",
+		CompanyName:    "Acme Inc",
+		Location:       "San Francisco, CA, us",
+		City:           "San Francisco",
+		Country:        "us", // lower-case alpha-2 as published
+		Remote:         true,
+		Department:     "Marketing",
+		EmploymentType: "full_time", WorkplaceType: "remote", Seniority: "director", // typeOfEmployment label Full-time, location.remote, experienceLevel director
+		URL:      "https://jobs.smartrecruiters.com/AcmeInc/744000012345678", // the public posting page
+		PostedAt: ts("2026-01-19T19:36:42.346Z"),
 	}, m["744000012345678"])
 
 	p := m["744000012345679"] // numeric id, null refNumber, fullLocation, compensation object
@@ -55,10 +56,10 @@ func TestSmartRecruitersRealShapes(t *testing.T) {
 	f(`{"id":"744000099","name":"Backend Engineer","company":{"identifier":"Northwind1","name":"Northwind"},
 	    "location":{"city":"Poland","region":"REMOTE","remote":true},"department":{}}`, srBase,
 		Posting{SourceID: "744000099", Title: "Backend Engineer", CompanyName: "Northwind", Location: "Remote - Poland",
-			Remote: true, URL: "https://jobs.smartrecruiters.com/Northwind1/744000099"})
+			Remote: true, WorkplaceType: "remote", URL: "https://jobs.smartrecruiters.com/Northwind1/744000099"})
 	f(`{"id":"7","name":"Analyst","company":{"name":"Northwind"},"location":{"city":"","region":"remote","country":"de","remote":false}}`, srBase,
 		Posting{SourceID: "7", Title: "Analyst", CompanyName: "Northwind", Location: "Remote, de", Country: "de",
-			Remote: true, URL: "https://jobs.smartrecruiters.com/AcmeInc/7"}) // identifier from the page URL
+			Remote: true, WorkplaceType: "remote", URL: "https://jobs.smartrecruiters.com/AcmeInc/7"}) // identifier from the page URL
 	f(`{"id":"8","name":"Analyst","location":{"city":"Lyon","region":"Auvergne","country":"fr"},"postingUrl":"https://careers.example/8"}`, "",
 		Posting{SourceID: "8", Title: "Analyst", Location: "Lyon, Auvergne, fr", City: "Lyon", Country: "fr", URL: "https://careers.example/8"})
 	f(`{"id":"9","name":"Analyst","location":{"city":"Lyon"}}`, "",

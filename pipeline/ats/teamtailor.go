@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/planehq/hiringsignal/internal/normalize"
 )
 
 // teamtailor parses a Teamtailor career site's RSS feed, the public surface every Teamtailor
@@ -27,8 +29,9 @@ import (
 //	</channel></rss>
 //
 // The channel's title is the employer's name. A job's id is the number in its link
-// (/jobs/{id}-{slug}, after an optional locale segment), else its guid. remoteStatus "fully" is
-// a remote job ("hybrid", "temporary" and "none" are not). Each tt:location is a place of the
+// (/jobs/{id}-{slug}, after an optional locale segment), else its guid. remoteStatus is the
+// WorkplaceType: "fully" remote (Remote), "hybrid" hybrid, "none" onsite; "temporary" (remote for
+// the time being) none. Each tt:location is a place of the
 // job (see appendPlaces): Location is "City, Country" (the location's name when it has neither),
 // Country its country's name. Description is the item's description: HTML, entity-escaped (or
 // CDATA) in the XML, so decoding the XML gives the HTML. The feed carries no pay. Paging is per_page/offset: the feed's
@@ -171,11 +174,16 @@ func (it *teamtailorItem) posting(company string) (Posting, bool) {
 		PostedAt:    parseTime(it.PubDate),
 		Description: boundDescription(it.Description),
 	}
+	p.setWorkplace(teamtailorWorkplace[strings.ToLower(strings.TrimSpace(it.RemoteStatus))])
 	if u := parseAbs(link); u != nil {
 		p.URL = finishURL(u)
 	}
 	return p, true
 }
+
+// teamtailorWorkplace maps remoteStatus to a workplace type. "temporary" (remote for the time
+// being) states none.
+var teamtailorWorkplace = map[string]string{"fully": normalize.Remote, "hybrid": normalize.Hybrid, "none": normalize.Onsite}
 
 // teamtailorJobID returns the job number of a Teamtailor job link
 // (https://acme.teamtailor.com/jobs/7308188-backend-engineer, …/fr-CA/jobs/7308188), or "".

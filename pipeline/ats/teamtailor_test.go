@@ -18,16 +18,17 @@ func TestTeamtailorParse(t *testing.T) {
 	require.Len(t, m, 5)
 
 	require.Equal(t, Posting{
-		SourceID:    "7308188", // the number in the link, not the guid
-		Title:       "Backend Engineer",
-		CompanyName: "Acme AB", // the channel's title
-		Location:    "Stockholm, Sweden",
-		City:        "Stockholm",
-		Country:     "Sweden",
-		Department:  "Engineering",
-		URL:         "https://acme.teamtailor.com/jobs/7308188-backend-engineer",
-		PostedAt:    ts("2026-02-27T18:59:48Z"),
-		Description: "<p>Build <strong>APIs</strong> &amp; services.</p>",
+		SourceID:      "7308188", // the number in the link, not the guid
+		Title:         "Backend Engineer",
+		CompanyName:   "Acme AB", // the channel's title
+		Location:      "Stockholm, Sweden",
+		City:          "Stockholm",
+		Country:       "Sweden",
+		Department:    "Engineering",
+		WorkplaceType: "hybrid", // remoteStatus hybrid
+		URL:           "https://acme.teamtailor.com/jobs/7308188-backend-engineer",
+		PostedAt:      ts("2026-02-27T18:59:48Z"),
+		Description:   "<p>Build <strong>APIs</strong> &amp; services.</p>",
 	}, m["7308188"], "hybrid is not remote")
 
 	p := m["8191515"]

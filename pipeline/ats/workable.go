@@ -2,6 +2,8 @@ package ats
 
 import (
 	"strings"
+
+	"github.com/planehq/hiringsignal/internal/normalize"
 )
 
 // workable parses the Workable widget API: GET apply.workable.com/api/v1/widget/accounts/{sub}
@@ -18,7 +20,9 @@ import (
 // The account name is the CompanyName of every posting; code is the RequisitionID. A job's
 // description ("description" HTML, with details=true; "requirements" and "benefits" where the
 // account fills them) is its Description, the two further sections under those headings. The
-// account's own "description" is the employer's, not a job's, and is not read.
+// account's own "description" is the employer's, not a job's, and is not read. employment_type is
+// the EmploymentType, experience the Seniority ("Mid-Senior level", which spans two, none),
+// workplace (on_site, hybrid, remote) the WorkplaceType, telecommuting or remote true Remote.
 type workable struct{}
 
 func (workable) Vendor() string { return "workable" }
@@ -55,6 +59,8 @@ type workableJob struct {
 	Description    flexString         `json:"description"`
 	Requirements   flexString         `json:"requirements"`
 	Benefits       flexString         `json:"benefits"`
+	EmploymentType flexString         `json:"employment_type"`
+	Experience     flexString         `json:"experience"`
 }
 
 func (j *workableJob) idTitle() (string, string) { return clean(j.Shortcode), clean(j.Title) }
@@ -85,7 +91,12 @@ func (workable) Parse(body []byte, pageURL string) (Page, error) {
 			Description: htmlSections(section{body: string(j.Description)},
 				section{heading: "Requirements", body: string(j.Requirements)},
 				section{heading: "Benefits", body: string(j.Benefits)}),
+			Seniority: normalize.SeniorityOfLevel(clean(j.Experience)),
 		}
+		if p.Remote {
+			p.setWorkplace(normalize.Remote)
+		}
+		p.setTerms([]string{string(j.EmploymentType)}, []string{string(j.Workplace)})
 		if country != "" || city != "" {
 			p.SourceID = code + "/" + country + "/" + city
 		}

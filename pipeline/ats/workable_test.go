@@ -17,17 +17,18 @@ func TestWorkableParse(t *testing.T) {
 	require.Len(t, m, 3)
 
 	require.Equal(t, Posting{
-		SourceID:      "9F1A2B3C4D/Germany/Berlin",
-		RequisitionID: "OPS-17",
-		Title:         "Operations Manager",
-		CompanyName:   "Acme Logistics",
-		Location:      "Berlin, Germany",
-		City:          "Berlin",
-		Country:       "Germany",
-		Department:    "Operations",
-		URL:           "https://apply.workable.com/j/9F1A2B3C4D",
-		PostedAt:      ts("2026-01-12T00:00:00Z"), // date-only published_on
-		Description:   "<p>Run our Berlin hub.</p><h3>Requirements</h3><ul><li>5 years in logistics</li></ul><h3>Benefits</h3><ul><li>30 days off</li></ul>",
+		SourceID:       "9F1A2B3C4D/Germany/Berlin",
+		RequisitionID:  "OPS-17",
+		Title:          "Operations Manager",
+		CompanyName:    "Acme Logistics",
+		Location:       "Berlin, Germany",
+		City:           "Berlin",
+		Country:        "Germany",
+		Department:     "Operations",
+		EmploymentType: "full_time", // "Full-time"; experience "Mid-Senior level" spans two: no Seniority
+		URL:            "https://apply.workable.com/j/9F1A2B3C4D",
+		PostedAt:       ts("2026-01-12T00:00:00Z"), // date-only published_on
+		Description:    "<p>Run our Berlin hub.</p><h3>Requirements</h3><ul><li>5 years in logistics</li></ul><h3>Benefits</h3><ul><li>30 days off</li></ul>",
 	}, m["9F1A2B3C4D/Germany/Berlin"])
 
 	p := m["9F1A2B3C4D/Netherlands/Rotterdam"]

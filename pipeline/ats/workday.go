@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/planehq/hiringsignal/internal/normalize"
 )
 
 // workday parses the list endpoint of a Workday career site (the CXS API its own pages call):
@@ -31,7 +33,8 @@ import (
 // simulator, …/workday/{wdN}/wday/cxs/{company}/{site}/jobs). Location is locationsText, except
 // a count of places ("3 Locations"), which is no place: Location stays "" (the pipeline falls
 // back to the company's HQ country). remoteType (when sent) or a "Remote" locationsText gives
-// Remote. A record without title or externalPath (Workday lists stubs mid-publish,
+// Remote; remoteType is the WorkplaceType when it states one ("Fully Remote", "Hybrid",
+// "On-site"), and a bulletField that names an employment type ("Full time") the EmploymentType. A record without title or externalPath (Workday lists stubs mid-publish,
 // {"bulletFields":["10151065"]}) or whose externalPath is not a /job/ path is malformed.
 //
 // PostedAt: postedOn is relative text, "Posted Today", "Posted Yesterday", "Posted 3 Days Ago",
@@ -109,6 +112,8 @@ func (workday) ParseServed(body []byte, pageURL string, served time.Time) (Page,
 			Remote:        remote,
 			PostedAt:      workdayPostedAt(clean(p.PostedOn), served),
 		}
+		q.setWorkplace(normalize.WorkplaceTypeOf(clean(p.RemoteType)))
+		q.setTerms(workdayBullets(p.BulletFields), nil)
 		if base != "" {
 			q.URL = base + id
 		}
@@ -218,13 +223,7 @@ var (
 // ("…_R-0000187520", or "…_R-0000187520-1" for a repost), else the first that looks like an
 // id (no space, a digit).
 func workdayReqID(path string, bullets rawJSON) string {
-	var fields []string
-	forEachRaw(bullets, func(r rawJSON) bool {
-		if s := strings.TrimSpace(rawString(r)); s != "" {
-			fields = append(fields, s)
-		}
-		return true
-	})
+	fields := workdayBullets(bullets)
 	if len(fields) == 0 {
 		return ""
 	}
@@ -242,6 +241,18 @@ func workdayReqID(path string, bullets rawJSON) string {
 		}
 	}
 	return ""
+}
+
+// workdayBullets are the non-blank strings of bulletFields.
+func workdayBullets(bullets rawJSON) []string {
+	var fields []string
+	forEachRaw(bullets, func(r rawJSON) bool {
+		if s := strings.TrimSpace(rawString(r)); s != "" {
+			fields = append(fields, s)
+		}
+		return true
+	})
+	return fields
 }
 
 // workdayPostedOn reads "Posted Today", "Posted Yesterday" and "Posted N Days Ago".

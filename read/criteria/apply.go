@@ -131,7 +131,15 @@ func (c *Criteria) apply(cr Criterion, raw json.RawMessage, p *Problems) {
 	case "req.boards":
 		q.Boards = strs
 	case "req.seniority":
-		q.Seniority = strs
+		q.Filter.Seniority = strs
+	case "req.technologies":
+		slugs, errs := FactValues(FactTechnologies, strs, loc...)
+		p.Add(errs...)
+		q.Filter.Technologies = slugs
+	case "req.employment_type":
+		q.Filter.EmploymentTypes = strs
+	case "req.workplace_type":
+		q.Filter.WorkplaceTypes = strs
 	case "event.function":
 		c.EventFunctions = functions(strs, at, p)
 	case "event.event_type":

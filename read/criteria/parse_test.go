@@ -17,7 +17,7 @@ import (
 // qualifiedFields are the fields reqs/qualified allows, as its extra_forbidden item lists them.
 var qualifiedFields = []string{"company.company_id", "company.domain", "company.industry", "company.industry_terms",
 	"company.headcount_band", "company.hq_country", "company.agency_kind", "req.q", "req.q_excludes", "req.function",
-	"req.country", "req.source_type", "req.boards", "req.seniority", "req.since"}
+	"req.country", "req.source_type", "req.boards", "req.technologies", "req.seniority", "req.employment_type", "req.workplace_type", "req.since"}
 
 // watchFields are the fields a watch allows: reqs/qualified's and the event group.
 var watchFields = append(append([]string{}, qualifiedFields...), "event.function", "event.event_type")
@@ -212,7 +212,7 @@ func TestParseResolvesEveryField(t *testing.T) {
 	require.Equal(t, []string{"Germany"}, q.Filter.Countries)
 	require.Equal(t, []string{"board"}, q.SourceTypes)
 	require.Equal(t, []string{"Indeed"}, q.Boards)
-	require.Equal(t, []string{"mid", "staff"}, q.Seniority)
+	require.Equal(t, []string{"mid", "staff"}, q.Filter.Seniority)
 	require.Equal(t, time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC), q.Filter.Since)
 	require.Nil(t, c.EventTypes)
 	require.Nil(t, c.EventFunctions)

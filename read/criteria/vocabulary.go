@@ -2,7 +2,6 @@ package criteria
 
 import (
 	"github.com/planehq/hiringsignal/internal/normalize"
-	"github.com/planehq/hiringsignal/read/searchindex"
 )
 
 // Criterion is one field of the closed criteria vocabulary: the criteria object holds groups
@@ -15,6 +14,8 @@ type Criterion struct {
 	Description string
 	// RefusedOnQualified: allowed for watches, 422 on reqs/qualified (with this advice).
 	RefusedOnQualified string
+	// MaxItems bounds a "strings" field below MaxCriterionValues (0: MaxCriterionValues).
+	MaxItems int
 }
 
 // AgencyKinds are the values of company.agency_kind.
@@ -39,7 +40,10 @@ func Vocabulary() []Criterion {
 		{Group: "req", Name: "country", Type: "strings", Description: "country name of the posting"},
 		{Group: "req", Name: "source_type", Type: "strings", Enum: []string{"ats_tenant", "board"}, Description: "source type of the req"},
 		{Group: "req", Name: "boards", Type: "strings", Description: "a board reporting the req (case-insensitive)"},
-		{Group: "req", Name: "seniority", Type: "strings", Enum: searchindex.Seniorities, Description: "seniority derived from the title (titles that state none match no value)"},
+		{Group: "req", Name: FactTechnologies, Type: "strings", MaxItems: MaxFactValues, Description: FactDescription(FactTechnologies)},
+		{Group: "req", Name: FactSeniority, Type: "strings", Enum: FactValuesOf(FactSeniority), MaxItems: MaxFactValues, Description: FactDescription(FactSeniority) + "; a posting that states none matches no value"},
+		{Group: "req", Name: FactEmploymentType, Type: "strings", Enum: FactValuesOf(FactEmploymentType), MaxItems: MaxFactValues, Description: FactDescription(FactEmploymentType) + "; a posting that states none matches no value"},
+		{Group: "req", Name: FactWorkplaceType, Type: "strings", Enum: FactValuesOf(FactWorkplaceType), MaxItems: MaxFactValues, Description: FactDescription(FactWorkplaceType) + "; a posting that states none matches no value"},
 		{Group: "req", Name: "since", Type: "date-time", Description: "lower bound on first_seen"},
 		{Group: "event", Name: "function", Type: "strings", Description: "function of the ledger event (watches only)", RefusedOnQualified: "event.function is for watches; on reqs/qualified use req.function"},
 		{Group: "event", Name: "event_type", Type: "strings", Enum: EventTypes, Description: "ledger event type (watches only)", RefusedOnQualified: "event.event_type is for watches; read events with GET /v1/events"},
@@ -55,6 +59,9 @@ func (cr Criterion) maxItems() int {
 	case "integers":
 		return MaxCompanyIDs
 	case "strings":
+		if cr.MaxItems > 0 {
+			return cr.MaxItems
+		}
 		return MaxCriterionValues
 	}
 	return 1
@@ -71,7 +78,9 @@ const (
 		"company.hq_country (country names); company.agency_kind (employer, staffing_agency, subcontractor_network, aggregator, job_board). " +
 		"req.q (one string: every word matches raw_title, inflections or another spelling of the word such as ml = machine learning, any order); req.q_excludes (phrases: a raw_title holding every word of one is vetoed; never fires on an absent title); " +
 		"req.function (function names or taxonomy ids; unresolvable is 422 listing the names); req.country (country names); req.source_type (ats_tenant, board); " +
-		"req.boards (board names, case-insensitive); req.seniority (intern, junior, mid, senior, staff, principal, lead, manager, director, vp, executive; derived from the title); " +
+		"req.boards (board names, case-insensitive); req.technologies (technology slugs or names, e.g. go, kubernetes, salesforce: the req names any of them in its title or description; a value outside the vocabulary is 422 listing the slugs); " +
+		"req.seniority (intern, junior, mid, senior, staff, principal, lead, manager, director, vp, executive: the title's words, else the feed's experience level, else the description's); " +
+		"req.employment_type (full_time, part_time, contract, temporary, internship) and req.workplace_type (onsite, hybrid, remote): the feed's, else the description's; the four posting-fact fields take at most 20 values and a posting that does not state the fact matches no value; " +
 		"req.since (date-time, lower bound on first_seen). "
 	docQualifiedEvents = "event.function (function names or ids) and event.event_type (opened, reobserved, reposted, closed) belong to the vocabulary for watches and are 422 on reqs/qualified (use req.function and /v1/events). "
 	docWatchEvents     = "event.function (function names or taxonomy ids; unresolvable is 422 listing the names: the function of the ledger event) and event.event_type (opened, reobserved, reposted, closed) choose which ledger events fire. " +

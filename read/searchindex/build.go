@@ -76,6 +76,7 @@ func (b *Builder) Build(demand []analytics.WeekCount) *Index {
 }
 
 type builder struct {
+	facts     *factInterner
 	reqs      []Req
 	titles    map[string]*Title
 	strs      map[string]string
@@ -92,7 +93,7 @@ type boardSet struct {
 }
 
 func newBuilder() *builder {
-	return &builder{titles: map[string]*Title{}, strs: map[string]string{}, boards: map[string]boardSet{}, boardIDs: map[string]uint32{},
+	return &builder{facts: newFactInterner(), titles: map[string]*Title{}, strs: map[string]string{}, boards: map[string]boardSet{}, boardIDs: map[string]uint32{},
 		stemIDs: map[string]uint32{}}
 }
 
@@ -172,6 +173,7 @@ func (b *builder) add(s *analytics.LedgerReq) {
 	if s.PostedAt != nil {
 		r.PostedAt = s.PostedAt.Unix()
 	}
+	r.facts = b.facts.facts(&s.Facts, b.intern)
 	if s.SalaryMinUSD != nil {
 		r.salMin = *s.SalaryMinUSD
 	}
@@ -188,6 +190,7 @@ func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
 	x := &Index{reqs: b.reqs, stemIDs: b.stemIDs, countryIx: map[string]uint16{"": 0}, functionIx: map[string]uint16{"": 0},
 		countries: []string{""}, functions: []string{""}}
 	b.reqs = nil
+	x.facts, b.facts = b.facts.t, nil
 	x.boardSets, x.nBoards, x.boardsByFold = b.boardSets, len(b.boardIDs), map[string][]uint32{}
 	for name, id := range b.boardIDs {
 		fold := strings.ToLower(name)

@@ -49,6 +49,7 @@ func varied(tb testing.TB, companies, perCompany int) *Index {
 			if n%5 == 4 {
 				r.EventType = analytics.EventClosed
 			}
+			r.Facts = syntheticFacts(n, r.RawTitle)
 			bs := variedBoards[n%len(variedBoards)]
 			r.AnyBoards = bs
 			if len(bs) > 0 {
@@ -71,6 +72,10 @@ func refFilter(x *Index, f *Filter, r *Req) bool {
 		!f.Since.IsZero() && r.FirstSeen < f.Since.Unix(),
 		f.SourceType != "" && r.SourceType != f.SourceType,
 		f.ExcludeAgencies && co.Agency(),
+		len(f.Seniority) > 0 && (r.Seniority() == "" || !slices.Contains(f.Seniority, r.Seniority())),
+		len(f.EmploymentTypes) > 0 && !slices.Contains(f.EmploymentTypes, x.Facts(r).EmploymentType),
+		len(f.WorkplaceTypes) > 0 && !slices.Contains(f.WorkplaceTypes, x.Facts(r).WorkplaceType),
+		len(f.Technologies) > 0 && !slices.ContainsFunc(x.Facts(r).Technologies, func(t Technology) bool { return slices.Contains(f.Technologies, t.Slug) }),
 		len(f.Headcount) > 0 && (co.HeadcountBand == "" || !slices.Contains(f.Headcount, co.HeadcountBand)):
 		return false
 	}
@@ -103,7 +108,6 @@ func refQualifies(x *Index, q *QualifiedQuery, r *Req) bool {
 	kind := normalize.ServedAgencyKind(co.AgencyKind, co.Name)
 	switch {
 	case len(q.SourceTypes) > 0 && !slices.Contains(q.SourceTypes, r.SourceType),
-		len(q.Seniority) > 0 && (r.Title.Seniority == "" || !slices.Contains(q.Seniority, r.Title.Seniority)),
 		len(q.Boards) > 0 && !slices.ContainsFunc(r.Boards, func(b string) bool {
 			lb := strings.ToLower(b) // (what the API promises: lower case equal, not EqualFold's folding)
 			return slices.ContainsFunc(q.Boards, func(w string) bool { return strings.ToLower(w) == lb })
@@ -137,6 +141,9 @@ func manyFilters() []Filter {
 		{IndustryTerms: []string{"soft"}, Countries: []string{"Germany", "France"}, SourceType: "board"},
 		{IndustryTerms: []string{"soft"}, Countries: []string{"France"}, Functions: []string{"fn_7k2q", "fn_m7lx"}},
 		{Headcount: []string{"51-200"}, ExcludeAgencies: true, Since: syntheticAt.Add(-100 * time.Hour)},
+		{Technologies: []string{"go", "spark"}, IncludeClosed: true},
+		{Seniority: []string{"senior", "vp"}, WorkplaceTypes: []string{"remote"}, IndustryTerms: []string{"soft"}},
+		{EmploymentTypes: []string{"part_time", "internship"}, Technologies: []string{"python"}, Countries: []string{"Germany", "France"}},
 	}
 }
 

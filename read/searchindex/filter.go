@@ -23,6 +23,13 @@ type Filter struct {
 	IndustryTerms   []string // case-insensitive substring
 	Headcount       []string
 	IncludeClosed   bool // reqs/qualified live_only=false
+	// What the req's posting states (facts.go): technology slugs (any of them, required or
+	// not), seniorities, employment types, workplace types. A req whose posting does not state
+	// the fact matches no value.
+	Technologies    []string
+	Seniority       []string
+	EmploymentTypes []string
+	WorkplaceTypes  []string
 }
 
 type compiled struct {
@@ -35,6 +42,7 @@ type compiled struct {
 	f                  *Filter
 	industry, terms    []string
 	headcount          []string
+	facts              factFilter
 	none               bool     // a filter that cannot match anything (a country or function the index has no req of)
 	singleCountry      int      // country index when exactly one country is asked (a posting list to drive on), else -1
 	companyIn          []bool   // by company ordinal: reqs/qualified company.company_id; nil: any
@@ -108,6 +116,7 @@ func (x *Index) compile(f *Filter) *compiled {
 		c.terms = append(c.terms, strings.ToLower(strings.TrimSpace(s)))
 	}
 	c.headcount = f.Headcount
+	c.facts = compileFacts(f)
 	c.asksCompany = c.asksCompanyFacts()
 	if onCompile != nil {
 		onCompile(c)
@@ -141,6 +150,9 @@ func (c *compiled) req(r *Req) bool {
 		return false
 	}
 	if c.source != "" && r.SourceType != c.source {
+		return false
+	}
+	if c.facts.asks && !c.facts.match(c.x, r) {
 		return false
 	}
 	return c.companyOK(r.company)

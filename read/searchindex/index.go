@@ -76,7 +76,8 @@ type Req struct {
 	EventType   string // latest event: opened, reobserved, reposted or closed
 	PostedAt    int64  // unix seconds of the employer's own posting date; 0 when its source gives none
 
-	salMin, salMax float64 // NaN when absent
+	salMin, salMax float64  // NaN when absent
+	facts          reqFacts // what its posting states (facts.go)
 	declared       bool
 	boardSet       uint32 // Boards as board ids: Index.boardSets[boardSet]
 	company        uint32
@@ -171,6 +172,7 @@ type Index struct {
 	boardSets               [][]uint32          // board set id → the ids of its distinct board names
 	boardsByFold            map[string][]uint32 // lower-case board name → ids of the board names lowering to it
 	nBoards                 int                 // number of distinct board names (ids are 0..nBoards-1)
+	facts                   factTables          // the reqs' interned technology lists, remote countries and stated pay
 }
 
 type demandKey struct{ function, country string }

@@ -126,7 +126,7 @@ func BenchmarkLargeWorld(b *testing.B) {
 	})
 	b.Run("reqs/qualified narrow", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			x.Qualified(searchindex.QualifiedQuery{Q: "staff engineer", Seniority: []string{"staff"}, Limit: 20})
+			x.Qualified(searchindex.QualifiedQuery{Q: "staff engineer", Filter: searchindex.Filter{Seniority: []string{"staff"}}, Limit: 20})
 		}
 	})
 }

@@ -10,10 +10,9 @@ import (
 // by the caller. Every non-empty field must hold (AND); the values of one field OR. A NULL fact
 // never matches a field that asks about it (fail-closed).
 type QualifiedQuery struct {
-	Filter      Filter   // req countries and functions, industry, industry_terms, headcount, agencies, floor, live_only
+	Filter      Filter   // req countries, functions and posting facts (seniority, ...), industry, industry_terms, headcount, agencies, floor, live_only
 	SourceTypes []string // req.source_type
 	Boards      []string // req.boards: any of these boards carries the req (case-insensitive)
-	Seniority   []string // req.seniority
 	Q           string   // req.q: every word matches raw_title
 	QExcludes   []string // req.q_excludes: a title holding every word of one phrase is vetoed; an absent title is not
 	HQCountries []string // company.hq_country (canonical names)
@@ -150,9 +149,6 @@ func (m *Qualifier) Qualifies(r *Req) bool {
 				return false
 			}
 		}
-	}
-	if len(q.Seniority) > 0 && (r.Title.Seniority == "" || !containsStr(q.Seniority, r.Title.Seniority)) {
-		return false
 	}
 	if m.boards != nil {
 		ok := false

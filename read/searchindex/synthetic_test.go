@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/internal/normalize"
 )
 
 // syntheticAt is the cycle time of the synthetic indexes.
@@ -19,6 +20,27 @@ var syntheticTitles = []string{"Senior Backend Engineer", "Account Executive", "
 var syntheticCountries = []string{"Germany", "United States", "France", ""}
 
 var syntheticFunctions = []string{"fn_7k2q", "fn_s2kv", "fn_m7lx", "fn_p3gh", ""}
+
+var (
+	syntheticTechs      = [][]string{{"go", "postgresql"}, {"salesforce"}, {"python", "sql", "spark"}, nil, {"react", "typescript"}}
+	syntheticWorkplaces = []string{"remote", "hybrid", "onsite", ""}
+	syntheticEmployment = []string{"full_time", "full_time", "part_time", "contract", "", "internship"}
+)
+
+// syntheticFacts are the posting facts of synthetic req n: its title's seniority, technologies,
+// workplace and employment types cycling (some not stated), a remote role open to Germany.
+func syntheticFacts(n int, title string) analytics.Facts {
+	f := analytics.Facts{Seniority: normalize.TitleSeniority(title), WorkplaceType: syntheticWorkplaces[n%len(syntheticWorkplaces)],
+		EmploymentType: syntheticEmployment[n%len(syntheticEmployment)], DescriptionHash: uint64(n + 1)}
+	for i, t := range syntheticTechs[n%len(syntheticTechs)] {
+		f.Technologies = append(f.Technologies, t)
+		f.TechKinds = append(f.TechKinds, uint8(i%3))
+	}
+	if f.WorkplaceType == "remote" {
+		f.RemoteCountries = []string{"Germany"}
+	}
+	return f
+}
 
 // synthetic builds an index of companies × perCompany reqs without ClickHouse: company ids
 // 1000, 2000, ..., titles, countries and functions cycling, every fifth req closed recently.
@@ -44,6 +66,7 @@ func synthetic(tb testing.TB, companies, perCompany int) *Index {
 			if n%5 == 4 {
 				r.EventType = analytics.EventClosed
 			}
+			r.Facts = syntheticFacts(n, r.RawTitle)
 			if r.SalaryDeclared {
 				r.SalaryMinUSD, r.SalaryMaxUSD = &min, &max
 			}

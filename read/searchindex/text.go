@@ -87,7 +87,11 @@ var jobFamilies = map[string]string{
 // JobFamily returns the job family of a taxonomy id ("" when it has none).
 func JobFamily(function string) string { return jobFamilies[function] }
 
-// Remote reports whether the req's location or title says it is remote.
+// Remote reports whether the req is remote: its posting's workplace type when it states one,
+// else its location or title saying so.
 func (r *Req) Remote() bool {
+	if w := vocabOf(normalize.WorkplaceTypes, r.facts.work); w != "" {
+		return w == normalize.Remote
+	}
 	return strings.Contains(strings.ToLower(r.Location), "remote") || strings.Contains(strings.ToLower(r.Title.Raw), "remote")
 }

@@ -8,6 +8,9 @@
 // scanned once per commit. Bursts of commits and nudges coalesce: at most one rebuild waits
 // behind the one running.
 //
+// Beside the snapshot it serves one read that stays in ClickHouse: the cleaned descriptions of a
+// page's reqs (Descriptions), by the hashes the snapshot holds, so no description is held in memory.
+//
 // It owns the polling, the build orchestration (which reads run, and beside what) and the swap;
 // it must not hold model or index rules (readmodel and searchindex do; it only joins the two, in
 // Snapshot.PulseUnder: a pulse without the reqs a freshness floor hides), serve HTTP, or write any
@@ -233,4 +236,17 @@ func (s *Service) run(ctx context.Context) {
 		case <-s.nudge:
 		}
 	}
+}
+
+// DescriptionTimeout bounds the one read of a page's descriptions.
+const DescriptionTimeout = 2 * time.Second
+
+// Descriptions reads the cleaned descriptions want names (req_key → the description hash the
+// current snapshot holds for it; at most analytics.MaxDescriptionsRead) in one query bounded by
+// DescriptionTimeout: the texts stay in ClickHouse, and a page reads only its own. A req whose
+// text is not found is absent from the answer.
+func (s *Service) Descriptions(ctx context.Context, want map[string]uint64) (map[string]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, DescriptionTimeout)
+	defer cancel()
+	return analytics.ReadDescriptions(ctx, s.cfg.ClickHouse, want)
 }

@@ -1,0 +1,261 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/internal/jobtext"
+	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/pipeline/ats"
+)
+
+// A posting's facts: what it states of itself, read when its page is parsed (the normalize
+// stage), from its feed's structured terms first and its title and description (internal/jobtext)
+// for the gaps. Only a posting whose req may have an event this cycle is read (State.needAttrs;
+// a worker's read, which cannot know, reads every posting), and only from a page parsed anew: an
+// unchanged page (304, or a body hashed as before) is neither parsed nor read, and its reqs take
+// their facts from the ledger. The description is cleaned once, bounded at
+// analytics.MaxDescription bytes of text, and stored apart from the ledger (req_descriptions),
+// once per distinct text of a req: descLog remembers which texts are stored.
+
+// postingTerms are the terms a feed states of a posting in structured fields (ats.Posting).
+type postingTerms struct {
+	employment, workplace, seniority string
+	years                            *int
+	remote                           bool // a remote flag or remote wording in the location
+	paid                             bool // the feed published pay (served or not): the text's pay is not read
+}
+
+func termsOf(p *ats.Posting) postingTerms {
+	return postingTerms{employment: p.EmploymentType, workplace: p.WorkplaceType, seniority: p.Seniority, years: p.YearsExperienceMin,
+		remote: p.Remote, paid: p.Salary != nil}
+}
+
+// describe reads the facts of posting p (already observed as o) and returns its cleaned
+// description ("" when it has none).
+func describe(o *observation, p *ats.Posting) string {
+	text := ""
+	if p.Description != "" {
+		text = jobtext.Clean(p.Description, analytics.MaxDescription)
+	}
+	f := mergeFacts(o.rawTitle, o.country, o.terms, jobtext.Derive(o.rawTitle, text))
+	f.DescriptionHash = analytics.DescriptionHash(text)
+	o.facts = &f
+	return text
+}
+
+// mergeFacts merges what a feed states (t) with what the posting's title and text say (d): the
+// feed's structured fields win, the text fills the gaps. Seniority is the title's first, then
+// the feed's level, then the text's; a remote role's countries are the text's; the text's pay
+// only when the feed published none. country is the req's (a bare "$" of a Canadian posting is
+// CAD).
+func mergeFacts(rawTitle, country string, t postingTerms, d jobtext.Derived) analytics.Facts {
+	var f analytics.Facts
+	for _, tech := range d.Technologies {
+		if len(f.Technologies) == analytics.MaxTechnologies {
+			break
+		}
+		kind := analytics.TechNamed
+		switch {
+		case tech.Required:
+			kind = analytics.TechRequired
+		case tech.NiceToHave:
+			kind = analytics.TechNiceToHave
+		}
+		f.Technologies = append(f.Technologies, tech.Slug)
+		f.TechKinds = append(f.TechKinds, kind)
+	}
+	f.Seniority = normalize.TitleSeniority(rawTitle)
+	if f.Seniority == "" {
+		f.Seniority = t.seniority
+	}
+	if f.Seniority == "" {
+		f.Seniority = d.Seniority
+	}
+	f.EmploymentType = t.employment
+	if f.EmploymentType == "" {
+		f.EmploymentType = d.EmploymentType
+	}
+	switch {
+	case t.workplace != "":
+		f.WorkplaceType = t.workplace
+	case t.remote:
+		f.WorkplaceType = normalize.Remote
+	default:
+		f.WorkplaceType = d.WorkplaceType
+	}
+	if f.WorkplaceType == normalize.Remote && len(d.RemoteCountries) > 0 {
+		f.RemoteCountries = d.RemoteCountries[:min(len(d.RemoteCountries), analytics.MaxRemoteCountries)]
+	}
+	years := t.years
+	if years == nil {
+		years = d.YearsExperienceMin
+	}
+	if years != nil && *years >= 0 && *years <= 50 {
+		y := uint8(*years)
+		f.YearsMin = &y
+	}
+	f.Visa = d.VisaSponsorship
+	if p := d.Pay; p != nil && !t.paid {
+		f.StatedPay = statedPay(p, country)
+	}
+	return f
+}
+
+// dollarCountries are the countries whose own currency a bare "$" names.
+var dollarCountries = map[string]string{
+	"Canada": "CAD", "Australia": "AUD", "New Zealand": "NZD", "Singapore": "SGD", "Hong Kong": "HKD", "Mexico": "MXN",
+}
+
+// statedPay is the ledger's form of pay a text states, its words bounded.
+func statedPay(p *jobtext.Pay, country string) *analytics.StatedPay {
+	out := &analytics.StatedPay{Currency: p.Currency, Period: p.Period, Text: boundText(p.Stated, analytics.MaxStatedPayText)}
+	if p.DollarSign {
+		if c, ok := dollarCountries[country]; ok {
+			out.Currency = c
+		}
+	}
+	if p.Min > 0 {
+		v := p.Min
+		out.Min = &v
+	}
+	if p.Max > 0 {
+		v := p.Max
+		out.Max = &v
+	}
+	return out
+}
+
+// boundText is s cut to at most n bytes at a rune boundary.
+func boundText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// descLog remembers which texts of which reqs req_descriptions holds: those the latest committed
+// event of a req names (seeded from the ledger state) and those this crawler wrote since. A text
+// is written when the log does not have it, so each distinct text of a req is written once per
+// crawler process (a board's copy of a req's text that differs from its ATS posting's is a text
+// of the req too; a crashed write is forgotten and written again). Keys are a 64-bit mix of
+// req_key and text hash: a collision (about n²/2⁶⁴) skips one write. Safe for concurrent use.
+type descLog struct {
+	mu   sync.Mutex
+	have map[uint64]struct{}
+}
+
+func newDescLog() *descLog { return &descLog{have: map[uint64]struct{}{}} }
+
+func descKey(reqKey string, hash uint64) uint64 {
+	return analytics.DescriptionHash(reqKey)*1099511628211 ^ hash
+}
+
+// seed adds the texts the ledger state's reqs name.
+func (l *descLog) seed(st *State) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for k, r := range st.reqs {
+		if r.descHash != 0 {
+			l.have[descKey(k, r.descHash)] = struct{}{}
+		}
+	}
+}
+
+// claim reports whether the text hash of reqKey is to be written (and from now on counts as
+// written).
+func (l *descLog) claim(reqKey string, hash uint64) bool {
+	k := descKey(reqKey, hash)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.have[k]; ok {
+		return false
+	}
+	l.have[k] = struct{}{}
+	return true
+}
+
+// forget undoes the claims of texts whose write failed.
+func (l *descLog) forget(ds []analytics.Description) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, d := range ds {
+		delete(l.have, descKey(d.ReqKey, d.Hash))
+	}
+}
+
+// descBatch is how many descriptions one INSERT block carries (about 3 MB of text).
+const descBatch = 1000
+
+// descWriter writes the descriptions the normalize stage finds, in blocks, from one goroutine.
+// Rows it writes before the cycle commits are read only once a committed event names their hash,
+// so a cycle that fails after them leaves rows nothing reads (the rerun writes the same keys).
+type descWriter struct {
+	ch   driver.Conn
+	log  *descLog
+	in   chan analytics.Description
+	done chan struct{}
+	err  error
+	n    int
+}
+
+// newDescWriter starts a writer on ch (nil: rows are claimed but written nowhere, for tests
+// without ClickHouse).
+func (c *Crawler) newDescWriter(ctx context.Context) *descWriter {
+	w := &descWriter{ch: c.ch, log: c.descs, in: make(chan analytics.Description, descBatch), done: make(chan struct{})}
+	go w.run(ctx)
+	return w
+}
+
+// add queues the description of o (the text describe returned) when the log does not have it.
+func (w *descWriter) add(o *observation, text string) {
+	if o.facts == nil || o.facts.DescriptionHash == 0 || !w.log.claim(o.reqKey, o.facts.DescriptionHash) {
+		return
+	}
+	w.in <- analytics.Description{ReqKey: o.reqKey, Hash: o.facts.DescriptionHash, Text: text}
+}
+
+func (w *descWriter) run(ctx context.Context) {
+	defer close(w.done)
+	var block []analytics.Description
+	flush := func() {
+		if len(block) == 0 {
+			return
+		}
+		if w.err == nil && w.ch != nil {
+			w.err = analytics.WriteDescriptions(ctx, w.ch, block, time.Now().UTC())
+		}
+		if w.err != nil {
+			w.log.forget(block)
+		} else {
+			w.n += len(block)
+		}
+		block = block[:0]
+	}
+	for d := range w.in {
+		block = append(block, d)
+		if len(block) == descBatch {
+			flush()
+		}
+	}
+	flush()
+}
+
+// close waits for every queued description to be written and returns the first error.
+func (w *descWriter) close() (written int, err error) {
+	close(w.in)
+	<-w.done
+	if w.err != nil {
+		return w.n, fmt.Errorf("cannot store descriptions: %w", w.err)
+	}
+	return w.n, nil
+}

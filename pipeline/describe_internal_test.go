@@ -1,0 +1,99 @@
+package pipeline
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/internal/jobtext"
+	"github.com/planehq/hiringsignal/pipeline/ats"
+)
+
+// The feed's structured terms win; the title's seniority before the feed's level before the
+// text's; the text fills what the feed leaves unset; the text's pay only without the feed's.
+func TestMergeFactsFeedFirstTextFillsGaps(t *testing.T) {
+	t.Parallel()
+	years := 7
+	text := jobtext.Clean(`<p>This is an entry-level, part-time, fully remote role open to candidates in Canada.</p>
+<h3>Requirements</h3><ul><li>2+ years of experience with Python</li></ul><p>Pay: $60,000 - $70,000 per year.</p>`, analytics.MaxDescription)
+	d := jobtext.Derive("Analyst", text)
+	require.Equal(t, "junior", d.Seniority, "the text's wording")
+
+	f := mergeFacts("Analyst", "Canada", postingTerms{}, d)
+	require.Equal(t, "junior", f.Seniority)
+	require.Equal(t, "part_time", f.EmploymentType)
+	require.Equal(t, "remote", f.WorkplaceType)
+	require.Equal(t, []string{"Canada"}, f.RemoteCountries)
+	require.Equal(t, uint8(2), *f.YearsMin)
+	require.Equal(t, "CAD", f.StatedPay.Currency, "a bare $ of a Canadian posting")
+	require.Equal(t, []string{"python"}, f.Technologies)
+
+	feed := postingTerms{employment: "full_time", workplace: "hybrid", seniority: "director", years: &years, paid: true}
+	f = mergeFacts("Analyst", "Canada", feed, d)
+	require.Equal(t, "director", f.Seniority, "the feed's level before the text's")
+	require.Equal(t, "full_time", f.EmploymentType)
+	require.Equal(t, "hybrid", f.WorkplaceType)
+	require.Empty(t, f.RemoteCountries, "not a remote role")
+	require.Equal(t, uint8(7), *f.YearsMin)
+	require.Nil(t, f.StatedPay, "the feed published pay")
+
+	f = mergeFacts("Senior Analyst", "United States", postingTerms{seniority: "director", remote: true}, d)
+	require.Equal(t, "senior", f.Seniority, "the title's first")
+	require.Equal(t, "remote", f.WorkplaceType, "a remote flag")
+	require.Equal(t, "USD", f.StatedPay.Currency)
+
+	tooMany := 99
+	f = mergeFacts("Analyst", "", postingTerms{years: &tooMany}, jobtext.Derived{})
+	require.Nil(t, f.YearsMin, "an implausible figure is none")
+	require.Equal(t, analytics.Facts{}, mergeFacts("Clerk", "", postingTerms{}, jobtext.Derived{}))
+}
+
+func TestDescribeBoundsTheTextAndNamesItByHash(t *testing.T) {
+	t.Parallel()
+	long := "<p>"
+	for len(long) < 3*analytics.MaxDescription {
+		long += "We build reliable payment systems with Go and PostgreSQL. "
+	}
+	o := observation{rawTitle: "Backend Engineer", reqKey: "00000000000000aa"}
+	text := describe(&o, &ats.Posting{Title: "Backend Engineer", Description: long + "</p>"})
+	require.LessOrEqual(t, len(text), analytics.MaxDescription)
+	require.Equal(t, analytics.DescriptionHash(text), o.facts.DescriptionHash)
+	require.NoError(t, o.facts.Check())
+
+	o = observation{rawTitle: "Backend Engineer"}
+	require.Empty(t, describe(&o, &ats.Posting{Title: "Backend Engineer"}))
+	require.Zero(t, o.facts.DescriptionHash)
+}
+
+// A worker's read carries its postings' facts to the committer.
+func TestReadCodecCarriesFacts(t *testing.T) {
+	t.Parallel()
+	years, visa, lo := uint8(3), false, 50000.0
+	f := &analytics.Facts{Technologies: []string{"go", "kafka"}, TechKinds: []uint8{analytics.TechRequired, analytics.TechNiceToHave},
+		Seniority: "mid", EmploymentType: "full_time", WorkplaceType: "remote", RemoteCountries: []string{"Germany"}, YearsMin: &years,
+		Visa: &visa, StatedPay: &analytics.StatedPay{Min: &lo, Currency: "EUR", Period: "year", Text: "from €50,000"}, DescriptionHash: 42}
+	r := &SourceRead{SourceKey: "lever:acme", Full: []observation{{reqKey: "k1", sourceID: "1", facts: f}, {reqKey: "k2", sourceID: "2"}}}
+	codec := NewReadCodec()
+	b, err := codec.Encode(r)
+	require.NoError(t, err)
+	var back SourceRead
+	back.SourceKey = r.SourceKey
+	require.NoError(t, codec.Decode(&back, b))
+	require.Equal(t, f, back.Full[0].facts)
+	require.Nil(t, back.Full[1].facts)
+}
+
+func TestDescLogWritesEachTextOnce(t *testing.T) {
+	t.Parallel()
+	st := newState()
+	st.reqs["k1"] = &reqState{descHash: 7}
+	l := newDescLog()
+	l.seed(st)
+	require.False(t, l.claim("k1", 7), "named by the ledger")
+	require.True(t, l.claim("k1", 8))
+	require.False(t, l.claim("k1", 8))
+	require.True(t, l.claim("k2", 7), "another req's text")
+	l.forget([]analytics.Description{{ReqKey: "k1", Hash: 8}})
+	require.True(t, l.claim("k1", 8), "a failed write is written again")
+}
