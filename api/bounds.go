@@ -248,9 +248,12 @@ func bodyTooLarge(limit int) *Error {
 // startDeadline gives the call's store calls a fresh deadline of StoreTimeout (Call.Context).
 // The context itself is made when a store call first asks for it: a call served from memory
 // (whoami, a cached key, a leased rate window) pays for no timer.
-func (c *Call) startDeadline() {
+func (c *Call) startDeadline() { c.startDeadlineAt(time.Now()) }
+
+// startDeadlineAt is startDeadline from now (a time the caller read already).
+func (c *Call) startDeadlineAt(now time.Time) {
 	c.endDeadline()
-	c.deadline = time.Now().Add(c.srv.cfg.StoreTimeout)
+	c.deadline = now.Add(c.srv.cfg.StoreTimeout)
 }
 
 // endDeadline releases the deadline's context, if one was made.
