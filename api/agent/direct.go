@@ -60,11 +60,14 @@ func (d *direct) serve(rc *fasthttp.RequestCtx) bool {
 		return false
 	}
 	body := rc.Request.Body()
-	env, ok := plainCall(body)
-	if !ok {
-		return false
+	s := shapers.Get().(*shaper)
+	env, params, ok := s.readCall(body)
+	var name string
+	var args json.RawMessage
+	if ok {
+		name, args, ok = s.callParamsAt(params)
 	}
-	name, args, ok := callParams(env.params)
+	s.release() // args and env hold body's bytes, not the tree's
 	if !ok {
 		return false
 	}
@@ -85,11 +88,9 @@ func (d *direct) serve(rc *fasthttp.RequestCtx) bool {
 		if res.Content == nil {
 			res.Content = []mcp.Content{} // as the SDK answers it
 		}
-		raw, ok := plainResult(res)
-		if !ok {
-			raw, err = marshal(res)
-		}
-		if err == nil {
+		if raw, ok := plainResult(res); ok {
+			out, err = response(env.id, raw)
+		} else if raw, err = marshal(res); err == nil {
 			out, err = jsonrpc.EncodeMessage(&jsonrpc.Response{ID: env.id, Result: raw})
 		}
 	} else {
@@ -121,14 +122,21 @@ type envelope struct {
 // "tools/call") and params (an object), each once, and nothing after it. ok is false for every
 // other body, which the SDK reads.
 func plainCall(body []byte) (env envelope, ok bool) {
-	if !utf8.Valid(body) || nesting(body) > maxDirectNesting {
-		return env, false
-	}
 	s := shapers.Get().(*shaper)
 	defer s.release()
+	env, _, ok = s.readCall(body)
+	return env, ok
+}
+
+// readCall is plainCall reading body into s's tree, which keeps it: params is the node of the
+// params.
+func (s *shaper) readCall(body []byte) (env envelope, params int32, ok bool) {
+	if !utf8.Valid(body) || nesting(body) > maxDirectNesting {
+		return env, 0, false
+	}
 	root, end, ok := s.parse(body, skipSpace(body, 0))
 	if !ok || skipSpace(body, end) != len(body) || s.nodes[root].kind != '{' {
-		return env, false
+		return env, 0, false
 	}
 	var version, method, id bool
 	for c := s.nodes[root].first; c >= 0; c = s.nodes[c].next {
@@ -136,32 +144,32 @@ func plainCall(body []byte) (env envelope, ok bool) {
 		switch string(n.key) {
 		case "jsonrpc":
 			if version || string(n.val) != `"2.0"` {
-				return env, false
+				return env, 0, false
 			}
 			version = true
 		case "method":
 			if method || string(n.val) != `"tools/call"` {
-				return env, false
+				return env, 0, false
 			}
 			method = true
 		case "id":
 			if id {
-				return env, false
+				return env, 0, false
 			}
 			if env.id, ok = plainID(n.val); !ok {
-				return env, false
+				return env, 0, false
 			}
 			id = true
 		case "params":
 			if env.params != nil || n.kind != '{' {
-				return env, false
+				return env, 0, false
 			}
-			env.params = n.val
+			env.params, params = n.val, c
 		default:
-			return env, false
+			return env, 0, false
 		}
 	}
-	return env, version && method && id && env.params != nil
+	return env, params, version && method && id && env.params != nil
 }
 
 // plainID is the id of raw when both decoders read it alike: an integer of at most 15 digits
@@ -198,8 +206,13 @@ func callParams(params json.RawMessage) (name string, args json.RawMessage, ok b
 	if !ok || skipSpace(params, end) != len(params) || s.nodes[root].kind != '{' {
 		return "", nil, false
 	}
+	return s.callParamsAt(root)
+}
+
+// callParamsAt is callParams of the params at node p of s's tree.
+func (s *shaper) callParamsAt(p int32) (name string, args json.RawMessage, ok bool) {
 	var seenName bool
-	for c := s.nodes[root].first; c >= 0; c = s.nodes[c].next {
+	for c := s.nodes[p].first; c >= 0; c = s.nodes[c].next {
 		n := &s.nodes[c]
 		switch string(n.key) {
 		case "name":
@@ -282,6 +295,24 @@ func plainResult(res *mcp.CallToolResult) ([]byte, bool) {
 	b = append(b, `}],"structuredContent":`...)
 	b = append(b, sc...)
 	return append(b, '}'), true
+}
+
+// response is the JSON-RPC response of id with result, compact JSON, as the SDK's encoder writes
+// it (jsonrpc.EncodeMessage, whose compaction of result changes nothing), without a pass over
+// result: the id is encoded by the SDK's encoder around a placeholder result.
+func response(id jsonrpc.ID, result []byte) ([]byte, error) {
+	head, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: json.RawMessage("0")})
+	if err != nil {
+		return nil, err
+	}
+	tail := []byte(`"result":0}`)
+	if !bytes.HasSuffix(head, tail) {
+		return jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: result})
+	}
+	out := make([]byte, 0, len(head)+len(result))
+	out = append(out, head[:len(head)-2]...)
+	out = append(out, result...)
+	return append(out, '}'), nil
 }
 
 // marshal is JSON without HTML escaping, as the SDK encodes results.
