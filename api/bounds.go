@@ -195,7 +195,8 @@ func (b *byteBudget) give(n int64) { b.used.Add(-n) }
 // authenticated never makes the server allocate what its Content-Length declares. A body larger
 // than the limit is 413 without being read, one that does not fit in the budget is 503 and one
 // that does not arrive within ReadBodyTimeout is 408; the connection is closed after each, since
-// the rest of the body is still on it.
+// the rest of the body is still on it, lingering first so that the client reads the answer
+// (linger.go).
 func (s *Server) readBody(c *Call) (release func(), e *Error) {
 	req := &c.Ctx.Request
 	release = func() {}
@@ -208,7 +209,7 @@ func (s *Server) readBody(c *Call) (release func(), e *Error) {
 	}
 	limit := s.cfg.MaxBodyBytes
 	if n > limit {
-		c.Ctx.SetConnectionClose()
+		closeUnread(c.Ctx)
 		return release, bodyTooLarge(limit)
 	}
 	hold := int64(n)
@@ -216,7 +217,7 @@ func (s *Server) readBody(c *Call) (release func(), e *Error) {
 		hold = int64(limit)
 	}
 	if !s.bodies.take(hold) {
-		c.Ctx.SetConnectionClose()
+		closeUnread(c.Ctx)
 		return release, &Error{Status: fasthttp.StatusServiceUnavailable, Headers: map[string]string{"Retry-After": "1"},
 			Detail: "The server is receiving too many request bodies at once; retry shortly"}
 	}
@@ -224,7 +225,7 @@ func (s *Server) readBody(c *Call) (release func(), e *Error) {
 	buf := bytes.NewBuffer(make([]byte, 0, min(int(hold), 64<<10)))
 	_, err := buf.ReadFrom(io.LimitReader(req.BodyStream(), int64(limit)+1))
 	if err != nil {
-		c.Ctx.SetConnectionClose()
+		closeUnread(c.Ctx)
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
 			return release, &Error{Status: fasthttp.StatusRequestTimeout,
@@ -233,7 +234,7 @@ func (s *Server) readBody(c *Call) (release func(), e *Error) {
 		return release, &Error{Status: fasthttp.StatusBadRequest, Detail: "Malformed HTTP request: cannot read the body: " + err.Error()}
 	}
 	if buf.Len() > limit {
-		c.Ctx.SetConnectionClose()
+		closeUnread(c.Ctx)
 		return release, bodyTooLarge(limit)
 	}
 	req.SetBodyRaw(buf.Bytes())
@@ -247,9 +248,12 @@ func bodyTooLarge(limit int) *Error {
 // startDeadline gives the call's store calls a fresh deadline of StoreTimeout (Call.Context).
 // The context itself is made when a store call first asks for it: a call served from memory
 // (whoami, a cached key, a leased rate window) pays for no timer.
-func (c *Call) startDeadline() {
+func (c *Call) startDeadline() { c.startDeadlineAt(time.Now()) }
+
+// startDeadlineAt is startDeadline from now (a time the caller read already).
+func (c *Call) startDeadlineAt(now time.Time) {
 	c.endDeadline()
-	c.deadline = time.Now().Add(c.srv.cfg.StoreTimeout)
+	c.deadline = now.Add(c.srv.cfg.StoreTimeout)
 }
 
 // endDeadline releases the deadline's context, if one was made.
@@ -382,6 +386,9 @@ type perIPConn struct {
 	once    sync.Once
 	release func()
 }
+
+// NetConn is the connection wrapped (as tls.Conn's).
+func (c *perIPConn) NetConn() net.Conn { return c.Conn }
 
 func (c *perIPConn) Close() error {
 	err := c.Conn.Close()

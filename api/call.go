@@ -54,7 +54,8 @@ type Call struct {
 
 	srv         *Server
 	key         *admission.Key // nil for keyless calls
-	vals        map[string]any
+	vals        params         // validated parameters by name (validateParams)
+	valsArr     [4]paramValue  // vals' first values, in the Call: no allocation for most routes
 	body        json.RawMessage
 	function    string
 	forcedFresh bool
@@ -81,6 +82,22 @@ func (c *Call) Context() context.Context {
 	}
 	return c.ctx
 }
+
+// lazyContext is the call's Context made only once a callee uses it (Deadline, Done, Err or
+// Value): the chain passes it to the admission and metering steps, which need a context only on
+// their slow paths (a key not cached, a rate lease, a full queue), so a call served from memory
+// makes no deadline timer. It is the Call itself, so passing it allocates nothing; like the Call,
+// it is used by the call's goroutine (a store driver's watcher reads it only while the call waits
+// on that store).
+type lazyContext Call
+
+func (l *lazyContext) Deadline() (time.Time, bool) { return (*Call)(l).Context().Deadline() }
+func (l *lazyContext) Done() <-chan struct{}       { return (*Call)(l).Context().Done() }
+func (l *lazyContext) Err() error                  { return (*Call)(l).Context().Err() }
+func (l *lazyContext) Value(key any) any           { return (*Call)(l).Context().Value(key) }
+
+// lazy is c's Context, made when first used (lazyContext).
+func (c *Call) lazy() context.Context { return (*lazyContext)(c) }
 
 // Now is the server's clock (Config.Now, default time.Now).
 func (c *Call) Now() time.Time {
@@ -117,26 +134,26 @@ func (c *Call) ChangeKeys(change func(token string) error) error {
 }
 
 // Int returns a validated integer parameter (path or query); ok is false when absent without a default.
-func (c *Call) Int(name string) (v int64, ok bool) { v, ok = c.vals[name].(int64); return }
+func (c *Call) Int(name string) (v int64, ok bool) { v, ok = c.vals.get(name).(int64); return }
 
 // Float returns a validated number parameter.
-func (c *Call) Float(name string) (v float64, ok bool) { v, ok = c.vals[name].(float64); return }
+func (c *Call) Float(name string) (v float64, ok bool) { v, ok = c.vals.get(name).(float64); return }
 
 // String returns a validated string parameter. A deprecated alias (role for q) is answered here
 // under the current name.
-func (c *Call) String(name string) (v string, ok bool) { v, ok = c.vals[name].(string); return }
+func (c *Call) String(name string) (v string, ok bool) { v, ok = c.vals.get(name).(string); return }
 
 // Strings returns every value of a repeatable parameter.
-func (c *Call) Strings(name string) []string { v, _ := c.vals[name].([]string); return v }
+func (c *Call) Strings(name string) []string { v, _ := c.vals.get(name).([]string); return v }
 
 // Bool returns a validated boolean parameter.
-func (c *Call) Bool(name string) (v bool, ok bool) { v, ok = c.vals[name].(bool); return }
+func (c *Call) Bool(name string) (v bool, ok bool) { v, ok = c.vals.get(name).(bool); return }
 
 // Time returns a validated date-time parameter.
-func (c *Call) Time(name string) (v time.Time, ok bool) { v, ok = c.vals[name].(time.Time); return }
+func (c *Call) Time(name string) (v time.Time, ok bool) { v, ok = c.vals.get(name).(time.Time); return }
 
 // Limit is the validated page size (the route's default when absent); already capped for the demo key.
-func (c *Call) Limit() int { v, _ := c.vals["limit"].(int64); return int(v) }
+func (c *Call) Limit() int { v, _ := c.vals.get("limit").(int64); return int(v) }
 
 // PageCap is the largest page the caller may ask for on a route whose maximum is max.
 func (c *Call) PageCap(max int) int { return PageCap(c.Caller, max) }
@@ -213,4 +230,35 @@ func (c *Call) NoContent() error {
 	c.Ctx.Response.ResetBody()
 	c.Ctx.Response.Header.SetContentLength(0)
 	return nil
+}
+
+// paramValue is one validated parameter.
+type paramValue struct {
+	name string
+	v    any
+}
+
+// params are a call's validated parameters: a route has a handful, so a list searched in order
+// is cheaper than a map made for every call.
+type params []paramValue
+
+// get is the value of name (nil when absent).
+func (p params) get(name string) any {
+	for i := range p {
+		if p[i].name == name {
+			return p[i].v
+		}
+	}
+	return nil
+}
+
+// set gives name the value v (replacing the one it had).
+func (p *params) set(name string, v any) {
+	for i := range *p {
+		if (*p)[i].name == name {
+			(*p)[i].v = v
+			return
+		}
+	}
+	*p = append(*p, paramValue{name: name, v: v})
 }

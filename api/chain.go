@@ -15,6 +15,15 @@ import (
 	"github.com/planehq/hiringsignal/api/admission"
 )
 
+// Header names and values the chain sets on every call, canonical (SetCanonical: not normalized
+// again per call).
+var (
+	headerCacheControl = []byte(fasthttp.HeaderCacheControl)
+	noStore            = []byte("no-store")
+	headerUnitsCharged = []byte(UnitsChargedHeader)
+	headerMeterClass   = []byte(MeterClassHeader)
+)
+
 // handler wraps one route in the chain every /v1 route shares:
 //
 //	calls in flight per client address (key_throttled) → authenticate (X-API-Key / Bearer, demo
@@ -30,11 +39,11 @@ func (s *Server) handler(rt *Route) fasthttp.RequestHandler {
 		c := &Call{Ctx: rc, Route: rt, srv: s}
 		// Every /v1 answer is the caller's own and some carry secrets (an issued key, a webhook
 		// secret, a quickstart's snippets): no cache along the way may keep one.
-		rc.Response.Header.Set(fasthttp.HeaderCacheControl, "no-store")
+		rc.Response.Header.SetCanonical(headerCacheControl, noStore)
 		s.setHistoryHeaders(rc)
-		c.startDeadline()
-		defer c.endDeadline()
 		start := time.Now()
+		c.startDeadlineAt(start)
+		defer c.endDeadline()
 		defer func() { m.observe(rc.Response.StatusCode(), start) }() // runs last: sees a recovered panic's 500
 		defer func() {
 			if p := recover(); p != nil {
@@ -221,8 +230,9 @@ func (c *Call) unitsCharged(units int) {
 	if !c.Route.Billable() {
 		return
 	}
-	c.Ctx.Response.Header.Set(UnitsChargedHeader, strconv.Itoa(units))
-	c.Ctx.Response.Header.Set(MeterClassHeader, string(c.Route.Meter))
+	var b [20]byte
+	c.Ctx.Response.Header.SetCanonical(headerUnitsCharged, strconv.AppendInt(b[:0], int64(units), 10))
+	c.Ctx.Response.Header.SetCanonical(headerMeterClass, append(b[:0], c.Route.Meter...))
 }
 
 // authenticate resolves the caller from the presented key, or as keyless where the route allows
@@ -238,7 +248,7 @@ func (s *Server) authenticate(c *Call) *Error {
 		c.Caller.Tier = "tier_0"
 		return nil
 	}
-	k, err := s.auth.Lookup(c.Context(), key, c.Caller.IP)
+	k, err := s.auth.Lookup(c.lazy(), key, c.Caller.IP)
 	if ml, limited := admission.MissLimited(err); limited {
 		return missLimited(c, ml)
 	}

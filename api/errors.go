@@ -199,6 +199,9 @@ func serverErrorHandler(maxBody, maxHeader int, set *metrics.Set) func(ctx *fast
 	headers := set.GetOrCreateCounter(`hs_http_refused_total{reason="header_too_large"}`)
 	malformed := set.GetOrCreateCounter(`hs_http_refused_total{reason="malformed"}`)
 	return func(ctx *fasthttp.RequestCtx, err error) {
+		// fasthttp closes the connection after these answers, whatever of the request is still
+		// on it (the rest of a header, a body): it lingers first (linger.go).
+		closeUnread(ctx)
 		if errors.Is(err, fasthttp.ErrBodyTooLarge) {
 			tooLarge.Inc()
 			writeJSON(ctx, fasthttp.StatusRequestEntityTooLarge, map[string]any{"detail": "Request body too large: the limit is " + strconv.Itoa(maxBody) + " bytes"})
@@ -206,7 +209,6 @@ func serverErrorHandler(maxBody, maxHeader int, set *metrics.Set) func(ctx *fast
 		}
 		if small := (*fasthttp.ErrSmallBuffer)(nil); errors.As(err, &small) {
 			headers.Inc()
-			ctx.SetConnectionClose() // the rest of the header is still on the connection
 			writeJSON(ctx, fasthttp.StatusRequestHeaderFieldsTooLarge, map[string]any{"detail": headerTooLarge(maxHeader)})
 			return
 		}

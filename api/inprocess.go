@@ -141,6 +141,9 @@ type InternalResponse struct {
 // answeredHeaders are the response headers an in-process caller gets back.
 var answeredHeaders = []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After", "Deprecation", "Sunset"}
 
+// emptyRequest is what Execute's requests are built from (never written).
+var emptyRequest fasthttp.Request
+
 // Execute runs the route named req.Route for req.As through the router and the chain (every
 // admission step, the handler and metering, recorded under req.Channel) and returns its answer.
 // The error is for a call that cannot be made at all: no such /v1 route, or a path parameter
@@ -163,7 +166,9 @@ func (s *Server) Execute(req InternalRequest) (InternalResponse, error) {
 		return InternalResponse{}, fmt.Errorf("cannot execute %q in-process: path %s lacks a parameter", req.Route, path)
 	}
 	req.As.executed.Store(true)
-	var fr fasthttp.Request
+	var rc fasthttp.RequestCtx
+	rc.Init(&emptyRequest, req.As.Remote, fasthttpLogger{s.log})
+	fr := &rc.Request // built in place: Init copies the request it is given
 	fr.Header.SetMethod(rt.Method)
 	uri := path
 	if len(req.Query) > 0 {
@@ -179,13 +184,12 @@ func (s *Server) Execute(req InternalRequest) (InternalResponse, error) {
 		fr.Header.SetContentType("application/json")
 		fr.SetBody(req.Body)
 	}
-	var rc fasthttp.RequestCtx
-	rc.Init(&fr, req.As.Remote, fasthttpLogger{s.log})
 	if req.Channel != "" && req.Channel != ChannelREST {
 		rc.SetUserValue(channelKey{}, req.Channel)
 	}
 	s.router.Handler(&rc)
-	out := InternalResponse{Status: rc.Response.StatusCode(), Body: append([]byte(nil), rc.Response.Body()...), Header: map[string]string{}}
+	// rc is this call's alone and never reset: its answer's bytes are handed over, not copied.
+	out := InternalResponse{Status: rc.Response.StatusCode(), Body: rc.Response.Body(), Header: map[string]string{}}
 	for _, h := range answeredHeaders {
 		if v := rc.Response.Header.Peek(h); len(v) > 0 {
 			out.Header[h] = string(v)

@@ -22,14 +22,22 @@ const WaitRetryAfter = "wait Retry-After seconds"
 // The chain's limits: admission decides, these turn its decisions into answers (429 and 402 in
 // the shapes of spec 7) and the RateLimit-* headers.
 
+// The RateLimit-* header names, canonical (SetCanonical).
+var (
+	headerRateLimitLimit     = []byte("Ratelimit-Limit")
+	headerRateLimitRemaining = []byte("Ratelimit-Remaining")
+	headerRateLimitReset     = []byte("Ratelimit-Reset")
+)
+
 // rateLimit spends one call of the caller's 60-second windows (the key's and its account's) and
 // sets the RateLimit-* headers of the window with fewer calls remaining (or the one refusing).
 func (s *Server) rateLimit(c *Call, now time.Time) *Error {
-	d := s.limiter.TakeRate(c.Context(), c.key, c.Caller.IP, now)
+	d := s.limiter.TakeRate(c.lazy(), c.key, c.Caller.IP, now)
 	h := &c.Ctx.Response.Header
-	h.Set("RateLimit-Limit", strconv.FormatInt(d.Limit, 10))
-	h.Set("RateLimit-Remaining", strconv.FormatInt(d.Remaining, 10))
-	h.Set("RateLimit-Reset", strconv.FormatInt(d.ResetSeconds(now), 10))
+	var b [20]byte // the values are copied: no string made per call
+	h.SetCanonical(headerRateLimitLimit, strconv.AppendInt(b[:0], d.Limit, 10))
+	h.SetCanonical(headerRateLimitRemaining, strconv.AppendInt(b[:0], d.Remaining, 10))
+	h.SetCanonical(headerRateLimitReset, strconv.AppendInt(b[:0], d.ResetSeconds(now), 10))
 	if d.OK {
 		return nil
 	}
@@ -53,7 +61,7 @@ func (s *Server) protocolLimit(c *Call) *Error {
 		return nil
 	}
 	now := s.now()
-	d := s.limiter.TakeProtocol(c.Context(), c.key, c.Caller.IP, int64(limit), now)
+	d := s.limiter.TakeProtocol(c.lazy(), c.key, c.Caller.IP, int64(limit), now)
 	if d.OK {
 		return nil
 	}
@@ -101,7 +109,7 @@ func (s *Server) checkGate(c *Call) *Error {
 // takeQuota spends one call of the key's daily quota; 402 quota_exceeded when it is spent. The
 // Quota is nil when the plan has none.
 func (s *Server) takeQuota(c *Call, now time.Time) (*admission.Quota, *Error) {
-	q := s.limiter.TakeDaily(c.Context(), c.key, now)
+	q := s.limiter.TakeDaily(c.lazy(), c.key, now)
 	if q == nil || q.OK {
 		return q, nil
 	}
@@ -132,7 +140,7 @@ func missLimited(c *Call, e *admission.MissLimitError) *Error {
 // (fail closed: an unknown spend is not served).
 func (s *Server) reserveSpend(c *Call, now time.Time) (*admission.Reservation, *Error) {
 	hard := c.key.Auth.HardCapUnits
-	r, sp, err := s.caps.Reserve(c.Context(), c.Caller.AccountID, hard, pageUnits(c), now)
+	r, sp, err := s.caps.Reserve(c.lazy(), c.Caller.AccountID, hard, pageUnits(c), now)
 	if err != nil {
 		return nil, Unavailable("Spend cap (the account's spend cannot be read)", err)
 	}

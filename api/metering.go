@@ -23,7 +23,7 @@ func (s *Server) meter(c *Call, units int, now time.Time, spend *admission.Reser
 	rec := metering.Record{CustomerID: c.Caller.CustomerID, AccountID: c.Caller.AccountID, KeyID: c.Caller.KeyID,
 		Method: c.Route.Method, Route: c.Route.Path, MeterClass: string(c.Route.Meter), Function: c.function, Calls: calls, Units: int64(units),
 		ForcedFresh: c.forcedFresh, OccurredAt: now.UTC(), Channel: channelOf(c.Ctx)}
-	if err := s.usage.Append(c.Context(), rec); err != nil {
+	if err := s.usage.Append(c.lazy(), rec); err != nil {
 		return err
 	}
 	spend.Settle(int64(units))

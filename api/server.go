@@ -92,6 +92,8 @@ type Config struct {
 	MaxHeaderBytes    int           // a request's line and headers, query string included (431 past it; default DefaultMaxHeaderBytes)
 	BodyBytesInFlight int           // request bodies held by calls in flight, summed; past it 503
 	ProtocolPerMinute int           // requests of a mounted interface that run no route (the agent interface's protocol calls), per key per 60 s (the demo key: per address); past it 429 rate_limited (< 0: no window)
+	LingerTimeout     time.Duration // how long a connection closed on an answer sent before its request was read lingers, discarding what the client still sends (linger.go)
+	LingerBytes       int64         // how much of it a lingering connection discards at most
 
 	// Instance names this process where instances share state (the owner of its Idempotency-Key
 	// claims); default: "api-" and a random suffix.
@@ -134,6 +136,7 @@ type Server struct {
 	mu     sync.Mutex // the fields below
 	state  int        // idle, running or stopped
 	ln     net.Listener
+	linger *lingerListener  // ln's lingering closes
 	done   chan error       // the serving goroutine's result
 	parts  *lifecycle.Group // metering log, auth cache, local sweeps, idempotency claims
 	ctx    context.Context  // from Start to Stop; the parent of every call's store deadline
@@ -164,6 +167,8 @@ func New(cfg Config) *Server {
 	cfg.ReadBodyTimeout = orDefault(cfg.ReadBodyTimeout, DefaultReadBodyTimeout)
 	cfg.MaxHeaderBytes = orDefault(cfg.MaxHeaderBytes, DefaultMaxHeaderBytes)
 	cfg.ProtocolPerMinute = orDefault(cfg.ProtocolPerMinute, DefaultProtocolPerMinute)
+	cfg.LingerTimeout = orDefault(cfg.LingerTimeout, DefaultLingerTimeout)
+	cfg.LingerBytes = orDefault(cfg.LingerBytes, DefaultLingerBytes)
 	cfg.BodyBytesInFlight = max(orDefault(cfg.BodyBytesInFlight, DefaultBodyBytesInFlight), cfg.MaxBodyBytes)
 	cfg.IdempotencyBodyBytes = orDefault(cfg.IdempotencyBodyBytes, DefaultIdempotencyBodyBytes)
 	cfg.IdempotencyCustomerBytes = orDefault(cfg.IdempotencyCustomerBytes, DefaultIdempotencyCustomerBytes)
@@ -242,12 +247,12 @@ func orDefault[T int | int64 | time.Duration](v, def T) T {
 
 // serveHTTP routes one request, then compresses its answer when the client asks (compress.go).
 // A body nothing read (a route without one, 404, 401) is still on the connection, so the
-// connection is closed after the answer.
+// connection is closed after the answer, lingering first (linger.go).
 func (s *Server) serveHTTP(ctx *fasthttp.RequestCtx) {
 	s.router.Handler(ctx)
 	s.compress(ctx)
 	if ctx.Request.IsBodyStream() && ctx.Request.Header.ContentLength() != 0 {
-		ctx.SetConnectionClose()
+		closeUnread(ctx)
 	}
 }
 
@@ -344,14 +349,16 @@ func (s *Server) Start(ctx context.Context) error {
 		}
 		s.parts = g
 	}
-	ln = limitConnsPerIP(ln, s.cfg.MaxConnsPerIP, s.cfg.TrustedProxies)
+	s.linger = lingerOnClose(limitConnsPerIP(ln, s.cfg.MaxConnsPerIP, s.cfg.TrustedProxies), s.cfg.LingerTimeout, s.cfg.LingerBytes)
+	ln = s.linger
 	s.ln, s.done, s.state = ln, make(chan error, 1), running
 	go func(done chan<- error) { done <- s.srv.Serve(ln) }(s.done)
 	s.log.Info("api listening", "addr", ln.Addr().String())
 	return nil
 }
 
-// Stop stops accepting connections, waits for in-flight requests, then stops the background
+// Stop stops accepting connections, waits for in-flight requests, closes the connections still
+// lingering after an early answer (linger.go), then stops the background
 // parts in reverse and writes out the metering log (what cannot reach Postgres stays on disk for
 // the next start). A Stop of a server that is not running does nothing.
 func (s *Server) Stop(ctx context.Context) error {
@@ -368,6 +375,7 @@ func (s *Server) Stop(ctx context.Context) error {
 	if serr := <-s.done; serr != nil { // after Shutdown it only says that the listener closed
 		s.log.Debug("api stopped serving", "err", serr)
 	}
+	s.linger.stop() // the connections still lingering close now
 	s.cancel()
 	if s.parts != nil {
 		err = errors.Join(err, s.parts.Stop(ctx))

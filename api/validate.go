@@ -19,7 +19,7 @@ import (
 // demo page cap, and returns every problem at once (422, FastAPI shape; at most problem.MaxFieldErrors
 // items).
 func (c *Call) validateParams() *Error {
-	c.vals = make(map[string]any, len(c.Route.Params))
+	c.vals = c.valsArr[:0]
 	var errs fieldErrors
 	for i := range c.Route.Params {
 		p := &c.Route.Params[i]
@@ -64,7 +64,7 @@ func (c *Call) validateParams() *Error {
 			if p.Required {
 				errs.add(problem.Missing(p.In, p.Name))
 			} else if p.Default != nil {
-				c.vals[name] = c.defaultFor(p)
+				c.vals.set(name, c.defaultFor(p))
 			}
 			continue
 		}
@@ -91,7 +91,7 @@ func (c *Call) validateParams() *Error {
 				}
 				vals = append(vals, s)
 			}
-			c.vals[name] = vals
+			c.vals.set(name, vals)
 			continue
 		}
 		v, fe := c.parseOne(p, string(raw[0]))
@@ -99,7 +99,7 @@ func (c *Call) validateParams() *Error {
 			errs.add(*fe)
 			continue
 		}
-		c.vals[name] = v
+		c.vals.set(name, v)
 	}
 	c.unknownQuery(&errs)
 	return errs.err()

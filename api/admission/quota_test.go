@@ -3,6 +3,7 @@ package admission
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,7 +16,12 @@ import (
 // counter is a LeaseStore over one process's memory: the shared count of every scope's window.
 type counter map[string]int64
 
+// counterMu guards every counter: a window that prefetches leases from another goroutine.
+var counterMu sync.Mutex
+
 func (c counter) Lease(_ context.Context, scope string, windowStart, _, want, limit int64) (int64, int64, error) {
+	counterMu.Lock()
+	defer counterMu.Unlock()
 	k := scope + "@" + time.Unix(windowStart, 0).String()
 	granted := min(want, max(0, limit-c[k]))
 	c[k] += granted
@@ -61,4 +67,59 @@ func TestDailyQuotaIsRefundedUnlessCommitted(t *testing.T) {
 	none.Commit()
 	enterprise, _ := plans.ByID("enterprise")
 	require.Nil(t, l.TakeDaily(ctx, &Key{Auth: key.Auth, Plan: enterprise}, now), "a plan without a daily quota takes nothing")
+}
+
+// heldStore is a LeaseStore whose leases after the first wait until released.
+type heldStore struct {
+	counter
+	leases  chan struct{} // a lease began (after the first)
+	release chan struct{}
+	n       int
+}
+
+func (h *heldStore) Lease(ctx context.Context, scope string, windowStart, expiresAt, want, limit int64) (int64, int64, error) {
+	counterMu.Lock()
+	h.n++
+	first := h.n == 1
+	counterMu.Unlock()
+	if !first {
+		h.leases <- struct{}{}
+		<-h.release
+	}
+	return h.counter.Lease(ctx, scope, windowStart, expiresAt, want, limit)
+}
+
+// A window of large blocks leases its next block in the background once a quarter of the block
+// is left: its calls spend the rest meanwhile instead of waiting for the round trip, one lease at
+// a time, and the block leased joins the window when it returns.
+func TestLargeBlocksAreLeasedAheadWithoutStallingCalls(t *testing.T) {
+	t.Parallel()
+	s := &heldStore{counter: counter{}, leases: make(chan struct{}, 4), release: make(chan struct{})}
+	l := NewLimiter(s, slog.New(slog.DiscardHandler))
+	now := time.Now()
+	const limit = 100_000 // blocks of 1,000 a minute
+	take := func() Decision { return l.Take(context.Background(), "rk:ahead", limit, time.Minute, now) }
+	for range 750 { // the first lease, then three quarters of the block
+		require.True(t, take().OK)
+	}
+	select {
+	case <-s.leases:
+		t.Fatal("leased again with more than a quarter of the block left")
+	default:
+	}
+	require.True(t, take().OK) // a quarter left: the next block is leased in the background
+	<-s.leases
+	for range 249 { // the rest of the block, while that lease is held up
+		require.True(t, take().OK)
+	}
+	select {
+	case <-s.leases:
+		t.Fatal("a second lease began while one was in flight")
+	default:
+	}
+	close(s.release)
+	d := take() // waits for the block in flight, then spends from it
+	require.True(t, d.OK)
+	require.EqualValues(t, 1001, d.Used, "two blocks leased, 1,001 calls spent")
+	require.EqualValues(t, limit-1001, d.Remaining)
 }

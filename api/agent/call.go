@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -111,6 +112,24 @@ func takes(t Tool) string {
 
 // scalars is v as query values: a string, number or boolean, or (repeatable) an array of them.
 func scalars(v json.RawMessage, repeatable bool) ([]string, error) {
+	// A plain number, string or boolean is read as the decoder below reads it, without one.
+	if b := bytes.TrimSpace(v); len(b) > 0 {
+		switch c := b[0]; {
+		case c == '"' && len(b) >= 2 && b[len(b)-1] == '"' && !bytes.ContainsAny(b[1:len(b)-1], "\\\"") && utf8.Valid(b) && !hasControl(b):
+			return []string{string(b[1 : len(b)-1])}, nil
+		case c == '-' || '0' <= c && c <= '9':
+			if end, ok := scanScalar(b, 0); ok && end == len(b) {
+				return []string{string(b)}, nil
+			}
+		case string(b) == "true" || string(b) == "false":
+			return []string{string(b)}, nil
+		}
+	}
+	return scalarsDecoded(v, repeatable)
+}
+
+// scalarsDecoded is scalars read with a decoder.
+func scalarsDecoded(v json.RawMessage, repeatable bool) ([]string, error) {
 	d := json.NewDecoder(bytes.NewReader(v))
 	d.UseNumber()
 	var x any
@@ -161,4 +180,14 @@ func argumentError(t Tool, problems []string) *mcp.CallToolResult {
 // errorResult is an isError result carrying structured and a text copy.
 func errorResult(structured map[string]any, text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, StructuredContent: structured, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// hasControl reports whether b holds a byte JSON strings may not hold unescaped.
+func hasControl(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
 }

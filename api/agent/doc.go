@@ -1,6 +1,8 @@
 // Package agent is the agent interface of the API: a Model Context Protocol server at /mcp
 // (Streamable HTTP, stateless, JSON responses, on the official Go SDK behind fasthttp's net/http
-// adaptor) whose curated, task-level tools each run one registered /v1 route in-process.
+// adaptor) whose curated, task-level tools each run one registered /v1 route in-process. A plain
+// tools/call is answered without the SDK's per-request machinery, as the SDK answers it
+// (direct.go); everything else is the SDK's.
 //
 // It owns the tool table (names, descriptions, which route each runs and which of the route's
 // parameters it exposes), the translation of tool arguments into the route's query, path or

@@ -41,12 +41,16 @@ func isBatch(body []byte) bool {
 }
 
 // runsTool reports whether body is one tools/call request, read with the SDK's own decoder (so
-// it cannot read the method otherwise than the SDK does). Only such a request can run a route
+// it cannot read the method otherwise than the SDK does), or by plainCall where that reads it
+// alike. Only such a request can run a route
 // (api.Server.Mount counts it in the protocol window when it ran none); everything else is a
 // protocol request.
 func runsTool(body []byte) bool {
 	if isBatch(body) {
 		return false
+	}
+	if _, ok := plainCall(body); ok { // read as the SDK reads it, without its 32 KiB buffer
+		return true
 	}
 	msg, err := jsonrpc.DecodeMessage(body)
 	if err != nil {

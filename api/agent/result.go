@@ -31,30 +31,41 @@ func result(t Tool, r api.InternalResponse, detail string) *mcp.CallToolResult {
 	case 204:
 		return okResult(map[string]any{"ok": true}, "Done.")
 	case 200, 201, 202:
-		var v map[string]any
-		if err := decode(r.Body, &v); err != nil {
-			return errorResult(map[string]any{"reason": "unavailable", "message": "the answer could not be read; retry"}, "The answer could not be read; retry.")
-		}
-		if t.Brief {
-			if p, ok := v["pulse"].(map[string]any); ok {
-				v["is_hiring"] = p["is_hiring"]
+		if r.Status != 202 {
+			if b, ok := shapeFast(t, r.Body, detail); ok {
+				// The SDK writes structuredContent with json.Marshal: these very bytes.
+				return okResult(json.RawMessage(b), string(b))
 			}
 		}
-		out, text, note := shape(t, v, detail)
-		if r.Status == 202 {
-			note = "Accepted, not answered yet: " + fmt.Sprint(v["message"]) + " Call the tool again shortly."
-		}
-		if note != "" {
-			out["note"] = note
-			text = append([]byte(note+"\n"), text...)
-		}
-		return okResult(out, string(text))
+		return decodedResult(t, r, detail)
 	default:
 		return refusal(t, r)
 	}
 }
 
-func okResult(structured map[string]any, text string) *mcp.CallToolResult {
+// decodedResult is the result of a 200, 201 or 202 shaped from the answer decoded.
+func decodedResult(t Tool, r api.InternalResponse, detail string) *mcp.CallToolResult {
+	var v map[string]any
+	if err := decode(r.Body, &v); err != nil {
+		return errorResult(map[string]any{"reason": "unavailable", "message": "the answer could not be read; retry"}, "The answer could not be read; retry.")
+	}
+	if t.Brief {
+		if p, ok := v["pulse"].(map[string]any); ok {
+			v["is_hiring"] = p["is_hiring"]
+		}
+	}
+	out, text, note := shape(t, v, detail)
+	if r.Status == 202 {
+		note = "Accepted, not answered yet: " + fmt.Sprint(v["message"]) + " Call the tool again shortly."
+	}
+	if note != "" {
+		out["note"] = note
+		text = append([]byte(note+"\n"), text...)
+	}
+	return okResult(out, string(text))
+}
+
+func okResult(structured any, text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{StructuredContent: structured, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 }
 

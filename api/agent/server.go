@@ -32,19 +32,26 @@ type Deps struct {
 // key, the body read within the chain's bounds) and counts what runs no route in the caller's
 // protocol window (runsTool tells it which request may run one); a batch is then refused before
 // the SDK sees it, and the SDK's answer is held to MaxAnswerBytes, always JSON (bounded).
-func Register(d Deps) {
+func Register(d Deps) { register(d, true) }
+
+// register mounts /mcp; without direct calls (direct.go) the SDK answers every request.
+func register(d Deps, directCalls bool) {
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
 	}
-	srv := NewMCPServer(d.API, d.Log)
+	srv, tools := newMCPServer(d.API, d.Log)
 	// The body reaches the SDK read already, within api.Config.MaxBodyBytes (Mount): no second
 	// limit of the SDK's own, which would answer 413 in another shape.
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: d.Log, MaxRequestBodyBytes: -1})
 	sdk := fasthttpadaptor.NewFastHTTPHandler(bounded(h))
+	dc := &direct{tools: tools}
 	d.API.Mount(mcpRoute(), func(rc *fasthttp.RequestCtx) {
 		if isBatch(rc.Request.Body()) {
 			writeRPCError(rc, fasthttp.StatusBadRequest, codeInvalidRequest, batchRefusal)
+			return
+		}
+		if directCalls && dc.serve(rc) {
 			return
 		}
 		sdk(rc)
@@ -77,6 +84,13 @@ func mcpRoute() *api.Route {
 
 // NewMCPServer builds the MCP server whose tools run api's routes (every tool of Tools).
 func NewMCPServer(a *api.Server, log *slog.Logger) *mcp.Server {
+	s, _ := newMCPServer(a, log)
+	return s
+}
+
+// newMCPServer is NewMCPServer and its tools' handlers by tool name.
+func newMCPServer(a *api.Server, log *slog.Logger) (*mcp.Server, map[string]mcp.ToolHandler) {
+	handlers := map[string]mcp.ToolHandler{}
 	s := mcp.NewServer(&mcp.Implementation{Name: "hiringsignal", Title: "Hiring signal", Version: api.APIVersion},
 		&mcp.ServerOptions{Logger: log, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: false}},
 			Instructions: "Hiring signals from employers' applicant-tracking systems and job boards. Start with resolve_company or find_hiring_companies " +
@@ -98,10 +112,11 @@ func NewMCPServer(a *api.Server, log *slog.Logger) *mcp.Server {
 		if !ro {
 			ann.DestructiveHint = &t.Destructive
 		}
+		handlers[t.Name] = handler(a, t, rt)
 		s.AddTool(&mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: schema, Annotations: ann},
-			handler(a, t, rt))
+			handlers[t.Name])
 	}
-	return s
+	return s, handlers
 }
 
 // InputSchema is the tool's input schema: each argument's schema as the route declares it

@@ -43,12 +43,18 @@ type sealedSegment struct {
 	valid  int64         // < 0: the whole file; else only its first valid bytes hold records (see sealedName)
 }
 
+// frames are the buffers appendDirect encodes records in.
+var frames = sync.Pool{New: func() any { b := make([]byte, 0, 320); return &b }}
+
 // appendDirect is Append in relaxed mode; the caller holds l.mu for reading (so Stop waits).
 func (l *Log) appendDirect(rec Record) error {
-	frame, err := appendFrame(make([]byte, 0, 320), rec)
+	fb := frames.Get().(*[]byte)
+	defer frames.Put(fb)
+	frame, err := appendFrame((*fb)[:0], rec)
 	if err != nil {
 		return fmt.Errorf("cannot encode a usage record: %w", err)
 	}
+	*fb = frame // written before it returns: the buffer is the next record's
 	r := &l.relaxed
 	r.mu.Lock()
 	if r.f == nil {

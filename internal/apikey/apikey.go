@@ -44,13 +44,18 @@ func New() (string, error) {
 }
 
 func checksum(body []byte) string {
+	var out [checkLen]byte
+	checksumInto(&out, body)
+	return string(out[:])
+}
+
+// checksumInto writes the checksum of body into out (no allocation: WellFormed runs on every call).
+func checksumInto(out *[checkLen]byte, body []byte) {
 	c := uint64(crc32.ChecksumIEEE(body))
-	out := make([]byte, checkLen)
 	for i := checkLen - 1; i >= 0; i-- {
 		out[i] = alphabet[c%62]
 		c /= 62
 	}
-	return string(out)
 }
 
 // WellFormed reports whether s has the key format and a valid checksum.
@@ -64,7 +69,11 @@ func WellFormed(s string) bool {
 			return false
 		}
 	}
-	return checksum([]byte(body)) == s[len(Prefix)+randLen:]
+	var raw [randLen]byte
+	copy(raw[:], body)
+	var sum [checkLen]byte
+	checksumInto(&sum, raw[:])
+	return string(sum[:]) == s[len(Prefix)+randLen:]
 }
 
 // Hash returns the SHA-256 digest stored for a key.

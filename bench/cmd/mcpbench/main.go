@@ -14,7 +14,6 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
-	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -28,6 +27,7 @@ import (
 	"github.com/planehq/hiringsignal/api/watches"
 	"github.com/planehq/hiringsignal/bench/benchdb"
 	"github.com/planehq/hiringsignal/bench/loadgen"
+	"github.com/planehq/hiringsignal/bench/profiling"
 	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/internal/pglisten"
 	"github.com/planehq/hiringsignal/oltp"
@@ -42,19 +42,20 @@ func main() {
 	dur := flag.Duration("duration", 5*time.Second, "duration of each measured run")
 	rounds := flag.Int("rounds", 2, "alternating rounds of the REST and tool runs")
 	maxReq := flag.Int64("max-requests", 5_000_000, "upper bound on requests per run")
-	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the tool runs (server and generator) to this file")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the tool runs (server and generator) to this file (round i > 1: <file>.<i-1>)")
+	memProfile := flag.String("memprofile", "", "write the allocations of the first round's tool run to this file (and those before it to <file>.base: go tool pprof -sample_index=alloc_space -diff_base <file>.base <file>)")
 	flag.Parse()
 	if *chDB == "" {
 		fmt.Fprintln(os.Stderr, "mcpbench: pass --clickhouse-database naming a crawled world (see bench/README.md)")
 		os.Exit(2)
 	}
-	if err := run(*pgURL, *chAddr, *chDB, *conns, *dur, *rounds, *maxReq, *cpuProfile); err != nil {
+	if err := run(*pgURL, *chAddr, *chDB, *conns, *dur, *rounds, *maxReq, *cpuProfile, *memProfile); err != nil {
 		fmt.Fprintln(os.Stderr, "mcpbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(pgURL, chAddr, chDB string, conns int, dur time.Duration, rounds int, maxReq int64, cpuProfile string) error {
+func run(pgURL, chAddr, chDB string, conns int, dur time.Duration, rounds int, maxReq int64, cpuProfile, memProfile string) error {
 	ctx := context.Background()
 	pool, drop, err := benchdb.ThrowawaySchema(ctx, pgURL, "bench_mcp_")
 	if err != nil {
@@ -140,10 +141,16 @@ func run(pgURL, chAddr, chDB string, conns int, dur time.Duration, rounds int, m
 	var runs []loadgen.Result
 	for i := 0; i < rounds; i++ {
 		for _, s := range []loadgen.Spec{rest, tool} {
-			profiling := s.Name == tool.Name && cpuProfile != "" && startProfile(cpuProfile, i)
+			var prof profiling.Profiles
+			if s.Name == tool.Name {
+				prof = profileOf(cpuProfile, memProfile, i)
+			}
+			if err := prof.Begin(); err != nil {
+				return err
+			}
 			r := loadgen.Run(s)
-			if profiling {
-				pprof.StopCPUProfile()
+			if err := prof.End(); err != nil {
+				return err
 			}
 			runs = append(runs, r)
 			fmt.Fprintf(os.Stderr, "round %d/%d %-48s %7.0f req/s  p50 %-9s p99 %s  errors %d\n", i+1, rounds, r.Name, r.RPS(),
@@ -181,16 +188,14 @@ func run(pgURL, chAddr, chDB string, conns int, dur time.Duration, rounds int, m
 	return rows.Err()
 }
 
-// startProfile starts the CPU profile of round i's tool run (round 0 writes path, later rounds
-// path.<i>).
-func startProfile(path string, i int) bool {
+// profileOf is the profiles of round i's tool run: the CPU profile of every round (round 0 writes
+// cpu, later rounds cpu.<i>), the allocations of round 0.
+func profileOf(cpu, mem string, i int) profiling.Profiles {
+	if cpu != "" && i > 0 {
+		cpu = fmt.Sprintf("%s.%d", cpu, i)
+	}
 	if i > 0 {
-		path = fmt.Sprintf("%s.%d", path, i)
+		mem = ""
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "mcpbench: cannot write the CPU profile:", err)
-		return false
-	}
-	return pprof.StartCPUProfile(f) == nil
+	return profiling.Profiles{CPU: cpu, Mem: mem}
 }
