@@ -293,6 +293,7 @@ type pass struct {
 	res           *resolver
 	companyRegion map[uint64]string
 	inDirectory   map[string]bool
+	refetched     map[string]time.Time // reads that are a worker's refetch of a drop: the first read's time (CommitReads)
 }
 
 // newPass plans a cycle of regions of dir, skipping the regions already committed at its tick.
@@ -352,7 +353,7 @@ func (p *pass) out() []CycleStats {
 // decide is the half of a cycle after the reads: the mass-drop guard, then diff, emit and commit
 // region by region.
 func (c *Crawler) decide(ctx context.Context, p *pass, seenAll map[string]*reqAgg, status map[string]sourceStatus) error {
-	c.countSuspects(c.guardDrops(ctx, p.sources, seenAll, status, p.cycleTime), p.sources, p.stats)
+	c.countSuspects(c.guardDrops(ctx, p.sources, seenAll, status, p.cycleTime, p.refetched), p.sources, p.stats)
 	// One pass each over the reqs seen and the ledger state, split by region: a region's diff,
 	// emit and apply touch only its own reqs, so what later regions see of the state is as it
 	// was here.

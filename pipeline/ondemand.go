@@ -53,7 +53,7 @@ func (c *Crawler) runCompany(ctx context.Context, dir *Directory, domain string,
 	if err != nil {
 		return *st, err
 	}
-	c.countSuspects(c.guardDrops(ctx, sources, seen, status, now), sources, stats)
+	c.countSuspects(c.guardDrops(ctx, sources, seen, status, now, nil), sources, stats)
 	unlock, err := c.lockHead(ctx)
 	if err != nil {
 		return *st, err

@@ -193,6 +193,9 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 	claimEvery := fs.Duration("claim-every", 10*time.Second, "with --directory=registry: how often a worker looks for due sources")
 	claimBatch := fs.Int("claim-batch", 64, "with --directory=registry: sources a worker claims and reads at once")
 	commitGrace := fs.Duration("commit-grace", 10*time.Minute, "with --directory=registry: how long after a window ends its commit waits for the last reads")
+	refetchAfter := fs.Duration("suspect-refetch-after", sources.DefaultRefetchAfter, "with --directory=registry: how long after a read whose postings fell to zero, or by more than 80% from 5 or more, "+
+		"any worker reads the source again in the same window; the window's commit takes that refetch as the confirmation (or the end) of the drop. "+
+		"A refetch that would fall past the window's end is not asked: the source stays suspect, its reqs open, and the next window confirms")
 	discoveryBudget := fs.Int("discovery-budget", 24, "with --directory=registry: discoveries each worker process runs per window, whenever no source is due, "+
 		"through the crawl's fetcher and host rates (coverage requests most-asked first, on-demand reads of companies without a source before them); 0: none")
 	cf.addRealHostFlags(fs)
@@ -212,6 +215,9 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 		}
 		if *claimBatch < 1 || *claimBatch > 10_000 {
 			return fmt.Errorf("--claim-batch %d: give 1 to 10,000 sources", *claimBatch)
+		}
+		if *refetchAfter <= 0 || *refetchAfter >= sources.WindowLength {
+			return fmt.Errorf("--suspect-refetch-after (HS_SUSPECT_REFETCH_AFTER) is %s: give a duration inside the 3-hour window, such as 15m", *refetchAfter)
 		}
 		if *discoveryBudget < 0 {
 			return fmt.Errorf("--discovery-budget (HS_DISCOVERY_BUDGET) is %d: give discoveries per window, or 0 for none", *discoveryBudget)
@@ -252,7 +258,7 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 	} else {
 		clock := wallClock{Clock: sources.Clock{Epoch: epoch}, now: time.Now}
 		sc := &sources.Crawl{Pool: s.pg, Crawler: c, Codec: pipeline.NewReadCodec(), Clock: clock.Clock, Owner: crawlOwner(),
-			Batch: *claimBatch, Log: log, OnWindow: m.window}
+			Batch: *claimBatch, RefetchAfter: *refetchAfter, Log: log, OnWindow: m.window}
 		if *once {
 			defer s.Close()
 			return crawlWindowNow(ctx, log, sc, clock)

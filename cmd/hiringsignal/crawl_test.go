@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -72,4 +73,15 @@ func TestCrawlFlagsForRealHostsAndForTheSimulator(t *testing.T) {
 	require.NoError(t, crawlFlagsOf(t, true, "--sim-url=http://127.0.0.1:7070", "--allow-private-egress").checkRealHosts(true))
 	require.NoError(t, crawlFlagsOf(t, true, "--sim-url=http://127.0.0.1:7070", "--connect-to=127.0.0.1:7070=127.0.0.1:7070",
 		"--user-agent=Bot/1 (+https://example.com/bot)").checkRealHosts(true))
+}
+
+// TestCrawlWindowFlagsAreListed: the registry crawl's window flags are in `crawl --help` with the
+// variables they fall back to, and a value that cannot work is refused before anything starts.
+func TestCrawlWindowFlagsAreListed(t *testing.T) {
+	t.Parallel()
+	out, _ := exec.Command(binary(t), "crawl", "--help").CombinedOutput()
+	require.Regexp(t, `-suspect-refetch-after[\s\S]*HS_SUSPECT_REFETCH_AFTER`, string(out))
+	out, err := exec.Command(binary(t), "crawl", "--suspect-refetch-after=4h").CombinedOutput()
+	require.Error(t, err)
+	require.Contains(t, string(out), "--suspect-refetch-after (HS_SUSPECT_REFETCH_AFTER) is 4h0m0s")
 }

@@ -20,6 +20,11 @@ const WindowLength = 3 * time.Hour
 // the window can be retried before the window is committed.
 const retryMargin = 15 * time.Minute
 
+// DefaultRefetchAfter is how long after a read that fell far below its source's last ok read
+// (pipeline.MassDrop) the source is read again in the same window, to confirm or clear the drop
+// before the window is committed (Crawl.RefetchAfter).
+const DefaultRefetchAfter = 15 * time.Minute
+
 // Clock numbers the crawl windows from Epoch: window t is [Epoch+3h·t, Epoch+3h·(t+1)).
 type Clock struct {
 	Epoch time.Time
@@ -59,7 +64,13 @@ type Crawl struct {
 	Owner   string        // this worker's name in leases (host and pid)
 	Batch   int           // sources claimed at once (default 64)
 	Lease   time.Duration // how long a claim holds before another worker may take it (default oltp.CrawlReadLease)
-	Log     *slog.Logger  // default: discard
+	// RefetchAfter is how long after a read whose postings fell far below the source's last ok
+	// read (pipeline.MassDrop: to zero, or by more than 80 %, from 5 or more) the source is due
+	// again in the same window, for any worker to claim; a refetch that would fall past the
+	// window's end is not asked, and the next window's read confirms instead (default
+	// DefaultRefetchAfter).
+	RefetchAfter time.Duration
+	Log          *slog.Logger // default: discard
 	// OnWindow, when set, is told what operators see of each window Commit commits (a region or
 	// more; a rerun that finds every region committed tells nothing).
 	OnWindow func(WindowHealth)
@@ -95,6 +106,9 @@ func (c *Crawl) defaults() {
 	if c.Lease <= 0 {
 		c.Lease = oltp.CrawlReadLease
 	}
+	if c.RefetchAfter <= 0 {
+		c.RefetchAfter = DefaultRefetchAfter
+	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
@@ -105,20 +119,23 @@ func (c *Crawl) defaults() {
 // read of the window is due (`crawl --once`); otherwise a source is due at its offset in the
 // window, and whenever none is due the worker runs one queued discovery (c.Discovery, within its
 // budget) before it claims again, so a feed source waits for at most one discovery. Each read is
-// stored with the source's next due time: its offset in the next window; a batch with a read that
-// answered 404 or 410 queues the re-discovery of broken sources' companies at once
-// (DiscoveryRunner.Rediscover), so a company that moved vendor is found in the window its old
-// tenant went.
+// stored with the source's next due time: its offset in the next window, unless the read fell
+// far below the source's last ok read (pipeline.MassDrop on postings) and the window has room
+// for a refetch c.RefetchAfter later (not with all: `--once` commits at once), when it is that
+// refetch's time; a refetch is claimed like any due source, by any worker, and what it reads is
+// the window's read (refetchRow). A batch with a read that answered 404 or 410 queues the
+// re-discovery of broken sources' companies at once (DiscoveryRunner.Rediscover), so a company
+// that moved vendor is found in the window its old tenant went.
 func (c *Crawl) ReadDue(ctx context.Context, tick int, all bool) (int, error) {
 	c.defaults()
 	var dir *pipeline.Directory
 	n := 0
 	for {
-		keys, err := oltp.ClaimDueSources(ctx, c.Pool, c.Owner, tick, c.Batch, c.Lease, all)
+		claims, err := oltp.ClaimSources(ctx, c.Pool, c.Owner, tick, c.Batch, c.Lease, all)
 		if err != nil {
 			return n, err
 		}
-		if len(keys) == 0 {
+		if len(claims) == 0 {
 			if all || ctx.Err() != nil {
 				return n, nil //nolint:nilerr // shutting down is no error: the leases lapse
 			}
@@ -137,20 +154,23 @@ func (c *Crawl) ReadDue(ctx context.Context, tick int, all bool) (int, error) {
 				return n, err
 			}
 		}
+		keys := make([]string, len(claims))
+		claimed := make(map[string]oltp.ClaimedSource, len(claims))
+		for i, cl := range claims {
+			keys[i] = cl.Key
+			claimed[cl.Key] = cl
+		}
 		reads, err := c.Crawler.ReadSources(ctx, dir, uint32(tick), keys)
 		if err != nil {
 			return n, err
 		}
 		rows := make([]oltp.CrawlRead, 0, len(reads))
 		for i := range reads {
-			r := &reads[i]
-			b, err := c.Codec.Encode(r)
+			row, err := c.row(tick, &reads[i], claimed[reads[i].SourceKey], all)
 			if err != nil {
 				return n, err
 			}
-			rows = append(rows, oltp.CrawlRead{Tick: tick, SourceKey: r.SourceKey, ReadAt: r.ReadAt, Worker: c.Owner, Status: r.Status,
-				Reason: r.Reason, Pages: r.Pages, Postings: r.Postings, Malformed: r.Malformed, Sightings: b,
-				NextDue: c.Clock.Start(tick + 1).Add(Offset(r.SourceKey))})
+			rows = append(rows, row)
 		}
 		if err := oltp.StoreCrawlReads(ctx, c.Pool, rows); err != nil {
 			return n, err
@@ -165,6 +185,29 @@ func (c *Crawl) ReadDue(ctx context.Context, tick int, all bool) (int, error) {
 		n += len(rows)
 		c.Log.Debug("sources read", "tick", tick, "batch", len(rows), "read", n)
 	}
+}
+
+// row is the stored form of read r of a source claimed as cl in window tick: next due at its
+// offset in the next window, or, when r is a first read whose postings fell far below the
+// source's last ok read and the window has room (not with all), asking for a refetch
+// c.RefetchAfter later.
+func (c *Crawl) row(tick int, r *pipeline.SourceRead, cl oltp.ClaimedSource, all bool) (oltp.CrawlRead, error) {
+	b, err := c.Codec.Encode(r)
+	if err != nil {
+		return oltp.CrawlRead{}, err
+	}
+	row := oltp.CrawlRead{Tick: tick, SourceKey: r.SourceKey, ReadAt: r.ReadAt, Worker: c.Owner, Status: r.Status,
+		Reason: r.Reason, Pages: r.Pages, Postings: r.Postings, Malformed: r.Malformed, Sightings: b,
+		NextDue: c.Clock.Start(tick + 1).Add(Offset(r.SourceKey)), Refetch: cl.Refetch}
+	if cl.Refetch || all || r.Status != pipeline.StatusOK || cl.LastOKCount < 0 || !pipeline.MassDrop(cl.LastOKCount, r.Postings) {
+		return row, nil
+	}
+	if due := r.ReadAt.Add(c.RefetchAfter); due.Before(c.Clock.Start(tick + 1)) {
+		row.RefetchDue, row.NextDue = due, due
+		c.Log.Info("source read far fewer postings than its last read: refetched in this window before its drop is believed",
+			"source", r.SourceKey, "tick", tick, "last", cl.LastOKCount, "now", r.Postings, "refetch_at", due.Format(time.RFC3339))
+	}
+	return row, nil
 }
 
 // gone reports whether a read answered 404 or 410 (pipeline's failure reasons, oltp's broken
@@ -182,14 +225,16 @@ func gone(rows []oltp.CrawlRead) bool {
 // the window's latest read when zero, never past the window's end), and prunes the reads of the
 // windows before it. Regions already committed are skipped, so a rerun after a crash finishes
 // the window and doubles nothing. A window with no read at all is not committed (nil stats): it
-// stays a gap in the history.
+// stays a gap in the history. A read that is a refetch (oltp.CrawlRead.SuspectReadAt) confirms or
+// ends its source's drop in this window; a read still waiting for its refetch is committed as it
+// is, never waited for: the guard finds it suspect, and the next window's read confirms.
 func (c *Crawl) Commit(ctx context.Context, tick int, cycleTime time.Time) ([]pipeline.CycleStats, error) {
 	c.defaults()
 	reads := map[string]*pipeline.SourceRead{}
 	var latest time.Time
 	err := oltp.CrawlReads(ctx, c.Pool, tick, func(row oltp.CrawlRead) error {
 		r := &pipeline.SourceRead{SourceKey: row.SourceKey, Tick: uint32(tick), ReadAt: row.ReadAt, Status: row.Status, Reason: row.Reason,
-			Pages: row.Pages, Postings: row.Postings, Malformed: row.Malformed}
+			Pages: row.Pages, Postings: row.Postings, Malformed: row.Malformed, RefetchOf: row.SuspectReadAt}
 		c.Codec.Defer(r, row.Sightings) // decoded one at a time as the commit merges them
 		reads[r.SourceKey] = r
 		if row.ReadAt.After(latest) {

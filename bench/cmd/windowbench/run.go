@@ -365,7 +365,7 @@ func (b *bench) resetReads(ctx context.Context) error {
 	for _, q := range []string{
 		`DELETE FROM crawl_reads WHERE tick = ` + fmt.Sprint(b.o.tick),
 		`UPDATE crawl_sources s SET lease_owner = NULL, lease_until = NULL, next_due_at = d.next_due_at, last_status = NULL, last_reason = NULL,
-			last_count = NULL, last_ok_at = NULL, consecutive_failures = 0 FROM windowbench_due d WHERE d.source_key = s.source_key`,
+			last_count = NULL, last_ok_count = NULL, last_ok_at = NULL, consecutive_failures = 0 FROM windowbench_due d WHERE d.source_key = s.source_key`,
 		`VACUUM ANALYZE crawl_sources`, `VACUUM ANALYZE crawl_reads`,
 	} {
 		if _, err := b.pool.Exec(ctx, q); err != nil {
