@@ -83,6 +83,60 @@ const claimDueQuery = `
 		RETURNING c.source_key, coalesce(c.last_ok_count, -1),
 			EXISTS (SELECT 1 FROM crawl_reads r WHERE r.tick = $3 AND r.source_key = c.source_key)`
 
+// ClaimCompanySources leases for owner every active or suspect source of the company at domain
+// (its ATS tenants and careers sites) that no live lease holds, whatever its due time or the
+// window's reads: the on-demand crawl of a company reads them through the same leases as the
+// crawl workers, so a worker and an on-demand crawl never read one source at once. It returns
+// the keys it leased and those another owner's live lease holds (busy: a worker is reading them).
+// ReleaseSources gives the leases back without a read.
+func ClaimCompanySources(ctx context.Context, pool *pgxpool.Pool, owner, domain string, lease time.Duration) (claimed, busy []string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	rows, err := pool.Query(ctx, `
+		UPDATE crawl_sources c SET lease_owner = $1, lease_until = now() + $3 * interval '1 millisecond'
+		WHERE c.source_key IN (
+			SELECT s.source_key FROM crawl_sources s
+			WHERE s.company_domain = $2 AND s.status IN ('active', 'suspect')
+			  AND (s.lease_until IS NULL OR s.lease_until < now() OR s.lease_owner = $1)
+			ORDER BY s.source_key
+			FOR UPDATE SKIP LOCKED)
+		RETURNING c.source_key`, owner, domain, lease.Milliseconds())
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot claim the sources of %s: %w", domain, err)
+	}
+	if claimed, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		return nil, nil, fmt.Errorf("cannot claim the sources of %s: %w", domain, err)
+	}
+	if claimed == nil {
+		claimed = []string{} // ANY of NULL would leave every source out
+	}
+	rows, err = pool.Query(ctx, `SELECT source_key FROM crawl_sources
+		WHERE company_domain = $1 AND status IN ('active', 'suspect') AND NOT (source_key = ANY($2))
+		ORDER BY source_key`, domain, claimed)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot list the sources of %s others hold: %w", domain, err)
+	}
+	if busy, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		return nil, nil, fmt.Errorf("cannot list the sources of %s others hold: %w", domain, err)
+	}
+	return claimed, busy, nil
+}
+
+// ReleaseSources gives back the leases owner holds on keys without storing a read: the sources
+// stay due as they were.
+func ReleaseSources(ctx context.Context, pool *pgxpool.Pool, owner string, keys []string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if _, err := pool.Exec(ctx, `UPDATE crawl_sources SET lease_owner = NULL, lease_until = NULL
+		WHERE source_key = ANY($2) AND lease_owner = $1`, owner, keys); err != nil {
+		return fmt.Errorf("cannot release %d sources' leases: %w", len(keys), err)
+	}
+	return nil
+}
+
 // CrawlRead is one source's read in one window.
 type CrawlRead struct {
 	Tick      int

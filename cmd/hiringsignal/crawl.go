@@ -267,7 +267,7 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 		g.Add("stores", storesPart{s})
 		if *role != "committer" {
 			g.Add("crawl workers", readLoop(log, sc, time.Now, *claimEvery))
-			g.Add("crawl jobs", crawlJobs(log, c, s, registryDirectory{pool: s.pg, clock: clock}, 2*time.Second, time.Now, nil))
+			g.Add("crawl jobs", crawlJobs(log, c, s, registryDirectory{pool: s.pg, clock: clock, crawl: sc}, 2*time.Second, time.Now, nil))
 		}
 		if *role != "worker" {
 			g.Add("crawl committer", commitLoop(log, sc, time.Now, *commitGrace, m, nil))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -70,6 +71,9 @@ type Crawl struct {
 	// window's end is not asked, and the next window's read confirms instead (default
 	// DefaultRefetchAfter).
 	RefetchAfter time.Duration
+	// OnDemandWait is how long an on-demand crawl (CrawlCompany) waits for its company's sources
+	// a worker is reading before it reads without them (default DefaultOnDemandWait).
+	OnDemandWait time.Duration
 	Log          *slog.Logger // default: discard
 	// OnWindow, when set, is told what operators see of each window Commit commits (a region or
 	// more; a rerun that finds every region committed tells nothing).
@@ -77,6 +81,8 @@ type Crawl struct {
 	// Discovery, when set, runs queued discoveries between feed reads (ReadDue), through this
 	// worker's fetcher, within its per-window budget.
 	Discovery *DiscoveryRunner
+
+	once sync.Once // defaults, once: a process runs ReadDue, Commit and CrawlCompany at once
 }
 
 // WindowHealth is what operators see of one committed window.
@@ -99,7 +105,9 @@ type WindowHealth struct {
 // VendorStatus is a vendor and a read status, WindowHealth.Sources' key.
 type VendorStatus struct{ Vendor, Status string }
 
-func (c *Crawl) defaults() {
+func (c *Crawl) defaults() { c.once.Do(c.setDefaults) }
+
+func (c *Crawl) setDefaults() {
 	if c.Batch <= 0 {
 		c.Batch = 64
 	}
@@ -108,6 +116,9 @@ func (c *Crawl) defaults() {
 	}
 	if c.RefetchAfter <= 0 {
 		c.RefetchAfter = DefaultRefetchAfter
+	}
+	if c.OnDemandWait <= 0 {
+		c.OnDemandWait = DefaultOnDemandWait
 	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
