@@ -168,6 +168,12 @@ func NewFetcher(cfg FetchConfig) (*Fetcher, error) {
 // Client is the fetcher's HTTP client (for the directory).
 func (f *Fetcher) Client() *http.Client { return f.client }
 
+// Workers is how many sources the fetcher reads at once (FetchConfig.Workers).
+func (f *Fetcher) Workers() int { return f.cfg.Workers }
+
+// SourceDeadline is the longest one source's read may take (FetchConfig.SourceDeadline).
+func (f *Fetcher) SourceDeadline() time.Duration { return f.cfg.SourceDeadline }
+
 // CloseIdle releases idle connections.
 func (f *Fetcher) CloseIdle() { f.client.CloseIdleConnections() }
 

@@ -191,7 +191,8 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 	once := fs.Bool("once", false, "read every source of the current window now, commit the window and exit")
 	role := fs.String("role", "all", "with --directory=registry: worker (claim and read due sources), committer (commit each window from the workers' reads, once its grace has passed) or all (both); run any number of workers and one or more committers (the commit lock makes one window commit once)")
 	claimEvery := fs.Duration("claim-every", 10*time.Second, "with --directory=registry: how often a worker looks for due sources")
-	claimBatch := fs.Int("claim-batch", 64, "with --directory=registry: sources a worker claims and reads at once")
+	claimBatch := fs.Int("claim-batch", 64, "with --directory=registry: most sources a worker holds claimed at once, those its --fetch-workers read and the next ones "+
+		"(never more than it can read before their leases lapse); it claims again as reads finish, so a slow source holds one fetch slot")
 	commitGrace := fs.Duration("commit-grace", 10*time.Minute, "with --directory=registry: how long after a window ends its commit waits for the last reads")
 	refetchAfter := fs.Duration("suspect-refetch-after", sources.DefaultRefetchAfter, "with --directory=registry: how long after a read whose postings fell to zero, or by more than 80% from 5 or more, "+
 		"any worker reads the source again in the same window; the window's commit takes that refetch as the confirmation (or the end) of the drop. "+
@@ -258,7 +259,7 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 	} else {
 		clock := wallClock{Clock: sources.Clock{Epoch: epoch}, now: time.Now}
 		sc := &sources.Crawl{Pool: s.pg, Crawler: c, Codec: pipeline.NewReadCodec(), Clock: clock.Clock, Owner: crawlOwner(),
-			Batch: *claimBatch, RefetchAfter: *refetchAfter, Log: log, OnWindow: m.window}
+			Batch: *claimBatch, ClaimEvery: *claimEvery, RefetchAfter: *refetchAfter, Log: log, OnWindow: m.window}
 		if *once {
 			defer s.Close()
 			return crawlWindowNow(ctx, log, sc, clock)

@@ -63,7 +63,7 @@ type Crawl struct {
 	Codec   *pipeline.ReadCodec
 	Clock   Clock
 	Owner   string        // this worker's name in leases (host and pid)
-	Batch   int           // sources claimed at once (default 64)
+	Batch   int           // most sources a worker holds claimed at once, read or waiting for a fetch slot (default 64)
 	Lease   time.Duration // how long a claim holds before another worker may take it (default oltp.CrawlReadLease)
 	// RefetchAfter is how long after a read whose postings fell far below the source's last ok
 	// read (pipeline.MassDrop: to zero, or by more than 80 %, from 5 or more) the source is due
@@ -71,6 +71,9 @@ type Crawl struct {
 	// window's end is not asked, and the next window's read confirms instead (default
 	// DefaultRefetchAfter).
 	RefetchAfter time.Duration
+	// ClaimEvery is how often ReadDue claims again after a claim found nothing due while sources
+	// are still being read (default 10 s).
+	ClaimEvery time.Duration
 	// OnDemandWait is how long an on-demand crawl (CrawlCompany) waits for its company's sources
 	// a worker is reading before it reads without them (default DefaultOnDemandWait).
 	OnDemandWait time.Duration
@@ -117,6 +120,9 @@ func (c *Crawl) setDefaults() {
 	if c.RefetchAfter <= 0 {
 		c.RefetchAfter = DefaultRefetchAfter
 	}
+	if c.ClaimEvery <= 0 {
+		c.ClaimEvery = 10 * time.Second
+	}
 	if c.OnDemandWait <= 0 {
 		c.OnDemandWait = DefaultOnDemandWait
 	}
@@ -125,30 +131,174 @@ func (c *Crawl) setDefaults() {
 	}
 }
 
-// ReadDue claims and reads the due sources of window tick, a batch at a time, until none is left
-// to claim, and returns how many it read. With all, every active or suspect source without a
-// read of the window is due (`crawl --once`); otherwise a source is due at its offset in the
-// window, and whenever none is due the worker runs one queued discovery (c.Discovery, within its
-// budget) before it claims again, so a feed source waits for at most one discovery. Each read is
-// stored with the source's next due time: its offset in the next window, unless the read fell
-// far below the source's last ok read (pipeline.MassDrop on postings) and the window has room
-// for a refetch c.RefetchAfter later (not with all: `--once` commits at once), when it is that
-// refetch's time; a refetch is claimed like any due source, by any worker, and what it reads is
-// the window's read (refetchRow). A batch with a read that answered 404 or 410 queues the
-// re-discovery of broken sources' companies at once (DiscoveryRunner.Rediscover), so a company
-// that moved vendor is found in the window its old tenant went.
+// ReadDue claims and reads the due sources of window tick until none is left to claim, and
+// returns how many it read. With all, every active or suspect source without a read of the window
+// is due (`crawl --once`); otherwise a source is due at its offset in the window, and whenever
+// none is due and nothing is being read the worker runs one queued discovery (c.Discovery, within
+// its budget) before it claims again, so a feed source waits for at most one discovery.
+//
+// The worker keeps its fetch slots busy: it reads up to the fetcher's Workers sources at once and
+// holds at most c.Batch claimed (read or waiting for a slot), and claims again as reads finish
+// (once a quarter of c.Batch is free), so a slow source holds one slot, not the others' claims.
+// What it may hold is bounded so that a source waiting for a slot still starts and ends inside
+// its lease (holdable). A claim that finds nothing due is tried again every c.ClaimEvery while
+// sources are still being read.
+//
+// Finished reads are stored together whenever the worker would otherwise wait (oltp.
+// StoreCrawlReads, which gives their leases back), each with the source's next due time: its
+// offset in the next window, unless the read fell far below the source's last ok read
+// (pipeline.MassDrop on postings) and the window has room for a refetch c.RefetchAfter later (not
+// with all: `--once` commits at once), when it is that refetch's time; a refetch is claimed like
+// any due source, by any worker, and what it reads is the window's read (row). A store with a
+// read that answered 404 or 410 queues the re-discovery of broken sources' companies at once
+// (DiscoveryRunner.Rediscover), so a company that moved vendor is found in the window its old
+// tenant went.
 func (c *Crawl) ReadDue(ctx context.Context, tick int, all bool) (int, error) {
 	c.defaults()
-	var dir *pipeline.Directory
-	n := 0
-	for {
-		claims, err := oltp.ClaimSources(ctx, c.Pool, c.Owner, tick, c.Batch, c.Lease, all)
-		if err != nil {
-			return n, err
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	hold := c.holdable()
+	readers := min(hold, c.Crawler.Fetcher().Workers())
+	type job struct {
+		dir *pipeline.Directory
+		cl  oltp.ClaimedSource
+	}
+	type done struct {
+		job
+		read *pipeline.SourceRead // nil: the source is not in the job's directory
+		err  error
+	}
+	jobs := make(chan job, hold)
+	results := make(chan done, hold)
+	var wg sync.WaitGroup
+	for range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				reads, err := c.Crawler.ReadSources(rctx, j.dir, uint32(tick), []string{j.cl.Key})
+				d := done{job: j, err: err}
+				if len(reads) == 1 {
+					d.read = &reads[0]
+				}
+				results <- d
+			}
+		}()
+	}
+	defer func() {
+		close(jobs)
+		cancel()
+		go func() { wg.Wait(); close(results) }()
+		for range results { // the readers stop on rctx; what they finish now is not stored
 		}
-		if len(claims) == 0 {
-			if all || ctx.Err() != nil {
+	}()
+
+	var (
+		dir      *pipeline.Directory
+		n        int
+		inflight int // claimed and not finished
+		pending  []oltp.CrawlRead
+		drained  bool // the last claim found nothing due
+		retry    <-chan time.Time
+		fail     error
+	)
+	store := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		if err := oltp.StoreCrawlReads(ctx, c.Pool, pending); err != nil {
+			return err
+		}
+		if gone(pending) {
+			// A tenant that answers 404 or 410 is often a company that moved vendor: queue its
+			// re-discovery now, for this window, not at the next timed sweep.
+			if err := c.Discovery.Rediscover(ctx); err != nil {
+				c.Log.Warn("cannot queue the re-discovery of sources gone; the next sweep will", "err", err)
+			}
+		}
+		n += len(pending)
+		c.Log.Debug("sources read", "tick", tick, "stored", len(pending), "read", n)
+		pending = pending[:0]
+		return nil
+	}
+	finish := func(d done) error {
+		inflight--
+		if d.err != nil {
+			return d.err
+		}
+		if d.read == nil {
+			if d.dir == dir { // claimed after the directory was read (an import since): read it again
+				dir = nil
+			}
+			if dir == nil {
+				var err error
+				if dir, err = Directory(ctx, c.Pool, tick, time.Now().UTC()); err != nil {
+					return err
+				}
+			}
+			if d.dir != dir {
+				inflight++
+				jobs <- job{dir: dir, cl: d.cl}
+				return nil
+			}
+			c.Log.Warn("claimed source is not in the registry's directory; left to its lease", "source", d.cl.Key)
+			return nil
+		}
+		row, err := c.row(tick, d.read, d.cl, all)
+		if err != nil {
+			return err
+		}
+		pending = append(pending, row)
+		return nil
+	}
+	for {
+		if fail == nil && !drained && ctx.Err() == nil && (inflight == 0 || hold-inflight >= max(1, hold/4)) {
+			claims, err := oltp.ClaimSources(ctx, c.Pool, c.Owner, tick, hold-inflight, c.Lease, all)
+			switch {
+			case err != nil && ctx.Err() == nil:
+				fail = err
+			case len(claims) == 0:
+				drained = true
+				if inflight > 0 && !all {
+					retry = time.After(c.ClaimEvery)
+				}
+			default:
+				if dir == nil {
+					if dir, err = Directory(ctx, c.Pool, tick, time.Now().UTC()); err != nil {
+						fail = err
+						break
+					}
+				}
+				for _, cl := range claims {
+					inflight++
+					jobs <- job{dir: dir, cl: cl}
+				}
+				continue
+			}
+		}
+		select { // every finished read, as long as one is ready
+		case d := <-results:
+			if err := finish(d); err != nil && fail == nil {
+				fail = err
+			}
+			continue
+		default:
+		}
+		if err := store(); err != nil && fail == nil {
+			fail = err
+		}
+		if inflight == 0 {
+			if fail != nil {
+				return n, fail
+			}
+			if ctx.Err() != nil {
 				return n, nil //nolint:nilerr // shutting down is no error: the leases lapse
+			}
+			if !drained {
+				continue
+			}
+			if all {
+				return n, nil
 			}
 			ran, err := c.Discovery.RunOne(ctx, tick)
 			if err != nil {
@@ -157,45 +307,32 @@ func (c *Crawl) ReadDue(ctx context.Context, tick int, all bool) (int, error) {
 			if !ran {
 				return n, nil
 			}
-			dir = nil // a discovery may have added sources
+			dir, drained = nil, false // a discovery may have added sources
 			continue
 		}
-		if dir == nil {
-			if dir, err = Directory(ctx, c.Pool, tick, time.Now().UTC()); err != nil {
-				return n, err
+		if fail != nil {
+			cancel() // the reads under way stop; their sources' leases lapse
+		}
+		select {
+		case d := <-results:
+			if err := finish(d); err != nil && fail == nil {
+				fail = err
 			}
+		case <-retry:
+			drained, retry = false, nil
 		}
-		keys := make([]string, len(claims))
-		claimed := make(map[string]oltp.ClaimedSource, len(claims))
-		for i, cl := range claims {
-			keys[i] = cl.Key
-			claimed[cl.Key] = cl
-		}
-		reads, err := c.Crawler.ReadSources(ctx, dir, uint32(tick), keys)
-		if err != nil {
-			return n, err
-		}
-		rows := make([]oltp.CrawlRead, 0, len(reads))
-		for i := range reads {
-			row, err := c.row(tick, &reads[i], claimed[reads[i].SourceKey], all)
-			if err != nil {
-				return n, err
-			}
-			rows = append(rows, row)
-		}
-		if err := oltp.StoreCrawlReads(ctx, c.Pool, rows); err != nil {
-			return n, err
-		}
-		if gone(rows) {
-			// A tenant that answers 404 or 410 is often a company that moved vendor: queue its
-			// re-discovery now, for this window, not at the next timed sweep.
-			if err := c.Discovery.Rediscover(ctx); err != nil {
-				c.Log.Warn("cannot queue the re-discovery of sources gone; the next sweep will", "err", err)
-			}
-		}
-		n += len(rows)
-		c.Log.Debug("sources read", "tick", tick, "batch", len(rows), "read", n)
 	}
+}
+
+// holdable is how many sources a worker holds claimed at once: c.Batch, but never more than its
+// fetch slots can read before the leases lapse. With W slots and a per-source deadline D, a
+// source waiting behind q others starts within ⌈q/W⌉·D and ends D later, inside a lease L while
+// it waits behind at most W·(⌊L/D⌋ − 1): so at most W·⌊L/D⌋ are held (the W read and those
+// waiting); that bound is never below W.
+func (c *Crawl) holdable() int {
+	w := c.Crawler.Fetcher().Workers()
+	rounds := max(1, int(c.Lease/c.Crawler.Fetcher().SourceDeadline()))
+	return max(1, min(c.Batch, w*rounds))
 }
 
 // row is the stored form of read r of a source claimed as cl in window tick: next due at its
