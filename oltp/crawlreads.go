@@ -137,6 +137,23 @@ func ReleaseSources(ctx context.Context, pool *pgxpool.Pool, owner string, keys 
 	return nil
 }
 
+// RenewLeases extends the leases owner holds on keys to lease from now: a worker whose read
+// outlasts its lease (a long chain of pages) renews it while it lives, so no other worker claims
+// the source meanwhile; a dead worker's leases lapse. A lease given back (a read stored) is not
+// taken again.
+func RenewLeases(ctx context.Context, pool *pgxpool.Pool, owner string, keys []string, lease time.Duration) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if _, err := pool.Exec(ctx, `UPDATE crawl_sources SET lease_until = now() + $3 * interval '1 millisecond'
+		WHERE source_key = ANY($2) AND lease_owner = $1 AND lease_until IS NOT NULL`, owner, keys, lease.Milliseconds()); err != nil {
+		return fmt.Errorf("cannot renew %d sources' leases: %w", len(keys), err)
+	}
+	return nil
+}
+
 // CrawlRead is one source's read in one window.
 type CrawlRead struct {
 	Tick      int

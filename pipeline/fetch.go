@@ -30,9 +30,17 @@ type FetchConfig struct {
 	Attempts     int           // attempts per page for retryable failures (default 4)
 	Backoff      time.Duration // first retry delay, doubled each time (default 200ms)
 	MaxRetryWait time.Duration // cap on a Retry-After honoured (default 30s)
-	// SourceDeadline bounds one source: all its pages, retries and backoff (default 2m). A source
-	// past it fails for the cycle like any failed source.
+	// SourceDeadline bounds one source: all its pages, retries and backoff (default 2m), plus
+	// PageBudget for every page read. A source past it fails for the cycle like any failed source.
 	SourceDeadline time.Duration
+	// PageBudget is the time each page read adds to its source's deadline (0: none, the deadline
+	// is SourceDeadline), up to SourceDeadlineMax: a board whose pages chain one after another
+	// goes on while its pages come, and a source whose pages stop coming still fails.
+	// DefaultPageBudget is the crawl's.
+	PageBudget time.Duration
+	// SourceDeadlineMax bounds a source's deadline however many pages it read (default
+	// DefaultSourceDeadlineMax when PageBudget is set; never below SourceDeadline).
+	SourceDeadlineMax time.Duration
 	// MaxBody is the most bytes one page may have once decoded (default 8 MiB); a larger page
 	// fails its source.
 	MaxBody int64
@@ -70,6 +78,14 @@ type FetchConfig struct {
 	OnRequest func(FetchOutcome)
 }
 
+// The crawl's per-page budget and its bound (FetchConfig.PageBudget, SourceDeadlineMax): a page
+// every 2 s keeps a chain of pages going (a host paced at one request a second, twice over), and
+// 15 minutes holds the 10,000 pages a source may have at 90 ms a page.
+const (
+	DefaultPageBudget        = 2 * time.Second
+	DefaultSourceDeadlineMax = 15 * time.Minute
+)
+
 func (c *FetchConfig) defaults() {
 	if c.Workers <= 0 {
 		c.Workers = 32
@@ -92,6 +108,13 @@ func (c *FetchConfig) defaults() {
 	if c.SourceDeadline <= 0 {
 		c.SourceDeadline = 2 * time.Minute
 	}
+	if c.PageBudget < 0 {
+		c.PageBudget = 0
+	}
+	if c.PageBudget > 0 && c.SourceDeadlineMax <= 0 {
+		c.SourceDeadlineMax = DefaultSourceDeadlineMax
+	}
+	c.SourceDeadlineMax = max(c.SourceDeadlineMax, c.SourceDeadline)
 	if c.MaxBody <= 0 {
 		c.MaxBody = 8 << 20
 	}
@@ -171,8 +194,18 @@ func (f *Fetcher) Client() *http.Client { return f.client }
 // Workers is how many sources the fetcher reads at once (FetchConfig.Workers).
 func (f *Fetcher) Workers() int { return f.cfg.Workers }
 
-// SourceDeadline is the longest one source's read may take (FetchConfig.SourceDeadline).
+// SourceDeadline is the deadline of one source's read before its pages add to it
+// (FetchConfig.SourceDeadline): the longest a source whose pages do not come may take.
 func (f *Fetcher) SourceDeadline() time.Duration { return f.cfg.SourceDeadline }
+
+// sourceDeadline is when a source whose read started at start and has read pages pages must end.
+func (f *Fetcher) sourceDeadline(start time.Time, pages int) time.Time {
+	d := f.cfg.SourceDeadline
+	if f.cfg.PageBudget > 0 {
+		d = min(d+time.Duration(pages)*f.cfg.PageBudget, f.cfg.SourceDeadlineMax)
+	}
+	return start.Add(d)
+}
 
 // CloseIdle releases idle connections.
 func (f *Fetcher) CloseIdle() { f.client.CloseIdleConnections() }

@@ -29,6 +29,7 @@ type crawlFlags struct {
 	epoch                      *string
 	memLimitMiB                *int
 	sourceDeadline             *time.Duration
+	pageBudget, sourceMax      *time.Duration
 	maxBodyMiB, bodyBudgetMiB  *int
 	pageCacheMiB               *int
 	userAgent                  *string
@@ -51,7 +52,11 @@ func addCrawlFlags(fs *flagenv.Set) *crawlFlags {
 		epoch:       fs.String("epoch", "2026-01-05T00:00:00Z", "time of tick 0 of the crawl clock (one tick = one 3-hour cycle)"),
 		memLimitMiB: fs.Int("memory-limit-mib", 1400, "soft memory limit of the crawler in MiB (the garbage collector works harder near it); 0 for none"),
 		sourceDeadline: fs.Duration("fetch-source-deadline", 2*time.Minute,
-			"deadline of one source per cycle: all its pages and retries (past it the source fails for the cycle)"),
+			"deadline of one source per cycle: all its pages and retries, plus --fetch-page-budget for each page read (past it the source fails for the cycle)"),
+		pageBudget: fs.Duration("fetch-page-budget", pipeline.DefaultPageBudget,
+			"time each page read adds to its source's deadline, up to --fetch-source-deadline-max: a board whose pages chain one after another goes on while its pages come; 0: none"),
+		sourceMax: fs.Duration("fetch-source-deadline-max", pipeline.DefaultSourceDeadlineMax,
+			"longest one source's read may take however many pages it read (a worker renews the source's lease meanwhile)"),
 		maxBodyMiB:    fs.Int("fetch-max-body-mib", 8, "largest page body in MiB once decoded (a larger page fails its source)"),
 		bodyBudgetMiB: fs.Int("fetch-body-budget-mib", 256, "page bodies held in memory at once, in MiB, across all fetch workers"),
 		pageCacheMiB:  fs.Int("page-cache-mib", 256, "bound of the page cache that replays 304s, in MiB (pages read in the last two cycles stay; when full, new pages are not kept and are read in full: hs_crawl_page_cache_refused_total)"),
@@ -72,7 +77,7 @@ func (f *crawlFlags) addRealHostFlags(fs *flagenv.Set) {
 
 func (f *crawlFlags) config(log *slog.Logger) pipeline.Config {
 	fc := pipeline.FetchConfig{Workers: *f.workers, PerHost: *f.perHost, Attempts: *f.attempts, Timeout: *f.timeout,
-		SourceDeadline: *f.sourceDeadline, MaxBody: int64(*f.maxBodyMiB) << 20, BodyBudget: int64(*f.bodyBudgetMiB) << 20,
+		SourceDeadline: *f.sourceDeadline, PageBudget: *f.pageBudget, SourceDeadlineMax: *f.sourceMax, MaxBody: int64(*f.maxBodyMiB) << 20, BodyBudget: int64(*f.bodyBudgetMiB) << 20,
 		UserAgent: *f.userAgent}
 	if f.allowPrivate == nil { // dev, backfill: the simulator on loopback, at full speed
 		fc.AllowPrivate, fc.HostRate = true, 0

@@ -80,7 +80,9 @@ func TestCrawlFlagsForRealHostsAndForTheSimulator(t *testing.T) {
 func TestCrawlWindowFlagsAreListed(t *testing.T) {
 	t.Parallel()
 	out, _ := exec.Command(binary(t), "crawl", "--help").CombinedOutput()
-	require.Regexp(t, `-suspect-refetch-after[\s\S]*HS_SUSPECT_REFETCH_AFTER`, string(out))
+	for _, flag := range []string{"suspect-refetch-after", "fetch-page-budget", "fetch-source-deadline-max"} {
+		require.Regexp(t, `-`+flag+`[\s\S]*HS_`+strings.ToUpper(strings.ReplaceAll(flag, "-", "_")), string(out))
+	}
 	out, err := exec.Command(binary(t), "crawl", "--suspect-refetch-after=4h").CombinedOutput()
 	require.Error(t, err)
 	require.Contains(t, string(out), "--suspect-refetch-after (HS_SUSPECT_REFETCH_AFTER) is 4h0m0s")

@@ -63,5 +63,6 @@ func (c *Crawl) CrawlCompany(ctx context.Context, dir *pipeline.Directory, domai
 	for _, k := range held {
 		mine[k] = true
 	}
+	defer c.keepLeases(ctx, owner, func() []string { return held })()
 	return c.Crawler.RunCompanySources(ctx, dir, domain, func(key string) bool { return mine[key] }, now)
 }

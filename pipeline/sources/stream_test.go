@@ -15,6 +15,7 @@ import (
 	"github.com/planehq/hiringsignal/internal/atsurl"
 	"github.com/planehq/hiringsignal/internal/testkit/hosttest"
 	"github.com/planehq/hiringsignal/internal/testkit/storetest"
+	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/pipeline"
 	"github.com/planehq/hiringsignal/pipeline/sources"
 )
@@ -78,4 +79,56 @@ func TestASlowSourceHoldsOneFetchSlotNotTheOthers(t *testing.T) {
 	require.NoError(t, r.err)
 	require.Equal(t, 10, r.n)
 	require.Equal(t, 10, stored())
+}
+
+// TestALongReadKeepsItsLease: a read that outlasts its lease (6 s here; a board whose chain of
+// pages its per-page budget keeps going takes up to 15 minutes) has its lease renewed while its
+// worker reads, so another worker claims nothing of it; let go, the read is stored.
+func TestALongReadKeepsItsLease(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET boards-api.greenhouse.io/v1/boards/long/jobs", func(w http.ResponseWriter, r *http.Request) {
+		entered <- struct{}{}
+		<-release
+		fmt.Fprint(w, `{"jobs":[],"meta":{"total":0}}`)
+	})
+	connectTo, pem := hosttest.Serve(t, mux, atsurl.Hosts(), nil)
+	var released sync.Once
+	letGo := func() { released.Do(func() { close(release) }) }
+	t.Cleanup(letGo)
+	pool := storetest.Postgres(t, "sources")
+	ch, _ := storetest.ClickHouse(t, "sources")
+	_, err := sources.Import(ctx, pool, strings.NewReader("domain,name,vendor,tenant,hq_country\nlong.de,Long,greenhouse,long,DE\n"),
+		sources.ImportOptions{File: "long.csv", By: "test", Apply: true})
+	require.NoError(t, err)
+	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Log: slog.New(slog.DiscardHandler), Fetch: pipeline.FetchConfig{ConnectTo: connectTo, CAFile: pem}})
+	require.NoError(t, err)
+	const tick = 30
+	worker := &sources.Crawl{Pool: pool, Crawler: c, Codec: pipeline.NewReadCodec(), Owner: "w", Lease: 6 * time.Second,
+		Clock: sources.Clock{Epoch: time.Now().Add(-tick*sources.WindowLength - time.Hour)}}
+	leaseUntil := func() time.Time {
+		var at time.Time
+		require.NoError(t, pool.QueryRow(ctx, "SELECT lease_until FROM crawl_sources WHERE source_key = 'greenhouse:long'").Scan(&at))
+		return at
+	}
+
+	done := make(chan error, 1)
+	go func() {
+		_, err := worker.ReadDue(ctx, tick, true)
+		done <- err
+	}()
+	<-entered
+	claimed := leaseUntil()
+	require.Eventually(t, func() bool { return leaseUntil().After(claimed) }, 2*time.Minute, 50*time.Millisecond,
+		"the worker renews the lease of the source it reads")
+	other, err := oltp.ClaimDueSources(ctx, pool, "other", tick, 10, time.Minute, true)
+	require.NoError(t, err)
+	require.Empty(t, other, "no other worker claims a source whose read goes on")
+	letGo()
+	require.NoError(t, <-done)
+	var n int
+	require.NoError(t, pool.QueryRow(ctx, "SELECT count(*) FROM crawl_reads WHERE tick = $1", tick).Scan(&n))
+	require.Equal(t, 1, n)
 }

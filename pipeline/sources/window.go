@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -141,8 +143,9 @@ func (c *Crawl) setDefaults() {
 // holds at most c.Batch claimed (read or waiting for a slot), and claims again as reads finish
 // (once a quarter of c.Batch is free), so a slow source holds one slot, not the others' claims.
 // What it may hold is bounded so that a source waiting for a slot still starts and ends inside
-// its lease (holdable). A claim that finds nothing due is tried again every c.ClaimEvery while
-// sources are still being read.
+// its lease (holdable), and it renews the leases it holds while it reads (keepLeases), so a read
+// longer than a lease (a chain of pages on its per-page budget) keeps its source. A claim that
+// finds nothing due is tried again every c.ClaimEvery while sources are still being read.
 //
 // Finished reads are stored together whenever the worker would otherwise wait (oltp.
 // StoreCrawlReads, which gives their leases back), each with the source's next due time: its
@@ -170,6 +173,13 @@ func (c *Crawl) ReadDue(ctx context.Context, tick int, all bool) (int, error) {
 	}
 	jobs := make(chan job, hold)
 	results := make(chan done, hold)
+	var heldMu sync.Mutex
+	held := make(map[string]bool, hold) // claimed, not finished: their leases are renewed
+	defer c.keepLeases(ctx, c.Owner, func() []string {
+		heldMu.Lock()
+		defer heldMu.Unlock()
+		return slices.Collect(maps.Keys(held))
+	})()
 	var wg sync.WaitGroup
 	for range readers {
 		wg.Add(1)
@@ -221,7 +231,17 @@ func (c *Crawl) ReadDue(ctx context.Context, tick int, all bool) (int, error) {
 		pending = pending[:0]
 		return nil
 	}
+	dispatch := func(j job) {
+		heldMu.Lock()
+		held[j.cl.Key] = true
+		heldMu.Unlock()
+		inflight++
+		jobs <- j
+	}
 	finish := func(d done) error {
+		heldMu.Lock()
+		delete(held, d.cl.Key)
+		heldMu.Unlock()
 		inflight--
 		if d.err != nil {
 			return d.err
@@ -237,8 +257,7 @@ func (c *Crawl) ReadDue(ctx context.Context, tick int, all bool) (int, error) {
 				}
 			}
 			if d.dir != dir {
-				inflight++
-				jobs <- job{dir: dir, cl: d.cl}
+				dispatch(job{dir: dir, cl: d.cl})
 				return nil
 			}
 			c.Log.Warn("claimed source is not in the registry's directory; left to its lease", "source", d.cl.Key)
@@ -270,8 +289,7 @@ func (c *Crawl) ReadDue(ctx context.Context, tick int, all bool) (int, error) {
 					}
 				}
 				for _, cl := range claims {
-					inflight++
-					jobs <- job{dir: dir, cl: cl}
+					dispatch(job{dir: dir, cl: cl})
 				}
 				continue
 			}
@@ -324,11 +342,37 @@ func (c *Crawl) ReadDue(ctx context.Context, tick int, all bool) (int, error) {
 	}
 }
 
+// keepLeases renews, every c.Lease/3 until the returned stop is called, the leases owner holds on
+// the keys held returns (oltp.RenewLeases): a read that outlasts its lease, a board whose chain
+// of pages its per-page budget keeps going, is not claimed by another worker while this one
+// lives.
+func (c *Crawl) keepLeases(ctx context.Context, owner string, held func() []string) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(max(c.Lease/3, time.Millisecond))
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := oltp.RenewLeases(ctx, c.Pool, owner, held(), c.Lease); err != nil && ctx.Err() == nil {
+					c.Log.Warn("cannot renew the leases of the sources being read; they may lapse", "err", err)
+				}
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
 // holdable is how many sources a worker holds claimed at once: c.Batch, but never more than its
 // fetch slots can read before the leases lapse. With W slots and a per-source deadline D, a
 // source waiting behind q others starts within ⌈q/W⌉·D and ends D later, inside a lease L while
 // it waits behind at most W·(⌊L/D⌋ − 1): so at most W·⌊L/D⌋ are held (the W read and those
-// waiting); that bound is never below W.
+// waiting); that bound is never below W. D is the deadline before pages add to it: a chain read
+// longer keeps its lease through keepLeases.
 func (c *Crawl) holdable() int {
 	w := c.Crawler.Fetcher().Workers()
 	rounds := max(1, int(c.Lease/c.Crawler.Fetcher().SourceDeadline()))

@@ -82,7 +82,7 @@ func run(ctx context.Context, log *slog.Logger, o options) error {
 	b := &bench{o: o, log: log, w: w, pool: pool, ch: ch, codec: pipeline.NewReadCodec(), clock: clock,
 		quiet: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		fc: pipeline.FetchConfig{ConnectTo: []string{":443=" + w.TLS}, CAFile: w.CAFile, Workers: o.fetchWorkers, PerHost: o.fetchWorkers,
-			SourceDeadline: o.sourceDeadline}} // HostRate 0: no per-host rate, as for the simulator; the latency is the world's
+			SourceDeadline: o.sourceDeadline, PageBudget: o.pageBudget, SourceDeadlineMax: o.sourceMax}} // HostRate 0: no per-host rate, as for the simulator; the latency is the world's
 
 	if err := b.importRegistry(ctx); err != nil {
 		return err
