@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/netip"
 	"net/url"
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,6 +42,7 @@ type crawlFlags struct {
 	connectTo    *[]string
 	caFile       *string
 	hostRate     *float64
+	hostRates    *[]string
 	allowPrivate *bool
 }
 
@@ -72,6 +76,9 @@ func (f *crawlFlags) addRealHostFlags(fs *flagenv.Set) {
 	fs.EnvName("ca-file", "HS_CRAWL_CA_FILE")
 	f.caFile = fs.String("ca-file", "", "PEM bundle of certificates the crawl trusts for TLS besides the system roots")
 	f.hostRate = fs.Float("fetch-host-rate", 1, "requests per second to one host across the crawl, halved on each 429 (down to one per 20 s) and back up on successes; a robots.txt Crawl-delay lowers it; 0: unlimited (the simulator)")
+	f.hostRates = fs.List("fetch-host-rates", hostRateEntries(pipeline.DefaultHostRates()),
+		"HOST=RATE: requests per second to a vendor's shared API host across the crawl in place of --fetch-host-rate, halved and lowered alike "+
+			"(the default sizes each for the tenants it serves: docs/decisions.md); with --fetch-host-rate 0 no host is limited; given, the list replaces the default")
 	f.allowPrivate = fs.Bool("allow-private-egress", false, "let the crawl dial loopback and private addresses (the simulator on this machine); off, a source, redirect or host name that leads to one is refused at dial time")
 }
 
@@ -83,6 +90,9 @@ func (f *crawlFlags) config(log *slog.Logger) pipeline.Config {
 		fc.AllowPrivate, fc.HostRate = true, 0
 	} else {
 		fc.AllowPrivate, fc.HostRate, fc.ConnectTo, fc.CAFile = *f.allowPrivate, *f.hostRate, *f.connectTo, *f.caFile
+		if fc.HostRate > 0 {
+			fc.HostRates, _ = parseHostRates(*f.hostRates) // checked before (checkRealHosts)
+		}
 	}
 	return pipeline.Config{Log: log, PageCacheBytes: int64(*f.pageCacheMiB) << 20, Fetch: fc}
 }
@@ -97,6 +107,9 @@ func (f *crawlFlags) checkRealHosts(sim bool) error {
 	}
 	if *f.hostRate < 0 {
 		return fmt.Errorf("--fetch-host-rate (HS_FETCH_HOST_RATE) is %g: give requests per second, or 0 for unlimited", *f.hostRate)
+	}
+	if _, err := parseHostRates(*f.hostRates); err != nil {
+		return fmt.Errorf("--fetch-host-rates (HS_FETCH_HOST_RATES): %w", err)
 	}
 	if *f.caFile != "" {
 		fc := f.config(nil).Fetch
@@ -121,6 +134,32 @@ func (f *crawlFlags) checkRealHosts(sim bool) error {
 			"e.g. \"HiringSignalBot/1.0 (+https://example.com/bot; crawler@example.com)\" (or --allow-private-egress for the local simulator)", *f.userAgent)
 	}
 	return nil
+}
+
+// hostRateEntries renders rates as --fetch-host-rates entries, HOST=RATE, by host.
+func hostRateEntries(rates map[string]float64) []string {
+	out := make([]string, 0, len(rates))
+	for h, r := range rates {
+		out = append(out, h+"="+strconv.FormatFloat(r, 'g', -1, 64))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// parseHostRates reads --fetch-host-rates entries, HOST=RATE with a positive rate in requests
+// per second, into rates by lower-case host name.
+func parseHostRates(entries []string) (map[string]float64, error) {
+	rates := make(map[string]float64, len(entries))
+	for _, e := range entries {
+		host, rate, ok := strings.Cut(strings.TrimSpace(e), "=")
+		host = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(host), "."))
+		r, err := strconv.ParseFloat(strings.TrimSpace(rate), 64)
+		if !ok || host == "" || strings.ContainsAny(host, ":/ ") || err != nil || r <= 0 || math.IsInf(r, 0) {
+			return nil, fmt.Errorf("cannot read %q: give HOST=RATE, a host name and its requests per second, such as boards-api.greenhouse.io=4", e)
+		}
+		rates[host] = r
+	}
+	return rates, nil
 }
 
 // privateHost reports a host that is a non-public address or a name for this machine.
