@@ -56,7 +56,7 @@ func main() {
 	flag.StringVar(&o.chAddr, "clickhouse-addr", flagenv.Env("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse native address (env HS_CLICKHOUSE_ADDR)")
 	flag.StringVar(&o.chDB, "clickhouse-database", "hs_bench_window", "ClickHouse database of the ledger (dropped and created at the start, dropped at the end)")
 	flag.IntVar(&o.fetchWorkers, "fetch-workers", 32, "each crawler's sources fetched at once and requests per host, as `crawl --fetch-workers --fetch-per-host`; also the plain GETs' concurrency")
-	flag.IntVar(&o.claimBatch, "claim-batch", 64, "sources a worker claims and reads at once, as `crawl --claim-batch`")
+	flag.IntVar(&o.claimBatch, "claim-batch", 64, "most sources a worker holds claimed at once, as `crawl --claim-batch`")
 	flag.DurationVar(&o.sourceDeadline, "fetch-source-deadline", 2*time.Minute, "deadline of one source's read before its pages add to it, as `crawl --fetch-source-deadline`")
 	flag.DurationVar(&o.pageBudget, "fetch-page-budget", pipeline.DefaultPageBudget, "time each page read adds to its source's deadline, as `crawl --fetch-page-budget` (0: none)")
 	flag.DurationVar(&o.sourceMax, "fetch-source-deadline-max", pipeline.DefaultSourceDeadlineMax, "bound of a source's deadline, as `crawl --fetch-source-deadline-max`")
