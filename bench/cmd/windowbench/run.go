@@ -293,7 +293,8 @@ func (b *bench) fetchBesidePlainGets(ctx context.Context, dir *pipeline.Director
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// plainGets GETs every URL with conc goroutines, reading and gunzipping each body.
+// plainGets sends every recorded request with conc goroutines (a GET, or Workday's POST with its
+// body), reading and gunzipping each body.
 func plainGets(ctx context.Context, client *http.Client, urls []string, conc int) (n int, nbytes int64, failed int) {
 	var next, total, bad atomic.Int64
 	var wg sync.WaitGroup
@@ -320,10 +321,20 @@ func plainGets(ctx context.Context, client *http.Client, urls []string, conc int
 	return len(urls), total.Load(), int(bad.Load())
 }
 
-func get(ctx context.Context, client *http.Client, url string, zr *gzip.Reader) (int64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+// get sends one recorded request (world.recorded: a URL, or "METHOD URL BODY") and reads its
+// body whole, gunzipped.
+func get(ctx context.Context, client *http.Client, recorded string, zr *gzip.Reader) (int64, error) {
+	method, url, body := http.MethodGet, recorded, ""
+	if m, rest, ok := strings.Cut(recorded, " "); ok {
+		method = m
+		url, body, _ = strings.Cut(rest, " ")
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
 	if err != nil {
 		return 0, err
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept-Encoding", "gzip")
 	req.Header.Set("User-Agent", pipeline.DefaultUserAgent)
