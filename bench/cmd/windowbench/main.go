@@ -46,7 +46,7 @@ func main() {
 	var o options
 	serve := flag.Bool("serve-world", false, "serve the world and nothing else (the child process this command starts)")
 	worldDir := flag.String("world-dir", "", "with --serve-world: where to write the registry CSV and the CA's PEM")
-	flag.IntVar(&o.companies, "companies", 20000, "companies in the world (the README's figures: 20,000 and 100,000)")
+	flag.IntVar(&o.companies, "companies", 20000, "companies in the world (the README's current figures: 10,000)")
 	flag.Int64Var(&o.seed, "seed", 42, "the world's seed")
 	flag.IntVar(&o.tick, "tick", 2000, "the window read and committed (the world is pinned at it)")
 	flag.DurationVar(&o.latency, "latency", 50*time.Millisecond,
