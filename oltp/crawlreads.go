@@ -14,43 +14,145 @@ import (
 // worker is presumed dead).
 const CrawlReadLease = 5 * time.Minute
 
-// ClaimDueSources leases at most limit sources for owner to read in window tick: active or
-// suspect sources with no read of that window, due by now (next_due_at; every one when all is
-// set, as `crawl --once` reads them), not cooling down (cooldown_until, set by StoreCrawlReads;
-// --once does not lift it either), and not leased by a live worker. A source left unclaimed has
-// no read of the window, so the committer counts it not fetched: its reqs stay unknown, never
-// closed. Concurrent workers never claim the same source (FOR UPDATE SKIP LOCKED); a lease
-// lapses after lease.
+// ClaimDueSources leases at most limit sources for owner to read in window tick and returns
+// their keys: ClaimSources without what a worker needs besides the key.
 func ClaimDueSources(ctx context.Context, pool *pgxpool.Pool, owner string, tick, limit int, lease time.Duration, all bool) ([]string, error) {
+	claims, err := ClaimSources(ctx, pool, owner, tick, limit, lease, all)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]string, len(claims))
+	for i, c := range claims {
+		keys[i] = c.Key
+	}
+	return keys, nil
+}
+
+// ClaimedSource is a source a worker claimed: its key, the postings of its last ok read taken as
+// it was (LastOKCount, -1 when it has none), and whether the claim is the refetch of a read of
+// this window that asked for one (a drop; StoreCrawlReads).
+type ClaimedSource struct {
+	Key         string
+	LastOKCount int
+	Refetch     bool
+}
+
+// ClaimSources leases at most limit sources for owner to read in window tick: active or suspect
+// sources with no read of that window, due by now (next_due_at; every one when all is set, as
+// `crawl --once` reads them), not cooling down (cooldown_until, set by StoreCrawlReads; --once
+// does not lift it either), and not leased by a live worker; and, unless all is set, the sources
+// whose read of the window asked for a refetch that is due now (CrawlRead.RefetchDue). A source
+// left unclaimed has no read of the window, so the committer counts it not fetched: its reqs stay
+// unknown, never closed. Concurrent workers never claim the same source (FOR UPDATE SKIP LOCKED),
+// whether for a read or a refetch; a lease lapses after lease.
+func ClaimSources(ctx context.Context, pool *pgxpool.Pool, owner string, tick, limit int, lease time.Duration, all bool) ([]ClaimedSource, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	rows, err := pool.Query(ctx, claimDueQuery, owner, lease.Milliseconds(), tick, limit, all)
 	if err != nil {
 		return nil, fmt.Errorf("cannot claim due sources: %w", err)
 	}
-	keys, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	claims, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ClaimedSource, error) {
+		var c ClaimedSource
+		err := row.Scan(&c.Key, &c.LastOKCount, &c.Refetch)
+		return c, err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("cannot claim due sources: %w", err)
 	}
-	return keys, nil
+	return claims, nil
 }
 
 // claimDueQuery leases the first due sources in (next_due_at, source_key) order, the order of
 // crawl_sources_due_idx: a claim reads the rows it takes and those it skips, never every source
-// sharing a due time.
+// sharing a due time. A refetch is due at its read's refetch_due, which its source's
+// next_due_at holds too (StoreCrawlReads), so it comes in the same order.
 const claimDueQuery = `
-		UPDATE crawl_sources SET lease_owner = $1, lease_until = now() + $2 * interval '1 millisecond'
-		WHERE source_key IN (
+		UPDATE crawl_sources c SET lease_owner = $1, lease_until = now() + $2 * interval '1 millisecond'
+		WHERE c.source_key IN (
 			SELECT s.source_key FROM crawl_sources s
 			WHERE s.status IN ('active', 'suspect')
 			  AND ($5 OR s.next_due_at <= now())
 			  AND (s.cooldown_until IS NULL OR s.cooldown_until <= now())
 			  AND (s.lease_until IS NULL OR s.lease_until < now())
-			  AND NOT EXISTS (SELECT 1 FROM crawl_reads r WHERE r.tick = $3 AND r.source_key = s.source_key)
+			  AND NOT EXISTS (SELECT 1 FROM crawl_reads r WHERE r.tick = $3 AND r.source_key = s.source_key
+			                  AND ($5 OR r.refetch_due IS NULL OR r.refetch_due > now()))
 			ORDER BY s.next_due_at, s.source_key
 			LIMIT $4
 			FOR UPDATE SKIP LOCKED)
-		RETURNING source_key`
+		RETURNING c.source_key, coalesce(c.last_ok_count, -1),
+			EXISTS (SELECT 1 FROM crawl_reads r WHERE r.tick = $3 AND r.source_key = c.source_key)`
+
+// ClaimCompanySources leases for owner every active or suspect source of the company at domain
+// (its ATS tenants and careers sites) that no live lease holds, whatever its due time or the
+// window's reads: the on-demand crawl of a company reads them through the same leases as the
+// crawl workers, so a worker and an on-demand crawl never read one source at once. It returns
+// the keys it leased and those another owner's live lease holds (busy: a worker is reading them).
+// ReleaseSources gives the leases back without a read.
+func ClaimCompanySources(ctx context.Context, pool *pgxpool.Pool, owner, domain string, lease time.Duration) (claimed, busy []string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	rows, err := pool.Query(ctx, `
+		UPDATE crawl_sources c SET lease_owner = $1, lease_until = now() + $3 * interval '1 millisecond'
+		WHERE c.source_key IN (
+			SELECT s.source_key FROM crawl_sources s
+			WHERE s.company_domain = $2 AND s.status IN ('active', 'suspect')
+			  AND (s.lease_until IS NULL OR s.lease_until < now() OR s.lease_owner = $1)
+			ORDER BY s.source_key
+			FOR UPDATE SKIP LOCKED)
+		RETURNING c.source_key`, owner, domain, lease.Milliseconds())
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot claim the sources of %s: %w", domain, err)
+	}
+	if claimed, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		return nil, nil, fmt.Errorf("cannot claim the sources of %s: %w", domain, err)
+	}
+	if claimed == nil {
+		claimed = []string{} // ANY of NULL would leave every source out
+	}
+	rows, err = pool.Query(ctx, `SELECT source_key FROM crawl_sources
+		WHERE company_domain = $1 AND status IN ('active', 'suspect') AND NOT (source_key = ANY($2))
+		ORDER BY source_key`, domain, claimed)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot list the sources of %s others hold: %w", domain, err)
+	}
+	if busy, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		return nil, nil, fmt.Errorf("cannot list the sources of %s others hold: %w", domain, err)
+	}
+	return claimed, busy, nil
+}
+
+// ReleaseSources gives back the leases owner holds on keys without storing a read: the sources
+// stay due as they were.
+func ReleaseSources(ctx context.Context, pool *pgxpool.Pool, owner string, keys []string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if _, err := pool.Exec(ctx, `UPDATE crawl_sources SET lease_owner = NULL, lease_until = NULL
+		WHERE source_key = ANY($2) AND lease_owner = $1`, owner, keys); err != nil {
+		return fmt.Errorf("cannot release %d sources' leases: %w", len(keys), err)
+	}
+	return nil
+}
+
+// RenewLeases extends the leases owner holds on keys to lease from now: a worker whose read
+// outlasts its lease (a long chain of pages) renews it while it lives, so no other worker claims
+// the source meanwhile; a dead worker's leases lapse. A lease given back (a read stored) is not
+// taken again.
+func RenewLeases(ctx context.Context, pool *pgxpool.Pool, owner string, keys []string, lease time.Duration) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if _, err := pool.Exec(ctx, `UPDATE crawl_sources SET lease_until = now() + $3 * interval '1 millisecond'
+		WHERE source_key = ANY($2) AND lease_owner = $1 AND lease_until IS NOT NULL`, owner, keys, lease.Milliseconds()); err != nil {
+		return fmt.Errorf("cannot renew %d sources' leases: %w", len(keys), err)
+	}
+	return nil
+}
 
 // CrawlRead is one source's read in one window.
 type CrawlRead struct {
@@ -66,6 +168,17 @@ type CrawlRead struct {
 	Sightings []byte
 	// NextDue is when the source is next due (the worker computes it from the wall clock).
 	NextDue time.Time
+	// RefetchDue, when set, asks for a refetch of the source in this window at that time (the
+	// read fell far below the source's last ok read): the read is stored with it, and NextDue
+	// should be it. The read does not become the source's LastOKCount; its refetch does.
+	RefetchDue time.Time
+	// Refetch marks the read of a claim that was a refetch (ClaimedSource.Refetch): read ok, it
+	// replaces the window's read and keeps that read's time as SuspectReadAt; read otherwise, the
+	// window keeps its first read. Either way no other refetch is asked in the window.
+	Refetch bool
+	// SuspectReadAt is set on a read that replaced one asking for a refetch: that read's time.
+	// CrawlReads fills it; StoreCrawlReads ignores it.
+	SuspectReadAt time.Time
 }
 
 // The health rule of a source, applied by StoreCrawlReads to the first read of each window (one
@@ -95,15 +208,15 @@ const (
 //
 // $1 tick, $2 source, $3 read_at, $4 worker, $5 status, $6 reason, $7 pages, $8 postings,
 // $9 malformed, $10 sightings, $11 next due, $12 CooldownAfter, $13 CooldownBase and $14
-// CooldownMax in seconds, $15 SuspectAfter, $16 HealthBy.
+// CooldownMax in seconds, $15 SuspectAfter, $16 HealthBy, $17 refetch due (NULL: none).
 var storeReadSQL = strings.NewReplacer(
 	"FAILURES", "(CASE WHEN $5 = 'ok' THEN 0 WHEN $5 = 'failed' THEN consecutive_failures + 1 ELSE consecutive_failures END)",
 	"TURNS_SUSPECT", "($5 = 'failed' AND consecutive_failures + 1 >= $15 AND status = 'active')",
 	"RECOVERS", "($5 = 'ok' AND status = 'suspect' AND status_by IS NOT DISTINCT FROM $16)",
 ).Replace(`
 	WITH ins AS (
-		INSERT INTO crawl_reads (tick, source_key, read_at, worker, status, reason, pages, postings, malformed, sightings)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (tick, source_key) DO NOTHING
+		INSERT INTO crawl_reads (tick, source_key, read_at, worker, status, reason, pages, postings, malformed, sightings, refetch_due)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $17) ON CONFLICT (tick, source_key) DO NOTHING
 		RETURNING 1
 	), again AS (
 		UPDATE crawl_sources SET lease_owner = NULL, lease_until = NULL, next_due_at = $11, updated_at = now()
@@ -112,6 +225,7 @@ var storeReadSQL = strings.NewReplacer(
 	UPDATE crawl_sources SET lease_owner = NULL, lease_until = NULL, next_due_at = $11, updated_at = now(),
 		last_status = $5, last_reason = nullif($6, ''), last_count = $8,
 		last_ok_at = CASE WHEN $5 = 'ok' THEN $3 ELSE last_ok_at END,
+		last_ok_count = CASE WHEN $5 = 'ok' AND $17::timestamptz IS NULL THEN $8 ELSE last_ok_count END,
 		consecutive_failures = FAILURES,
 		cooldown_until = CASE
 			WHEN $5 = 'ok' THEN NULL
@@ -127,11 +241,36 @@ var storeReadSQL = strings.NewReplacer(
 		status_at = CASE WHEN TURNS_SUSPECT OR RECOVERS THEN now() ELSE status_at END
 	WHERE source_key = $2 AND EXISTS (SELECT 1 FROM ins)`)
 
+// refetchSQL stores the read of a refetch (CrawlRead.Refetch) and releases its source's lease.
+// Read ok, it replaces the window's read, which keeps its time as suspect_read_at, and becomes
+// the source's last ok count; read otherwise (failed, blocked), the window keeps the read that
+// asked for it. Either way the refetch is no longer due, and the source is next due at $11. A
+// refetch stored twice (a lapsed lease) finds none due the second time and stores nothing. The
+// health columns are the window's first read's and stay as they are.
+//
+// $1 tick, $2 source, $3 read_at, $4 worker, $5 status, $6 reason, $7 pages, $8 postings,
+// $9 malformed, $10 sightings, $11 next due.
+const refetchSQL = `
+	WITH re AS (
+		UPDATE crawl_reads SET read_at = $3, worker = $4, status = $5, reason = $6, pages = $7, postings = $8, malformed = $9,
+			sightings = $10, suspect_read_at = read_at, refetch_due = NULL
+		WHERE tick = $1 AND source_key = $2 AND refetch_due IS NOT NULL AND $5 = 'ok'
+		RETURNING 1
+	), kept AS (
+		UPDATE crawl_reads SET refetch_due = NULL
+		WHERE tick = $1 AND source_key = $2 AND refetch_due IS NOT NULL AND $5 <> 'ok'
+	)
+	UPDATE crawl_sources SET lease_owner = NULL, lease_until = NULL, next_due_at = $11, updated_at = now(),
+		last_count = CASE WHEN EXISTS (SELECT 1 FROM re) THEN $8 ELSE last_count END,
+		last_ok_at = CASE WHEN EXISTS (SELECT 1 FROM re) THEN $3 ELSE last_ok_at END,
+		last_ok_count = CASE WHEN EXISTS (SELECT 1 FROM re) THEN $8 ELSE last_ok_count END
+	WHERE source_key = $2`
+
 // StoreCrawlReads records reads and releases their sources' leases, setting each source's next
 // due time and, by the health rule above, its health: failures in a row, cooldown and the
 // suspect status. All in one transaction. A read of a (tick, source) already recorded is kept as
 // it was (the first worker to finish wins), and changes no health, so a lapsed lease read twice
-// is stored and counted once.
+// is stored and counted once. A refetch (CrawlRead.Refetch) is stored by refetchSQL.
 func StoreCrawlReads(ctx context.Context, pool *pgxpool.Pool, reads []CrawlRead) error {
 	if len(reads) == 0 {
 		return nil
@@ -141,8 +280,16 @@ func StoreCrawlReads(ctx context.Context, pool *pgxpool.Pool, reads []CrawlRead)
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
 		for _, r := range reads {
+			if r.Refetch {
+				b.Queue(refetchSQL, r.Tick, r.SourceKey, r.ReadAt, r.Worker, r.Status, r.Reason, r.Pages, r.Postings, r.Malformed, r.Sightings, r.NextDue)
+				continue
+			}
+			var refetchDue *time.Time
+			if !r.RefetchDue.IsZero() {
+				refetchDue = &r.RefetchDue
+			}
 			b.Queue(storeReadSQL, r.Tick, r.SourceKey, r.ReadAt, r.Worker, r.Status, r.Reason, r.Pages, r.Postings, r.Malformed, r.Sightings,
-				r.NextDue, CooldownAfter, CooldownBase.Seconds(), CooldownMax.Seconds(), SuspectAfter, HealthBy)
+				r.NextDue, CooldownAfter, CooldownBase.Seconds(), CooldownMax.Seconds(), SuspectAfter, HealthBy, refetchDue)
 		}
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return fmt.Errorf("cannot store %d crawl reads: %w", len(reads), err)
@@ -155,7 +302,7 @@ func StoreCrawlReads(ctx context.Context, pool *pgxpool.Pool, reads []CrawlRead)
 func CrawlReads(ctx context.Context, pool *pgxpool.Pool, tick int, fn func(CrawlRead) error) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
-	rows, err := pool.Query(ctx, `SELECT tick, source_key, read_at, worker, status, reason, pages, postings, malformed, sightings
+	rows, err := pool.Query(ctx, `SELECT tick, source_key, read_at, worker, status, reason, pages, postings, malformed, sightings, suspect_read_at
 		FROM crawl_reads WHERE tick = $1 ORDER BY source_key`, tick)
 	if err != nil {
 		return fmt.Errorf("cannot read the crawl reads of window %d: %w", tick, err)
@@ -163,8 +310,13 @@ func CrawlReads(ctx context.Context, pool *pgxpool.Pool, tick int, fn func(Crawl
 	defer rows.Close()
 	for rows.Next() {
 		var r CrawlRead
-		if err := rows.Scan(&r.Tick, &r.SourceKey, &r.ReadAt, &r.Worker, &r.Status, &r.Reason, &r.Pages, &r.Postings, &r.Malformed, &r.Sightings); err != nil {
+		var suspectAt *time.Time
+		if err := rows.Scan(&r.Tick, &r.SourceKey, &r.ReadAt, &r.Worker, &r.Status, &r.Reason, &r.Pages, &r.Postings, &r.Malformed, &r.Sightings,
+			&suspectAt); err != nil {
 			return fmt.Errorf("cannot read the crawl reads of window %d: %w", tick, err)
+		}
+		if suspectAt != nil {
+			r.SuspectReadAt = *suspectAt
 		}
 		if err := fn(r); err != nil {
 			return err

@@ -297,6 +297,7 @@ type pass struct {
 	res           *resolver
 	companyRegion map[uint64]string
 	inDirectory   map[string]bool
+	refetched     map[string]time.Time // reads that are a worker's refetch of a drop: the first read's time (CommitReads)
 }
 
 // newPass plans a cycle of regions of dir, skipping the regions already committed at its tick.
@@ -356,7 +357,7 @@ func (p *pass) out() []CycleStats {
 // decide is the half of a cycle after the reads: the mass-drop guard, then diff, emit and commit
 // region by region.
 func (c *Crawler) decide(ctx context.Context, p *pass, seenAll map[string]*reqAgg, status map[string]sourceStatus) error {
-	c.countSuspects(c.guardDrops(ctx, p.sources, seenAll, status, p.cycleTime), p.sources, p.stats)
+	c.countSuspects(c.guardDrops(ctx, p.sources, seenAll, status, p.cycleTime, p.refetched), p.sources, p.stats)
 	// One pass each over the reqs seen and the ledger state, split by region: a region's diff,
 	// emit and apply touch only its own reqs, so what later regions see of the state is as it
 	// was here.
@@ -679,16 +680,17 @@ var errSourceDeadline = errors.New("source deadline exceeded")
 
 // fetchSource walks a source's pages and returns its status: ok, or failed or blocked (the
 // source is unknown) when any page was, with a short reason. All its pages and retries share one
-// deadline, and every next page must be on the scheme, host and port of the first page, as
-// given or as redirected.
+// deadline, which each page read moves on by the per-page budget up to its bound
+// (Fetcher.sourceDeadline), and every next page must be on the scheme, host and port of the
+// first page, as given or as redirected.
 func (c *Crawler) fetchSource(ctx context.Context, src *Source, out chan<- pageMsg, mu *sync.Mutex, st *CycleStats) (sourceStatus, string) {
 	ad, ok := ats.For(src.Vendor)
 	if !ok {
 		c.log.Warn("no adapter for vendor; source skipped", "source", src.Key, "vendor", src.Vendor)
 		return sourceFailed, "no adapter for vendor " + src.Vendor
 	}
-	sctx, cancel := context.WithTimeoutCause(withVendor(ctx, src.Vendor), c.fetch.cfg.SourceDeadline, errSourceDeadline)
-	defer cancel()
+	vctx := withVendor(ctx, src.Vendor)
+	start := time.Now()
 	scope := redirectScope(src)
 	home := src.URL // where the first page was read, after redirects
 	url := src.URL
@@ -702,14 +704,17 @@ func (c *Crawler) fetchSource(ctx context.Context, src *Source, out chan<- pageM
 		if cp != nil {
 			prev = cp.validators
 		}
+		sctx, cancel := context.WithDeadlineCause(vctx, c.fetch.sourceDeadline(start, n), errSourceDeadline)
 		res, err := c.fetch.fetchPage(sctx, ad, url, prev, scope)
+		cause := context.Cause(sctx)
+		cancel()
 		if res.throttled > 0 {
 			mu.Lock()
 			st.Throttled += res.throttled
 			mu.Unlock()
 		}
 		if err != nil {
-			if cause := context.Cause(sctx); cause != nil {
+			if cause != nil {
 				err = fmt.Errorf("%w: %w", cause, err)
 			}
 			c.log.Debug("source not read this cycle", "source", src.Key, "url", url, "err", err)

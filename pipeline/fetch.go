@@ -30,9 +30,17 @@ type FetchConfig struct {
 	Attempts     int           // attempts per page for retryable failures (default 4)
 	Backoff      time.Duration // first retry delay, doubled each time (default 200ms)
 	MaxRetryWait time.Duration // cap on a Retry-After honoured (default 30s)
-	// SourceDeadline bounds one source: all its pages, retries and backoff (default 2m). A source
-	// past it fails for the cycle like any failed source.
+	// SourceDeadline bounds one source: all its pages, retries and backoff (default 2m), plus
+	// PageBudget for every page read. A source past it fails for the cycle like any failed source.
 	SourceDeadline time.Duration
+	// PageBudget is the time each page read adds to its source's deadline (0: none, the deadline
+	// is SourceDeadline), up to SourceDeadlineMax: a board whose pages chain one after another
+	// goes on while its pages come, and a source whose pages stop coming still fails.
+	// DefaultPageBudget is the crawl's.
+	PageBudget time.Duration
+	// SourceDeadlineMax bounds a source's deadline however many pages it read (default
+	// DefaultSourceDeadlineMax when PageBudget is set; never below SourceDeadline).
+	SourceDeadlineMax time.Duration
 	// MaxBody is the most bytes one page may have once decoded (default 8 MiB); a larger page
 	// fails its source.
 	MaxBody int64
@@ -48,8 +56,14 @@ type FetchConfig struct {
 	// raises it by a fiftieth of HostRate, never above it. A robots.txt Crawl-delay lowers the
 	// host's ceiling (and sets one when HostRate is 0).
 	HostRate float64
-	// HostTurns, when set, holds HostRate across every process sharing it (crawl workers): each
-	// host's requests take turns reserved there instead of this fetcher's own limiter.
+	// HostRates sets the rate of the hosts it names (lower-case host names, no port) in place of
+	// HostRate, halved on 429s and lowered by a Crawl-delay alike: the vendors' shared API hosts,
+	// each of which serves every tenant of its vendor (DefaultHostRates). A rate of 0 or less
+	// leaves the host at HostRate.
+	HostRates map[string]float64
+	// HostTurns, when set, holds HostRate and HostRates across every process sharing it (crawl
+	// workers): each host's requests take turns reserved there instead of this fetcher's own
+	// limiter.
 	HostTurns HostTurns
 	// AllowPrivate dials any address (the simulator on loopback: dev, backfill and test runs).
 	// False dials through internal/egress's Policy, which refuses loopback, private and other
@@ -69,6 +83,14 @@ type FetchConfig struct {
 	// host. It must be quick; it does not change what the fetcher does.
 	OnRequest func(FetchOutcome)
 }
+
+// The crawl's per-page budget and its bound (FetchConfig.PageBudget, SourceDeadlineMax): a page
+// every 2 s keeps a chain of pages going (a host paced at one request a second, twice over), and
+// 15 minutes holds the 10,000 pages a source may have at 90 ms a page.
+const (
+	DefaultPageBudget        = 2 * time.Second
+	DefaultSourceDeadlineMax = 15 * time.Minute
+)
 
 func (c *FetchConfig) defaults() {
 	if c.Workers <= 0 {
@@ -92,6 +114,13 @@ func (c *FetchConfig) defaults() {
 	if c.SourceDeadline <= 0 {
 		c.SourceDeadline = 2 * time.Minute
 	}
+	if c.PageBudget < 0 {
+		c.PageBudget = 0
+	}
+	if c.PageBudget > 0 && c.SourceDeadlineMax <= 0 {
+		c.SourceDeadlineMax = DefaultSourceDeadlineMax
+	}
+	c.SourceDeadlineMax = max(c.SourceDeadlineMax, c.SourceDeadline)
 	if c.MaxBody <= 0 {
 		c.MaxBody = 8 << 20
 	}
@@ -168,6 +197,22 @@ func NewFetcher(cfg FetchConfig) (*Fetcher, error) {
 // Client is the fetcher's HTTP client (for the directory).
 func (f *Fetcher) Client() *http.Client { return f.client }
 
+// Workers is how many sources the fetcher reads at once (FetchConfig.Workers).
+func (f *Fetcher) Workers() int { return f.cfg.Workers }
+
+// SourceDeadline is the deadline of one source's read before its pages add to it
+// (FetchConfig.SourceDeadline): the longest a source whose pages do not come may take.
+func (f *Fetcher) SourceDeadline() time.Duration { return f.cfg.SourceDeadline }
+
+// sourceDeadline is when a source whose read started at start and has read pages pages must end.
+func (f *Fetcher) sourceDeadline(start time.Time, pages int) time.Time {
+	d := f.cfg.SourceDeadline
+	if f.cfg.PageBudget > 0 {
+		d = min(d+time.Duration(pages)*f.cfg.PageBudget, f.cfg.SourceDeadlineMax)
+	}
+	return start.Add(d)
+}
+
 // CloseIdle releases idle connections.
 func (f *Fetcher) CloseIdle() { f.client.CloseIdleConnections() }
 
@@ -178,10 +223,39 @@ func (f *Fetcher) gate(u *url.URL) *hostGate {
 	defer f.mu.Unlock()
 	g, ok := f.hosts[key]
 	if !ok {
-		g = newHostGate(key, f.cfg.PerHost, f.cfg.HostRate, f.cfg.HostTurns)
+		g = newHostGate(key, f.cfg.PerHost, f.hostRate(u.Hostname()), f.cfg.HostTurns)
 		f.hosts[key] = g
 	}
 	return g
+}
+
+// hostRate is the configured rate of host: its HostRates entry, else HostRate.
+func (f *Fetcher) hostRate(host string) float64 {
+	if r := f.cfg.HostRates[strings.ToLower(strings.TrimSuffix(host, "."))]; r > 0 {
+		return r
+	}
+	return f.cfg.HostRate
+}
+
+// DefaultHostRates is the crawl's rate of the vendors' shared API hosts that need more than the
+// polite 1 request a second (10,800 a 3-hour window), in requests per second across every
+// worker: each serves every tenant of its vendor (14,105 Greenhouse tenants in the
+// 100,000-company world). None of these public job-board endpoints publishes a limit; the
+// vendors that publish one for their keyed APIs allow 10 requests a second per client (Lever,
+// SmartRecruiters). Each rate gives the host at least twice the requests its tenants in that
+// world take a window, and stays at or under 4. docs/decisions.md ("Fetching real hosts") gives
+// each one's sums. Any other host keeps HostRate: the vendors' shared hosts whose tenants fit it
+// (JOIN, Rippling, Jobvite, the EU hosts), a tenant's own host (Recruitee, Personio, Teamtailor,
+// BambooHR, Breezy, Pinpoint, Workday, iCIMS, JazzHR subdomains), careers sites and any unknown
+// host.
+func DefaultHostRates() map[string]float64 {
+	return map[string]float64{
+		"boards-api.greenhouse.io": 4,
+		"api.lever.co":             3,
+		"api.smartrecruiters.com":  3,
+		"apply.workable.com":       3,
+		"api.ashbyhq.com":          2,
+	}
 }
 
 // errPermanent marks a failure that retrying will not fix (4xx other than 429).

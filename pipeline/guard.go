@@ -27,17 +27,22 @@ type suspectMark struct {
 	prev  int
 }
 
-// dropped reports whether cur reqs read now, against prev carried before, is a mass drop: to
-// zero, or by more than 80%, from suspectMinPrev or more.
-func dropped(prev, cur int) bool {
+// MassDrop reports whether cur read now, against prev carried before, is a mass drop: to zero,
+// or by more than 80%, from 5 or more. The guard applies it to a source's reqs against the
+// ledger; a registry worker applies it to a read's postings against the source's last ok read,
+// to ask for a refetch inside the window (pipeline/sources).
+func MassDrop(prev, cur int) bool {
 	return prev >= suspectMinPrev && (cur == 0 || cur*5 < prev)
 }
 
 // guardDrops turns the ok status of every source of the pass whose read is a mass drop into
-// sourceSuspect, unless it confirms an earlier suspect read of that source (at least
-// suspectConfirmAfter before now, and the tenant's board endpoint still answers). It returns the
-// keys it made suspect. The caller holds c.mu.
-func (c *Crawler) guardDrops(ctx context.Context, sources []*Source, seen map[string]*reqAgg, status map[string]sourceStatus, now time.Time) []string {
+// sourceSuspect, unless it confirms an earlier suspect read of that source and the tenant's board
+// endpoint still answers: a read this crawler judged suspect at least suspectConfirmAfter before
+// now, or, for a read that is the refetch a worker made after a read that fell (refetched: the
+// first read's time by source key; SourceRead.RefetchOf), that read. It returns the keys it made
+// suspect. The caller holds c.mu.
+func (c *Crawler) guardDrops(ctx context.Context, sources []*Source, seen map[string]*reqAgg, status map[string]sourceStatus, now time.Time,
+	refetched map[string]time.Time) []string {
 	want := make(map[string]bool, len(sources))
 	for _, s := range sources {
 		if status[s.Key] == sourceOK {
@@ -72,18 +77,28 @@ func (c *Crawler) guardDrops(ctx context.Context, sources []*Source, seen map[st
 		if !want[key] {
 			continue
 		}
-		if !dropped(prev[key], cur[key]) {
+		if !MassDrop(prev[key], cur[key]) {
 			delete(c.suspects, key)
 			continue
 		}
-		if m, ok := c.suspects[key]; ok && now.Sub(m.since) >= suspectConfirmAfter && c.boardExists(ctx, src) {
+		m, marked := c.suspects[key]
+		first, refetch := refetched[key]
+		if (refetch || marked && now.Sub(m.since) >= suspectConfirmAfter) && c.boardExists(ctx, src) {
 			delete(c.suspects, key)
+			since := m.since
+			if refetch {
+				since = first
+			}
 			c.log.Info("source fell empty and a later read confirmed it; its reqs close", "source", key,
-				"carried", m.prev, "now", cur[key], "suspect_since", m.since.Format(time.RFC3339))
+				"carried", prev[key], "now", cur[key], "suspect_since", since.Format(time.RFC3339), "refetch", refetch)
 			continue
 		}
-		if _, ok := c.suspects[key]; !ok {
-			c.suspects[key] = suspectMark{since: now, prev: prev[key]}
+		if !marked {
+			since := now
+			if refetch {
+				since = first
+			}
+			c.suspects[key] = suspectMark{since: since, prev: prev[key]}
 		}
 		status[key] = sourceSuspect
 		suspect = append(suspect, key)

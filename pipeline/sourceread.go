@@ -36,6 +36,10 @@ type SourceRead struct {
 	Pages     int
 	Postings  int
 	Malformed int
+	// RefetchOf is set on the read of a refetch a worker made in the window after a read whose
+	// postings fell far below the source's last (MassDrop): that first read's time. The committer
+	// takes it as the later read that confirms a drop, or clears it (guardDrops).
+	RefetchOf time.Time
 	Full      []observation
 	Unchanged []cachedObs
 

@@ -147,6 +147,14 @@ func (c *Crawler) commitReads(ctx context.Context, dir *Directory, reads map[str
 		return p.out(), err
 	}
 	tc := time.Now()
+	for k, r := range reads {
+		if !r.RefetchOf.IsZero() {
+			if p.refetched == nil {
+				p.refetched = map[string]time.Time{}
+			}
+			p.refetched[k] = r.RefetchOf
+		}
+	}
 	status := make(map[string]sourceStatus, len(p.sources))
 	reasons := map[string]string{}
 	msgs := make(chan obsMsg, 64)

@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/netip"
 	"net/url"
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,6 +32,7 @@ type crawlFlags struct {
 	epoch                      *string
 	memLimitMiB                *int
 	sourceDeadline             *time.Duration
+	pageBudget, sourceMax      *time.Duration
 	maxBodyMiB, bodyBudgetMiB  *int
 	pageCacheMiB               *int
 	userAgent                  *string
@@ -38,6 +42,7 @@ type crawlFlags struct {
 	connectTo    *[]string
 	caFile       *string
 	hostRate     *float64
+	hostRates    *[]string
 	allowPrivate *bool
 }
 
@@ -51,7 +56,11 @@ func addCrawlFlags(fs *flagenv.Set) *crawlFlags {
 		epoch:       fs.String("epoch", "2026-01-05T00:00:00Z", "time of tick 0 of the crawl clock (one tick = one 3-hour cycle)"),
 		memLimitMiB: fs.Int("memory-limit-mib", 1400, "soft memory limit of the crawler in MiB (the garbage collector works harder near it); 0 for none"),
 		sourceDeadline: fs.Duration("fetch-source-deadline", 2*time.Minute,
-			"deadline of one source per cycle: all its pages and retries (past it the source fails for the cycle)"),
+			"deadline of one source per cycle: all its pages and retries, plus --fetch-page-budget for each page read (past it the source fails for the cycle)"),
+		pageBudget: fs.Duration("fetch-page-budget", pipeline.DefaultPageBudget,
+			"time each page read adds to its source's deadline, up to --fetch-source-deadline-max: a board whose pages chain one after another goes on while its pages come; 0: none"),
+		sourceMax: fs.Duration("fetch-source-deadline-max", pipeline.DefaultSourceDeadlineMax,
+			"longest one source's read may take however many pages it read (a worker renews the source's lease meanwhile)"),
 		maxBodyMiB:    fs.Int("fetch-max-body-mib", 8, "largest page body in MiB once decoded (a larger page fails its source)"),
 		bodyBudgetMiB: fs.Int("fetch-body-budget-mib", 256, "page bodies held in memory at once, in MiB, across all fetch workers"),
 		pageCacheMiB:  fs.Int("page-cache-mib", 256, "bound of the page cache that replays 304s, in MiB (pages read in the last two cycles stay; when full, new pages are not kept and are read in full: hs_crawl_page_cache_refused_total)"),
@@ -67,17 +76,23 @@ func (f *crawlFlags) addRealHostFlags(fs *flagenv.Set) {
 	fs.EnvName("ca-file", "HS_CRAWL_CA_FILE")
 	f.caFile = fs.String("ca-file", "", "PEM bundle of certificates the crawl trusts for TLS besides the system roots")
 	f.hostRate = fs.Float("fetch-host-rate", 1, "requests per second to one host across the crawl, halved on each 429 (down to one per 20 s) and back up on successes; a robots.txt Crawl-delay lowers it; 0: unlimited (the simulator)")
+	f.hostRates = fs.List("fetch-host-rates", hostRateEntries(pipeline.DefaultHostRates()),
+		"HOST=RATE: requests per second to a vendor's shared API host across the crawl in place of --fetch-host-rate, halved and lowered alike "+
+			"(the default sizes each for the tenants it serves: docs/decisions.md); with --fetch-host-rate 0 no host is limited; given, the list replaces the default")
 	f.allowPrivate = fs.Bool("allow-private-egress", false, "let the crawl dial loopback and private addresses (the simulator on this machine); off, a source, redirect or host name that leads to one is refused at dial time")
 }
 
 func (f *crawlFlags) config(log *slog.Logger) pipeline.Config {
 	fc := pipeline.FetchConfig{Workers: *f.workers, PerHost: *f.perHost, Attempts: *f.attempts, Timeout: *f.timeout,
-		SourceDeadline: *f.sourceDeadline, MaxBody: int64(*f.maxBodyMiB) << 20, BodyBudget: int64(*f.bodyBudgetMiB) << 20,
+		SourceDeadline: *f.sourceDeadline, PageBudget: *f.pageBudget, SourceDeadlineMax: *f.sourceMax, MaxBody: int64(*f.maxBodyMiB) << 20, BodyBudget: int64(*f.bodyBudgetMiB) << 20,
 		UserAgent: *f.userAgent}
 	if f.allowPrivate == nil { // dev, backfill: the simulator on loopback, at full speed
 		fc.AllowPrivate, fc.HostRate = true, 0
 	} else {
 		fc.AllowPrivate, fc.HostRate, fc.ConnectTo, fc.CAFile = *f.allowPrivate, *f.hostRate, *f.connectTo, *f.caFile
+		if fc.HostRate > 0 {
+			fc.HostRates, _ = parseHostRates(*f.hostRates) // checked before (checkRealHosts)
+		}
 	}
 	return pipeline.Config{Log: log, PageCacheBytes: int64(*f.pageCacheMiB) << 20, Fetch: fc}
 }
@@ -92,6 +107,9 @@ func (f *crawlFlags) checkRealHosts(sim bool) error {
 	}
 	if *f.hostRate < 0 {
 		return fmt.Errorf("--fetch-host-rate (HS_FETCH_HOST_RATE) is %g: give requests per second, or 0 for unlimited", *f.hostRate)
+	}
+	if _, err := parseHostRates(*f.hostRates); err != nil {
+		return fmt.Errorf("--fetch-host-rates (HS_FETCH_HOST_RATES): %w", err)
 	}
 	if *f.caFile != "" {
 		fc := f.config(nil).Fetch
@@ -116,6 +134,32 @@ func (f *crawlFlags) checkRealHosts(sim bool) error {
 			"e.g. \"HiringSignalBot/1.0 (+https://example.com/bot; crawler@example.com)\" (or --allow-private-egress for the local simulator)", *f.userAgent)
 	}
 	return nil
+}
+
+// hostRateEntries renders rates as --fetch-host-rates entries, HOST=RATE, by host.
+func hostRateEntries(rates map[string]float64) []string {
+	out := make([]string, 0, len(rates))
+	for h, r := range rates {
+		out = append(out, h+"="+strconv.FormatFloat(r, 'g', -1, 64))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// parseHostRates reads --fetch-host-rates entries, HOST=RATE with a positive rate in requests
+// per second, into rates by lower-case host name.
+func parseHostRates(entries []string) (map[string]float64, error) {
+	rates := make(map[string]float64, len(entries))
+	for _, e := range entries {
+		host, rate, ok := strings.Cut(strings.TrimSpace(e), "=")
+		host = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(host), "."))
+		r, err := strconv.ParseFloat(strings.TrimSpace(rate), 64)
+		if !ok || host == "" || strings.ContainsAny(host, ":/ ") || err != nil || r <= 0 || math.IsInf(r, 0) {
+			return nil, fmt.Errorf("cannot read %q: give HOST=RATE, a host name and its requests per second, such as boards-api.greenhouse.io=4", e)
+		}
+		rates[host] = r
+	}
+	return rates, nil
 }
 
 // privateHost reports a host that is a non-public address or a name for this machine.
@@ -191,8 +235,12 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 	once := fs.Bool("once", false, "read every source of the current window now, commit the window and exit")
 	role := fs.String("role", "all", "with --directory=registry: worker (claim and read due sources), committer (commit each window from the workers' reads, once its grace has passed) or all (both); run any number of workers and one or more committers (the commit lock makes one window commit once)")
 	claimEvery := fs.Duration("claim-every", 10*time.Second, "with --directory=registry: how often a worker looks for due sources")
-	claimBatch := fs.Int("claim-batch", 64, "with --directory=registry: sources a worker claims and reads at once")
+	claimBatch := fs.Int("claim-batch", 64, "with --directory=registry: most sources a worker holds claimed at once, those its --fetch-workers read and the next ones "+
+		"(never more than it can read before their leases lapse); it claims again as reads finish, so a slow source holds one fetch slot")
 	commitGrace := fs.Duration("commit-grace", 10*time.Minute, "with --directory=registry: how long after a window ends its commit waits for the last reads")
+	refetchAfter := fs.Duration("suspect-refetch-after", sources.DefaultRefetchAfter, "with --directory=registry: how long after a read whose postings fell to zero, or by more than 80% from 5 or more, "+
+		"any worker reads the source again in the same window; the window's commit takes that refetch as the confirmation (or the end) of the drop. "+
+		"A refetch that would fall past the window's end is not asked: the source stays suspect, its reqs open, and the next window confirms")
 	discoveryBudget := fs.Int("discovery-budget", 24, "with --directory=registry: discoveries each worker process runs per window, whenever no source is due, "+
 		"through the crawl's fetcher and host rates (coverage requests most-asked first, on-demand reads of companies without a source before them); 0: none")
 	cf.addRealHostFlags(fs)
@@ -212,6 +260,9 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 		}
 		if *claimBatch < 1 || *claimBatch > 10_000 {
 			return fmt.Errorf("--claim-batch %d: give 1 to 10,000 sources", *claimBatch)
+		}
+		if *refetchAfter <= 0 || *refetchAfter >= sources.WindowLength {
+			return fmt.Errorf("--suspect-refetch-after (HS_SUSPECT_REFETCH_AFTER) is %s: give a duration inside the 3-hour window, such as 15m", *refetchAfter)
 		}
 		if *discoveryBudget < 0 {
 			return fmt.Errorf("--discovery-budget (HS_DISCOVERY_BUDGET) is %d: give discoveries per window, or 0 for none", *discoveryBudget)
@@ -252,7 +303,7 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 	} else {
 		clock := wallClock{Clock: sources.Clock{Epoch: epoch}, now: time.Now}
 		sc := &sources.Crawl{Pool: s.pg, Crawler: c, Codec: pipeline.NewReadCodec(), Clock: clock.Clock, Owner: crawlOwner(),
-			Batch: *claimBatch, Log: log, OnWindow: m.window}
+			Batch: *claimBatch, ClaimEvery: *claimEvery, RefetchAfter: *refetchAfter, Log: log, OnWindow: m.window}
 		if *once {
 			defer s.Close()
 			return crawlWindowNow(ctx, log, sc, clock)
@@ -261,7 +312,7 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 		g.Add("stores", storesPart{s})
 		if *role != "committer" {
 			g.Add("crawl workers", readLoop(log, sc, time.Now, *claimEvery))
-			g.Add("crawl jobs", crawlJobs(log, c, s, registryDirectory{pool: s.pg, clock: clock}, 2*time.Second, time.Now, nil))
+			g.Add("crawl jobs", crawlJobs(log, c, s, registryDirectory{pool: s.pg, clock: clock, crawl: sc}, 2*time.Second, time.Now, nil))
 		}
 		if *role != "worker" {
 			g.Add("crawl committer", commitLoop(log, sc, time.Now, *commitGrace, m, nil))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -72,4 +73,43 @@ func TestCrawlFlagsForRealHostsAndForTheSimulator(t *testing.T) {
 	require.NoError(t, crawlFlagsOf(t, true, "--sim-url=http://127.0.0.1:7070", "--allow-private-egress").checkRealHosts(true))
 	require.NoError(t, crawlFlagsOf(t, true, "--sim-url=http://127.0.0.1:7070", "--connect-to=127.0.0.1:7070=127.0.0.1:7070",
 		"--user-agent=Bot/1 (+https://example.com/bot)").checkRealHosts(true))
+}
+
+// TestCrawlWindowFlagsAreListed: the registry crawl's window flags are in `crawl --help` with the
+// variables they fall back to, and a value that cannot work is refused before anything starts.
+func TestCrawlWindowFlagsAreListed(t *testing.T) {
+	t.Parallel()
+	out, _ := exec.Command(binary(t), "crawl", "--help").CombinedOutput()
+	for _, flag := range []string{"suspect-refetch-after", "fetch-host-rates", "fetch-page-budget", "fetch-source-deadline-max"} {
+		require.Regexp(t, `-`+flag+`[\s\S]*HS_`+strings.ToUpper(strings.ReplaceAll(flag, "-", "_")), string(out))
+	}
+	require.Contains(t, string(out), "boards-api.greenhouse.io=4", "the vendors' rates are listed")
+	out, err := exec.Command(binary(t), "crawl", "--suspect-refetch-after=4h").CombinedOutput()
+	require.Error(t, err)
+	require.Contains(t, string(out), "--suspect-refetch-after (HS_SUSPECT_REFETCH_AFTER) is 4h0m0s")
+}
+
+// TestVendorHostRatesFlag: --fetch-host-rates gives the vendors' shared API hosts their own
+// rate, by default pipeline.DefaultHostRates; a list given replaces it, --fetch-host-rate 0 limits
+// no host, and an entry that is not HOST=RATE with a positive rate is refused.
+func TestVendorHostRatesFlag(t *testing.T) {
+	for _, v := range []string{"HS_FETCH_HOST_RATES", "HS_FETCH_HOST_RATE"} {
+		t.Setenv(v, "")
+		require.NoError(t, os.Unsetenv(v))
+	}
+	fc := crawlFlagsOf(t, true, "--allow-private-egress").config(nil).Fetch
+	require.Equal(t, 1.0, fc.HostRate, "any other host: the polite default")
+	require.Equal(t, pipeline.DefaultHostRates(), fc.HostRates)
+	require.Equal(t, 4.0, fc.HostRates["boards-api.greenhouse.io"])
+
+	fc = crawlFlagsOf(t, true, "--allow-private-egress", "--fetch-host-rates=boards-api.greenhouse.io=6,API.Lever.co.=2.5").config(nil).Fetch
+	require.Equal(t, map[string]float64{"boards-api.greenhouse.io": 6, "api.lever.co": 2.5}, fc.HostRates)
+	require.Nil(t, crawlFlagsOf(t, true, "--allow-private-egress", "--fetch-host-rate=0").config(nil).Fetch.HostRates,
+		"with --fetch-host-rate 0 (the simulator) no host is limited")
+	require.Nil(t, crawlFlagsOf(t, false).config(nil).Fetch.HostRates, "dev and backfill read the simulator")
+
+	for _, bad := range []string{"boards-api.greenhouse.io", "boards-api.greenhouse.io=0", "boards-api.greenhouse.io=-1", "=4", "boards-api.greenhouse.io:443=4", "x=fast"} {
+		err := crawlFlagsOf(t, true, "--allow-private-egress", "--fetch-host-rates="+bad).checkRealHosts(false)
+		require.ErrorContains(t, err, "--fetch-host-rates (HS_FETCH_HOST_RATES): cannot read", bad)
+	}
 }

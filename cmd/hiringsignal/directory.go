@@ -40,6 +40,7 @@ func (d simDirectory) describe() string { return "the simulator at " + d.url }
 type registryDirectory struct {
 	pool  *pgxpool.Pool
 	clock wallClock
+	crawl *sources.Crawl // on-demand crawls claim their company's sources through its leases; nil: they read without
 }
 
 func (d registryDirectory) at(ctx context.Context, tick int) (*pipeline.Directory, error) {
@@ -62,6 +63,15 @@ func (d registryDirectory) describe() string { return "the source registry" }
 // holds no source of it, ahead of every coverage request.
 func (d registryDirectory) discoverCold(ctx context.Context, domain, name string) error {
 	return sources.EnqueueOnDemand(ctx, d.pool, domain, name)
+}
+
+// crawlCompany is the on-demand crawl of the company at domain through the registry's leases
+// (sources.Crawl.CrawlCompany), so no worker reads one of its sources at the same time.
+func (d registryDirectory) crawlCompany(ctx context.Context, c *pipeline.Crawler, dir *pipeline.Directory, domain string, now time.Time) (pipeline.CycleStats, error) {
+	if d.crawl == nil {
+		return c.RunCompany(ctx, dir, domain, now)
+	}
+	return d.crawl.CrawlCompany(ctx, dir, domain, now)
 }
 
 // wallClock is the registry crawl's window clock read at now.

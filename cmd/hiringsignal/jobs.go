@@ -13,7 +13,8 @@ import (
 
 // crawlJobLoop claims on-demand crawl jobs (the 202 `crawling` answers of hiring-pulse and
 // pre-action-brief) every poll and runs each as a real crawl of that company's own sources. Jobs
-// run one at a time, between and serialised with the scheduled cycles; a crawler that dies
+// run one at a time, between and serialised with the scheduled cycles (on the registry a job
+// leases its company's sources as the workers do: sources.Crawl.CrawlCompany); a crawler that dies
 // mid-job leaves it to be reclaimed after oltp.CrawlLease. committed, when set, runs after a job
 // committed its cycle (the dev stack nudges its read snapshot with it). now is the crawl's
 // observation time: the wall clock, or dev's simulated clock.
@@ -51,7 +52,11 @@ func runCrawlJob(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, poo
 				log.Info("company without a source: its discovery is queued first", "job_id", j.JobID, "company", j.Domain)
 			}
 		}
-		st, err = c.RunCompany(ctx, dir, j.Domain, now)
+		if cc, ok := d.(companyCrawler); ok {
+			st, err = cc.crawlCompany(ctx, c, dir, j.Domain, now)
+		} else {
+			st, err = c.RunCompany(ctx, dir, j.Domain, now)
+		}
 	}
 	if ferr := oltp.FinishCrawlJob(ctx, pool, j.JobID, err); ferr != nil {
 		log.Warn("cannot record crawl job outcome", "job_id", j.JobID, "err", ferr)
@@ -63,6 +68,12 @@ func runCrawlJob(ctx context.Context, log *slog.Logger, c *pipeline.Crawler, poo
 	log.Info("on-demand crawl done", "job_id", j.JobID, "company", j.Domain, "sources", st.Sources, "failed", st.SourcesFailed,
 		"events", st.Events, "took", st.Duration.Round(time.Millisecond))
 	return true
+}
+
+// companyCrawler is a directory whose on-demand crawls go through its own path (the registry's:
+// the company's sources are leased as the crawl workers lease them).
+type companyCrawler interface {
+	crawlCompany(ctx context.Context, c *pipeline.Crawler, dir *pipeline.Directory, domain string, now time.Time) (pipeline.CycleStats, error)
 }
 
 // coldDiscoverer is a directory that can queue the discovery of a company it holds no source of

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"maps"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -19,6 +22,11 @@ const WindowLength = 3 * time.Hour
 // retryMargin is the end of a window kept free of first reads, so a read that fails early in
 // the window can be retried before the window is committed.
 const retryMargin = 15 * time.Minute
+
+// DefaultRefetchAfter is how long after a read that fell far below its source's last ok read
+// (pipeline.MassDrop) the source is read again in the same window, to confirm or clear the drop
+// before the window is committed (Crawl.RefetchAfter).
+const DefaultRefetchAfter = 15 * time.Minute
 
 // Clock numbers the crawl windows from Epoch: window t is [Epoch+3h·t, Epoch+3h·(t+1)).
 type Clock struct {
@@ -57,15 +65,29 @@ type Crawl struct {
 	Codec   *pipeline.ReadCodec
 	Clock   Clock
 	Owner   string        // this worker's name in leases (host and pid)
-	Batch   int           // sources claimed at once (default 64)
+	Batch   int           // most sources a worker holds claimed at once, read or waiting for a fetch slot (default 64)
 	Lease   time.Duration // how long a claim holds before another worker may take it (default oltp.CrawlReadLease)
-	Log     *slog.Logger  // default: discard
+	// RefetchAfter is how long after a read whose postings fell far below the source's last ok
+	// read (pipeline.MassDrop: to zero, or by more than 80 %, from 5 or more) the source is due
+	// again in the same window, for any worker to claim; a refetch that would fall past the
+	// window's end is not asked, and the next window's read confirms instead (default
+	// DefaultRefetchAfter).
+	RefetchAfter time.Duration
+	// ClaimEvery is how often ReadDue claims again after a claim found nothing due while sources
+	// are still being read (default 10 s).
+	ClaimEvery time.Duration
+	// OnDemandWait is how long an on-demand crawl (CrawlCompany) waits for its company's sources
+	// a worker is reading before it reads without them (default DefaultOnDemandWait).
+	OnDemandWait time.Duration
+	Log          *slog.Logger // default: discard
 	// OnWindow, when set, is told what operators see of each window Commit commits (a region or
 	// more; a rerun that finds every region committed tells nothing).
 	OnWindow func(WindowHealth)
 	// Discovery, when set, runs queued discoveries between feed reads (ReadDue), through this
 	// worker's fetcher, within its per-window budget.
 	Discovery *DiscoveryRunner
+
+	once sync.Once // defaults, once: a process runs ReadDue, Commit and CrawlCompany at once
 }
 
 // WindowHealth is what operators see of one committed window.
@@ -88,39 +110,213 @@ type WindowHealth struct {
 // VendorStatus is a vendor and a read status, WindowHealth.Sources' key.
 type VendorStatus struct{ Vendor, Status string }
 
-func (c *Crawl) defaults() {
+func (c *Crawl) defaults() { c.once.Do(c.setDefaults) }
+
+func (c *Crawl) setDefaults() {
 	if c.Batch <= 0 {
 		c.Batch = 64
 	}
 	if c.Lease <= 0 {
 		c.Lease = oltp.CrawlReadLease
 	}
+	if c.RefetchAfter <= 0 {
+		c.RefetchAfter = DefaultRefetchAfter
+	}
+	if c.ClaimEvery <= 0 {
+		c.ClaimEvery = 10 * time.Second
+	}
+	if c.OnDemandWait <= 0 {
+		c.OnDemandWait = DefaultOnDemandWait
+	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
 }
 
-// ReadDue claims and reads the due sources of window tick, a batch at a time, until none is left
-// to claim, and returns how many it read. With all, every active or suspect source without a
-// read of the window is due (`crawl --once`); otherwise a source is due at its offset in the
-// window, and whenever none is due the worker runs one queued discovery (c.Discovery, within its
-// budget) before it claims again, so a feed source waits for at most one discovery. Each read is
-// stored with the source's next due time: its offset in the next window; a batch with a read that
-// answered 404 or 410 queues the re-discovery of broken sources' companies at once
+// ReadDue claims and reads the due sources of window tick until none is left to claim, and
+// returns how many it read. With all, every active or suspect source without a read of the window
+// is due (`crawl --once`); otherwise a source is due at its offset in the window, and whenever
+// none is due and nothing is being read the worker runs one queued discovery (c.Discovery, within
+// its budget) before it claims again, so a feed source waits for at most one discovery.
+//
+// The worker keeps its fetch slots busy: it reads up to the fetcher's Workers sources at once and
+// holds at most c.Batch claimed (read or waiting for a slot), and claims again as reads finish
+// (once a quarter of c.Batch is free), so a slow source holds one slot, not the others' claims.
+// What it may hold is bounded so that a source waiting for a slot still starts and ends inside
+// its lease (holdable), and it renews the leases it holds while it reads (keepLeases), so a read
+// longer than a lease (a chain of pages on its per-page budget) keeps its source. A claim that
+// finds nothing due is tried again every c.ClaimEvery while sources are still being read.
+//
+// Finished reads are stored together whenever the worker would otherwise wait (oltp.
+// StoreCrawlReads, which gives their leases back), each with the source's next due time: its
+// offset in the next window, unless the read fell far below the source's last ok read
+// (pipeline.MassDrop on postings) and the window has room for a refetch c.RefetchAfter later (not
+// with all: `--once` commits at once), when it is that refetch's time; a refetch is claimed like
+// any due source, by any worker, and what it reads is the window's read (row). A store with a
+// read that answered 404 or 410 queues the re-discovery of broken sources' companies at once
 // (DiscoveryRunner.Rediscover), so a company that moved vendor is found in the window its old
 // tenant went.
 func (c *Crawl) ReadDue(ctx context.Context, tick int, all bool) (int, error) {
 	c.defaults()
-	var dir *pipeline.Directory
-	n := 0
-	for {
-		keys, err := oltp.ClaimDueSources(ctx, c.Pool, c.Owner, tick, c.Batch, c.Lease, all)
-		if err != nil {
-			return n, err
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	hold := c.holdable()
+	readers := min(hold, c.Crawler.Fetcher().Workers())
+	type job struct {
+		dir *pipeline.Directory
+		cl  oltp.ClaimedSource
+	}
+	type done struct {
+		job
+		read *pipeline.SourceRead // nil: the source is not in the job's directory
+		err  error
+	}
+	jobs := make(chan job, hold)
+	results := make(chan done, hold)
+	var heldMu sync.Mutex
+	held := make(map[string]bool, hold) // claimed, not finished: their leases are renewed
+	defer c.keepLeases(ctx, c.Owner, func() []string {
+		heldMu.Lock()
+		defer heldMu.Unlock()
+		return slices.Collect(maps.Keys(held))
+	})()
+	var wg sync.WaitGroup
+	for range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				reads, err := c.Crawler.ReadSources(rctx, j.dir, uint32(tick), []string{j.cl.Key})
+				d := done{job: j, err: err}
+				if len(reads) == 1 {
+					d.read = &reads[0]
+				}
+				results <- d
+			}
+		}()
+	}
+	defer func() {
+		close(jobs)
+		cancel()
+		go func() { wg.Wait(); close(results) }()
+		for range results { // the readers stop on rctx; what they finish now is not stored
 		}
-		if len(keys) == 0 {
-			if all || ctx.Err() != nil {
+	}()
+
+	var (
+		dir      *pipeline.Directory
+		n        int
+		inflight int // claimed and not finished
+		pending  []oltp.CrawlRead
+		drained  bool // the last claim found nothing due
+		retry    <-chan time.Time
+		fail     error
+	)
+	store := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		if err := oltp.StoreCrawlReads(ctx, c.Pool, pending); err != nil {
+			return err
+		}
+		if gone(pending) {
+			// A tenant that answers 404 or 410 is often a company that moved vendor: queue its
+			// re-discovery now, for this window, not at the next timed sweep.
+			if err := c.Discovery.Rediscover(ctx); err != nil {
+				c.Log.Warn("cannot queue the re-discovery of sources gone; the next sweep will", "err", err)
+			}
+		}
+		n += len(pending)
+		c.Log.Debug("sources read", "tick", tick, "stored", len(pending), "read", n)
+		pending = pending[:0]
+		return nil
+	}
+	dispatch := func(j job) {
+		heldMu.Lock()
+		held[j.cl.Key] = true
+		heldMu.Unlock()
+		inflight++
+		jobs <- j
+	}
+	finish := func(d done) error {
+		heldMu.Lock()
+		delete(held, d.cl.Key)
+		heldMu.Unlock()
+		inflight--
+		if d.err != nil {
+			return d.err
+		}
+		if d.read == nil {
+			if d.dir == dir { // claimed after the directory was read (an import since): read it again
+				dir = nil
+			}
+			if dir == nil {
+				var err error
+				if dir, err = Directory(ctx, c.Pool, tick, time.Now().UTC()); err != nil {
+					return err
+				}
+			}
+			if d.dir != dir {
+				dispatch(job{dir: dir, cl: d.cl})
+				return nil
+			}
+			c.Log.Warn("claimed source is not in the registry's directory; left to its lease", "source", d.cl.Key)
+			return nil
+		}
+		row, err := c.row(tick, d.read, d.cl, all)
+		if err != nil {
+			return err
+		}
+		pending = append(pending, row)
+		return nil
+	}
+	for {
+		if fail == nil && !drained && ctx.Err() == nil && (inflight == 0 || hold-inflight >= max(1, hold/4)) {
+			claims, err := oltp.ClaimSources(ctx, c.Pool, c.Owner, tick, hold-inflight, c.Lease, all)
+			switch {
+			case err != nil && ctx.Err() == nil:
+				fail = err
+			case len(claims) == 0:
+				drained = true
+				if inflight > 0 && !all {
+					retry = time.After(c.ClaimEvery)
+				}
+			default:
+				if dir == nil {
+					if dir, err = Directory(ctx, c.Pool, tick, time.Now().UTC()); err != nil {
+						fail = err
+						break
+					}
+				}
+				for _, cl := range claims {
+					dispatch(job{dir: dir, cl: cl})
+				}
+				continue
+			}
+		}
+		select { // every finished read, as long as one is ready
+		case d := <-results:
+			if err := finish(d); err != nil && fail == nil {
+				fail = err
+			}
+			continue
+		default:
+		}
+		if err := store(); err != nil && fail == nil {
+			fail = err
+		}
+		if inflight == 0 {
+			if fail != nil {
+				return n, fail
+			}
+			if ctx.Err() != nil {
 				return n, nil //nolint:nilerr // shutting down is no error: the leases lapse
+			}
+			if !drained {
+				continue
+			}
+			if all {
+				return n, nil
 			}
 			ran, err := c.Discovery.RunOne(ctx, tick)
 			if err != nil {
@@ -129,42 +325,81 @@ func (c *Crawl) ReadDue(ctx context.Context, tick int, all bool) (int, error) {
 			if !ran {
 				return n, nil
 			}
-			dir = nil // a discovery may have added sources
+			dir, drained = nil, false // a discovery may have added sources
 			continue
 		}
-		if dir == nil {
-			if dir, err = Directory(ctx, c.Pool, tick, time.Now().UTC()); err != nil {
-				return n, err
+		if fail != nil {
+			cancel() // the reads under way stop; their sources' leases lapse
+		}
+		select {
+		case d := <-results:
+			if err := finish(d); err != nil && fail == nil {
+				fail = err
 			}
+		case <-retry:
+			drained, retry = false, nil
 		}
-		reads, err := c.Crawler.ReadSources(ctx, dir, uint32(tick), keys)
-		if err != nil {
-			return n, err
-		}
-		rows := make([]oltp.CrawlRead, 0, len(reads))
-		for i := range reads {
-			r := &reads[i]
-			b, err := c.Codec.Encode(r)
-			if err != nil {
-				return n, err
-			}
-			rows = append(rows, oltp.CrawlRead{Tick: tick, SourceKey: r.SourceKey, ReadAt: r.ReadAt, Worker: c.Owner, Status: r.Status,
-				Reason: r.Reason, Pages: r.Pages, Postings: r.Postings, Malformed: r.Malformed, Sightings: b,
-				NextDue: c.Clock.Start(tick + 1).Add(Offset(r.SourceKey))})
-		}
-		if err := oltp.StoreCrawlReads(ctx, c.Pool, rows); err != nil {
-			return n, err
-		}
-		if gone(rows) {
-			// A tenant that answers 404 or 410 is often a company that moved vendor: queue its
-			// re-discovery now, for this window, not at the next timed sweep.
-			if err := c.Discovery.Rediscover(ctx); err != nil {
-				c.Log.Warn("cannot queue the re-discovery of sources gone; the next sweep will", "err", err)
-			}
-		}
-		n += len(rows)
-		c.Log.Debug("sources read", "tick", tick, "batch", len(rows), "read", n)
 	}
+}
+
+// keepLeases renews, every c.Lease/3 until the returned stop is called, the leases owner holds on
+// the keys held returns (oltp.RenewLeases): a read that outlasts its lease, a board whose chain
+// of pages its per-page budget keeps going, is not claimed by another worker while this one
+// lives.
+func (c *Crawl) keepLeases(ctx context.Context, owner string, held func() []string) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(max(c.Lease/3, time.Millisecond))
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := oltp.RenewLeases(ctx, c.Pool, owner, held(), c.Lease); err != nil && ctx.Err() == nil {
+					c.Log.Warn("cannot renew the leases of the sources being read; they may lapse", "err", err)
+				}
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+// holdable is how many sources a worker holds claimed at once: c.Batch, but never more than its
+// fetch slots can read before the leases lapse. With W slots and a per-source deadline D, a
+// source waiting behind q others starts within ⌈q/W⌉·D and ends D later, inside a lease L while
+// it waits behind at most W·(⌊L/D⌋ − 1): so at most W·⌊L/D⌋ are held (the W read and those
+// waiting); that bound is never below W. D is the deadline before pages add to it: a chain read
+// longer keeps its lease through keepLeases.
+func (c *Crawl) holdable() int {
+	w := c.Crawler.Fetcher().Workers()
+	rounds := max(1, int(c.Lease/c.Crawler.Fetcher().SourceDeadline()))
+	return max(1, min(c.Batch, w*rounds))
+}
+
+// row is the stored form of read r of a source claimed as cl in window tick: next due at its
+// offset in the next window, or, when r is a first read whose postings fell far below the
+// source's last ok read and the window has room (not with all), asking for a refetch
+// c.RefetchAfter later.
+func (c *Crawl) row(tick int, r *pipeline.SourceRead, cl oltp.ClaimedSource, all bool) (oltp.CrawlRead, error) {
+	b, err := c.Codec.Encode(r)
+	if err != nil {
+		return oltp.CrawlRead{}, err
+	}
+	row := oltp.CrawlRead{Tick: tick, SourceKey: r.SourceKey, ReadAt: r.ReadAt, Worker: c.Owner, Status: r.Status,
+		Reason: r.Reason, Pages: r.Pages, Postings: r.Postings, Malformed: r.Malformed, Sightings: b,
+		NextDue: c.Clock.Start(tick + 1).Add(Offset(r.SourceKey)), Refetch: cl.Refetch}
+	if cl.Refetch || all || r.Status != pipeline.StatusOK || cl.LastOKCount < 0 || !pipeline.MassDrop(cl.LastOKCount, r.Postings) {
+		return row, nil
+	}
+	if due := r.ReadAt.Add(c.RefetchAfter); due.Before(c.Clock.Start(tick + 1)) {
+		row.RefetchDue, row.NextDue = due, due
+		c.Log.Info("source read far fewer postings than its last read: refetched in this window before its drop is believed",
+			"source", r.SourceKey, "tick", tick, "last", cl.LastOKCount, "now", r.Postings, "refetch_at", due.Format(time.RFC3339))
+	}
+	return row, nil
 }
 
 // gone reports whether a read answered 404 or 410 (pipeline's failure reasons, oltp's broken
@@ -182,14 +417,16 @@ func gone(rows []oltp.CrawlRead) bool {
 // the window's latest read when zero, never past the window's end), and prunes the reads of the
 // windows before it. Regions already committed are skipped, so a rerun after a crash finishes
 // the window and doubles nothing. A window with no read at all is not committed (nil stats): it
-// stays a gap in the history.
+// stays a gap in the history. A read that is a refetch (oltp.CrawlRead.SuspectReadAt) confirms or
+// ends its source's drop in this window; a read still waiting for its refetch is committed as it
+// is, never waited for: the guard finds it suspect, and the next window's read confirms.
 func (c *Crawl) Commit(ctx context.Context, tick int, cycleTime time.Time) ([]pipeline.CycleStats, error) {
 	c.defaults()
 	reads := map[string]*pipeline.SourceRead{}
 	var latest time.Time
 	err := oltp.CrawlReads(ctx, c.Pool, tick, func(row oltp.CrawlRead) error {
 		r := &pipeline.SourceRead{SourceKey: row.SourceKey, Tick: uint32(tick), ReadAt: row.ReadAt, Status: row.Status, Reason: row.Reason,
-			Pages: row.Pages, Postings: row.Postings, Malformed: row.Malformed}
+			Pages: row.Pages, Postings: row.Postings, Malformed: row.Malformed, RefetchOf: row.SuspectReadAt}
 		c.Codec.Defer(r, row.Sightings) // decoded one at a time as the commit merges them
 		reads[r.SourceKey] = r
 		if row.ReadAt.After(latest) {

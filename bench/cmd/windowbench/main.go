@@ -22,6 +22,7 @@ import (
 
 	"github.com/planehq/hiringsignal/bench/profiling"
 	"github.com/planehq/hiringsignal/internal/flagenv"
+	"github.com/planehq/hiringsignal/pipeline"
 )
 
 type options struct {
@@ -34,6 +35,8 @@ type options struct {
 	fetchWorkers   int
 	claimBatch     int
 	sourceDeadline time.Duration
+	pageBudget     time.Duration
+	sourceMax      time.Duration
 	tenantsOnly    bool
 	phases         map[string]bool
 	prof           profiling.Profiles
@@ -43,7 +46,7 @@ func main() {
 	var o options
 	serve := flag.Bool("serve-world", false, "serve the world and nothing else (the child process this command starts)")
 	worldDir := flag.String("world-dir", "", "with --serve-world: where to write the registry CSV and the CA's PEM")
-	flag.IntVar(&o.companies, "companies", 20000, "companies in the world (the README's figures: 20,000 and 100,000)")
+	flag.IntVar(&o.companies, "companies", 20000, "companies in the world (the README's current figures: 10,000)")
 	flag.Int64Var(&o.seed, "seed", 42, "the world's seed")
 	flag.IntVar(&o.tick, "tick", 2000, "the window read and committed (the world is pinned at it)")
 	flag.DurationVar(&o.latency, "latency", 50*time.Millisecond,
@@ -53,8 +56,10 @@ func main() {
 	flag.StringVar(&o.chAddr, "clickhouse-addr", flagenv.Env("HS_CLICKHOUSE_ADDR", "127.0.0.1:59000"), "ClickHouse native address (env HS_CLICKHOUSE_ADDR)")
 	flag.StringVar(&o.chDB, "clickhouse-database", "hs_bench_window", "ClickHouse database of the ledger (dropped and created at the start, dropped at the end)")
 	flag.IntVar(&o.fetchWorkers, "fetch-workers", 32, "each crawler's sources fetched at once and requests per host, as `crawl --fetch-workers --fetch-per-host`; also the plain GETs' concurrency")
-	flag.IntVar(&o.claimBatch, "claim-batch", 64, "sources a worker claims and reads at once, as `crawl --claim-batch`")
-	flag.DurationVar(&o.sourceDeadline, "fetch-source-deadline", 2*time.Minute, "deadline of one source's read, as `crawl --fetch-source-deadline`")
+	flag.IntVar(&o.claimBatch, "claim-batch", 64, "most sources a worker holds claimed at once, as `crawl --claim-batch`")
+	flag.DurationVar(&o.sourceDeadline, "fetch-source-deadline", 2*time.Minute, "deadline of one source's read before its pages add to it, as `crawl --fetch-source-deadline`")
+	flag.DurationVar(&o.pageBudget, "fetch-page-budget", pipeline.DefaultPageBudget, "time each page read adds to its source's deadline, as `crawl --fetch-page-budget` (0: none)")
+	flag.DurationVar(&o.sourceMax, "fetch-source-deadline-max", pipeline.DefaultSourceDeadlineMax, "bound of a source's deadline, as `crawl --fetch-source-deadline-max`")
 	flag.BoolVar(&o.tenantsOnly, "tenants-only", false, "import the ATS tenants only: no board or aggregator feed, whose pages are read one after another")
 	memLimit := flag.Int("memory-limit-mib", 1400, "soft memory limit of this process, as `crawl --memory-limit-mib`; 0 for none")
 	flag.StringVar(&o.prof.CPU, "cpuprofile", "", "write a CPU profile of the commit to this file")

@@ -82,7 +82,7 @@ func run(ctx context.Context, log *slog.Logger, o options) error {
 	b := &bench{o: o, log: log, w: w, pool: pool, ch: ch, codec: pipeline.NewReadCodec(), clock: clock,
 		quiet: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		fc: pipeline.FetchConfig{ConnectTo: []string{":443=" + w.TLS}, CAFile: w.CAFile, Workers: o.fetchWorkers, PerHost: o.fetchWorkers,
-			SourceDeadline: o.sourceDeadline}} // HostRate 0: no per-host rate, as for the simulator; the latency is the world's
+			SourceDeadline: o.sourceDeadline, PageBudget: o.pageBudget, SourceDeadlineMax: o.sourceMax}} // HostRate 0: no per-host rate, as for the simulator; the latency is the world's
 
 	if err := b.importRegistry(ctx); err != nil {
 		return err
@@ -293,7 +293,8 @@ func (b *bench) fetchBesidePlainGets(ctx context.Context, dir *pipeline.Director
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// plainGets GETs every URL with conc goroutines, reading and gunzipping each body.
+// plainGets sends every recorded request with conc goroutines (a GET, or Workday's POST with its
+// body), reading and gunzipping each body.
 func plainGets(ctx context.Context, client *http.Client, urls []string, conc int) (n int, nbytes int64, failed int) {
 	var next, total, bad atomic.Int64
 	var wg sync.WaitGroup
@@ -320,10 +321,20 @@ func plainGets(ctx context.Context, client *http.Client, urls []string, conc int
 	return len(urls), total.Load(), int(bad.Load())
 }
 
-func get(ctx context.Context, client *http.Client, url string, zr *gzip.Reader) (int64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+// get sends one recorded request (world.recorded: a URL, or "METHOD URL BODY") and reads its
+// body whole, gunzipped.
+func get(ctx context.Context, client *http.Client, recorded string, zr *gzip.Reader) (int64, error) {
+	method, url, body := http.MethodGet, recorded, ""
+	if m, rest, ok := strings.Cut(recorded, " "); ok {
+		method = m
+		url, body, _ = strings.Cut(rest, " ")
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
 	if err != nil {
 		return 0, err
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept-Encoding", "gzip")
 	req.Header.Set("User-Agent", pipeline.DefaultUserAgent)
@@ -365,7 +376,7 @@ func (b *bench) resetReads(ctx context.Context) error {
 	for _, q := range []string{
 		`DELETE FROM crawl_reads WHERE tick = ` + fmt.Sprint(b.o.tick),
 		`UPDATE crawl_sources s SET lease_owner = NULL, lease_until = NULL, next_due_at = d.next_due_at, last_status = NULL, last_reason = NULL,
-			last_count = NULL, last_ok_at = NULL, consecutive_failures = 0 FROM windowbench_due d WHERE d.source_key = s.source_key`,
+			last_count = NULL, last_ok_count = NULL, last_ok_at = NULL, consecutive_failures = 0 FROM windowbench_due d WHERE d.source_key = s.source_key`,
 		`VACUUM ANALYZE crawl_sources`, `VACUUM ANALYZE crawl_reads`,
 	} {
 		if _, err := b.pool.Exec(ctx, q); err != nil {
@@ -445,8 +456,8 @@ func (b *bench) readWindow(ctx context.Context, n int) (*windowRead, error) {
 	for _, l := range s.last {
 		fmt.Printf("  last read: %s\n", l)
 	}
-	for _, l := range s.slowest {
-		fmt.Printf("  slow batch: %s\n", l)
+	for _, l := range s.longest {
+		fmt.Printf("  longest chain: %s\n", l)
 	}
 	for _, l := range s.notOKs {
 		fmt.Printf("  not ok: %s\n", l)
@@ -461,12 +472,12 @@ type readSummary struct {
 	sources, pages, postings, notOK int
 	stored                          int64
 	tenantsDone                     time.Duration
-	last, notOKs, slowest           []string
+	last, notOKs, longest           []string
 }
 
 // summarize reads what a window read stored: counts, the time the last ATS tenant's read was
-// stored (read_at is stamped when a worker's claimed batch is read), the last reads and the
-// reads not ok.
+// stored (read_at is stamped when a source's read ends), the last reads, the longest chains of
+// pages and the reads not ok.
 func (b *bench) summarize(ctx context.Context, start time.Time) (readSummary, error) {
 	var s readSummary
 	var tenants *time.Time
@@ -495,40 +506,24 @@ func (b *bench) summarize(ctx context.Context, start time.Time) (readSummary, er
 		s.last = append(s.last, fmt.Sprintf("%s (%d pages, %s) at %.1fs", key, pages, worker, at.Sub(start).Seconds()))
 	}
 	rows.Close()
-	// A worker stamps read_at once per claimed batch: the time from a worker's previous batch to
-	// this one is the batch's (its claim, read and store).
-	rows, err = b.pool.Query(ctx, `SELECT worker, read_at, count(*), min(source_key), max(source_key), sum(pages) FROM crawl_reads WHERE tick = $1
-		GROUP BY worker, read_at ORDER BY worker, read_at`, b.o.tick)
+	// The longest chains of pages: a source's pages are read one after another, so the window
+	// read ends no sooner than its longest chain, however many workers read it.
+	rows, err = b.pool.Query(ctx, `SELECT source_key, worker, pages, status, read_at FROM crawl_reads WHERE tick = $1
+		ORDER BY pages DESC, source_key LIMIT 3`, b.o.tick)
 	if err != nil {
 		return s, err
 	}
-	type batch struct {
-		took time.Duration
-		line string
-	}
-	var batches []batch
-	prev := map[string]time.Time{}
 	for rows.Next() {
-		var worker, first, last string
+		var key, worker, status string
+		var pages int
 		var at time.Time
-		var n, pages int
-		if err := rows.Scan(&worker, &at, &n, &first, &last, &pages); err != nil {
+		if err := rows.Scan(&key, &worker, &pages, &status, &at); err != nil {
 			rows.Close()
 			return s, err
 		}
-		from, ok := prev[worker]
-		if !ok {
-			from = start
-		}
-		prev[worker] = at
-		batches = append(batches, batch{took: at.Sub(from), line: fmt.Sprintf("%s: %d sources %s .. %s, %d pages, %.1fs (to %.1fs)",
-			worker, n, first, last, pages, at.Sub(from).Seconds(), at.Sub(start).Seconds())})
+		s.longest = append(s.longest, fmt.Sprintf("%s: %d pages, %s, stored by %s at %.1fs", key, pages, status, worker, at.Sub(start).Seconds()))
 	}
 	rows.Close()
-	sort.Slice(batches, func(i, j int) bool { return batches[i].took > batches[j].took })
-	for _, bt := range batches[:min(3, len(batches))] {
-		s.slowest = append(s.slowest, bt.line)
-	}
 	rows, err = b.pool.Query(ctx, `SELECT source_key, status, reason, pages FROM crawl_reads WHERE tick = $1 AND status <> 'ok' ORDER BY source_key LIMIT 10`, b.o.tick)
 	if err != nil {
 		return s, err

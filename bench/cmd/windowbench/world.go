@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -100,6 +101,11 @@ func serveWorld(companies int, seed int64, tick int, latency time.Duration, dir 
 		requests.Add(1)
 		if recording.Load() {
 			u := "https://" + r.Host + r.URL.RequestURI()
+			if r.Method != http.MethodGet { // Workday's list: "POST URL BODY", the body one line of JSON
+				body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<16))
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				u = r.Method + " " + u + " " + string(body)
+			}
 			mu.Lock()
 			urls = append(urls, u)
 			mu.Unlock()
@@ -227,13 +233,14 @@ func (w *world) record(ctx context.Context) error {
 	return err
 }
 
-// recorded stops recording and returns the URLs requested since record.
+// recorded stops recording and returns the requests made since record: a URL for a GET, and
+// "METHOD URL BODY" for any other (Workday's list is a POST).
 func (w *world) recorded(ctx context.Context) ([]string, error) {
 	b, err := w.call(ctx, http.MethodGet, "/urls")
 	if err != nil {
 		return nil, err
 	}
-	return strings.Fields(string(b)), nil
+	return strings.FieldsFunc(string(b), func(r rune) bool { return r == '\n' }), nil
 }
 
 func (w *world) call(ctx context.Context, method, path string) ([]byte, error) {
