@@ -1,5 +1,6 @@
 // Package oltp owns the Postgres side of the service: the connection pool, the embedded numbered
-// migrations, the account records (customers, accounts, API keys, usage and rate windows,
+// migrations, the account records (customers, accounts, API keys, usage, rate windows and the
+// instances' spend holds, spendholds.go,
 // idempotency keys, the demo key), the push records (webhook endpoints, whose secrets it stores
 // only as sealed by the caller's SecretSealer, watches and their fires, deliveries with their
 // attempts, replays and billing, the notifier's position and the dispatcher's leases; the
