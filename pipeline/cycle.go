@@ -235,13 +235,17 @@ func fresh[T any](ctx context.Context, c *Crawler, tick int, run func() (T, erro
 // and reruns the cycle.
 var ErrStaleState = errors.New("the committed ledger moved past this crawler's state")
 
-// reload rebuilds the ledger state from the committed ledger. The caller holds c.mu.
+// reload rebuilds the ledger state from the committed ledger and forgets the page cache: the
+// pass that found the state stale filled it with this tick's pages, and a rerun would replay
+// them as unchanged, dropping every req the reloaded state does not know (a second crawler's
+// ledger then lost openings a single crawler's had). The caller holds c.mu.
 func (c *Crawler) reload(ctx context.Context) error {
 	st, err := LoadState(ctx, c.ch)
 	if err != nil {
 		return fmt.Errorf("cannot reload the ledger state: %w", err)
 	}
 	c.state = st
+	c.pages.reset()
 	return nil
 }
 
