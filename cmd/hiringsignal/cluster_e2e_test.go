@@ -98,10 +98,11 @@ func e2eDir(t *testing.T) string {
 	return dir
 }
 
-// delivery is one webhook the receiver accepted.
+// delivery is one webhook the receiver accepted, and when.
 type delivery struct {
 	Watch, Seq int64
 	Key        string
+	At         time.Time
 }
 
 // hookReceiver is the webhook receiver: it answers 200 to every delivery and keeps what it got.
@@ -122,7 +123,7 @@ func newHookReceiver(t *testing.T) *hookReceiver {
 		}
 		if err := json.NewDecoder(req.Body).Decode(&p); err == nil && p.WatchID != nil && p.EventSeq != nil {
 			r.mu.Lock()
-			r.got = append(r.got, delivery{Watch: *p.WatchID, Seq: *p.EventSeq, Key: p.IdempotencyKey})
+			r.got = append(r.got, delivery{Watch: *p.WatchID, Seq: *p.EventSeq, Key: p.IdempotencyKey, At: time.Now()})
 			r.mu.Unlock()
 		}
 		w.WriteHeader(http.StatusOK)
@@ -359,24 +360,30 @@ var e2eAnswers = []string{
 	"/v1/jobs/search?limit=50",
 }
 
-// answers calls e2eAnswers once every instance serves the watermark wm (the feed's last event),
-// with volatile members (each event's write version) dropped.
-func (d *deployment) answers(key string, wm uint64) map[string]string {
+// servesThrough waits until every instance behind the API serves event wm on the feed.
+func (d *deployment) servesThrough(key string, wm uint64) {
 	d.t.Helper()
 	require.Eventually(d.t, func() bool {
 		for range 4 { // round robin: every instance
-			a := d.call("GET", "/v1/events?limit=1000", key, nil)
+			a := d.call("GET", fmt.Sprintf("/v1/events?since=%d&limit=1", wm-1), key, nil)
 			var page struct {
 				Events []struct {
 					Seq uint64 `json:"event_seq"`
 				} `json:"events"`
 			}
-			if a.status != 200 || json.Unmarshal(a.body, &page) != nil || len(page.Events) == 0 || page.Events[len(page.Events)-1].Seq != wm {
+			if a.status != 200 || json.Unmarshal(a.body, &page) != nil || len(page.Events) != 1 || page.Events[0].Seq != wm {
 				return false
 			}
 		}
 		return true
 	}, 2*time.Minute, 250*time.Millisecond, "%s: every instance serves event %d", d.name, wm)
+}
+
+// answers calls e2eAnswers once every instance serves the watermark wm, with volatile members
+// (each event's write version) dropped.
+func (d *deployment) answers(key string, wm uint64) map[string]string {
+	d.t.Helper()
+	d.servesThrough(key, wm)
 	out := map[string]string{}
 	for _, p := range e2eAnswers {
 		a := d.call("GET", p, key, nil)
@@ -475,6 +482,7 @@ backend serve
   http-check expect status 200
   default-server inter 500ms fall 2 rise 2
 ` + servers.String()
+	require.NoError(t, os.MkdirAll(dir, 0o755))
 	path := filepath.Join(dir, "haproxy.cfg")
 	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o644))
 	startBinary(t, bin, io.Discard, nil, "-db", "-f", path)
