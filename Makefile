@@ -4,8 +4,9 @@ BIN       := bin/hiringsignal
 DEB_PKGS  := postgresql clickhouse-server clickhouse-client iso-codes
 # only the tests need these: the /docs test renders the reference in headless Chromium
 TEST_DEB_PKGS := chromium
-# only the local replicated ClickHouse needs this (make cluster-up); it pulls in a JRE
-CLUSTER_DEB_PKGS := zookeeper
+# only the local replicated ClickHouse needs zookeeper (make cluster-up; it pulls in a JRE), and
+# the cluster's end-to-end test haproxy (make test-cluster-e2e)
+CLUSTER_DEB_PKGS := zookeeper haproxy
 export PATH := /usr/local/go/bin:$(PATH)
 # The toolchain go.mod names (a patch release with the standard library's security fixes) is
 # fetched from the Go module proxy when the installed go is older.
@@ -14,7 +15,7 @@ export GOTOOLCHAIN := auto
 GOLANGCI  := bin/golangci-lint
 GOLANGCI_VERSION := v2.15.0
 
-.PHONY: help run test fuzz deps test-deps build stores-up stores-down cluster-up cluster-down test-cluster lint vulncheck clean mcp-check
+.PHONY: help run test fuzz deps test-deps build stores-up stores-down cluster-up cluster-down test-cluster test-cluster-e2e lint vulncheck clean mcp-check
 
 # help lists the targets with the text after each `##`.
 help: ## list the targets
@@ -65,6 +66,15 @@ cluster-down: build ## stop it
 # on the cluster, commits through one replica read through the other, a lagging replica.
 test-cluster: cluster-up ## the replicated-ClickHouse tests against the local cluster
 	HS_CLICKHOUSE_CLUSTER=$$(./$(BIN) cluster addrs) $(GO) test -count=1 -run Cluster ./analytics/
+
+# The cluster end to end (docs/deployment.md), not in `make test`: its own ZooKeeper, two ClickHouse
+# replicas, a Postgres primary and its streaming standby, the simulator, two crawl processes, two
+# serve behind haproxy and a webhook receiver, all on loopback; it kills a crawl process, the
+# notifier's holder, a replica and the primary along the way, then compares with a single-node run
+# on the private stores. A few minutes on 2 cores.
+test-cluster-e2e: deps build stores-up ## the cluster end to end on loopback, against a single-node run (a few minutes)
+	@./scripts/deps.sh $(CLUSTER_DEB_PKGS)
+	HS_CLUSTER_E2E=1 $(GO) test -count=1 -timeout 20m -run TestClusterEndToEnd -v ./cmd/hiringsignal/
 
 # deps installs Debian packages the stack needs, or says exactly what to run; test-deps those
 # only the tests need (make run does not wait for them).

@@ -1,13 +1,17 @@
 package analytics
 
 import (
+	"bytes"
 	"context"
+	"encoding/gob"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/klauspost/compress/zstd"
 )
 
 // The crawl's side of the ledger: the row types of the tables it writes, the cycle write that
@@ -152,12 +156,66 @@ type CycleWrite struct {
 	Companies []Company
 	ATS       []VendorSighting
 	Cycle     Cycle
+	// Version is the version the events are written at (0: the time of the write). A write sent
+	// again byte for byte (its status unknown) keeps its version, and its Cycle its FinishedAt.
+	Version uint64
+}
+
+// cycleWriteFormat is the first byte of an encoded CycleWrite.
+const cycleWriteFormat = 1
+
+// EncodeCycleWrite encodes w, with the block size it is written in (batch), so that
+// DecodeCycleWrite gives back a write whose blocks are byte for byte the same: the form the
+// crawl keeps a commit in while its status is unknown (gob, zstd-compressed). w's Version and
+// Cycle.FinishedAt must be set.
+func EncodeCycleWrite(w *CycleWrite, batch int) ([]byte, error) {
+	if w.Version == 0 || w.Cycle.FinishedAt.IsZero() {
+		return nil, fmt.Errorf("cannot encode cycle %s/%d: its version and finish time must be set first", w.Cycle.Region, w.Cycle.Tick)
+	}
+	var buf bytes.Buffer
+	buf.WriteByte(cycleWriteFormat)
+	z, err := zstd.NewWriter(&buf, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode cycle %s/%d: %w", w.Cycle.Region, w.Cycle.Tick, err)
+	}
+	if err := gob.NewEncoder(z).Encode(encodedWrite{Write: w, Batch: batch}); err != nil {
+		_ = z.Close()
+		return nil, fmt.Errorf("cannot encode cycle %s/%d: %w", w.Cycle.Region, w.Cycle.Tick, err)
+	}
+	if err := z.Close(); err != nil {
+		return nil, fmt.Errorf("cannot encode cycle %s/%d: %w", w.Cycle.Region, w.Cycle.Tick, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// DecodeCycleWrite is the write EncodeCycleWrite encoded, and its block size.
+func DecodeCycleWrite(b []byte) (*CycleWrite, int, error) {
+	if len(b) == 0 || b[0] != cycleWriteFormat {
+		return nil, 0, errors.New("cannot decode a cycle write: unknown format")
+	}
+	z, err := zstd.NewReader(bytes.NewReader(b[1:]), zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return nil, 0, fmt.Errorf("cannot decode a cycle write: %w", err)
+	}
+	defer z.Close()
+	var e encodedWrite
+	if err := gob.NewDecoder(z).Decode(&e); err != nil {
+		return nil, 0, fmt.Errorf("cannot decode a cycle write: %w", err)
+	}
+	return e.Write, e.Batch, nil
+}
+
+type encodedWrite struct {
+	Write *CycleWrite
+	Batch int
 }
 
 // WriteCycle writes a cycle's rows and commits it: events in blocks of batch rows, then one
 // INSERT block per table (req_boards, companies, ats_history), the cycles row last. If it fails
-// part-way nothing is committed: rows above the watermark are never read, and the rerun writes
-// the same event_seq with a higher version, which replaces the partial rows. In cluster mode every
+// part-way nothing is committed yet: rows above the watermark are never read. The crawl keeps
+// such a write (EncodeCycleWrite) and sends it again as it was, same version and blocks, until
+// it is acknowledged (pipeline.LedgerHead); without that (tests), the rerun writes the same
+// event_seq with a higher version, which replaces the partial rows. In cluster mode every
 // block is a quorum write (quorum.go), so the commit row is written only once a quorum of
 // replicas holds every row it commits.
 func WriteCycle(ctx context.Context, ch driver.Conn, w *CycleWrite, batch int) error {
@@ -170,7 +228,10 @@ func WriteCycle(ctx context.Context, ch driver.Conn, w *CycleWrite, batch int) e
 	if err != nil {
 		return fmt.Errorf("cannot write cycle %s/%d: %w", w.Cycle.Region, w.Cycle.Tick, err)
 	}
-	version := uint64(time.Now().UnixNano())
+	version := w.Version
+	if version == 0 {
+		version = uint64(time.Now().UnixNano())
+	}
 	for start := 0; start < len(w.Events); start += batch {
 		block := w.Events[start:min(start+batch, len(w.Events))]
 		if err := wr.insert("INSERT INTO events (version, "+eventColumns+")", func(b driver.Batch) error {

@@ -23,10 +23,14 @@ func (s *Server) meter(c *Call, units int, now time.Time, spend *admission.Reser
 	rec := metering.Record{CustomerID: c.Caller.CustomerID, AccountID: c.Caller.AccountID, KeyID: c.Caller.KeyID,
 		Method: c.Route.Method, Route: c.Route.Path, MeterClass: string(c.Route.Meter), Function: c.function, Calls: calls, Units: int64(units),
 		ForcedFresh: c.forcedFresh, OccurredAt: now.UTC(), Channel: channelOf(c.Ctx)}
+	// Settled before the record is written: once written, a flush may move its units into the
+	// month's rollup (and off this instance's spend hold) at any moment, and the caps must
+	// already count them as this instance's unflushed units, not as a reservation besides.
+	spend.Settle(int64(units))
 	if err := s.usage.Append(c.lazy(), rec); err != nil {
+		spend.Unsettle()
 		return err
 	}
-	spend.Settle(int64(units))
 	return nil
 }
 

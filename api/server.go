@@ -191,7 +191,12 @@ func New(cfg Config) *Server {
 		unavailableLog: newLogSampler(unavailableLogEvery), claimant: oltp.Claimant{ID: cfg.Instance, Lease: cfg.IdempotencyClaimLease}}
 	s.auth = admission.NewAuth(cfg.Pool, cfg.Listener, cfg.Log, cfg.Metrics)
 	s.limiter = admission.NewLimiter(oltp.RateWindows{Pool: cfg.Pool}, cfg.Log)
-	s.caps = admission.NewCaps(cfg.Pool)
+	s.caps = admission.NewCaps(cfg.Pool, func() string { // each flushed segment's units leave this instance's holds
+		if s.usage == nil {
+			return ""
+		}
+		return s.usage.Instance()
+	})
 	if cfg.Pool != nil {
 		s.usage = metering.New(metering.Config{Dir: cfg.MeteringDir, Pool: cfg.Pool, Log: cfg.Log,
 			QueueSize: cfg.MeteringQueue, FlushInterval: cfg.MeteringFlush, SyncEvery: cfg.MeteringSyncEvery, Committed: s.caps.Committed})
@@ -433,6 +438,9 @@ func (s *Server) sharedSweeps(ctx context.Context) {
 		if n++; n%20 == 0 {
 			if err := oltp.ExpireIdempotency(ctx, s.pool); err != nil {
 				s.log.Warn("cannot expire idempotency keys", "err", err)
+			}
+			if err := (oltp.SpendHolds{Pool: s.pool}).Expire(ctx); err != nil {
+				s.log.Warn("cannot delete lapsed spend holds", "err", err)
 			}
 			// Only a segment committed but not yet deleted when its process died can come back,
 			// and it comes back when that instance restarts: 30 days covers any restart.

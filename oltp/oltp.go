@@ -1,5 +1,6 @@
 // Package oltp owns the Postgres side of the service: the connection pool, the embedded numbered
-// migrations, the account records (customers, accounts, API keys, usage and rate windows,
+// migrations, the account records (customers, accounts, API keys, usage, rate windows and the
+// instances' spend holds, spendholds.go,
 // idempotency keys, the demo key), the push records (webhook endpoints, whose secrets it stores
 // only as sealed by the caller's SecretSealer, watches and their fires, deliveries with their
 // attempts, replays and billing, the notifier's position and the dispatcher's leases; the
@@ -10,7 +11,7 @@
 // crawl jobs, the source registry (the companies and sources the crawl reads, registry.go; the
 // crawl workers' reads and each source's health, crawlreads.go: failures in a row, cooldown and
 // the suspect status, never retirement; the shared request turns per host, hostturns.go; the
-// crawl's commit lock, crawllock.go; the discovery queue, each domain's last answer and how a run
+// crawl's commit lock, crawllock.go, and its ledger head with the commit in flight, ledgerhead.go; the discovery queue, each domain's last answer and how a run
 // lands in the registry, discovery.go), outcome labels and their votes, attribution, coverage
 // requests (with their status, joined from the registry and the discovery queue) and quickstarts.
 //

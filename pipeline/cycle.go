@@ -98,6 +98,7 @@ type Crawler struct {
 	onObs   func(sourceKey, sourceID, reqKey string)
 	onSight func(Sighting)
 	lock    func(ctx context.Context) (unlock func(), err error)
+	head    LedgerHead // nil: ClickHouse's head alone
 
 	mu       sync.Mutex // one cycle at a time
 	state    *State
@@ -128,7 +129,12 @@ type Config struct {
 	// crawler processes share one ledger without two ever numbering events from the same head.
 	// Without it (one crawler, tests) the head is still checked before each diff.
 	CommitLock func(ctx context.Context) (unlock func(), err error)
-	Log        *slog.Logger // default: discard
+	// Ledger, when set, keeps the committed head and the commit in flight beside ClickHouse
+	// (LedgerHead), so a write that gave up and lands later is never numbered over: it is sent
+	// again as it was, and the next cycle numbers after it. Without it (tests) the head is
+	// ClickHouse's.
+	Ledger LedgerHead
+	Log    *slog.Logger // default: discard
 }
 
 func (c *Config) defaults() {
@@ -162,7 +168,7 @@ func newCrawler(ch driver.Conn, st *State, cfg Config) (*Crawler, error) {
 		return nil, err
 	}
 	c := &Crawler{ch: ch, fetch: f, log: cfg.Log, batch: cfg.InsertBatch, workers: cfg.NormalizeWorkers,
-		onObs: cfg.OnObservation, onSight: cfg.OnSighting, lock: cfg.CommitLock, state: st, pages: newPageCache(cfg.PageCacheBytes),
+		onObs: cfg.OnObservation, onSight: cfg.OnSighting, lock: cfg.CommitLock, head: cfg.Ledger, state: st, pages: newPageCache(cfg.PageCacheBytes),
 		suspects: map[string]suspectMark{}, descs: newDescLog()}
 	c.descs.seed(st)
 	return c, nil
@@ -207,8 +213,14 @@ func (c *Crawler) RunRegions(ctx context.Context, dir *Directory, regions []stri
 }
 
 // fresh runs a cycle (run) and, when another crawler committed since this one read the ledger
-// (ErrStaleState), reloads the state and runs it again, twice at most. The caller holds c.mu.
+// (ErrStaleState), reloads the state and runs it again, twice at most. A commit left in unknown
+// state is settled first (settle), so that its resend does not make the cycle run twice. The
+// caller holds c.mu.
 func fresh[T any](ctx context.Context, c *Crawler, tick int, run func() (T, error)) (T, error) {
+	if err := c.settle(ctx); err != nil {
+		var none T
+		return none, err
+	}
 	for attempt := 0; ; attempt++ {
 		out, err := run()
 		if !errors.Is(err, ErrStaleState) || attempt == 2 {
@@ -226,7 +238,10 @@ func fresh[T any](ctx context.Context, c *Crawler, tick int, run func() (T, erro
 // and reruns the cycle.
 var ErrStaleState = errors.New("the committed ledger moved past this crawler's state")
 
-// reload rebuilds the ledger state from the committed ledger. The caller holds c.mu.
+// reload rebuilds the ledger state from the committed ledger and forgets the page cache: the
+// pass that found the state stale filled it with this tick's pages, and a rerun would replay
+// them as unchanged, dropping every req the reloaded state does not know (a second crawler's
+// ledger then lost openings a single crawler's had). The caller holds c.mu.
 func (c *Crawler) reload(ctx context.Context) error {
 	st, err := LoadState(ctx, c.ch)
 	if err != nil {
@@ -234,10 +249,12 @@ func (c *Crawler) reload(ctx context.Context) error {
 	}
 	c.state = st
 	c.descs.seed(st)
+	c.pages.reset()
 	return nil
 }
 
-// lockHead takes the commit lock (Config.CommitLock) and checks that the committed head is the
+// lockHead takes the commit lock (Config.CommitLock), settles the ledger head (checkHead: a
+// commit left in unknown state is sent again first) and checks that the committed head is the
 // one the state was built on; ErrStaleState otherwise. The caller holds c.mu and calls unlock
 // once the cycle is committed and applied, or abandoned.
 func (c *Crawler) lockHead(ctx context.Context) (unlock func(), err error) {
@@ -247,7 +264,7 @@ func (c *Crawler) lockHead(ctx context.Context) (unlock func(), err error) {
 			return nil, fmt.Errorf("cannot take the crawl's commit lock: %w", err)
 		}
 	}
-	wm, _, err := analytics.Watermark(ctx, c.ch)
+	wm, err := c.checkHead(ctx)
 	if err != nil {
 		unlock()
 		return nil, err
@@ -417,7 +434,7 @@ func (c *Crawler) commitRegion(ctx context.Context, dir *Directory, region strin
 	st.ReqsLive = c.liveAfter(region, companyRegion, liveBefore, events)
 	w.Cycle = st.row()
 	te := time.Now()
-	if err := analytics.WriteCycle(ctx, c.ch, w, c.batch); err != nil {
+	if err := c.write(ctx, w); err != nil {
 		return fmt.Errorf("cycle %s/%d: %w", region, tick, err)
 	}
 	st.EmitTook = time.Since(te)

@@ -34,9 +34,12 @@
 // A cycle can run whole (RunRegions, RunTick) or split (split.go): workers read sources into
 // SourceReads (ReadSources) and one committer commits a window from every worker's reads
 // (CommitReads). Every commit holds Config.CommitLock and checks the committed head first, so
-// processes sharing a ledger never reuse an event_seq.
+// processes sharing a ledger never reuse an event_seq; with Config.Ledger the head and the commit
+// in flight are also kept beside ClickHouse (ledgerhead.go), so a write that gave up and lands
+// later is sent again as it was numbered, never numbered over.
 //
-// It must not serve HTTP or touch Postgres: reads belong to api, accounts to oltp. It holds no SQL
+// It must not serve HTTP or touch Postgres (the commit lock, the ledger head and the host turns
+// are interfaces its caller fills from oltp): reads belong to api, accounts to oltp. It holds no SQL
 // and no ClickHouse row type (statements and rows are analytics'), and no place table or country
 // rule (those are normalize's).
 package pipeline

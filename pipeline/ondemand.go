@@ -89,7 +89,7 @@ func (c *Crawler) runCompany(ctx context.Context, dir *Directory, domain string,
 	c.number(w, st)
 	c.boardSightings(w, seen, now)
 	w.Cycle = st.row()
-	if err := analytics.WriteCycle(ctx, c.ch, w, c.batch); err != nil {
+	if err := c.write(ctx, w); err != nil {
 		return *st, fmt.Errorf("on-demand crawl of %s: %w", domain, err)
 	}
 	c.apply(w, seen)

@@ -69,6 +69,16 @@ func newPageCache(maxBytes int64) *pageCache {
 	return &pageCache{maxBytes: maxBytes, pages: map[string]*list.Element{}, lru: list.New()}
 }
 
+// reset forgets every page (the crawler's state was reloaded from the ledger: a page replayed
+// as unchanged must carry only reqs the state knows, and the pages read by the pass that found
+// its state stale carried reqs the reloaded state may not). Counters stay.
+func (c *pageCache) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pages, c.bytes = map[string]*list.Element{}, 0
+	c.lru.Init()
+}
+
 // advance starts the cycle of tick (a cycle of an older tick, or an on-demand crawl at the same
 // one, leaves it as it is).
 func (c *pageCache) advance(tick uint32) {

@@ -3,10 +3,11 @@
 // with a bounded memory of unknown keys), whether the caller is within its rate limit and daily
 // quota, per key lineage and per account (fixed windows shared across instances through Postgres
 // leases), within the protocol window of a mounted interface (ProtocolRate), and whether its
-// account is under its hard spend cap.
+// account is under its hard spend cap (each instance spending from a hold of the month's units
+// it leases from Postgres, spendcap.go).
 //
 // It returns decisions and typed results; package api turns them into HTTP answers. It must not
-// import api nor know HTTP. It reads keys, rate windows and monthly units through package oltp
+// import api nor know HTTP. It reads keys, rate windows, monthly units and spend holds through package oltp
 // and hears of key and account changes through the process's Postgres listener (package
 // pglisten), which it subscribes to but does not own.
 package admission

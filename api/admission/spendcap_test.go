@@ -37,7 +37,13 @@ func pages() *api.Route {
 
 func startPages(t *testing.T, cfg func(*api.Config)) *apitest.Server {
 	t.Helper()
-	return apitest.StartServer(t, apitest.Options{DB: "admission", Config: cfg, Register: func(srv *api.Server, _ *pgxpool.Pool) {
+	return startPagesOn(t, nil, cfg)
+}
+
+// startPagesOn is startPages on pool's schema (nil: a fresh one), e.g. a second instance.
+func startPagesOn(t *testing.T, pool *pgxpool.Pool, cfg func(*api.Config)) *apitest.Server {
+	t.Helper()
+	return apitest.StartServer(t, apitest.Options{DB: "admission", Pool: pool, Config: cfg, Register: func(srv *api.Server, _ *pgxpool.Pool) {
 		srv.Register(pages())
 	}})
 }
@@ -99,6 +105,119 @@ func TestSpendCapHoldsUnderConcurrency(t *testing.T) {
 	require.EqualValues(t, workers, refused.Load())
 }
 
+// TestSpendCapHoldsAcrossInstances is TestSpendCapHoldsUnderConcurrency on two instances of
+// one Postgres, every worker alternating between them: together they pass the cap by less than
+// one page, as one instance does, and stop at most one block (the other instance's hold) short
+// of it. Without the shared holds each instance admitted against its own view and they passed
+// the cap by up to the pages in flight on the other plus its unflushed units.
+func TestSpendCapHoldsAcrossInstances(t *testing.T) {
+	t.Parallel()
+	s1 := startPages(t, nil)
+	s2 := startPagesOn(t, s1.Pool, nil)
+	const hard, page, workers = 2_500, 100, 64
+	a := cappedAccount(t, s1, hard)
+	var ok, refused atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 200; i++ {
+				s := s1
+				if (w+i)%2 == 1 {
+					s = s2
+				}
+				r := s.Get(t, "/v1/reqs/search?limit="+strconv.Itoa(page), a.Key, nil)
+				switch r.Status {
+				case 200:
+					ok.Add(1)
+				case 402:
+					refused.Add(1)
+					return
+				default:
+					t.Errorf("status %d: %s", r.Status, r.Body)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	require.NoError(t, s2.API.FlushUsage(context.Background()))
+	units := monthUnits(t, s1, a.AccountID)
+	t.Logf("hard cap %d units on two instances: %d pages served, %d refused, %d units recorded (overshoot %d)", hard, ok.Load(), refused.Load(), units, units-hard)
+	require.Equal(t, ok.Load()*page, units, "every page served is metered")
+	require.Less(t, units, int64(hard+page), "the two instances together pass the cap by less than one page")
+	require.GreaterOrEqual(t, units, hard-admission.SpendBlock(hard), "they stop at most the other instance's block short of it")
+	require.EqualValues(t, workers, refused.Load())
+	var held int64
+	require.NoError(t, s1.Pool.QueryRow(context.Background(), "SELECT coalesce(sum(held), 0) FROM spend_holds WHERE account_id = $1", a.AccountID).Scan(&held))
+	require.LessOrEqual(t, held, 2*admission.SpendBlock(hard), "every flushed unit left its instance's hold: what is left is at most a block each")
+}
+
+// TestInstancesShareTheCapThroughTheirHolds: the caps of two instances on one Postgres admit
+// together what one instance would (their reservations pass the cap by less than one page); a
+// flush moves units from a hold to the month's units in one transaction, so they count once;
+// a hold whose instance stops asking lapses after its TTL and no longer counts.
+func TestInstancesShareTheCapThroughTheirHolds(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := storetest.Postgres(t, "admission")
+	a := admission.NewCaps(pool, func() string { return "inst-a" })
+	b := admission.NewCaps(pool, func() string { return "inst-b" })
+	a.SetHoldTTL(2 * time.Second)
+	now := time.Now()
+	y, m, _ := now.UTC().Date()
+	month := time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+	const hard, page = int64(1_000), int64(100)
+	capped := hard
+	reserve := func(c *admission.Caps) (*admission.Reservation, admission.Spend) {
+		r, sp, err := c.Reserve(ctx, 1, &capped, page, now)
+		require.NoError(t, err)
+		return r, sp
+	}
+	var onA []*admission.Reservation
+	for range 6 {
+		r, _ := reserve(a)
+		require.NotNil(t, r)
+		onA = append(onA, r)
+	}
+	n := int64(0)
+	var last admission.Spend
+	for {
+		r, sp := reserve(b)
+		if r == nil {
+			last = sp
+			break
+		}
+		n++
+	}
+	total := 6*page + n*page
+	require.Less(t, total, hard+page, "both instances' reservations pass the cap by less than one page")
+	require.GreaterOrEqual(t, total+admission.SpendBlock(hard), hard, "b is refused at most a's block early")
+	require.GreaterOrEqual(t, last.Used+last.Reserved, hard, "the refusal counts a's hold")
+
+	// a meters 100 units and its log flushes them: usage_monthly gains them in the transaction
+	// that takes them off a's hold.
+	onA[0].Settle(page)
+	tx, err := pool.Begin(ctx)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `INSERT INTO usage_monthly (account_id, month, units) VALUES (1, $1, $2)`, month, page)
+	require.NoError(t, err)
+	require.NoError(t, oltp.SettleSpendHolds(ctx, tx, "inst-a", []oltp.SpendHoldUnits{{AccountID: 1, Month: month, Units: page}}))
+	require.NoError(t, tx.Commit(ctx))
+	a.Committed(1, month, page)
+	r, sp := reserve(b)
+	require.Nil(t, r)
+	require.Equal(t, last.Used+last.Reserved, sp.Used+sp.Reserved, "the flushed units count once: in the month's units, no longer in a's hold")
+	require.Equal(t, page, sp.Used)
+
+	// a stops asking (it died with its calls in flight): its hold lapses and b is admitted.
+	time.Sleep(2100 * time.Millisecond)
+	r, _ = reserve(b)
+	require.NotNil(t, r, "a lapsed hold no longer counts")
+	r.Release()
+}
+
 // TestSpendCapFailsClosedWhenTheSpendCannotBeRead: when the month's units cannot be read from
 // Postgres, a call of a capped account answers 503 instead of being served unchecked.
 func TestSpendCapFailsClosedWhenTheSpendCannotBeRead(t *testing.T) {
@@ -130,7 +249,7 @@ func TestSpendCapCountsUnflushedUnitsAcrossRefreshes(t *testing.T) {
 
 func capsOn(t *testing.T) (*admission.Caps, *pgxpool.Pool) {
 	pool := storetest.Postgres(t, "admission")
-	return admission.NewCaps(pool), pool
+	return admission.NewCaps(pool, nil), pool
 }
 
 func setMonthUnits(t *testing.T, pool *pgxpool.Pool, accountID, units int64) {

@@ -158,10 +158,7 @@ func (l *Log) committed(id string, recs []Record) {
 	if l.cfg.Committed == nil {
 		return
 	}
-	// seg-<instance>-<seq>[~valid]
-	rest, ok := strings.CutPrefix(id, "seg-")
-	inst, _, ok2 := strings.Cut(rest, "-")
-	if !ok || !ok2 || !l.ownIDs[inst] {
+	if inst := segmentInstance(id); inst == "" || !l.ownIDs[inst] {
 		return
 	}
 	type acctMonth struct {
@@ -178,6 +175,16 @@ func (l *Log) committed(id string, recs []Record) {
 			l.cfg.Committed(k.account, k.month, units)
 		}
 	}
+}
+
+// segmentInstance is the instance id a segment id names (seg-<instance>-<seq>[~valid]), or "".
+func segmentInstance(id string) string {
+	rest, ok := strings.CutPrefix(id, "seg-")
+	inst, _, ok2 := strings.Cut(rest, "-")
+	if !ok || !ok2 {
+		return ""
+	}
+	return inst
 }
 
 // usageKey is what one usage_events row aggregates over.
@@ -256,9 +263,32 @@ func insertSegment(ctx context.Context, pool *pgxpool.Pool, segmentID string, re
 		if err != nil {
 			return fmt.Errorf("cannot insert the %d usage rows of segment %s: %w", n, segmentID, err)
 		}
-		return nil
+		// The units leave the spend hold of the instance that metered them (its caps' owner is
+		// its instance id) as they reach usage_monthly, whichever process flushes them.
+		return oltp.SettleSpendHolds(ctx, tx, segmentInstance(segmentID), monthUnits(recs))
 	})
 	return inserted && err == nil, err
+}
+
+// monthUnits sums the units of recs per account and UTC billing month (none: no entry).
+func monthUnits(recs []Record) []oltp.SpendHoldUnits {
+	var out []oltp.SpendHoldUnits
+	at := map[oltp.SpendHoldUnits]int{} // key with Units 0 → index in out
+	for _, r := range recs {
+		if r.Units == 0 {
+			continue
+		}
+		y, m, _ := r.OccurredAt.UTC().Date()
+		k := oltp.SpendHoldUnits{AccountID: r.AccountID, Month: time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)}
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			out = append(out, k)
+		}
+		out[i].Units += r.Units
+	}
+	return out
 }
 
 // PruneSegments forgets flushed segments older than keep: a segment file is replayed within

@@ -1,7 +1,8 @@
 // Package metering owns the write-ahead log of metered calls: each API instance appends a record
 // per metered call to local segment files before the answer leaves, and a flusher moves closed
 // segments into the Postgres usage ledger (usage_segments, usage_events, usage_monthly), once
-// each, replaying what a crashed process left. What a directory holds that Postgres does not is
+// each, replaying what a crashed process left; the same transaction takes a segment's units off
+// the spend hold of the instance that wrote it (oltp.SettleSpendHolds). What a directory holds that Postgres does not is
 // lost if its instance dies and nothing opens the directory again: it is bounded (LossBound, two
 // flush intervals while Postgres answers), measured (UnflushedFor, everything since Postgres
 // last answered) and named in the log. A Log follows the lifecycle contract.

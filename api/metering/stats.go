@@ -51,3 +51,12 @@ func (l *Log) UnflushedFor(now time.Time) time.Duration {
 // or an instance started on it); while Postgres cannot be reached, everything since it last
 // answered (UnflushedFor).
 func (l *Log) LossBound() time.Duration { return 2 * l.cfg.FlushInterval }
+
+// Instance is the id this Log writes its segments under since its last Start ("" before it):
+// the owner of this instance's spend holds (admission.Caps), which each flushed segment's units
+// leave.
+func (l *Log) Instance() string {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.instance
+}

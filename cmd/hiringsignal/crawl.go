@@ -220,7 +220,8 @@ func newCrawler(ctx context.Context, log *slog.Logger, f *storeFlags, s *stores,
 	}
 	cfg := cf.config(log)
 	cfg.CommitLock = oltp.CrawlCommitLock(s.pg, *f.clickhouseDB)
-	cfg.Fetch.HostTurns = oltp.HostTurns{Pool: s.pg} // --fetch-host-rate holds across every crawl process
+	cfg.Ledger = oltp.LedgerHeads{Pool: s.pg, Ledger: *f.clickhouseDB} // a write that gave up is resent, never numbered over
+	cfg.Fetch.HostTurns = oltp.HostTurns{Pool: s.pg}                   // --fetch-host-rate holds across every crawl process
 	cfg.Fetch.OnRequest = onRequest
 	return pipeline.NewCrawler(ctx, s.ch, cfg)
 }

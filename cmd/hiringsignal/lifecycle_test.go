@@ -76,7 +76,13 @@ func start(t *testing.T, env []string, args ...string) *proc {
 // startOut is start with the binary's stdout written to stdout.
 func startOut(t *testing.T, stdout io.Writer, env []string, args ...string) *proc {
 	t.Helper()
-	cmd := exec.Command(binary(t), args...)
+	return startBinary(t, binary(t), stdout, env, args...)
+}
+
+// startBinary is startOut of the binary at bin.
+func startBinary(t *testing.T, bin string, stdout io.Writer, env []string, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Dir = t.TempDir()
 	proctest.DieWithParent(cmd)

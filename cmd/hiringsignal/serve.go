@@ -320,6 +320,7 @@ func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 	f := addStoreFlags(fs)
 	sf := addServeFlags(fs)
 	df := addDispatchFlags(fs)
+	allowPrivate := fs.Bool("allow-private-egress", false, "let webhook endpoints be http:// URLs and loopback or private addresses (a receiver on this machine: tests, a one-machine trial); off, they are refused when registered and at every delivery")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -343,7 +344,7 @@ func runServe(ctx context.Context, log *slog.Logger, args []string) error {
 	g.Add("stores", storesPart{s})
 	set := metrics.NewSet()
 	listener := addListener(&g, log, s, set)
-	push := pushDeps{box: box, mail: mail}
+	push := pushDeps{box: box, mail: mail, egress: egress.Policy{AllowHTTP: *allowPrivate, AllowPrivate: *allowPrivate}}
 	a := addAPI(&g, log, f, s, listener, sf, set, push)
 	if err := addDispatcher(ctx, &g, log, f, df, set, push, listener, a.ready); err != nil {
 		s.Close()

@@ -1,7 +1,8 @@
 // Package devstack starts and stops the private Postgres and ClickHouse instances that `make run`
 // and `make test` use, with their data under the run directory of a checkout (<checkout>/.run by
 // default), and the local replicated ClickHouse (Cluster: one ZooKeeper and two ClickHouse
-// replicas under <run dir>/cluster) that `make cluster-up` and `make test-cluster` use.
+// replicas under <run dir>/cluster) that `make cluster-up` and `make test-cluster` use, and a
+// Postgres primary with its streaming standby (PostgresPair) for the cluster's end-to-end test.
 //
 // It owns process management of those servers only (init, start, health wait, stop), the proof
 // that a server answering on a port is this run directory's own (its data directory, asked from

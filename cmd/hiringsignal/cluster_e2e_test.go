@@ -1,0 +1,707 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/internal/devstack"
+	"github.com/planehq/hiringsignal/internal/testkit/storetest"
+	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/pipeline"
+)
+
+// The cluster end to end, on loopback (make test-cluster-e2e; skipped without HS_CLUSTER_E2E):
+// ZooKeeper and two ClickHouse replicas (devstack.Cluster), a Postgres primary and its streaming
+// standby (devstack.PostgresPair), the simulator, two crawl processes, two `serve` behind
+// haproxy (round robin) and a webhook receiver. It crawls five windows of one world, pinned one
+// after another, and along the way kills a crawl process, kills the instance holding the
+// notifier lease, stops a ClickHouse replica (commits wait for it) and brings it back, and stops
+// the Postgres primary and promotes the standby. Then it runs the same windows of the same world
+// on one ClickHouse, one Postgres, one crawl and one serve, and requires the same ledger, the
+// same answers to a fixed list of calls, and the same deliveries, each (watch, event) delivered
+// under one idempotency key. Before the windows, a Free key gets exactly its 20 calls of a
+// minute across the round robin, and another exactly its 100 calls of the day.
+//
+// The crawl processes read the simulator's directory (--directory sim), each crawling whole
+// windows: the registry's windows are 3 hours of the wall clock, which no test of minutes can
+// wait out; the commit lock and the ledger head are the same in both modes.
+
+const (
+	e2eSeed      = 5
+	e2eCompanies = 60
+	e2eWatches   = 8
+	e2eTicks     = 5
+)
+
+var plainBuild struct {
+	sync.Once
+	path string
+	err  error
+}
+
+// plainBinary builds the binary without the race detector: nine processes of it share 2 cores.
+func plainBinary(t *testing.T) string {
+	t.Helper()
+	plainBuild.Do(func() {
+		dir, err := os.MkdirTemp("", "hiringsignal-e2e-bin-")
+		if err != nil {
+			plainBuild.err = err
+			return
+		}
+		plainBuild.path = filepath.Join(dir, "hiringsignal")
+		if out, err := exec.Command("go", "build", "-o", plainBuild.path, ".").CombinedOutput(); err != nil {
+			plainBuild.err = fmt.Errorf("cannot build the binary: %w\n%s", err, out)
+		}
+	})
+	require.NoError(t, plainBuild.err)
+	return plainBuild.path
+}
+
+func freePortNum(t *testing.T) int {
+	t.Helper()
+	_, p, err := net.SplitHostPort(freePort(t))
+	require.NoError(t, err)
+	n, err := strconv.Atoi(p)
+	require.NoError(t, err)
+	return n
+}
+
+// e2eDir is a directory the postgres user can reach (the Postgres pair runs as postgres).
+func e2eDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/var/tmp", "hs-e2e-")
+	require.NoError(t, err)
+	require.NoError(t, os.Chmod(dir, 0o755))
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
+}
+
+// delivery is one webhook the receiver accepted, and when.
+type delivery struct {
+	Watch, Seq int64
+	Key        string
+	At         time.Time
+}
+
+// hookReceiver is the webhook receiver: it answers 200 to every delivery and keeps what it got.
+type hookReceiver struct {
+	srv *httptest.Server
+	mu  sync.Mutex
+	got []delivery
+}
+
+func newHookReceiver(t *testing.T) *hookReceiver {
+	r := &hookReceiver{}
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		var p struct {
+			Event          string `json:"event"`
+			WatchID        *int64 `json:"watch_id"`
+			EventSeq       *int64 `json:"event_seq"`
+			IdempotencyKey string `json:"idempotency_key"`
+		}
+		if err := json.NewDecoder(req.Body).Decode(&p); err == nil && p.WatchID != nil && p.EventSeq != nil {
+			r.mu.Lock()
+			r.got = append(r.got, delivery{Watch: *p.WatchID, Seq: *p.EventSeq, Key: p.IdempotencyKey, At: time.Now()})
+			r.mu.Unlock()
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+func (r *hookReceiver) deliveries() []delivery {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.got)
+}
+
+// deployment is one run of the world: the API it is called through, its Postgres and a
+// ClickHouse connection to read its ledger from, and the failures it goes through before each
+// window (hooks[i] runs instead of pinning window i; nil: pin).
+type deployment struct {
+	t      *testing.T
+	name   string
+	api    string
+	pgURL  string
+	pool   *pgxpool.Pool
+	ch     func() driver.Conn
+	sim    string
+	recv   *hookReceiver
+	hooks  map[int]func(pin func())
+	onWarm func() // after the first window, before the others (the cluster's limit checks)
+}
+
+// outcome is what a run leaves: its ledger, its answers and its deliveries by company.
+type outcome struct {
+	ledger     []string
+	answers    map[string]string
+	deliveries map[string]int // "company/event_seq" → distinct idempotency keys
+	receipts   int
+}
+
+func (d *deployment) pin(tick int) {
+	d.t.Helper()
+	require.NoError(d.t, pipeline.PinSimTick(context.Background(), http.DefaultClient, d.sim, tick))
+}
+
+// committed waits until every region's cycle of tick is committed.
+func (d *deployment) committed(tick int, regions int, within time.Duration) {
+	d.t.Helper()
+	require.Eventually(d.t, func() bool {
+		var n uint64
+		err := d.ch().QueryRow(context.Background(), "SELECT uniqExact(region) FROM cycles WHERE tick = ?", uint32(tick)).Scan(&n)
+		return err == nil && n == uint64(regions)
+	}, within, 200*time.Millisecond, "%s: window %d committed in every region", d.name, tick)
+}
+
+func (d *deployment) watermark() uint64 {
+	d.t.Helper()
+	var wm uint64
+	require.Eventually(d.t, func() bool {
+		return d.ch().QueryRow(context.Background(), "SELECT max(seq_to) FROM cycles").Scan(&wm) == nil
+	}, time.Minute, 200*time.Millisecond)
+	return wm
+}
+
+// notifierAt waits until the notifier's position reaches wm.
+func (d *deployment) notifierAt(wm uint64, within time.Duration) {
+	d.t.Helper()
+	require.Eventually(d.t, func() bool {
+		pos, err := oltp.NotifierPosition(context.Background(), d.pool)
+		return err == nil && pos >= wm
+	}, within, 200*time.Millisecond, "%s: the notifier reaches event %d", d.name, wm)
+}
+
+type answer struct {
+	status int
+	body   []byte
+	header http.Header
+}
+
+// call sends method path with key through the deployment's API.
+func (d *deployment) call(method, path, key string, body any) answer {
+	d.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		require.NoError(d.t, err)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, d.api+path, rd)
+	require.NoError(d.t, err)
+	req.Header.Set("X-API-Key", key)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(d.t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(d.t, err)
+	return answer{status: resp.StatusCode, body: b, header: resp.Header}
+}
+
+func (d *deployment) account(plan string) oltp.NewAccount {
+	d.t.Helper()
+	a, err := oltp.CreateAccount(context.Background(), d.pool, plan, fmt.Sprintf("%s-%s-%d@example.com", d.name, plan, time.Now().UnixNano()))
+	require.NoError(d.t, err)
+	return a
+}
+
+// watchedCompanies are the e2eWatches companies with the most events in the first window, ties
+// by id: the same in every run of the world.
+func (d *deployment) watchedCompanies() []uint64 {
+	d.t.Helper()
+	rows, err := d.ch().Query(context.Background(), `SELECT company_id FROM events FINAL GROUP BY company_id ORDER BY count() DESC, company_id LIMIT ?`, e2eWatches)
+	require.NoError(d.t, err)
+	defer rows.Close()
+	var out []uint64
+	for rows.Next() {
+		var id uint64
+		require.NoError(d.t, rows.Scan(&id))
+		out = append(out, id)
+	}
+	require.Len(d.t, out, e2eWatches)
+	return out
+}
+
+// run crawls ticks, watching the busiest companies from the second window on, and collects the
+// outcome once every delivery is settled.
+func (d *deployment) run(ticks []int, regions int) outcome {
+	t := d.t
+	d.pin(ticks[0])
+	d.committed(ticks[0], regions, 3*time.Minute)
+	d.notifierAt(d.watermark(), 2*time.Minute)
+
+	acct := d.account("growth")
+	big := int64(100_000)
+	require.NoError(t, oltp.SetCallsPerMinute(context.Background(), d.pool, acct.AccountID, &big))
+	ep := d.call("POST", "/v1/webhooks", acct.Key, map[string]any{"url": d.recv.srv.URL + "/hook"})
+	require.Equal(t, 201, ep.status, "%s: %s", d.name, ep.body)
+	var endpoint struct {
+		ID int64 `json:"id"`
+	}
+	require.NoError(t, json.Unmarshal(ep.body, &endpoint))
+	companyOf := map[int64]uint64{}
+	for _, c := range d.watchedCompanies() {
+		var w answer
+		require.Eventually(t, func() bool {
+			w = d.call("POST", "/v1/watches", acct.Key, map[string]any{"company_id": c, "webhook_endpoint_id": endpoint.ID, "max_fires_per_hour": 1000})
+			return w.status == 201
+		}, time.Minute, 250*time.Millisecond, "%s: a watch of company %d (the read snapshot has it)", d.name, c)
+		var wr struct {
+			WatchID int64 `json:"watch_id"`
+		}
+		require.NoError(t, json.Unmarshal(w.body, &wr))
+		companyOf[wr.WatchID] = c
+	}
+	t.Logf("%s: %d watches (%s)", d.name, len(companyOf), time.Now().Format(time.TimeOnly))
+	if d.onWarm != nil {
+		d.onWarm()
+		t.Logf("%s: limits checked (%s)", d.name, time.Now().Format(time.TimeOnly))
+	}
+
+	for i, tick := range ticks[1:] {
+		pin := func() { d.pin(tick) }
+		if h := d.hooks[i+1]; h != nil {
+			h(pin)
+		} else {
+			pin()
+		}
+		d.committed(tick, regions, 4*time.Minute)
+		t.Logf("%s: window %d committed (%s)", d.name, tick, time.Now().Format(time.TimeOnly))
+	}
+	wm := d.watermark()
+	d.notifierAt(wm, 2*time.Minute)
+	t.Logf("%s: the notifier reached event %d (%s)", d.name, wm, time.Now().Format(time.TimeOnly))
+	require.Eventually(t, func() bool {
+		var open int
+		err := d.pool.QueryRow(context.Background(), `SELECT count(*) FROM webhook_deliveries WHERE watch_id IS NOT NULL AND status IN ('pending', 'retrying')`).Scan(&open)
+		return err == nil && open == 0
+	}, 3*time.Minute, 250*time.Millisecond, "%s: every delivery is settled", d.name)
+	t.Logf("%s: every delivery settled (%s)", d.name, time.Now().Format(time.TimeOnly))
+
+	var o outcome
+	o.ledger = d.ledger(wm)
+	o.answers = d.answers(acct.Key, wm)
+	o.deliveries = map[string]int{}
+	keys := map[string]map[string]bool{}
+	got := d.recv.deliveries()
+	o.receipts = len(got)
+	for _, g := range got {
+		c, ok := companyOf[g.Watch]
+		require.True(t, ok, "%s: a delivery of watch %d, not ours", d.name, g.Watch)
+		k := fmt.Sprintf("%d/%d", c, g.Seq)
+		if keys[k] == nil {
+			keys[k] = map[string]bool{}
+		}
+		keys[k][g.Key] = true
+	}
+	for k, ids := range keys {
+		o.deliveries[k] = len(ids)
+	}
+	var rows int
+	require.NoError(t, d.pool.QueryRow(context.Background(), `SELECT count(*) FROM webhook_deliveries WHERE watch_id IS NOT NULL AND status = 'delivered'`).Scan(&rows))
+	require.Equal(t, rows, len(o.deliveries), "%s: every delivered row reached the hookReceiver, and only those", d.name)
+	return o
+}
+
+// ledger is every committed event with its attributes, one line each.
+func (d *deployment) ledger(wm uint64) []string {
+	d.t.Helper()
+	rows, err := d.ch().Query(context.Background(), `SELECT event_seq, event_type, req_key, region, tick, raw_title, country, location, board, url,
+		ifNull(toString(salary_min_usd), '-'), ifNull(toString(salary_max_usd), '-'), salary_declared, repost_count, toString(occurred_at)
+		FROM events FINAL WHERE event_seq <= ? ORDER BY event_seq`, wm)
+	require.NoError(d.t, err)
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var seq uint64
+		var typ, key, region, title, country, location, board, url, salMin, salMax, at string
+		var tick, reposts uint32
+		var declared uint8
+		require.NoError(d.t, rows.Scan(&seq, &typ, &key, &region, &tick, &title, &country, &location, &board, &url, &salMin, &salMax, &declared, &reposts, &at))
+		out = append(out, fmt.Sprintf("%d %s %s %s %d %q %s %q %s %s %s-%s/%d %d %s", seq, typ, key, region, tick, title, country, location, board, url,
+			salMin, salMax, declared, reposts, at))
+	}
+	require.NoError(d.t, rows.Err())
+	require.Len(d.t, out, int(wm), "%s: events 1..%d, each once", d.name, wm)
+	return out
+}
+
+// e2eAnswers is the fixed list of calls whose answers both runs must agree on.
+var e2eAnswers = []string{
+	"/v1/events?limit=1000",
+	"/v1/reqs/search?limit=50",
+	"/v1/reqs/search?q=engineer&limit=20",
+	"/v1/jobs/search?limit=50",
+}
+
+// servesThrough waits until every instance behind the API serves event wm on the feed.
+func (d *deployment) servesThrough(key string, wm uint64) {
+	d.t.Helper()
+	require.Eventually(d.t, func() bool {
+		for range 4 { // round robin: every instance
+			a := d.call("GET", fmt.Sprintf("/v1/events?since=%d&limit=1", wm-1), key, nil)
+			var page struct {
+				Events []struct {
+					Seq uint64 `json:"event_seq"`
+				} `json:"events"`
+			}
+			if a.status != 200 || json.Unmarshal(a.body, &page) != nil || len(page.Events) != 1 || page.Events[0].Seq != wm {
+				return false
+			}
+		}
+		return true
+	}, 2*time.Minute, 250*time.Millisecond, "%s: every instance serves event %d", d.name, wm)
+}
+
+// answers calls e2eAnswers once every instance serves the watermark wm, with volatile members
+// (each event's write version) dropped.
+func (d *deployment) answers(key string, wm uint64) map[string]string {
+	d.t.Helper()
+	d.servesThrough(key, wm)
+	out := map[string]string{}
+	for _, p := range e2eAnswers {
+		a := d.call("GET", p, key, nil)
+		require.Equal(d.t, 200, a.status, "%s %s: %s", d.name, p, a.body)
+		var v any
+		require.NoError(d.t, json.Unmarshal(a.body, &v))
+		b, err := json.MarshalIndent(dropVolatile(v), "", " ")
+		require.NoError(d.t, err)
+		out[p] = string(b)
+	}
+	return out
+}
+
+// dropVolatile removes the members that differ between two runs of one world: when a row was
+// written (version) and when the answer was made.
+func dropVolatile(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k := range x {
+			switch k {
+			case "version", "generated_at", "request_id":
+				delete(x, k)
+			default:
+				x[k] = dropVolatile(x[k])
+			}
+		}
+	case []any:
+		for i := range x {
+			x[i] = dropVolatile(x[i])
+		}
+	}
+	return v
+}
+
+// requireLimitsAcrossInstances: a Free key gets exactly its 20 calls of a minute through the
+// round robin, and a Free key without a minute limit exactly its 100 calls of the day.
+func (d *deployment) requireLimitsAcrossInstances() {
+	t := d.t
+	for time.Now().Second() > 30 { // the whole burst in one 60-second window
+		time.Sleep(time.Second)
+	}
+	minute := d.account("free")
+	ok, last := 0, answer{}
+	for range 30 {
+		last = d.call("GET", "/v1/reqs/search?limit=1", minute.Key, nil)
+		if last.status == 200 {
+			ok++
+		}
+	}
+	require.Equal(t, 20, ok, "a Free key's 20 calls a minute, whichever instance answers")
+	require.Equal(t, 429, last.status, string(last.body))
+
+	day := d.account("free")
+	big := int64(100_000)
+	require.NoError(t, oltp.SetCallsPerMinute(context.Background(), d.pool, day.AccountID, &big))
+	dayOf := time.Now().UTC().YearDay()
+	ok = 0
+	for range 110 {
+		last = d.call("GET", "/v1/reqs/search?limit=1", day.Key, nil)
+		if last.status == 200 {
+			ok++
+		}
+	}
+	if time.Now().UTC().YearDay() == dayOf {
+		require.Equal(t, 100, ok, "a Free key's 100 calls a day, whichever instance answers")
+	}
+	require.Equal(t, 402, last.status, string(last.body))
+	require.Contains(t, string(last.body), "quota_exceeded")
+}
+
+// haproxy starts haproxy on listen in front of backends, round robin, checking /readyz.
+func haproxy(t *testing.T, dir, listen string, backends ...string) {
+	t.Helper()
+	bin, err := exec.LookPath("haproxy")
+	if err != nil {
+		t.Fatal("haproxy is not installed: make test-cluster-e2e installs it (Debian package haproxy)")
+	}
+	var servers strings.Builder
+	for i, b := range backends {
+		fmt.Fprintf(&servers, "  server s%d %s check\n", i+1, b)
+	}
+	cfg := `global
+  maxconn 2000
+defaults
+  mode http
+  timeout connect 2s
+  timeout client 60s
+  timeout server 60s
+  option forwardfor
+frontend api
+  bind ` + listen + `
+  default_backend serve
+backend serve
+  balance roundrobin
+  option httpchk GET /readyz
+  http-check expect status 200
+  default-server inter 500ms fall 2 rise 2
+` + servers.String()
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	path := filepath.Join(dir, "haproxy.cfg")
+	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o644))
+	startBinary(t, bin, io.Discard, nil, "-db", "-f", path)
+	require.Eventually(t, func() bool {
+		r, err := http.Get("http://" + listen + "/readyz")
+		if err != nil {
+			return false
+		}
+		r.Body.Close()
+		return r.StatusCode == 200
+	}, time.Minute, 100*time.Millisecond, "haproxy serves")
+}
+
+// notifierHolder is the index of the serve instance whose metrics say it holds the notifier lease.
+func notifierHolder(t *testing.T, metrics []string) int {
+	t.Helper()
+	holder := -1
+	require.Eventually(t, func() bool {
+		for i, m := range metrics {
+			if metricsHave(t, m, `hs_leader{role="notifier"} 1`) {
+				holder = i
+				return true
+			}
+		}
+		return false
+	}, time.Minute, 100*time.Millisecond, "an instance holds the notifier lease")
+	return holder
+}
+
+func TestClusterEndToEnd(t *testing.T) {
+	if os.Getenv("HS_CLUSTER_E2E") == "" {
+		t.Skip("the cluster end to end runs with HS_CLUSTER_E2E=1: make test-cluster-e2e")
+	}
+	if _, err := os.Stat(devstack.ZooKeeperJar); err != nil {
+		t.Fatal("Debian's zookeeper is not installed: make test-cluster-e2e installs it")
+	}
+	began := time.Now()
+	ctx := context.Background()
+	bin := plainBinary(t)
+	dir := e2eDir(t)
+	secrets := testSecretKeys
+
+	simListen := freePort(t)
+	startBinary(t, bin, io.Discard, []string{"HS_LOG_LEVEL=warn"}, "simulate", "--sim-listen", simListen,
+		"--sim-companies", strconv.Itoa(e2eCompanies), "--sim-seed", strconv.Itoa(e2eSeed))
+	simURL := "http://" + simListen
+	require.Eventually(t, func() bool {
+		r, err := http.Get(simURL + "/_sim/healthz")
+		if err != nil {
+			return false
+		}
+		r.Body.Close()
+		return r.StatusCode == 200
+	}, time.Minute, 100*time.Millisecond)
+	epoch, _ := time.Parse(time.RFC3339, "2026-01-05T00:00:00Z")
+	now := int(time.Since(epoch) / (3 * time.Hour))
+	var ticks []int
+	for i := range e2eTicks {
+		ticks = append(ticks, now-e2eTicks+i)
+	}
+	world, err := pipeline.FetchDirectory(ctx, http.DefaultClient, simURL, ticks[0])
+	require.NoError(t, err)
+	regions := len(world.Regions)
+
+	// The cluster's stores.
+	cl := &devstack.Cluster{Dir: filepath.Join(dir, "clickhouse"), ZooKeeperPort: freePortNum(t), BasePort: freeClusterBase(t)}
+	t.Cleanup(func() { _ = cl.Down(context.Background()) })
+	pg := &devstack.PostgresPair{Dir: filepath.Join(dir, "postgres"), PrimaryPort: freePortNum(t), StandbyPort: freePortNum(t)}
+	t.Cleanup(func() { _ = pg.Down(context.Background()) })
+	require.NoError(t, pg.Up(ctx))
+	require.NoError(t, cl.Up(ctx))
+	t.Logf("stores up (%s)", time.Since(began).Round(time.Second))
+
+	addrs := cl.Addrs()
+	db := "hs_e2e"
+	chFlags := func(order ...string) []string {
+		return []string{"--clickhouse-cluster", devstack.ClusterName, "--clickhouse-addr", strings.Join(order, ","), "--clickhouse-database", db}
+	}
+	env := []string{"HS_POSTGRES_URL=" + pg.URL(), "HS_LOG_LEVEL=info"}
+	migrate := exec.Command(bin, append([]string{"migrate"}, chFlags(addrs...)...)...)
+	migrate.Env = append(os.Environ(), env...)
+	out, err := migrate.CombinedOutput()
+	require.NoError(t, err, "migrate: %s", out)
+
+	recv := newHookReceiver(t)
+	var serves []*proc
+	var metrics, listens []string
+	for i, order := range [][]string{addrs, {addrs[1], addrs[0]}} {
+		listen := freePort(t)
+		args := append([]string{"serve", "--listen", listen, "--metering-dir", filepath.Join(dir, "metering", strconv.Itoa(i)),
+			"--webhook-secret-keys", secrets, "--lease-ttl", "3s", "--trusted-proxies", "127.0.0.1", "--read-refresh", "500ms",
+			"--allow-private-egress"}, chFlags(order...)...)
+		serves = append(serves, startBinary(t, bin, io.Discard, env, args...))
+		listens = append(listens, listen)
+		metrics = append(metrics, "http://"+listen+"/metrics")
+	}
+	for _, l := range listens {
+		requireReady(t, l, 3*time.Minute)
+	}
+	front := freePort(t)
+	haproxy(t, dir, front, listens...)
+	var crawls []*proc
+	for range 2 {
+		args := append([]string{"crawl", "--directory", "sim", "--sim-url", simURL, "--interval", "1s", "--allow-private-egress", "--fetch-host-rate", "0"}, chFlags(addrs...)...)
+		crawls = append(crawls, startBinary(t, bin, io.Discard, env, args...))
+	}
+	pool, err := pgxpool.New(ctx, pg.URL())
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	replica1 := func() driver.Conn {
+		conn, err := analytics.Open(analytics.Options{Addr: addrs[0], Database: db})
+		require.NoError(t, err)
+		t.Cleanup(func() { conn.Close() })
+		return conn
+	}()
+	t.Logf("cluster up (%s)", time.Since(began).Round(time.Second))
+
+	cluster := &deployment{t: t, name: "cluster", api: "http://" + front, pgURL: pg.URL(), pool: pool, ch: func() driver.Conn { return replica1 },
+		sim: simURL, recv: recv}
+	cluster.onWarm = cluster.requireLimitsAcrossInstances
+	cluster.hooks = map[int]func(pin func()){
+		1: func(pin func()) { // a crawl process dies in the middle of a window
+			pin()
+			time.Sleep(700 * time.Millisecond)
+			require.NoError(t, crawls[0].cmd.Process.Signal(syscall.SIGKILL))
+			t.Log("cluster: crawl process killed")
+		},
+		2: func(pin func()) { // the instance holding the notifier lease dies
+			h := notifierHolder(t, metrics)
+			require.NoError(t, serves[h].cmd.Process.Signal(syscall.SIGKILL))
+			t.Logf("cluster: serve %d, the notifier's holder, killed", h+1)
+			pin()
+			notifierHolder(t, slices.Delete(slices.Clone(metrics), h, h+1))
+		},
+		3: func(pin func()) { // a ClickHouse replica stops: commits wait for it
+			require.NoError(t, cl.ReplicaDown(ctx, 2))
+			t.Log("cluster: replica r2 stopped")
+			pin()
+			time.Sleep(5 * time.Second)
+			require.NoError(t, cl.ReplicaUp(ctx, 2))
+			t.Log("cluster: replica r2 back")
+		},
+		4: func(pin func()) { // the Postgres primary stops and the standby is promoted
+			require.NoError(t, pg.StopPrimary(ctx))
+			require.NoError(t, pg.Promote(ctx))
+			t.Log("cluster: Postgres primary stopped, standby promoted")
+			pin()
+		},
+	}
+	got := cluster.run(ticks, regions)
+	t.Logf("cluster run done (%s): %d events, %d deliveries, %d receipts", time.Since(began).Round(time.Second), len(got.ledger), len(got.deliveries), got.receipts)
+
+	// The same windows on one node of each.
+	single := singleNode(t, bin, simURL, secrets)
+	want := single.run(ticks, regions)
+	t.Logf("single-node run done (%s): %d events, %d deliveries, %d receipts", time.Since(began).Round(time.Second), len(want.ledger), len(want.deliveries), want.receipts)
+
+	require.Equal(t, want.ledger, got.ledger, "the cluster's ledger is the single node's")
+	for _, p := range e2eAnswers {
+		require.Equal(t, want.answers[p], got.answers[p], "GET %s answers as on the single node", p)
+	}
+	require.NotEmpty(t, want.deliveries)
+	require.Equal(t, sortedKeys(want.deliveries), sortedKeys(got.deliveries), "the cluster delivered what the single node delivered: nothing lost, nothing extra")
+	for k, n := range got.deliveries {
+		require.Equal(t, 1, n, "delivery %s under one idempotency key", k)
+	}
+	t.Logf("cluster end to end: %s", time.Since(began).Round(time.Second))
+}
+
+func sortedKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// singleNode starts the single-node reference: one serve and one crawl on the shared test
+// stores (a database of their own).
+func singleNode(t *testing.T, bin, simURL, secrets string) *deployment {
+	t.Helper()
+	ctx := context.Background()
+	pgURL := storetest.PostgresURL(t, "cmd_cluster_e2e")
+	opts := storetest.ClickHouseOptions(t, "cmd_cluster_e2e")
+	env := []string{"HS_POSTGRES_URL=" + pgURL, "HS_CLICKHOUSE_ADDR=" + opts.Addr, "HS_LOG_LEVEL=info"}
+	listen := freePort(t)
+	startBinary(t, bin, io.Discard, env, "serve", "--listen", listen, "--clickhouse-database", opts.Database, "--metering-dir", t.TempDir(),
+		"--webhook-secret-keys", secrets, "--read-refresh", "500ms", "--allow-private-egress")
+	requireReady(t, listen, 3*time.Minute)
+	startBinary(t, bin, io.Discard, env, "crawl", "--directory", "sim", "--sim-url", simURL, "--interval", "1s", "--allow-private-egress",
+		"--fetch-host-rate", "0", "--clickhouse-database", opts.Database)
+	pool, err := pgxpool.New(ctx, pgURL)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	ch, err := analytics.Open(opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { ch.Close() })
+	return &deployment{t: t, name: "single", api: "http://" + listen, pgURL: pgURL, pool: pool, ch: func() driver.Conn { return ch },
+		sim: simURL, recv: newHookReceiver(t)}
+}
+
+// freeClusterBase is a base port whose cluster ports (base+1..2, +11..12, +21..22) are free.
+func freeClusterBase(t *testing.T) int {
+	t.Helper()
+	for base := 40000; base < 60000; base += 100 {
+		free := true
+		for _, off := range []int{1, 2, 11, 12, 21, 22} {
+			ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", base+off))
+			if err != nil {
+				free = false
+				break
+			}
+			ln.Close()
+		}
+		if free {
+			return base
+		}
+	}
+	t.Fatal("no free block of ports for the cluster")
+	return 0
+}
