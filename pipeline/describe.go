@@ -29,12 +29,15 @@ type postingTerms struct {
 	employment, workplace, seniority string
 	years                            *int
 	remote                           bool // a remote flag or remote wording in the location
-	paid                             bool // the feed published pay (served or not): the text's pay is not read
+	// paid: the feed's pay is served as the req's salary, so the text's pay is not read. Pay a
+	// feed publishes that cannot be served (an unknown currency or period, implausible figures:
+	// observe) leaves the text's to be read.
+	paid bool
 }
 
 func termsOf(p *ats.Posting) postingTerms {
 	return postingTerms{employment: p.EmploymentType, workplace: p.WorkplaceType, seniority: p.Seniority, years: p.YearsExperienceMin,
-		remote: p.Remote, paid: p.Salary != nil}
+		remote: p.Remote}
 }
 
 // describe reads the facts of posting p (already observed as o) and returns its cleaned
@@ -53,8 +56,10 @@ func describe(o *observation, p *ats.Posting) string {
 // mergeFacts merges what a feed states (t) with what the posting's title and text say (d): the
 // feed's structured fields win, the text fills the gaps. Seniority is the title's first, then
 // the feed's level, then the text's; a remote role's countries are the text's; the text's pay
-// only when the feed published none. country is the req's (a bare "$" of a Canadian posting is
-// CAD).
+// only when the feed's is not served. Years are a floor wherever a feed states them (Personio's
+// band "2-5" is 2, JSON-LD's monthsOfExperience a minimum): the text's figure at or above it is
+// the same requirement stated exactly and wins; one below it contradicts the feed, whose figure
+// stands. country is the req's (a bare "$" of a Canadian posting is CAD).
 func mergeFacts(rawTitle, country string, t postingTerms, d jobtext.Derived) analytics.Facts {
 	var f analytics.Facts
 	for _, tech := range d.Technologies {
@@ -94,8 +99,8 @@ func mergeFacts(rawTitle, country string, t postingTerms, d jobtext.Derived) ana
 		f.RemoteCountries = d.RemoteCountries[:min(len(d.RemoteCountries), analytics.MaxRemoteCountries)]
 	}
 	years := t.years
-	if years == nil {
-		years = d.YearsExperienceMin
+	if y := d.YearsExperienceMin; y != nil && (years == nil || *y >= *years) {
+		years = y
 	}
 	if years != nil && *years >= 0 && *years <= 50 {
 		y := uint8(*years)

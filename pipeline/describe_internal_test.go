@@ -43,6 +43,10 @@ func TestMergeFactsFeedFirstTextFillsGaps(t *testing.T) {
 	require.Equal(t, "remote", f.WorkplaceType, "a remote flag")
 	require.Equal(t, "USD", f.StatedPay.Currency)
 
+	band := 1 // Personio's "1-2": at least one year
+	f = mergeFacts("Analyst", "", postingTerms{years: &band}, d)
+	require.Equal(t, uint8(2), *f.YearsMin, "the text's figure within the feed's floor states it exactly")
+
 	tooMany := 99
 	f = mergeFacts("Analyst", "", postingTerms{years: &tooMany}, jobtext.Derived{})
 	require.Nil(t, f.YearsMin, "an implausible figure is none")
