@@ -20,7 +20,9 @@ import (
 // for the gaps. Only a posting whose req may have an event this cycle is read (State.needAttrs;
 // a worker's read, which cannot know, reads every posting), and only from a page parsed anew: an
 // unchanged page (304, or a body hashed as before) is neither parsed nor read, and its reqs take
-// their facts from the ledger. The description is cleaned once, bounded at
+// their facts from the ledger. A req's event carries its best posting's facts; where that
+// posting's list carries no description, another posting's text fills the gaps (withText). The
+// description is cleaned once, bounded at
 // analytics.MaxDescription bytes of text, and stored apart from the ledger (req_descriptions),
 // once per distinct text of a req: descLog remembers which texts are stored.
 
@@ -110,6 +112,37 @@ func mergeFacts(rawTitle, country string, t postingTerms, d jobtext.Derived) ana
 	if p := d.Pay; p != nil && !t.paid {
 		f.StatedPay = statedPay(p, country)
 	}
+	return f
+}
+
+// withText fills the facts f of a req's best posting, whose feed carried no description, from
+// the facts t of another posting of the req that did (a board's or the aggregator's copy of the
+// text): f's values stand (its feed's structured fields and its title's words), t's fill what f
+// leaves unset, years by the same floor rule as mergeFacts, and the description is t's.
+func withText(f analytics.Facts, t *analytics.Facts) analytics.Facts {
+	f.Technologies, f.TechKinds = t.Technologies, t.TechKinds // t's title names the same req's
+	if f.Seniority == "" {
+		f.Seniority = t.Seniority
+	}
+	if f.EmploymentType == "" {
+		f.EmploymentType = t.EmploymentType
+	}
+	if f.WorkplaceType == "" {
+		f.WorkplaceType = t.WorkplaceType
+	}
+	if f.WorkplaceType == normalize.Remote && len(f.RemoteCountries) == 0 {
+		f.RemoteCountries = t.RemoteCountries
+	}
+	if y := t.YearsMin; y != nil && (f.YearsMin == nil || *y >= *f.YearsMin) {
+		f.YearsMin = y
+	}
+	if f.Visa == nil {
+		f.Visa = t.Visa
+	}
+	if f.StatedPay == nil {
+		f.StatedPay = t.StatedPay
+	}
+	f.DescriptionHash = t.DescriptionHash
 	return f
 }
 

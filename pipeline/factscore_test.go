@@ -34,12 +34,15 @@ import (
 //     value; recall = reqs where we hold the truth's value / reqs whose truth states one.
 //
 // Precision is scored on every req: whatever we hold must be what the posting says. Recall is
-// scored only where the posting whose facts the ledger holds (the req's best posting: its ATS
-// tenant's, else a board's, pipeline's better) carries the field: a feed that carries the
-// description carries every field; a list without one (SmartRecruiters, BambooHR, Breezy, JOIN,
-// Workday, Jobvite, JazzHR, Rippling, Workable without details=true, and iCIMS, whose cards
-// carry at most the text's opening) carries only its structured fields (feedCarries) and the
-// title's seniority. Stated pay is the text's pay where no posting of the req declared pay (the
+// scored only where the req's postings carry the field. The ledger holds the facts of the req's
+// best posting (its ATS tenant's, else a board's: pipeline's better); where that posting's list
+// carries no description (SmartRecruiters, BambooHR, Breezy, JOIN, Workday, Jobvite, JazzHR,
+// Rippling, Workable without details=true), the text of another posting of the req (a board's,
+// the aggregator's) fills what its structured fields leave unset. So every field is carried
+// when the best posting's feed carries the description, or its list carries none and another
+// source of the req does; else only the best feed's structured fields (feedCarries) and the
+// title's seniority are. iCIMS cards carry at most the text's opening, which is not the text:
+// recall of the text's fields is not scored on them. Stated pay is the text's pay where no posting of the req declared pay (the
 // feed's wins: it is the req's salary instead). Every field must reach 0.95 both ways; the test
 // prints the table and the fill rates per format of the best posting. What keeps a field below 1
 // is a reading the crawl chose where the simulator's feeds say otherwise: JOIN's "Employee",
@@ -85,7 +88,7 @@ func TestPostingFactsMatchTheTruth(t *testing.T) {
 		r, e := byKey[k], latest[k]
 		require.True(t, e.Live(), "req %s (%s at %s) is live", k, r.Title, r.CompanyDomain)
 		src := bestSource(e.Sources, sources)
-		sc.add(t, src, r, e)
+		sc.add(t, src, textCarried(src, e.Sources, sources), r, e)
 	}
 	sc.report(t)
 	for _, f := range factFields {
@@ -113,6 +116,23 @@ func bestSource(keys []string, sources map[string]sim.Source) sim.Source {
 		}
 	}
 	return best
+}
+
+// textCarried reports whether the req's facts read its whole text: its best source's postings
+// carry it, or carry no description at all while another of its sources' do.
+func textCarried(best sim.Source, keys []string, sources map[string]sim.Source) bool {
+	if carriesText(best) {
+		return true
+	}
+	if best.Vendor == "icims" {
+		return false // a card's opening, where the portal shows one, is what the facts read
+	}
+	for _, k := range keys {
+		if carriesText(sources[k]) {
+			return true
+		}
+	}
+	return false
 }
 
 // carriesText reports whether source s's postings carry their whole description.
@@ -220,11 +240,10 @@ func (s *factScore) scalar(field, format string, r sim.TruthReq, e *analytics.Ev
 	}
 }
 
-func (s *factScore) add(t *testing.T, src sim.Source, r sim.TruthReq, e *analytics.Event) {
+func (s *factScore) add(t *testing.T, src sim.Source, text bool, r sim.TruthReq, e *analytics.Event) {
 	t.Helper()
 	d, f := *r.Description, e.Facts
 	format := src.Vendor
-	text := carriesText(src)
 	fc := feedCarries[src.Vendor]
 	var all, req, nice []string
 	for i, x := range f.Technologies {
