@@ -12,6 +12,10 @@ type reqAgg struct {
 	companyID uint64
 	best      *observation
 	salary    *observation
+	// text is the best posting whose description was read: where best's feed carries none (a
+	// SmartRecruiters or Workday list), a board's or the aggregator's copy of the req's text
+	// fills what best's facts leave unset (withText).
+	text      *observation
 	boards    []string // a req sits on a handful of boards: small sets as slices
 	sources   []string
 	atsBoards []string // boards among boards that are ATS tenants (for req_boards source_type)
@@ -61,6 +65,10 @@ func (d *deduper) add(o *observation) {
 		c := *o
 		a.salary = &c
 	}
+	if a.best != nil && o.facts != nil && o.facts.DescriptionHash != 0 && (a.text == nil || better(o, a.text)) {
+		c := *o
+		a.text = &c
+	}
 	if o.sourceType == "ats_tenant" && !contains(a.atsBoards, o.board) {
 		a.atsBoards = append(a.atsBoards, o.board)
 	}
@@ -79,4 +87,4 @@ func sortedCopy(xs []string) []string {
 }
 
 // release drops the attributes once the cycle's events are built from them.
-func (a *reqAgg) release() { a.best, a.salary = nil, nil }
+func (a *reqAgg) release() { a.best, a.salary, a.text = nil, nil, nil }

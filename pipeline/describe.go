@@ -20,7 +20,9 @@ import (
 // for the gaps. Only a posting whose req may have an event this cycle is read (State.needAttrs;
 // a worker's read, which cannot know, reads every posting), and only from a page parsed anew: an
 // unchanged page (304, or a body hashed as before) is neither parsed nor read, and its reqs take
-// their facts from the ledger. The description is cleaned once, bounded at
+// their facts from the ledger. A req's event carries its best posting's facts; where that
+// posting's list carries no description, another posting's text fills the gaps (withText). The
+// description is cleaned once, bounded at
 // analytics.MaxDescription bytes of text, and stored apart from the ledger (req_descriptions),
 // once per distinct text of a req: descLog remembers which texts are stored.
 
@@ -29,12 +31,15 @@ type postingTerms struct {
 	employment, workplace, seniority string
 	years                            *int
 	remote                           bool // a remote flag or remote wording in the location
-	paid                             bool // the feed published pay (served or not): the text's pay is not read
+	// paid: the feed's pay is served as the req's salary, so the text's pay is not read. Pay a
+	// feed publishes that cannot be served (an unknown currency or period, implausible figures:
+	// observe) leaves the text's to be read.
+	paid bool
 }
 
 func termsOf(p *ats.Posting) postingTerms {
 	return postingTerms{employment: p.EmploymentType, workplace: p.WorkplaceType, seniority: p.Seniority, years: p.YearsExperienceMin,
-		remote: p.Remote, paid: p.Salary != nil}
+		remote: p.Remote}
 }
 
 // describe reads the facts of posting p (already observed as o) and returns its cleaned
@@ -53,8 +58,10 @@ func describe(o *observation, p *ats.Posting) string {
 // mergeFacts merges what a feed states (t) with what the posting's title and text say (d): the
 // feed's structured fields win, the text fills the gaps. Seniority is the title's first, then
 // the feed's level, then the text's; a remote role's countries are the text's; the text's pay
-// only when the feed published none. country is the req's (a bare "$" of a Canadian posting is
-// CAD).
+// only when the feed's is not served. Years are a floor wherever a feed states them (Personio's
+// band "2-5" is 2, JSON-LD's monthsOfExperience a minimum): the text's figure at or above it is
+// the same requirement stated exactly and wins; one below it contradicts the feed, whose figure
+// stands. country is the req's (a bare "$" of a Canadian posting is CAD).
 func mergeFacts(rawTitle, country string, t postingTerms, d jobtext.Derived) analytics.Facts {
 	var f analytics.Facts
 	for _, tech := range d.Technologies {
@@ -94,8 +101,8 @@ func mergeFacts(rawTitle, country string, t postingTerms, d jobtext.Derived) ana
 		f.RemoteCountries = d.RemoteCountries[:min(len(d.RemoteCountries), analytics.MaxRemoteCountries)]
 	}
 	years := t.years
-	if years == nil {
-		years = d.YearsExperienceMin
+	if y := d.YearsExperienceMin; y != nil && (years == nil || *y >= *years) {
+		years = y
 	}
 	if years != nil && *years >= 0 && *years <= 50 {
 		y := uint8(*years)
@@ -105,6 +112,37 @@ func mergeFacts(rawTitle, country string, t postingTerms, d jobtext.Derived) ana
 	if p := d.Pay; p != nil && !t.paid {
 		f.StatedPay = statedPay(p, country)
 	}
+	return f
+}
+
+// withText fills the facts f of a req's best posting, whose feed carried no description, from
+// the facts t of another posting of the req that did (a board's or the aggregator's copy of the
+// text): f's values stand (its feed's structured fields and its title's words), t's fill what f
+// leaves unset, years by the same floor rule as mergeFacts, and the description is t's.
+func withText(f analytics.Facts, t *analytics.Facts) analytics.Facts {
+	f.Technologies, f.TechKinds = t.Technologies, t.TechKinds // t's title names the same req's
+	if f.Seniority == "" {
+		f.Seniority = t.Seniority
+	}
+	if f.EmploymentType == "" {
+		f.EmploymentType = t.EmploymentType
+	}
+	if f.WorkplaceType == "" {
+		f.WorkplaceType = t.WorkplaceType
+	}
+	if f.WorkplaceType == normalize.Remote && len(f.RemoteCountries) == 0 {
+		f.RemoteCountries = t.RemoteCountries
+	}
+	if y := t.YearsMin; y != nil && (f.YearsMin == nil || *y >= *f.YearsMin) {
+		f.YearsMin = y
+	}
+	if f.Visa == nil {
+		f.Visa = t.Visa
+	}
+	if f.StatedPay == nil {
+		f.StatedPay = t.StatedPay
+	}
+	f.DescriptionHash = t.DescriptionHash
 	return f
 }
 

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -42,6 +43,10 @@ func TestMergeFactsFeedFirstTextFillsGaps(t *testing.T) {
 	require.Equal(t, "senior", f.Seniority, "the title's first")
 	require.Equal(t, "remote", f.WorkplaceType, "a remote flag")
 	require.Equal(t, "USD", f.StatedPay.Currency)
+
+	band := 1 // Personio's "1-2": at least one year
+	f = mergeFacts("Analyst", "", postingTerms{years: &band}, d)
+	require.Equal(t, uint8(2), *f.YearsMin, "the text's figure within the feed's floor states it exactly")
 
 	tooMany := 99
 	f = mergeFacts("Analyst", "", postingTerms{years: &tooMany}, jobtext.Derived{})
@@ -97,3 +102,47 @@ func TestDescLogWritesEachTextOnce(t *testing.T) {
 	l.forget([]analytics.Description{{ReqKey: "k1", Hash: 8}})
 	require.True(t, l.claim("k1", 8), "a failed write is written again")
 }
+
+// A req whose best posting's list carries no description takes what its structured fields leave
+// unset from another posting's text (a board's copy), and names that text; a best posting with a
+// description keeps its own.
+func TestEventTakesTheTextOfAnotherPostingWhereTheBestHasNone(t *testing.T) {
+	t.Parallel()
+	board := jobtext.Clean(`<p>This is a fully remote, part-time role open to candidates in Germany. We sponsor visas.</p>
+<h3>Requirements</h3><ul><li>3+ years of experience with Go and PostgreSQL</li></ul><h3>Nice to have</h3><ul><li>Kafka</li></ul>`, analytics.MaxDescription)
+	years := 2
+	tenant := &observation{rawTitle: "Senior Backend Engineer", sourceType: "ats_tenant", sourceKey: "smartrecruiters:acme", reqKey: "00000000000000aa",
+		terms: postingTerms{employment: "full_time", years: &years}}
+	tenant.facts = ptr(mergeFacts(tenant.rawTitle, "Germany", tenant.terms, jobtext.Derive(tenant.rawTitle, "")))
+	copyOf := &observation{rawTitle: "Senior Backend Engineer (m/w/d)", sourceType: "board", sourceKey: "jsonld:jobs.example", reqKey: tenant.reqKey}
+	describe(copyOf, &ats.Posting{Title: copyOf.rawTitle, Description: board})
+	require.NotZero(t, copyOf.facts.DescriptionHash)
+
+	d := newDeduper(func(string) bool { return true })
+	d.add(copyOf)
+	d.add(tenant)
+	a := d.reqs[tenant.reqKey]
+	require.Equal(t, "smartrecruiters:acme", a.best.sourceKey, "the ATS tenant's posting is the req's")
+	f := eventFrom(a, "dach", 1, time.Now()).Facts
+	require.Equal(t, "senior", f.Seniority, "the title's")
+	require.Equal(t, "full_time", f.EmploymentType, "the feed's, over the text's part-time")
+	require.Equal(t, "remote", f.WorkplaceType, "the feed states none: the text's")
+	require.Equal(t, []string{"Germany"}, f.RemoteCountries)
+	require.Equal(t, uint8(3), *f.YearsMin, "the text's figure at or above the feed's floor")
+	require.True(t, *f.Visa)
+	require.Equal(t, []string{"go", "postgresql", "kafka"}, f.Technologies)
+	require.Equal(t, copyOf.facts.DescriptionHash, f.DescriptionHash, "the text the facts were read from")
+
+	// A best posting with a description of its own keeps it.
+	own := *tenant
+	describe(&own, &ats.Posting{Title: own.rawTitle, Description: "<h3>Requirements</h3><ul><li>Rust and PostgreSQL</li></ul>"})
+	d = newDeduper(func(string) bool { return true })
+	d.add(copyOf)
+	d.add(&own)
+	f = eventFrom(d.reqs[own.reqKey], "dach", 1, time.Now()).Facts
+	require.Equal(t, own.facts.DescriptionHash, f.DescriptionHash)
+	require.Equal(t, []string{"rust", "postgresql"}, f.Technologies)
+	require.Nil(t, f.Visa)
+}
+
+func ptr[T any](v T) *T { return &v }

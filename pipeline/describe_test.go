@@ -179,3 +179,40 @@ func reqKeyOf(t *testing.T, ch driver.Conn, rawTitle string) string {
 	require.NoError(t, ch.QueryRow(context.Background(), "SELECT any(req_key) FROM events WHERE raw_title = ?", rawTitle).Scan(&k))
 	return k
 }
+
+// Pay served from the feed is the req's salary and the text's is not read; pay the feed publishes
+// that cannot be served (hourly figures labelled yearly) leaves the text's pay to be stated.
+func TestTextPayIsReadWhenTheFeedsCannotBeServed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := &leverBoard{}
+	srv := httptest.NewServer(b)
+	defer srv.Close()
+	ch, _ := storetest.ClickHouse(t, "pipeline_facts")
+	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Fetch: testFetch(), Log: quietLog()})
+	require.NoError(t, err)
+	d := oneTenantDirectory(srv.URL+"/v0/postings/acme?mode=json&skip=0&limit=100", 0, time.Date(2026, 11, 2, 3, 0, 0, 0, time.UTC))
+	d.Sources[0].Key, d.Sources[0].Vendor = "lever:acme", "lever"
+	served := leverPosting("a1", "Senior Backend Engineer", "Full-time", "remote", backendText)
+	served["salaryRange"] = map[string]any{"currency": "USD", "interval": "per-year-salary", "min": 150000, "max": 180000}
+	refused := leverPosting("a2", "Backend Engineer", "Full-time", "remote", backendText)
+	refused["salaryRange"] = map[string]any{"currency": "USD", "interval": "per-year-salary", "min": 72, "max": 87}
+	b.set(served, refused)
+	st, err := c.RunCycle(ctx, d, "dach")
+	require.NoError(t, err)
+	require.Equal(t, 2, st.ByType["opened"])
+	require.Equal(t, 1, st.SalaryDropped)
+
+	wm, _, err := analytics.Watermark(ctx, ch)
+	require.NoError(t, err)
+	keys := []string{reqKeyOf(t, ch, "Senior Backend Engineer"), reqKeyOf(t, ch, "Backend Engineer")}
+	last, err := analytics.LatestEvents(ctx, ch, wm, keys)
+	require.NoError(t, err)
+	s, r := last[keys[0]], last[keys[1]]
+	require.Equal(t, uint8(1), s.SalDeclared)
+	require.Nil(t, s.StatedPay, "the feed's pay is served: the text's is not read")
+	require.Zero(t, r.SalDeclared, "72-87 a year is no salary")
+	require.NotNil(t, r.StatedPay, "the text states the pay the feed could not")
+	require.Equal(t, 150000.0, *r.StatedPay.Min)
+	require.Equal(t, "USD", r.StatedPay.Currency)
+}

@@ -154,6 +154,9 @@ func eventFrom(a *reqAgg, region string, tick uint32, cycleTime time.Time) Event
 	}
 	if b.facts != nil {
 		ev.Facts = *b.facts
+		if t := a.text; t != nil && ev.DescriptionHash == 0 {
+			ev.Facts = withText(ev.Facts, t.facts)
+		}
 		if a.salary != nil {
 			ev.StatedPay = nil // a posting of the req declared pay: the feed's wins over the text's
 		}

@@ -132,6 +132,7 @@ func (r *resolver) observe(src *Source, p *ats.Posting) (observation, bool) {
 	if p.Salary != nil {
 		if lo, hi, ok := normalize.YearlyUSD(p.Salary.Min, p.Salary.Max, p.Salary.Currency, p.Salary.Period); ok {
 			o.salary, o.salLo, o.salHi = true, lo, hi
+			o.terms.paid = true
 		} else {
 			o.salaryDropped = true
 		}

@@ -40,6 +40,9 @@ type capturedFeed struct {
 	pages                 map[string]string // path and query of a request → file in testdata/payloads
 	contentType           string
 	urls                  []string
+	// described are the URLs (of urls) of the reqs whose posting's record carries a description:
+	// jobs/role serves each its cleaned text, and every other req none.
+	described []string
 }
 
 // capturedFeeds are one tenant per templated vendor, each its own company, with the tenant the
@@ -55,22 +58,25 @@ var capturedFeeds = []capturedFeed{
 		host: "boards-api.greenhouse.io", pages: map[string]string{"/v1/boards/acme/jobs?content=true": "greenhouse_jobs.json"},
 		contentType: "application/json; charset=utf-8",
 		urls: []string{"https://boards.greenhouse.io/acme/jobs/4012345678", "https://boards.greenhouse.io/acme/jobs/4012345679",
-			""}}, // Data Analyst (4012345682) has no absolute_url
+			""}, // Data Analyst (4012345682) has no absolute_url
+		described: []string{"https://boards.greenhouse.io/acme/jobs/4012345678"}},
 	{vendor: "lever", tenant: "acme", domain: "acmeworks.io", name: "Acme Works", country: "DE",
 		host: "api.lever.co", pages: map[string]string{"/v0/postings/acme?mode=json&skip=0&limit=100": "lever_postings.json"},
 		contentType: "application/json; charset=utf-8",
 		urls: []string{"https://jobs.lever.co/acme/5ac2b1e0-6f0e-4c1d-9a52-2f1f3c7d9e01", "https://jobs.lever.co/acme/7d8e9f00-1111-2222-3333-444455556666",
-			"https://jobs.lever.co/acme/aaaa0000-bbbb-cccc-dddd-eeeeffff0000"}},
+			"https://jobs.lever.co/acme/aaaa0000-bbbb-cccc-dddd-eeeeffff0000"},
+		described: []string{"https://jobs.lever.co/acme/5ac2b1e0-6f0e-4c1d-9a52-2f1f3c7d9e01"}},
 	{vendor: "ashby", tenant: "acme", domain: "acmehq.com", name: "Acme HQ", country: "US",
 		host: "api.ashbyhq.com", pages: map[string]string{"/posting-api/job-board/acme?includeCompensation=true": "ashby_jobs.json"},
 		contentType: "application/json; charset=utf-8",
 		urls: []string{"https://jobs.ashbyhq.com/acme/0f3c2a8e-1b2d-4e5f-8a9b-0c1d2e3f4a5b", // Houston and San Francisco: one US req
-			"https://jobs.ashbyhq.com/acme/1a2b3c4d-0000-0000-0000-000000000002", "https://jobs.ashbyhq.com/acme/1a2b3c4d-0000-0000-0000-000000000003"}},
+			"https://jobs.ashbyhq.com/acme/1a2b3c4d-0000-0000-0000-000000000002", "https://jobs.ashbyhq.com/acme/1a2b3c4d-0000-0000-0000-000000000003"},
+		described: []string{"https://jobs.ashbyhq.com/acme/0f3c2a8e-1b2d-4e5f-8a9b-0c1d2e3f4a5b"}},
 	{vendor: "workable", tenant: "acme-logistics", domain: "acmelogistics.com", name: "Acme Logistics", country: "DE",
 		host: "apply.workable.com", pages: map[string]string{"/api/v1/widget/accounts/acme-logistics": "workable_account.json"},
 		contentType: "application/json; charset=utf-8",
 		urls: []string{"https://apply.workable.com/j/9F1A2B3C4D", "https://apply.workable.com/j/9F1A2B3C4D", // Berlin and Rotterdam: two countries, two reqs
-			"https://apply.workable.com/j/AB12CD34EF"}},
+			"https://apply.workable.com/j/AB12CD34EF"}}, // the list without details=true: no description
 	{vendor: "smartrecruiters", tenant: "AcmeInc", domain: "acmeinc.com", name: "Acme Inc", country: "US",
 		host: "api.smartrecruiters.com", pages: map[string]string{
 			"/v1/companies/AcmeInc/postings?limit=100&offset=0": "smartrecruiters_page1.json",
@@ -82,18 +88,22 @@ var capturedFeeds = []capturedFeed{
 		host: "acme.recruitee.com", pages: map[string]string{"/api/offers/": "recruitee_offers.json"},
 		contentType: "application/json; charset=utf-8",
 		urls: []string{"https://acme.recruitee.com/o/backend-engineer", "https://acme.recruitee.com/o/office-manager",
-			"https://acme.recruitee.com/o/student-assistant"}},
+			"https://acme.recruitee.com/o/student-assistant"},
+		described: []string{"https://acme.recruitee.com/o/backend-engineer"}},
 	{vendor: "personio", tenant: "acme", domain: "acme.de", name: "Acme GmbH", country: "DE",
 		host: "acme.jobs.personio.de", pages: map[string]string{"/xml?language=en": "personio_positions.xml"},
 		contentType: "text/xml;charset=UTF-8",
 		urls: []string{"https://acme.jobs.personio.de/job/1234567", // Berlin and Munich: one req
-			"https://acme.jobs.personio.de/job/1234568", "https://acme.jobs.personio.de/job/1234569"}},
+			"https://acme.jobs.personio.de/job/1234568", "https://acme.jobs.personio.de/job/1234569"},
+		described: []string{"https://acme.jobs.personio.de/job/1234567", "https://acme.jobs.personio.de/job/1234568"}},
 	{vendor: "teamtailor", tenant: "acme", domain: "acme.se", name: "Acme AB", country: "SE",
 		host: "acme.teamtailor.com", pages: map[string]string{"/jobs.rss?per_page=200&offset=0": "teamtailor_jobs.rss"},
 		contentType: "application/rss+xml; charset=utf-8",
 		urls: []string{"https://acme.teamtailor.com/jobs/7308188-backend-engineer",
 			"https://acme.teamtailor.com/jobs/8191515-global-partnerships-lead", "https://acme.teamtailor.com/jobs/8191515-global-partnerships-lead", // Stockholm and London: two reqs
-			"https://acme.teamtailor.com/fr-CA/jobs/8384421-designer-ux", "https://careers.acme.se/jobs/office-coordinator"}},
+			"https://acme.teamtailor.com/fr-CA/jobs/8384421-designer-ux", "https://careers.acme.se/jobs/office-coordinator"},
+		described: []string{"https://acme.teamtailor.com/jobs/7308188-backend-engineer", "https://acme.teamtailor.com/jobs/8191515-global-partnerships-lead",
+			"https://acme.teamtailor.com/jobs/8191515-global-partnerships-lead", "https://careers.acme.se/jobs/office-coordinator"}},
 	{vendor: "bamboohr", tenant: "acme", domain: "acmeworks.ca", name: "Acme Works Ltd", country: "CA",
 		host: "acme.bamboohr.com", pages: map[string]string{"/careers/list": "bamboohr_list.json"},
 		contentType: "application/json; charset=utf-8",
@@ -112,7 +122,9 @@ var capturedFeeds = []capturedFeed{
 		urls: []string{"https://acme.pinpointhq.com/en/postings/142f2b86-97ea-478f-9727-69e5049873ce",
 			"https://acme.pinpointhq.com/en/postings/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee",
 			"https://acme.pinpointhq.com/en/postings/0f0e0d0c-0b0a-0908-0706-050403020100", // url null: the tenant's host and path
-			"https://acme.pinpointhq.com/en/postings/11111111-2222-3333-4444-555555555555"}},
+			"https://acme.pinpointhq.com/en/postings/11111111-2222-3333-4444-555555555555"},
+		described: []string{"https://acme.pinpointhq.com/en/postings/142f2b86-97ea-478f-9727-69e5049873ce",
+			"https://acme.pinpointhq.com/en/postings/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"}},
 	{vendor: "join", tenant: "310", domain: "acmesoftware.de", name: "Acme Software GmbH", country: "DE",
 		host: "join.com", pages: map[string]string{
 			"/api/public/companies/310/jobs?page=1&pageSize=5": "join_jobs_page1.json",
@@ -135,7 +147,9 @@ var capturedFeeds = []capturedFeed{
 		urls: []string{"https://careers-acme.icims.com/jobs/15550/head-of-financial-crime-prevention/job", // New York and Berlin: two reqs
 			"https://careers-acme.icims.com/jobs/15550/head-of-financial-crime-prevention/job",
 			"https://careers-acme.icims.com/jobs/15479/aml-advisory-team-lead/job", "https://careers-acme.icims.com/jobs/15503/linux-engineer/job",
-			"https://careers-acme.icims.com/jobs/15601/payroll-specialist/job"}},
+			"https://careers-acme.icims.com/jobs/15601/payroll-specialist/job"},
+		described: []string{"https://careers-acme.icims.com/jobs/15550/head-of-financial-crime-prevention/job", // the card's opening
+			"https://careers-acme.icims.com/jobs/15550/head-of-financial-crime-prevention/job"}},
 	{vendor: "jobvite", tenant: "acme", domain: "acme.co", name: "Acme Co", country: "DE",
 		host: "jobs.jobvite.com", pages: map[string]string{"/acme/search/": "jobvite_search.html"},
 		contentType: "text/html;charset=UTF-8",
@@ -221,7 +235,8 @@ func (s *vendorServer) requests() []string {
 // (--connect-to routes every :443 to a local TLS server answering captured payloads, --ca-file
 // trusts its certificate), and `serve` over the same stores serves each company's live reqs with
 // the postings' real URLs (the links the payloads carry; for SmartRecruiters, Personio, BambooHR
-// and JOIN the public posting pages the crawl derives).
+// and JOIN the public posting pages the crawl derives) and, on jobs/role, the cleaned description
+// of every req whose posting's record carries one.
 func TestCrawlCapturedPayloadsOnRealHostnames(t *testing.T) {
 	t.Parallel()
 	pg := storetest.PostgresURL(t, "cmd_realpayloads")
@@ -346,23 +361,29 @@ func TestCrawlCapturedPayloadsOnRealHostnames(t *testing.T) {
 		}
 		require.Equal(t, http.StatusOK, get(fmt.Sprintf("/v1/companies/%d/open-reqs?limit=100", co.CompanyID), &open))
 		require.False(t, open.HasMore)
-		var served []string
+		var served, described []string
 		for _, r := range open.Reqs {
 			require.Equal(t, "ats_tenant", r.SourceType)
 			var role struct {
-				URL    *string  `json:"url"`
-				Boards []string `json:"boards"`
+				URL         *string  `json:"url"`
+				Boards      []string `json:"boards"`
+				Description *string  `json:"description"`
 			}
 			require.Equal(t, http.StatusOK, get(fmt.Sprintf("/v1/jobs/role?company_id=%d&req_key=%s", co.CompanyID, url.QueryEscape(r.ReqKey)), &role),
 				"jobs/role of %s's live req %s", f.vendor, r.ReqKey)
 			require.Equal(t, []string{f.vendor}, role.Boards)
-			if role.URL == nil {
-				served = append(served, "")
-			} else {
-				served = append(served, *role.URL)
+			u := ""
+			if role.URL != nil {
+				u = *role.URL
+			}
+			served = append(served, u)
+			if role.Description != nil {
+				require.NotEmpty(t, strings.TrimSpace(*role.Description), "%s %s: a description served is text", f.vendor, u)
+				described = append(described, u)
 			}
 		}
 		require.ElementsMatch(t, f.urls, served, "%s: the live reqs serve the postings' real URLs", f.vendor)
+		require.ElementsMatch(t, f.described, described, "%s: every req whose posting carries a description serves it, and only those", f.vendor)
 	}
 	p.stop(t)
 }

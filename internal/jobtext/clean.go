@@ -25,7 +25,13 @@ func Clean(raw string, max int) string {
 		return ""
 	}
 	raw = unescapeEscapedHTML(raw)
-	w := writer{max: max}
+	// The text is rarely longer than its markup (tags and entities shrink, "<li>" is "- "): one
+	// array of that size holds it.
+	size := len(raw) + 16
+	if max > 0 {
+		size = min(size, max+utf8.UTFMax)
+	}
+	w := writer{max: max, b: make([]byte, 0, size)}
 	if looksLikeHTML(raw) {
 		w.html(raw)
 	} else {

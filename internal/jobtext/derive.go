@@ -2,6 +2,7 @@ package jobtext
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/planehq/hiringsignal/internal/normalize"
 )
@@ -136,6 +137,7 @@ const (
 // analysis is one posting being read.
 type analysis struct {
 	d     *doc
+	doc   doc // what d points to: its slices are reused by the next posting's analysis
 	hits  []hit
 	first []int32 // hits starting at word i are hits[first[i]:first[i+1]]
 	ctx   []uint8 // per sentence
@@ -181,6 +183,7 @@ func (a *analysis) sentFlags(si int32) uint8 {
 // text). It never fails: what it cannot read is left empty.
 func Derive(title, text string) Derived {
 	a := analyze(title, text)
+	defer a.release()
 	var out Derived
 	out.Technologies = a.technologies()
 	out.Seniority = normalize.TitleSeniority(title)
@@ -195,11 +198,26 @@ func Derive(title, text string) Derived {
 	return out
 }
 
-// analyze lexes and scans a posting and finds its sections and sentence contexts.
+// analyses holds finished analyses: their slices (words, lines, sentences, hits, a few KB for a
+// posting) are the next posting's, so a crawl reading thousands of postings does not allocate
+// them anew for each.
+var analyses = sync.Pool{New: func() any { return new(analysis) }}
+
+// release gives a back to the pool, keeping its slices and dropping its text. Nothing Derive
+// returns points into the slices (a Pay's Stated is a substring of the text, which stays).
+func (a *analysis) release() {
+	a.doc.src, a.doc.low = "", ""
+	analyses.Put(a)
+}
+
+// analyze lexes and scans a posting and finds its sections and sentence contexts, into an
+// analysis of the pool (Derive releases it).
 func analyze(title, text string) *analysis {
-	a := &analysis{d: lexDoc(title, text)}
-	a.hits = phrases.scan(a.d)
-	a.first = make([]int32, len(a.d.words)+1)
+	a := analyses.Get().(*analysis)
+	a.d = &a.doc
+	a.d.lex(title, text)
+	a.hits = phrases.scan(a.d, a.hits[:0])
+	a.first = resize(a.first, len(a.d.words)+1)
 	h := 0
 	for i := range a.d.words {
 		a.first[i] = int32(h)
@@ -259,7 +277,7 @@ var wordClasses = func() map[string]uint8 {
 // guessLang classifies every word and returns the language most stop words belong to.
 func (a *analysis) guessLang() uint8 {
 	var n [5]int
-	a.cls = make([]uint8, len(a.d.words))
+	a.cls = resize(a.cls, len(a.d.words))
 	for i := range a.d.words {
 		c := wordClasses[a.d.fw(i)]
 		a.cls[i] = c
@@ -346,8 +364,8 @@ func (a *analysis) heading(ln *line) (uint8, bool) {
 // sentence makes it nice, else a requirement cue makes it required, else the section decides.
 func (a *analysis) contexts() {
 	d := a.d
-	a.ctx = make([]uint8, len(d.sents))
-	a.flags = make([]uint8, len(d.sents))
+	a.ctx = resize(a.ctx, len(d.sents))
+	a.flags = resize(a.flags, len(d.sents))
 	for si, s := range d.sents {
 		sec := d.lines[s.line].sec
 		switch sec {

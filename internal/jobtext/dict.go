@@ -108,10 +108,10 @@ type hit struct {
 	e    *entry
 }
 
-// scan returns every hit in d, ordered by first word.
-func (t *dict) scan(d *doc) []hit {
+// scan returns every hit in d, ordered by first word, in hits' array when it is large enough.
+func (t *dict) scan(d *doc, hits []hit) []hit {
 	ws := d.words
-	hits := make([]hit, 0, len(ws)/4+8)
+	hits = reuse(hits, len(ws)/4+8)
 	for i := range ws {
 		for j := i; j < len(ws) && j-i < maxWords; j++ {
 			if j > i && (ws[j].sent != ws[i].sent || ws[j].gap > gapGlue) {

@@ -56,24 +56,33 @@ type sentence struct {
 
 // doc is a lexed title and text.
 type doc struct {
-	src   string // title, a blank line, text
-	low   string // the folded words, joined by single spaces
-	words []word
-	lines []line
-	sents []sentence
+	src    string // title, a blank line, text
+	low    string // the folded words, joined by single spaces
+	words  []word
+	lines  []line
+	sents  []sentence
+	lowBuf []byte // low as it was built (a doc lexed again builds its low in it)
 }
 
 // lexDoc lexes a title and a text (Clean's output or any plain text).
 func lexDoc(title, text string) *doc {
+	d := &doc{}
+	d.lex(title, text)
+	return d
+}
+
+// lex lexes a title and a text into d, reusing the slices d holds from an earlier text.
+func (d *doc) lex(title, text string) {
 	src := text
 	titleEnd := 0
 	if title != "" {
 		src = title + "\n\n" + text
 		titleEnd = len(title)
 	}
-	d := &doc{src: src}
-	d.words = make([]word, 0, len(src)/5+4)
-	low := make([]byte, 0, len(src)+len(src)/8)
+	d.src = src
+	d.words = reuse(d.words, len(src)/5+4)
+	d.lines, d.sents = d.lines[:0], d.sents[:0]
+	low := reuse(d.lowBuf, len(src)+len(src)/8)
 	for lo := 0; lo < len(src); {
 		hi := strings.IndexByte(src[lo:], '\n')
 		if hi < 0 {
@@ -85,7 +94,25 @@ func lexDoc(title, text string) *doc {
 		lo = hi + 1
 	}
 	d.low = string(low)
-	return d
+	d.lowBuf = low
+}
+
+// reuse returns s emptied when it can hold n elements, else a new slice of capacity n.
+func reuse[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, 0, n)
+	}
+	return s[:0]
+}
+
+// resize returns s with n zero elements, reusing its array when it is large enough.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 // lexLine lexes src[lo:hi] as one line (skipped when it has no word).

@@ -1,11 +1,18 @@
 package ats
 
 import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"html"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/planehq/hiringsignal/internal/jobtext"
 )
 
 // Every adapter keeps the description its feed carries, as the feed publishes it, and the
@@ -135,3 +142,214 @@ func TestDescriptionBounded(t *testing.T) {
 	require.Equal(t, "ab", boundDescription("ab"))
 	require.Empty(t, boundDescription(" \n\t"), "a blank description is none")
 }
+
+// Every posting of every captured payload whose record carries a description (read here from the
+// raw payload, field by field, independently of the adapters) keeps one that cleans to text, and
+// a posting whose record carries none has none (docs/crawl-contract.md, "Descriptions"): what the
+// crawl stores and serves for the vendors' real shapes.
+func TestCapturedPayloadsKeepEveryDescription(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		vendor, fixture, url string
+		raw                  func(t *testing.T, body []byte) map[string]bool // title → its record carries a description
+	}{
+		{"greenhouse", "greenhouse_jobs.json", ghURL, rawList("jobs", "title", "content")},
+		{"lever", "lever_postings.json", leverURL, rawList("", "text", "description", "descriptionPlain", "lists", "additional", "additionalPlain")},
+		{"ashby", "ashby_jobs.json", ashbyURL, rawList("jobs", "title", "descriptionHtml", "descriptionPlain")},
+		{"workable", "workable_account.json", workableURL, rawList("jobs", "title", "description", "requirements", "benefits")},
+		{"recruitee", "recruitee_offers.json", recruiteeURL, rawList("offers", "title", "description", "requirements")},
+		{"pinpoint", "pinpoint_postings.json", pinpointURL, rawList("data", "title", "description", "key_responsibilities",
+			"skills_knowledge_expertise", "benefits")},
+		{"aggregator", "aggregator_feed.json", aggURL, rawList("jobs", "title", "description")},
+		{"smartrecruiters", "smartrecruiters_page1.json", srBase + "?limit=100&offset=0", rawList("content", "name", "description", "jobAd")},
+		{"bamboohr", "bamboohr_list.json", bambooURL, rawList("result", "jobOpeningName", "description")},
+		{"breezy", "breezy_positions.json", breezyURL, rawList("", "name", "description")},
+		{"join", "join_jobs_page1.json", joinURL, rawList("items", "title", "description")},
+		{"join", "join_jobs_page2.json", joinURL, rawList("items", "title", "description")},
+		{"rippling", "rippling_jobs.json", ripplingURL, rawList("items", "name", "description")},
+		{"workday", "workday_jobs.json", workdayURL, rawList("jobPostings", "title", "jobDescription")},
+		{"personio", "personio_positions.xml", personioURL, rawPersonio},
+		{"teamtailor", "teamtailor_jobs.rss", teamtailorURL, rawTeamtailor},
+		{"icims", "icims_search_page1.html", icimsURL, rawICIMS},
+		{"icims", "icims_search_page2.html", icimsURL + "&pr=1", rawICIMS},
+		{"jsonld", "jsonld_page1.html", ldURL, rawJSONLD},
+		{"jsonld", "jsonld_last.html", ldURL, rawJSONLD},
+		{"jobvite", "jobvite_search.html", jobviteURL, rawNone}, // the HTML lists carry no description
+		{"jazzhr", "jazzhr_apply.html", jazzURL, rawNone},
+	}
+	described := map[string]int{}
+	for _, c := range cases {
+		body := fixture(t, c.fixture)
+		raw := c.raw(t, body)
+		page := mustParse(t, c.vendor, body, c.url)
+		require.NotEmpty(t, page.Postings, c.fixture)
+		for _, p := range page.Postings {
+			title := strings.Join(strings.Fields(p.Title), " ")
+			has, ok := raw[title]
+			require.True(t, ok || raw == nil, "%s: posting %s (%q) is a record of the payload", c.fixture, p.SourceID, title)
+			text := jobtext.Clean(p.Description, jobtext.DefaultMax)
+			if has {
+				require.NotEmpty(t, text, "%s: posting %s (%q) carries a description", c.fixture, p.SourceID, title)
+				described[c.vendor]++
+			} else {
+				require.Empty(t, text, "%s: posting %s (%q) carries none", c.fixture, p.SourceID, title)
+			}
+		}
+	}
+	t.Logf("postings with a description, per vendor: %v", described)
+	for _, v := range []string{"greenhouse", "lever", "ashby", "workable", "recruitee", "pinpoint", "aggregator", "personio", "teamtailor", "icims", "jsonld"} {
+		require.Positive(t, described[v], "%s's payload carries descriptions", v)
+	}
+}
+
+// hasText reports whether a raw description field holds text: a string with words once its
+// entities (twice: Greenhouse escapes its HTML once more) and tags are gone, or a list of Lever's
+// {text, content} whose content does.
+func hasText(v any) bool {
+	switch x := v.(type) {
+	case string:
+		s := html.UnescapeString(html.UnescapeString(x))
+		return strings.TrimSpace(rawTag.ReplaceAllString(s, " ")) != ""
+	case []any:
+		for _, e := range x {
+			if m, ok := e.(map[string]any); ok && hasText(m["content"]) {
+				return true
+			}
+		}
+	case map[string]any:
+		for _, e := range x {
+			if hasText(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var rawTag = regexp.MustCompile(`<[^>]*>`)
+
+func normTitle(s string) string { return strings.Join(strings.Fields(html.UnescapeString(s)), " ") }
+
+// rawList reads a JSON list (under key list, or the body itself when list is "") of records
+// titled by titleKey and described by any of keys.
+func rawList(list, titleKey string, keys ...string) func(*testing.T, []byte) map[string]bool {
+	return func(t *testing.T, body []byte) map[string]bool {
+		t.Helper()
+		var recs []any
+		if list == "" {
+			require.NoError(t, json.Unmarshal(body, &recs))
+		} else {
+			var top map[string]any
+			require.NoError(t, json.Unmarshal(body, &top))
+			recs, _ = top[list].([]any)
+		}
+		out := map[string]bool{}
+		for _, r := range recs {
+			m, ok := r.(map[string]any)
+			if !ok {
+				continue
+			}
+			title, _ := m[titleKey].(string)
+			has := false
+			for _, k := range keys {
+				has = has || hasText(m[k])
+			}
+			out[normTitle(title)] = out[normTitle(title)] || has
+		}
+		return out
+	}
+}
+
+func rawPersonio(t *testing.T, body []byte) map[string]bool {
+	t.Helper()
+	var feed struct {
+		Positions []struct {
+			Name   string   `xml:"name"`
+			Values []string `xml:"jobDescriptions>jobDescription>value"`
+		} `xml:"position"`
+	}
+	d := xml.NewDecoder(bytes.NewReader(body))
+	d.Strict, d.Entity = false, xml.HTMLEntity // a real feed's stray &nbsp; and bare &
+	require.NoError(t, d.Decode(&feed))
+	out := map[string]bool{}
+	for _, p := range feed.Positions {
+		has := false
+		for _, v := range p.Values {
+			has = has || hasText(v)
+		}
+		out[normTitle(p.Name)] = out[normTitle(p.Name)] || has
+	}
+	return out
+}
+
+func rawTeamtailor(t *testing.T, body []byte) map[string]bool {
+	t.Helper()
+	var feed struct {
+		Items []struct {
+			Title       string `xml:"title"`
+			Description string `xml:"description"`
+		} `xml:"channel>item"`
+	}
+	require.NoError(t, xml.Unmarshal(body, &feed))
+	out := map[string]bool{}
+	for _, it := range feed.Items {
+		out[normTitle(it.Title)] = hasText(it.Description)
+	}
+	return out
+}
+
+var (
+	rawICIMSCard = regexp.MustCompile(`(?s)<li class="iCIMS_JobCardItem">.*?</li>`)
+	rawICIMSH3   = regexp.MustCompile(`(?s)<h3>(.*?)</h3>`)
+	rawICIMSDesc = regexp.MustCompile(`(?s)<div class="col-xs-12 description">(.*?)</div>`)
+	rawLDScript  = regexp.MustCompile(`(?is)<script[^>]*type=["']?application/ld\+json[^>]*>(.*?)</script>`)
+)
+
+func rawICIMS(t *testing.T, body []byte) map[string]bool {
+	t.Helper()
+	out := map[string]bool{}
+	for _, card := range rawICIMSCard.FindAll(body, -1) {
+		h := rawICIMSH3.FindSubmatch(card)
+		if h == nil {
+			continue
+		}
+		d := rawICIMSDesc.FindSubmatch(card)
+		out[normTitle(string(h[1]))] = d != nil && hasText(string(d[1]))
+	}
+	return out
+}
+
+// rawJSONLD reads every JobPosting of a page's JSON-LD blocks (a block is one object or a list).
+func rawJSONLD(t *testing.T, body []byte) map[string]bool {
+	t.Helper()
+	out := map[string]bool{}
+	var visit func(v any)
+	visit = func(v any) {
+		switch x := v.(type) {
+		case []any:
+			for _, e := range x {
+				visit(e)
+			}
+		case map[string]any:
+			if title, ok := x["title"].(string); ok {
+				out[normTitle(title)] = hasText(x["description"])
+			}
+			visit(x["@graph"])
+		}
+	}
+	for _, m := range rawLDScript.FindAllSubmatch(body, -1) {
+		// As pages write it: plain, entity-escaped, or with a raw line break inside a string.
+		block := string(m[1])
+		for _, b := range []string{block, html.UnescapeString(block), strings.NewReplacer("\n", " ", "\r", " ").Replace(block)} {
+			var v any
+			if json.Unmarshal([]byte(b), &v) == nil {
+				visit(v)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// rawNone reads a list whose records carry no description (nil: no record has one).
+func rawNone(*testing.T, []byte) map[string]bool { return nil }

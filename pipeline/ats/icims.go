@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/net/html"
+
+	"github.com/planehq/hiringsignal/internal/normalize"
 )
 
 // icims parses an iCIMS career portal's search results, the server-rendered HTML its portal
@@ -30,7 +32,9 @@ import (
 // dt/dd pair. Labels vary by tenant: "Job Locations", "Location", "Job Location" give the
 // places; "Requisition ID", "Job ID", "ID" the RequisitionID; a label with "Posted" the date
 // (month first, 10/4/2026, from the value's title attribute when it has one: its text may read
-// "2 days ago"); one starting with "Category" or "Department" the Department. A place is an
+// "2 days ago"); one starting with "Category" or "Department" the Department; one starting with
+// "Position Type", "Employment Type" or "Job Type" the EmploymentType, when its value names one
+// ("Regular Full-Time", "Part-Time"; a tenant's "Experienced Professional" names none). A place is an
 // iCIMS code, country alpha-2, region and city ("US-NY-New York", "IN-Bangalore", "US-Remote":
 // Country US, City the last part, a city "Remote" is Remote); several are joined by " | " and give
 // one Posting each (appendPlaces). URL is the link without its in_iframe parameter; SourceID the
@@ -148,6 +152,10 @@ func icimsFields(card *html.Node, p *Posting) []place {
 		case strings.HasPrefix(l, "category"), strings.HasPrefix(l, "department"):
 			if p.Department == "" {
 				p.Department = text
+			}
+		case strings.HasPrefix(l, "position type"), strings.HasPrefix(l, "employment type"), strings.HasPrefix(l, "job type"):
+			if p.EmploymentType == "" {
+				p.EmploymentType = normalize.EmploymentTypeOf(text)
 			}
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
+
+	"github.com/planehq/hiringsignal/internal/normalize"
 )
 
 // jazzHR parses a JazzHR careers page, server-rendered HTML listing every open job (JazzHR's
@@ -22,7 +24,7 @@ import (
 // The list has no description (Description stays ""; the job's /apply/{id} page has it).
 // Location is the item's map-marker entry (in a list without icons, its first entry) as published, City its first
 // comma part, a "Remote" in it is Remote; Department its sitemap entry, else the nearest
-// department heading before it. The page has no date, salary, country or requisition id, and
+// department heading before it; the clock entry ("Full Time") the EmploymentType. The page has no date, salary, country or requisition id, and
 // no paging. An item linking a job without a title is malformed; a page cut short is an error.
 type jazzHR struct{}
 
@@ -75,10 +77,11 @@ func (jazzHR) Parse(body []byte, pageURL string) (Page, error) {
 		}
 		u.RawQuery, u.Fragment = "", ""
 		p := Posting{SourceID: id, Title: title, URL: finishURL(u), Department: dept}
-		loc, itemDept := jazzDetails(item)
+		loc, itemDept, hours := jazzDetails(item)
 		if itemDept != "" {
 			p.Department = itemDept
 		}
+		p.EmploymentType = normalize.EmploymentTypeOf(hours)
 		p.Location = loc
 		p.Remote = hasWord(loc, "remote")
 		if first, _, found := strings.Cut(loc, ","); found && !isRemoteWord(first) {
@@ -91,11 +94,11 @@ func (jazzHR) Parse(body []byte, pageURL string) (Page, error) {
 }
 
 // jazzDetails reads an item's detail entries: the location (the map-marker entry, else the
-// first one) and the department (the sitemap entry).
-func jazzDetails(item *html.Node) (loc, dept string) {
+// first one), the department (the sitemap entry) and the employment type (the clock entry).
+func jazzDetails(item *html.Node) (loc, dept, hours string) {
 	list := find(item, func(x *html.Node) bool { return hasClass(x, "list-group-item-text") || hasClass(x, "list-inline") })
 	if list == nil {
-		return "", ""
+		return "", "", ""
 	}
 	first, icons := "", false
 	for li := list.FirstChild; li != nil; li = li.NextSibling {
@@ -116,10 +119,12 @@ func jazzDetails(item *html.Node) (loc, dept string) {
 			loc = text
 		case icon != nil && hasClass(icon, "fa-sitemap") && dept == "":
 			dept = text
+		case icon != nil && hasClass(icon, "fa-clock-o") && hours == "":
+			hours = text
 		}
 	}
 	if loc == "" && !icons {
 		loc = first // an unmarked list: its first entry is the place
 	}
-	return loc, dept
+	return loc, dept, hours
 }

@@ -38,7 +38,8 @@ import (
 // <jobDescription> sections in order, each <value> (HTML, usually CDATA) after its <name> as
 // <h3>name</h3>. employmentType and schedule give the EmploymentType (personioEmployment),
 // seniority ("entry-level", "experienced", "executive", "student"; experienced, which says only
-// "not a beginner", is none) the Seniority, yearsOfExperience ("lt-1", "2-5", "7+") its least
+// "not a beginner", and executive, which spans every leadership level from a director up, are
+// none: personioLevel) the Seniority, yearsOfExperience ("lt-1", "2-5", "7+") its least
 // figure as YearsExperienceMin.
 type personio struct{}
 
@@ -151,7 +152,7 @@ func (pos *personioPosition) posting() (Posting, bool) {
 		PostedAt:           parseTime(pos.CreatedAt),
 		Description:        htmlSections(secs...),
 		EmploymentType:     personioEmployment(pos.Employment, pos.Schedule),
-		Seniority:          normalize.SeniorityOfLevel(strings.TrimSpace(pos.Seniority)),
+		Seniority:          personioLevel(pos.Seniority),
 		YearsExperienceMin: personioYears(pos.Years),
 	}
 	if p.Remote {
@@ -170,6 +171,16 @@ func personioEmployment(employment, schedule string) string {
 		return normalize.EmploymentTypeOf(schedule)
 	}
 	return normalize.EmploymentTypeOf(employment)
+}
+
+// personioLevel is the seniority of Personio's level: entry-level junior, student intern. Its
+// other two levels are bands: "experienced" (mid to manager) and "executive" (director to the
+// C-suite, where LinkedIn's Director and Executive are two) name no one seniority.
+func personioLevel(v string) string {
+	if v = strings.TrimSpace(v); strings.EqualFold(v, "executive") {
+		return ""
+	}
+	return normalize.SeniorityOfLevel(v)
 }
 
 // personioYears is the least of yearsOfExperience ("lt-1" is 0, "1-2" 1, "3-5" 3, "7+" 7),

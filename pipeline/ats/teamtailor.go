@@ -30,8 +30,9 @@ import (
 //
 // The channel's title is the employer's name. A job's id is the number in its link
 // (/jobs/{id}-{slug}, after an optional locale segment), else its guid. remoteStatus is the
-// WorkplaceType: "fully" remote (Remote), "hybrid" hybrid, "none" onsite; "temporary" (remote for
-// the time being) none. Each tt:location is a place of the
+// WorkplaceType: "fully" remote (Remote), "hybrid" hybrid; "none" (no remote option, carried by an
+// on-site job and by one whose recruiter never set a workplace alike) and "temporary" (remote for
+// the time being) state none, and the text says. Each tt:location is a place of the
 // job (see appendPlaces): Location is "City, Country" (the location's name when it has neither),
 // Country its country's name. Description is the item's description: HTML, entity-escaped (or
 // CDATA) in the XML, so decoding the XML gives the HTML. The feed carries no pay. Paging is per_page/offset: the feed's
@@ -181,9 +182,10 @@ func (it *teamtailorItem) posting(company string) (Posting, bool) {
 	return p, true
 }
 
-// teamtailorWorkplace maps remoteStatus to a workplace type. "temporary" (remote for the time
-// being) states none.
-var teamtailorWorkplace = map[string]string{"fully": normalize.Remote, "hybrid": normalize.Hybrid, "none": normalize.Onsite}
+// teamtailorWorkplace maps remoteStatus to a workplace type. "none" (no remote option) does not
+// tell an on-site job from one whose workplace was never set, and "temporary" (remote for the
+// time being) is no lasting workplace: both state none.
+var teamtailorWorkplace = map[string]string{"fully": normalize.Remote, "hybrid": normalize.Hybrid}
 
 // teamtailorJobID returns the job number of a Teamtailor job link
 // (https://acme.teamtailor.com/jobs/7308188-backend-engineer, …/fr-CA/jobs/7308188), or "".

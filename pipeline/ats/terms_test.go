@@ -52,13 +52,17 @@ func TestCapturedPayloadsGiveTheirTerms(t *testing.T) {
 		{"rippling", "rippling_jobs.json", ripplingURL, map[string]terms{
 			"7a1b2c3d-0000-4000-8000-000000000002": {"", "remote", "", -1}, "7a1b2c3d-0000-4000-8000-000000000003": {"", "hybrid", "", -1}}},
 		{"teamtailor", "teamtailor_jobs.rss", teamtailorURL, map[string]terms{
-			"7308188": {"", "hybrid", "", -1}, "8191515": {"", "remote", "", -1}, "8384421": {"", "onsite", "", -1},
+			"7308188": {"", "hybrid", "", -1}, "8191515": {"", "remote", "", -1}, "8384421": {"", "", "", -1}, // remoteStatus none: the default
 			"b3f1c2d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d": {"", "", "", -1}}}, // remoteStatus temporary
 		{"workable", "workable_account.json", workableURL, map[string]terms{
 			"9F1A2B3C4D/Germany/Berlin": {"full_time", "", "", -1}, "AB12CD34EF/Portugal/": {"part_time", "remote", "", -1}}},
 		{"workday", "workday_jobs.json", workdayURL, map[string]terms{
 			"/job/US-TX-Austin/Data-Center-Technician_JR2001234":      {"full_time", "", "", -1}, // bulletFields "Full time"
 			"/job/Remote---United-States/Account-Executive_JR2000555": {"", "remote", "", -1}}},  // remoteType Fully Remote
+		{"jazzhr", "jazzhr_apply.html", jazzURL, map[string]terms{
+			"RHnK3IiNee": {"full_time", "", "", -1}, "evgnhR5LkV": {"", "", "", -1}}}, // the clock entry "Full Time"; none
+		{"icims", "icims_search_page1.html", icimsURL, map[string]terms{
+			"15550": {"", "", "", -1}}}, // Position Type "Experienced Professional" names no employment type
 		{"smartrecruiters", "smartrecruiters_page1.json", "https://api.smartrecruiters.com/v1/companies/acme/postings?limit=100&offset=0", map[string]terms{
 			"744000012345678": {"full_time", "remote", "director", -1}, "744000012345679": {"", "", "", -1}}},
 	} {
@@ -71,6 +75,24 @@ func TestCapturedPayloadsGiveTheirTerms(t *testing.T) {
 				require.True(t, p.Remote, "%s %s: a remote workplace type is Remote", c.vendor, id)
 			}
 		}
+	}
+}
+
+// An iCIMS card's position type is its employment type where the value names one.
+func TestICIMSPositionType(t *testing.T) {
+	t.Parallel()
+	card := func(id, label, value string) string {
+		return `<li class="iCIMS_JobCardItem"><div class="row"><div class="col-xs-12 title"><a href="https://careers-acme.icims.com/jobs/` + id +
+			`/analyst/job?in_iframe=1"><h3>Analyst</h3></a></div><div class="col-xs-12 additionalFields"><dl class="iCIMS_JobHeaderGroup">` +
+			`<div class="iCIMS_JobHeaderTag"><dt class="iCIMS_JobHeaderField">` + label + `</dt><dd class="iCIMS_JobHeaderData"><span>` + value +
+			`</span></dd></div></dl></div></div></li>`
+	}
+	body := `<html><body><h2 class="iCIMS_SubHeader iCIMS_SubHeader_Jobs">Search Results Page 1 of 1</h2><ul class="iCIMS_JobsTable">` +
+		card("1", "Position Type", "Regular Full-Time") + card("2", "Employment Type", "Part-Time") + card("3", "Job Type", "Temporary") +
+		card("4", "Position Type (Portal Searching)", "Experienced Professional") + card("5", "Category", "Full-Time") + `</ul></body></html>`
+	m := bySourceID(t, mustParse(t, "icims", []byte(body), icimsURL))
+	for id, want := range map[string]string{"1": "full_time", "2": "part_time", "3": "temporary", "4": "", "5": ""} {
+		require.Equal(t, want, m[id].EmploymentType, id)
 	}
 }
 
@@ -91,6 +113,9 @@ func TestPersonioTerms(t *testing.T) {
 	}
 	for _, v := range []string{"", "some", "x-5", "5 years", "999"} {
 		require.Nil(t, personioYears(v), v)
+	}
+	for v, want := range map[string]string{"entry-level": "junior", "student": "intern", "experienced": "", "executive": "", " Executive ": "", "": ""} {
+		require.Equal(t, want, personioLevel(v), "%q: Personio's bands name one seniority only at their bottom", v)
 	}
 }
 

@@ -19,7 +19,9 @@ import (
 // shortcode + "/" + country + "/" + city (as published), so entries stay distinct and stable.
 // The account name is the CompanyName of every posting; code is the RequisitionID. A job's
 // description ("description" HTML, with details=true; "requirements" and "benefits" where the
-// account fills them) is its Description, the two further sections under those headings. The
+// account fills them) is its Description, the two further sections under those headings; an
+// entry of a job listed in several locations that carries none takes the description another
+// entry of its shortcode carries (the same job, so every place's req is described). The
 // account's own "description" is the employer's, not a job's, and is not read. employment_type is
 // the EmploymentType, experience the Seniority ("Mid-Senior level", which spans two, none),
 // workplace (on_site, hybrid, remote) the WorkplaceType, telecommuting or remote true Remote.
@@ -67,7 +69,7 @@ func (j *workableJob) idTitle() (string, string) { return clean(j.Shortcode), cl
 
 func (workable) Parse(body []byte, pageURL string) (Page, error) {
 	var resp workableResponse
-	return decodePage("workable", body, "jobs", &resp, func(r *workableResponse) *[]workableJob { return r.Jobs }, func(j *workableJob, code string, ps []Posting) []Posting {
+	page, err := decodePage("workable", body, "jobs", &resp, func(r *workableResponse) *[]workableJob { return r.Jobs }, func(j *workableJob, code string, ps []Posting) []Posting {
 		country, city, region := clean(j.Country), clean(j.City), clean(j.State)
 		if country == "" && city == "" && len(j.Locations) == 1 {
 			l := &j.Locations[0]
@@ -102,6 +104,38 @@ func (workable) Parse(body []byte, pageURL string) (Page, error) {
 		}
 		return append(ps, p)
 	})
+	if err != nil {
+		return Page{}, err
+	}
+	shareDescriptions(page.Postings)
+	return page, nil
+}
+
+// shareDescriptions gives an entry without a description the first description another entry of
+// its shortcode (the SourceID before its first "/") carries.
+func shareDescriptions(ps []Posting) {
+	var byCode map[string]string
+	for i := range ps {
+		if ps[i].Description == "" {
+			continue
+		}
+		code, _, _ := strings.Cut(ps[i].SourceID, "/")
+		if byCode == nil {
+			byCode = map[string]string{}
+		}
+		if _, ok := byCode[code]; !ok {
+			byCode[code] = ps[i].Description
+		}
+	}
+	if byCode == nil {
+		return
+	}
+	for i := range ps {
+		if ps[i].Description == "" {
+			code, _, _ := strings.Cut(ps[i].SourceID, "/")
+			ps[i].Description = byCode[code]
+		}
+	}
 }
 
 // joinNonEmpty joins the non-empty parts with sep, dropping a part equal to the previous one

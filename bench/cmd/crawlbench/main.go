@@ -1,6 +1,7 @@
 // Command crawlbench measures the crawl: a full cycle of every region of a large simulated world
 // (postings per second, peak RSS) side by side with plain decoding of the same pages in the same
-// run, then a backfill of a smaller world over many days. The simulator runs as a separate process
+// run, what the crawled ledger and its descriptions store per req once merged, then a backfill of
+// a smaller world over many days. The simulator runs as a separate process
 // (bin/hiringsignal simulate) so the RSS measured is the crawler's own. See bench/README.md.
 package main
 
@@ -22,6 +23,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
@@ -383,6 +385,17 @@ func setQuery(url, key, val string) string {
 	return url + "&" + key + "=" + val
 }
 
+// cpuTime is the CPU time (user and system) this process has used so far: on a shared machine a
+// phase's wall time is its CPU time over its share of the cores, so the CPU time is what compares
+// between phases measured minutes apart (the simulator's own rendering is in neither).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 func peakRSS() string {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
@@ -417,12 +430,14 @@ func largeWorld(ctx context.Context, log *slog.Logger, prof profiling.Profiles, 
 
 	// Baseline: the same pages over the same HTTP, decoded with encoding/json (xml for Personio)
 	// into generic values, no adapters, no pipeline.
+	cpu0 := cpuTime()
 	base, err := plainDecode(ctx, client, dir, workers)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("plain decode:   %8d pages %9d postings %7.1fs %9.0f postings/s  (%.0f MB)\n", base.pages, base.postings, base.took.Seconds(),
-		float64(base.postings)/base.took.Seconds(), float64(base.bytes)/1e6)
+	baseCPU := cpuTime() - cpu0
+	fmt.Printf("plain decode:   %8d pages %9d postings %7.1fs %9.0f postings/s  (%.0f MB)  CPU %.1fs %9.0f postings per CPU-second\n", base.pages, base.postings, base.took.Seconds(),
+		float64(base.postings)/base.took.Seconds(), float64(base.bytes)/1e6, baseCPU.Seconds(), float64(base.postings)/baseCPU.Seconds())
 
 	ch, opts, err := freshDB(ctx, chAddr, "hs_bench_crawl")
 	if err != nil {
@@ -445,12 +460,12 @@ func largeWorld(ctx context.Context, log *slog.Logger, prof profiling.Profiles, 
 				return err
 			}
 		}
-		start := time.Now()
+		start, cpuStart := time.Now(), cpuTime()
 		stats, err := c.RunTick(ctx, simURL, t)
 		if err != nil {
 			return err
 		}
-		took := time.Since(start)
+		took, cpu := time.Since(start), cpuTime()-cpuStart
 		if last {
 			if err := prof.End(); err != nil {
 				return err
@@ -469,13 +484,65 @@ func largeWorld(ctx context.Context, log *slog.Logger, prof profiling.Profiles, 
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		cachePages, cacheBytes, _, cacheRefused := c.PageCacheStats()
-		ps := float64(postings) / took.Seconds()
-		fmt.Printf("crawl cycle %d:  %8d postings %7.1fs %9.0f postings/s  ratio %.2f  events %d  failed sources %d  pages 304 %d  peak RSS %s  GCs %d (GC CPU %.0f%%)  collect %.1fs  emit %.1fs  page cache %d pages %d MiB (%d not kept so far)\n",
-			i+1, postings, took.Seconds(), ps, ps/(float64(base.postings)/base.took.Seconds()), events, failed, notModified, peakRSS(),
+		ps, pcpu := float64(postings)/took.Seconds(), float64(postings)/cpu.Seconds()
+		fmt.Printf("crawl cycle %d:  %8d postings %7.1fs %9.0f postings/s  ratio %.2f  CPU %.1fs %9.0f postings per CPU-second  CPU ratio %.2f  events %d  failed sources %d  pages 304 %d  peak RSS %s  GCs %d (GC CPU %.0f%%)  collect %.1fs  emit %.1fs  page cache %d pages %d MiB (%d not kept so far)\n",
+			i+1, postings, took.Seconds(), ps, ps/(float64(base.postings)/base.took.Seconds()), cpu.Seconds(), pcpu, pcpu/(float64(base.postings)/baseCPU.Seconds()),
+			events, failed, notModified, peakRSS(),
 			ms.NumGC, 100*ms.GCCPUFraction, collectTook.Seconds(), emitTook.Seconds(), cachePages, cacheBytes>>20, cacheRefused)
 	}
 	_, live := c.State().Reqs()
 	fmt.Printf("live reqs after the cycles: %d\n\n", live)
-	return nil
+	return storage(ctx, ch)
+}
 
+// factColumns are the events columns of a posting's facts (analytics migration 0004).
+var factColumns = []string{"technologies", "technology_kinds", "seniority", "employment_type", "workplace_type", "remote_countries",
+	"years_experience_min", "visa_sponsorship", "stated_pay_min", "stated_pay_max", "stated_pay_currency", "stated_pay_period",
+	"stated_pay_text", "description_hash"}
+
+// storage prints what the crawled ledger and its descriptions cost per req once merged (OPTIMIZE
+// FINAL): the events columns without the facts, the facts columns, and req_descriptions,
+// compressed on disk and uncompressed.
+func storage(ctx context.Context, ch driver.Conn) error {
+	for _, table := range []string{"events", "req_descriptions"} {
+		if err := ch.Exec(ctx, "OPTIMIZE TABLE "+table+" FINAL"); err != nil {
+			return fmt.Errorf("cannot merge %s: %w", table, err)
+		}
+	}
+	var reqs, events, texts, named, described uint64
+	if err := ch.QueryRow(ctx, "SELECT uniqExact(req_key), count() FROM events").Scan(&reqs, &events); err != nil {
+		return err
+	}
+	if err := ch.QueryRow(ctx, "SELECT count() FROM req_descriptions").Scan(&texts); err != nil {
+		return err
+	}
+	if err := ch.QueryRow(ctx, "SELECT uniqExact(req_key, description_hash), uniqExact(req_key) FROM events WHERE description_hash != 0").
+		Scan(&named, &described); err != nil {
+		return err
+	}
+	bytesOf := func(table, cond string) (compressed, raw uint64, err error) {
+		err = ch.QueryRow(ctx, "SELECT sum(data_compressed_bytes), sum(data_uncompressed_bytes) FROM system.columns "+
+			"WHERE database = currentDatabase() AND table = '"+table+"'"+cond).Scan(&compressed, &raw)
+		return compressed, raw, err
+	}
+	list := "('" + strings.Join(factColumns, "','") + "')"
+	oldC, oldR, err := bytesOf("events", " AND name NOT IN "+list)
+	if err != nil {
+		return err
+	}
+	factC, factR, err := bytesOf("events", " AND name IN "+list)
+	if err != nil {
+		return err
+	}
+	descC, descR, err := bytesOf("req_descriptions", "")
+	if err != nil {
+		return err
+	}
+	per := func(b uint64) string { return fmt.Sprintf("%.1f", float64(b)/float64(reqs)) }
+	fmt.Printf("storage after OPTIMIZE FINAL: %d reqs (%d with a description), %d events, %d texts in req_descriptions (%d named by an event)\n\n",
+		reqs, described, events, texts, named)
+	fmt.Printf("| bytes per req | ledger before (events without facts) | facts columns | req_descriptions | after |\n|---|---:|---:|---:|---:|\n")
+	fmt.Printf("| compressed on disk | %s | +%s | +%s | %s |\n", per(oldC), per(factC), per(descC), per(oldC+factC+descC))
+	fmt.Printf("| uncompressed | %s | +%s | +%s | %s |\n\n", per(oldR), per(factR), per(descR), per(oldR+factR+descR))
+	return nil
 }
