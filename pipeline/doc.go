@@ -3,7 +3,8 @@
 // (internal/normalize), reads what each posting states of itself (its feed's structured terms
 // first, then its title and cleaned description through internal/jobtext; the description is
 // stored apart from the ledger, once per distinct text of a req: describe.go), deduplicates them
-// into reqs (one per company, title and country, all boards listed), diffs them against the ledger state (opened, reobserved, reposted, closed) and hands the
+// into reqs (one per company, title and country, all boards listed; a req's facts are its best
+// posting's, gaps filled from another posting's text where the best one's list has none), diffs them against the ledger state (opened, reobserved, reposted, closed) and hands the
 // cycle's events and sightings to package analytics, which writes them in batches and commits the
 // cycle last. The ledger state is rebuilt at start through analytics' reads.
 //
