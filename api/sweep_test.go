@@ -140,6 +140,15 @@ func TestEveryRouteAnswersItsDocumentStrictly(t *testing.T) {
 	get("jobs.search", "/v1/jobs/search?limit=100&q=engineer&sort=relevance")
 	get("jobs.role", fmt.Sprintf("/v1/jobs/role?company_id=%d&req_key=%s", co, url.QueryEscape(reqKey)))
 	get("markets.role_demand", "/v1/markets/role-demand?role="+url.QueryEscape(function))
+	// The technographics: a company's technologies (a page with more after it), the companies of
+	// a technology that company's reqs name, and the vocabulary.
+	techs := get("companies.technologies", cpath("technologies?limit=1"))
+	require.NotEmpty(t, techs["technologies"], "the sweep's company names a technology")
+	slug := techs["technologies"].([]any)[0].(map[string]any)["slug"].(string)
+	get("companies.technologies", cpath("technologies?limit=100"))
+	get("technologies.companies", "/v1/technologies/"+slug+"/companies?limit=1")
+	get("technologies.companies", "/v1/technologies/"+slug+"/companies?limit=100&since=2000-01-01T00:00:00Z&live_only=true")
+	get("technologies.list", "/v1/technologies")
 	get("events.list", "/v1/events?since=0&limit=5")
 
 	ep := post("webhooks.register", "/v1/webhooks", map[string]any{"url": hook})
@@ -207,6 +216,7 @@ func TestEveryRouteAnswersItsDocumentStrictly(t *testing.T) {
 		for _, p := range []string{"{company_id}", "{key_id}", "{watch_id}", "{delivery_id}", "{job_id}", "{id}"} {
 			path = strings.ReplaceAll(path, p, "999999")
 		}
+		path = strings.ReplaceAll(path, "{slug}", "no-such-technology")
 		var body any
 		if rt.Body != nil {
 			body = "{}"

@@ -94,7 +94,9 @@ func TestAnotherCustomersIDsAnswerExactlyLikeMissingOnes(t *testing.T) {
 	// Every route with a customer's id in its path.
 	covered := 0
 	for _, rt := range srv.API.Routes() {
-		if !strings.HasPrefix(rt.Path, "/v1/") || !strings.Contains(rt.Path, "{") || strings.Contains(rt.Path, "{company_id}") {
+		// A company id or a technology slug names the shared corpus, no customer's resource (the
+		// company reads and technographics answer every customer alike: see below).
+		if !strings.HasPrefix(rt.Path, "/v1/") || !strings.Contains(rt.Path, "{") || strings.Contains(rt.Path, "{company_id}") || strings.Contains(rt.Path, "{slug}") {
 			continue
 		}
 		fp, mp := rt.Path, rt.Path
@@ -129,6 +131,23 @@ func TestAnotherCustomersIDsAnswerExactlyLikeMissingOnes(t *testing.T) {
 	}
 	compare("POST /v1/watches naming another customer's endpoint", "POST", "/v1/watches", "/v1/watches",
 		map[string]any{"company_id": co, "webhook_endpoint_id": foreign["{id}"]}, map[string]any{"company_id": co, "webhook_endpoint_id": missingID}, foreign["{id}"])
+
+	// The technographics hold no customer's data: two customers on one plan read the same
+	// answers, whatever the other watched, labelled or asked before.
+	techs := srv.Get(t, fmt.Sprintf("/v1/companies/%d/technologies", co), other.Key, nil)
+	require.Equal(t, 200, techs.Status, "%s", techs.Body)
+	require.Equal(t, string(techs.Body), string(srv.Get(t, fmt.Sprintf("/v1/companies/%d/technologies", co), me.Key, nil).Body))
+	var named struct {
+		Technologies []struct {
+			Slug string `json:"slug"`
+		} `json:"technologies"`
+	}
+	require.NoError(t, json.Unmarshal(techs.Body, &named))
+	require.NotEmpty(t, named.Technologies)
+	path := "/v1/technologies/" + named.Technologies[0].Slug + "/companies"
+	theirs := srv.Get(t, path, other.Key, nil)
+	require.Equal(t, 200, theirs.Status, "%s", theirs.Body)
+	require.Equal(t, string(theirs.Body), string(srv.Get(t, path, me.Key, nil).Body))
 
 	require.Equal(t, seen, before(), "nothing of the other customer's changed")
 }

@@ -103,14 +103,15 @@ func shape(t Tool, v map[string]any, detail string) (map[string]any, []byte, str
 	return out, b, "The answer was cut to stay small (nested lists shortened, secondary fields left out): ask for fewer rows (limit) to get more of each."
 }
 
-// trim copies v without the members named in drop and with every list below the page's own
-// list cut to nested items (the count cut is answered as <name>_omitted).
+// trim copies v without the members named in drop (never the page's own list, t.List: a
+// company's technologies are its page) and with every list below the page's own list cut to
+// nested items (the count cut is answered as <name>_omitted).
 func trim(v any, t Tool, nested int, drop []string, depth int) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			if contains(drop, k) {
+			if contains(drop, k) && !(depth == 0 && k == t.List) { // the page's own rows stay, whatever their name
 				continue
 			}
 			arr, isArr := e.([]any)

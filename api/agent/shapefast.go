@@ -313,9 +313,10 @@ func (s *shaper) object(idx int32, depth int) bool {
 }
 
 // add enters the member key (node c, -1: null) of an object at depth as trim keeps it: left out
-// when dropped, a list below the page's own cut to nested items beside the count cut.
+// when dropped (never the page's own list), a list below the page's own cut to nested items
+// beside the count cut.
 func (s *shaper) add(key []byte, c int32, depth int) {
-	if containsKey(s.drop, key) {
+	if containsKey(s.drop, key) && !(depth == 0 && string(key) == s.t.List) { // the page's own rows stay, whatever their name
 		return
 	}
 	e := entry{key: key, node: c, keep: -1}

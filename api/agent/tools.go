@@ -25,8 +25,9 @@ type Tool struct {
 // title, board, source and salary, the posting's secondary facts (its description, technologies,
 // employment type, remote countries, years, visa, stated pay: seniority and workplace type stay;
 // a posting names up to eight technologies, which in every matched req of a 100-company page
-// would not fit MaxResultBytes), the pulse's secondary figures and weekly momentum, and
-// duplicates (a function's id beside its name, a country beside its code).
+// would not fit MaxResultBytes; company_technologies keeps its page, which is its answer's
+// technologies), the pulse's secondary figures and weekly momentum, and duplicates (a
+// function's id beside its name, a country beside its code).
 var conciseDrop = []string{"title", "board", "boards", "url", "source_type", "salary_min_usd", "salary_max_usd", "estimate_samples", "salary_estimate_samples", "estimate_basis",
 	"posted_at", "left_censored", "function_ids", "first_seen_cutoff", "freshness_floor_s",
 	"function", "hq_country", "active_reqs", "velocity", "motion_as_of", "momentum", "observed_at", "relevance", "description",
@@ -41,80 +42,92 @@ const detailArg = "detail"
 
 // What a tool's route meters, as its description states it.
 const (
-	costCall   = "Cost: 1 call (daily quota), no units."
-	costRows   = "Cost: 1 call + 1 source_row unit per row."
-	costFree   = "Cost: free (counts in the per-minute rate limit)."
-	costEvents = "Cost: 1 call + 1 change unit per event (an empty page: none)."
+	costCall   = "Cost: 1 call, no units."
+	costRows   = "Cost: 1 call + 1 source_row per row."
+	costFree   = "Cost: free (rate-limited)."
+	costEvents = "Cost: 1 call + 1 change per event (empty page: none)."
 	costWatch  = "Cost: 1 call + 1 watch unit; takes a live-watch slot."
-	pagedNote  = " Paged: pass next_cursor back as cursor."
+	pagedNote  = " Paged: cursor=next_cursor."
 )
 
 // Notes shared by several tools.
 const (
-	noteCountry   = "country name, e.g. Germany (no ISO codes)"
-	noteCountries = "country names, e.g. Germany (no ISO codes)"
-	noteCursor    = "next_cursor of the previous page"
+	noteCountry   = "country name, e.g. Germany (no codes)"
+	noteCountries = "country names, e.g. Germany (no codes)"
 	noteFunction  = "function name or taxonomy id"
 	noteTerms     = "substrings of the industry"
+	noteAgencies  = "true drops agencies, aggregators and job boards (unclassified kept)"
 )
 
 // criteriaNote is what a model needs to write a saved search (the route's description is the
 // vocabulary's whole contract).
-const criteriaNote = "Saved search: AND across fields, OR within a field's values; a missing fact never matches. " +
-	"industry_terms: substrings; req.q: every word matches the title; req.q_excludes: veto phrases; function: name or id; " +
-	"country, hq_country: names; req.since: first_seen lower bound; event.*: which ledger events fire."
+const criteriaNote = "Saved search: fields AND, values OR; a missing fact never matches. " +
+	"industry_terms: substrings; req.q: every word in the title; q_excludes: veto phrases; function: name or id; " +
+	"countries: names; req.since: first_seen bound; event.*: which events fire."
 
 // Tools are the curated tools (tools/list answers them in name order).
 func Tools() []Tool {
-	searchNotes := map[string]string{"geo": noteCountries, "industry": "", "industry_terms": noteTerms, "headcount_band": "", "cursor": noteCursor}
+	searchNotes := map[string]string{"geo": noteCountries, "industry": "", "industry_terms": noteTerms, "headcount_band": "", "cursor": "",
+		"exclude_agencies": noteAgencies}
+	// company leaves the route's descriptions of company_id and cursor out of a company tool:
+	// resolve_company and the search tools say where a company_id comes from, pagedNote what a
+	// cursor is.
+	company := map[string]string{"company_id": "", "cursor": ""}
 	return []Tool{
-		{Name: "find_hiring_companies", Title: "Find companies hiring for a role", Route: "reqs.search", ReadOnly: true, List: "companies",
-			Description: "Companies hiring now for a job title, one row per company with its matching reqs and hiring pulse; filter by country, first_seen, " +
-				"industry, headcount, source type. company_id feeds the company tools." + pagedNote + " " + costRows,
+		{Name: "find_hiring_companies", Title: "Companies hiring for a role", Route: "reqs.search", ReadOnly: true, List: "companies",
+			Description: "Companies hiring now for a job title: one row per company, its matching reqs and hiring pulse; company_id feeds the company tools." +
+				pagedNote + " " + costRows,
 			Args:  []string{"q", "geo", "since", "source_type", "exclude_agencies", "industry", "industry_terms", "headcount_band", "cursor", "limit"},
-			Notes: with(searchNotes, map[string]string{"q": "words that must all match the posting title"})},
+			Notes: with(searchNotes, map[string]string{"q": "every word must match the title"})},
 		{Name: "company_hiring_brief", Title: "Company hiring brief", Route: "companies.pre_action_brief", ReadOnly: true, Brief: true,
-			Description: "All to know before contacting a company: is_hiring, hiring pulse, open reqs, first hires per function, reposts, ATS migrations. " +
+			Description: "Before contacting a company: is_hiring, hiring pulse, open reqs, first hires per function, reposts, ATS migrations; " +
 				"status crawling: call again shortly. " + costCall,
-			Args: []string{"company_id", "max_age"}, Notes: map[string]string{"max_age": "seconds: older data is re-crawled first (status crawling)"}},
+			Args: []string{"company_id", "max_age"}, Notes: with(company, map[string]string{"max_age": "seconds; older data is re-crawled first"})},
 		{Name: "company_open_reqs", Title: "A company's open reqs", Route: "companies.open_reqs", ReadOnly: true, List: "reqs",
-			Description: "A company's open reqs, deduplicated across boards, newest first, optionally of one function or country." + pagedNote + " " + costCall,
+			Description: "A company's open reqs, deduplicated across boards, newest first." + pagedNote + " " + costCall,
 			Args:        []string{"company_id", "function", "country", "cursor", "limit"},
-			Notes:       map[string]string{"country": noteCountry, "cursor": noteCursor, "function": noteFunction}},
+			Notes:       with(company, map[string]string{"country": noteCountry, "function": noteFunction})},
 		{Name: "search_roles", Title: "Search roles", Route: "jobs.search", ReadOnly: true, List: "jobs",
-			Description: "Open roles, one row per req, ranked by relevance to q or by recency; filter by function, country, first_seen, industry, headcount " +
-				"and source type." + pagedNote + " " + costRows,
-			Args: []string{"q", "function", "geo", "since", "sort", "source_type", "exclude_agencies", "industry", "industry_terms", "headcount_band", "cursor", "limit"},
-			Notes: with(searchNotes, map[string]string{"geo": noteCountry, "q": "free-text title search, ranked", "function": noteFunction,
-				"cursor": noteCursor + " (same sort)"})},
+			Description: "Open roles, one row per req, ranked by relevance to q or by recency." + pagedNote + " " + costRows,
+			Args:        []string{"q", "function", "geo", "since", "sort", "source_type", "exclude_agencies", "industry", "industry_terms", "headcount_band", "cursor", "limit"},
+			Notes: with(searchNotes, map[string]string{"geo": noteCountry, "q": "title words, ranked", "function": noteFunction,
+				"cursor": "same sort"})},
+		{Name: "company_technologies", Title: "A company's technologies", Route: "companies.technologies", ReadOnly: true, List: "technologies",
+			Description: "Technologies a company's postings name: live and past reqs, required ones, first and last seen, evidence req_keys." +
+				pagedNote + " " + costCall,
+			Args: []string{"company_id", "cursor", "limit"}, Notes: company},
+		{Name: "technology_companies", Title: "A technology's companies", Route: "technologies.companies", ReadOnly: true, List: "companies",
+			Description: "Companies whose postings name a technology, newest first mention first (since: who started naming it then)." + pagedNote + " " + costRows,
+			Args:        []string{"slug", "since", "live_only", "exclude_agencies", "cursor", "limit"},
+			Notes: map[string]string{"slug": "slug or name, e.g. kafka", "since": "first mention lower bound", "exclude_agencies": "",
+				"live_only": "a live req must name it", "cursor": ""}},
 		{Name: "company_is_hiring", Title: "Is a company hiring?", Route: "companies.is_hiring", ReadOnly: true,
-			Description: "Whether a company is hiring now: is_hiring, open_req_count, coverage_status (null when not covered). " + costCall,
-			Args:        []string{"company_id"}},
+			Description: "Is a company hiring now: is_hiring, open_req_count, coverage_status (null when not covered). " + costCall,
+			Args:        []string{"company_id"}, Notes: company},
 		{Name: "resolve_company", Title: "Resolve a company", Route: "companies.resolve", ReadOnly: true, List: "companies",
-			Description: "A company's company_id from its web domain or its name (exactly one): candidates, best first. " + costFree,
+			Description: "company_id from a web domain or a name (exactly one): candidates, best first. " + costFree,
 			Args:        []string{"domain", "name"}},
 		{Name: "role_demand", Title: "Market demand for a role", Route: "markets.role_demand", ReadOnly: true,
-			Description: "Weekly market demand for a role, in a country or everywhere: reqs opened, reposted and closed per week. " + costCall,
-			Args:        []string{"role", "geo"}, Notes: map[string]string{"role": noteFunction, "geo": noteCountry + "; omit for everywhere"}},
-		{Name: "change_feed", Title: "Hiring changes since a cursor", Route: "events.list", ReadOnly: true, List: "events",
-			Description: "Hiring changes after the cursor since, ascending: pass next_cursor as since next time; page again while has_more. " +
+			Description: "A role's reqs opened, reposted and closed per week, market-wide, in a country or everywhere. " + costCall,
+			Args:        []string{"role", "geo"}, Notes: map[string]string{"role": noteFunction, "geo": noteCountry}},
+		{Name: "change_feed", Title: "Hiring changes", Route: "events.list", ReadOnly: true, List: "events",
+			Description: "Hiring changes after cursor since, ascending; next time since=next_cursor, page again while has_more. " +
 				"account_events: your allowance warnings. " + costEvents,
-			Args: []string{"since", "limit", "company_id", "event_type"},
-			Notes: map[string]string{"since": "cursor: the previous next_cursor (0: the start)", "limit": "", "company_id": "only these companies",
-				"event_type": "only these event types"}},
+			Args:  []string{"since", "limit", "company_id", "event_type"},
+			Notes: map[string]string{"since": "the previous next_cursor (0: the start)", "limit": "", "company_id": "", "event_type": ""}},
 		{Name: "create_watch", Title: "Watch a company or a search", Route: "watches.create",
-			Description: "Push the hiring changes of a company (company_id) or a saved search (q, geo or criteria) to your webhook (webhook_endpoint_id, " +
-				"or webhook_url to register one; its secret is answered once). " + costWatch,
+			Description: "Push a company's (company_id) or a saved search's (q, geo or criteria) hiring changes to your webhook (webhook_endpoint_id, " +
+				"or webhook_url to register one, its secret answered once). " + costWatch,
 			Args:  []string{"company_id", "criteria", "q", "geo", "webhook_endpoint_id", "webhook_url", "secret", "event_types", "max_fires_per_hour"},
 			Terse: []string{"criteria"},
 			Notes: map[string]string{"criteria": criteriaNote, "company_id": "the company to watch (not with criteria, q, geo)",
 				"q": "shorthand for criteria.req.q", "geo": "shorthand for criteria.req.country",
-				"webhook_endpoint_id": "your endpoint (POST /v1/webhooks), or use webhook_url", "webhook_url": "public https URL to register as your endpoint",
-				"secret":             "with webhook_url: whsec_ + base64 of 24 to 64 random bytes; generated when omitted",
-				"event_types":        "default opened, reposted, closed (reobserved fires every 3 hours per live req)",
-				"max_fires_per_hour": "fires past it within an hour are dropped (rate_limited)"}},
+				"webhook_endpoint_id": "your endpoint's id (or webhook_url)", "webhook_url": "public https URL to register as your endpoint",
+				"secret":             "with webhook_url: whsec_ + base64 of 24-64 random bytes; default generated",
+				"event_types":        "reobserved: a heartbeat per live req, off by default",
+				"max_fires_per_hour": "fires past it in an hour are dropped (rate_limited)"}},
 		{Name: "list_watches", Title: "List watches", Route: "watches.list", ReadOnly: true, List: "watches",
-			Description: "Your live watches: target, endpoint, fires and status (blocked_by_allowance says until when the plan's monthly delivered changes are used). " + costFree,
+			Description: "Your live watches: target, endpoint, fires, status (blocked_by_allowance: until when the month's delivered changes are used up). " + costFree,
 			Args:        []string{}},
 		{Name: "cancel_watch", Title: "Cancel a watch", Route: "watches.cancel", Destructive: true,
 			Description: "Cancel a watch: its slot is free at once; idempotent. " + costFree,

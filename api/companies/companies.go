@@ -1,6 +1,7 @@
 // Package companies serves the company reads of spec 4.2 (is-hiring, open-reqs, enrichment,
-// hiring-pulse, first-hire, repost-pain, ats-migrations, pre-action-brief, companies/resolve) and
-// the on-demand crawl job route, from the in-memory read model (package readmodel).
+// hiring-pulse, first-hire, repost-pain, ats-migrations, pre-action-brief, companies/resolve), a
+// company's technologies (technographics from its postings) and the on-demand crawl job route,
+// from the in-memory read model (package readmodel) and the search index of the same snapshot.
 //
 // It declares its routes (Routes) with their schemas next to its response types and registers
 // them on an api.Server; the chain has already authenticated, limited and validated every call.

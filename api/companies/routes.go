@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/reqrow"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/read/criteria"
 )
@@ -26,6 +27,8 @@ func Routes(d Deps) []*api.Route {
 		r.Params = append([]api.Param{companyID}, r.Params...)
 		return &r
 	}
+	// ungated includes a company read in every plan (gated_endpoints lists only the spec's routes).
+	ungated := func(r *api.Route) *api.Route { r.Gate = ""; return r }
 	return []*api.Route{
 		read("is-hiring", "Is-hiring gate", api.Route{Name: "companies.is_hiring", Idempotent: true,
 			Statuses: []int{200, 202, 404}, Response: isHiringSchema(), Handler: h.isHiring}),
@@ -49,6 +52,12 @@ func Routes(d Deps) []*api.Route {
 			Statuses: []int{200, 404}, Response: migrationsSchema(), Handler: h.atsMigrations}),
 		read("pre-action-brief", "Motion and history pre-joined", api.Route{Name: "companies.pre_action_brief", Params: []api.Param{maxAge},
 			Statuses: []int{200, 202, 404}, Response: briefSchema(), Handler: h.preActionBrief}),
+		ungated(read("technologies", "Technologies this company's postings name (technographics): live and past reqs, first and last seen, evidence", api.Route{Name: "companies.technologies", Idempotent: true,
+			Params: []api.Param{
+				{Name: "category", In: "query", Type: "string", Enum: reqrow.Categories(), Description: "only technologies of this category (" + reqrow.VocabularyPath + " lists each technology's)"},
+				{Name: "cursor", In: "query", Type: "string", MaxLength: 100, Description: "opaque: the previous page's next_cursor (rows after it in the same order)"},
+				{Name: "limit", In: "query", Type: "integer", Min: new(int64(1)), Max: new(int64(TechnologiesPageMax)), Default: int64(50)}},
+			Statuses: []int{200, 404}, Response: technologiesSchema(), Handler: h.technologies})),
 		{Name: "companies.resolve", Method: "GET", Path: "/v1/companies/resolve", Summary: "Resolve a company by domain or name (exactly one)", Tag: "companies",
 			Scope: api.ScopeRead, Params: []api.Param{{Name: "domain", In: "query", Type: "string"}, {Name: "name", In: "query", Type: "string"}},
 			Statuses: []int{200}, Response: resolveSchema(), Handler: h.resolve},

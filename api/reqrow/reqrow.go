@@ -1,6 +1,8 @@
 // Package reqrow is the JSON shape of a req as the read routes serve it (spec 2.3) and its JSON
 // Schema, written once: api/companies and api/search embed Row in their rows and add the fields
-// of their own routes to Props. It fills no row itself (each package reads its own model).
+// of their own routes to Props. It fills no row itself (each package reads its own model). The
+// technographics' shapes (a technology of the vocabulary, how a company's reqs name one) are
+// written here too, for the same two packages (technology.go).
 //
 // It is a shared package, not a handler package: it serves and registers no route. Handler
 // packages never import one another; besides package api itself, this is the one package under

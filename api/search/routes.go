@@ -7,6 +7,7 @@ import (
 
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/api/reqrow"
 	"github.com/planehq/hiringsignal/internal/normalize"
 	"github.com/planehq/hiringsignal/read/criteria"
 	"github.com/planehq/hiringsignal/read/searchindex"
@@ -26,7 +27,8 @@ var (
 		"Not the default of reqs/search and jobs/search, which is false: send it explicitly to get the same rows everywhere"
 )
 
-// Routes are the five search routes with their handlers over deps (spec 4.3).
+// Routes are the five search routes of spec 4.3 and the technographics by technology, with their
+// handlers over deps.
 func Routes(deps Deps) []*api.Route {
 	h := newHandlers(deps)
 	function := api.Param{Name: "function", In: "query", Type: "string", Description: "function name or taxonomy id; anything else is 422 listing the names"}
@@ -103,6 +105,19 @@ func Routes(deps Deps) []*api.Route {
 			Meter: api.MeterCall, Scope: api.ScopeRead, Gate: "role-demand", Params: []api.Param{
 				{Name: "role", In: "query", Type: "string", Required: true, Description: "function taxonomy id (a function name covers its ids); unresolvable is 422 listing the names"}, geo},
 			Statuses: []int{200}, Response: roleDemandSchema(), Handler: h.withIndex(h.roleDemand)},
+		{Name: "technologies.companies", Method: "GET", Path: "/v1/technologies/{slug}/companies",
+			Summary: "Companies whose postings name a technology (technographics), newest first mention first: with since, who started hiring for it", Tag: "search",
+			Meter: api.MeterSourceRow, Scope: api.ScopeRead, Idempotent: true, Params: []api.Param{
+				{Name: "slug", In: "path", Type: "string", Required: true, MaxLength: 100,
+					Description: "a technology slug (or its name, any case), e.g. kafka, snowflake, salesforce; one outside the vocabulary is 422 naming " + reqrow.VocabularyPath + ", which lists them"},
+				{Name: "since", In: "query", Type: "date-time", Description: "only companies whose first mention (the earliest first_seen of their reqs naming it) is at or after it: since=<the 1st of the month> is who started naming it this month"},
+				{Name: "live_only", In: "query", Type: "boolean", Default: false, Description: "default false; true: only companies with a live req naming it (past_reqs are reqs closed in the last 30 days)"},
+				{Name: "exclude_agencies", In: "query", Type: "boolean", Default: false, Description: excludeAgenciesSearch},
+				{Name: "cursor", In: "query", Type: "string", MaxLength: 100, Description: "opaque: the previous page's next_cursor"}, limit},
+			Statuses: []int{200}, Response: techCompaniesSchema(), Handler: h.gated(h.technologyCompanies)},
+		{Name: "technologies.list", Method: "GET", Path: reqrow.VocabularyPath, Summary: "The technology vocabulary: slug, name and category of every technology postings are read for (not billable)", Tag: "search",
+			Scope: api.ScopeRead, Params: []api.Param{{Name: "category", In: "query", Type: "string", Enum: reqrow.Categories(), Description: "only this category"}},
+			Statuses: []int{200}, Response: vocabularySchema(), Handler: h.vocabulary},
 	}
 }
 

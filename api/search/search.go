@@ -1,5 +1,7 @@
 // Package search serves the search routes of spec 4.3: GET /v1/reqs/search, POST
-// /v1/reqs/qualified, GET /v1/jobs/search, GET /v1/jobs/role and GET /v1/markets/role-demand.
+// /v1/reqs/qualified, GET /v1/jobs/search, GET /v1/jobs/role and GET /v1/markets/role-demand, and
+// the technographics by technology: GET /v1/technologies/{slug}/companies and the vocabulary, GET
+// /v1/technologies.
 // Handlers validate what the contract's chain cannot (country names, function names, criteria
 // vocabulary, cursors; the criteria and the input bounds through package criteria, which
 // watches share), apply the caller's freshness floor, query the in-memory search index

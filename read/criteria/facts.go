@@ -48,6 +48,13 @@ var technologySlugs, technologyFold = func() ([]string, map[string]string) {
 	return slugs, fold
 }()
 
+// TechnologySlug resolves one technology as the technologies filter does: its slug, or its
+// display name, any case.
+func TechnologySlug(v string) (string, bool) {
+	slug, ok := technologyFold[strings.ToLower(strings.TrimSpace(v))]
+	return slug, ok
+}
+
 // Technologies are the technology slugs a filter takes, in the vocabulary's order.
 func Technologies() []string { return slices.Clone(technologySlugs) }
 
@@ -103,7 +110,7 @@ func FactValues(name string, vals []string, loc ...any) ([]string, []problem.Fie
 			continue
 		}
 		if name == FactTechnologies {
-			if slug, ok := technologyFold[strings.ToLower(strings.TrimSpace(v))]; ok {
+			if slug, ok := TechnologySlug(v); ok {
 				out = append(out, slug)
 				continue
 			}

@@ -243,6 +243,7 @@ func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
 		return x.reqs[a].OpenSeq < x.reqs[c].OpenSeq || x.reqs[a].OpenSeq == x.reqs[c].OpenSeq && a < c
 	})
 	x.pay = newPayTable(declared)
+	x.buildTechCompanies()
 	return x
 }
 

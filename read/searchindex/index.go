@@ -1,8 +1,10 @@
 // Package searchindex owns the in-memory search index behind reqs/search, reqs/qualified,
-// jobs/search, jobs/role and markets/role-demand: the live reqs of the committed ledger (plus reqs
-// closed within a bounded window, for reqs/qualified live_only=false), an inverted index of the
-// snowball stems of raw_title, the companies' facts, sort orders for paging, inferred salary
-// medians and the market-wide role-demand series. A Builder makes one Index from rows of the
+// jobs/search, jobs/role, markets/role-demand and the technographics (a company's technologies, a
+// technology's companies): the live reqs of the committed ledger (plus reqs closed within a
+// bounded window, for reqs/qualified live_only=false), an inverted index of the snowball stems of
+// raw_title, the companies' facts, the reqs' posting facts, sort orders for paging, inferred
+// salary medians, the market-wide role-demand series and, per technology, the companies whose reqs
+// name it. A Builder makes one Index from rows of the
 // committed ledger that package snapshot reads (once per commit, for this index and the company
 // read model alike) and swaps in together with that model; an Index is immutable once built, so
 // any number of queries read it without locks. What a query learns as it runs (whether each
@@ -173,6 +175,7 @@ type Index struct {
 	boardsByFold            map[string][]uint32 // lower-case board name → ids of the board names lowering to it
 	nBoards                 int                 // number of distinct board names (ids are 0..nBoards-1)
 	facts                   factTables          // the reqs' interned technology lists, remote countries and stated pay
+	techCompanies           [][]techCompany     // technology id → the companies whose reqs name it, newest first mention first (technologies.go)
 }
 
 type demandKey struct{ function, country string }
@@ -180,6 +183,9 @@ type demandKey struct{ function, country string }
 // Stats describes a build.
 type Stats struct {
 	Reqs, LiveReqs, Companies, Titles, Stems, Postings int
+	// TechCompanies counts the (technology, company) entries kept for the technologies' companies
+	// (12 bytes each).
+	TechCompanies int
 }
 
 // Stats counts what the index holds.
@@ -192,6 +198,9 @@ func (x *Index) Stats() Stats {
 	s.Titles = len(titles)
 	for _, p := range x.postings {
 		s.Postings += len(p)
+	}
+	for _, l := range x.techCompanies {
+		s.TechCompanies += len(l)
 	}
 	return s
 }

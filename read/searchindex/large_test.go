@@ -32,7 +32,7 @@ func benchWorld(b *testing.B) driver.Conn {
 // BenchmarkBuildSnapshot measures a build of the read snapshot (the company read model and the
 // search index from one ledger read) on a crawled world already in ClickHouse. Besides ns/op it
 // reports what the snapshot holds (companies, live_reqs of the model; reqs, index_live_reqs,
-// index_companies of the index), the heap it retains (retained_MiB), the heap the runtime held at
+// index_companies and tech_entries (12 bytes each, technologies.go) of the index), the heap it retains (retained_MiB), the heap the runtime held at
 // the end of a build (heap_sys_MiB) and what a build allocates (alloc_MiB/op); -v logs the last
 // build's phases. Its name does not match -bench LargeWorld, which runs the queries:
 //
@@ -65,6 +65,7 @@ func BenchmarkBuildSnapshot(b *testing.B) {
 	b.ReportMetric(float64(st.Reqs), "reqs")
 	b.ReportMetric(float64(st.LiveReqs), "index_live_reqs")
 	b.ReportMetric(float64(st.Companies), "index_companies")
+	b.ReportMetric(float64(st.TechCompanies), "tech_entries")
 	b.ReportMetric(float64(retained)/(1<<20), "retained_MiB")
 	b.ReportMetric(float64(heapSys)/(1<<20), "heap_sys_MiB")
 	b.ReportMetric(float64(alloc)/float64(b.N)/(1<<20), "alloc_MiB/op")

@@ -1,0 +1,252 @@
+package companies_test
+
+import (
+	"context"
+	"net/url"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/internal/jobtext"
+	"github.com/planehq/hiringsignal/internal/testkit/apitest"
+	"github.com/planehq/hiringsignal/read/searchindex"
+)
+
+// companyTechRef is how one company's reqs name one technology, counted from the ledger.
+type companyTechRef struct {
+	category             string
+	live, past, required int
+	first, last          time.Time
+	keys                 []string // live first, newest first_seen first, req_key
+}
+
+// companyTechReference counts every company's technologies from the ledger at the index's
+// watermark: the reqs the index holds (live, and closed within its window) first seen at or
+// before cutoff (zero: every one), with each req's facts at its latest event.
+func companyTechReference(t *testing.T, f *fixture, cutoff time.Time) map[uint64]map[string]*companyTechRef {
+	t.Helper()
+	ctx := context.Background()
+	var held []*analytics.Req
+	var keys []string
+	require.NoError(t, analytics.CurrentReqs(ctx, f.w.CH, f.x.Watermark, func(r *analytics.Req) error {
+		if !r.Live() && r.LastEventAt.Before(f.x.CycleTime.Add(-searchindex.ClosedWindow)) || !cutoff.IsZero() && r.FirstSeen.After(cutoff) {
+			return nil
+		}
+		held = append(held, r)
+		keys = append(keys, r.ReqKey)
+		return nil
+	}))
+	last, err := analytics.LatestEvents(ctx, f.w.CH, f.x.Watermark, keys)
+	require.NoError(t, err)
+	sort.Slice(held, func(i, j int) bool {
+		a, b := held[i], held[j]
+		if a.Live() != b.Live() {
+			return a.Live()
+		}
+		if !a.FirstSeen.Equal(b.FirstSeen) {
+			return a.FirstSeen.After(b.FirstSeen)
+		}
+		return a.ReqKey < b.ReqKey
+	})
+	out := map[uint64]map[string]*companyTechRef{}
+	for _, r := range held {
+		facts := last[r.ReqKey].Facts
+		seen := map[string]bool{}
+		for i, slug := range facts.Technologies {
+			if seen[slug] {
+				continue
+			}
+			seen[slug] = true
+			if out[r.CompanyID] == nil {
+				out[r.CompanyID] = map[string]*companyTechRef{}
+			}
+			u := out[r.CompanyID][slug]
+			if u == nil {
+				tech, ok := jobtext.Lookup(slug)
+				require.True(t, ok, slug)
+				u = &companyTechRef{category: tech.Category, first: r.FirstSeen}
+				out[r.CompanyID][slug] = u
+			}
+			if r.Live() {
+				u.live++
+				u.last = f.x.CycleTime
+			} else {
+				u.past++
+				if u.live == 0 && r.LastEventAt.After(u.last) {
+					u.last = r.LastEventAt
+				}
+			}
+			if facts.TechKinds[i] == analytics.TechRequired {
+				u.required++
+			}
+			if r.FirstSeen.Before(u.first) {
+				u.first = r.FirstSeen
+			}
+			u.keys = append(u.keys, r.ReqKey)
+		}
+	}
+	return out
+}
+
+// technologies is the answer of GET /v1/companies/{company_id}/technologies as the tests read it.
+type technologies struct {
+	CompanyID      uint64  `json:"company_id"`
+	CoverageStatus string  `json:"coverage_status"`
+	Total          *int    `json:"total"`
+	HasMore        bool    `json:"has_more"`
+	NextCursor     *string `json:"next_cursor"`
+	Technologies   []struct {
+		Slug         string    `json:"slug"`
+		Name         string    `json:"name"`
+		Category     string    `json:"category"`
+		LiveReqs     int       `json:"live_reqs"`
+		PastReqs     int       `json:"past_reqs"`
+		RequiredReqs int       `json:"required_reqs"`
+		FirstSeen    time.Time `json:"first_seen"`
+		LastSeen     time.Time `json:"last_seen"`
+		Evidence     []string  `json:"evidence"`
+	} `json:"technologies"`
+	FreshnessFloorS int `json:"freshness_floor_s"`
+}
+
+// Every company's technologies are what its reqs name in the ledger (the reqs the index holds):
+// live and past reqs, required ones, first and last seen and up to 10 req_keys of evidence,
+// most live reqs first, paged by cursor, filtered by category; the Free floor hides the reqs
+// first seen within it; each answer is one metered call with no units.
+func TestCompanyTechnologiesAnswerTheLedger(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	ref := companyTechReference(t, f, time.Time{})
+	key := f.srv.RoomyAccount(t, "growth").Key
+	calls := 0
+	get := func(key string, id uint64, q url.Values) technologies {
+		t.Helper()
+		r := f.srv.Get(t, cpath(id, "technologies"), key, q)
+		f.srv.Conforms(t, "GET", "/v1/companies/{company_id}/technologies", r)
+		var v technologies
+		r.Decode(t, 200, &v)
+		calls++
+		return v
+	}
+	// page reads every technology of a company, pages of limit.
+	page := func(id uint64, q url.Values, limit string) (out technologies) {
+		t.Helper()
+		q.Set("limit", limit)
+		for n := 0; ; n++ {
+			require.Less(t, n, 100)
+			v := get(key, id, q)
+			out.Total, out.CoverageStatus, out.FreshnessFloorS = v.Total, v.CoverageStatus, v.FreshnessFloorS
+			out.Technologies = append(out.Technologies, v.Technologies...)
+			require.Equal(t, v.HasMore, v.NextCursor != nil)
+			if v.NextCursor == nil {
+				return out
+			}
+			q.Set("cursor", *v.NextCursor)
+		}
+	}
+	named := 0
+	for id := range f.w.Companies {
+		if f.m.Company(id) == nil {
+			continue
+		}
+		v := page(id, url.Values{}, "100")
+		want := ref[id]
+		require.Len(t, v.Technologies, len(want), "company %d", id)
+		if v.Total != nil {
+			require.Equal(t, len(want), *v.Total)
+		}
+		for i, tech := range v.Technologies {
+			u := want[tech.Slug]
+			require.NotNil(t, u, "company %d: %s", id, tech.Slug)
+			require.Equal(t, u.category, tech.Category)
+			require.NotEmpty(t, tech.Name)
+			require.Equal(t, u.live, tech.LiveReqs, tech.Slug)
+			require.Equal(t, u.past, tech.PastReqs, tech.Slug)
+			require.Equal(t, u.required, tech.RequiredReqs, tech.Slug)
+			require.True(t, u.first.Equal(tech.FirstSeen), "%s first_seen %v, want %v", tech.Slug, tech.FirstSeen, u.first)
+			require.True(t, u.last.Equal(tech.LastSeen), "%s last_seen %v, want %v", tech.Slug, tech.LastSeen, u.last)
+			require.Equal(t, u.keys[:min(len(u.keys), searchindex.EvidenceMax)], tech.Evidence)
+			if i > 0 {
+				p := v.Technologies[i-1]
+				require.True(t, p.LiveReqs > tech.LiveReqs || p.LiveReqs == tech.LiveReqs && (p.PastReqs > tech.PastReqs || p.PastReqs == tech.PastReqs && p.Slug < tech.Slug))
+			}
+		}
+		if len(want) > 0 {
+			named++
+		}
+	}
+	require.Greater(t, named, 20, "most companies' postings name technologies")
+
+	// Small pages and a category give the same rows, in the same order.
+	var busiest uint64
+	for id, techs := range ref {
+		if busiest == 0 || len(techs) > len(ref[busiest]) || len(techs) == len(ref[busiest]) && id < busiest {
+			busiest = id
+		}
+	}
+	all := page(busiest, url.Values{}, "100")
+	require.Equal(t, all.Technologies, page(busiest, url.Values{}, "3").Technologies)
+	cat := all.Technologies[0].Category
+	inCat := page(busiest, url.Values{"category": {cat}}, "2")
+	require.NotEmpty(t, inCat.Technologies)
+	require.Equal(t, len(inCat.Technologies), *inCat.Total)
+	for _, tech := range inCat.Technologies {
+		require.Equal(t, cat, tech.Category)
+	}
+
+	require.NoError(t, f.srv.API.FlushUsage(context.Background()))
+	var u struct {
+		Calls      int `json:"calls"`
+		SourceRows int `json:"source_rows"`
+	}
+	f.srv.Get(t, "/v1/usage", key, nil).Decode(t, 200, &u)
+	require.Equal(t, calls, u.Calls, "one call per answer")
+	require.Zero(t, u.SourceRows)
+
+	// The Free floor: the reqs first seen in the last 24 hours are neither counted nor listed.
+	key = f.srv.RoomyAccount(t, "free").Key
+	floored := companyTechReference(t, f, f.x.CycleTime.Add(-24*time.Hour))
+	sum := func(ref map[uint64]map[string]*companyTechRef) (n int) {
+		for _, techs := range ref {
+			for _, u := range techs {
+				n += u.live
+			}
+		}
+		return n
+	}
+	require.Less(t, sum(floored), sum(ref), "the floor hides some reqs naming technologies")
+	v := page(busiest, url.Values{}, "100")
+	require.Equal(t, 86400, v.FreshnessFloorS)
+	require.Len(t, v.Technologies, len(floored[busiest]))
+	for _, tech := range v.Technologies {
+		u := floored[busiest][tech.Slug]
+		require.Equal(t, u.live, tech.LiveReqs, tech.Slug)
+		require.Equal(t, u.past, tech.PastReqs, tech.Slug)
+		require.Equal(t, u.keys[:min(len(u.keys), searchindex.EvidenceMax)], tech.Evidence)
+	}
+}
+
+// A company the snapshot does not know is 404; one without coverage answers no technology and a
+// null total, as open-reqs does; every bound is 422.
+func TestCompanyTechnologiesBounds(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	key := f.srv.Account(t, "growth").Key
+	require.Equal(t, 404, f.srv.Get(t, cpath(987654321, "technologies"), key, nil).Status)
+	v := apitest.GetJSON[technologies](t, f.srv, cpath(f.uncovered, "technologies"), key, nil, 200)
+	require.Equal(t, "no_ats_signal", v.CoverageStatus)
+	require.Nil(t, v.Total)
+	require.Empty(t, v.Technologies)
+	for _, q := range []url.Values{{"limit": {"0"}}, {"limit": {"101"}}, {"cursor": {"nope"}}, {"cursor": {"1:x"}}, {"category": {"astrology"}}, {"colour": {"red"}}} {
+		r := f.srv.Get(t, cpath(f.covered, "technologies"), key, q)
+		require.Equal(t, 422, r.Status, "%v: %s", q, r.Body)
+	}
+	// The demo page: at most 5 rows.
+	r := f.srv.Get(t, cpath(f.covered, "technologies"), api.PublicDemoKey, url.Values{"limit": {"6"}})
+	require.Equal(t, 422, r.Status, "%s", r.Body)
+	require.LessOrEqual(t, len(apitest.GetJSON[technologies](t, f.srv, cpath(f.covered, "technologies"), api.PublicDemoKey, nil, 200).Technologies), api.DemoPageLimit)
+}
