@@ -451,9 +451,9 @@ func (f *descFacts) techList(d *descDoc, r *rng, lo, hi, n int, and string) ([]b
 func (f *descFacts) appendTechs(d *descDoc, lo, hi int, and string) []byte {
 	b := d.out[:0]
 	for i := lo; i < hi; i++ {
-		switch {
-		case i == lo:
-		case i == hi-1:
+		switch i {
+		case lo:
+		case hi - 1:
 			b = append(b, ' ')
 			b = append(b, and...)
 			b = append(b, ' ')

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"strings"
 	"time"
 )
 
@@ -51,12 +50,4 @@ func junkAt(junk bool, n int) int {
 		return -1
 	}
 	return n / 2
-}
-
-// appendArticle appends " is hiring a " or " is hiring an " as English wants before name.
-func appendArticle(b []byte, name string) []byte {
-	if name != "" && strings.IndexByte("AEIOU", name[0]) >= 0 {
-		return append(b, " is hiring an "...)
-	}
-	return append(b, " is hiring a "...)
 }
