@@ -29,6 +29,8 @@ type technologiesView struct {
 	HasMore        bool          `json:"has_more"`
 	NextCursor     *string       `json:"next_cursor,omitempty"`
 	Technologies   []companyTech `json:"technologies"`
+	Reqs           int           `json:"reqs"`
+	DescribedReqs  int           `json:"described_reqs"`
 	FreshnessFloor int           `json:"freshness_floor_s"`
 	AsOf           time.Time     `json:"as_of"`
 }
@@ -45,6 +47,11 @@ func technologiesSchema() map[string]any {
 		"next_cursor": api.Optional(map[string]any{"type": "string", "description": "opaque (the page's last live_reqs:past_reqs:slug); absent on the last page", "example": "3:1:kafka"}),
 		"technologies": map[string]any{"type": "array", "items": api.Object(row),
 			"description": "the technologies this company's reqs name, most live reqs first, then most past reqs, then slug"},
+		"reqs": map[string]any{"type": "integer", "minimum": 0, "example": 40,
+			"description": "this company's live reqs and reqs closed in the last 30 days, after your plan's freshness floor: the reqs the technologies are read from"},
+		"described_reqs": map[string]any{"type": "integer", "minimum": 0, "example": 31,
+			"description": "of reqs, those whose posting text was read (technologies come from the text and the title; some ATS feeds give no text): " +
+				"few or none means this company's technologies are unknown, not absent"},
 		"freshness_floor_s": map[string]any{"type": "integer", "minimum": 0,
 			"description": "your plan's freshness floor in seconds (Free 86400, paid 0): reqs first seen less than this before as_of are not counted"},
 		"as_of": asOfSchema()})
@@ -99,7 +106,9 @@ func (h *handlers) technologies(c *api.Call) (int, error) {
 		FreshnessFloor: c.Caller.Plan().FreshnessFloorS, AsOf: snap.Model.AsOf}
 	var uses []searchindex.TechnologyUse
 	if snap.Index != nil {
-		uses = snap.Index.CompanyTechnologies(co.ID, freshBefore(c, snap.Model), searchindex.EvidenceMax)
+		cutoff := freshBefore(c, snap.Model)
+		uses = snap.Index.CompanyTechnologies(co.ID, cutoff, searchindex.EvidenceMax)
+		out.Reqs, out.DescribedReqs = snap.Index.CompanyTextCoverage(co.ID, cutoff)
 	}
 	total, limit := 0, c.Limit()
 	for i := range uses {

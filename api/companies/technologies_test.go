@@ -3,6 +3,7 @@ package companies_test
 import (
 	"context"
 	"net/url"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/internal/jobtext"
 	"github.com/planehq/hiringsignal/internal/testkit/apitest"
+	"github.com/planehq/hiringsignal/internal/testkit/readmodeltest"
 	"github.com/planehq/hiringsignal/read/searchindex"
 )
 
@@ -26,8 +28,9 @@ type companyTechRef struct {
 
 // companyTechReference counts every company's technologies from the ledger at the index's
 // watermark: the reqs the index holds (live, and closed within its window) first seen at or
-// before cutoff (zero: every one), with each req's facts at its latest event.
-func companyTechReference(t *testing.T, f *fixture, cutoff time.Time) map[uint64]map[string]*companyTechRef {
+// before cutoff (zero: every one), with each req's facts at its latest event; and per company
+// those reqs and the ones with a description.
+func companyTechReference(t *testing.T, f *fixture, cutoff time.Time) (map[uint64]map[string]*companyTechRef, map[uint64][2]int) {
 	t.Helper()
 	ctx := context.Background()
 	var held []*analytics.Req
@@ -53,8 +56,15 @@ func companyTechReference(t *testing.T, f *fixture, cutoff time.Time) map[uint64
 		return a.ReqKey < b.ReqKey
 	})
 	out := map[uint64]map[string]*companyTechRef{}
+	coverage := map[uint64][2]int{}
 	for _, r := range held {
 		facts := last[r.ReqKey].Facts
+		c := coverage[r.CompanyID]
+		c[0]++
+		if facts.DescriptionHash != 0 {
+			c[1]++
+		}
+		coverage[r.CompanyID] = c
 		seen := map[string]bool{}
 		for i, slug := range facts.Technologies {
 			if seen[slug] {
@@ -89,7 +99,7 @@ func companyTechReference(t *testing.T, f *fixture, cutoff time.Time) map[uint64
 			u.keys = append(u.keys, r.ReqKey)
 		}
 	}
-	return out
+	return out, coverage
 }
 
 // technologies is the answer of GET /v1/companies/{company_id}/technologies as the tests read it.
@@ -99,6 +109,8 @@ type technologies struct {
 	Total          *int    `json:"total"`
 	HasMore        bool    `json:"has_more"`
 	NextCursor     *string `json:"next_cursor"`
+	Reqs           int     `json:"reqs"`
+	DescribedReqs  int     `json:"described_reqs"`
 	Technologies   []struct {
 		Slug         string    `json:"slug"`
 		Name         string    `json:"name"`
@@ -120,7 +132,7 @@ type technologies struct {
 func TestCompanyTechnologiesAnswerTheLedger(t *testing.T) {
 	t.Parallel()
 	f := world.Get(t)
-	ref := companyTechReference(t, f, time.Time{})
+	ref, coverage := companyTechReference(t, f, time.Time{})
 	key := f.srv.RoomyAccount(t, "growth").Key
 	calls := 0
 	get := func(key string, id uint64, q url.Values) technologies {
@@ -139,7 +151,7 @@ func TestCompanyTechnologiesAnswerTheLedger(t *testing.T) {
 		for n := 0; ; n++ {
 			require.Less(t, n, 100)
 			v := get(key, id, q)
-			out.Total, out.CoverageStatus, out.FreshnessFloorS = v.Total, v.CoverageStatus, v.FreshnessFloorS
+			out.Total, out.CoverageStatus, out.FreshnessFloorS, out.Reqs, out.DescribedReqs = v.Total, v.CoverageStatus, v.FreshnessFloorS, v.Reqs, v.DescribedReqs
 			out.Technologies = append(out.Technologies, v.Technologies...)
 			require.Equal(t, v.HasMore, v.NextCursor != nil)
 			if v.NextCursor == nil {
@@ -156,6 +168,8 @@ func TestCompanyTechnologiesAnswerTheLedger(t *testing.T) {
 		v := page(id, url.Values{}, "100")
 		want := ref[id]
 		require.Len(t, v.Technologies, len(want), "company %d", id)
+		require.Equal(t, coverage[id][0], v.Reqs, "company %d", id)
+		require.Equal(t, coverage[id][1], v.DescribedReqs, "company %d", id)
 		if v.Total != nil {
 			require.Equal(t, len(want), *v.Total)
 		}
@@ -209,7 +223,7 @@ func TestCompanyTechnologiesAnswerTheLedger(t *testing.T) {
 
 	// The Free floor: the reqs first seen in the last 24 hours are neither counted nor listed.
 	key = f.srv.RoomyAccount(t, "free").Key
-	floored := companyTechReference(t, f, f.x.CycleTime.Add(-24*time.Hour))
+	floored, flooredCoverage := companyTechReference(t, f, f.x.CycleTime.Add(-24*time.Hour))
 	sum := func(ref map[uint64]map[string]*companyTechRef) (n int) {
 		for _, techs := range ref {
 			for _, u := range techs {
@@ -221,6 +235,7 @@ func TestCompanyTechnologiesAnswerTheLedger(t *testing.T) {
 	require.Less(t, sum(floored), sum(ref), "the floor hides some reqs naming technologies")
 	v := page(busiest, url.Values{}, "100")
 	require.Equal(t, 86400, v.FreshnessFloorS)
+	require.Equal(t, flooredCoverage[busiest][0], v.Reqs)
 	require.Len(t, v.Technologies, len(floored[busiest]))
 	for _, tech := range v.Technologies {
 		u := floored[busiest][tech.Slug]
@@ -249,4 +264,48 @@ func TestCompanyTechnologiesBounds(t *testing.T) {
 	r := f.srv.Get(t, cpath(f.covered, "technologies"), api.PublicDemoKey, url.Values{"limit": {"6"}})
 	require.Equal(t, 422, r.Status, "%s", r.Body)
 	require.LessOrEqual(t, len(apitest.GetJSON[technologies](t, f.srv, cpath(f.covered, "technologies"), api.PublicDemoKey, nil, 200).Technologies), api.DemoPageLimit)
+}
+
+// The technologies the simulator wrote into the postings are the ones a company's read shows:
+// for the live reqs whose description the crawl stored, each technology the text names as
+// required or nice to have is listed on its company with at least that many live reqs, but for
+// the few the text reader disagrees on with the simulator (jobtext's own accuracy, scored in
+// package sim). Reqs whose source gives no text state no technology (a posting's facts, not the
+// company's).
+func TestCompanyTechnologiesShowWhatThePostingsName(t *testing.T) {
+	t.Parallel()
+	f := world.Get(t)
+	key := f.srv.RoomyAccount(t, "growth").Key
+	pairs, shown, described := 0, 0, 0
+	for id, reqs := range f.w.Live {
+		want := map[string]int{}
+		for _, r := range reqs {
+			x, ok := f.x.Lookup(id, readmodeltest.TruthKey(r))
+			require.True(t, ok, "a live req is indexed")
+			if x.DescriptionHash() == 0 {
+				continue
+			}
+			described++
+			for _, s := range append(slices.Clone(r.Description.TechnologiesRequired), r.Description.TechnologiesNice...) {
+				want[s]++
+			}
+		}
+		if len(want) == 0 {
+			continue
+		}
+		v := apitest.GetJSON[technologies](t, f.srv, cpath(id, "technologies"), key, url.Values{"limit": {"100"}}, 200)
+		live := map[string]int{}
+		for _, tech := range v.Technologies {
+			live[tech.Slug] = tech.LiveReqs
+		}
+		for s, n := range want {
+			pairs++
+			if live[s] >= n {
+				shown++
+			}
+		}
+	}
+	t.Logf("%d live reqs with a description: %d of %d (company, technology) pairs the texts name are shown with their live reqs", described, shown, pairs)
+	require.Greater(t, pairs, 100)
+	require.GreaterOrEqual(t, float64(shown), 0.95*float64(pairs))
 }

@@ -160,6 +160,28 @@ func (x *Index) CompanyTechnologies(companyID uint64, freshBefore time.Time, evi
 	return uses
 }
 
+// CompanyTextCoverage counts the company's indexed reqs past the floor freshBefore (zero: none)
+// and those whose posting text the crawl read (a description hash): technologies come from the
+// text and the title, so a company whose reqs have no text names none it may use.
+func (x *Index) CompanyTextCoverage(companyID uint64, freshBefore time.Time) (reqs, described int) {
+	co, ok := x.Company(companyID)
+	if !ok {
+		return 0, 0
+	}
+	cutoff := cutoffOf(freshBefore)
+	for i := co.first; i < co.end; i++ {
+		r := &x.reqs[i]
+		if cutoff != 0 && r.FirstSeen > cutoff {
+			continue
+		}
+		reqs++
+		if r.facts.descHash != 0 {
+			described++
+		}
+	}
+	return reqs, described
+}
+
 // companyUses counts the technologies of co's visible reqs (only technology id only, when >= 0).
 func (x *Index) companyUses(co *Company, cutoff int64, evidence, only int) []TechnologyUse {
 	u := techUses{x: x, evidence: min(max(evidence, 0), EvidenceMax), pos: make([]int32, len(techRows))}
