@@ -91,10 +91,9 @@ func (w *World) renderAggregator(b []byte, region, tick, offset int, junk bool) 
 			b = append(b, vendorNames[c.vendorAt(tick)]...)
 		}
 		b = append(b, `","description":`...)
-		d := w.describe(c, &g)
-		d.out = d.appendHTML(d.out[:0], allParts, 0)
-		b = appendStrBytes(b, d.out)
-		w.release(d)
+		d := w.descOf(c, &g)
+		b = d.append(b, flHTMLJSON)
+		d.release()
 		b = append(b, `,"salary":`...)
 		if g.salary {
 			s := w.salaryOf(&g)

@@ -115,13 +115,9 @@ func (w *World) renderAshby(b []byte, c *company, tick int, comp, junk bool) []b
 		b = append(b, '/')
 		b = append(b, b[id:idEnd]...)
 		b = append(b, `/application","descriptionHtml":`...)
-		d := w.describe(c, g)
-		d.out = d.appendHTML(d.out[:0], allParts, 0)
-		b = appendStrBytes(b, d.out)
-		b = append(b, `,"descriptionPlain":`...)
-		d.out = d.appendPlain(d.out[:0], allParts)
-		b = appendStrBytes(b, d.out)
-		w.release(d)
+		d := w.descOf(c, g)
+		b = d.append(b, flAshby)
+		d.release()
 		b = append(b, `,"shouldDisplayCompensationOnJobPostings":`...)
 		b = appendBool(b, g.salary)
 		if comp {
@@ -177,4 +173,11 @@ func appendSalarySummary(b []byte, s salary) []byte {
 	b = appendNum(b, s.max)
 	b = append(b, " per "...)
 	return append(b, periodWord[s.period]...)
+}
+
+// ashbyDescription writes descriptionHtml's value to descriptionPlain's (flAshby).
+func ashbyDescription(d *descDoc, b []byte) []byte {
+	b = d.appendHTMLJSON(b, allParts, 0)
+	b = append(b, `,"descriptionPlain":`...)
+	return d.appendPlainJSON(b, allParts)
 }

@@ -51,6 +51,14 @@ type Config struct {
 	// save the compression, which the race detector makes costly.
 	NoGzip bool
 
+	// DescriptionCache bounds, in bytes, what the world keeps of its reqs' descriptions between
+	// renders: their facts and truth, and each description as the feeds that carry it wrote it
+	// (default DefaultDescriptionCache, 64 MiB; negative: nothing is kept and every render writes
+	// every description again). It changes no byte of any body or truth, only how often the same
+	// description is written: a world crawled tick after tick whose live reqs' descriptions fit
+	// writes each about twice in its life.
+	DescriptionCache int
+
 	// Clock is the world's time: the served tick when never pinned follows it (nil: the wall
 	// clock). The dev stack's accelerated clock (--cycle-every) is one.
 	Clock *Clock
@@ -70,6 +78,9 @@ func (c Config) withDefaults() Config {
 		c.Epoch = DefaultEpoch()
 	}
 	c.Epoch = c.Epoch.UTC()
+	if c.DescriptionCache == 0 {
+		c.DescriptionCache = DefaultDescriptionCache
+	}
 	if c.SlowDelay <= 0 {
 		c.SlowDelay = 30 * time.Second
 	}

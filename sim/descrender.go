@@ -1,18 +1,30 @@
 package sim
 
 import (
+	"bytes"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
-// A description is written once per render into a descDoc: its text and its blocks (headings,
-// paragraphs and list items), each in one part (about us, the role, duties, requirements, ...).
-// The vendors' renderers then write the parts they carry in their fields and markup: the whole
-// as HTML (Greenhouse, Ashby, Teamtailor, JSON-LD, the aggregator) or plain text (Ashby, Lever's
-// plain fields), or split the way their feed splits it (Lever's lists, Personio's
-// jobDescriptions, Pinpoint's and Workable's sections, Recruitee's requirements).
+// A description is written into a descDoc: its text and its blocks (headings, paragraphs and
+// list items), each in one part (about us, the role, duties, requirements, ...), and each
+// block's text XML-escaped once (esc). The vendors' renderers then write the parts they carry in
+// their fields and markup (desccache.go keeps what they wrote): the whole as HTML (Greenhouse,
+// Ashby, Teamtailor, JSON-LD, the aggregator) or plain text (Ashby, Lever's plain fields), or
+// split the way their feed splits it (Lever's lists, Personio's jobDescriptions, Pinpoint's and
+// Workable's sections, Recruitee's requirements).
+//
+// Markup is written from the escaped blocks and tags escaped ahead for each feed's escaping
+// (markup), so no byte of a description is scanned per feed: when the text holds nothing a JSON
+// string escapes (clean, the rule; quoteFree for plain text), HTML in a JSON string is the HTML
+// itself, and the entities' "&" is all that HTML-safe JSON, Greenhouse's entities and XML
+// escape again. A text that is not clean takes the reference writers (appendHTML, appendPlain,
+// appendItems, then the JSON escape), which the fast ones equal byte for byte
+// (TestMarkupMatchesTheReference).
 
 // Parts of a description, in the order the text has them.
 const (
@@ -47,18 +59,23 @@ type dblock struct {
 	kind, part uint8
 	shown      bool // a heading the text shows (every part has one, for the feeds that name sections)
 	lo, hi     int32
+	elo, ehi   int32 // the text XML-escaped: esc[elo:ehi]
 }
 
 // descDoc is one written description.
 type descDoc struct {
 	text     []byte
 	blocks   []dblock
+	esc      []byte // the blocks' text XML-escaped (appendXML), block after block
 	out      []byte // a rendering, for the callers that escape it further
 	payBuf   []byte // the pay statement, the benefit amount: scratch of the writer
 	amtBuf   []byte
 	openPara int   // index of the paragraph block being written, -1 none
 	style    uint8 // HTML markup style of the company
 	bullet   uint8 // plain-text bullet of the company
+	// clean: the text holds no byte a JSON string escapes but quotes (no control, backslash,
+	// invalid UTF-8, U+2028 or U+2029); quoteFree: and no quote.
+	clean, quoteFree bool
 }
 
 // maxDescription bounds a description's text; the wordings stay well below it (TestDescriptions
@@ -67,14 +84,31 @@ const maxDescription = 6 << 10
 
 // describe writes the description of g (from the World's pool; release it after use).
 func (w *World) describe(c *company, g *gen) *descDoc {
+	f := w.facts(c, g)
+	return w.writeDoc(c, g, &f)
+}
+
+// writeDoc writes the description of g stating f (from the World's pool; release it after use).
+func (w *World) writeDoc(c *company, g *gen, f *descFacts) *descDoc {
 	d, _ := w.descs.Get().(*descDoc)
 	if d == nil {
-		d = &descDoc{text: make([]byte, 0, 4096), blocks: make([]dblock, 0, 48), out: make([]byte, 0, 8192)}
+		d = &descDoc{text: make([]byte, 0, 4096), blocks: make([]dblock, 0, 48), esc: make([]byte, 0, 4608), out: make([]byte, 0, 8192)}
 	}
-	d.text, d.blocks, d.out, d.openPara = d.text[:0], d.blocks[:0], d.out[:0], -1
-	f := w.facts(c, g)
-	w.writeDesc(d, c, g, &f)
+	d.text, d.blocks, d.esc, d.out, d.openPara = d.text[:0], d.blocks[:0], d.esc[:0], d.out[:0], -1
+	d.clean, d.quoteFree = true, true
+	w.writeDesc(d, c, g, f)
 	return d
+}
+
+// jsonClean reports whether a JSON string carries s as it is but for its quotes (appendEsc
+// changes nothing else in it).
+func jsonClean(s []byte) bool {
+	for _, c := range s {
+		if c < 0x20 || c == '\\' {
+			return false
+		}
+	}
+	return utf8.Valid(s) && !bytes.Contains(s, []byte("\u2028")) && !bytes.Contains(s, []byte("\u2029"))
 }
 
 func (w *World) release(d *descDoc) { w.descs.Put(d) }
@@ -88,92 +122,297 @@ type descVars struct {
 	x, pay, amt                    []byte
 }
 
-func (d *descDoc) expand(tpl string, v *descVars) {
-	for len(tpl) > 0 {
-		i := strings.IndexByte(tpl, '{')
-		if i < 0 {
-			d.text = append(d.text, tpl...)
-			return
+// Variables of a template (tplPiece.v).
+const (
+	tvLit  = iota // no variable: the piece's literal text
+	tvNone        // a name no variable has: nothing
+	tvTitle
+	tvTitleA
+	tvCo
+	tvTeam
+	tvCity
+	tvHQ
+	tvInd
+	tvArea
+	tvCtry
+	tvCtryA
+	tvCtryG
+	tvLvl
+	tvLvlCap
+	tvLvlA
+	tvN
+	tvM
+	tvYr
+	tvPpl
+	tvK
+	tvX
+	tvPay
+	tvAmt
+)
+
+var tplVarNames = map[string]uint8{
+	"t": tvTitle, "a": tvTitleA, "co": tvCo, "team": tvTeam, "city": tvCity, "hq": tvHQ, "ind": tvInd,
+	"area": tvArea, "ctry": tvCtry, "ctrya": tvCtryA, "ctryg": tvCtryG, "lvl": tvLvl, "Lvl": tvLvlCap,
+	"lvla": tvLvlA, "n": tvN, "m": tvM, "yr": tvYr, "ppl": tvPpl, "k": tvK, "x": tvX, "pay": tvPay, "amt": tvAmt,
+}
+
+// tplPiece is a piece of a template: literal text and its XML escape, or a variable.
+type tplPiece struct {
+	lit, esc string
+	v        uint8
+}
+
+// tpl is a template split into its pieces, with what its literal text holds.
+type tpl struct {
+	line             bool // a line of its own: the template started with "|" (not in pieces)
+	pieces           []tplPiece
+	clean, quoteFree bool // of its literal text (descDoc.clean, quoteFree)
+}
+
+// compileTpl splits a template ("{co} is hiring {a}.") into its pieces.
+func compileTpl(s string) *tpl {
+	t := &tpl{}
+	s, t.line = strings.CutPrefix(s, "|")
+	lit := func(l string) {
+		if l != "" {
+			t.pieces = append(t.pieces, tplPiece{lit: l, esc: string(appendXML(nil, l))})
 		}
-		d.text = append(d.text, tpl[:i]...)
-		j := strings.IndexByte(tpl[i:], '}')
-		key := tpl[i+1 : i+j]
-		tpl = tpl[i+j+1:]
-		switch key {
-		case "t":
+	}
+	for len(s) > 0 {
+		i := strings.IndexByte(s, '{')
+		if i < 0 {
+			lit(s)
+			break
+		}
+		lit(s[:i])
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			panic("sim: a template without its closing brace: " + s)
+		}
+		v, ok := tplVarNames[s[i+1:i+j]]
+		if !ok {
+			v = tvNone
+		}
+		t.pieces = append(t.pieces, tplPiece{v: v})
+		s = s[i+j+1:]
+	}
+	var all []byte
+	for _, p := range t.pieces {
+		all = append(all, p.lit...)
+	}
+	t.clean = jsonClean(all)
+	t.quoteFree = t.clean && bytes.IndexByte(all, '"') < 0
+	return t
+}
+
+// langTpls are the templates of a language's wording tables (langText), compiled: the same
+// fields, each template a *tpl (headings literal text, never expanded).
+type langTpls struct {
+	heads                                                         [numParts][]*tpl
+	aboutOpen, aboutGrowth, aboutMore, hire, hireNoCity, roleMore []*tpl
+	work                                                          [numWS][]*tpl
+	hybridItem, senSentence, senLabel                             []*tpl
+	emp, empItem                                                  [numEmpTypes][]*tpl
+	duties, soft                                                  [numGroups][]*tpl
+	dutyTech, techReq                                             [2][]*tpl
+	years, yearsRange, techNice, niceYears, niceInline, langSkill []*tpl
+	benefits, budget, payLine, payItem, payPara                   []*tpl
+	visaYes, visaNo, apply, process, eeo                          []*tpl
+}
+
+// descTpls are descTexts' templates, compiled once: each field of langTpls from langText's
+// field of the same name.
+var descTpls = func() (out [numLangs]langTpls) {
+	var conv func(dst, src reflect.Value, lit bool)
+	conv = func(dst, src reflect.Value, lit bool) {
+		switch src.Kind() {
+		case reflect.Array, reflect.Slice:
+			if dst.Kind() == reflect.Slice {
+				dst.Set(reflect.MakeSlice(dst.Type(), src.Len(), src.Len()))
+			}
+			for i := range src.Len() {
+				conv(dst.Index(i), src.Index(i), lit)
+			}
+		case reflect.String:
+			t := compileTpl(src.String())
+			if lit {
+				t = compileLit(src.String())
+			}
+			reflect.NewAt(dst.Type(), unsafe.Pointer(dst.UnsafeAddr())).Elem().Set(reflect.ValueOf(t))
+		default:
+			panic("sim: no template in a " + src.Kind().String())
+		}
+	}
+	for l := range descTexts {
+		src, dst := reflect.ValueOf(&descTexts[l]).Elem(), reflect.ValueOf(&out[l]).Elem()
+		for i := range dst.NumField() {
+			name := dst.Type().Field(i).Name
+			f := src.FieldByName(name)
+			if !f.IsValid() {
+				panic("sim: langText has no " + name)
+			}
+			d := reflect.NewAt(dst.Field(i).Type(), unsafe.Pointer(dst.Field(i).UnsafeAddr())).Elem()
+			conv(d, f, name == "heads")
+		}
+	}
+	return out
+}()
+
+// compileLit is s as a template of literal text only (a heading: braces are text).
+func compileLit(s string) *tpl {
+	t := &tpl{}
+	if s != "" {
+		t.pieces = []tplPiece{{lit: s, esc: string(appendXML(nil, s))}}
+	}
+	t.clean = jsonClean([]byte(s))
+	t.quoteFree = t.clean && !strings.Contains(s, `"`)
+	return t
+}
+
+func pickT(r *rng, list []*tpl) *tpl { return list[r.intn(len(list))] }
+
+// expand appends template t with the values of v to the text, and its escape to esc.
+func (d *descDoc) expand(t *tpl, v *descVars) {
+	d.clean = d.clean && t.clean
+	d.quoteFree = d.quoteFree && t.quoteFree
+	for i := range t.pieces {
+		p := &t.pieces[i]
+		if p.v == tvLit {
+			d.text = append(d.text, p.lit...)
+			d.esc = append(d.esc, p.esc...)
+			continue
+		}
+		start := len(d.text)
+		switch p.v {
+		case tvTitle:
 			d.text = append(d.text, v.title...)
-		case "a":
+		case tvTitleA:
 			if v.title != "" && strings.IndexByte("AEIOUaeiou", v.title[0]) >= 0 {
 				d.text = append(d.text, "an "...)
 			} else {
 				d.text = append(d.text, "a "...)
 			}
 			d.text = append(d.text, v.title...)
-		case "co":
+		case tvCo:
 			d.text = append(d.text, v.co...)
-		case "team":
+		case tvTeam:
 			d.text = append(d.text, v.team...)
-		case "city":
+		case tvCity:
 			d.text = append(d.text, v.city...)
-		case "hq":
+		case tvHQ:
 			d.text = append(d.text, v.hq...)
-		case "ind":
+		case tvInd:
 			d.text = append(d.text, v.ind...)
-		case "area":
+		case tvArea:
 			d.text = append(d.text, v.area...)
-		case "ctry":
+		case tvCtry:
 			d.text = append(d.text, v.ctry...)
-		case "ctrya":
+		case tvCtryA:
 			d.text = append(d.text, v.ctrya...)
-		case "ctryg":
+		case tvCtryG:
 			d.text = append(d.text, v.ctryg...)
-		case "lvl":
+		case tvLvl:
 			d.text = append(d.text, v.lvl...)
-		case "Lvl":
+		case tvLvlCap:
 			d.text = append(d.text, capitalize(v.lvl)...)
-		case "lvla":
+		case tvLvlA:
 			if v.lvl != "" && strings.IndexByte("aeiou", v.lvl[0]) >= 0 {
 				d.text = append(d.text, "an "...)
 			} else {
 				d.text = append(d.text, "a "...)
 			}
 			d.text = append(d.text, v.lvl...)
-		case "n":
+		case tvN:
 			d.text = strconv.AppendInt(d.text, int64(v.n), 10)
-		case "m":
+		case tvM:
 			d.text = strconv.AppendInt(d.text, int64(v.m), 10)
-		case "yr":
+		case tvYr:
 			d.text = strconv.AppendInt(d.text, int64(v.yr), 10)
-		case "ppl":
+		case tvPpl:
 			d.text = strconv.AppendInt(d.text, int64(v.ppl), 10)
-		case "k":
+		case tvK:
 			d.text = strconv.AppendInt(d.text, int64(v.k), 10)
-		case "x":
+		case tvX:
 			d.text = append(d.text, v.x...)
-		case "pay":
+		case tvPay:
 			d.text = append(d.text, v.pay...)
-		case "amt":
+		case tvAmt:
 			d.text = append(d.text, v.amt...)
 		}
+		d.escapeFrom(start)
 	}
 }
 
-// heading adds the heading of part.
-func (d *descDoc) heading(part uint8, s string, shown bool) {
+// textClass marks the bytes of a text by what they ask of its escapes: XML escapes them (xml),
+// JSON escapes them (json: controls and the backslash; quote: the quote), or UTF-8 continues
+// them (high).
+var textClass = func() (t [256]uint8) {
+	for c := range 0x20 {
+		t[c] = tcJSON
+	}
+	t['\\'] = tcJSON
+	t['"'] = tcXML | tcQuote
+	t['<'], t['>'], t['&'], t['\''] = tcXML, tcXML, tcXML, tcXML
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = tcHigh
+	}
+	return t
+}()
+
+const (
+	tcXML = 1 << iota
+	tcJSON
+	tcQuote
+	tcHigh
+)
+
+// escapeFrom appends the text written from start (a variable's value) to esc, XML-escaped, and
+// tells whether it leaves the text clean.
+func (d *descDoc) escapeFrom(start int) {
+	s := d.text[start:]
+	var seen uint8
+	for _, c := range s {
+		seen |= textClass[c]
+	}
+	if seen&tcXML != 0 {
+		d.esc = appendXML(d.esc, s)
+	} else {
+		d.esc = append(d.esc, s...)
+	}
+	if seen&tcJSON != 0 || seen&tcHigh != 0 && !jsonClean(s) {
+		d.clean = false
+	}
+	if seen&(tcJSON|tcQuote) != 0 || !d.clean {
+		d.quoteFree = false
+	}
+}
+
+// open starts a block of kind in part at the text's end.
+func (d *descDoc) open(kind, part uint8, shown bool) {
+	d.blocks = append(d.blocks, dblock{kind: kind, part: part, shown: shown, lo: int32(len(d.text)), elo: int32(len(d.esc))})
+}
+
+// close ends block i at the text's end.
+func (d *descDoc) close(i int) {
+	d.blocks[i].hi, d.blocks[i].ehi = int32(len(d.text)), int32(len(d.esc))
+}
+
+// heading adds the heading of part (literal text).
+func (d *descDoc) heading(part uint8, t *tpl, shown bool) {
 	d.flush()
-	lo := int32(len(d.text))
-	d.text = append(d.text, s...)
-	d.blocks = append(d.blocks, dblock{kind: dkHead, part: part, shown: shown, lo: lo, hi: int32(len(d.text))})
+	d.open(dkHead, part, shown)
+	d.expand(t, nil)
+	d.close(len(d.blocks) - 1)
 }
 
 // sent adds a sentence to the paragraph being written in part (opening one), or, for a
 // template starting with "|", a line of its own.
-func (d *descDoc) sent(part uint8, tpl string, v *descVars) {
-	if line, ok := strings.CutPrefix(tpl, "|"); ok {
+func (d *descDoc) sent(part uint8, t *tpl, v *descVars) {
+	if t.line {
 		d.flush()
-		lo := int32(len(d.text))
-		d.expand(line, v)
-		d.blocks = append(d.blocks, dblock{kind: dkPara, part: part, lo: lo, hi: int32(len(d.text))})
+		d.open(dkPara, part, false)
+		d.expand(t, v)
+		d.close(len(d.blocks) - 1)
 		return
 	}
 	if d.openPara >= 0 && d.blocks[d.openPara].part != part {
@@ -181,30 +420,36 @@ func (d *descDoc) sent(part uint8, tpl string, v *descVars) {
 	}
 	if d.openPara < 0 {
 		d.openPara = len(d.blocks)
-		d.blocks = append(d.blocks, dblock{kind: dkPara, part: part, lo: int32(len(d.text))})
+		d.open(dkPara, part, false)
 	} else {
 		d.text = append(d.text, ' ')
+		d.esc = append(d.esc, ' ')
 	}
-	d.expand(tpl, v)
-	d.blocks[d.openPara].hi = int32(len(d.text))
+	d.expand(t, v)
+	d.close(d.openPara)
 }
 
 // flush ends the paragraph being written.
 func (d *descDoc) flush() { d.openPara = -1 }
 
 // item adds a list item to part.
-func (d *descDoc) item(part uint8, tpl string, v *descVars) {
+func (d *descDoc) item(part uint8, t *tpl, v *descVars) {
 	d.flush()
-	lo := int32(len(d.text))
-	d.expand(tpl, v)
-	d.blocks = append(d.blocks, dblock{kind: dkItem, part: part, lo: lo, hi: int32(len(d.text))})
+	d.open(dkItem, part, false)
+	if t.line {
+		// An item is never a line of its own: its "|" is text.
+		d.text = append(d.text, '|')
+		d.esc = append(d.esc, '|')
+	}
+	d.expand(t, v)
+	d.close(len(d.blocks) - 1)
 }
 
 func pick(r *rng, list []string) string { return list[r.intn(len(list))] }
 
 // writeDesc writes the description of g stating f.
 func (w *World) writeDesc(d *descDoc, c *company, g *gen, f *descFacts) {
-	L := &descTexts[f.lang]
+	L, T := &descTexts[f.lang], &descTpls[f.lang]
 	t := &w.titles[g.title]
 	cd := &countries[g.country]
 	hqc := &countries[c.country]
@@ -236,51 +481,51 @@ func (w *World) writeDesc(d *descDoc, c *company, g *gen, f *descFacts) {
 
 	// About us.
 	aboutShown := r.chance(0.75)
-	d.heading(pAbout, pick(&r, L.heads[pAbout]), aboutShown)
+	d.heading(pAbout, pickT(&r, T.heads[pAbout]), aboutShown)
 	v.yr, v.ppl, v.k = 1990+r.intn(33), 20+10*r.intn(200), 2+r.intn(9)
 	v.m, v.n = 5+r.intn(90), 5+r.intn(25)
-	d.sent(pAbout, pick(&r, L.aboutOpen), &v)
-	d.sent(pAbout, pick(&r, L.aboutGrowth), &v)
+	d.sent(pAbout, pickT(&r, T.aboutOpen), &v)
+	d.sent(pAbout, pickT(&r, T.aboutGrowth), &v)
 	if r.chance(0.6) {
-		d.sent(pAbout, pick(&r, L.aboutMore), &v)
+		d.sent(pAbout, pickT(&r, T.aboutMore), &v)
 	}
 
 	// The role: who is hired, where, at what level, on what terms.
 	// A role without its own heading after a shown "About us" would read as the company's.
-	d.heading(pRole, pick(&r, L.heads[pRole]), aboutShown || r.chance(0.55))
+	d.heading(pRole, pickT(&r, T.heads[pRole]), aboutShown || r.chance(0.55))
 	if f.work == wpRemote {
-		d.sent(pRole, pick(&r, L.hireNoCity), &v)
+		d.sent(pRole, pickT(&r, T.hireNoCity), &v)
 	} else {
-		d.sent(pRole, pick(&r, L.hire), &v)
+		d.sent(pRole, pickT(&r, T.hire), &v)
 	}
 	if r.chance(0.7) {
-		d.sent(pRole, pick(&r, L.roleMore), &v)
+		d.sent(pRole, pickT(&r, T.roleMore), &v)
 	}
 	hybridDays := 2 + r.intn(2)
 	hybridItem := false
 	v.n = hybridDays
 	switch f.work {
 	case wpOnsite:
-		d.sent(pRole, pick(&r, L.work[wsOnsite]), &v)
+		d.sent(pRole, pickT(&r, T.work[wsOnsite]), &v)
 	case wpHybrid:
 		if r.chance(0.3) {
 			hybridItem = true
 		} else {
-			d.sent(pRole, pick(&r, L.work[wsHybrid]), &v)
+			d.sent(pRole, pickT(&r, T.work[wsHybrid]), &v)
 		}
 	case wpRemote:
 		if f.remoteIn {
-			d.sent(pRole, pick(&r, L.work[wsRemoteIn]), &v)
+			d.sent(pRole, pickT(&r, T.work[wsRemoteIn]), &v)
 		} else {
-			d.sent(pRole, pick(&r, L.work[wsRemoteAny]), &v)
+			d.sent(pRole, pickT(&r, T.work[wsRemoteAny]), &v)
 		}
 	}
 	if f.senText {
 		v.lvl = L.lvl[f.sen-rankJunior]
 		if r.chance(0.5) {
-			d.sent(pRole, pick(&r, L.senSentence), &v)
+			d.sent(pRole, pickT(&r, T.senSentence), &v)
 		} else {
-			d.sent(pRole, pick(&r, L.senLabel), &v)
+			d.sent(pRole, pickT(&r, T.senLabel), &v)
 		}
 	}
 	hours, months := 20+r.intn(3)*5, 3*(1+r.intn(4))
@@ -288,7 +533,7 @@ func (w *World) writeDesc(d *descDoc, c *company, g *gen, f *descFacts) {
 		months = 3 + r.intn(4)
 	}
 	empAt := r.intn(100) // where the employment type is stated: role, closing or benefits
-	empTpl := pick(&r, L.emp[f.emp])
+	empTpl := pickT(&r, T.emp[f.emp])
 	sayEmp := func(part uint8) {
 		v.n, v.m = hours, months
 		d.sent(part, empTpl, &v)
@@ -299,8 +544,8 @@ func (w *World) writeDesc(d *descDoc, c *company, g *gen, f *descFacts) {
 	d.flush()
 
 	// Duties, naming required technologies only.
-	d.heading(pDuties, pick(&r, L.heads[pDuties]), true)
-	duties := L.duties[grp]
+	d.heading(pDuties, pickT(&r, T.heads[pDuties]), true)
+	duties := T.duties[grp]
 	nd := min(len(duties), 5+r.intn(2))
 	first := r.intn(len(duties))
 	step := 1 + r.intn(len(duties)-1)
@@ -315,79 +560,79 @@ func (w *World) writeDesc(d *descDoc, c *company, g *gen, f *descFacts) {
 		if i == techAt {
 			if x, ok := f.techList(d, &r, 0, int(f.nReq), min(3, int(f.nReq)), L.and); ok {
 				v.x = x
-				d.item(pDuties, pick(&r, L.dutyTech[technical]), &v)
+				d.item(pDuties, pickT(&r, T.dutyTech[technical]), &v)
 			}
 		}
 		d.item(pDuties, duties[(first+i*step)%len(duties)], &v)
 	}
 
 	// Requirements: years, the required technologies, the nice-to-haves inline or after.
-	d.heading(pReq, pick(&r, L.heads[pReq]), true)
+	d.heading(pReq, pickT(&r, T.heads[pReq]), true)
 	if f.years >= 0 {
 		v.n, v.m = int(f.years), int(f.yearsHi)
 		if f.yearsHi > 0 {
-			d.item(pReq, pick(&r, L.yearsRange), &v)
+			d.item(pReq, pickT(&r, T.yearsRange), &v)
 		} else {
-			d.item(pReq, pick(&r, L.years), &v)
+			d.item(pReq, pickT(&r, T.years), &v)
 		}
 	}
 	for i := 0; i < int(f.nReq); {
 		n := min(int(f.nReq)-i, 1+r.intn(3))
 		v.x = f.appendTechs(d, i, i+n, L.and)
-		d.item(pReq, pick(&r, L.techReq[technical]), &v)
+		d.item(pReq, pickT(&r, T.techReq[technical]), &v)
 		i += n
 	}
-	soft := L.soft[grp]
+	soft := T.soft[grp]
 	ns := min(len(soft), 2+r.intn(2))
 	s0 := r.intn(len(soft))
 	for i := 0; i < ns; i++ {
 		d.item(pReq, soft[(s0+i)%len(soft)], &v)
 	}
 	if f.lang != langEN || r.chance(0.15) {
-		d.item(pReq, pick(&r, L.langSkill), &v)
+		d.item(pReq, pickT(&r, T.langSkill), &v)
 	}
 	if f.nTech > f.nReq {
 		inline := r.chance(0.35)
 		if !inline {
-			d.heading(pNice, pick(&r, L.heads[pNice]), true)
+			d.heading(pNice, pickT(&r, T.heads[pNice]), true)
 		}
 		for i := int(f.nReq); i < int(f.nTech); {
 			n := min(int(f.nTech)-i, 1+r.intn(2))
 			v.x = f.appendTechs(d, i, i+n, L.and)
 			if inline {
-				d.item(pReq, pick(&r, L.niceInline), &v)
+				d.item(pReq, pickT(&r, T.niceInline), &v)
 			} else {
-				d.item(pNice, pick(&r, L.techNice), &v)
+				d.item(pNice, pickT(&r, T.techNice), &v)
 			}
 			i += n
 		}
-		if !inline && len(L.niceYears) > 0 && r.chance(0.25) {
+		if !inline && len(T.niceYears) > 0 && r.chance(0.25) {
 			v.n = 2 + r.intn(9)
-			d.item(pNice, pick(&r, L.niceYears), &v)
+			d.item(pNice, pickT(&r, T.niceYears), &v)
 		}
 	}
 
 	// Benefits, with their figures that are no pay.
-	d.heading(pBenefits, pick(&r, L.heads[pBenefits]), true)
+	d.heading(pBenefits, pickT(&r, T.heads[pBenefits]), true)
 	payAt := r.intn(3) // 0: a compensation section, 1: the closing, 2: a benefit
 	if f.pay {
 		d.payBuf = appendPayText(d.payBuf[:0], L, w.salaryOf(g), &r)
 		v.pay = d.payBuf
 	}
 	if f.pay && payAt == 2 {
-		d.item(pBenefits, pick(&r, L.payItem), &v)
+		d.item(pBenefits, pickT(&r, T.payItem), &v)
 	}
-	if empAt >= 75 && len(L.empItem[f.emp]) > 0 {
+	if empAt >= 75 && len(T.empItem[f.emp]) > 0 {
 		v.n = hours
-		d.item(pBenefits, pick(&r, L.empItem[f.emp]), &v)
+		d.item(pBenefits, pickT(&r, T.empItem[f.emp]), &v)
 	} else if empAt >= 75 {
 		empAt = 50 // no benefit wording for it: the closing states it
 	}
 	if hybridItem {
 		v.n = hybridDays
-		d.item(pBenefits, pick(&r, L.hybridItem), &v)
+		d.item(pBenefits, pickT(&r, T.hybridItem), &v)
 	}
-	ben := L.benefits
+	ben := T.benefits
 	nb := min(len(ben), 4+r.intn(3))
 	b0 := r.intn(len(ben))
 	v.n = 25 + r.intn(6)
@@ -397,37 +642,37 @@ func (w *World) writeDesc(d *descDoc, c *company, g *gen, f *descFacts) {
 	if cur := cd.currency; (cur == "EUR" || cur == "USD" || cur == "GBP") && r.chance(0.4) {
 		d.amtBuf = appendAmount(d.amtBuf[:0], L, cur, float64(500*(2+r.intn(3))))
 		v.amt = d.amtBuf
-		d.item(pBenefits, pick(&r, L.budget), &v)
+		d.item(pBenefits, pickT(&r, T.budget), &v)
 	}
 	if f.pay && payAt == 0 {
-		d.heading(pPay, pick(&r, L.heads[pPay]), true)
-		d.sent(pPay, pick(&r, L.payPara), &v)
+		d.heading(pPay, pickT(&r, T.heads[pPay]), true)
+		d.sent(pPay, pickT(&r, T.payPara), &v)
 		d.flush()
 	}
 
 	// Closing: terms, pay, visa, how to apply.
-	d.heading(pClosing, pick(&r, L.heads[pClosing]), false)
+	d.heading(pClosing, pickT(&r, T.heads[pClosing]), false)
 	if empAt >= 40 && empAt < 75 {
 		sayEmp(pClosing)
 	}
 	if f.pay && payAt == 1 {
-		d.sent(pClosing, pick(&r, L.payLine), &v)
+		d.sent(pClosing, pickT(&r, T.payLine), &v)
 	}
 	switch f.visa {
 	case 1:
-		d.sent(pClosing, pick(&r, L.visaYes), &v)
+		d.sent(pClosing, pickT(&r, T.visaYes), &v)
 	case 0:
-		d.sent(pClosing, pick(&r, L.visaNo), &v)
+		d.sent(pClosing, pickT(&r, T.visaNo), &v)
 	}
 	if r.chance(0.6) || len(d.text) < 950 { // a short posting says more about how it hires
-		d.sent(pClosing, pick(&r, L.process), &v)
+		d.sent(pClosing, pickT(&r, T.process), &v)
 	}
-	d.sent(pClosing, pick(&r, L.apply), &v)
+	d.sent(pClosing, pickT(&r, T.apply), &v)
 	d.flush()
 
 	// Equal opportunity.
-	d.heading(pEEO, pick(&r, L.heads[pEEO]), r.chance(0.5))
-	d.sent(pEEO, pick(&r, L.eeo), &v)
+	d.heading(pEEO, pickT(&r, T.heads[pEEO]), r.chance(0.5))
+	d.sent(pEEO, pickT(&r, T.eeo), &v)
 	d.flush()
 	if len(d.text) > maxDescription {
 		panic("sim: a description outgrew maxDescription")
@@ -691,4 +936,197 @@ func (d *descDoc) appendOpening(b []byte, n int) []byte {
 		}
 	}
 	return append(b, "…"...)
+}
+
+// markup is the HTML of descriptions as one feed's escaping writes it: every style's tags, the
+// list and spacer tags, and the "&" that starts each entity of the escaped text.
+type markup struct {
+	styles            [len(htmlStyles)][6]string // h, hEnd, p, pEnd, li, liEnd
+	ul, ulEnd, br     string
+	liItem, liItemEnd string // appendItems' tags
+	amp               string
+}
+
+// newMarkup escapes the tags with esc.
+func newMarkup(esc func(b []byte, s string) []byte) *markup {
+	e := func(s string) string { return string(esc(nil, s)) }
+	m := &markup{ul: e("<ul>"), ulEnd: e("</ul>"), br: e("<div><br></div>"), liItem: e("<li>"), liItemEnd: e("</li>"), amp: e("&")}
+	for i, st := range htmlStyles {
+		m.styles[i] = [6]string{e(st.h), e(st.hEnd), e(st.p), e(st.pEnd), e(st.li), e(st.liEnd)}
+	}
+	return m
+}
+
+// The feeds' escapings of HTML: none (raw HTML, and HTML in a plain JSON string when the text
+// is clean), HTML-safe JSON (appendEscH), Greenhouse's entities (appendEntityJSON) and XML
+// (appendXML).
+var (
+	mkRaw    = newMarkup(func(b []byte, s string) []byte { return append(b, s...) })
+	mkJSONH  = newMarkup(func(b []byte, s string) []byte { return appendEscH(b, s) })
+	mkEntity = newMarkup(func(b []byte, s string) []byte { return appendEntityJSON(b, []byte(s)) })
+	mkXML    = newMarkup(func(b []byte, s string) []byte { return appendXML(b, s) })
+)
+
+// appendEscaped appends esc, the XML-escaped text of a block, as mk escapes it: only the "&" of
+// its entities changes (it holds no other byte HTML-safe JSON, entities or XML escape; the
+// JSON escapes need a clean text).
+func appendEscaped(b, esc []byte, mk *markup) []byte {
+	if mk.amp == "&" {
+		return append(b, esc...)
+	}
+	for {
+		i := bytes.IndexByte(esc, '&')
+		if i < 0 {
+			return append(b, esc...)
+		}
+		b = append(b, esc[:i]...)
+		b = append(b, mk.amp...)
+		esc = esc[i+1:]
+	}
+}
+
+// appendMarkup is appendHTML escaped as mk escapes (mkRaw: appendHTML itself; the JSON
+// escapings need a clean text).
+func (d *descDoc) appendMarkup(b []byte, mask, noHead uint16, mk *markup) []byte {
+	st := &mk.styles[d.style]
+	inList, wrote := false, false
+	for i := range d.blocks {
+		bl := &d.blocks[i]
+		if mask&(1<<bl.part) == 0 || bl.kind == dkHead && (!bl.shown || noHead&(1<<bl.part) != 0) {
+			continue
+		}
+		if inList && bl.kind != dkItem {
+			b = append(b, mk.ulEnd...)
+			inList = false
+		}
+		txt := d.esc[bl.elo:bl.ehi]
+		switch bl.kind {
+		case dkHead:
+			if d.style == 3 && wrote {
+				b = append(b, mk.br...)
+			}
+			b = append(b, st[0]...)
+			b = appendEscaped(b, txt, mk)
+			b = append(b, st[1]...)
+		case dkPara:
+			b = append(b, st[2]...)
+			b = appendEscaped(b, txt, mk)
+			b = append(b, st[3]...)
+		case dkItem:
+			if !inList {
+				b = append(b, mk.ul...)
+				inList = true
+			}
+			b = append(b, st[4]...)
+			b = appendEscaped(b, txt, mk)
+			b = append(b, st[5]...)
+		}
+		wrote = true
+	}
+	if inList {
+		b = append(b, mk.ulEnd...)
+	}
+	return b
+}
+
+// appendHTMLJSON appends the parts of mask as HTML in a JSON string (appendStrBytes of
+// appendHTML).
+func (d *descDoc) appendHTMLJSON(b []byte, mask, noHead uint16) []byte {
+	if !d.clean {
+		d.out = d.appendHTML(d.out[:0], mask, noHead)
+		return appendStrBytes(b, d.out)
+	}
+	b = append(b, '"')
+	b = d.appendMarkup(b, mask, noHead, mkRaw)
+	return append(b, '"')
+}
+
+// appendHTMLJSONH appends the parts of mask as HTML in an HTML-safe JSON string (appendStrH of
+// appendHTML).
+func (d *descDoc) appendHTMLJSONH(b []byte, mask, noHead uint16) []byte {
+	if !d.clean {
+		d.out = d.appendHTML(d.out[:0], mask, noHead)
+		return appendStrH(b, d.out)
+	}
+	b = append(b, '"')
+	b = d.appendMarkup(b, mask, noHead, mkJSONH)
+	return append(b, '"')
+}
+
+// appendHTMLEntity appends the parts of mask as HTML entity-escaped in a JSON string, without
+// the quotes (appendEntityJSON of appendHTML).
+func (d *descDoc) appendHTMLEntity(b []byte, mask, noHead uint16) []byte {
+	if !d.clean {
+		d.out = d.appendHTML(d.out[:0], mask, noHead)
+		return appendEntityJSON(b, d.out)
+	}
+	return d.appendMarkup(b, mask, noHead, mkEntity)
+}
+
+// appendHTMLXML appends the parts of mask as HTML XML-escaped (appendXML of appendHTML).
+func (d *descDoc) appendHTMLXML(b []byte, mask, noHead uint16) []byte {
+	return d.appendMarkup(b, mask, noHead, mkXML)
+}
+
+// appendPlainJSON appends the parts of mask as plain text in a JSON string (appendStrBytes of
+// appendPlain).
+func (d *descDoc) appendPlainJSON(b []byte, mask uint16) []byte {
+	d.out = d.appendPlain(d.out[:0], mask)
+	if !d.quoteFree {
+		return appendStrBytes(b, d.out)
+	}
+	// The line breaks between the blocks are all a JSON string escapes in it.
+	b = append(b, '"')
+	for s := d.out; ; {
+		i := bytes.IndexByte(s, '\n')
+		if i < 0 {
+			b = append(b, s...)
+			break
+		}
+		b = append(b, s[:i]...)
+		b = append(b, '\\', 'n')
+		s = s[i+1:]
+	}
+	return append(b, '"')
+}
+
+// appendItemsJSON appends the list items of part in a JSON string (appendStrBytes of
+// appendItems).
+func (d *descDoc) appendItemsJSON(b []byte, part uint8) []byte {
+	if !d.clean {
+		d.out = d.appendItems(d.out[:0], part)
+		return appendStrBytes(b, d.out)
+	}
+	b = append(b, '"')
+	for i := range d.blocks {
+		bl := &d.blocks[i]
+		if bl.part == part && bl.kind == dkItem {
+			b = append(b, mkRaw.liItem...)
+			b = append(b, d.esc[bl.elo:bl.ehi]...)
+			b = append(b, mkRaw.liItemEnd...)
+		}
+	}
+	return append(b, '"')
+}
+
+// appendHeadingJSON appends the heading of part as a JSON string (appendStrBytes of
+// headingOf).
+func (d *descDoc) appendHeadingJSON(b []byte, part uint8) []byte {
+	h := d.headingOf(part)
+	if !d.quoteFree {
+		return appendStrBytes(b, h)
+	}
+	b = append(b, '"')
+	b = append(b, h...)
+	return append(b, '"')
+}
+
+// appendHeadingXML appends the heading of part XML-escaped (appendXML of headingOf).
+func (d *descDoc) appendHeadingXML(b []byte, part uint8) []byte {
+	for i := range d.blocks {
+		if bl := &d.blocks[i]; bl.part == part && bl.kind == dkHead {
+			return append(b, d.esc[bl.elo:bl.ehi]...)
+		}
+	}
+	return b
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/planehq/hiringsignal/internal/jobtext"
 	"github.com/planehq/hiringsignal/internal/normalize"
@@ -16,14 +17,18 @@ import (
 // workplace, years of experience, visa sponsorship, pay) is drawn once per req from its own hash
 // stream (h2(gen.h, saltDescText)), so the world's other streams, sizes and truth are what they
 // were without it, and is written out in the req's language as real postings word it
-// (descrender.go, data_desc.go). Nothing is stored: the facts and the text are recomputed from
-// the req whenever a feed is rendered or the truth asked for.
+// (descrender.go, data_desc.go). Both are functions of the req alone: the World keeps them, as
+// the feeds wrote them and as the truth exports them, in a cache bounded by bytes
+// (desccache.go), and writes them again whenever the cache does not hold them.
 
 // DescriptionTruth is what a req's description states, the answer key for reading postings
 // (jobtext.Derive over the description a feed carries, plus the feed's structured fields). Its
 // Go fields follow jobtext.Derived's conventions, so the two compare field by field: a string
 // is "" and a pointer or list nil when the description does not state the field. In JSON
 // (/_sim/truth) every field not stated is null.
+//
+// A req's truth is one value, shared (read-only) by every Truth that lists the req while the
+// World keeps it: never modify it.
 //
 // One truth per req (Truth.Reqs[i].Description, World.DescriptionTruth): every posting of the
 // req, on its ATS and on the boards and the aggregator that copy it, carries the same text,
@@ -409,11 +414,15 @@ func (f *descFacts) pickTechs(ti *titleInfo, st *stackDef, r *rng) {
 
 // coarseLevel is the LinkedIn-style band of g's level for the vendors' structured fields:
 // 0 internship, 1 entry, 2 experienced (mid to manager), 3 director, 4 executive (vp and up).
-// A req whose text and title state none falls back to its title's pay.
-func (w *World) coarseLevel(c *company, g *gen) int {
+// A req whose text and title state none falls back to its title's pay. f is g's facts (nil:
+// drawn when needed).
+func (w *World) coarseLevel(c *company, g *gen, f *descFacts) int {
 	sen := w.tinfo[g.title].sen
 	if sen < 0 {
-		f := w.facts(c, g)
+		if f == nil {
+			x := w.facts(c, g)
+			f = &x
+		}
 		sen = f.sen
 	}
 	if sen < 0 {
@@ -432,25 +441,74 @@ func (w *World) coarseLevel(c *company, g *gen) int {
 	return 4
 }
 
-// truthBox is one DescriptionTruth with the values its pointers point to (one allocation).
-type truthBox struct {
-	d     DescriptionTruth
-	years int
-	visa  bool
-	pay   PayTruth
-}
-
 // noTechs is the empty technology list of a truth that names none (never written to: empty).
 var noTechs = []string{}
 
-// descriptionTruth exports the facts of g (second: of its second country's req).
+// Values truths share (read-only): the RemoteCountries naming each country, and the years and
+// visa answers their pointers point to.
+var (
+	remoteIn = func() [][]string {
+		out := make([][]string, len(countries))
+		for i := range countries {
+			name, _ := normalize.CountryName(countries[i].name)
+			out[i] = []string{name}
+		}
+		return out
+	}()
+	yearsValues = func() (v [32]int) {
+		for i := range v {
+			v[i] = i
+		}
+		return v
+	}()
+	visaValues = [2]bool{false, true}
+)
+
+// descriptionTruth returns the truth of g's description (second: of its second country's req),
+// shared by every truth that names the req once the cache keeps it (read-only).
 func (w *World) descriptionTruth(c *company, g *gen, second bool) *DescriptionTruth {
-	f := w.facts(c, g)
-	box := &truthBox{d: DescriptionTruth{
+	slot := w.slotOf(c, g.slot)
+	e := w.dcache.lookup(slot, g.k)
+	var f *descFacts
+	if e != nil {
+		f = &e.facts
+	} else {
+		x := w.facts(c, g)
+		f = &x
+	}
+	// A second country's req states what the first does but where a remote text names the
+	// first's country (never: a remote req has no second country).
+	i := 0
+	if second && f.work == wpRemote && f.remoteIn {
+		i = 1
+	}
+	if e != nil {
+		if d := e.truth[i].Load(); d != nil {
+			e.hit()
+			return d
+		}
+	}
+	d, n := w.newDescriptionTruth(g, f, i == 1)
+	if dc := w.dcache; dc != nil && dc.keepNow(slot, g.k, uint(seenTruth)+uint(i)) {
+		if e == nil {
+			e = dc.entry(slot, g.k, f)
+		}
+		if !e.truth[i].CompareAndSwap(nil, d) {
+			return e.truth[i].Load()
+		}
+		dc.keep(e, n)
+	}
+	return d
+}
+
+// newDescriptionTruth exports the facts f of g (second: of its second country's req) and
+// returns the bytes it took.
+func (w *World) newDescriptionTruth(g *gen, f *descFacts, second bool) (*DescriptionTruth, int64) {
+	d := &DescriptionTruth{
 		TechnologiesRequired: noTechs, TechnologiesNice: noTechs,
 		EmploymentType: empTypeNames[f.emp], WorkplaceType: workplaceNames[f.work], Language: langCodes[f.lang],
-	}}
-	d := &box.d
+	}
+	n := int64(unsafe.Sizeof(*d))
 	if f.nTech > 0 {
 		techs := make([]string, f.nTech)
 		for i := range techs {
@@ -459,28 +517,26 @@ func (w *World) descriptionTruth(c *company, g *gen, second bool) *DescriptionTr
 		d.TechnologiesRequired, d.TechnologiesNice = techs[:f.nReq:f.nReq], techs[f.nReq:]
 		slices.Sort(d.TechnologiesRequired)
 		slices.Sort(d.TechnologiesNice)
+		n += int64(len(techs)) * int64(unsafe.Sizeof(""))
 	}
 	if f.sen >= 0 {
 		d.Seniority = normalize.Seniorities[f.sen]
 	}
 	if f.work == wpRemote && f.remoteIn && !second {
-		name, _ := normalize.CountryName(countries[g.country].name)
-		d.RemoteCountries = []string{name}
+		d.RemoteCountries = remoteIn[g.country]
 	}
 	if f.years >= 0 {
-		box.years = int(f.years)
-		d.YearsExperienceMin = &box.years
+		d.YearsExperienceMin = &yearsValues[f.years]
 	}
 	if f.visa >= 0 {
-		box.visa = f.visa == 1
-		d.VisaSponsorship = &box.visa
+		d.VisaSponsorship = &visaValues[f.visa]
 	}
 	if f.pay {
 		s := w.salaryOf(g)
-		box.pay = PayTruth{Min: s.min, Max: s.max, Currency: s.currency, Period: periodWord[s.period]}
-		d.Pay = &box.pay
+		d.Pay = &PayTruth{Min: s.min, Max: s.max, Currency: s.currency, Period: periodWord[s.period]}
+		n += int64(unsafe.Sizeof(*d.Pay))
 	}
-	return d
+	return d, n
 }
 
 // DescriptionTruth returns what the description of the req named truthID (a Truth.Reqs

@@ -29,10 +29,12 @@
 //
 // Determinism: every fact about tick t is a pure function of (seed, company, slot, t), computed on
 // the fly from hashes; nothing is replayed. Static per-company data is computed once in New. A
-// req's description draws from hash streams of its own, so adding it shifted no other draw;
-// descriptions are written when a feed or the truth is rendered and never held. The
-// only per-tick caches are the board/aggregator indexes (rebuilt lazily for the ticks being served)
-// and the per-(tick, URL) attempt counters used by transient faults.
+// req's description draws from hash streams of its own, so adding it shifted no other draw; a
+// description depends on its req alone, so the World keeps descriptions (as each feed wrote
+// them) and their truth in a cache bounded by bytes (Config.DescriptionCache, desccache.go)
+// that changes no byte of any body (TestBodiesMatchGolden). The only per-tick caches are the
+// board/aggregator indexes (rebuilt lazily for the ticks being served) and the per-(tick, URL)
+// attempt counters used by transient faults.
 //
 // Source keys are internal/atsurl's SourceKey of the real URLs in both modes ("greenhouse:acme",
 // "jsonld:www.jobsnorth.example/jobs?page=1"), so the registry, the ledger and the truth agree.

@@ -132,10 +132,10 @@ func TestFaultMalformedBody(t *testing.T) {
 				require.Error(t, xml.Unmarshal(body, &v), s.Key)
 			case "jsonld":
 				require.NotContains(t, string(body), "</html>")
-				m := scriptRe.FindAllSubmatch(append(body, "</script>"...), -1)
+				m := ldScripts(append(body, "</script>"...))
 				require.NotEmpty(t, m)
 				var v any
-				require.Error(t, json.Unmarshal(m[len(m)-1][1], &v), "the cut lands inside a JSON-LD block")
+				require.Error(t, json.Unmarshal(m[len(m)-1], &v), "the cut lands inside a JSON-LD block")
 			default:
 				var v any
 				require.Error(t, json.Unmarshal(body, &v), s.Key)

@@ -620,11 +620,11 @@ func TestJSONLDFormat(t *testing.T) {
 		}
 		body := fetchOK(t, s.URL)
 		require.Contains(t, string(body), "<!DOCTYPE html>")
-		for _, m := range scriptRe.FindAllSubmatch(body, -1) {
+		for _, m := range ldScripts(body) {
 			switch {
-			case m[1][0] == '[':
+			case m[0] == '[':
 				blocks["array"]++
-			case strings.Contains(string(m[1][:60]), "@graph"):
+			case strings.Contains(string(m[:60]), "@graph"):
 				blocks["graph"]++
 			default:
 				blocks["object"]++

@@ -81,18 +81,11 @@ func (w *World) renderGreenhouse(b []byte, c *company, tick int, content, junk b
 		if content {
 			// Greenhouse serves content HTML-entity-escaped: the company's intro and the closing
 			// (equal opportunity) in the board's own divs around the job's text.
-			d := w.describe(c, g)
-			d.out = append(d.out[:0], `<div class="content-intro">`...)
-			d.out = d.appendHTML(d.out, 1<<pAbout, 0)
-			d.out = append(d.out, `</div>`...)
-			d.out = d.appendHTML(d.out, allParts&^(1<<pAbout|1<<pEEO), 0)
-			d.out = append(d.out, `<div class="content-conclusion">`...)
-			d.out = d.appendHTML(d.out, 1<<pEEO, 0)
-			d.out = append(d.out, `</div>`...)
+			d := w.descOf(c, g)
 			b = append(b, `,"content":"`...)
-			b = appendEntityJSON(b, d.out)
+			b = d.append(b, flGreenhouse)
 			b = append(b, '"')
-			w.release(d)
+			d.release()
 		}
 		dept := int64(h2(c.key, uint64(t.fn))%9000000 + 1000000)
 		b = append(b, `,"departments":[{"id":`...)
@@ -119,4 +112,24 @@ func (w *World) renderGreenhouse(b []byte, c *company, tick int, content, junk b
 	b = append(b, `],"meta":{"total":`...)
 	b = strconv.AppendInt(b, int64(n), 10)
 	return append(b, "}}"...)
+}
+
+// Greenhouse's board divs around a job's text, entity-escaped as its content is.
+var (
+	greenhouseIntro      = string(appendEntityJSON(nil, []byte(`<div class="content-intro">`)))
+	greenhouseConclusion = string(appendEntityJSON(nil, []byte(`<div class="content-conclusion">`)))
+	greenhouseDivEnd     = string(appendEntityJSON(nil, []byte(`</div>`)))
+)
+
+// greenhouseContent writes content (flGreenhouse): the company's intro and the closing (equal
+// opportunity) in the board's own divs around the job's text, HTML entity-escaped, in a JSON
+// string without its quotes.
+func greenhouseContent(d *descDoc, b []byte) []byte {
+	b = append(b, greenhouseIntro...)
+	b = d.appendHTMLEntity(b, 1<<pAbout, 0)
+	b = append(b, greenhouseDivEnd...)
+	b = d.appendHTMLEntity(b, allParts&^(1<<pAbout|1<<pEEO), 0)
+	b = append(b, greenhouseConclusion...)
+	b = d.appendHTMLEntity(b, 1<<pEEO, 0)
+	return append(b, greenhouseDivEnd...)
 }

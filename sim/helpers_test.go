@@ -77,18 +77,38 @@ func withQuery(u string, kv ...string) string {
 }
 
 var (
-	scriptRe = regexp.MustCompile(`(?s)<script type="application/ld\+json">(.*?)</script>`)
-	nextRe   = regexp.MustCompile(`<link rel="next" href="([^"]+)">`)
+	nextRe = regexp.MustCompile(`<link rel="next" href="([^"]+)">`)
 )
+
+// ldScripts returns the content of each JSON-LD script block of page, as the regular expression
+// (?s)<script type="application/ld\+json">(.*?)</script> finds them (a scan: boards are pages of
+// hundreds of KB, which a lazy regular expression crawls under the race detector).
+func ldScripts(page []byte) [][]byte {
+	const open, end = `<script type="application/ld+json">`, `</script>`
+	var out [][]byte
+	for {
+		i := bytes.Index(page, []byte(open))
+		if i < 0 {
+			return out
+		}
+		page = page[i+len(open):]
+		j := bytes.Index(page, []byte(end))
+		if j < 0 {
+			return out
+		}
+		out = append(out, page[:j])
+		page = page[j+len(end):]
+	}
+}
 
 // jsonldPostings flattens the JobPosting objects of a board page (single objects, arrays and
 // @graph blocks).
 func jsonldPostings(t *testing.T, page []byte) []map[string]any {
 	t.Helper()
 	var out []map[string]any
-	for _, m := range scriptRe.FindAllSubmatch(page, -1) {
+	for _, m := range ldScripts(page) {
 		var v any
-		require.NoError(t, json.Unmarshal(m[1], &v), "script block must be JSON: %s", m[1])
+		require.NoError(t, json.Unmarshal(m, &v), "script block must be JSON: %s", m)
 		switch x := v.(type) {
 		case []any:
 			for _, e := range x {

@@ -136,12 +136,11 @@ func (w *World) appendICIMSCard(b []byte, c *company, g *gen, portal string, ser
 	b = append(b, `</h3></a></div>
 `...)
 	if icimsShowsDescription(c) {
-		d := w.describe(c, g)
-		d.out = d.appendOpening(d.out[:0], icimsOpening)
+		d := w.descOf(c, g)
 		b = append(b, `<div class="col-xs-12 description">`...)
-		b = appendXML(b, d.out)
+		b = d.append(b, flICIMS)
 		b = append(b, "</div>\n"...)
-		w.release(d)
+		d.release()
 	}
 	b = append(b, `<div class="col-xs-12 additionalFields"><dl class="iCIMS_JobHeaderGroup">
 <div class="iCIMS_JobHeaderTag"><dt class="iCIMS_JobHeaderField">Requisition ID</dt><dd class="iCIMS_JobHeaderData"><span>`...)
@@ -155,4 +154,11 @@ func (w *World) appendICIMSCard(b []byte, c *company, g *gen, portal string, ser
 <div class="iCIMS_JobHeaderTag"><dt class="iCIMS_JobHeaderField">Position Type</dt><dd class="iCIMS_JobHeaderData"><span>`...)
 	b = append(b, empTypeLabel[g.empType]...)
 	return append(b, "</span></dd></div>\n</dl></div></div></li>\n"...)
+}
+
+// icimsOpeningText writes a card's description (flICIMS): the opening of the plain text, cut at
+// a word with an ellipsis, XML-escaped.
+func icimsOpeningText(d *descDoc, b []byte) []byte {
+	d.out = d.appendOpening(d.out[:0], icimsOpening)
+	return appendXML(b, d.out)
 }

@@ -150,7 +150,7 @@ func (w *World) tenantURL(c *company, v uint8) string {
 	case vAshby:
 		return base + "/ashby/posting-api/job-board/" + t + "?includeCompensation=true"
 	case vWorkable:
-		return base + "/workable/api/v1/widget/accounts/" + t
+		return base + "/workable/api/v1/widget/accounts/" + t + "?details=true"
 	case vSmartRecruiters:
 		return base + "/smartrecruiters/v1/companies/" + t + "/postings?limit=100&offset=0"
 	case vRecruitee:

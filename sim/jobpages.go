@@ -139,10 +139,9 @@ func (w *World) appendJobPagePosting(b, scratch []byte, bi int, c *company, g *g
 		b = appendStrH(b, w.appendTitleVariant(scratch[:0], g, h3(g.h, saltVariant, uint64(bi))))
 	}
 	b = append(b, `,"description":`...)
-	d := w.describe(c, g)
-	d.out = d.appendHTML(d.out[:0], allParts, 0)
-	b = appendStrH(b, d.out)
-	w.release(d)
+	d := w.descOf(c, g)
+	b = d.append(b, flHTMLJSONH)
+	d.release()
 	b = append(b, `,"datePosted":`...)
 	b = appendTime(b, w.postedAt(g, saltVariant+uint64(bi)).UTC(), "2006-01-02")
 	b = append(b, `,"validThrough":`...)

@@ -55,13 +55,9 @@ func (w *World) renderLever(b []byte, c *company, tick int, skip, limit int, jun
 		t := &w.titles[g.title]
 		cd := &countries[g.country]
 		loc := appendLocationText(scratch[:0], g, h2(g.h, vLever))
-		d := w.describe(c, g)
+		d := w.descOf(c, g)
 		b = append(b, `{"additionalPlain":`...)
-		d.out = d.appendPlain(d.out[:0], tailParts)
-		b = appendStrBytes(b, d.out)
-		b = append(b, `,"additional":`...)
-		d.out = d.appendHTML(d.out[:0], tailParts, 0)
-		b = appendStrBytes(b, d.out)
+		b = d.append(b, flLeverTail)
 		b = append(b, `,"categories":{"commitment":`...)
 		b = appendStr(b, leverCommitment[g.empType])
 		b = append(b, `,"department":`...)
@@ -75,33 +71,14 @@ func (w *World) renderLever(b []byte, c *company, tick int, skip, limit int, jun
 		b = append(b, `]},"createdAt":`...)
 		b = strconv.AppendInt(b, w.postedAt(g, vLever).UnixMilli(), 10)
 		b = append(b, `,"descriptionPlain":`...)
-		d.out = d.appendPlain(d.out[:0], introParts)
-		b = appendStrBytes(b, d.out)
-		b = append(b, `,"description":`...)
-		d.out = d.appendHTML(d.out[:0], introParts, 0)
-		b = appendStrBytes(b, d.out)
+		b = d.append(b, flLeverIntro)
 		b = append(b, `,"id":"`...)
 		id := len(b)
 		b = appendATSID(b, c, vLever, g)
 		idEnd := len(b)
 		b = append(b, `","lists":[`...)
-		nl := 0
-		for _, part := range [...]uint8{pDuties, pReq, pNice, pBenefits} {
-			if !d.hasItems(part) {
-				continue
-			}
-			if nl > 0 {
-				b = append(b, ',')
-			}
-			nl++
-			b = append(b, `{"text":`...)
-			b = appendStrBytes(b, d.headingOf(part))
-			b = append(b, `,"content":`...)
-			d.out = d.appendItems(d.out[:0], part)
-			b = appendStrBytes(b, d.out)
-			b = append(b, '}')
-		}
-		w.release(d)
+		b = d.append(b, flLeverLists)
+		d.release()
 		b = append(b, `],"text":`...)
 		b = appendStr(b, t.name)
 		b = append(b, `,"country":`...)
@@ -136,4 +113,41 @@ func (w *World) renderLever(b []byte, c *company, tick int, skip, limit int, jun
 		b = append(b, '}')
 	}
 	return append(b, ']')
+}
+
+// leverTail writes additionalPlain's value to additional's (flLeverTail): the closing (pay,
+// terms, equal opportunity) as plain text and HTML.
+func leverTail(d *descDoc, b []byte) []byte {
+	b = d.appendPlainJSON(b, tailParts)
+	b = append(b, `,"additional":`...)
+	return d.appendHTMLJSON(b, tailParts, 0)
+}
+
+// leverIntro writes descriptionPlain's value to description's (flLeverIntro): the opening
+// (company and role) as plain text and HTML.
+func leverIntro(d *descDoc, b []byte) []byte {
+	b = d.appendPlainJSON(b, introParts)
+	b = append(b, `,"description":`...)
+	return d.appendHTMLJSON(b, introParts, 0)
+}
+
+// leverLists writes the entries of lists (flLeverLists): each section with items, its heading
+// as text and its <li> items as content.
+func leverLists(d *descDoc, b []byte) []byte {
+	nl := 0
+	for _, part := range [...]uint8{pDuties, pReq, pNice, pBenefits} {
+		if !d.hasItems(part) {
+			continue
+		}
+		if nl > 0 {
+			b = append(b, ',')
+		}
+		nl++
+		b = append(b, `{"text":`...)
+		b = d.appendHeadingJSON(b, part)
+		b = append(b, `,"content":`...)
+		b = d.appendItemsJSON(b, part)
+		b = append(b, '}')
+	}
+	return b
 }

@@ -51,7 +51,8 @@ func (w *World) renderPersonio(b []byte, c *company, tick int, junk bool) []byte
 		g := &gens[i]
 		t := &w.titles[g.title]
 		cd := &countries[g.country]
-		f := w.facts(c, g)
+		d := w.descOf(c, g)
+		f := d.facts()
 		b = append(b, "  <position>\n    <id>"...)
 		b = appendATSID(b, c, vPersonio, g)
 		b = append(b, "</id>\n    <subcompany>"...)
@@ -85,22 +86,12 @@ func (w *World) renderPersonio(b []byte, c *company, tick int, junk bool) []byte
 		b = append(b, "</recruitingCategory>\n    <name>"...)
 		b = appendXML(b, t.name)
 		b = append(b, "</name>\n    <jobDescriptions>\n"...)
-		d := w.describe(c, g)
-		for part := uint8(0); part < numParts; part++ {
-			if !d.has(part) {
-				continue
-			}
-			b = append(b, "      <jobDescription>\n        <name>"...)
-			b = appendXML(b, d.headingOf(part))
-			b = append(b, "</name>\n        <value><![CDATA["...)
-			b = d.appendHTML(b, 1<<part, 1<<part)
-			b = append(b, "]]></value>\n      </jobDescription>\n"...)
-		}
-		w.release(d)
+		b = d.append(b, flPersonio)
+		d.release()
 		b = append(b, "    </jobDescriptions>\n    <employmentType>"...)
 		b = append(b, personioEmployment[g.empType]...)
 		b = append(b, "</employmentType>\n    <seniority>"...)
-		b = append(b, personioSeniority[w.coarseLevel(c, g)]...)
+		b = append(b, personioSeniority[w.coarseLevel(c, g, f)]...)
 		b = append(b, "</seniority>\n    <schedule>"...)
 		b = append(b, personioSchedule[g.empType]...)
 		b = append(b, "</schedule>\n"...)
@@ -120,4 +111,20 @@ func (w *World) renderPersonio(b []byte, c *company, tick int, junk bool) []byte
 		b = append(b, "</createdAt>\n  </position>\n"...)
 	}
 	return append(b, "</workzag-jobs>\n"...)
+}
+
+// personioDescriptions writes a position's jobDescription elements (flPersonio): one per section
+// of the description, its heading as name and its HTML (without the heading) as value.
+func personioDescriptions(d *descDoc, b []byte) []byte {
+	for part := uint8(0); part < numParts; part++ {
+		if !d.has(part) {
+			continue
+		}
+		b = append(b, "      <jobDescription>\n        <name>"...)
+		b = d.appendHeadingXML(b, part)
+		b = append(b, "</name>\n        <value><![CDATA["...)
+		b = d.appendMarkup(b, 1<<part, 1<<part, mkRaw)
+		b = append(b, "]]></value>\n      </jobDescription>\n"...)
+	}
+	return b
 }

@@ -56,26 +56,10 @@ func (w *World) renderPinpoint(b []byte, c *company, tick int, junk bool) []byte
 		uuidEnd := len(b)
 		b = append(b, `","path":"/en/postings/`...)
 		b = append(b, b[uuid:uuidEnd]...)
-		d := w.describe(c, g)
+		d := w.descOf(c, g)
 		b = append(b, `","description":`...)
-		d.out = d.appendHTML(d.out[:0], introParts|tailParts, 0)
-		b = appendStrBytes(b, d.out)
-		for _, s := range [...]struct {
-			field string
-			part  uint8
-			mask  uint16
-		}{{"key_responsibilities", pDuties, 1 << pDuties}, {"skills_knowledge_expertise", pReq, reqParts}, {"benefits", pBenefits, 1 << pBenefits}} {
-			b = append(b, `,"`...)
-			b = append(b, s.field...)
-			b = append(b, `":`...)
-			d.out = d.appendHTML(d.out[:0], s.mask, 1<<s.part)
-			b = appendStrBytes(b, d.out)
-			b = append(b, `,"`...)
-			b = append(b, s.field...)
-			b = append(b, `_header":`...)
-			b = appendStrBytes(b, d.headingOf(s.part))
-		}
-		w.release(d)
+		b = d.append(b, flPinpoint)
+		d.release()
 		b = append(b, `,"location":{"id":"`...)
 		b = strconv.AppendUint(b, uint64(g.country)*64+uint64(g.city), 10)
 		b = append(b, `","city":`...)
@@ -149,4 +133,26 @@ func (w *World) renderPinpoint(b []byte, c *company, tick int, junk bool) []byte
 		b = append(b, `},"division":null}}`...)
 	}
 	return append(b, "]}"...)
+}
+
+// pinpointSections writes description's value to benefits_header's (flPinpoint): the opening and
+// closing as description, the duties, requirements (with the nice-to-haves) and benefits in
+// their own fields, each with its heading beside it.
+func pinpointSections(d *descDoc, b []byte) []byte {
+	b = d.appendHTMLJSON(b, introParts|tailParts, 0)
+	for _, s := range [...]struct {
+		field string
+		part  uint8
+		mask  uint16
+	}{{"key_responsibilities", pDuties, 1 << pDuties}, {"skills_knowledge_expertise", pReq, reqParts}, {"benefits", pBenefits, 1 << pBenefits}} {
+		b = append(b, `,"`...)
+		b = append(b, s.field...)
+		b = append(b, `":`...)
+		b = d.appendHTMLJSON(b, s.mask, 1<<s.part)
+		b = append(b, `,"`...)
+		b = append(b, s.field...)
+		b = append(b, `_header":`...)
+		b = d.appendHeadingJSON(b, s.part)
+	}
+	return b
 }

@@ -154,17 +154,21 @@ func (w *World) renderRecruitee(b []byte, c *company, tick int, junk bool) []byt
 		} else {
 			b = append(b, `{"min":null,"max":null,"period":null,"currency":null}`...)
 		}
-		d := w.describe(c, g)
-		b = append(b, `,"description":`...)
-		d.out = d.appendHTML(d.out[:0], allParts&^reqParts, 0)
-		b = appendStrBytes(b, d.out)
-		b = append(b, `,"requirements":`...)
-		d.out = d.appendHTML(d.out[:0], reqParts, 1<<pReq)
-		b = appendStrBytes(b, d.out)
+		d := w.descOf(c, g)
+		b = d.append(b, flRecruitee)
+		d.release()
 		b = append(b, '}')
-		w.release(d)
 	}
 	return append(b, "]}"...)
+}
+
+// recruiteeDescription writes an offer's description and requirements (flRecruitee): the
+// requirements and nice-to-haves in their own field, under their own heading.
+func recruiteeDescription(d *descDoc, b []byte) []byte {
+	b = append(b, `,"description":`...)
+	b = d.appendHTMLJSON(b, allParts&^reqParts, 0)
+	b = append(b, `,"requirements":`...)
+	return d.appendHTMLJSON(b, reqParts, 1<<pReq)
 }
 
 // appendSlug appends a URL slug of s ("Senior Backend Engineer" → "senior-backend-engineer").

@@ -116,7 +116,7 @@ func (w *World) renderSmartRecruiters(b []byte, c *company, tick int, offset, li
 		b = append(b, et[0]...)
 		b = append(b, `","label":"`...)
 		b = append(b, et[1]...)
-		ex := srExperience[w.coarseLevel(c, g)]
+		ex := srExperience[w.coarseLevel(c, g, nil)]
 		b = append(b, `"},"experienceLevel":{"id":"`...)
 		b = append(b, ex[0]...)
 		b = append(b, `","label":"`...)

@@ -38,9 +38,10 @@ func (w *World) renderWorkable(b []byte, c *company, tick int, details, junk boo
 		sc := appendATSID(code[:0], c, vWorkable, g)
 		// Multi-location job: a second city in the same country and/or a second country, each
 		// listed as its own entry sharing the shortcode (workablePlaces).
-		var d *descDoc
+		var d *descRef
 		if details {
-			d = w.describe(c, g)
+			r := w.descOf(c, g)
+			d = &r
 		}
 		for _, pl := range workablePlaces(g) {
 			if n > 0 {
@@ -50,13 +51,14 @@ func (w *World) renderWorkable(b []byte, c *company, tick int, details, junk boo
 			b = w.appendWorkableJob(b, c, g, sc, pl, d)
 		}
 		if d != nil {
-			w.release(d)
+			d.release()
 		}
 	}
 	return append(b, "]}"...)
 }
 
-func (w *World) appendWorkableJob(b []byte, c *company, g *gen, shortcode []byte, pl place, d *descDoc) []byte {
+// appendWorkableJob appends g's entry at place pl, with its description when d is not nil.
+func (w *World) appendWorkableJob(b []byte, c *company, g *gen, shortcode []byte, pl place, d *descRef) []byte {
 	t := &w.titles[g.title]
 	cd := &countries[pl.country]
 	city := pl.city
@@ -90,7 +92,11 @@ func (w *World) appendWorkableJob(b []byte, c *company, g *gen, shortcode []byte
 	b = append(b, `,"city":`...)
 	b = appendStr(b, cd.cities[city])
 	b = append(b, `,"state":"","education":"","experience":`...)
-	b = appendStr(b, workableExperience[w.coarseLevel(c, g)])
+	var f *descFacts
+	if d != nil {
+		f = d.facts()
+	}
+	b = appendStr(b, workableExperience[w.coarseLevel(c, g, f)])
 	b = append(b, `,"function":`...)
 	b = appendStr(b, functionNames[t.fn])
 	b = append(b, `,"industry":`...)
@@ -107,15 +113,18 @@ func (w *World) appendWorkableJob(b []byte, c *company, g *gen, shortcode []byte
 	b = appendStr(b, cd.cities[city])
 	b = append(b, `,"region":"","hidden":false}]`...)
 	if d != nil {
-		b = append(b, `,"description":`...)
-		d.out = d.appendHTML(d.out[:0], allParts&^(reqParts|1<<pBenefits), 0)
-		b = appendStrBytes(b, d.out)
-		b = append(b, `,"requirements":`...)
-		d.out = d.appendHTML(d.out[:0], reqParts, 1<<pReq)
-		b = appendStrBytes(b, d.out)
-		b = append(b, `,"benefits":`...)
-		d.out = d.appendHTML(d.out[:0], 1<<pBenefits, 1<<pBenefits)
-		b = appendStrBytes(b, d.out)
+		b = d.append(b, flWorkable)
 	}
 	return append(b, '}')
+}
+
+// workableDetails writes what details=true adds to a job (flWorkable): its description,
+// requirements and benefits (HTML, each without its heading).
+func workableDetails(d *descDoc, b []byte) []byte {
+	b = append(b, `,"description":`...)
+	b = d.appendHTMLJSON(b, allParts&^(reqParts|1<<pBenefits), 0)
+	b = append(b, `,"requirements":`...)
+	b = d.appendHTMLJSON(b, reqParts, 1<<pReq)
+	b = append(b, `,"benefits":`...)
+	return d.appendHTMLJSON(b, 1<<pBenefits, 1<<pBenefits)
 }

@@ -55,6 +55,8 @@ type World struct {
 	snaps    snapCache
 	bufs     sync.Pool // *[]byte body buffers
 	descs    sync.Pool // *descDoc: descriptions being written
+	dcache   *descCache
+	slotBase []int32   // per company index (and demo company past them): its first slot's index
 	gz       sync.Pool // *gzip.Writer at BestSpeed
 	crc      *crc32.Table
 }
@@ -180,6 +182,17 @@ func New(cfg Config) *World {
 			w.demos[v] = w.demoCompany(uint8(v))
 		}
 	}
+	w.slotBase = make([]int32, len(w.companies)+numVendors)
+	slots := 0
+	for i := range w.slotBase {
+		w.slotBase[i] = int32(slots)
+		if i < len(w.companies) {
+			slots += w.companies[i].nSlots()
+		} else {
+			slots += w.demos[i-len(w.companies)].nSlots()
+		}
+	}
+	w.dcache = newDescCache(cfg.DescriptionCache, slots)
 	w.bufs.New = func() any { b := make([]byte, 0, 64<<10); return &b }
 	w.gz.New = newGzipWriter
 	w.crc = crc32.MakeTable(crc32.Castagnoli)

@@ -73,7 +73,7 @@ var capturedFeeds = []capturedFeed{
 			"https://jobs.ashbyhq.com/acme/1a2b3c4d-0000-0000-0000-000000000002", "https://jobs.ashbyhq.com/acme/1a2b3c4d-0000-0000-0000-000000000003"},
 		described: []string{"https://jobs.ashbyhq.com/acme/0f3c2a8e-1b2d-4e5f-8a9b-0c1d2e3f4a5b"}},
 	{vendor: "workable", tenant: "acme-logistics", domain: "acmelogistics.com", name: "Acme Logistics", country: "DE",
-		host: "apply.workable.com", pages: map[string]string{"/api/v1/widget/accounts/acme-logistics": "workable_account.json"},
+		host: "apply.workable.com", pages: map[string]string{"/api/v1/widget/accounts/acme-logistics?details=true": "workable_account.json"},
 		contentType: "application/json; charset=utf-8",
 		urls: []string{"https://apply.workable.com/j/9F1A2B3C4D", "https://apply.workable.com/j/9F1A2B3C4D", // Berlin and Rotterdam: two countries, two reqs
 			"https://apply.workable.com/j/AB12CD34EF"}}, // the list without details=true: no description

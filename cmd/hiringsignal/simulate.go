@@ -26,6 +26,7 @@ type simFlags struct {
 	serverError, rateLimit, slow, badRecord, badBody, vanish *float64
 	slowDelay                                                *time.Duration
 	epoch                                                    *string
+	descCacheMiB                                             *int
 }
 
 func addSimFlags(fs *flagenv.Set) *simFlags {
@@ -41,6 +42,8 @@ func addSimFlags(fs *flagenv.Set) *simFlags {
 		vanish:      fs.Float("sim-fault-vanish", 0, "share of sources answering 404 for one tick"),
 		slowDelay:   fs.Duration("sim-slow-delay", 30*time.Second, "how long a slow source takes"),
 		epoch:       fs.String("sim-epoch", "2026-01-05T00:00:00Z", "time of tick 0"),
+		descCacheMiB: fs.Int("sim-description-cache", sim.DefaultDescriptionCache>>20,
+			"MiB of its reqs' descriptions the world keeps between renders, as the feeds wrote them (0: none; the bodies are the same)"),
 	}
 }
 
@@ -50,9 +53,17 @@ func (f *simFlags) config(clock *sim.Clock, base string) (sim.Config, error) {
 	if err != nil {
 		return sim.Config{}, fmt.Errorf("cannot parse --sim-epoch: %w", err)
 	}
+	if *f.descCacheMiB < 0 {
+		return sim.Config{}, fmt.Errorf("cannot use --sim-description-cache %d: give MiB, 0 for none", *f.descCacheMiB)
+	}
+	descCache := *f.descCacheMiB << 20
+	if descCache == 0 {
+		descCache = -1 // none
+	}
 	return sim.Config{Seed: int64(*f.seed), Companies: *f.companies, Epoch: epoch, BaseURL: base,
 		FaultServerError: *f.serverError, FaultRateLimit: *f.rateLimit, FaultSlow: *f.slow,
-		FaultMalformedRecord: *f.badRecord, FaultMalformedBody: *f.badBody, FaultVanish: *f.vanish, SlowDelay: *f.slowDelay, Clock: clock}, nil
+		FaultMalformedRecord: *f.badRecord, FaultMalformedBody: *f.badBody, FaultVanish: *f.vanish, SlowDelay: *f.slowDelay, Clock: clock,
+		DescriptionCache: descCache}, nil
 }
 
 // start builds the world on clock (nil: the wall clock) and serves it on its listener.

@@ -246,7 +246,8 @@ func FirstPage(vendor, tenant, variant string) (string, error) {
 	case Ashby:
 		return "https://api.ashbyhq.com/posting-api/job-board/" + t + "?includeCompensation=true", nil
 	case Workable:
-		return "https://apply.workable.com/api/v1/widget/accounts/" + t, nil
+		// details=true: each job with its description, requirements and benefits.
+		return "https://apply.workable.com/api/v1/widget/accounts/" + t + "?details=true", nil
 	case SmartRecruiters:
 		return "https://api.smartrecruiters.com/v1/companies/" + t + "/postings?limit=100&offset=0", nil
 	case Recruitee:

@@ -22,7 +22,7 @@ func TestFirstPageRendersTheVendorsRealEndpoints(t *testing.T) {
 	f(Lever, "acme", "", "https://api.lever.co/v0/postings/acme?mode=json&skip=0&limit=100")
 	f(Lever, "acme", VariantEU, "https://api.eu.lever.co/v0/postings/acme?mode=json&skip=0&limit=100")
 	f(Ashby, "Acme", "", "https://api.ashbyhq.com/posting-api/job-board/Acme?includeCompensation=true")
-	f(Workable, "acme", "", "https://apply.workable.com/api/v1/widget/accounts/acme")
+	f(Workable, "acme", "", "https://apply.workable.com/api/v1/widget/accounts/acme?details=true")
 	f(SmartRecruiters, "AcmeGroup1", "", "https://api.smartrecruiters.com/v1/companies/AcmeGroup1/postings?limit=100&offset=0")
 	f(Recruitee, "Acme", "", "https://acme.recruitee.com/api/offers/")
 	f(Personio, "acme-gmbh", "", "https://acme-gmbh.jobs.personio.de/xml?language=en")

@@ -62,7 +62,7 @@ func TestAddValidatesWithOneFetchThenWritesActive(t *testing.T) {
 	require.NoError(t, err)
 	w := &vendorWorld{pages: map[string]string{
 		"boards-api.greenhouse.io/v1/boards/acme/jobs?content=true":            string(gh),
-		"apply.workable.com/api/v1/widget/accounts/acmelog":                    string(wk),
+		"apply.workable.com/api/v1/widget/accounts/acmelog?details=true":       string(wk),
 		"api.ashbyhq.com/posting-api/job-board/empty?includeCompensation=true": `{"jobs":[]}`,
 		"api.lever.co/v0/postings/html?mode=json&skip=0&limit=100":             `<html>moved</html>`,
 	}}
