@@ -41,8 +41,10 @@ import (
 // the Postgres primary and promotes the standby. Then it runs the same windows of the same world
 // on one ClickHouse, one Postgres, one crawl and one serve, and requires the same ledger, the
 // same answers to a fixed list of calls, and the same deliveries, each (watch, event) delivered
-// under one idempotency key. Before the windows, a Free key gets exactly its 20 calls of a
-// minute across the round robin, and another exactly its 100 calls of the day.
+// under one idempotency key, each accepted delivery billed one delivered_change unit. Before the
+// windows, a Free key gets exactly its 20 calls of a minute across the round robin, and another
+// exactly its 100 calls of the day; after them, with the killed instance's metering log replayed
+// (`metering replay`), each of the two is billed exactly the calls it was answered 200.
 //
 // The crawl processes read the simulator's directory (--directory sim), each crawling whole
 // windows: the registry's windows are 3 hours of the wall clock, which no test of minutes can
@@ -152,6 +154,9 @@ type deployment struct {
 	recv   *hookReceiver
 	hooks  map[int]func(pin func())
 	onWarm func() // after the first window, before the others (the cluster's limit checks)
+	// answered is the 200s each account the limit checks used got, by account id: what its
+	// usage ledger must bill, no more and no less.
+	answered map[int64]int
 }
 
 // outcome is what a run leaves: its ledger, its answers and its deliveries by company.
@@ -326,6 +331,11 @@ func (d *deployment) run(ticks []int, regions int) outcome {
 	var rows int
 	require.NoError(t, d.pool.QueryRow(context.Background(), `SELECT count(*) FROM webhook_deliveries WHERE watch_id IS NOT NULL AND status = 'delivered'`).Scan(&rows))
 	require.Equal(t, rows, len(o.deliveries), "%s: every delivered row reached the hookReceiver, and only those", d.name)
+	var billed, units int64
+	require.NoError(t, d.pool.QueryRow(context.Background(), `SELECT count(*), coalesce(sum(units), 0)::bigint FROM usage_events
+		WHERE account_id = $1 AND meter_class = $2`, acct.AccountID, oltp.MeterDeliveredChange).Scan(&billed, &units))
+	require.Equal(t, int64(rows), billed, "%s: one delivered_change row billed per accepted delivery", d.name)
+	require.Equal(t, int64(rows), units, "%s: one delivered_change unit per accepted delivery", d.name)
 	return o
 }
 
@@ -435,6 +445,7 @@ func (d *deployment) requireLimitsAcrossInstances() {
 	}
 	require.Equal(t, 20, ok, "a Free key's 20 calls a minute, whichever instance answers")
 	require.Equal(t, 429, last.status, string(last.body))
+	d.answered = map[int64]int{minute.AccountID: ok}
 
 	day := d.account("free")
 	big := int64(100_000)
@@ -450,6 +461,7 @@ func (d *deployment) requireLimitsAcrossInstances() {
 	if time.Now().UTC().YearDay() == dayOf {
 		require.Equal(t, 100, ok, "a Free key's 100 calls a day, whichever instance answers")
 	}
+	d.answered[day.AccountID] = ok
 	require.Equal(t, 402, last.status, string(last.body))
 	require.Contains(t, string(last.body), "quota_exceeded")
 }
@@ -603,6 +615,7 @@ func TestClusterEndToEnd(t *testing.T) {
 	cluster := &deployment{t: t, name: "cluster", api: "http://" + front, pgURL: pg.URL(), pool: pool, ch: func() driver.Conn { return replica1 },
 		sim: simURL, recv: recv}
 	cluster.onWarm = cluster.requireLimitsAcrossInstances
+	killed := -1 // the serve the notifier's holder was
 	cluster.hooks = map[int]func(pin func()){
 		1: func(pin func()) { // a crawl process dies in the middle of a window
 			pin()
@@ -612,6 +625,7 @@ func TestClusterEndToEnd(t *testing.T) {
 		},
 		2: func(pin func()) { // the instance holding the notifier lease dies
 			h := notifierHolder(t, metrics)
+			killed = h
 			require.NoError(t, serves[h].cmd.Process.Signal(syscall.SIGKILL))
 			t.Logf("cluster: serve %d, the notifier's holder, killed", h+1)
 			pin()
@@ -633,6 +647,21 @@ func TestClusterEndToEnd(t *testing.T) {
 		},
 	}
 	got := cluster.run(ticks, regions)
+	// The killed instance's metering log is replayed as an operator would (its calls answered
+	// and not yet in Postgres); then every account of the limit checks is billed exactly the
+	// calls it was answered 200: none lost with the instance, none doubled by the replay, and
+	// none for a 429 or 402.
+	require.GreaterOrEqual(t, killed, 0)
+	replay := exec.Command(bin, append([]string{"metering", "replay", "--metering-dir", filepath.Join(dir, "metering", strconv.Itoa(killed))}, chFlags(addrs...)...)...)
+	replay.Env = append(os.Environ(), env...)
+	out, err = replay.CombinedOutput()
+	require.NoError(t, err, "metering replay: %s", out)
+	for acct, n := range cluster.answered {
+		var calls int64
+		require.Eventually(t, func() bool {
+			return pool.QueryRow(ctx, `SELECT coalesce(sum(calls), 0)::bigint FROM usage_events WHERE account_id = $1`, acct).Scan(&calls) == nil && calls == int64(n)
+		}, time.Minute, 250*time.Millisecond, "account %d: billed %d calls, answered %d", acct, calls, n)
+	}
 	t.Logf("cluster run done (%s): %d events, %d deliveries, %d receipts", time.Since(began).Round(time.Second), len(got.ledger), len(got.deliveries), got.receipts)
 
 	// The same windows on one node of each.
