@@ -72,3 +72,69 @@ func (h LedgerHeads) Done(ctx context.Context, to uint64) error {
 	}
 	return nil
 }
+
+// LedgerHeadState is one ledger's head as recorded: what `hiringsignal ledger head` shows.
+type LedgerHeadState struct {
+	Known          bool // a head is recorded (false: no commit under a head yet)
+	CommittedTo    uint64
+	CommittedAt    string // region/tick of the commit that moved it last ("" when adopted)
+	Pending        bool   // a commit handed out whose write ClickHouse has not acknowledged
+	PendingFrom    uint64
+	PendingTo      uint64
+	PendingWindow  string // region/tick of the pending commit
+	PendingBytes   int    // size of the pending write kept to send again
+	UpdatedAtEpoch int64  // unix seconds of the last change
+}
+
+// State returns the recorded head of the ledger (Known false when none is).
+func (h LedgerHeads) State(ctx context.Context) (LedgerHeadState, error) {
+	var s LedgerHeadState
+	var to, tick int64
+	var region string
+	var pFrom, pTo, pTick *int64
+	var pRegion *string
+	var pBytes *int32
+	err := h.Pool.QueryRow(ctx, `SELECT committed_to, committed_region, committed_tick, pending_from, pending_to, pending_region,
+		pending_tick, octet_length(pending_write), extract(epoch FROM updated_at)::bigint
+		FROM crawl_ledger_heads WHERE ledger = $1`, h.Ledger).Scan(&to, &region, &tick, &pFrom, &pTo, &pRegion, &pTick, &pBytes, &s.UpdatedAtEpoch)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return s, nil
+	}
+	if err != nil {
+		return s, fmt.Errorf("cannot read the crawl's ledger head: %w", err)
+	}
+	s.Known, s.CommittedTo = true, uint64(to)
+	if region != "" {
+		s.CommittedAt = fmt.Sprintf("%s/%d", region, tick)
+	}
+	if pBytes != nil {
+		s.Pending, s.PendingBytes = true, int(*pBytes)
+		if pFrom != nil && pTo != nil {
+			s.PendingFrom, s.PendingTo = uint64(*pFrom), uint64(*pTo)
+		}
+		if pRegion != nil && pTick != nil {
+			s.PendingWindow = fmt.Sprintf("%s/%d", *pRegion, *pTick)
+		}
+	}
+	return s, nil
+}
+
+// Reset records head as the committed head and forgets any pending write, whatever was recorded:
+// the operator's recovery when ClickHouse lost acknowledged commits (restored from an older
+// backup, or wiped) and the recorded head, ahead of it, refuses every commit. It returns the
+// state it replaced. The caller holds the commit lock (CrawlCommitLock), so no commit is
+// between its steps; a pending write forgotten here is a window that will be crawled again.
+func (h LedgerHeads) Reset(ctx context.Context, head uint64) (LedgerHeadState, error) {
+	before, err := h.State(ctx)
+	if err != nil {
+		return before, err
+	}
+	_, err = h.Pool.Exec(ctx, `INSERT INTO crawl_ledger_heads AS l (ledger, committed_to) VALUES ($1, $2)
+		ON CONFLICT (ledger) DO UPDATE SET committed_to = EXCLUDED.committed_to, committed_region = '', committed_tick = 0,
+		pending_from = NULL, pending_to = NULL, pending_region = NULL, pending_tick = NULL, pending_write = NULL, updated_at = now()`,
+		h.Ledger, int64(head))
+	if err != nil {
+		return before, fmt.Errorf("cannot reset the crawl's ledger head: %w", err)
+	}
+	return before, nil
+}

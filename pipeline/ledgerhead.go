@@ -89,7 +89,9 @@ func (c *Crawler) checkHead(ctx context.Context) (uint64, error) {
 		}
 	case head > wm:
 		return 0, fmt.Errorf("%w: the head says event %d is committed, ClickHouse's committed head is %d; "+
-			"ClickHouse lost acknowledged commits, or the head (crawl_ledger_heads) is another database's", ErrLedgerAhead, head, wm)
+			"ClickHouse lost acknowledged commits, or the head (crawl_ledger_heads) is another database's; "+
+			"compare them with `hiringsignal ledger head`, and once ClickHouse holds all it will, `hiringsignal ledger head --reset --apply` "+
+			"records its head (the windows after it are crawled again)", ErrLedgerAhead, head, wm)
 	}
 	return wm, nil
 }

@@ -36,6 +36,7 @@ func commands() map[string]command {
 		"backfill": {"replay crawl cycles over a date range on the simulator's virtual clock", runBackfill},
 		"sources":  {"the source registry the crawl reads: `sources import|add|list|show|pause|resume|retire`", runSources},
 		"listen":   {"receive webhook deliveries on loopback, verify both signatures, print each event (try push)", runListen},
+		"ledger":   {"the crawl's ledger head beside ClickHouse's, and its reset after a restore: `ledger head [--reset --apply]`", runLedger},
 		"metering": {"replay the metering log of an API instance that is gone: `metering replay --metering-dir DIR`", runMetering},
 	}
 }
