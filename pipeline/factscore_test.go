@@ -119,13 +119,11 @@ func bestSource(keys []string, sources map[string]sim.Source) sim.Source {
 }
 
 // textCarried reports whether the req's facts read its whole text: its best source's postings
-// carry it, or carry no description at all while another of its sources' do.
+// carry it, or carry none or only an opening (an iCIMS card's) while another of its sources'
+// carry it whole (the fuller text is read).
 func textCarried(best sim.Source, keys []string, sources map[string]sim.Source) bool {
 	if carriesText(best) {
 		return true
-	}
-	if best.Vendor == "icims" {
-		return false // a card's opening, where the portal shows one, is what the facts read
 	}
 	for _, k := range keys {
 		if carriesText(sources[k]) {

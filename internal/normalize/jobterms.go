@@ -30,6 +30,10 @@ const (
 // WorkplaceTypes is the workplace type vocabulary, in the order the API lists it.
 var WorkplaceTypes = []string{Onsite, Hybrid, Remote}
 
+// RemoteRegions are the wider areas a remote role may be open to ("Remote - EMEA", "remote
+// within Europe"), as stored and served beside its countries; internal/jobtext reads them.
+var RemoteRegions = []string{"worldwide", "europe", "emea", "americas", "north_america", "latam", "apac"}
+
 // employmentWords maps a folded feed value to its employment type. "permanent" without hours is
 // full_time, as internal/jobtext reads "permanent contract"; a fixed-term value is temporary
 // whatever its hours; a working student is part_time; an apprenticeship or traineeship is an
