@@ -23,7 +23,7 @@ type Tool struct {
 
 // conciseDrop are the members (at any depth) a concise answer leaves out: the req's normalized
 // title, board, source and salary, the posting's secondary facts (its description, technologies,
-// employment type, remote countries, years, visa, stated pay: seniority and workplace type stay;
+// employment type, remote countries and regions, years, visa, stated pay: seniority and workplace type stay;
 // a posting names up to eight technologies, which in every matched req of a 100-company page
 // would not fit MaxResultBytes; company_technologies keeps its page, which is its answer's
 // technologies), the pulse's secondary figures and weekly momentum, and duplicates (a
@@ -31,7 +31,7 @@ type Tool struct {
 var conciseDrop = []string{"title", "board", "boards", "url", "source_type", "salary_min_usd", "salary_max_usd", "estimate_samples", "salary_estimate_samples", "estimate_basis",
 	"posted_at", "left_censored", "function_ids", "first_seen_cutoff", "freshness_floor_s",
 	"function", "hq_country", "active_reqs", "velocity", "motion_as_of", "momentum", "observed_at", "relevance", "description",
-	"technologies", "employment_type", "remote_countries", "years_experience_min", "visa_sponsorship", "stated_pay"}
+	"technologies", "employment_type", "remote_countries", "remote_regions", "years_experience_min", "visa_sponsorship", "stated_pay"}
 
 // MaxToolListBytes bounds the answer of tools/list: the catalogue is read into an agent's context
 // on every connection.
