@@ -1,8 +1,8 @@
 // Command hiringsignal is the service's one binary: serve, crawl, backfill, simulate, migrate,
 // dev (what `make run` calls), stores (private Postgres/ClickHouse for dev and tests), cluster (a
 // local replicated ClickHouse for tests), accounts, sources (the source registry the crawl reads),
-// listen (a webhook receiver for trying push) and metering (replays the metering log of an
-// instance that is gone).
+// listen (a webhook receiver for trying push), metering (replays the metering log of an
+// instance that is gone) and facts (re-derives posting facts from stored descriptions).
 //
 // main stays thin: parse flags, start the parts in order, wait for a signal, stop them in reverse.
 package main
@@ -37,6 +37,7 @@ func commands() map[string]command {
 		"sources":  {"the source registry the crawl reads: `sources import|add|list|show|pause|resume|retire`", runSources},
 		"listen":   {"receive webhook deliveries on loopback, verify both signatures, print each event (try push)", runListen},
 		"metering": {"replay the metering log of an API instance that is gone: `metering replay --metering-dir DIR`", runMetering},
+		"facts":    {"re-derive posting facts from stored descriptions: `facts backfill [--apply]` (a dry run by default)", runFacts},
 	}
 }
 
