@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 
@@ -32,6 +33,9 @@ func runFacts(ctx context.Context, log *slog.Logger, args []string) error {
 	}
 	if action != "backfill" {
 		return errors.New("say `facts backfill` (add --apply to write)")
+	}
+	if *batch < 1 || *batch > analytics.MaxBackfillBatch {
+		return fmt.Errorf("cannot backfill facts in batches of %d reqs: give --batch 1 to %d", *batch, analytics.MaxBackfillBatch)
 	}
 	ch, err := analytics.Open(f.chOptions())
 	if err != nil {
