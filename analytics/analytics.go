@@ -6,7 +6,8 @@
 // VendorSighting, Cycle), and every statement run against them: the crawl's cycle write and
 // commit (WriteCycle, ledger.go, quorum writes in cluster mode: quorum.go), the reads that
 // rebuild the crawl's state (crawlstate.go), the gaps between a region's committed cycles (Gaps,
-// gaps.go), and the reads behind the API and its read models, which serve a watermark only once
+// gaps.go), the facts backfill's paging and event rewrite (backfill.go), and the reads behind the
+// API and its read models, which serve a watermark only once
 // the replica that answers holds every event below it (presence.go).
 //
 // SQL here must run on ClickHouse 18.16 (Debian) and on current releases: every INSERT names its

@@ -11,7 +11,7 @@ import (
 )
 
 // A req's posting facts and descriptions. The facts ride with the req's other attributes on
-// every event (events columns, migration 0004): a handful of short strings and numbers, empty
+// every event (events columns, migrations 0004 and 0005): a handful of short strings and numbers, empty
 // when the posting does not say. The description's cleaned text is stored apart, once per
 // distinct text of a req (req_descriptions, keyed by req_key and the text's hash), and an event
 // names it by its hash: the ledger stays small, and a req whose text never changes stores it
@@ -28,6 +28,7 @@ const (
 const (
 	MaxTechnologies    = 64  // technology slugs per req
 	MaxRemoteCountries = 64  // countries a remote role is open to
+	MaxRemoteRegions   = 16  // regions a remote role is open to (normalize.RemoteRegions has 7)
 	MaxStatedPayText   = 160 // bytes of the words the stated pay was read from
 	// MaxDescription is the most bytes of cleaned description text stored per req and text: 16
 	// KiB, above a long posting's text (10–15 KB) and a quarter of the raw bound
@@ -45,6 +46,7 @@ type Facts struct {
 	EmploymentType  string   // one of normalize.EmploymentTypes
 	WorkplaceType   string   // one of normalize.WorkplaceTypes
 	RemoteCountries []string // canonical country names a remote role is open to, sorted
+	RemoteRegions   []string // wider areas a remote role is open to (normalize.RemoteRegions), sorted
 	YearsMin        *uint8   // the least years of experience asked for
 	Visa            *bool    // sponsors visas (true), rules it out (false)
 	// StatedPay is pay the posting's text states when its feed declares none: as written, never
@@ -59,8 +61,11 @@ type Facts struct {
 type StatedPay struct {
 	Min, Max *float64 // a single figure is both; "up to X" has no Min, "from X" no Max
 	Currency string   // ISO 4217
-	Period   string   // year, month, week, day or hour; "" when the text states none
-	Text     string   // the words it was read from, at most MaxStatedPayText bytes
+	// CurrencyInferred: the text wrote a bare "$", and Currency is the crawl's reading of it (the
+	// req's country's dollar, else USD), not a currency the text names.
+	CurrencyInferred bool
+	Period           string // year, month, week, day or hour; "" when the text states none
+	Text             string // the words it was read from, at most MaxStatedPayText bytes
 }
 
 // Check refuses facts a ledger row must not hold (WriteCycle refuses an event whose facts fail it).
@@ -72,6 +77,8 @@ func (f *Facts) Check() error {
 		return fmt.Errorf("%d technologies, above %d", len(f.Technologies), MaxTechnologies)
 	case len(f.RemoteCountries) > MaxRemoteCountries:
 		return fmt.Errorf("%d remote countries, above %d", len(f.RemoteCountries), MaxRemoteCountries)
+	case len(f.RemoteRegions) > MaxRemoteRegions:
+		return fmt.Errorf("%d remote regions, above %d", len(f.RemoteRegions), MaxRemoteRegions)
 	case f.StatedPay != nil && len(f.StatedPay.Text) > MaxStatedPayText:
 		return fmt.Errorf("stated pay text of %d bytes, above %d", len(f.StatedPay.Text), MaxStatedPayText)
 	}
@@ -86,7 +93,7 @@ func (f *Facts) Check() error {
 // factColumns are the events columns of Facts, in the order appendFacts and scanFacts use.
 const factColumns = `technologies, technology_kinds, seniority, employment_type, workplace_type, remote_countries,
 	years_experience_min, visa_sponsorship, stated_pay_min, stated_pay_max, stated_pay_currency, stated_pay_period,
-	stated_pay_text, description_hash`
+	stated_pay_text, description_hash, remote_regions, stated_pay_currency_inferred`
 
 // factValues are the values of f for factColumns.
 func (f *Facts) factValues() []any {
@@ -100,18 +107,25 @@ func (f *Facts) factValues() []any {
 	}
 	var pMin, pMax *float64
 	var cur, period, text string
+	var inferred uint8
 	if p := f.StatedPay; p != nil {
 		pMin, pMax, cur, period, text = p.Min, p.Max, p.Currency, p.Period, p.Text
+		if p.CurrencyInferred {
+			inferred = 1
+		}
 	}
-	techs, kinds, countries := f.Technologies, f.TechKinds, f.RemoteCountries
+	techs, kinds, countries, regions := f.Technologies, f.TechKinds, f.RemoteCountries, f.RemoteRegions
 	if techs == nil {
 		techs, kinds = []string{}, []uint8{}
 	}
 	if countries == nil {
 		countries = []string{}
 	}
+	if regions == nil {
+		regions = []string{}
+	}
 	return []any{techs, kinds, f.Seniority, f.EmploymentType, f.WorkplaceType, countries, f.YearsMin, visa,
-		pMin, pMax, cur, period, text, f.DescriptionHash}
+		pMin, pMax, cur, period, text, f.DescriptionHash, regions, inferred}
 }
 
 // factScan is the scan targets of factColumns; facts() turns them into Facts.
@@ -129,11 +143,13 @@ type factScan struct {
 	period    string
 	text      string
 	hash      uint64
+	regions   []string
+	inferred  uint8
 }
 
 func (s *factScan) targets() []any {
 	return []any{&s.techs, &s.kinds, &s.sen, &s.emp, &s.work, &s.countries, &s.years, &s.visa, &s.pMin, &s.pMax, &s.cur,
-		&s.period, &s.text, &s.hash}
+		&s.period, &s.text, &s.hash, &s.regions, &s.inferred}
 }
 
 func (s *factScan) facts() Facts {
@@ -148,12 +164,15 @@ func (s *factScan) facts() Facts {
 	if len(s.countries) > 0 {
 		f.RemoteCountries = s.countries
 	}
+	if len(s.regions) > 0 {
+		f.RemoteRegions = s.regions
+	}
 	if s.visa != nil {
 		v := *s.visa == 1
 		f.Visa = &v
 	}
 	if s.pMin != nil || s.pMax != nil || s.cur != "" {
-		f.StatedPay = &StatedPay{Min: s.pMin, Max: s.pMax, Currency: s.cur, Period: s.period, Text: s.text}
+		f.StatedPay = &StatedPay{Min: s.pMin, Max: s.pMax, Currency: s.cur, CurrencyInferred: s.inferred == 1, Period: s.period, Text: s.text}
 	}
 	return f
 }

@@ -27,7 +27,8 @@ func TestFactsAndDescriptionsRoundTrip(t *testing.T) {
 	facts := analytics.Facts{Technologies: []string{"go", "postgresql", "rust"},
 		TechKinds: []uint8{analytics.TechRequired, analytics.TechNamed, analytics.TechNiceToHave},
 		Seniority: "senior", EmploymentType: "full_time", WorkplaceType: "remote", RemoteCountries: []string{"Germany", "Poland"},
-		YearsMin: &years, Visa: &yes, StatedPay: &analytics.StatedPay{Min: &lo, Max: &hi, Currency: "EUR", Period: "year", Text: "€90,000 - €120,000 per year"},
+		RemoteRegions: []string{"emea", "europe"}, YearsMin: &years, Visa: &yes,
+		StatedPay:       &analytics.StatedPay{Min: &lo, Max: &hi, Currency: "CAD", CurrencyInferred: true, Period: "year", Text: "$90,000 - $120,000 per year"},
 		DescriptionHash: analytics.DescriptionHash(v1)}
 	ev := func(seq uint64, typ, k string, at time.Time, f analytics.Facts) analytics.Event {
 		return analytics.Event{Seq: seq, Type: typ, ReqKey: k, CompanyID: 7, Region: "test", Tick: uint32(seq), OccurredAt: at,

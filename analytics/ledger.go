@@ -232,22 +232,8 @@ func WriteCycle(ctx context.Context, ch driver.Conn, w *CycleWrite, batch int) e
 	if version == 0 {
 		version = uint64(time.Now().UnixNano())
 	}
-	for start := 0; start < len(w.Events); start += batch {
-		block := w.Events[start:min(start+batch, len(w.Events))]
-		if err := wr.insert("INSERT INTO events (version, "+eventColumns+")", func(b driver.Batch) error {
-			for i := range block {
-				e := &block[i]
-				vals := append([]any{version, e.Seq, e.Type, e.ReqKey, e.CompanyID, e.Region, e.Tick, e.OccurredAt, e.ObservedAt, e.FirstSeen,
-					e.RawTitle, e.Title, e.TitleKey, e.Function, e.Country, e.Location, e.SourceType, e.Boards, e.Sources, e.Board, e.URL,
-					e.RequisitionID, e.SalMin, e.SalMax, e.SalDeclared, e.RepostCount, e.PostedAt}, e.factValues()...)
-				if err := b.Append(append(vals, e.CloseReason, e.GapFrom, e.GapTo)...); err != nil {
-					return fmt.Errorf("cannot append event: %w", err)
-				}
-			}
-			return nil
-		}); err != nil {
-			return fmt.Errorf("cannot insert %d events: %w", len(block), err)
-		}
+	if err := insertEvents(wr, w.Events, version, batch); err != nil {
+		return err
 	}
 	if len(w.Boards) > 0 {
 		if err := wr.insert("INSERT INTO req_boards (req_key, company_id, board, source_type, first_seen)", func(b driver.Batch) error {
@@ -309,6 +295,28 @@ func commitCycle(wr *writer, c *Cycle) error {
 		return nil
 	}); err != nil {
 		return fmt.Errorf("cannot commit cycle %s/%d: %w", c.Region, c.Tick, err)
+	}
+	return nil
+}
+
+// insertEvents writes events at version, in blocks of batch rows.
+func insertEvents(wr *writer, events []Event, version uint64, batch int) error {
+	for start := 0; start < len(events); start += batch {
+		block := events[start:min(start+batch, len(events))]
+		if err := wr.insert("INSERT INTO events (version, "+eventColumns+")", func(b driver.Batch) error {
+			for i := range block {
+				e := &block[i]
+				vals := append([]any{version, e.Seq, e.Type, e.ReqKey, e.CompanyID, e.Region, e.Tick, e.OccurredAt, e.ObservedAt, e.FirstSeen,
+					e.RawTitle, e.Title, e.TitleKey, e.Function, e.Country, e.Location, e.SourceType, e.Boards, e.Sources, e.Board, e.URL,
+					e.RequisitionID, e.SalMin, e.SalMax, e.SalDeclared, e.RepostCount, e.PostedAt}, e.factValues()...)
+				if err := b.Append(append(vals, e.CloseReason, e.GapFrom, e.GapTo)...); err != nil {
+					return fmt.Errorf("cannot append event: %w", err)
+				}
+			}
+			return nil
+		}); err != nil {
+			return fmt.Errorf("cannot insert %d events: %w", len(block), err)
+		}
 	}
 	return nil
 }

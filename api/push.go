@@ -126,6 +126,7 @@ func RegisterEndpointError(c *Call, err error, urlLoc ...any) error {
 const DefaultWatchMaxFiresPerHour = 20
 
 // DefaultWatchEventTypes fire unless event_types says otherwise: reobserved is left out because
-// every live req is read again every 3 hours, so it would spend a Free plan's 50 delivered
-// changes a month on a single req in under a week without telling anything new.
+// the crawl emits one per live req every 7 days (pipeline.ReobserveEvery), so a watch matching a
+// dozen live reqs would spend a Free plan's 50 delivered changes a month without telling
+// anything new.
 var DefaultWatchEventTypes = []string{"opened", "reposted", "closed"}

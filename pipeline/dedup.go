@@ -14,8 +14,11 @@ type reqAgg struct {
 	salary    *observation
 	// text is the best posting whose description was read: where best's feed carries none (a
 	// SmartRecruiters or Workday list), a board's or the aggregator's copy of the req's text
-	// fills what best's facts leave unset (withText).
+	// fills what best's facts leave unset (withText). fullest is the posting with the longest
+	// text (ties: better): where it is at least twice as long as text's or best's own, it is the
+	// text read instead (fullerText).
 	text      *observation
+	fullest   *observation
 	boards    []string // a req sits on a handful of boards: small sets as slices
 	sources   []string
 	atsBoards []string // boards among boards that are ATS tenants (for req_boards source_type)
@@ -65,9 +68,15 @@ func (d *deduper) add(o *observation) {
 		c := *o
 		a.salary = &c
 	}
-	if a.best != nil && o.facts != nil && o.facts.DescriptionHash != 0 && (a.text == nil || better(o, a.text)) {
-		c := *o
-		a.text = &c
+	if a.best != nil && o.facts != nil && o.facts.DescriptionHash != 0 {
+		if a.text == nil || better(o, a.text) {
+			c := *o
+			a.text = &c
+		}
+		if f := a.fullest; f == nil || o.textLen > f.textLen || o.textLen == f.textLen && better(o, f) {
+			c := *o
+			a.fullest = &c
+		}
 	}
 	if o.sourceType == "ats_tenant" && !contains(a.atsBoards, o.board) {
 		a.atsBoards = append(a.atsBoards, o.board)
@@ -87,4 +96,29 @@ func sortedCopy(xs []string) []string {
 }
 
 // release drops the attributes once the cycle's events are built from them.
-func (a *reqAgg) release() { a.best, a.salary, a.text = nil, nil, nil }
+func (a *reqAgg) release() { a.best, a.salary, a.text, a.fullest = nil, nil, nil, nil }
+
+// fuller reports whether text x is the more complete of x and y: at least twice as long. Texts
+// within a factor of two are comparable, and the better posting's (the employer's own) stands.
+func fuller(x, y *observation) bool { return x.textLen >= 2*y.textLen }
+
+// readText is the text of another posting the req's facts are read from (nil: best's own, or
+// none): where best has no text, the better posting's text, or the fullest when it is fuller
+// than that; where best has a text, the fullest when it is fuller than best's (an iCIMS card's
+// opening beside a board's whole copy).
+func (a *reqAgg) readText() *observation {
+	b, t := a.best, a.text
+	if t == nil {
+		return nil
+	}
+	if b.facts.DescriptionHash == 0 {
+		if a.fullest != nil && fuller(a.fullest, t) {
+			return a.fullest
+		}
+		return t
+	}
+	if f := a.fullest; f != nil && f.facts.DescriptionHash != b.facts.DescriptionHash && fuller(f, b) {
+		return f
+	}
+	return nil
+}

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -31,6 +32,8 @@ type postingTerms struct {
 	employment, workplace, seniority string
 	years                            *int
 	remote                           bool // a remote flag or remote wording in the location
+	// regions: the remote regions the location states ("Remote - EMEA"), read by describe.
+	regions []string
 	// paid: the feed's pay is served as the req's salary, so the text's pay is not read. Pay a
 	// feed publishes that cannot be served (an unknown currency or period, implausible figures:
 	// observe) leaves the text's to be read.
@@ -43,16 +46,37 @@ func termsOf(p *ats.Posting) postingTerms {
 }
 
 // describe reads the facts of posting p (already observed as o) and returns its cleaned
-// description ("" when it has none).
+// description ("" when it has none). A remote posting's location is read for the regions it
+// states ("Remote - EMEA", "Remote (Europe)"), and the feed's tags (Personio's keywords) for
+// technologies beside the text's.
 func describe(o *observation, p *ats.Posting) string {
 	text := ""
 	if p.Description != "" {
 		text = jobtext.Clean(p.Description, analytics.MaxDescription)
 	}
-	f := mergeFacts(o.rawTitle, o.country, o.terms, jobtext.Derive(o.rawTitle, text))
+	if o.terms.remote && p.Location != "" {
+		o.terms.regions = jobtext.Derive("", p.Location).RemoteRegions
+	}
+	d := jobtext.Derive(o.rawTitle, text)
+	if p.Keywords != "" {
+		d.Technologies = withTags(d.Technologies, jobtext.Tags(p.Keywords))
+	}
+	f := mergeFacts(o.rawTitle, o.country, o.terms, d)
 	f.DescriptionHash = analytics.DescriptionHash(text)
 	o.facts = &f
+	o.textLen = len(text)
 	return text
+}
+
+// withTags adds the technologies a feed's tags name to those the title and text name: as named
+// (neither required nor nice to have) after them, each once.
+func withTags(techs []jobtext.Technology, tags []string) []jobtext.Technology {
+	for _, slug := range tags {
+		if !slices.ContainsFunc(techs, func(t jobtext.Technology) bool { return t.Slug == slug }) {
+			techs = append(techs, jobtext.Technology{Slug: slug})
+		}
+	}
+	return techs
 }
 
 // mergeFacts merges what a feed states (t) with what the posting's title and text say (d): the
@@ -61,7 +85,8 @@ func describe(o *observation, p *ats.Posting) string {
 // only when the feed's is not served. Years are a floor wherever a feed states them (Personio's
 // band "2-5" is 2, JSON-LD's monthsOfExperience a minimum): the text's figure at or above it is
 // the same requirement stated exactly and wins; one below it contradicts the feed, whose figure
-// stands. country is the req's (a bare "$" of a Canadian posting is CAD).
+// stands. country is the req's (statedPay: how a bare "$" is read). A remote role's regions are
+// the text's and its location's.
 func mergeFacts(rawTitle, country string, t postingTerms, d jobtext.Derived) analytics.Facts {
 	var f analytics.Facts
 	for _, tech := range d.Technologies {
@@ -97,8 +122,11 @@ func mergeFacts(rawTitle, country string, t postingTerms, d jobtext.Derived) ana
 	default:
 		f.WorkplaceType = d.WorkplaceType
 	}
-	if f.WorkplaceType == normalize.Remote && len(d.RemoteCountries) > 0 {
-		f.RemoteCountries = d.RemoteCountries[:min(len(d.RemoteCountries), analytics.MaxRemoteCountries)]
+	if f.WorkplaceType == normalize.Remote {
+		if len(d.RemoteCountries) > 0 {
+			f.RemoteCountries = d.RemoteCountries[:min(len(d.RemoteCountries), analytics.MaxRemoteCountries)]
+		}
+		f.RemoteRegions = unionSorted(d.RemoteRegions, t.regions, analytics.MaxRemoteRegions)
 	}
 	years := t.years
 	if y := d.YearsExperienceMin; y != nil && (years == nil || *y >= *years) {
@@ -110,9 +138,20 @@ func mergeFacts(rawTitle, country string, t postingTerms, d jobtext.Derived) ana
 	}
 	f.Visa = d.VisaSponsorship
 	if p := d.Pay; p != nil && !t.paid {
-		f.StatedPay = statedPay(p, country)
+		f.StatedPay = statedPay(p, country, &f)
 	}
 	return f
+}
+
+// unionSorted is the sorted union of a and b, at most n values; nil when empty.
+func unionSorted(a, b []string, n int) []string {
+	if len(a) == 0 && len(b) == 0 {
+		return nil
+	}
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	out = slices.Compact(out)
+	return out[:min(len(out), n)]
 }
 
 // withText fills the facts f of a req's best posting, whose feed carried no description, from
@@ -133,6 +172,9 @@ func withText(f analytics.Facts, t *analytics.Facts) analytics.Facts {
 	if f.WorkplaceType == normalize.Remote && len(f.RemoteCountries) == 0 {
 		f.RemoteCountries = t.RemoteCountries
 	}
+	if f.WorkplaceType == normalize.Remote {
+		f.RemoteRegions = unionSorted(f.RemoteRegions, t.RemoteRegions, analytics.MaxRemoteRegions)
+	}
 	if y := t.YearsMin; y != nil && (f.YearsMin == nil || *y >= *f.YearsMin) {
 		f.YearsMin = y
 	}
@@ -151,11 +193,27 @@ var dollarCountries = map[string]string{
 	"Canada": "CAD", "Australia": "AUD", "New Zealand": "NZD", "Singapore": "SGD", "Hong Kong": "HKD", "Mexico": "MXN",
 }
 
-// statedPay is the ledger's form of pay a text states, its words bounded.
-func statedPay(p *jobtext.Pay, country string) *analytics.StatedPay {
+// openToTheUS reports whether f is a remote role open to the United States: the country named,
+// or a region that holds it.
+func openToTheUS(f *analytics.Facts) bool {
+	if f.WorkplaceType != normalize.Remote {
+		return false
+	}
+	return slices.Contains(f.RemoteCountries, "United States") || slices.ContainsFunc(f.RemoteRegions, func(r string) bool {
+		return r == "worldwide" || r == "americas" || r == "north_america"
+	})
+}
+
+// statedPay is the ledger's form of pay a text states, its words bounded. A bare "$" is
+// ambiguous, and its reading is marked CurrencyInferred: the dollar of the req's country when it
+// has one (a Canadian req's "$" is CAD), except on a remote role open to the United States,
+// whose one range is USD (US pay bands on roles also open in Canada); else USD. f is the req's
+// facts so far (its workplace, remote countries and regions).
+func statedPay(p *jobtext.Pay, country string, f *analytics.Facts) *analytics.StatedPay {
 	out := &analytics.StatedPay{Currency: p.Currency, Period: p.Period, Text: boundText(p.Stated, analytics.MaxStatedPayText)}
 	if p.DollarSign {
-		if c, ok := dollarCountries[country]; ok {
+		out.CurrencyInferred = true
+		if c, ok := dollarCountries[country]; ok && !openToTheUS(f) {
 			out.Currency = c
 		}
 	}

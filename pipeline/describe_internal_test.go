@@ -133,9 +133,12 @@ func TestEventTakesTheTextOfAnotherPostingWhereTheBestHasNone(t *testing.T) {
 	require.Equal(t, []string{"go", "postgresql", "kafka"}, f.Technologies)
 	require.Equal(t, copyOf.facts.DescriptionHash, f.DescriptionHash, "the text the facts were read from")
 
-	// A best posting with a description of its own keeps it.
+	// A best posting with a description of its own comparable to the copy's (more than half
+	// as long) keeps it.
 	own := *tenant
-	describe(&own, &ats.Posting{Title: own.rawTitle, Description: "<h3>Requirements</h3><ul><li>Rust and PostgreSQL</li></ul>"})
+	describe(&own, &ats.Posting{Title: own.rawTitle, Description: "<p>We build the payment rails of European merchants, from our office in Berlin, " +
+		"with a small team that owns its services end to end.</p><h3>Requirements</h3><ul><li>Rust and PostgreSQL</li></ul>"})
+	require.Greater(t, 2*own.textLen, copyOf.textLen)
 	d = newDeduper(func(string) bool { return true })
 	d.add(copyOf)
 	d.add(&own)
@@ -143,6 +146,87 @@ func TestEventTakesTheTextOfAnotherPostingWhereTheBestHasNone(t *testing.T) {
 	require.Equal(t, own.facts.DescriptionHash, f.DescriptionHash)
 	require.Equal(t, []string{"rust", "postgresql"}, f.Technologies)
 	require.Nil(t, f.Visa)
+}
+
+// An ATS record whose text is a short opening (an iCIMS card's) gives way to a board's copy at
+// least twice as long: the feed's fields and the title stand, the fuller text fills the rest,
+// and the event names the fuller text. Whichever order the postings come in.
+func TestTheFullerTextWinsOverAShortOpening(t *testing.T) {
+	t.Parallel()
+	board := jobtext.Clean(`<p>This is a fully remote role open to candidates in Germany. We sponsor visas.</p>
+<h3>Requirements</h3><ul><li>3+ years of experience with Go and PostgreSQL</li></ul><h3>Nice to have</h3><ul><li>Kafka</li></ul>`, analytics.MaxDescription)
+	tenant := &observation{rawTitle: "Senior Backend Engineer", sourceType: "ats_tenant", sourceKey: "icims:acme", reqKey: "00000000000000ab",
+		terms: postingTerms{employment: "full_time"}}
+	describe(tenant, &ats.Posting{Title: tenant.rawTitle, Description: "Join our team in an on-site role building payments with Java…"})
+	require.Equal(t, "onsite", tenant.facts.WorkplaceType, "the opening alone reads as on-site")
+	copyOf := &observation{rawTitle: "Senior Backend Engineer", sourceType: "board", sourceKey: "jsonld:jobs.example", reqKey: tenant.reqKey}
+	describe(copyOf, &ats.Posting{Title: copyOf.rawTitle, Description: board})
+	require.GreaterOrEqual(t, copyOf.textLen, 2*tenant.textLen)
+
+	for _, order := range [][]*observation{{tenant, copyOf}, {copyOf, tenant}} {
+		d := newDeduper(func(string) bool { return true })
+		for _, o := range order {
+			d.add(o)
+		}
+		a := d.reqs[tenant.reqKey]
+		require.Equal(t, "icims:acme", a.best.sourceKey, "the ATS tenant's posting is the req's")
+		f := eventFrom(a, "dach", 1, time.Now()).Facts
+		require.Equal(t, copyOf.facts.DescriptionHash, f.DescriptionHash, "the fuller text")
+		require.Equal(t, "full_time", f.EmploymentType, "the feed's")
+		require.Equal(t, "senior", f.Seniority, "the title's")
+		require.Equal(t, "remote", f.WorkplaceType, "the fuller text's, not the opening's")
+		require.Equal(t, []string{"Germany"}, f.RemoteCountries)
+		require.Equal(t, []string{"go", "postgresql", "kafka"}, f.Technologies, "nothing of the opening's")
+		require.True(t, *f.Visa)
+	}
+}
+
+// A bare "$" is read as the req's country's dollar, or USD for a remote role open to the United
+// States and wherever the country has no dollar, and is marked inferred; a currency the text
+// names is not.
+func TestABareDollarIsInferredFromTheReq(t *testing.T) {
+	t.Parallel()
+	pay := func(country, text string) *analytics.StatedPay {
+		t.Helper()
+		f := mergeFacts("Account Executive", country, postingTerms{}, jobtext.Derive("Account Executive", text))
+		require.NotNil(t, f.StatedPay, "%s: %s", country, text)
+		return f.StatedPay
+	}
+	for _, c := range []struct {
+		country, text, cur string
+		inferred           bool
+	}{
+		{"Canada", "This is a hybrid role in Toronto. The salary range is $120,000 - $150,000 per year.", "CAD", true},
+		{"Canada", "This is a fully remote role open to candidates in the US and Canada. The salary range is $120,000 - $150,000 per year.", "USD", true},
+		{"Canada", "This is a remote role (Remote - North America). The salary range is $120,000 - $150,000 per year.", "USD", true},
+		{"Canada", "This is a fully remote role open to candidates in Canada. The salary range is $120,000 - $150,000 per year.", "CAD", true},
+		{"Australia", "The salary range is $120,000 - $150,000 per year.", "AUD", true},
+		{"United States", "The salary range is $120,000 - $150,000 per year.", "USD", true},
+		{"Germany", "The salary range is $120,000 - $150,000 per year.", "USD", true},
+		{"Canada", "The salary range is CA$120,000 - CA$150,000 per year.", "CAD", false},
+		{"Canada", "The salary range is US$120,000 - US$150,000 per year.", "USD", false},
+	} {
+		p := pay(c.country, c.text)
+		require.Equal(t, c.cur, p.Currency, "%s: %s", c.country, c.text)
+		require.Equal(t, c.inferred, p.CurrencyInferred, "%s: %s", c.country, c.text)
+	}
+}
+
+// A remote posting's location states its regions ("Remote - EMEA"), kept beside the text's; a
+// feed's tags (Personio's keywords) name technologies beside the text's, as named.
+func TestLocationRegionsAndFeedTagsAreRead(t *testing.T) {
+	t.Parallel()
+	o := &observation{rawTitle: "Account Executive", reqKey: "00000000000000ac", terms: postingTerms{remote: true}}
+	describe(o, &ats.Posting{Title: o.rawTitle, Location: "Remote - EMEA", Remote: true,
+		Description: "<p>Work from anywhere in Europe. You will use Salesforce every day.</p>", Keywords: "go, salesforce,Marketing"})
+	require.Equal(t, "remote", o.facts.WorkplaceType)
+	require.Equal(t, []string{"emea", "europe"}, o.facts.RemoteRegions)
+	require.Equal(t, []string{"salesforce", "go"}, o.facts.Technologies)
+	require.Equal(t, []uint8{analytics.TechNamed, analytics.TechNamed}, o.facts.TechKinds)
+
+	onsite := &observation{rawTitle: "Account Executive", reqKey: "00000000000000ad"}
+	describe(onsite, &ats.Posting{Title: onsite.rawTitle, Location: "Berlin", Description: "<p>An office role in Berlin.</p>"})
+	require.Nil(t, onsite.facts.RemoteRegions, "no remote role, no regions")
 }
 
 func ptr[T any](v T) *T { return &v }

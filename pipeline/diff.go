@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/internal/jobtext"
 )
 
 // sourceStatus is what the fetch stage learned of each source this cycle.
@@ -154,8 +155,14 @@ func eventFrom(a *reqAgg, region string, tick uint32, cycleTime time.Time) Event
 	}
 	if b.facts != nil {
 		ev.Facts = *b.facts
-		if t := a.text; t != nil && ev.DescriptionHash == 0 {
-			ev.Facts = withText(ev.Facts, t.facts)
+		if t := a.readText(); t != nil {
+			f := ev.Facts
+			if f.DescriptionHash != 0 {
+				// best's own short text gives way whole: its feed's fields and title stand, the
+				// fuller text fills the rest.
+				f = mergeFacts(b.rawTitle, b.country, b.terms, jobtext.Derive(b.rawTitle, ""))
+			}
+			ev.Facts = withText(f, t.facts)
 		}
 		if a.salary != nil {
 			ev.StatedPay = nil // a posting of the req declared pay: the feed's wins over the text's

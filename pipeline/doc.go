@@ -4,9 +4,12 @@
 // first, then its title and cleaned description through internal/jobtext; the description is
 // stored apart from the ledger, once per distinct text of a req: describe.go), deduplicates them
 // into reqs (one per company, title and country, all boards listed; a req's facts are its best
-// posting's, gaps filled from another posting's text where the best one's list has none), diffs them against the ledger state (opened, reobserved, reposted, closed) and hands the
-// cycle's events and sightings to package analytics, which writes them in batches and commits the
-// cycle last. The ledger state is rebuilt at start through analytics' reads.
+// posting's, gaps filled from another posting's text where the best one's list has none, or from
+// a fuller text where its own is a short opening), diffs them against the ledger state (opened,
+// reobserved, reposted, closed) and hands the cycle's events and sightings to package analytics,
+// which writes them in batches and commits the cycle last. The ledger state is rebuilt at start
+// through analytics' reads. BackfillFacts (factsbackfill.go) re-derives stored reqs' facts from
+// their stored texts and writes them on their latest events, outside any cycle.
 //
 // The fetcher is fit for real hosts: it obeys robots.txt (a page it disallows is not fetched and
 // its source is blocked), keeps each host under a request rate that halves on 429s, follows

@@ -42,13 +42,13 @@ import (
 // when the best posting's feed carries the description, or its list carries none and another
 // source of the req does; else only the best feed's structured fields (feedCarries) and the
 // title's seniority are. iCIMS cards carry at most the text's opening, which is not the text:
-// recall of the text's fields is not scored on them. Stated pay is the text's pay where no posting of the req declared pay (the
-// feed's wins: it is the req's salary instead). Every field must reach 0.95 both ways; the test
-// prints the table and the fill rates per format of the best posting. What keeps a field below 1
-// is a reading the crawl chose where the simulator's feeds say otherwise: JOIN's "Employee",
-// which the crawl reads as stating no hours (docs/crawl-contract.md, "Terms") and the simulator
-// writes for full-time jobs, and a bare "$" in a Canadian req's text, which the crawl reads as
-// CAD and the simulator writes for the USD pay of a US posting also open in Canada.
+// where another source of the req carries the whole text, that fuller text is read (and scored);
+// else recall of the text's fields is not scored on them. Stated pay is the text's pay where no
+// posting of the req declared pay (the feed's wins: it is the req's salary instead). Every field
+// must reach 0.95 both ways; the test prints the table and the fill rates per format of the best
+// posting. What keeps a field below 1 is a reading the crawl chose where the simulator's feeds
+// say otherwise: a bare "$" on a hybrid Canadian req, which the crawl reads as CAD (marked
+// inferred) and the simulator writes for USD pay.
 func TestPostingFactsMatchTheTruth(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -119,13 +119,11 @@ func bestSource(keys []string, sources map[string]sim.Source) sim.Source {
 }
 
 // textCarried reports whether the req's facts read its whole text: its best source's postings
-// carry it, or carry no description at all while another of its sources' do.
+// carry it, or carry none or only an opening (an iCIMS card's) while another of its sources'
+// carry it whole (the fuller text is read).
 func textCarried(best sim.Source, keys []string, sources map[string]sim.Source) bool {
 	if carriesText(best) {
 		return true
-	}
-	if best.Vendor == "icims" {
-		return false // a card's opening, where the portal shows one, is what the facts read
 	}
 	for _, k := range keys {
 		if carriesText(sources[k]) {

@@ -38,6 +38,9 @@ type observation struct {
 	// after describe.
 	terms postingTerms
 	facts *analytics.Facts
+	// textLen is the length of the posting's cleaned description (0: none), set by describe: the
+	// fuller of two texts of a req is read for its facts (eventFrom).
+	textLen int
 }
 
 // Sighting is what one posting gives its req (Config.OnSighting).

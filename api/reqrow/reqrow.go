@@ -64,6 +64,7 @@ type Facts struct {
 	EmploymentType     *string         `json:"employment_type"`
 	WorkplaceType      *string         `json:"workplace_type"`
 	RemoteCountries    []string        `json:"remote_countries"`
+	RemoteRegions      []string        `json:"remote_regions"`
 	YearsExperienceMin *int            `json:"years_experience_min"`
 	VisaSponsorship    *bool           `json:"visa_sponsorship"`
 	StatedPay          *StatedPay      `json:"stated_pay"`
@@ -85,16 +86,19 @@ type StatedPay struct {
 	Min      *float64 `json:"min"`
 	Max      *float64 `json:"max"`
 	Currency string   `json:"currency"`
-	Period   *string  `json:"period"`
-	Text     string   `json:"text"`
-	Source   string   `json:"source"`
+	// CurrencyInferred: the text wrote a bare "$" and currency is the crawl's reading of it.
+	CurrencyInferred bool    `json:"currency_inferred"`
+	Period           *string `json:"period"`
+	Text             string  `json:"text"`
+	Source           string  `json:"source"`
 }
 
 // FactsOf is the served form of an index req's facts (Description left out).
 func FactsOf(f searchindex.Facts) Facts {
 	out := Facts{Seniority: nullable.String(f.Seniority), EmploymentType: nullable.String(f.EmploymentType),
-		WorkplaceType: nullable.String(f.WorkplaceType), RemoteCountries: f.RemoteCountries, YearsExperienceMin: f.YearsMin,
-		VisaSponsorship: f.Visa}
+		WorkplaceType: nullable.String(f.WorkplaceType), RemoteCountries: f.RemoteCountries, RemoteRegions: f.RemoteRegions,
+		YearsExperienceMin: f.YearsMin,
+		VisaSponsorship:    f.Visa}
 	for _, t := range f.Technologies {
 		tech := Technology{Slug: t.Slug, Name: t.Name}
 		switch {
@@ -112,7 +116,8 @@ func FactsOf(f searchindex.Facts) Facts {
 }
 
 func statedPayOf(p *analytics.StatedPay) *StatedPay {
-	return &StatedPay{Min: p.Min, Max: p.Max, Currency: p.Currency, Period: nullable.String(p.Period), Text: p.Text, Source: jobtext.PaySourceText}
+	return &StatedPay{Min: p.Min, Max: p.Max, Currency: p.Currency, CurrencyInferred: p.CurrencyInferred, Period: nullable.String(p.Period), Text: p.Text,
+		Source: jobtext.PaySourceText}
 }
 
 // Descriptions reads the cleaned descriptions of a page's reqs (req_key → the hash its snapshot
@@ -177,17 +182,21 @@ func FactsProps() map[string]any {
 		"example":     []any{map[string]any{"slug": "go", "name": "Go", "required": true}, map[string]any{"slug": "kafka", "name": "Kafka", "required": false}}}
 	pay := api.Nullable(api.Object(map[string]any{"min": api.Nullable(api.Type("number")), "max": api.Nullable(api.Type("number")),
 		"currency": api.Type("string"), "period": api.Nullable(api.Enum("year", "month", "week", "day", "hour")), "text": api.Type("string"),
-		"source": api.Enum(jobtext.PaySourceText)}))
+		"currency_inferred": withDesc(api.Type("boolean"), "true when the text wrote a bare \"$\" and currency is our reading of it: the dollar of the req's country (Canada, Australia, New Zealand, Singapore, Hong Kong, Mexico), except USD on a remote role open to the United States; else USD"),
+		"source":            api.Enum(jobtext.PaySourceText)}))
 	pay["description"] = "pay stated only in the posting's text (labelled source text, not declared by the feed), as written: never converted to USD and never used by salary, salary filters or estimates; null when the text states none or the feed declares pay"
-	pay["example"] = map[string]any{"min": 150000, "max": 180000, "currency": "USD", "period": "year", "text": "$150,000 - $180,000 per year", "source": "text"}
+	pay["example"] = map[string]any{"min": 150000, "max": 180000, "currency": "USD", "currency_inferred": true, "period": "year", "text": "$150,000 - $180,000 per year", "source": "text"}
 	countries := map[string]any{"type": []any{"array", "null"}, "items": api.Type("string"), "maxItems": analytics.MaxRemoteCountries,
 		"description": "for a remote role, the countries the posting says it is open to (country names); null when it names none", "example": []any{"United States", "Canada"}}
 	return map[string]any{
-		"technologies":         techs,
-		"seniority":            withExample(withDesc(api.Nullable(api.Enum(normalize.Seniorities...)), "the seniority the posting states: its title's words, else its feed's experience level, else its description's; null when none says"), "senior"),
-		"employment_type":      withExample(withDesc(api.Nullable(api.Enum(normalize.EmploymentTypes...)), "the feed's employment type, else the description's; null when neither says (or says two that exclude each other)"), "full_time"),
-		"workplace_type":       withExample(withDesc(api.Nullable(api.Enum(normalize.WorkplaceTypes...)), "the feed's workplace type (a remote flag is remote), else the description's; null when neither says"), "remote"),
-		"remote_countries":     countries,
+		"technologies":     techs,
+		"seniority":        withExample(withDesc(api.Nullable(api.Enum(normalize.Seniorities...)), "the seniority the posting states: its title's words, else its feed's experience level, else its description's; null when none says"), "senior"),
+		"employment_type":  withExample(withDesc(api.Nullable(api.Enum(normalize.EmploymentTypes...)), "the feed's employment type, else the description's; null when neither says (or says two that exclude each other)"), "full_time"),
+		"workplace_type":   withExample(withDesc(api.Nullable(api.Enum(normalize.WorkplaceTypes...)), "the feed's workplace type (a remote flag is remote), else the description's; null when neither says"), "remote"),
+		"remote_countries": countries,
+		"remote_regions": map[string]any{"type": []any{"array", "null"}, "items": api.Enum(normalize.RemoteRegions...), "maxItems": len(normalize.RemoteRegions),
+			"description": "for a remote role, the wider areas the posting or its location says it is open to (\"Remote - EMEA\"), beside remote_countries; null when it names none",
+			"example":     []any{"emea"}},
 		"years_experience_min": withExample(withDesc(api.Nullable(map[string]any{"type": "integer", "minimum": 0, "maximum": 50}), "the least years of experience the posting asks for (the feed's, else the description's); null when none"), 5),
 		"visa_sponsorship":     withExample(withDesc(api.Nullable(api.Type("boolean")), "true when the description offers visa sponsorship, false when it rules it out; null when it does not say (or says both)"), true),
 		"stated_pay":           pay,

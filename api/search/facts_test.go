@@ -45,6 +45,7 @@ type factRow struct {
 	EmploymentType     *string         `json:"employment_type"`
 	WorkplaceType      *string         `json:"workplace_type"`
 	RemoteCountries    []string        `json:"remote_countries"`
+	RemoteRegions      []string        `json:"remote_regions"`
 	YearsExperienceMin *int            `json:"years_experience_min"`
 	VisaSponsorship    *bool           `json:"visa_sponsorship"`
 	StatedPay          map[string]any  `json:"stated_pay"`
@@ -65,6 +66,7 @@ func requireFacts(t *testing.T, want analytics.Facts, r factRow) {
 	require.Equal(t, want.EmploymentType, str(r.EmploymentType), r.ReqKey)
 	require.Equal(t, want.WorkplaceType, str(r.WorkplaceType), r.ReqKey)
 	require.Equal(t, want.RemoteCountries, r.RemoteCountries, r.ReqKey)
+	require.Equal(t, want.RemoteRegions, r.RemoteRegions, r.ReqKey)
 	var slugs []string
 	for i, tech := range r.Technologies {
 		slugs = append(slugs, tech.Slug)
@@ -88,6 +90,7 @@ func requireFacts(t *testing.T, want analytics.Facts, r factRow) {
 	require.Equal(t, want.StatedPay == nil, r.StatedPay == nil)
 	if r.StatedPay != nil {
 		require.Equal(t, "text", r.StatedPay["source"])
+		require.Equal(t, want.StatedPay.CurrencyInferred, r.StatedPay["currency_inferred"], r.ReqKey)
 	}
 }
 

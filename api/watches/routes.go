@@ -40,7 +40,7 @@ func Routes(d Deps) []*api.Route {
 					". A new endpoint's secret is answered once as webhook_secret; a url already registered with another secret is 409 secret_mismatch"},
 				{Name: "event_types", Type: "array", Items: "string", Enum: criteria.EventTypes, MaxItems: len(criteria.EventTypes),
 					Schema: map[string]any{"type": "array", "items": api.Enum(criteria.EventTypes...), "minItems": 1, "maxItems": len(criteria.EventTypes), "default": api.DefaultWatchEventTypes,
-						"description": "the events that fire; default opened, reposted, closed: reobserved (a live req read again, every 3 hours) is left out by default, as it would spend a Free plan's 50 delivered changes a month on one req within a week. Repeats count once"}},
+						"description": "the events that fire; default opened, reposted, closed: reobserved (a live req seen again, one event per live req every 7 days) is left out by default, as a watch matching a dozen live reqs would spend a Free plan's 50 delivered changes a month on it. Repeats count once"}},
 				{Name: "max_fires_per_hour", Type: "integer", Schema: map[string]any{"type": "integer", "minimum": MinMaxFiresPerHour, "maximum": MaxMaxFiresPerHour, "default": api.DefaultWatchMaxFiresPerHour,
 					"description": "fires past it within an hour are dropped (delivery status rate_limited), never queued and never an HTTP 429"}},
 			}},

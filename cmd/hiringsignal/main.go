@@ -1,8 +1,8 @@
 // Command hiringsignal is the service's one binary: serve, crawl, backfill, simulate, migrate,
 // dev (what `make run` calls), stores (private Postgres/ClickHouse for dev and tests), cluster (a
 // local replicated ClickHouse for tests), accounts, sources (the source registry the crawl reads),
-// listen (a webhook receiver for trying push) and metering (replays the metering log of an
-// instance that is gone).
+// listen (a webhook receiver for trying push), metering (replays the metering log of an
+// instance that is gone) and facts (re-derives posting facts from stored descriptions).
 //
 // main stays thin: parse flags, start the parts in order, wait for a signal, stop them in reverse.
 package main
@@ -38,6 +38,7 @@ func commands() map[string]command {
 		"listen":   {"receive webhook deliveries on loopback, verify both signatures, print each event (try push)", runListen},
 		"ledger":   {"the crawl's ledger head beside ClickHouse's, and its reset after a restore: `ledger head [--reset --apply]`", runLedger},
 		"metering": {"replay the metering log of an API instance that is gone: `metering replay --metering-dir DIR`", runMetering},
+		"facts":    {"re-derive posting facts from stored descriptions: `facts backfill [--apply]` (a dry run by default)", runFacts},
 	}
 }
 

@@ -30,14 +30,20 @@ const (
 // WorkplaceTypes is the workplace type vocabulary, in the order the API lists it.
 var WorkplaceTypes = []string{Onsite, Hybrid, Remote}
 
+// RemoteRegions are the wider areas a remote role may be open to ("Remote - EMEA", "remote
+// within Europe"), as stored and served beside its countries; internal/jobtext reads them.
+var RemoteRegions = []string{"worldwide", "europe", "emea", "americas", "north_america", "latam", "apac"}
+
 // employmentWords maps a folded feed value to its employment type. "permanent" without hours is
 // full_time, as internal/jobtext reads "permanent contract"; a fixed-term value is temporary
 // whatever its hours; a working student is part_time; an apprenticeship or traineeship is an
-// internship. Values that state none of them ("other", "volunteer", "per diem", JOIN's
-// "Employee") are absent.
+// internship. JOIN's "Employee" is its permanent contract ("Festanstellung"), with part-time,
+// working student, mini-job, freelancer, internship and temporary as types of their own, so it
+// reads as full_time as "permanent" does. Values that state none of them ("other",
+// "volunteer", "per diem") are absent.
 var employmentWords = map[string]string{
 	"fulltime": FullTime, "fulltimepermanent": FullTime, "permanentfulltime": FullTime, "fulltimeemployee": FullTime,
-	"fulltimeregular": FullTime, "regularfulltime": FullTime, "permanent": FullTime, "permanentemployee": FullTime,
+	"fulltimeregular": FullTime, "regularfulltime": FullTime, "permanent": FullTime, "permanentemployee": FullTime, "employee": FullTime,
 	"vollzeit": FullTime, "tempsplein": FullTime, "cdi": FullTime, "ft": FullTime,
 	"parttime": PartTime, "parttimepermanent": PartTime, "permanentparttime": PartTime, "parttimeemployee": PartTime,
 	"workingstudent": PartTime, "werkstudent": PartTime, "minijob": PartTime, "teilzeit": PartTime, "tempspartiel": PartTime,

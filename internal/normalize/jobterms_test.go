@@ -15,7 +15,7 @@ func TestEmploymentTypeOfFeedValues(t *testing.T) {
 		"Contract": Contract, "CONTRACTOR": Contract, "Freelance": Contract,
 		"Temporary": Temporary, "TEMPORARY": Temporary, "fulltime_fixed_term": Temporary,
 		"Intern": Internship, "INTERN": Internship, "internship": Internship, "trainee": Internship,
-		"Employee": "", "OTHER": "", "VOLUNTEER": "", "": "", "full-time or part-time": "",
+		"Employee": FullTime, "Working Student": PartTime, "Mini-job": PartTime, "Freelancer": Contract, "OTHER": "", "VOLUNTEER": "", "": "", "full-time or part-time": "",
 	} {
 		require.Equal(t, want, EmploymentTypeOf(v), v)
 	}

@@ -24,8 +24,8 @@ import (
 // page, so URL is JOIN's job link https://join.com/jobs/{id}. Salary amounts are in minor units
 // (cents) and salaryFrequency is PER_YEAR, PER_MONTH, PER_WEEK, PER_DAY or PER_HOUR.
 // workplaceType (ONSITE, HYBRID, REMOTE) is the WorkplaceType, employmentType's name
-// ("Part-time", "Internship", "Freelance"; "Employee", which says no hours, is none) the
-// EmploymentType. The country is city.countryName (else its code, else a
+// ("Employee", JOIN's permanent contract, is full_time; "Part-time", "Working Student",
+// "Internship", "Freelancer") the EmploymentType. The country is city.countryName (else its code, else a
 // top-level country {name}); Department is department, else category. The list carries no
 // description; an item that does ("description") has it as its Description.
 type join struct{}

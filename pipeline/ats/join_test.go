@@ -17,16 +17,17 @@ func TestJoinParse(t *testing.T) {
 	require.Len(t, m, 3)
 
 	require.Equal(t, Posting{
-		SourceID:      "9134723",
-		Title:         "Backend Engineer (m/w/d)",
-		Location:      "Berlin, Germany",
-		City:          "Berlin",
-		Country:       "Germany",
-		Department:    "Software Development",
-		WorkplaceType: "onsite", // ONSITE; employmentType "Employee" states no hours
-		URL:           "https://join.com/jobs/9134723",
-		PostedAt:      ts("2026-01-05T09:12:44.907Z"),
-		Salary:        &Salary{Min: 60000, Max: 75000, Currency: "EUR", Period: "year"}, // minor units
+		SourceID:       "9134723",
+		Title:          "Backend Engineer (m/w/d)",
+		Location:       "Berlin, Germany",
+		City:           "Berlin",
+		Country:        "Germany",
+		Department:     "Software Development",
+		EmploymentType: "full_time", // "Employee": JOIN's permanent contract
+		WorkplaceType:  "onsite",
+		URL:            "https://join.com/jobs/9134723",
+		PostedAt:       ts("2026-01-05T09:12:44.907Z"),
+		Salary:         &Salary{Min: 60000, Max: 75000, Currency: "EUR", Period: "year"}, // minor units
 	}, m["9134723"])
 
 	p := m["9134724"]

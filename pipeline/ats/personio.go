@@ -40,7 +40,7 @@ import (
 // seniority ("entry-level", "experienced", "executive", "student"; experienced, which says only
 // "not a beginner", and executive, which spans every leadership level from a director up, are
 // none: personioLevel) the Seniority, yearsOfExperience ("lt-1", "2-5", "7+") its least
-// figure as YearsExperienceMin.
+// figure as YearsExperienceMin. keywords (the employer's tags, "go,kubernetes") are Keywords.
 type personio struct{}
 
 func (personio) Vendor() string { return "personio" }
@@ -56,6 +56,7 @@ type personioPosition struct {
 	Schedule   string `xml:"schedule"`
 	Seniority  string `xml:"seniority"`
 	Years      string `xml:"yearsOfExperience"`
+	Keywords   string `xml:"keywords"`
 	Additional struct {
 		Offices []string `xml:"office"`
 	} `xml:"additionalOffices"`
@@ -154,6 +155,7 @@ func (pos *personioPosition) posting() (Posting, bool) {
 		EmploymentType:     personioEmployment(pos.Employment, pos.Schedule),
 		Seniority:          personioLevel(pos.Seniority),
 		YearsExperienceMin: personioYears(pos.Years),
+		Keywords:           boundText(strings.TrimSpace(pos.Keywords), MaxKeywords),
 	}
 	if p.Remote {
 		p.setWorkplace(normalize.Remote)

@@ -28,6 +28,7 @@ func TestPersonioParse(t *testing.T) {
 		URL:         "https://acme.jobs.personio.de/job/1234567", // built from the tenant
 		PostedAt:    ts("2026-01-05T09:12:44Z"),
 		Description: "<h3>Your tasks</h3><ul><li>Build & ship</li></ul>",
+		Keywords:    "go,kubernetes", // the employer's tags: read for technologies
 	}, m["1234567"], "no country or salary in the Personio feed")
 	require.Equal(t, "Munich", m["1234567#1"].City)
 	require.Equal(t, m["1234567"].URL, m["1234567#1"].URL)

@@ -40,7 +40,14 @@ type Posting struct {
 	// cleaned: internal/jobtext turns it into text. "" when the format carries none (per
 	// vendor in docs/crawl-contract.md). At most MaxDescription bytes, cut at a rune boundary.
 	Description string
+	// Keywords are the tags a feed states of the posting (Personio's <keywords>, "go,kubernetes"),
+	// as published, at most MaxKeywords bytes: the crawl reads technologies from them
+	// (internal/jobtext.Tags) beside the description's. "" when the feed has none.
+	Keywords string
 }
+
+// MaxKeywords bounds Posting.Keywords in bytes.
+const MaxKeywords = 1 << 10
 
 // MaxDescription bounds Posting.Description in bytes, so a hostile feed cannot make a posting
 // hold an unbounded text: a longer description is cut at the last rune boundary before it.
@@ -243,4 +250,15 @@ func firstNonBlank(ss ...string) string {
 		}
 	}
 	return ""
+}
+
+// boundText is s cut to at most n bytes at a rune boundary.
+func boundText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return strings.Clone(s[:n])
 }

@@ -37,7 +37,7 @@ func TestCapturedPayloadsGiveTheirTerms(t *testing.T) {
 		{"breezy", "breezy_positions.json", breezyURL, map[string]terms{
 			"9aa01a0d81cd": {"part_time", "remote", "", -1}, "60cec77079df": {"contract", "", "", -1}, "12b3ed96c30c": {"internship", "", "", -1}}},
 		{"join", "join_jobs_page2.json", joinURL, map[string]terms{
-			"9134727": {"part_time", "onsite", "", -1}, "9134728": {"", "onsite", "", -1}}}, // "Employee" states no hours
+			"9134727": {"part_time", "onsite", "", -1}, "9134728": {"full_time", "onsite", "", -1}}}, // "Employee": JOIN's permanent contract
 		{"jsonld", "jsonld_page1.html", ldURL, map[string]terms{
 			"jn-88123": {"full_time", "", "", -1}, "88125": {"", "remote", "", -1}}},
 		{"lever", "lever_postings.json", leverURL, map[string]terms{

@@ -29,6 +29,7 @@ type reqFacts struct {
 	work      uint8  // index+1 in normalize.WorkplaceTypes
 	years     uint8  // years+1 (0: not said)
 	visa      uint8  // 0 not said, 1 no, 2 yes
+	regions   uint8  // bit i: regionOrder[i]
 }
 
 // Technology vocabulary ids: rows of jobtext.Vocabulary, fixed for the process (ids are never
@@ -43,6 +44,16 @@ var (
 		return m
 	}()
 )
+
+// regionOrder is normalize.RemoteRegions sorted (the ledger's order of a req's regions): bit i of
+// reqFacts.regions is its value i. Seven regions fit the byte.
+var regionOrder = func() []string {
+	r := slices.Sorted(slices.Values(normalize.RemoteRegions))
+	if len(r) > 8 {
+		panic("searchindex: more remote regions than reqFacts.regions holds")
+	}
+	return r
+}()
 
 // A technology list in the arena: its length, then per technology id<<2 | kind
 // (analytics.TechNamed, TechRequired, TechNiceToHave).
@@ -62,6 +73,7 @@ type Facts struct {
 	EmploymentType  string
 	WorkplaceType   string
 	RemoteCountries []string
+	RemoteRegions   []string // of normalize.RemoteRegions, sorted as the ledger holds them
 	YearsMin        *int
 	Visa            *bool
 	StatedPay       *analytics.StatedPay
@@ -94,6 +106,11 @@ func (in *factInterner) facts(f *analytics.Facts, intern func(string) string) re
 	r.seniority = vocabByte(normalize.Seniorities, f.Seniority)
 	r.emp = vocabByte(normalize.EmploymentTypes, f.EmploymentType)
 	r.work = vocabByte(normalize.WorkplaceTypes, f.WorkplaceType)
+	for _, reg := range f.RemoteRegions {
+		if i := slices.Index(regionOrder, reg); i >= 0 && i < 8 {
+			r.regions |= 1 << i
+		}
+	}
 	if f.YearsMin != nil && *f.YearsMin < math.MaxUint8 {
 		r.years = *f.YearsMin + 1
 	}
@@ -197,6 +214,11 @@ func (x *Index) Facts(r *Req) Facts {
 	}
 	if f.remote != 0 {
 		out.RemoteCountries = x.facts.remoteSets[f.remote-1]
+	}
+	for i, reg := range regionOrder {
+		if i < 8 && f.regions&(1<<i) != 0 {
+			out.RemoteRegions = append(out.RemoteRegions, reg)
+		}
 	}
 	if f.years != 0 {
 		y := int(f.years - 1)

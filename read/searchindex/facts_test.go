@@ -27,6 +27,7 @@ func TestFactsAreServedAsWrittenAndShared(t *testing.T) {
 		require.Equal(t, want.EmploymentType, got.EmploymentType)
 		require.Equal(t, want.WorkplaceType, got.WorkplaceType)
 		require.Equal(t, want.RemoteCountries, got.RemoteCountries)
+		require.Equal(t, want.RemoteRegions, got.RemoteRegions)
 		require.Equal(t, want.DescriptionHash, r.DescriptionHash())
 		require.Len(t, got.Technologies, len(want.Technologies))
 		for j, tech := range got.Technologies {

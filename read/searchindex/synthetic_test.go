@@ -38,6 +38,9 @@ func syntheticFacts(n int, title string) analytics.Facts {
 	}
 	if f.WorkplaceType == "remote" {
 		f.RemoteCountries = []string{"Germany"}
+		if n%2 == 0 {
+			f.RemoteRegions = []string{"emea", "europe"}
+		}
 	}
 	return f
 }
