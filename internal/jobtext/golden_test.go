@@ -66,7 +66,7 @@ func derivedHash(t *testing.T, d Derived) string {
 }
 
 // goldenCases reads the corpus and appends the fuzz seeds.
-func goldenCases(t *testing.T) []goldenCase {
+func goldenCases(t testing.TB) []goldenCase {
 	f, err := os.Open(corpusFile)
 	require.NoError(t, err)
 	defer f.Close()
