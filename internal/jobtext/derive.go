@@ -123,7 +123,7 @@ func buildPhrases() *dict {
 	for i, r := range regionsTable {
 		t.addAll(kRegion, int32(i), r.phrases)
 	}
-	return t
+	return t.finish(wordClasses)
 }
 
 // Sentence contexts.
@@ -136,14 +136,18 @@ const (
 
 // analysis is one posting being read.
 type analysis struct {
-	d     *doc
-	doc   doc // what d points to: its slices are reused by the next posting's analysis
-	hits  []hit
-	first []int32 // hits starting at word i are hits[first[i]:first[i+1]]
-	ctx   []uint8 // per sentence
-	flags []uint8 // per sentence, sfDone once computed
-	cls   []uint8 // per word: its classes (clYear, …)
-	lang  uint8
+	d      *doc
+	doc    doc // what d points to: its slices are reused by the next posting's analysis
+	hits   []hit
+	first  []int32      // hits starting at word i are hits[first[i]:first[i+1]]
+	ctx    []uint8      // per sentence
+	flags  []uint8      // per sentence, sfDone once computed
+	cls    []uint8      // per word: its classes (clYear, …)
+	words  []*wordEntry // per word: its entry in the word table, nil when none
+	toks   []payTok     // a line's pay tokens (pay)
+	cands  []techCand   // technology aliases found (technologies)
+	techAt []int32      // per word: the accepted alias covering it (technologies)
+	lang   uint8
 }
 
 // Sentence flags, computed once per sentence (so that reading many figures or year words of one
@@ -204,7 +208,8 @@ func Derive(title, text string) Derived {
 var analyses = sync.Pool{New: func() any { return new(analysis) }}
 
 // release gives a back to the pool, keeping its slices and dropping its text. Nothing Derive
-// returns points into the slices (a Pay's Stated is a substring of the text, which stays).
+// returns points into the slices or into the doc's text and folded words, which live in the
+// doc's buffers (a Pay's Stated is a copy).
 func (a *analysis) release() {
 	a.doc.src, a.doc.low = "", ""
 	analyses.Put(a)
@@ -216,7 +221,8 @@ func analyze(title, text string) *analysis {
 	a := analyses.Get().(*analysis)
 	a.d = &a.doc
 	a.d.lex(title, text)
-	a.hits = phrases.scan(a.d, a.hits[:0])
+	a.lookupWords()
+	a.hits = phrases.scan(a.d, a.words, a.hits[:0])
 	a.first = resize(a.first, len(a.d.words)+1)
 	h := 0
 	for i := range a.d.words {
@@ -274,14 +280,26 @@ var wordClasses = func() map[string]uint8 {
 	return m
 }()
 
-// guessLang classifies every word and returns the language most stop words belong to.
+// lookupWords finds every word in the word table, once, and keeps its classes.
+func (a *analysis) lookupWords() {
+	d := a.d
+	a.words = resize(a.words, len(d.words))
+	a.cls = resize(a.cls, len(d.words))
+	tab := phrases.tab
+	for i := range d.words {
+		w := d.fw(i)
+		if e := tab.get(fnvString(fnvOffset, w), w); e != nil {
+			a.words[i] = e
+			a.cls[i] = e.cls
+		}
+	}
+}
+
+// guessLang returns the language most stop words belong to.
 func (a *analysis) guessLang() uint8 {
 	var n [5]int
-	a.cls = resize(a.cls, len(a.d.words))
 	for i := range a.d.words {
-		c := wordClasses[a.d.fw(i)]
-		a.cls[i] = c
-		n[c&clLang]++
+		n[a.cls[i]&clLang]++
 	}
 	best := uint8(langUnknown)
 	for l := langEN; l <= langES; l++ {

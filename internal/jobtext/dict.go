@@ -36,6 +36,7 @@ type entry struct {
 type dict struct {
 	m       map[string]*node // key → its phrases, and whether longer keys start with it
 	entries []entry
+	tab     *wordTab // m's keys and the word classes, for scanning (finish)
 }
 
 // node is what the dictionary holds for one key.
@@ -108,16 +109,35 @@ type hit struct {
 	e    *entry
 }
 
+// finish builds the word table of the dictionary's keys and the word classes; the dictionary
+// scans with it from then on.
+func (t *dict) finish(classes map[string]uint8) *dict {
+	t.tab = newWordTab(t.m, classes)
+	return t
+}
+
 // scan returns every hit in d, ordered by first word, in hits' array when it is large enough.
-func (t *dict) scan(d *doc, hits []hit) []hit {
+// words[i] is the table's entry of word i (analyze), nil when the table has none.
+func (t *dict) scan(d *doc, words []*wordEntry, hits []hit) []hit {
 	ws := d.words
 	hits = reuse(hits, len(ws)/4+8)
 	for i := range ws {
+		var h uint64
 		for j := i; j < len(ws) && j-i < maxWords; j++ {
-			if j > i && (ws[j].sent != ws[i].sent || ws[j].gap > gapGlue) {
-				break
+			var nd *node
+			if j == i {
+				if words[i] != nil {
+					nd, h = words[i].node, words[i].hash
+				}
+			} else {
+				if ws[j].sent != ws[i].sent || ws[j].gap > gapGlue {
+					break
+				}
+				h = fnvString(fnvSpace(h), d.fw(j))
+				if e := t.tab.get(h, d.low[ws[i].a:ws[j].b]); e != nil {
+					nd = e.node
+				}
 			}
-			nd := t.m[d.low[ws[i].a:ws[j].b]]
 			if nd == nil {
 				break
 			}

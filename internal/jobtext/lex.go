@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The lexer turns a title and a clean text into words, lines and sentences. Every table phrase
@@ -61,7 +62,8 @@ type doc struct {
 	words  []word
 	lines  []line
 	sents  []sentence
-	lowBuf []byte // low as it was built (a doc lexed again builds its low in it)
+	lowBuf []byte // low's array (a doc lexed again builds its low in it)
+	srcBuf []byte // src's array when it joins a title and a text
 }
 
 // lexDoc lexes a title and a text (Clean's output or any plain text).
@@ -76,7 +78,12 @@ func (d *doc) lex(title, text string) {
 	src := text
 	titleEnd := 0
 	if title != "" {
-		src = title + "\n\n" + text
+		// The title, a blank line and the text, in the doc's buffer: src lives until the doc
+		// lexes its next text (Derive copies what it returns from it).
+		b := reuse(d.srcBuf, len(title)+2+len(text))
+		b = append(append(append(b, title...), "\n\n"...), text...)
+		d.srcBuf = b
+		src = unsafe.String(unsafe.SliceData(b), len(b))
 		titleEnd = len(title)
 	}
 	d.src = src
@@ -93,7 +100,7 @@ func (d *doc) lex(title, text string) {
 		low = d.lexLine(lo, hi, lo < titleEnd || (titleEnd > 0 && lo == 0), low)
 		lo = hi + 1
 	}
-	d.low = string(low)
+	d.low = unsafe.String(unsafe.SliceData(low), len(low)) // low's array, until the next lex
 	d.lowBuf = low
 }
 

@@ -20,14 +20,15 @@ import (
 // pay returns the first pay figure of the text.
 func (a *analysis) pay() *Pay {
 	d := a.d
-	var toks []payTok
+	toks := a.toks[:0]
+	defer func() { a.toks = toks[:0] }()
 	for li := range d.lines {
 		ln := &d.lines[li]
 		if ln.sec == secLegal {
 			continue
 		}
 		s := d.src[ln.lo:ln.hi]
-		if !strings.ContainsAny(s, "0123456789") {
+		if !strings.ContainsAny(s, "0123456789") || !mayNameCurrency(s) {
 			continue
 		}
 		toks = lexPay(toks[:0], s, int(ln.lo))
@@ -44,6 +45,39 @@ func (a *analysis) pay() *Pay {
 		}
 	}
 	return nil
+}
+
+// mayNameCurrency reports whether line s may hold a currency token of lexPay ("$", a symbol, a
+// code or name, a "TEUR" suffix): without one no figure of the line is pay (payAt asks for a
+// currency beside one figure of it at least), so the line is not lexed. Any non-ASCII byte
+// answers yes (symbols and folded names are read by lexPay itself); in ASCII, lexPay's words
+// are the runs of letters.
+func mayNameCurrency(s string) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '$' || c >= utf8.RuneSelf:
+			return true
+		case isASCIILetter(c):
+			j := i + 1
+			for j < len(s) && isASCIILetter(s[j]) {
+				j++
+			}
+			if n := j - i; n >= 2 && n <= 8 {
+				var buf [8]byte
+				for k := 0; k < n; k++ {
+					buf[k] = s[i+k] | 0x20
+				}
+				if _, ok := currencyWords[string(buf[:n])]; ok || string(buf[:n]) == "teur" {
+					return true
+				}
+			}
+			i = j
+			continue
+		}
+		i++
+	}
+	return false
 }
 
 // Pay token kinds.
@@ -404,7 +438,7 @@ func (a *analysis) payAt(toks []payTok, p int) *Pay {
 	if !plausible(pay) {
 		return nil
 	}
-	pay.Stated = strings.TrimSpace(a.d.src[lo.lo:max(end, periodEnd)])
+	pay.Stated = strings.Clone(strings.TrimSpace(a.d.src[lo.lo:max(end, periodEnd)])) // src is the pool's
 	return pay
 }
 

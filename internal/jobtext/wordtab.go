@@ -1,0 +1,82 @@
+package jobtext
+
+// The word table: every key of the phrase dictionary (one word or several, folded and joined by
+// single spaces) and every word of the word classes (stop words, year and day words), in one
+// open-addressing table probed by an FNV-1a hash of the key. A text's words are hashed once
+// each (analyze), and one probe answers both what the dictionary holds for the word and its
+// classes; a phrase of several words extends the hash of its first words by the next word's
+// bytes. Built once with the dictionary, read-only afterwards.
+
+// wordEntry is what the table holds for one key.
+type wordEntry struct {
+	key  string
+	hash uint64
+	node *node // the dictionary's node for the key; nil when no phrase is or starts with it
+	cls  uint8 // the word's classes (wordClasses); 0 for a key of several words
+}
+
+// wordTab is the table: a power-of-two number of slots, at most half of them used.
+type wordTab struct {
+	slots []wordEntry
+	mask  uint64
+}
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// fnvString extends hash h by the bytes of s.
+func fnvString(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * fnvPrime
+	}
+	return h
+}
+
+// fnvSpace extends hash h by the space that joins two words of a key.
+func fnvSpace(h uint64) uint64 { return (h ^ ' ') * fnvPrime }
+
+// newWordTab builds the table of the dictionary's keys and the classes' words.
+func newWordTab(nodes map[string]*node, classes map[string]uint8) *wordTab {
+	n := 16
+	for n < 2*(len(nodes)+len(classes)) {
+		n *= 2
+	}
+	t := &wordTab{slots: make([]wordEntry, n), mask: uint64(n - 1)}
+	for k, nd := range nodes {
+		t.slot(k).node = nd
+	}
+	for k, c := range classes {
+		t.slot(k).cls = c
+	}
+	return t
+}
+
+// slot returns the entry of key, made when missing (at build time only).
+func (t *wordTab) slot(key string) *wordEntry {
+	h := fnvString(fnvOffset, key)
+	for i := h & t.mask; ; i = (i + 1) & t.mask {
+		e := &t.slots[i]
+		if e.key == "" {
+			e.key, e.hash = key, h
+			return e
+		}
+		if e.hash == h && e.key == key {
+			return e
+		}
+	}
+}
+
+// get returns the entry of key, whose hash is h, or nil.
+func (t *wordTab) get(h uint64, key string) *wordEntry {
+	for i := h & t.mask; ; i = (i + 1) & t.mask {
+		e := &t.slots[i]
+		if e.key == "" {
+			return nil
+		}
+		if e.hash == h && e.key == key {
+			return e
+		}
+	}
+}
