@@ -43,6 +43,9 @@ func Clean(raw string, max int) string {
 // unescapeEscapedHTML decodes raw when it is HTML sent HTML-escaped ("&lt;p&gt;…"): when escaped
 // tags are at least as many as real ones. Twice at most, for text escaped twice ("&amp;lt;p").
 func unescapeEscapedHTML(raw string) string {
+	if !strings.Contains(raw, "lt;") && !strings.Contains(raw, "LT;") {
+		return raw // no escaped tag opening: countTags would count none
+	}
 	for range 3 {
 		esc, real := countTags(raw)
 		if esc == 0 || esc < real {
@@ -389,6 +392,24 @@ func (w *writer) textToken(st *htmlState, t string) {
 // tag applies a tag token (its lower-case name) to the text's breaks and the open elements.
 func (w *writer) tag(st *htmlState, tag string, tt html.TokenType) {
 	start := tt != html.EndTagToken
+	switch tag { // the commonest tags, answered without the maps
+	case "p", "div", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6":
+		if st.skip == 0 {
+			if st.inItem > 0 {
+				w.brk(brLine)
+			} else {
+				w.brk(brPara)
+			}
+		}
+		return
+	case "br":
+		if st.skip == 0 {
+			w.brk(brLine)
+		}
+		return
+	case "strong", "b", "em", "i", "span", "a", "u":
+		return
+	}
 	if skipTags[tag] {
 		if tt == html.StartTagToken {
 			st.skip++

@@ -147,6 +147,7 @@ type analysis struct {
 	toks   []payTok     // a line's pay tokens (pay)
 	cands  []techCand   // technology aliases found (technologies)
 	techAt []int32      // per word: the accepted alias covering it (technologies)
+	said   []uint8      // per sentence: the cue and visa phrases starting in it (saidReq, …)
 	lang   uint8
 }
 
@@ -378,12 +379,37 @@ func (a *analysis) heading(ln *line) (uint8, bool) {
 	return 0, false
 }
 
+// Phrases a sentence says (analysis.said), from the hits starting in it.
+const (
+	saidReq = 1 << iota // a requirement cue
+	saidNice
+	saidVisaYes
+	saidVisaNo
+)
+
 // contexts gives every sentence its context: the title is required; a nice-to-have cue in the
 // sentence makes it nice, else a requirement cue makes it required, else the section decides.
 func (a *analysis) contexts() {
 	d := a.d
 	a.ctx = resize(a.ctx, len(d.sents))
 	a.flags = resize(a.flags, len(d.sents))
+	a.said = resize(a.said, len(d.sents))
+	for _, h := range a.hits {
+		var bit uint8
+		switch h.e.kind {
+		case kCueReq:
+			bit = saidReq
+		case kCueNice:
+			bit = saidNice
+		case kVisaYes:
+			bit = saidVisaYes
+		case kVisaNo:
+			bit = saidVisaNo
+		default:
+			continue
+		}
+		a.said[d.words[h.i].sent] |= bit
+	}
 	for si, s := range d.sents {
 		sec := d.lines[s.line].sec
 		switch sec {
@@ -394,17 +420,7 @@ func (a *analysis) contexts() {
 			a.ctx[si] = ctxIgnore
 			continue
 		}
-		req, nice := false, false
-		for i := int(s.first); i < int(s.end); i++ {
-			for _, h := range a.at(i) {
-				switch h.e.kind {
-				case kCueReq:
-					req = true
-				case kCueNice:
-					nice = true
-				}
-			}
-		}
+		req, nice := a.said[si]&saidReq != 0, a.said[si]&saidNice != 0
 		switch {
 		case nice:
 			a.ctx[si] = ctxNice

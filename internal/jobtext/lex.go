@@ -27,6 +27,7 @@ const (
 	wCap   = 1 << iota // the first letter is upper case
 	wUpper             // every letter is upper case (and there is one)
 	wNum               // digits only
+	wDigit             // an ASCII digit at least
 )
 
 // word is one word of a doc.
@@ -163,7 +164,11 @@ func (d *doc) lexLine(lo, hi int, title bool, low []byte) []byte {
 		return low
 	}
 	d.sents = append(d.sents, sentence{first: int32(sentStart), end: int32(len(d.words)), line: ln})
-	item := strings.HasPrefix(strings.TrimLeft(s[lo:hi], " \t"), "- ")
+	k := lo
+	for k < hi && (s[k] == ' ' || s[k] == '\t') {
+		k++
+	}
+	item := hi-k >= 2 && s[k] == '-' && s[k+1] == ' ' // "- " after the line's blanks
 	d.lines = append(d.lines, line{first: int32(first), end: int32(len(d.words)), lo: int32(lo), hi: int32(hi), item: item, title: title})
 	return low
 }
@@ -262,6 +267,14 @@ func isWordRune(r rune) bool {
 // classifyGap classifies the text between two words of a line and reports whether it ends a
 // sentence (a dot after an abbreviation is the caller's to forgive).
 func classifyGap(g string) (kind uint8, sentenceEnd bool) {
+	if len(g) == 1 {
+		switch g[0] {
+		case ' ':
+			return gapSpace, false
+		case '.', '-', '/', '_', '\'':
+			return gapGlue, false
+		}
+	}
 	switch g {
 	case "", ".", "-", "/", "_", "'", "’":
 		return gapGlue, false
@@ -327,6 +340,9 @@ func foldWord(low []byte, w string) ([]byte, uint8) {
 	if digits == len(w) {
 		f |= wNum
 	}
+	if digits > 0 {
+		f |= wDigit
+	}
 	return low, f
 }
 
@@ -363,6 +379,9 @@ func wordFlags(w string) uint8 {
 	}
 	if digits == n {
 		f |= wNum
+	}
+	if digits > 0 {
+		f |= wDigit
 	}
 	return f
 }

@@ -27,8 +27,11 @@ func (a *analysis) pay() *Pay {
 		if ln.sec == secLegal {
 			continue
 		}
+		if !a.lineHasDigit(ln) {
+			continue
+		}
 		s := d.src[ln.lo:ln.hi]
-		if !strings.ContainsAny(s, "0123456789") || !mayNameCurrency(s) {
+		if !mayNameCurrency(s) {
 			continue
 		}
 		toks = lexPay(toks[:0], s, int(ln.lo))
@@ -63,7 +66,7 @@ func mayNameCurrency(s string) bool {
 			for j < len(s) && isASCIILetter(s[j]) {
 				j++
 			}
-			if n := j - i; n >= 2 && n <= 8 {
+			if n := j - i; n >= 2 && n <= 8 && currencyStarts[(s[i]|0x20-'a')*26+(s[i+1]|0x20-'a')] {
 				var buf [8]byte
 				for k := 0; k < n; k++ {
 					buf[k] = s[i+k] | 0x20
@@ -76,6 +79,25 @@ func mayNameCurrency(s string) bool {
 			continue
 		}
 		i++
+	}
+	return false
+}
+
+// currencyStarts marks the first two letters (a–z each) of the currency words and "teur".
+var currencyStarts = func() (m [26 * 26]bool) {
+	for w := range currencyWords {
+		m[(w[0]-'a')*26+(w[1]-'a')] = true
+	}
+	m[('t'-'a')*26+('e'-'a')] = true
+	return m
+}()
+
+// lineHasDigit reports whether a line has an ASCII digit: every digit is in a word.
+func (a *analysis) lineHasDigit(ln *line) bool {
+	for _, w := range a.d.words[ln.first:ln.end] {
+		if w.flags&wDigit != 0 {
+			return true
+		}
 	}
 	return false
 }

@@ -18,11 +18,13 @@ func (a *analysis) technologies() []Technology {
 	cands := a.cands[:0]
 	defer func() { a.cands = cands[:0] }()
 	covered := -1
-	for i := range d.words {
+	hs := a.hits
+	for k := 0; k < len(hs); { // the hits starting at each word i, in word order
+		i := int(hs[k].i)
 		var best hit
 		found := false
-		for _, h := range a.at(i) {
-			if h.e.kind == kTech && (!found || h.n > best.n) {
+		for ; k < len(hs) && int(hs[k].i) == i; k++ {
+			if h := hs[k]; h.e.kind == kTech && (!found || h.n > best.n) {
 				best, found = h, true
 			}
 		}

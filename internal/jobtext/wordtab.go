@@ -15,10 +15,13 @@ type wordEntry struct {
 	cls  uint8 // the word's classes (wordClasses); 0 for a key of several words
 }
 
-// wordTab is the table: a power-of-two number of slots, at most half of them used.
+// wordTab is the table: a power-of-two number of slots, at most half of them used, each the
+// upper half of its key's hash and the index of its entry plus one (0: empty), so that a probe
+// reads 8 bytes a slot (the slots fit a core's cache) and an entry only where the hash matches.
 type wordTab struct {
-	slots []wordEntry
-	mask  uint64
+	slots   []uint64
+	entries []wordEntry
+	mask    uint64
 }
 
 const (
@@ -43,7 +46,7 @@ func newWordTab(nodes map[string]*node, classes map[string]uint8) *wordTab {
 	for n < 2*(len(nodes)+len(classes)) {
 		n *= 2
 	}
-	t := &wordTab{slots: make([]wordEntry, n), mask: uint64(n - 1)}
+	t := &wordTab{slots: make([]uint64, n), mask: uint64(n - 1)}
 	for k, nd := range nodes {
 		t.slot(k).node = nd
 	}
@@ -53,30 +56,33 @@ func newWordTab(nodes map[string]*node, classes map[string]uint8) *wordTab {
 	return t
 }
 
-// slot returns the entry of key, made when missing (at build time only).
+// slot returns the entry of key, made when missing (at build time only; entries' addresses
+// change while it adds).
 func (t *wordTab) slot(key string) *wordEntry {
 	h := fnvString(fnvOffset, key)
-	for i := h & t.mask; ; i = (i + 1) & t.mask {
-		e := &t.slots[i]
-		if e.key == "" {
-			e.key, e.hash = key, h
-			return e
-		}
-		if e.hash == h && e.key == key {
-			return e
-		}
+	if e := t.get(h, key); e != nil {
+		return e
 	}
+	i := h & t.mask
+	for t.slots[i] != 0 {
+		i = (i + 1) & t.mask
+	}
+	t.entries = append(t.entries, wordEntry{key: key, hash: h})
+	t.slots[i] = h&^0xffffffff | uint64(len(t.entries))
+	return &t.entries[len(t.entries)-1]
 }
 
 // get returns the entry of key, whose hash is h, or nil.
 func (t *wordTab) get(h uint64, key string) *wordEntry {
 	for i := h & t.mask; ; i = (i + 1) & t.mask {
-		e := &t.slots[i]
-		if e.key == "" {
+		s := t.slots[i]
+		if s == 0 {
 			return nil
 		}
-		if e.hash == h && e.key == key {
-			return e
+		if s&^0xffffffff == h&^0xffffffff {
+			if e := &t.entries[s&0xffffffff-1]; e.key == key {
+				return e
+			}
 		}
 	}
 }
