@@ -43,7 +43,7 @@ func Clean(raw string, max int) string {
 // unescapeEscapedHTML decodes raw when it is HTML sent HTML-escaped ("&lt;p&gt;…"): when escaped
 // tags are at least as many as real ones. Twice at most, for text escaped twice ("&amp;lt;p").
 func unescapeEscapedHTML(raw string) string {
-	if !strings.Contains(raw, "lt;") && !strings.Contains(raw, "LT;") {
+	if !hasEscapedLT(raw) {
 		return raw // no escaped tag opening: countTags would count none
 	}
 	for range 3 {
@@ -54,6 +54,21 @@ func unescapeEscapedHTML(raw string) string {
 		raw = html.UnescapeString(raw)
 	}
 	return raw
+}
+
+// hasEscapedLT reports whether s has "lt;" or "LT;": from each ";" (rare outside entities).
+func hasEscapedLT(s string) bool {
+	for i := strings.IndexByte(s, ';'); i >= 0; {
+		if i >= 2 && (s[i-2:i] == "lt" || s[i-2:i] == "LT") {
+			return true
+		}
+		j := strings.IndexByte(s[i+1:], ';')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 // countTags counts escaped tag openings ("&lt;p", "&lt;/p", "&amp;lt;p") and real ones ("<p").

@@ -288,8 +288,7 @@ func (a *analysis) lookupWords() {
 	a.cls = resize(a.cls, len(d.words))
 	tab := phrases.tab
 	for i := range d.words {
-		w := d.fw(i)
-		if e := tab.get(fnvString(fnvOffset, w), w); e != nil {
+		if e := tab.get(d.hashes[i], d.fw(i)); e != nil {
 			a.words[i] = e
 			a.cls[i] = e.cls
 		}

@@ -64,7 +64,8 @@ type doc struct {
 	lines  []line
 	sents  []sentence
 	lowBuf []byte // low's array (a doc lexed again builds its low in it)
-	srcBuf []byte // src's array when it joins a title and a text
+	srcBuf []byte   // src's array when it joins a title and a text
+	hashes []uint64 // per word: fnvString of its folded form
 }
 
 // lexDoc lexes a title and a text (Clean's output or any plain text).
@@ -89,6 +90,7 @@ func (d *doc) lex(title, text string) {
 	}
 	d.src = src
 	d.words = reuse(d.words, len(src)/5+4)
+	d.hashes = reuse(d.hashes, len(src)/5+4)
 	d.lines, d.sents = d.lines[:0], d.sents[:0]
 	low := reuse(d.lowBuf, len(src)+len(src)/8)
 	for lo := 0; lo < len(src); {
@@ -153,7 +155,9 @@ func (d *doc) lexLine(lo, hi int, title bool, low []byte) []byte {
 			low = append(low, ' ')
 		}
 		w.a = int32(len(low))
-		low, w.flags = foldWord(low, s[start:end])
+		var h uint64
+		low, w.flags, h = foldWord(low, s[start:end])
+		d.hashes = append(d.hashes, h)
 		w.b = int32(len(low))
 		w.sent = int32(len(d.sents))
 		d.words = append(d.words, w)
@@ -202,6 +206,10 @@ var abbrevs = map[string]bool{
 func nextWord(s string, i, hi int) (start, end int) {
 	start = -1
 	for i < hi {
+		if c := s[i]; c < utf8.RuneSelf && c != '.' && !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			i++ // ASCII punctuation or space
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:hi])
 		if isWordRune(r) {
 			start = i
@@ -299,11 +307,12 @@ func classifyGap(g string) (kind uint8, sentenceEnd bool) {
 	return gapHard, false
 }
 
-// foldWord appends the folded form of w to low and returns it with w's flags; one pass, ASCII
-// without decoding.
-func foldWord(low []byte, w string) ([]byte, uint8) {
+// foldWord appends the folded form of w to low and returns it with w's flags and the hash of
+// the folded form (fnvString); one pass, ASCII without decoding.
+func foldWord(low []byte, w string) ([]byte, uint8, uint64) {
 	letters, upper, digits := 0, 0, 0
 	ascii := true
+	h := uint64(fnvOffset)
 	for i := 0; i < len(w); i++ {
 		c := w[i]
 		switch {
@@ -322,13 +331,15 @@ func foldWord(low []byte, w string) ([]byte, uint8) {
 			break
 		}
 		low = append(low, c)
+		h = (h ^ uint64(c)) * fnvPrime
 	}
 	if !ascii {
-		low = low[:len(low)-countASCIIPrefix(w)]
+		start := len(low) - countASCIIPrefix(w)
+		low = low[:start]
 		for _, r := range w {
 			low = appendFold(low, r)
 		}
-		return low, wordFlags(w)
+		return low, wordFlags(w), fnvString(fnvOffset, string(low[start:]))
 	}
 	var f uint8
 	if len(w) > 0 && (w[0] >= 'A' && w[0] <= 'Z' || len(w) > 1 && w[0] == '.' && w[1] >= 'A' && w[1] <= 'Z') {
@@ -343,7 +354,7 @@ func foldWord(low []byte, w string) ([]byte, uint8) {
 	if digits > 0 {
 		f |= wDigit
 	}
-	return low, f
+	return low, f, h
 }
 
 // countASCIIPrefix is the number of leading ASCII bytes of w.
