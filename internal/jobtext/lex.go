@@ -63,7 +63,7 @@ type doc struct {
 	words  []word
 	lines  []line
 	sents  []sentence
-	lowBuf []byte // low's array (a doc lexed again builds its low in it)
+	lowBuf []byte   // low's array (a doc lexed again builds its low in it)
 	srcBuf []byte   // src's array when it joins a title and a text
 	hashes []uint64 // per word: fnvString of its folded form
 }
