@@ -184,29 +184,34 @@ func (w *writer) listItem() {
 	w.item = true
 }
 
-// flush writes the held-back break (none at the very start) and the item marker.
-func (w *writer) flush() {
-	if len(w.b) > 0 {
+// flushTo writes the held-back break (none at the very start) and the item marker to b, the
+// text so far, and returns it.
+func (w *writer) flushTo(b []byte) []byte {
+	if len(b) > 0 {
 		switch w.pending {
 		case brSpace:
-			w.b = append(w.b, ' ')
+			b = append(b, ' ')
 		case brLine:
-			w.b = append(w.b, '\n')
+			b = append(b, '\n')
 		case brPara:
-			w.b = append(w.b, '\n', '\n')
+			b = append(b, '\n', '\n')
 		}
 	}
 	w.pending = brNone
 	if w.item {
-		w.b = append(w.b, '-', ' ')
+		b = append(b, '-', ' ')
 		w.item = false
 	}
 	w.lineBeg = false
+	return b
 }
 
 // text writes s with its whitespace collapsed into the held-back break. At the start of a line,
 // a bullet character followed by a space makes the line a list item.
 func (w *writer) text(s string) {
+	// b is w.b, kept in a local while the text is written: a store of a slice into w (which
+	// may be on the heap) costs a write barrier while the garbage collector runs.
+	b := w.b
 	for i := 0; i < len(s) && !w.full; {
 		if c := s[i]; c < utf8.RuneSelf {
 			// ASCII: a space, a bullet starting a line, or a run of visible characters written at
@@ -226,13 +231,13 @@ func (w *writer) text(s string) {
 			for j < len(s) && s[j] > ' ' && s[j] < 0x7f {
 				j++
 			}
-			w.flush()
+			b = w.flushTo(b)
 			run := s[i:j]
-			if w.max > 0 && len(w.b)+len(run) > w.max {
-				run = run[:max(1, w.max+1-len(w.b))] // flush may have passed max: one more
+			if w.max > 0 && len(b)+len(run) > w.max {
+				run = run[:max(1, w.max+1-len(b))] // flush may have passed max: one more
 				w.full = true
 			}
-			w.b = append(w.b, run...)
+			b = append(b, run...)
 			i = j
 			continue
 		}
@@ -252,12 +257,13 @@ func (w *writer) text(s string) {
 			w.lineBeg = false
 			continue
 		}
-		w.flush()
-		w.b = utf8.AppendRune(w.b, r)
-		if w.max > 0 && len(w.b) > w.max {
+		b = w.flushTo(b)
+		b = utf8.AppendRune(b, r)
+		if w.max > 0 && len(b) > w.max {
 			w.full = true
 		}
 	}
+	w.b = b
 }
 
 // followedBySpace reports whether s is empty or starts with a space.
@@ -390,7 +396,7 @@ func (w *writer) tokenizeHTML(s string) {
 			w.textToken(&st, string(z.Text()))
 		case html.StartTagToken, html.SelfClosingTagToken, html.EndTagToken:
 			name, _ := z.TagName()
-			w.tag(&st, string(name), tt)
+			w.tag(&st, tagKind(string(name)), tt)
 		}
 	}
 }
@@ -404,28 +410,45 @@ func (w *writer) textToken(st *htmlState, t string) {
 	}
 }
 
-// tag applies a tag token (its lower-case name) to the text's breaks and the open elements.
-func (w *writer) tag(st *htmlState, tag string, tt html.TokenType) {
-	start := tt != html.EndTagToken
-	switch tag { // the commonest tags, answered without the maps
-	case "p", "div", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6":
-		if st.skip == 0 {
-			if st.inItem > 0 {
-				w.brk(brLine)
-			} else {
-				w.brk(brPara)
-			}
+// What a tag does to the text (tagKind).
+const (
+	tkSkip  = 1 << iota // skipTags
+	tkLine              // lineTags
+	tkBlock             // blockTags
+	tkRaw               // rawTextTags
+	tkItem              // li
+	tkCell              // td, th
+	tkPre               // pre
+)
+
+// tagKinds are the kinds of every tag the maps name.
+var tagKinds = func() map[string]uint8 {
+	m := map[string]uint8{"li": tkItem, "td": tkCell, "th": tkCell, "pre": tkPre}
+	for set, k := range map[*map[string]bool]uint8{&skipTags: tkSkip, &lineTags: tkLine, &blockTags: tkBlock, &rawTextTags: tkRaw} {
+		for t := range *set {
+			m[t] |= k
 		}
-		return
-	case "br":
-		if st.skip == 0 {
-			w.brk(brLine)
-		}
-		return
-	case "strong", "b", "em", "i", "span", "a", "u":
-		return
 	}
-	if skipTags[tag] {
+	return m
+}()
+
+// tagKind is the kind of a tag (its lower-case name); the commonest are answered without the map.
+func tagKind(name string) uint8 {
+	switch name {
+	case "p", "div", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6":
+		return tkBlock
+	case "br":
+		return tkLine
+	case "strong", "b", "em", "i", "span", "a", "u":
+		return 0
+	}
+	return tagKinds[name]
+}
+
+// tag applies a tag token of kind k (tagKind) to the text's breaks and the open elements.
+func (w *writer) tag(st *htmlState, k uint8, tt html.TokenType) {
+	start := tt != html.EndTagToken
+	if k&tkSkip != 0 {
 		if tt == html.StartTagToken {
 			st.skip++
 		} else if tt == html.EndTagToken && st.skip > 0 {
@@ -437,7 +460,7 @@ func (w *writer) tag(st *htmlState, tag string, tt html.TokenType) {
 		return
 	}
 	switch {
-	case tag == "li":
+	case k&tkItem != 0:
 		if start {
 			st.inItem++
 			w.listItem()
@@ -447,12 +470,12 @@ func (w *writer) tag(st *htmlState, tag string, tt html.TokenType) {
 			}
 			w.brk(brLine)
 		}
-	case tag == "td" || tag == "th":
+	case k&tkCell != 0:
 		w.brk(brSpace)
-	case lineTags[tag]:
+	case k&tkLine != 0:
 		w.brk(brLine)
-	case blockTags[tag]:
-		if tag == "pre" {
+	case k&tkBlock != 0:
+		if k&tkPre != 0 {
 			if tt == html.StartTagToken {
 				st.pre++
 			} else if tt == html.EndTagToken && st.pre > 0 {
@@ -527,12 +550,13 @@ func (w *writer) scanHTML(s string) bool {
 		if hasUpperASCII(name) {
 			name = lowerASCII(name) // as TagName: ASCII letters only
 		}
+		k := tagKind(name)
 		if tt == html.StartTagToken {
-			if rawTextTags[name] {
+			if k&tkRaw != 0 {
 				return false
 			}
 			if s[end-2] == '/' {
-				if attrs && (skipTags[name] || name == "pre") {
+				if attrs && k&(tkSkip|tkPre) != 0 {
 					return false // self-closing or not depends on the last attribute's value
 				}
 				if !attrs {
@@ -540,7 +564,7 @@ func (w *writer) scanHTML(s string) bool {
 				}
 			}
 		}
-		w.tag(&st, name, tt)
+		w.tag(&st, k, tt)
 		i, textStart = end, end
 	}
 	return true

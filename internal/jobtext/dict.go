@@ -43,6 +43,9 @@ type dict struct {
 type node struct {
 	ids    []int32 // entries whose key it is
 	prefix bool    // a longer key starts with it
+	// next has bit hash&63 set for the hash (fnvString) of every word that follows the key in a
+	// longer key: a word whose bit is clear extends no key, and the scan stops without a probe.
+	next uint64
 }
 
 func newDict() *dict {
@@ -82,7 +85,9 @@ func (t *dict) add(kind uint8, val int32, phrase string) {
 	}
 	key := d.low
 	for i := 1; i < n; i++ {
-		t.nodeOf(d.low[:d.words[i-1].b]).prefix = true
+		pn := t.nodeOf(d.low[:d.words[i-1].b])
+		pn.prefix = true
+		pn.next |= 1 << (d.hashes[i] & 63)
 	}
 	nd := t.nodeOf(key)
 	for _, id := range nd.ids {
@@ -123,6 +128,7 @@ func (t *dict) scan(d *doc, words []*wordEntry, hits []hit) []hit {
 	hits = reuse(hits, len(ws)/4+8)
 	for i := range ws {
 		var h uint64
+		var prev *node
 		for j := i; j < len(ws) && j-i < maxWords; j++ {
 			var nd *node
 			if j == i {
@@ -130,7 +136,7 @@ func (t *dict) scan(d *doc, words []*wordEntry, hits []hit) []hit {
 					nd, h = words[i].node, words[i].hash
 				}
 			} else {
-				if ws[j].sent != ws[i].sent || ws[j].gap > gapGlue {
+				if ws[j].sent != ws[i].sent || ws[j].gap > gapGlue || prev.next&(1<<(d.hashes[j]&63)) == 0 {
 					break
 				}
 				h = fnvString(fnvSpace(h), d.fw(j))
@@ -150,6 +156,7 @@ func (t *dict) scan(d *doc, words []*wordEntry, hits []hit) []hit {
 			if !nd.prefix {
 				break
 			}
+			prev = nd
 		}
 	}
 	return hits

@@ -132,23 +132,26 @@ func (d *doc) lexLine(lo, hi int, title bool, low []byte) []byte {
 	ln := int32(len(d.lines))
 	sentStart := first
 	prevHi := lo
+	// The words and hashes are appended to locals and stored back once: a store of a slice into
+	// d (on the heap) costs a write barrier while the garbage collector runs.
+	words, hashes := d.words, d.hashes
 	for i := lo; i < hi; {
 		start, end := nextWord(s, i, hi)
 		if start < 0 {
 			break
 		}
 		w := word{lo: int32(start), hi: int32(end), gapLo: int32(prevHi), line: ln}
-		if len(d.words) == first {
+		if len(words) == first {
 			w.gap = gapStart
 		} else {
 			g, brk := classifyGap(s[prevHi:start])
-			if brk && !strings.ContainsAny(s[prevHi:start], "!?;|…") && d.prevWordIsAbbrev(low) {
+			if brk && !strings.ContainsAny(s[prevHi:start], "!?;|…") && prevWordIsAbbrev(s, words, low) {
 				brk = false // "e.g. Python", "z.B. Java", "etc. and"
 			}
 			w.gap = g
 			if brk {
-				d.sents = append(d.sents, sentence{first: int32(sentStart), end: int32(len(d.words)), line: ln})
-				sentStart = len(d.words)
+				d.sents = append(d.sents, sentence{first: int32(sentStart), end: int32(len(words)), line: ln})
+				sentStart = len(words)
 			}
 		}
 		if len(low) > 0 {
@@ -157,13 +160,14 @@ func (d *doc) lexLine(lo, hi int, title bool, low []byte) []byte {
 		w.a = int32(len(low))
 		var h uint64
 		low, w.flags, h = foldWord(low, s[start:end])
-		d.hashes = append(d.hashes, h)
+		hashes = append(hashes, h)
 		w.b = int32(len(low))
 		w.sent = int32(len(d.sents))
-		d.words = append(d.words, w)
+		words = append(words, w)
 		prevHi = end
 		i = end
 	}
+	d.words, d.hashes = words, hashes
 	if len(d.words) == first {
 		return low
 	}
@@ -177,20 +181,20 @@ func (d *doc) lexLine(lo, hi int, title bool, low []byte) []byte {
 	return low
 }
 
-// prevWordIsAbbrev reports whether the last folded word in low is an abbreviation whose dot ends
+// prevWordIsAbbrev reports whether the last word (its folded form in low) is an abbreviation whose dot ends
 // no sentence ("e.g.", "z.B.", "etc.", "ca.").
-func (d *doc) prevWordIsAbbrev(low []byte) bool {
-	n := len(d.words)
+func prevWordIsAbbrev(src string, words []word, low []byte) bool {
+	n := len(words)
 	if n == 0 {
 		return false
 	}
-	w := d.words[n-1]
+	w := words[n-1]
 	fw := string(low[w.a:w.b])
 	if abbrevs[fw] {
 		return true
 	}
 	// The last letter of a dotted abbreviation: "e.g", "i.e", "z.B", "p.a".
-	return len(fw) == 1 && w.gap == gapGlue && w.gapLo < w.lo && d.src[w.gapLo] == '.'
+	return len(fw) == 1 && w.gap == gapGlue && w.gapLo < w.lo && src[w.gapLo] == '.'
 }
 
 // abbrevs are words written with a dot that ends no sentence.
