@@ -136,9 +136,66 @@ func (d *doc) lexLine(lo, hi int, title bool, low []byte) []byte {
 	// d (on the heap) costs a write barrier while the garbage collector runs.
 	words, hashes := d.words, d.hashes
 	for i := lo; i < hi; {
-		start, end := nextWord(s, i, hi)
-		if start < 0 {
+		for i < hi && s[i] < utf8.RuneSelf && s[i] != '.' && !isASCIIAlnum(s[i]) {
+			i++ // ASCII space and punctuation: no word starts there
+		}
+		if i >= hi {
 			break
+		}
+		// An ASCII word ending before an ASCII byte that cannot extend it (not "&", "+", "#")
+		// is read, folded and hashed in one pass; any other is nextWord's and foldWord's.
+		start, end := i, -1
+		sep := len(low)
+		var flags uint8
+		var h uint64
+		if isASCIIAlnum(s[i]) {
+			if len(low) > 0 {
+				low = append(low, ' ')
+			}
+			letters, upper, digits := 0, 0, 0
+			h = fnvOffset
+			j := i
+			for ; j < hi; j++ {
+				c := s[j]
+				switch {
+				case c >= 'a' && c <= 'z':
+					letters++
+				case c >= 'A' && c <= 'Z':
+					letters++
+					upper++
+					c += 'a' - 'A'
+				case c >= '0' && c <= '9':
+					digits++
+				default:
+					goto done
+				}
+				low = append(low, c)
+				h = (h ^ uint64(c)) * fnvPrime
+			}
+		done:
+			if j == hi || s[j] < utf8.RuneSelf && s[j] != '&' && s[j] != '+' && s[j] != '#' {
+				end = j
+				if s[i] >= 'A' && s[i] <= 'Z' {
+					flags |= wCap
+				}
+				if letters > 0 && upper == letters {
+					flags |= wUpper
+				}
+				if digits == j-i {
+					flags |= wNum
+				}
+				if digits > 0 {
+					flags |= wDigit
+				}
+			} else {
+				low = low[:sep]
+			}
+		}
+		if end < 0 {
+			start, end = nextWord(s, i, hi)
+			if start < 0 {
+				break
+			}
 		}
 		w := word{lo: int32(start), hi: int32(end), gapLo: int32(prevHi), line: ln}
 		if len(words) == first {
@@ -154,14 +211,19 @@ func (d *doc) lexLine(lo, hi int, title bool, low []byte) []byte {
 				sentStart = len(words)
 			}
 		}
-		if len(low) > 0 {
-			low = append(low, ' ')
+		wa := sep // where the folded word starts in low: after the space before it
+		if sep > 0 {
+			wa++
 		}
-		w.a = int32(len(low))
-		var h uint64
-		low, w.flags, h = foldWord(low, s[start:end])
+		if len(low) == sep { // not folded above
+			if len(low) > 0 {
+				low = append(low, ' ')
+			}
+			low, flags, h = foldWord(low, s[start:end])
+		}
+		w.flags = flags
+		w.a, w.b = int32(wa), int32(len(low))
 		hashes = append(hashes, h)
-		w.b = int32(len(low))
 		w.sent = int32(len(d.sents))
 		words = append(words, w)
 		prevHi = end
@@ -261,6 +323,11 @@ func nextWord(s string, i, hi int) (start, end int) {
 		}
 	}
 	return start, i
+}
+
+// isASCIIAlnum reports ASCII letters and digits, the ASCII word bytes.
+func isASCIIAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // isWordByteBefore reports whether the rune ending just before s[i] is a word rune.
