@@ -264,6 +264,7 @@ const (
 	clLang = 7      // the language of a stop word (langEN, …)
 	clYear = 1 << 3 // a year word ("years", "Jahre", "ans", "años")
 	clDay  = 1 << 4 // a day word ("days", "Tage", "jours", "días")
+	clFill = 1 << 5 // a heading filler (headFillers)
 )
 
 // wordClasses maps a folded word to its classes.
@@ -277,6 +278,9 @@ var wordClasses = func() map[string]uint8 {
 	}
 	for w := range dayWords {
 		m[w] |= clDay
+	}
+	for w := range headFillers {
+		m[w] |= clFill
 	}
 	return m
 }()
@@ -357,7 +361,7 @@ func (a *analysis) heading(ln *line) (uint8, bool) {
 			i += int(h.n)
 			continue
 		}
-		if headFillers[d.fw(i)] {
+		if a.cls[i]&clFill != 0 { // headFillers
 			i++
 			continue
 		}

@@ -346,12 +346,23 @@ func isWordRune(r rune) bool {
 // classifyGap classifies the text between two words of a line and reports whether it ends a
 // sentence (a dot after an abbreviation is the caller's to forgive).
 func classifyGap(g string) (kind uint8, sentenceEnd bool) {
-	if len(g) == 1 {
+	if len(g) == 1 { // the commonest gaps, as the cases below answer them
 		switch g[0] {
-		case ' ':
+		case ' ', '\t', '\r', '%', '&':
 			return gapSpace, false
 		case '.', '-', '/', '_', '\'':
 			return gapGlue, false
+		case '!', '?', ';', '|':
+			return gapHard, true
+		}
+		return gapHard, false
+	}
+	if len(g) == 2 && g[1] == ' ' {
+		switch g[0] {
+		case ',', ':', ')':
+			return gapHard, false
+		case '.', '!', '?', ';', '|':
+			return gapHard, true
 		}
 	}
 	switch g {
