@@ -139,15 +139,14 @@ type analysis struct {
 	d      *doc
 	doc    doc // what d points to: its slices are reused by the next posting's analysis
 	hits   []hit
-	first  []int32      // hits starting at word i are hits[first[i]:first[i+1]]
-	ctx    []uint8      // per sentence
-	flags  []uint8      // per sentence, sfDone once computed
-	cls    []uint8      // per word: its classes (clYear, …)
-	words  []*wordEntry // per word: its entry in the word table, nil when none
-	toks   []payTok     // a line's pay tokens (pay)
-	cands  []techCand   // technology aliases found (technologies)
-	techAt []int32      // per word: the accepted alias covering it (technologies)
-	said   []uint8      // per sentence: the cue and visa phrases starting in it (saidReq, …)
+	first  []int32    // hits starting at word i are hits[first[i]:first[i+1]]
+	ctx    []uint8    // per sentence
+	flags  []uint8    // per sentence, sfDone once computed
+	cls    []uint8    // per word: its classes (clYear, …)
+	toks   []payTok   // a line's pay tokens (pay)
+	cands  []techCand // technology aliases found (technologies)
+	techAt []int32    // per word: the accepted alias covering it (technologies)
+	said   []uint8    // per sentence: the cue and visa phrases starting in it (saidReq, …)
 	lang   uint8
 }
 
@@ -221,9 +220,10 @@ func (a *analysis) release() {
 func analyze(title, text string) *analysis {
 	a := analyses.Get().(*analysis)
 	a.d = &a.doc
+	a.d.tab = phrases.tab
 	a.d.lex(title, text)
-	a.lookupWords()
-	a.hits = phrases.scan(a.d, a.words, a.hits[:0])
+	a.cls = a.d.cls
+	a.hits = phrases.scan(a.d, a.hits[:0])
 	a.first = resize(a.first, len(a.d.words)+1)
 	h := 0
 	for i := range a.d.words {
@@ -284,20 +284,6 @@ var wordClasses = func() map[string]uint8 {
 	}
 	return m
 }()
-
-// lookupWords finds every word in the word table, once, and keeps its classes.
-func (a *analysis) lookupWords() {
-	d := a.d
-	a.words = resize(a.words, len(d.words))
-	a.cls = resize(a.cls, len(d.words))
-	tab := phrases.tab
-	for i := range d.words {
-		if e := tab.get(d.hashes[i], d.fw(i)); e != nil {
-			a.words[i] = e
-			a.cls[i] = e.cls
-		}
-	}
-}
 
 // guessLang returns the language most stop words belong to.
 func (a *analysis) guessLang() uint8 {

@@ -122,8 +122,8 @@ func (t *dict) finish(classes map[string]uint8) *dict {
 }
 
 // scan returns every hit in d, ordered by first word, in hits' array when it is large enough.
-// words[i] is the table's entry of word i (analyze), nil when the table has none.
-func (t *dict) scan(d *doc, words []*wordEntry, hits []hit) []hit {
+// The doc was lexed with t.tab (d.ents).
+func (t *dict) scan(d *doc, hits []hit) []hit {
 	ws := d.words
 	hits = reuse(hits, len(ws)/4+8)
 	for i := range ws {
@@ -132,8 +132,9 @@ func (t *dict) scan(d *doc, words []*wordEntry, hits []hit) []hit {
 		for j := i; j < len(ws) && j-i < maxWords; j++ {
 			var nd *node
 			if j == i {
-				if words[i] != nil {
-					nd, h = words[i].node, words[i].hash
+				if k := d.ents[i]; k > 0 {
+					e := &t.tab.entries[k-1]
+					nd, h = e.node, e.hash
 				}
 			} else {
 				if ws[j].sent != ws[i].sent || ws[j].gap > gapGlue || prev.next&(1<<(d.hashes[j]&63)) == 0 {

@@ -66,6 +66,12 @@ type doc struct {
 	lowBuf []byte   // low's array (a doc lexed again builds its low in it)
 	srcBuf []byte   // src's array when it joins a title and a text
 	hashes []uint64 // per word: fnvString of its folded form
+	// tab is the word table words are looked up in as they are lexed (nil: not looked up, as
+	// when the table's own phrases are lexed); ents and cls are per word its entry's index in
+	// tab.entries plus one (0: none) and its classes.
+	tab  *wordTab
+	ents []int32
+	cls  []uint8
 }
 
 // lexDoc lexes a title and a text (Clean's output or any plain text).
@@ -91,6 +97,8 @@ func (d *doc) lex(title, text string) {
 	d.src = src
 	d.words = reuse(d.words, len(src)/5+4)
 	d.hashes = reuse(d.hashes, len(src)/5+4)
+	d.ents = reuse(d.ents, len(src)/5+4)
+	d.cls = reuse(d.cls, len(src)/5+4)
 	d.lines, d.sents = d.lines[:0], d.sents[:0]
 	low := reuse(d.lowBuf, len(src)+len(src)/8)
 	for lo := 0; lo < len(src); {
@@ -134,7 +142,7 @@ func (d *doc) lexLine(lo, hi int, title bool, low []byte) []byte {
 	prevHi := lo
 	// The words and hashes are appended to locals and stored back once: a store of a slice into
 	// d (on the heap) costs a write barrier while the garbage collector runs.
-	words, hashes := d.words, d.hashes
+	words, hashes, ents, cls := d.words, d.hashes, d.ents, d.cls
 	for i := lo; i < hi; {
 		for i < hi && s[i] < utf8.RuneSelf && s[i] != '.' && !isASCIIAlnum(s[i]) {
 			i++ // ASCII space and punctuation: no word starts there
@@ -224,12 +232,20 @@ func (d *doc) lexLine(lo, hi int, title bool, low []byte) []byte {
 		w.flags = flags
 		w.a, w.b = int32(wa), int32(len(low))
 		hashes = append(hashes, h)
+		if d.tab != nil {
+			var ent int32
+			var cl uint8
+			if k := d.tab.find(h, unsafe.String(unsafe.SliceData(low[wa:]), len(low)-wa)); k >= 0 {
+				ent, cl = k+1, d.tab.entries[k].cls
+			}
+			ents, cls = append(ents, ent), append(cls, cl)
+		}
 		w.sent = int32(len(d.sents))
 		words = append(words, w)
 		prevHi = end
 		i = end
 	}
-	d.words, d.hashes = words, hashes
+	d.words, d.hashes, d.ents, d.cls = words, hashes, ents, cls
 	if len(d.words) == first {
 		return low
 	}

@@ -74,14 +74,22 @@ func (t *wordTab) slot(key string) *wordEntry {
 
 // get returns the entry of key, whose hash is h, or nil.
 func (t *wordTab) get(h uint64, key string) *wordEntry {
+	if k := t.find(h, key); k >= 0 {
+		return &t.entries[k]
+	}
+	return nil
+}
+
+// find returns the index in entries of key, whose hash is h, or -1.
+func (t *wordTab) find(h uint64, key string) int32 {
 	for i := h & t.mask; ; i = (i + 1) & t.mask {
 		s := t.slots[i]
 		if s == 0 {
-			return nil
+			return -1
 		}
 		if s&^0xffffffff == h&^0xffffffff {
-			if e := &t.entries[s&0xffffffff-1]; e.key == key {
-				return e
+			if k := int32(s&0xffffffff) - 1; t.entries[k].key == key {
+				return k
 			}
 		}
 	}
