@@ -265,6 +265,7 @@ const (
 	clYear = 1 << 3 // a year word ("years", "Jahre", "ans", "años")
 	clDay  = 1 << 4 // a day word ("days", "Tage", "jours", "días")
 	clFill = 1 << 5 // a heading filler (headFillers)
+	clNode = 1 << 6 // a key of the phrase dictionary (set by newWordTab)
 )
 
 // wordClasses maps a folded word to its classes.

@@ -127,6 +127,9 @@ func (t *dict) scan(d *doc, hits []hit) []hit {
 	ws := d.words
 	hits = reuse(hits, len(ws)/4+8)
 	for i := range ws {
+		if d.cls[i]&clNode == 0 {
+			continue // no phrase starts with the word
+		}
 		var h uint64
 		var prev *node
 		for j := i; j < len(ws) && j-i < maxWords; j++ {

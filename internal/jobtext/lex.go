@@ -150,8 +150,8 @@ func (d *doc) lexLine(lo, hi int, title bool, low []byte) []byte {
 		if i >= hi {
 			break
 		}
-		// An ASCII word ending before an ASCII byte that cannot extend it (not "&", "+", "#")
-		// is read, folded and hashed in one pass; any other is nextWord's and foldWord's.
+		// An ASCII word ending before a byte that cannot extend it (not a word rune, "&", "+"
+		// or "#") is read, folded and hashed in one pass; any other is nextWord's and foldWord's.
 		start, end := i, -1
 		sep := len(low)
 		var flags uint8
@@ -181,7 +181,7 @@ func (d *doc) lexLine(lo, hi int, title bool, low []byte) []byte {
 				h = (h ^ uint64(c)) * fnvPrime
 			}
 		done:
-			if j == hi || s[j] < utf8.RuneSelf && s[j] != '&' && s[j] != '+' && s[j] != '#' {
+			if j == hi || s[j] < utf8.RuneSelf && s[j] != '&' && s[j] != '+' && s[j] != '#' || s[j] >= utf8.RuneSelf && !startsWordRune(s[j:hi]) {
 				end = j
 				if s[i] >= 'A' && s[i] <= 'Z' {
 					flags |= wCap
@@ -339,6 +339,12 @@ func nextWord(s string, i, hi int) (start, end int) {
 		}
 	}
 	return start, i
+}
+
+// startsWordRune reports whether s starts with a word rune.
+func startsWordRune(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return isWordRune(r)
 }
 
 // isASCIIAlnum reports ASCII letters and digits, the ASCII word bytes.

@@ -52,15 +52,53 @@ func (a *analysis) pay() *Pay {
 
 // mayNameCurrency reports whether line s may hold a currency token of lexPay ("$", a symbol, a
 // code or name, a "TEUR" suffix): without one no figure of the line is pay (payAt asks for a
-// currency beside one figure of it at least), so the line is not lexed. Any non-ASCII byte
-// answers yes (symbols and folded names are read by lexPay itself); in ASCII, lexPay's words
-// are the runs of letters.
+// currency beside one figure of it at least), so the line is not lexed. It answers yes at
+// least wherever lexPay would make a currency token: at "$", at a currency symbol, at a
+// maximal run of ASCII letters that is a currency word or "teur" (lexPay's ASCII words and
+// number suffixes are such runs), and at a word with a non-ASCII letter (lexPay's word: a run
+// of word runes but ASCII digits) that folds to a currency word.
 func mayNameCurrency(s string) bool {
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
-		case c == '$' || c >= utf8.RuneSelf:
+		case c == '$':
 			return true
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if _, ok := currencySymbols[r]; ok {
+				return true
+			}
+			if !isWordRune(r) {
+				i += size
+				continue
+			}
+			lo, hi := i, i+size // the word around it
+			for lo > 0 {
+				r, n := utf8.DecodeLastRuneInString(s[:lo])
+				if !isWordRune(r) || r >= '0' && r <= '9' {
+					break
+				}
+				lo -= n
+			}
+			for hi < len(s) {
+				r, n := utf8.DecodeRuneInString(s[hi:])
+				if !isWordRune(r) || r >= '0' && r <= '9' {
+					break
+				}
+				hi += n
+			}
+			if w := s[lo:hi]; len(w) <= 12 {
+				var buf [24]byte
+				lw := buf[:0]
+				for _, r := range w {
+					lw = appendFold(lw, r)
+				}
+				if _, ok := currencyWords[string(lw)]; ok {
+					return true
+				}
+			}
+			i = hi
+			continue
 		case isASCIILetter(c):
 			j := i + 1
 			for j < len(s) && isASCIILetter(s[j]) {

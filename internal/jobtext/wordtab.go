@@ -12,7 +12,7 @@ type wordEntry struct {
 	key  string
 	hash uint64
 	node *node // the dictionary's node for the key; nil when no phrase is or starts with it
-	cls  uint8 // the word's classes (wordClasses); 0 for a key of several words
+	cls  uint8 // the word's classes (wordClasses) and clNode when node is set
 }
 
 // wordTab is the table: a power-of-two number of slots, at most half of them used, each the
@@ -52,6 +52,11 @@ func newWordTab(nodes map[string]*node, classes map[string]uint8) *wordTab {
 	}
 	for k, c := range classes {
 		t.slot(k).cls = c
+	}
+	for i := range t.entries {
+		if t.entries[i].node != nil {
+			t.entries[i].cls |= clNode
+		}
 	}
 	return t
 }
