@@ -2,6 +2,7 @@ package jobtext
 
 import (
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -26,19 +27,34 @@ func Clean(raw string, max int) string {
 	}
 	raw = unescapeEscapedHTML(raw)
 	// The text is rarely longer than its markup (tags and entities shrink, "<li>" is "- "): one
-	// array of that size holds it.
+	// array of that size holds it, a finished Clean's when it is large enough (the result is
+	// copied out of it).
 	size := len(raw) + 16
 	if max > 0 {
 		size = min(size, max+utf8.UTFMax)
 	}
-	w := writer{max: max, b: make([]byte, 0, size)}
+	buf, _ := cleanBufs.Get().(*[]byte)
+	if buf == nil {
+		buf = new([]byte)
+	}
+	w := writer{max: max, b: reuse(*buf, size)}
 	if looksLikeHTML(raw) {
 		w.html(raw)
 	} else {
 		w.plain(raw)
 	}
-	return w.result()
+	out := w.result()
+	if cap(w.b) <= maxPooledClean {
+		*buf = w.b[:0]
+		cleanBufs.Put(buf)
+	}
+	return out
 }
+
+// cleanBufs holds the text arrays of finished Cleans, up to maxPooledClean bytes each.
+var cleanBufs sync.Pool
+
+const maxPooledClean = 64 << 10
 
 // unescapeEscapedHTML decodes raw when it is HTML sent HTML-escaped ("&lt;p&gt;…"): when escaped
 // tags are at least as many as real ones. Twice at most, for text escaped twice ("&amp;lt;p").

@@ -16,12 +16,35 @@ type wordEntry struct {
 }
 
 // wordTab is the table: a power-of-two number of slots, at most half of them used, each the
-// upper half of its key's hash and the index of its entry plus one (0: empty), so that a probe
-// reads 8 bytes a slot (the slots fit a core's cache) and an entry only where the hash matches.
+// upper half of its key's hash and the index of its entry plus one (0: empty), and the key
+// itself when it is short (packKey), so that a probe reads one slot of 16 bytes (the slots fit
+// a core's cache) and an entry only where a long key's hash matches.
 type wordTab struct {
-	slots   []uint64
+	slots   []tabSlot
 	entries []wordEntry
 	mask    uint64
+}
+
+// tabSlot is one slot of the table.
+type tabSlot struct {
+	hashIdx uint64 // the hash's upper half, the entry's index plus one; 0: empty
+	short   uint64 // packKey of the key
+}
+
+// longKey is packKey's answer for a key of 8 bytes or more.
+const longKey = 0xff << 56
+
+// packKey is a key of at most 7 bytes as a number (its length in the top byte, its bytes below,
+// so two keys are equal exactly when their numbers are), or longKey.
+func packKey(key string) uint64 {
+	if len(key) > 7 {
+		return longKey
+	}
+	v := uint64(len(key)) << 56
+	for i := 0; i < len(key); i++ {
+		v |= uint64(key[i]) << (8 * i)
+	}
+	return v
 }
 
 const (
@@ -46,7 +69,7 @@ func newWordTab(nodes map[string]*node, classes map[string]uint8) *wordTab {
 	for n < 2*(len(nodes)+len(classes)) {
 		n *= 2
 	}
-	t := &wordTab{slots: make([]uint64, n), mask: uint64(n - 1)}
+	t := &wordTab{slots: make([]tabSlot, n), mask: uint64(n - 1)}
 	for k, nd := range nodes {
 		t.slot(k).node = nd
 	}
@@ -69,11 +92,11 @@ func (t *wordTab) slot(key string) *wordEntry {
 		return e
 	}
 	i := h & t.mask
-	for t.slots[i] != 0 {
+	for t.slots[i].hashIdx != 0 {
 		i = (i + 1) & t.mask
 	}
 	t.entries = append(t.entries, wordEntry{key: key, hash: h})
-	t.slots[i] = h&^0xffffffff | uint64(len(t.entries))
+	t.slots[i] = tabSlot{hashIdx: h&^0xffffffff | uint64(len(t.entries)), short: packKey(key)}
 	return &t.entries[len(t.entries)-1]
 }
 
@@ -87,13 +110,14 @@ func (t *wordTab) get(h uint64, key string) *wordEntry {
 
 // find returns the index in entries of key, whose hash is h, or -1.
 func (t *wordTab) find(h uint64, key string) int32 {
+	pk := packKey(key)
 	for i := h & t.mask; ; i = (i + 1) & t.mask {
-		s := t.slots[i]
-		if s == 0 {
+		s := &t.slots[i]
+		if s.hashIdx == 0 {
 			return -1
 		}
-		if s&^0xffffffff == h&^0xffffffff {
-			if k := int32(s&0xffffffff) - 1; t.entries[k].key == key {
+		if s.hashIdx&^0xffffffff == h&^0xffffffff && s.short == pk {
+			if k := int32(s.hashIdx&0xffffffff) - 1; pk != longKey || t.entries[k].key == key {
 				return k
 			}
 		}
