@@ -43,7 +43,7 @@ type dict struct {
 type node struct {
 	ids    []int32 // entries whose key it is
 	prefix bool    // a longer key starts with it
-	// next has bit hash&63 set for the hash (fnvString) of every word that follows the key in a
+	// next has bit hash&63 set for the hash (hashWord) of every word that follows the key in a
 	// longer key: a word whose bit is clear extends no key, and the scan stops without a probe.
 	next uint64
 }
@@ -143,7 +143,7 @@ func (t *dict) scan(d *doc, hits []hit) []hit {
 				if ws[j].sent != ws[i].sent || ws[j].gap > gapGlue || prev.next&(1<<(d.hashes[j]&63)) == 0 {
 					break
 				}
-				h = fnvString(fnvSpace(h), d.fw(j))
+				h = chainHash(h, d.hashes[j])
 				if e := t.tab.get(h, d.low[ws[i].a:ws[j].b]); e != nil {
 					nd = e.node
 				}

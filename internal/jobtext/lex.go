@@ -65,7 +65,7 @@ type doc struct {
 	sents  []sentence
 	lowBuf []byte   // low's array (a doc lexed again builds its low in it)
 	srcBuf []byte   // src's array when it joins a title and a text
-	hashes []uint64 // per word: fnvString of its folded form
+	hashes []uint64 // per word: hashWord of its folded form
 	// tab is the word table words are looked up in as they are lexed (nil: not looked up, as
 	// when the table's own phrases are lexed); ents and cls are per word its entry's index in
 	// tab.entries plus one (0: none) and its classes.
@@ -143,6 +143,7 @@ func (d *doc) lexLine(lo, hi int, title bool, low []byte) []byte {
 	// The words and hashes are appended to locals and stored back once: a store of a slice into
 	// d (on the heap) costs a write barrier while the garbage collector runs.
 	words, hashes, ents, cls := d.words, d.hashes, d.ents, d.cls
+	sent := int32(len(d.sents)) // the sentence the next word is in
 	for i := lo; i < hi; {
 		for i < hi && s[i] < utf8.RuneSelf && s[i] != '.' && !isASCIIAlnum(s[i]) {
 			i++ // ASCII space and punctuation: no word starts there
@@ -155,13 +156,13 @@ func (d *doc) lexLine(lo, hi int, title bool, low []byte) []byte {
 		start, end := i, -1
 		sep := len(low)
 		var flags uint8
-		var h uint64
+		var h, wpk uint64 // the folded word's hash and packKey
 		if isASCIIAlnum(s[i]) {
 			if len(low) > 0 {
 				low = append(low, ' ')
 			}
 			letters, upper, digits := 0, 0, 0
-			h = fnvOffset
+			var pk uint64 // packKey of the folded word, its first 7 bytes while they are read
 			j := i
 			for ; j < hi; j++ {
 				c := s[j]
@@ -178,11 +179,20 @@ func (d *doc) lexLine(lo, hi int, title bool, low []byte) []byte {
 					goto done
 				}
 				low = append(low, c)
-				h = (h ^ uint64(c)) * fnvPrime
+				if n := j - i; n < 7 {
+					pk |= uint64(c) << (8 * n)
+				}
 			}
 		done:
 			if j == hi || s[j] < utf8.RuneSelf && s[j] != '&' && s[j] != '+' && s[j] != '#' || s[j] >= utf8.RuneSelf && !startsWordRune(s[j:hi]) {
 				end = j
+				if n := j - i; n <= 7 {
+					pk |= uint64(n) << 56
+				} else {
+					pk = longKey
+				}
+				wpk = pk
+				h = hashWord(unsafe.String(unsafe.SliceData(low[len(low)-(j-i):]), j-i), pk)
 				if s[i] >= 'A' && s[i] <= 'Z' {
 					flags |= wCap
 				}
@@ -205,18 +215,21 @@ func (d *doc) lexLine(lo, hi int, title bool, low []byte) []byte {
 				break
 			}
 		}
-		w := word{lo: int32(start), hi: int32(end), gapLo: int32(prevHi), line: ln}
-		if len(words) == first {
-			w.gap = gapStart
-		} else {
+		gap := uint8(gapStart)
+		switch {
+		case len(words) == first:
+		case start-prevHi == 1 && s[prevHi] == ' ':
+			gap = gapSpace // the commonest gap, as classifyGap answers it
+		default:
 			g, brk := classifyGap(s[prevHi:start])
 			if brk && !strings.ContainsAny(s[prevHi:start], "!?;|…") && prevWordIsAbbrev(s, words, low) {
 				brk = false // "e.g. Python", "z.B. Java", "etc. and"
 			}
-			w.gap = g
+			gap = g
 			if brk {
 				d.sents = append(d.sents, sentence{first: int32(sentStart), end: int32(len(words)), line: ln})
 				sentStart = len(words)
+				sent++
 			}
 		}
 		wa := sep // where the folded word starts in low: after the space before it
@@ -228,20 +241,15 @@ func (d *doc) lexLine(lo, hi int, title bool, low []byte) []byte {
 				low = append(low, ' ')
 			}
 			low, flags, h = foldWord(low, s[start:end])
+			wpk = packKey(unsafe.String(unsafe.SliceData(low[wa:]), len(low)-wa))
 		}
-		w.flags = flags
-		w.a, w.b = int32(wa), int32(len(low))
 		hashes = append(hashes, h)
 		if d.tab != nil {
-			var ent int32
-			var cl uint8
-			if k := d.tab.find(h, unsafe.String(unsafe.SliceData(low[wa:]), len(low)-wa)); k >= 0 {
-				ent, cl = k+1, d.tab.entries[k].cls
-			}
-			ents, cls = append(ents, ent), append(cls, cl)
+			ent, cl := d.tab.find(h, unsafe.String(unsafe.SliceData(low[wa:]), len(low)-wa), wpk)
+			ents, cls = append(ents, ent+1), append(cls, cl)
 		}
-		w.sent = int32(len(d.sents))
-		words = append(words, w)
+		words = append(words, word{lo: int32(start), hi: int32(end), a: int32(wa), b: int32(len(low)), gapLo: int32(prevHi),
+			sent: sent, line: ln, gap: gap, flags: flags})
 		prevHi = end
 		i = end
 	}
@@ -412,11 +420,11 @@ func classifyGap(g string) (kind uint8, sentenceEnd bool) {
 }
 
 // foldWord appends the folded form of w to low and returns it with w's flags and the hash of
-// the folded form (fnvString); one pass, ASCII without decoding.
+// the folded form (hashWord); one pass, ASCII without decoding.
 func foldWord(low []byte, w string) ([]byte, uint8, uint64) {
 	letters, upper, digits := 0, 0, 0
 	ascii := true
-	h := uint64(fnvOffset)
+	start := len(low)
 	for i := 0; i < len(w); i++ {
 		c := w[i]
 		switch {
@@ -435,15 +443,14 @@ func foldWord(low []byte, w string) ([]byte, uint8, uint64) {
 			break
 		}
 		low = append(low, c)
-		h = (h ^ uint64(c)) * fnvPrime
 	}
 	if !ascii {
-		start := len(low) - countASCIIPrefix(w)
 		low = low[:start]
 		for _, r := range w {
 			low = appendFold(low, r)
 		}
-		return low, wordFlags(w), fnvString(fnvOffset, string(low[start:]))
+		f := unsafe.String(unsafe.SliceData(low[start:]), len(low)-start) // read before low grows
+		return low, wordFlags(w), hashWord(f, packKey(f))
 	}
 	var f uint8
 	if len(w) > 0 && (w[0] >= 'A' && w[0] <= 'Z' || len(w) > 1 && w[0] == '.' && w[1] >= 'A' && w[1] <= 'Z') {
@@ -458,16 +465,8 @@ func foldWord(low []byte, w string) ([]byte, uint8, uint64) {
 	if digits > 0 {
 		f |= wDigit
 	}
-	return low, f, h
-}
-
-// countASCIIPrefix is the number of leading ASCII bytes of w.
-func countASCIIPrefix(w string) int {
-	n := 0
-	for n < len(w) && w[n] < utf8.RuneSelf {
-		n++
-	}
-	return n
+	folded := unsafe.String(unsafe.SliceData(low[start:]), len(low)-start) // read before low grows
+	return low, f, hashWord(folded, packKey(folded))
 }
 
 // wordFlags computes the case and digit flags of a word as written.

@@ -1,8 +1,10 @@
 package jobtext
 
+import "strings"
+
 // The word table: every key of the phrase dictionary (one word or several, folded and joined by
 // single spaces) and every word of the word classes (stop words, year and day words), in one
-// open-addressing table probed by an FNV-1a hash of the key. A text's words are hashed once
+// open-addressing table probed by a hash of the key (keyHash). A text's words are hashed once
 // each (analyze), and one probe answers both what the dictionary holds for the word and its
 // classes; a phrase of several words extends the hash of its first words by the next word's
 // bytes. Built once with the dictionary, read-only afterwards.
@@ -29,6 +31,7 @@ type wordTab struct {
 type tabSlot struct {
 	hashIdx uint64 // the hash's upper half, the entry's index plus one; 0: empty
 	short   uint64 // packKey of the key
+	cls     uint8  // the entry's classes
 }
 
 // longKey is packKey's answer for a key of 8 bytes or more.
@@ -47,6 +50,9 @@ func packKey(key string) uint64 {
 	return v
 }
 
+// Hashes. A word's hash is its packed key mixed (a word of at most 7 bytes, most of them) or
+// FNV-1a of its bytes; a key of several words chains its words' hashes, so that a text's phrase
+// is hashed from its words' hashes without reading their bytes again.
 const (
 	fnvOffset = 14695981039346656037
 	fnvPrime  = 1099511628211
@@ -60,8 +66,45 @@ func fnvString(h uint64, s string) uint64 {
 	return h
 }
 
-// fnvSpace extends hash h by the space that joins two words of a key.
-func fnvSpace(h uint64) uint64 { return (h ^ ' ') * fnvPrime }
+// mix64 is murmur3's finalizer: every bit of x moves every bit of the result.
+func mix64(x uint64) uint64 {
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	x ^= x >> 33
+	return x
+}
+
+// hashWord is the hash of a folded word whose packKey is pk.
+func hashWord(w string, pk uint64) uint64 {
+	if pk != longKey {
+		return mix64(pk)
+	}
+	return fnvString(fnvOffset, w)
+}
+
+// chainHash is the hash of a key of several words: the hash h of its first words and the hash
+// w of the next.
+func chainHash(h, w uint64) uint64 { return mix64(h*0x9e3779b97f4a7c15 + w) }
+
+// keyHash is the hash of a key: one word, or words joined by single spaces.
+func keyHash(key string) uint64 {
+	var h uint64
+	for i := 0; ; i++ {
+		w, rest, more := strings.Cut(key, " ")
+		wh := hashWord(w, packKey(w))
+		if i == 0 {
+			h = wh
+		} else {
+			h = chainHash(h, wh)
+		}
+		if !more {
+			return h
+		}
+		key = rest
+	}
+}
 
 // newWordTab builds the table of the dictionary's keys and the classes' words.
 func newWordTab(nodes map[string]*node, classes map[string]uint8) *wordTab {
@@ -81,13 +124,18 @@ func newWordTab(nodes map[string]*node, classes map[string]uint8) *wordTab {
 			t.entries[i].cls |= clNode
 		}
 	}
+	for i := range t.slots {
+		if s := &t.slots[i]; s.hashIdx != 0 {
+			s.cls = t.entries[s.hashIdx&0xffffffff-1].cls
+		}
+	}
 	return t
 }
 
 // slot returns the entry of key, made when missing (at build time only; entries' addresses
 // change while it adds).
 func (t *wordTab) slot(key string) *wordEntry {
-	h := fnvString(fnvOffset, key)
+	h := keyHash(key)
 	if e := t.get(h, key); e != nil {
 		return e
 	}
@@ -100,25 +148,25 @@ func (t *wordTab) slot(key string) *wordEntry {
 	return &t.entries[len(t.entries)-1]
 }
 
-// get returns the entry of key, whose hash is h, or nil.
+// get returns the entry of key, whose hash is h (keyHash), or nil.
 func (t *wordTab) get(h uint64, key string) *wordEntry {
-	if k := t.find(h, key); k >= 0 {
+	if k, _ := t.find(h, key, packKey(key)); k >= 0 {
 		return &t.entries[k]
 	}
 	return nil
 }
 
-// find returns the index in entries of key, whose hash is h, or -1.
-func (t *wordTab) find(h uint64, key string) int32 {
-	pk := packKey(key)
+// find returns the index in entries of key, whose hash is h (keyHash) and packKey pk, and its
+// classes, or -1.
+func (t *wordTab) find(h uint64, key string, pk uint64) (int32, uint8) {
 	for i := h & t.mask; ; i = (i + 1) & t.mask {
 		s := &t.slots[i]
 		if s.hashIdx == 0 {
-			return -1
+			return -1, 0
 		}
 		if s.hashIdx&^0xffffffff == h&^0xffffffff && s.short == pk {
 			if k := int32(s.hashIdx&0xffffffff) - 1; pk != longKey || t.entries[k].key == key {
-				return k
+				return k, s.cls
 			}
 		}
 	}
