@@ -17,10 +17,10 @@ type wordEntry struct {
 	cls  uint8 // the word's classes (wordClasses) and clNode when node is set
 }
 
-// wordTab is the table: a power-of-two number of slots, at most half of them used, each the
-// upper half of its key's hash and the index of its entry plus one (0: empty), and the key
-// itself when it is short (packKey), so that a probe reads one slot of 16 bytes (the slots fit
-// a core's cache) and an entry only where a long key's hash matches.
+// wordTab is the table: a power-of-two number of slots, at most half of them used, each 16
+// bytes: the upper bits of its key's hash, the key's classes and the index of its entry plus one
+// (0: empty), and the key itself when it is short (packKey), so that a probe reads one slot (the
+// slots fit a core's cache) and an entry only where a long key's hash matches.
 type wordTab struct {
 	slots   []tabSlot
 	entries []wordEntry
@@ -29,10 +29,15 @@ type wordTab struct {
 
 // tabSlot is one slot of the table.
 type tabSlot struct {
-	hashIdx uint64 // the hash's upper half, the entry's index plus one; 0: empty
+	hashIdx uint64 // the hash's upper 24 bits, the entry's classes (8 bits), its index plus one (32); 0: empty
 	short   uint64 // packKey of the key
-	cls     uint8  // the entry's classes
 }
+
+// Parts of tabSlot.hashIdx.
+const (
+	slotHash = 0xffffff << 40
+	slotIdx  = 0xffffffff
+)
 
 // longKey is packKey's answer for a key of 8 bytes or more.
 const longKey = 0xff << 56
@@ -126,7 +131,7 @@ func newWordTab(nodes map[string]*node, classes map[string]uint8) *wordTab {
 	}
 	for i := range t.slots {
 		if s := &t.slots[i]; s.hashIdx != 0 {
-			s.cls = t.entries[s.hashIdx&0xffffffff-1].cls
+			s.hashIdx |= uint64(t.entries[s.hashIdx&slotIdx-1].cls) << 32
 		}
 	}
 	return t
@@ -144,7 +149,7 @@ func (t *wordTab) slot(key string) *wordEntry {
 		i = (i + 1) & t.mask
 	}
 	t.entries = append(t.entries, wordEntry{key: key, hash: h})
-	t.slots[i] = tabSlot{hashIdx: h&^0xffffffff | uint64(len(t.entries)), short: packKey(key)}
+	t.slots[i] = tabSlot{hashIdx: h&slotHash | uint64(len(t.entries)), short: packKey(key)}
 	return &t.entries[len(t.entries)-1]
 }
 
@@ -164,9 +169,9 @@ func (t *wordTab) find(h uint64, key string, pk uint64) (int32, uint8) {
 		if s.hashIdx == 0 {
 			return -1, 0
 		}
-		if s.hashIdx&^0xffffffff == h&^0xffffffff && s.short == pk {
-			if k := int32(s.hashIdx&0xffffffff) - 1; pk != longKey || t.entries[k].key == key {
-				return k, s.cls
+		if s.hashIdx&slotHash == h&slotHash && s.short == pk {
+			if k := int32(s.hashIdx&slotIdx) - 1; pk != longKey || t.entries[k].key == key {
+				return k, uint8(s.hashIdx >> 32)
 			}
 		}
 	}
