@@ -2,6 +2,7 @@ package jobtext
 
 import (
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -26,23 +27,41 @@ func Clean(raw string, max int) string {
 	}
 	raw = unescapeEscapedHTML(raw)
 	// The text is rarely longer than its markup (tags and entities shrink, "<li>" is "- "): one
-	// array of that size holds it.
+	// array of that size holds it, a finished Clean's when it is large enough (the result is
+	// copied out of it).
 	size := len(raw) + 16
 	if max > 0 {
 		size = min(size, max+utf8.UTFMax)
 	}
-	w := writer{max: max, b: make([]byte, 0, size)}
+	buf, _ := cleanBufs.Get().(*[]byte)
+	if buf == nil {
+		buf = new([]byte)
+	}
+	w := writer{max: max, b: reuse(*buf, size)}
 	if looksLikeHTML(raw) {
 		w.html(raw)
 	} else {
 		w.plain(raw)
 	}
-	return w.result()
+	out := w.result()
+	if cap(w.b) <= maxPooledClean {
+		*buf = w.b[:0]
+		cleanBufs.Put(buf)
+	}
+	return out
 }
+
+// cleanBufs holds the text arrays of finished Cleans, up to maxPooledClean bytes each.
+var cleanBufs sync.Pool
+
+const maxPooledClean = 64 << 10
 
 // unescapeEscapedHTML decodes raw when it is HTML sent HTML-escaped ("&lt;p&gt;…"): when escaped
 // tags are at least as many as real ones. Twice at most, for text escaped twice ("&amp;lt;p").
 func unescapeEscapedHTML(raw string) string {
+	if !hasEscapedLT(raw) {
+		return raw // no escaped tag opening: countTags would count none
+	}
 	for range 3 {
 		esc, real := countTags(raw)
 		if esc == 0 || esc < real {
@@ -51,6 +70,21 @@ func unescapeEscapedHTML(raw string) string {
 		raw = html.UnescapeString(raw)
 	}
 	return raw
+}
+
+// hasEscapedLT reports whether s has "lt;" or "LT;": from each ";" (rare outside entities).
+func hasEscapedLT(s string) bool {
+	for i := strings.IndexByte(s, ';'); i >= 0; {
+		if i >= 2 && (s[i-2:i] == "lt" || s[i-2:i] == "LT") {
+			return true
+		}
+		j := strings.IndexByte(s[i+1:], ';')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 // countTags counts escaped tag openings ("&lt;p", "&lt;/p", "&amp;lt;p") and real ones ("<p").
@@ -166,30 +200,63 @@ func (w *writer) listItem() {
 	w.item = true
 }
 
-// flush writes the held-back break (none at the very start) and the item marker.
-func (w *writer) flush() {
-	if len(w.b) > 0 {
+// flushTo writes the held-back break (none at the very start) and the item marker to b, the
+// text so far, and returns it.
+func (w *writer) flushTo(b []byte) []byte {
+	if len(b) > 0 {
 		switch w.pending {
 		case brSpace:
-			w.b = append(w.b, ' ')
+			b = append(b, ' ')
 		case brLine:
-			w.b = append(w.b, '\n')
+			b = append(b, '\n')
 		case brPara:
-			w.b = append(w.b, '\n', '\n')
+			b = append(b, '\n', '\n')
 		}
 	}
 	w.pending = brNone
 	if w.item {
-		w.b = append(w.b, '-', ' ')
+		b = append(b, '-', ' ')
 		w.item = false
 	}
 	w.lineBeg = false
+	return b
 }
 
 // text writes s with its whitespace collapsed into the held-back break. At the start of a line,
 // a bullet character followed by a space makes the line a list item.
 func (w *writer) text(s string) {
+	// b is w.b, kept in a local while the text is written: a store of a slice into w (which
+	// may be on the heap) costs a write barrier while the garbage collector runs.
+	b := w.b
 	for i := 0; i < len(s) && !w.full; {
+		if c := s[i]; c < utf8.RuneSelf {
+			// ASCII: a space, a bullet starting a line, or a run of visible characters written at
+			// once (cut where the rune-by-rune loop would have stopped: the first byte past max).
+			switch {
+			case c <= ' ' || c == 0x7f:
+				w.brk(brSpace)
+				i++
+				continue
+			case w.lineBeg && (c == '-' || c == '*') && followedBySpace(s[i+1:]):
+				w.item = true
+				w.lineBeg = false
+				i++
+				continue
+			}
+			j := i + 1
+			for j < len(s) && s[j] > ' ' && s[j] < 0x7f {
+				j++
+			}
+			b = w.flushTo(b)
+			run := s[i:j]
+			if w.max > 0 && len(b)+len(run) > w.max {
+				run = run[:max(1, w.max+1-len(b))] // flush may have passed max: one more
+				w.full = true
+			}
+			b = append(b, run...)
+			i = j
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 		switch {
@@ -206,12 +273,13 @@ func (w *writer) text(s string) {
 			w.lineBeg = false
 			continue
 		}
-		w.flush()
-		w.b = utf8.AppendRune(w.b, r)
-		if w.max > 0 && len(w.b) > w.max {
+		b = w.flushTo(b)
+		b = utf8.AppendRune(b, r)
+		if w.max > 0 && len(b) > w.max {
 			w.full = true
 		}
 	}
+	w.b = b
 }
 
 // followedBySpace reports whether s is empty or starts with a space.
@@ -310,69 +378,354 @@ var skipTags = map[string]bool{
 	"textarea": true, "canvas": true, "video": true, "audio": true, "map": true,
 }
 
-// html writes an HTML fragment.
+// htmlState is what an HTML fragment's tags have opened so far.
+type htmlState struct {
+	skip, inItem, pre int
+}
+
+// html writes an HTML fragment: read by scanHTML where it can, else by the html tokenizer.
+// scanHTML reads the markup feeds send (tags, attributes, entities) into the same tokens the
+// tokenizer would, and gives up on anything else (comments, doctypes, raw-text elements such as
+// <script>, a tag cut off by the end, NUL bytes); then the text is written again from the start
+// by the tokenizer, so the answer is the tokenizer's either way.
 func (w *writer) html(s string) {
+	if strings.IndexByte(s, 0) < 0 && w.scanHTML(s) {
+		return
+	}
+	*w = writer{max: w.max, b: w.b[:0]}
+	w.tokenizeHTML(s)
+}
+
+// tokenizeHTML writes an HTML fragment read by the html tokenizer.
+func (w *writer) tokenizeHTML(s string) {
 	z := html.NewTokenizer(strings.NewReader(s))
-	skip, inItem, pre := 0, 0, 0
+	var st htmlState
 	for !w.full {
 		tt := z.Next()
 		switch tt {
 		case html.ErrorToken:
 			return
 		case html.TextToken:
-			if skip > 0 {
+			if st.skip > 0 {
 				continue
 			}
-			t := z.Text()
-			if pre > 0 {
-				w.preText(string(t))
-			} else {
-				w.text(string(t))
-			}
+			w.textToken(&st, string(z.Text()))
 		case html.StartTagToken, html.SelfClosingTagToken, html.EndTagToken:
 			name, _ := z.TagName()
-			tag := string(name)
-			start := tt != html.EndTagToken
-			if skipTags[tag] {
-				if tt == html.StartTagToken {
-					skip++
-				} else if tt == html.EndTagToken && skip > 0 {
-					skip--
-				}
+			w.tag(&st, tagKind(string(name)), tt)
+		}
+	}
+}
+
+// textToken writes the (decoded) text of a text token.
+func (w *writer) textToken(st *htmlState, t string) {
+	if st.pre > 0 {
+		w.preText(t)
+	} else {
+		w.text(t)
+	}
+}
+
+// What a tag does to the text (tagKind).
+const (
+	tkSkip  = 1 << iota // skipTags
+	tkLine              // lineTags
+	tkBlock             // blockTags
+	tkRaw               // rawTextTags
+	tkItem              // li
+	tkCell              // td, th
+	tkPre               // pre
+)
+
+// tagKinds are the kinds of every tag the maps name.
+var tagKinds = func() map[string]uint8 {
+	m := map[string]uint8{"li": tkItem, "td": tkCell, "th": tkCell, "pre": tkPre}
+	for set, k := range map[*map[string]bool]uint8{&skipTags: tkSkip, &lineTags: tkLine, &blockTags: tkBlock, &rawTextTags: tkRaw} {
+		for t := range *set {
+			m[t] |= k
+		}
+	}
+	return m
+}()
+
+// tagKind is the kind of a tag (its lower-case name); the commonest are answered without the map.
+func tagKind(name string) uint8 {
+	switch name {
+	case "p", "div", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6":
+		return tkBlock
+	case "br":
+		return tkLine
+	case "strong", "b", "em", "i", "span", "a", "u":
+		return 0
+	}
+	return tagKinds[name]
+}
+
+// tag applies a tag token of kind k (tagKind) to the text's breaks and the open elements.
+func (w *writer) tag(st *htmlState, k uint8, tt html.TokenType) {
+	start := tt != html.EndTagToken
+	if k&tkSkip != 0 {
+		if tt == html.StartTagToken {
+			st.skip++
+		} else if tt == html.EndTagToken && st.skip > 0 {
+			st.skip--
+		}
+		return
+	}
+	if st.skip > 0 {
+		return
+	}
+	switch {
+	case k&tkItem != 0:
+		if start {
+			st.inItem++
+			w.listItem()
+		} else {
+			if st.inItem > 0 {
+				st.inItem--
+			}
+			w.brk(brLine)
+		}
+	case k&tkCell != 0:
+		w.brk(brSpace)
+	case k&tkLine != 0:
+		w.brk(brLine)
+	case k&tkBlock != 0:
+		if k&tkPre != 0 {
+			if tt == html.StartTagToken {
+				st.pre++
+			} else if tt == html.EndTagToken && st.pre > 0 {
+				st.pre--
+			}
+		}
+		if st.inItem > 0 {
+			w.brk(brLine)
+		} else {
+			w.brk(brPara)
+		}
+	}
+}
+
+// rawTextTags are the elements whose content the html tokenizer reads as raw text up to their
+// end tag; scanHTML leaves a fragment that opens one to the tokenizer.
+var rawTextTags = map[string]bool{
+	"iframe": true, "noembed": true, "noframes": true, "noscript": true, "plaintext": true, "script": true,
+	"style": true, "textarea": true, "title": true, "xmp": true,
+}
+
+// scanHTML writes an HTML fragment the way tokenizeHTML does, in one pass over s without the
+// tokenizer's copies, and reports whether it could: false, with w written partly, when s holds
+// something only the tokenizer reads (see html). Tokens are cut where the tokenizer cuts them
+// (golang.org/x/net/html's Next, readTag, readTagName, readTagAttrKey and readTagAttrVal), so
+// text tokens and tag names are the same bytes.
+func (w *writer) scanHTML(s string) bool {
+	var st htmlState
+	textStart := 0
+	for i := 0; !w.full; {
+		j := strings.IndexByte(s[i:], '<')
+		if j < 0 || i+j+1 >= len(s) {
+			w.scanText(&st, s[textStart:])
+			return true
+		}
+		j += i
+		c := s[j+1]
+		var tt html.TokenType
+		nameAt := j + 1
+		switch {
+		case isASCIILetter(c):
+			tt = html.StartTagToken
+		case c == '/':
+			tt = html.EndTagToken
+			if j+2 >= len(s) {
+				return false // "</" at the end: a text token of its own
+			}
+			switch c2 := s[j+2]; {
+			case c2 == '>': // "</>": no token, but it ends the text before it
+				w.scanText(&st, s[textStart:j])
+				i, textStart = j+3, j+3
 				continue
+			case !isASCIILetter(c2):
+				return false // a bogus comment
 			}
-			if skip > 0 {
-				continue
+			nameAt = j + 2
+		case c == '!' || c == '?':
+			return false // comments, doctypes, processing instructions
+		default:
+			i = j + 1 // "<" that opens nothing is text
+			continue
+		}
+		w.scanText(&st, s[textStart:j])
+		if w.full {
+			return true
+		}
+		nameEnd, end, attrs, ok := scanTag(s, nameAt)
+		if !ok {
+			return false
+		}
+		name := s[nameAt:nameEnd]
+		if hasUpperASCII(name) {
+			name = lowerASCII(name) // as TagName: ASCII letters only
+		}
+		k := tagKind(name)
+		if tt == html.StartTagToken {
+			if k&tkRaw != 0 {
+				return false
 			}
-			switch {
-			case tag == "li":
-				if start {
-					inItem++
-					w.listItem()
-				} else {
-					if inItem > 0 {
-						inItem--
+			if s[end-2] == '/' {
+				if attrs && k&(tkSkip|tkPre) != 0 {
+					return false // self-closing or not depends on the last attribute's value
+				}
+				if !attrs {
+					tt = html.SelfClosingTagToken
+				}
+			}
+		}
+		w.tag(&st, k, tt)
+		i, textStart = end, end
+	}
+	return true
+}
+
+// scanText writes one text token: its line ends made "\n" and its entities decoded, as the
+// tokenizer's Text does.
+func (w *writer) scanText(st *htmlState, t string) {
+	if t == "" || st.skip > 0 {
+		return
+	}
+	if strings.IndexByte(t, '\r') >= 0 {
+		t = strings.ReplaceAll(t, "\r\n", "\n")
+		t = strings.ReplaceAll(t, "\r", "\n")
+	}
+	if strings.IndexByte(t, '&') >= 0 {
+		t = html.UnescapeString(t)
+	}
+	w.textToken(st, t)
+}
+
+// hasUpperASCII reports whether s has an upper-case ASCII letter.
+func hasUpperASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 'A' && s[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// lowerASCII is s with its upper-case ASCII letters made lower case, and nothing else changed.
+func lowerASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// isTagSpace reports the bytes the html tokenizer skips inside a tag.
+func isTagSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' }
+
+// scanTag reads a tag whose name starts at s[p] (its first byte a letter) as the html tokenizer
+// does: the name's end, the index after its ">", whether it has an attribute with a name, and
+// false when s ends inside it.
+func scanTag(s string, p int) (nameEnd, end int, attrs, ok bool) {
+	k := p + 1
+	for {
+		if k >= len(s) {
+			return 0, 0, false, false
+		}
+		c := s[k]
+		if isTagSpace(c) {
+			nameEnd = k
+			k++
+			break
+		}
+		if c == '/' || c == '>' {
+			nameEnd = k
+			break
+		}
+		k++
+	}
+	skipSpace := func() bool {
+		for k < len(s) && isTagSpace(s[k]) {
+			k++
+		}
+		return k < len(s)
+	}
+	if !skipSpace() {
+		return 0, 0, false, false
+	}
+	for {
+		c := s[k]
+		k++
+		if c == '>' {
+			return nameEnd, k, attrs, true
+		}
+		k--
+		// The attribute's name.
+		keyStart := k
+		for {
+			if k >= len(s) {
+				return 0, 0, false, false
+			}
+			c := s[k]
+			k++
+			if c == '=' && keyStart+1 == k {
+				continue // "=" first is part of the name
+			}
+			if c == '=' || isTagSpace(c) || c == '/' || c == '>' {
+				k--
+				break
+			}
+		}
+		if k > keyStart {
+			attrs = true
+		}
+		// Its value.
+		if !skipSpace() {
+			return 0, 0, false, false
+		}
+		c = s[k]
+		k++
+		switch {
+		case c == '/':
+		case c != '=':
+			k--
+		default:
+			if !skipSpace() {
+				return 0, 0, false, false
+			}
+			q := s[k]
+			k++
+			switch q {
+			case '>':
+				k--
+			case '\'', '"':
+				e := strings.IndexByte(s[k:], q)
+				if e < 0 {
+					return 0, 0, false, false
+				}
+				k += e + 1
+			default:
+				for {
+					if k >= len(s) {
+						return 0, 0, false, false
 					}
-					w.brk(brLine)
-				}
-			case tag == "td" || tag == "th":
-				w.brk(brSpace)
-			case lineTags[tag]:
-				w.brk(brLine)
-			case blockTags[tag]:
-				if tag == "pre" {
-					if tt == html.StartTagToken {
-						pre++
-					} else if tt == html.EndTagToken && pre > 0 {
-						pre--
+					c := s[k]
+					k++
+					if isTagSpace(c) {
+						break
+					}
+					if c == '>' {
+						k--
+						break
 					}
 				}
-				if inItem > 0 {
-					w.brk(brLine)
-				} else {
-					w.brk(brPara)
-				}
 			}
+		}
+		if !skipSpace() {
+			return 0, 0, false, false
 		}
 	}
 }

@@ -123,7 +123,7 @@ func buildPhrases() *dict {
 	for i, r := range regionsTable {
 		t.addAll(kRegion, int32(i), r.phrases)
 	}
-	return t
+	return t.finish(wordClasses)
 }
 
 // Sentence contexts.
@@ -136,14 +136,18 @@ const (
 
 // analysis is one posting being read.
 type analysis struct {
-	d     *doc
-	doc   doc // what d points to: its slices are reused by the next posting's analysis
-	hits  []hit
-	first []int32 // hits starting at word i are hits[first[i]:first[i+1]]
-	ctx   []uint8 // per sentence
-	flags []uint8 // per sentence, sfDone once computed
-	cls   []uint8 // per word: its classes (clYear, …)
-	lang  uint8
+	d      *doc
+	doc    doc // what d points to: its slices are reused by the next posting's analysis
+	hits   []hit
+	first  []int32    // hits starting at word i are hits[first[i]:first[i+1]]
+	ctx    []uint8    // per sentence
+	flags  []uint8    // per sentence, sfDone once computed
+	cls    []uint8    // per word: its classes (clYear, …)
+	toks   []payTok   // a line's pay tokens (pay)
+	cands  []techCand // technology aliases found (technologies)
+	techAt []int32    // per word: the accepted alias covering it (technologies)
+	said   []uint8    // per sentence: the cue and visa phrases starting in it (saidReq, …)
+	lang   uint8
 }
 
 // Sentence flags, computed once per sentence (so that reading many figures or year words of one
@@ -204,7 +208,8 @@ func Derive(title, text string) Derived {
 var analyses = sync.Pool{New: func() any { return new(analysis) }}
 
 // release gives a back to the pool, keeping its slices and dropping its text. Nothing Derive
-// returns points into the slices (a Pay's Stated is a substring of the text, which stays).
+// returns points into the slices or into the doc's text and folded words, which live in the
+// doc's buffers (a Pay's Stated is a copy).
 func (a *analysis) release() {
 	a.doc.src, a.doc.low = "", ""
 	analyses.Put(a)
@@ -215,7 +220,9 @@ func (a *analysis) release() {
 func analyze(title, text string) *analysis {
 	a := analyses.Get().(*analysis)
 	a.d = &a.doc
+	a.d.tab = phrases.tab
 	a.d.lex(title, text)
+	a.cls = a.d.cls
 	a.hits = phrases.scan(a.d, a.hits[:0])
 	a.first = resize(a.first, len(a.d.words)+1)
 	h := 0
@@ -257,6 +264,8 @@ const (
 	clLang = 7      // the language of a stop word (langEN, …)
 	clYear = 1 << 3 // a year word ("years", "Jahre", "ans", "años")
 	clDay  = 1 << 4 // a day word ("days", "Tage", "jours", "días")
+	clFill = 1 << 5 // a heading filler (headFillers)
+	clNode = 1 << 6 // a key of the phrase dictionary (set by newWordTab)
 )
 
 // wordClasses maps a folded word to its classes.
@@ -271,17 +280,17 @@ var wordClasses = func() map[string]uint8 {
 	for w := range dayWords {
 		m[w] |= clDay
 	}
+	for w := range headFillers {
+		m[w] |= clFill
+	}
 	return m
 }()
 
-// guessLang classifies every word and returns the language most stop words belong to.
+// guessLang returns the language most stop words belong to.
 func (a *analysis) guessLang() uint8 {
 	var n [5]int
-	a.cls = resize(a.cls, len(a.d.words))
 	for i := range a.d.words {
-		c := wordClasses[a.d.fw(i)]
-		a.cls[i] = c
-		n[c&clLang]++
+		n[a.cls[i]&clLang]++
 	}
 	best := uint8(langUnknown)
 	for l := langEN; l <= langES; l++ {
@@ -339,7 +348,7 @@ func (a *analysis) heading(ln *line) (uint8, bool) {
 			i += int(h.n)
 			continue
 		}
-		if headFillers[d.fw(i)] {
+		if a.cls[i]&clFill != 0 { // headFillers
 			i++
 			continue
 		}
@@ -360,12 +369,37 @@ func (a *analysis) heading(ln *line) (uint8, bool) {
 	return 0, false
 }
 
+// Phrases a sentence says (analysis.said), from the hits starting in it.
+const (
+	saidReq = 1 << iota // a requirement cue
+	saidNice
+	saidVisaYes
+	saidVisaNo
+)
+
 // contexts gives every sentence its context: the title is required; a nice-to-have cue in the
 // sentence makes it nice, else a requirement cue makes it required, else the section decides.
 func (a *analysis) contexts() {
 	d := a.d
 	a.ctx = resize(a.ctx, len(d.sents))
 	a.flags = resize(a.flags, len(d.sents))
+	a.said = resize(a.said, len(d.sents))
+	for _, h := range a.hits {
+		var bit uint8
+		switch h.e.kind {
+		case kCueReq:
+			bit = saidReq
+		case kCueNice:
+			bit = saidNice
+		case kVisaYes:
+			bit = saidVisaYes
+		case kVisaNo:
+			bit = saidVisaNo
+		default:
+			continue
+		}
+		a.said[d.words[h.i].sent] |= bit
+	}
 	for si, s := range d.sents {
 		sec := d.lines[s.line].sec
 		switch sec {
@@ -376,17 +410,7 @@ func (a *analysis) contexts() {
 			a.ctx[si] = ctxIgnore
 			continue
 		}
-		req, nice := false, false
-		for i := int(s.first); i < int(s.end); i++ {
-			for _, h := range a.at(i) {
-				switch h.e.kind {
-				case kCueReq:
-					req = true
-				case kCueNice:
-					nice = true
-				}
-			}
-		}
+		req, nice := a.said[si]&saidReq != 0, a.said[si]&saidNice != 0
 		switch {
 		case nice:
 			a.ctx[si] = ctxNice

@@ -36,12 +36,16 @@ type entry struct {
 type dict struct {
 	m       map[string]*node // key → its phrases, and whether longer keys start with it
 	entries []entry
+	tab     *wordTab // m's keys and the word classes, for scanning (finish)
 }
 
 // node is what the dictionary holds for one key.
 type node struct {
 	ids    []int32 // entries whose key it is
 	prefix bool    // a longer key starts with it
+	// next has bit hash&63 set for the hash (hashWord) of every word that follows the key in a
+	// longer key: a word whose bit is clear extends no key, and the scan stops without a probe.
+	next uint64
 }
 
 func newDict() *dict {
@@ -81,7 +85,9 @@ func (t *dict) add(kind uint8, val int32, phrase string) {
 	}
 	key := d.low
 	for i := 1; i < n; i++ {
-		t.nodeOf(d.low[:d.words[i-1].b]).prefix = true
+		pn := t.nodeOf(d.low[:d.words[i-1].b])
+		pn.prefix = true
+		pn.next |= 1 << (d.hashes[i] & 63)
 	}
 	nd := t.nodeOf(key)
 	for _, id := range nd.ids {
@@ -108,16 +114,40 @@ type hit struct {
 	e    *entry
 }
 
+// finish builds the word table of the dictionary's keys and the word classes; the dictionary
+// scans with it from then on.
+func (t *dict) finish(classes map[string]uint8) *dict {
+	t.tab = newWordTab(t.m, classes)
+	return t
+}
+
 // scan returns every hit in d, ordered by first word, in hits' array when it is large enough.
+// The doc was lexed with t.tab (d.ents).
 func (t *dict) scan(d *doc, hits []hit) []hit {
 	ws := d.words
 	hits = reuse(hits, len(ws)/4+8)
 	for i := range ws {
+		if d.cls[i]&clNode == 0 {
+			continue // no phrase starts with the word
+		}
+		var h uint64
+		var prev *node
 		for j := i; j < len(ws) && j-i < maxWords; j++ {
-			if j > i && (ws[j].sent != ws[i].sent || ws[j].gap > gapGlue) {
-				break
+			var nd *node
+			if j == i {
+				if k := d.ents[i]; k > 0 {
+					e := &t.tab.entries[k-1]
+					nd, h = e.node, e.hash
+				}
+			} else {
+				if ws[j].sent != ws[i].sent || ws[j].gap > gapGlue || prev.next&(1<<(d.hashes[j]&63)) == 0 {
+					break
+				}
+				h = chainHash(h, d.hashes[j])
+				if e := t.tab.get(h, d.low[ws[i].a:ws[j].b]); e != nil {
+					nd = e.node
+				}
 			}
-			nd := t.m[d.low[ws[i].a:ws[j].b]]
 			if nd == nil {
 				break
 			}
@@ -130,6 +160,7 @@ func (t *dict) scan(d *doc, hits []hit) []hit {
 			if !nd.prefix {
 				break
 			}
+			prev = nd
 		}
 	}
 	return hits

@@ -23,7 +23,8 @@ func (a *analysis) textSeniority() string {
 			conflict = true
 		}
 	}
-	for i := range d.words {
+	for _, h := range a.hits { // in word order, as at(i) for each word i
+		i := int(h.i)
 		if a.inTitle(i) || a.ctxOf(i) == ctxIgnore {
 			continue
 		}
@@ -31,24 +32,22 @@ func (a *analysis) textSeniority() string {
 		case secCompany, secBenefits, secLegal:
 			continue
 		}
-		for _, h := range a.at(i) {
-			switch h.e.kind {
-			case kSen:
-				note(int(h.e.val))
-			case kSenLabel:
-				k := i + int(h.n)
-				if d.sameSent(i, k) && strings.Contains(d.gapText(k), ":") {
-					note(a.seniorityAt(k))
+		switch h.e.kind {
+		case kSen:
+			note(int(h.e.val))
+		case kSenLabel:
+			k := i + int(h.n)
+			if d.sameSent(i, k) && strings.Contains(d.gapText(k), ":") {
+				note(a.seniorityAt(k))
+			}
+		case kHire:
+			for k := i + int(h.n); k < i+int(h.n)+5 && d.sameSent(i, k); k++ {
+				if _, ok := a.hitAt(k, kSen); ok {
+					break // a level phrase, noted where it starts ("un perfil semi senior")
 				}
-			case kHire:
-				for k := i + int(h.n); k < i+int(h.n)+5 && d.sameSent(i, k); k++ {
-					if _, ok := a.hitAt(k, kSen); ok {
-						break // a level phrase, noted where it starts ("un perfil semi senior")
-					}
-					if s, ok := textSeniorityWords[d.fw(k)]; ok {
-						note(normalize.SeniorityRank(s))
-						break
-					}
+				if s, ok := textSeniorityWords[d.fw(k)]; ok {
+					note(normalize.SeniorityRank(s))
+					break
 				}
 			}
 		}
@@ -300,19 +299,9 @@ func (a *analysis) visa() *bool {
 	d := a.d
 	yes, no := false, false
 	for si, s := range d.sents {
-		if a.ctx[si] == ctxIgnore || s.end == s.first || a.isQuestion(si) {
+		sy, sn := a.said[si]&saidVisaYes != 0, a.said[si]&saidVisaNo != 0
+		if !sy && !sn || a.ctx[si] == ctxIgnore || s.end == s.first || a.isQuestion(si) {
 			continue
-		}
-		sy, sn := false, false
-		for i := int(s.first); i < int(s.end); i++ {
-			for _, h := range a.at(i) {
-				switch h.e.kind {
-				case kVisaYes:
-					sy = true
-				case kVisaNo:
-					sn = true
-				}
-			}
 		}
 		switch {
 		case sn:

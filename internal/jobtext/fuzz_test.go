@@ -103,3 +103,33 @@ func checkDerived(t *testing.T, d Derived) {
 		require.NotEmpty(t, p.Stated)
 	}
 }
+
+// htmlSeeds are markup the tokenizer and scanHTML must cut alike: attributes quoted and not,
+// "=" first, "/" before ">", upper-case names, "<" that opens nothing, "</>", a tag cut off.
+var htmlSeeds = []string{
+	`<p class="a>b" id=x>Hi</p>`, `<P>a<BR/>b<Br>c</P>`, `<div =a b='c' d = e/>x</div>`, `<pre a=/>x
+y</pre>z`,
+	"a < b <1 <<p>c</>d</ p>e</3>", `<ul><li>- a<li>* b</ul>`, `<pre>a` + "\r\n" + `b&#13;c</pre>`, `<p a="x`,
+	`<template/>x</template>y`, `<select a=b/>x</select>`, "<li>•</li><li>• x</li>", `<p>&amp;lt;p&gt;&nbsp;&#x1F600;</p>`,
+	`<td>a</td><th>b<tr>c`, `<pre/>x<pre a="b"/>y</pre>`, "<p>x</p\n>y<p\ta\fb>z", `<İ>a</İ><P İ=1>b`,
+}
+
+// scanHTML writes what the tokenizer writes for every fragment it reads.
+func FuzzScanHTML(f *testing.F) {
+	for i, s := range append(append([]string{}, cleanSeeds...), htmlSeeds...) {
+		f.Add(s, i%5*7)
+	}
+	f.Fuzz(func(t *testing.T, s string, max int) {
+		max %= 4096
+		if max < 0 {
+			max = -max
+		}
+		fast := writer{max: max}
+		if !fast.scanHTML(s) {
+			return
+		}
+		slow := writer{max: max}
+		slow.tokenizeHTML(s)
+		require.Equal(t, slow.result(), fast.result(), "%q", s)
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The lexer turns a title and a clean text into words, lines and sentences. Every table phrase
@@ -26,6 +27,7 @@ const (
 	wCap   = 1 << iota // the first letter is upper case
 	wUpper             // every letter is upper case (and there is one)
 	wNum               // digits only
+	wDigit             // an ASCII digit at least
 )
 
 // word is one word of a doc.
@@ -61,7 +63,15 @@ type doc struct {
 	words  []word
 	lines  []line
 	sents  []sentence
-	lowBuf []byte // low as it was built (a doc lexed again builds its low in it)
+	lowBuf []byte   // low's array (a doc lexed again builds its low in it)
+	srcBuf []byte   // src's array when it joins a title and a text
+	hashes []uint64 // per word: hashWord of its folded form
+	// tab is the word table words are looked up in as they are lexed (nil: not looked up, as
+	// when the table's own phrases are lexed); ents and cls are per word its entry's index in
+	// tab.entries plus one (0: none) and its classes.
+	tab  *wordTab
+	ents []int32
+	cls  []uint8
 }
 
 // lexDoc lexes a title and a text (Clean's output or any plain text).
@@ -76,11 +86,19 @@ func (d *doc) lex(title, text string) {
 	src := text
 	titleEnd := 0
 	if title != "" {
-		src = title + "\n\n" + text
+		// The title, a blank line and the text, in the doc's buffer: src lives until the doc
+		// lexes its next text (Derive copies what it returns from it).
+		b := reuse(d.srcBuf, len(title)+2+len(text))
+		b = append(append(append(b, title...), "\n\n"...), text...)
+		d.srcBuf = b
+		src = unsafe.String(unsafe.SliceData(b), len(b))
 		titleEnd = len(title)
 	}
 	d.src = src
 	d.words = reuse(d.words, len(src)/5+4)
+	d.hashes = reuse(d.hashes, len(src)/5+4)
+	d.ents = reuse(d.ents, len(src)/5+4)
+	d.cls = reuse(d.cls, len(src)/5+4)
 	d.lines, d.sents = d.lines[:0], d.sents[:0]
 	low := reuse(d.lowBuf, len(src)+len(src)/8)
 	for lo := 0; lo < len(src); {
@@ -93,7 +111,7 @@ func (d *doc) lex(title, text string) {
 		low = d.lexLine(lo, hi, lo < titleEnd || (titleEnd > 0 && lo == 0), low)
 		lo = hi + 1
 	}
-	d.low = string(low)
+	d.low = unsafe.String(unsafe.SliceData(low), len(low)) // low's array, until the next lex
 	d.lowBuf = low
 }
 
@@ -122,59 +140,147 @@ func (d *doc) lexLine(lo, hi int, title bool, low []byte) []byte {
 	ln := int32(len(d.lines))
 	sentStart := first
 	prevHi := lo
+	// The words and hashes are appended to locals and stored back once: a store of a slice into
+	// d (on the heap) costs a write barrier while the garbage collector runs.
+	words, hashes, ents, cls := d.words, d.hashes, d.ents, d.cls
+	sent := int32(len(d.sents)) // the sentence the next word is in
 	for i := lo; i < hi; {
-		start, end := nextWord(s, i, hi)
-		if start < 0 {
+		for i < hi && s[i] < utf8.RuneSelf && s[i] != '.' && !isASCIIAlnum(s[i]) {
+			i++ // ASCII space and punctuation: no word starts there
+		}
+		if i >= hi {
 			break
 		}
-		w := word{lo: int32(start), hi: int32(end), gapLo: int32(prevHi), line: ln}
-		if len(d.words) == first {
-			w.gap = gapStart
-		} else {
+		// An ASCII word ending before a byte that cannot extend it (not a word rune, "&", "+"
+		// or "#") is read, folded and hashed in one pass; any other is nextWord's and foldWord's.
+		start, end := i, -1
+		sep := len(low)
+		var flags uint8
+		var h, wpk uint64 // the folded word's hash and packKey
+		if isASCIIAlnum(s[i]) {
+			if len(low) > 0 {
+				low = append(low, ' ')
+			}
+			letters, upper, digits := 0, 0, 0
+			var pk uint64 // packKey of the folded word, its first 7 bytes while they are read
+			j := i
+			for ; j < hi; j++ {
+				c := s[j]
+				switch {
+				case c >= 'a' && c <= 'z':
+					letters++
+				case c >= 'A' && c <= 'Z':
+					letters++
+					upper++
+					c += 'a' - 'A'
+				case c >= '0' && c <= '9':
+					digits++
+				default:
+					goto done
+				}
+				low = append(low, c)
+				if n := j - i; n < 7 {
+					pk |= uint64(c) << (8 * n)
+				}
+			}
+		done:
+			if j == hi || s[j] < utf8.RuneSelf && s[j] != '&' && s[j] != '+' && s[j] != '#' || s[j] >= utf8.RuneSelf && !startsWordRune(s[j:hi]) {
+				end = j
+				if n := j - i; n <= 7 {
+					pk |= uint64(n) << 56
+				} else {
+					pk = longKey
+				}
+				wpk = pk
+				h = hashWord(unsafe.String(unsafe.SliceData(low[len(low)-(j-i):]), j-i), pk)
+				if s[i] >= 'A' && s[i] <= 'Z' {
+					flags |= wCap
+				}
+				if letters > 0 && upper == letters {
+					flags |= wUpper
+				}
+				if digits == j-i {
+					flags |= wNum
+				}
+				if digits > 0 {
+					flags |= wDigit
+				}
+			} else {
+				low = low[:sep]
+			}
+		}
+		if end < 0 {
+			start, end = nextWord(s, i, hi)
+			if start < 0 {
+				break
+			}
+		}
+		gap := uint8(gapStart)
+		switch {
+		case len(words) == first:
+		case start-prevHi == 1 && s[prevHi] == ' ':
+			gap = gapSpace // the commonest gap, as classifyGap answers it
+		default:
 			g, brk := classifyGap(s[prevHi:start])
-			if brk && !strings.ContainsAny(s[prevHi:start], "!?;|…") && d.prevWordIsAbbrev(low) {
+			if brk && !strings.ContainsAny(s[prevHi:start], "!?;|…") && prevWordIsAbbrev(s, words, low) {
 				brk = false // "e.g. Python", "z.B. Java", "etc. and"
 			}
-			w.gap = g
+			gap = g
 			if brk {
-				d.sents = append(d.sents, sentence{first: int32(sentStart), end: int32(len(d.words)), line: ln})
-				sentStart = len(d.words)
+				d.sents = append(d.sents, sentence{first: int32(sentStart), end: int32(len(words)), line: ln})
+				sentStart = len(words)
+				sent++
 			}
 		}
-		if len(low) > 0 {
-			low = append(low, ' ')
+		wa := sep // where the folded word starts in low: after the space before it
+		if sep > 0 {
+			wa++
 		}
-		w.a = int32(len(low))
-		low, w.flags = foldWord(low, s[start:end])
-		w.b = int32(len(low))
-		w.sent = int32(len(d.sents))
-		d.words = append(d.words, w)
+		if len(low) == sep { // not folded above
+			if len(low) > 0 {
+				low = append(low, ' ')
+			}
+			low, flags, h = foldWord(low, s[start:end])
+			wpk = packKey(unsafe.String(unsafe.SliceData(low[wa:]), len(low)-wa))
+		}
+		hashes = append(hashes, h)
+		if d.tab != nil {
+			ent, cl := d.tab.find(h, unsafe.String(unsafe.SliceData(low[wa:]), len(low)-wa), wpk)
+			ents, cls = append(ents, ent+1), append(cls, cl)
+		}
+		words = append(words, word{lo: int32(start), hi: int32(end), a: int32(wa), b: int32(len(low)), gapLo: int32(prevHi),
+			sent: sent, line: ln, gap: gap, flags: flags})
 		prevHi = end
 		i = end
 	}
+	d.words, d.hashes, d.ents, d.cls = words, hashes, ents, cls
 	if len(d.words) == first {
 		return low
 	}
 	d.sents = append(d.sents, sentence{first: int32(sentStart), end: int32(len(d.words)), line: ln})
-	item := strings.HasPrefix(strings.TrimLeft(s[lo:hi], " \t"), "- ")
+	k := lo
+	for k < hi && (s[k] == ' ' || s[k] == '\t') {
+		k++
+	}
+	item := hi-k >= 2 && s[k] == '-' && s[k+1] == ' ' // "- " after the line's blanks
 	d.lines = append(d.lines, line{first: int32(first), end: int32(len(d.words)), lo: int32(lo), hi: int32(hi), item: item, title: title})
 	return low
 }
 
-// prevWordIsAbbrev reports whether the last folded word in low is an abbreviation whose dot ends
+// prevWordIsAbbrev reports whether the last word (its folded form in low) is an abbreviation whose dot ends
 // no sentence ("e.g.", "z.B.", "etc.", "ca.").
-func (d *doc) prevWordIsAbbrev(low []byte) bool {
-	n := len(d.words)
+func prevWordIsAbbrev(src string, words []word, low []byte) bool {
+	n := len(words)
 	if n == 0 {
 		return false
 	}
-	w := d.words[n-1]
+	w := words[n-1]
 	fw := string(low[w.a:w.b])
 	if abbrevs[fw] {
 		return true
 	}
 	// The last letter of a dotted abbreviation: "e.g", "i.e", "z.B", "p.a".
-	return len(fw) == 1 && w.gap == gapGlue && w.gapLo < w.lo && d.src[w.gapLo] == '.'
+	return len(fw) == 1 && w.gap == gapGlue && w.gapLo < w.lo && src[w.gapLo] == '.'
 }
 
 // abbrevs are words written with a dot that ends no sentence.
@@ -190,6 +296,10 @@ var abbrevs = map[string]bool{
 func nextWord(s string, i, hi int) (start, end int) {
 	start = -1
 	for i < hi {
+		if c := s[i]; c < utf8.RuneSelf && c != '.' && !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			i++ // ASCII punctuation or space
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:hi])
 		if isWordRune(r) {
 			start = i
@@ -239,6 +349,17 @@ func nextWord(s string, i, hi int) (start, end int) {
 	return start, i
 }
 
+// startsWordRune reports whether s starts with a word rune.
+func startsWordRune(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return isWordRune(r)
+}
+
+// isASCIIAlnum reports ASCII letters and digits, the ASCII word bytes.
+func isASCIIAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
 // isWordByteBefore reports whether the rune ending just before s[i] is a word rune.
 func isWordByteBefore(s string, i int) bool {
 	r, _ := utf8.DecodeLastRuneInString(s[:i])
@@ -255,6 +376,25 @@ func isWordRune(r rune) bool {
 // classifyGap classifies the text between two words of a line and reports whether it ends a
 // sentence (a dot after an abbreviation is the caller's to forgive).
 func classifyGap(g string) (kind uint8, sentenceEnd bool) {
+	if len(g) == 1 { // the commonest gaps, as the cases below answer them
+		switch g[0] {
+		case ' ', '\t', '\r', '%', '&':
+			return gapSpace, false
+		case '.', '-', '/', '_', '\'':
+			return gapGlue, false
+		case '!', '?', ';', '|':
+			return gapHard, true
+		}
+		return gapHard, false
+	}
+	if len(g) == 2 && g[1] == ' ' {
+		switch g[0] {
+		case ',', ':', ')':
+			return gapHard, false
+		case '.', '!', '?', ';', '|':
+			return gapHard, true
+		}
+	}
 	switch g {
 	case "", ".", "-", "/", "_", "'", "’":
 		return gapGlue, false
@@ -279,11 +419,12 @@ func classifyGap(g string) (kind uint8, sentenceEnd bool) {
 	return gapHard, false
 }
 
-// foldWord appends the folded form of w to low and returns it with w's flags; one pass, ASCII
-// without decoding.
-func foldWord(low []byte, w string) ([]byte, uint8) {
+// foldWord appends the folded form of w to low and returns it with w's flags and the hash of
+// the folded form (hashWord); one pass, ASCII without decoding.
+func foldWord(low []byte, w string) ([]byte, uint8, uint64) {
 	letters, upper, digits := 0, 0, 0
 	ascii := true
+	start := len(low)
 	for i := 0; i < len(w); i++ {
 		c := w[i]
 		switch {
@@ -304,11 +445,12 @@ func foldWord(low []byte, w string) ([]byte, uint8) {
 		low = append(low, c)
 	}
 	if !ascii {
-		low = low[:len(low)-countASCIIPrefix(w)]
+		low = low[:start]
 		for _, r := range w {
 			low = appendFold(low, r)
 		}
-		return low, wordFlags(w)
+		f := unsafe.String(unsafe.SliceData(low[start:]), len(low)-start) // read before low grows
+		return low, wordFlags(w), hashWord(f, packKey(f))
 	}
 	var f uint8
 	if len(w) > 0 && (w[0] >= 'A' && w[0] <= 'Z' || len(w) > 1 && w[0] == '.' && w[1] >= 'A' && w[1] <= 'Z') {
@@ -320,16 +462,11 @@ func foldWord(low []byte, w string) ([]byte, uint8) {
 	if digits == len(w) {
 		f |= wNum
 	}
-	return low, f
-}
-
-// countASCIIPrefix is the number of leading ASCII bytes of w.
-func countASCIIPrefix(w string) int {
-	n := 0
-	for n < len(w) && w[n] < utf8.RuneSelf {
-		n++
+	if digits > 0 {
+		f |= wDigit
 	}
-	return n
+	folded := unsafe.String(unsafe.SliceData(low[start:]), len(low)-start) // read before low grows
+	return low, f, hashWord(folded, packKey(folded))
 }
 
 // wordFlags computes the case and digit flags of a word as written.
@@ -356,6 +493,9 @@ func wordFlags(w string) uint8 {
 	}
 	if digits == n {
 		f |= wNum
+	}
+	if digits > 0 {
+		f |= wDigit
 	}
 	return f
 }

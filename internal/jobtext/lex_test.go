@@ -34,8 +34,9 @@ func TestFoldWord(t *testing.T) {
 		for _, r := range w {
 			want = appendFold(want, r)
 		}
-		got, flags := foldWord([]byte("pre "), w)
+		got, flags, hash := foldWord([]byte("pre "), w)
 		require.Equal(t, "pre "+string(want), string(got), w)
 		require.Equal(t, wordFlags(w), flags, w)
+		require.Equal(t, keyHash(string(want)), hash, "the word table's hash of the folded word %q", w)
 	}
 }

@@ -20,14 +20,18 @@ import (
 // pay returns the first pay figure of the text.
 func (a *analysis) pay() *Pay {
 	d := a.d
-	var toks []payTok
+	toks := a.toks[:0]
+	defer func() { a.toks = toks[:0] }()
 	for li := range d.lines {
 		ln := &d.lines[li]
 		if ln.sec == secLegal {
 			continue
 		}
+		if !a.lineHasDigit(ln) {
+			continue
+		}
 		s := d.src[ln.lo:ln.hi]
-		if !strings.ContainsAny(s, "0123456789") {
+		if !mayNameCurrency(s) {
 			continue
 		}
 		toks = lexPay(toks[:0], s, int(ln.lo))
@@ -44,6 +48,96 @@ func (a *analysis) pay() *Pay {
 		}
 	}
 	return nil
+}
+
+// mayNameCurrency reports whether line s may hold a currency token of lexPay ("$", a symbol, a
+// code or name, a "TEUR" suffix): without one no figure of the line is pay (payAt asks for a
+// currency beside one figure of it at least), so the line is not lexed. It answers yes at
+// least wherever lexPay would make a currency token: at "$", at a currency symbol, at a
+// maximal run of ASCII letters that is a currency word or "teur" (lexPay's ASCII words and
+// number suffixes are such runs), and at a word with a non-ASCII letter (lexPay's word: a run
+// of word runes but ASCII digits) that folds to a currency word.
+func mayNameCurrency(s string) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '$':
+			return true
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if _, ok := currencySymbols[r]; ok {
+				return true
+			}
+			if !isWordRune(r) {
+				i += size
+				continue
+			}
+			lo, hi := i, i+size // the word around it
+			for lo > 0 {
+				r, n := utf8.DecodeLastRuneInString(s[:lo])
+				if !isWordRune(r) || r >= '0' && r <= '9' {
+					break
+				}
+				lo -= n
+			}
+			for hi < len(s) {
+				r, n := utf8.DecodeRuneInString(s[hi:])
+				if !isWordRune(r) || r >= '0' && r <= '9' {
+					break
+				}
+				hi += n
+			}
+			if w := s[lo:hi]; len(w) <= 12 {
+				var buf [24]byte
+				lw := buf[:0]
+				for _, r := range w {
+					lw = appendFold(lw, r)
+				}
+				if _, ok := currencyWords[string(lw)]; ok {
+					return true
+				}
+			}
+			i = hi
+			continue
+		case isASCIILetter(c):
+			j := i + 1
+			for j < len(s) && isASCIILetter(s[j]) {
+				j++
+			}
+			if n := j - i; n >= 2 && n <= 8 && currencyStarts[(s[i]|0x20-'a')*26+(s[i+1]|0x20-'a')] {
+				var buf [8]byte
+				for k := 0; k < n; k++ {
+					buf[k] = s[i+k] | 0x20
+				}
+				if _, ok := currencyWords[string(buf[:n])]; ok || string(buf[:n]) == "teur" {
+					return true
+				}
+			}
+			i = j
+			continue
+		}
+		i++
+	}
+	return false
+}
+
+// currencyStarts marks the first two letters (a–z each) of the currency words and "teur".
+var currencyStarts = func() (m [26 * 26]bool) {
+	for w := range currencyWords {
+		m[(w[0]-'a')*26+(w[1]-'a')] = true
+	}
+	m[('t'-'a')*26+('e'-'a')] = true
+	return m
+}()
+
+// lineHasDigit reports whether a line has an ASCII digit: every digit is in a word.
+func (a *analysis) lineHasDigit(ln *line) bool {
+	for _, w := range a.d.words[ln.first:ln.end] {
+		if w.flags&wDigit != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Pay token kinds.
@@ -404,7 +498,7 @@ func (a *analysis) payAt(toks []payTok, p int) *Pay {
 	if !plausible(pay) {
 		return nil
 	}
-	pay.Stated = strings.TrimSpace(a.d.src[lo.lo:max(end, periodEnd)])
+	pay.Stated = strings.Clone(strings.TrimSpace(a.d.src[lo.lo:max(end, periodEnd)])) // src is the pool's
 	return pay
 }
 

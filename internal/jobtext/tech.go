@@ -15,13 +15,16 @@ type techCand struct {
 // equal-opportunity text.
 func (a *analysis) technologies() []Technology {
 	d := a.d
-	var cands []techCand
+	cands := a.cands[:0]
+	defer func() { a.cands = cands[:0] }()
 	covered := -1
-	for i := range d.words {
+	hs := a.hits
+	for k := 0; k < len(hs); { // the hits starting at each word i, in word order
+		i := int(hs[k].i)
 		var best hit
 		found := false
-		for _, h := range a.at(i) {
-			if h.e.kind == kTech && (!found || h.n > best.n) {
+		for ; k < len(hs) && int(hs[k].i) == i; k++ {
+			if h := hs[k]; h.e.kind == kTech && (!found || h.n > best.n) {
 				best, found = h, true
 			}
 		}
@@ -36,7 +39,8 @@ func (a *analysis) technologies() []Technology {
 		return nil
 	}
 	// techAt[w] is the candidate covering word w once accepted, else -1.
-	techAt := make([]int32, len(d.words))
+	techAt := resize(a.techAt, len(d.words))
+	a.techAt = techAt
 	for i := range techAt {
 		techAt[i] = -1
 	}
@@ -59,20 +63,28 @@ func (a *analysis) technologies() []Technology {
 			}
 		}
 	}
+	// Each technology once, in the order first named, with the contexts it is named in (a
+	// posting names a few dozen at most: a linear search).
 	type agg struct {
+		tech             int32
 		req, nice, other bool
 	}
-	var order []int32
-	seen := map[int32]*agg{}
+	var buf [32]agg
+	order := buf[:0]
 	for _, c := range cands {
 		if !c.ok {
 			continue
 		}
-		g := seen[c.tech]
+		var g *agg
+		for k := range order {
+			if order[k].tech == c.tech {
+				g = &order[k]
+				break
+			}
+		}
 		if g == nil {
-			g = &agg{}
-			seen[c.tech] = g
-			order = append(order, c.tech)
+			order = append(order, agg{tech: c.tech})
+			g = &order[len(order)-1]
 		}
 		switch a.ctxOf(int(c.i)) {
 		case ctxRequired:
@@ -87,9 +99,8 @@ func (a *analysis) technologies() []Technology {
 		return nil
 	}
 	out := make([]Technology, 0, len(order))
-	for _, t := range order {
-		g := seen[t]
-		out = append(out, Technology{Slug: vocabulary[t].Slug, Required: g.req, NiceToHave: !g.req && g.nice && !g.other})
+	for _, g := range order {
+		out = append(out, Technology{Slug: vocabulary[g.tech].Slug, Required: g.req, NiceToHave: !g.req && g.nice && !g.other})
 	}
 	return out
 }
