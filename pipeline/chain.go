@@ -12,15 +12,16 @@ import (
 // A source's pages form a chain: each page names the next (NextURL). Where the adapter's pages
 // are numbered (ats.Numbered: ?page=N, an offset) and the chain has stepped the same twice, the
 // reader asks the next pages ahead of the page linking them, up to FetchConfig.ChainDepth pages
-// at once, each on a fetch slot no source is using (Fetcher.takeSpare) and through its host's
-// gate like any request (its slots, its rate or shared turns, robots.txt): the host's budget
-// bounds a chain read ahead as it bounds one read page after page, so what it gains is the
-// latency of the pages it overlaps. A page read ahead is taken only when the page before it,
-// once read, links exactly its URL; a guess its chain disproves is dropped with every guess after
-// it, and the rest of the chain is read one page after another. So the pages taken, and the
-// postings, are the ones a read page after page takes; a page that fails fails the source as it
-// would then (its reqs unknown, never closed). A cursor-chained feed (the aggregator) and a
-// job-page board (each page links the next job's page by its id) are read page after page.
+// at once (fewer at a chain's start: as many ahead as it has read past its first page), each on
+// a fetch slot no source is using (Fetcher.takeSpare) and through its host's gate like any
+// request (its slots, its rate or shared turns, robots.txt): the host's budget bounds a chain
+// read ahead as it bounds one read page after page, so what it gains is the latency of the pages
+// it overlaps. A page read ahead is taken only when the page before it, once read, links exactly
+// its URL; a guess its chain disproves is dropped with every guess after it, and the rest of the
+// chain is read one page after another. So the pages taken, and the postings, are the ones a read
+// page after page takes; a page that fails fails the source as it would then (its reqs unknown,
+// never closed). A cursor-chained feed (the aggregator) and a job-page board (each page links the
+// next job's page by its id) are read page after page.
 
 // pageRead is one page of a chain as fetched: the outcome, the page kept for its URL when it was
 // asked (whose validators were sent), and the failure, with the source deadline as its cause
@@ -80,13 +81,14 @@ func (c *Crawler) newReadAhead(ctx context.Context, ad ats.Adapter, scope []stri
 }
 
 // plan asks ahead the pages after page n (at url), while fetch slots are spare, when pages n-2
-// (before) and n-1 (prev) and n step by the same number: pages n+1 to n+depth-1, those not
-// asked yet, each on url's origin (allowed) and under the cap.
+// (before) and n-1 (prev) and n step by the same number: pages n+1 to n+k, those not asked yet,
+// each on url's origin (allowed) and under the cap, where k grows with the chain read so far (n-1,
+// at most depth-1), so a short chain asks few pages past its end.
 func (a *readAhead) plan(before, prev, url string, n int, allowed func(string) bool) {
 	if a == nil || a.wrong || before == "" || ats.PageAhead(before, prev, 1) != url {
 		return
 	}
-	for j := 1; j < a.depth && n+j < a.c.fetch.cfg.MaxPages; j++ {
+	for j := 1; j < a.depth && j < n && n+j < a.c.fetch.cfg.MaxPages; j++ {
 		if _, ok := a.pages[n+j]; ok {
 			continue
 		}

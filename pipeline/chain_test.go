@@ -33,6 +33,7 @@ func TestAChainReadAheadWritesTheLedgerOfAChainReadPageByPage(t *testing.T) {
 		fc := testFetch()
 		fc.ChainDepth = depth
 		fc.Timeout = 10 * time.Second // no fault here: a loaded machine's slow answer is no failure
+		fc.Workers = 64               // most of them spare while the boards' chains are read
 		c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Fetch: fc, Log: quietLog()})
 		require.NoError(t, err)
 		pages := 0
@@ -45,7 +46,8 @@ func TestAChainReadAheadWritesTheLedgerOfAChainReadPageByPage(t *testing.T) {
 				require.Empty(t, st.FailedReasons, "depth %d, tick %d: the world has no fault", depth, tick)
 			}
 		}
-		used, _ := c.Fetcher().ChainPages()
+		used, dropped := c.Fetcher().ChainPages()
+		t.Logf("depth %d: %d pages, %d read ahead and taken, %d dropped", depth, pages, used, dropped)
 		return crawltruth.Ledger(t, ch), used, pages
 	}
 	var (
