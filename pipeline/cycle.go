@@ -699,41 +699,44 @@ var errSourceDeadline = errors.New("source deadline exceeded")
 // source is unknown) when any page was, with a short reason. All its pages and retries share one
 // deadline, which each page read moves on by the per-page budget up to its bound
 // (Fetcher.sourceDeadline), and every next page must be on the scheme, host and port of the
-// first page, as given or as redirected.
+// first page, as given or as redirected. Where its pages are numbered the next ones are read
+// ahead on spare fetch slots (chain.go); the pages taken are the same. A chain longer than
+// FetchConfig.MaxPages fails the source (its reqs unknown: the pages past the cap were not read).
 func (c *Crawler) fetchSource(ctx context.Context, src *Source, out chan<- pageMsg, mu *sync.Mutex, st *CycleStats) (sourceStatus, string) {
 	ad, ok := ats.For(src.Vendor)
 	if !ok {
 		c.log.Warn("no adapter for vendor; source skipped", "source", src.Key, "vendor", src.Vendor)
 		return sourceFailed, "no adapter for vendor " + src.Vendor
 	}
+	c.fetch.busy.Add(1)
+	defer c.fetch.busy.Add(-1)
 	vctx := withVendor(ctx, src.Vendor)
 	start := time.Now()
 	scope := redirectScope(src)
 	home := src.URL // where the first page was read, after redirects
-	url := src.URL
-	for n := 0; url != "" && n < 10_000; n++ {
-		if n > 0 && !sameOrigin(src.URL, url) && !sameOrigin(home, url) {
+	onOrigin := func(u string) bool { return sameOrigin(src.URL, u) || sameOrigin(home, u) }
+	ahead := c.newReadAhead(vctx, ad, scope, start)
+	defer ahead.stop()
+	url, prev, before := src.URL, "", ""
+	maxPages := c.fetch.cfg.MaxPages
+	n := 0
+	for ; url != "" && n < maxPages; n++ {
+		if n > 0 && !onOrigin(url) {
 			c.log.Warn("next page off the source's host refused; source failed", "source", src.Key, "url", url)
 			return sourceFailed, "next page off the source's host refused"
 		}
-		var prev validators
-		cp := c.pages.get(url)
-		if cp != nil {
-			prev = cp.validators
+		ahead.plan(before, prev, url, n, onOrigin)
+		pr, ok := ahead.take(n, url)
+		if !ok {
+			pr = c.readPage(vctx, ad, url, scope, start, n)
 		}
-		sctx, cancel := context.WithDeadlineCause(vctx, c.fetch.sourceDeadline(start, n), errSourceDeadline)
-		res, err := c.fetch.fetchPage(sctx, ad, url, prev, scope)
-		cause := context.Cause(sctx)
-		cancel()
+		res, cp, err := pr.res, pr.cp, pr.err
 		if res.throttled > 0 {
 			mu.Lock()
 			st.Throttled += res.throttled
 			mu.Unlock()
 		}
 		if err != nil {
-			if cause != nil {
-				err = fmt.Errorf("%w: %w", cause, err)
-			}
 			c.log.Debug("source not read this cycle", "source", src.Key, "url", url, "err", err)
 			return statusOf(err), failReason(err)
 		}
@@ -760,10 +763,15 @@ func (c *Crawler) fetchSource(ctx context.Context, src *Source, out chan<- pageM
 		case <-ctx.Done():
 			return sourceFailed, "cycle cancelled"
 		}
-		url = msg.next
+		before, prev, url = prev, url, msg.next
 	}
 	if url != "" {
-		return sourceFailed, "more than 10,000 pages"
+		c.log.Warn("source has more pages than the crawl reads of one source: failed for this cycle, its reqs unknown (none closed); "+
+			"raise --fetch-max-pages (HS_FETCH_MAX_PAGES)", "source", src.Key, "pages_read", n, "max_pages", maxPages)
+		if c.fetch.cfg.OnPageCap != nil {
+			c.fetch.cfg.OnPageCap(src.Key, src.Vendor)
+		}
+		return sourceFailed, fmt.Sprintf("more than %d pages (--fetch-max-pages)", maxPages)
 	}
 	return sourceOK, ""
 }

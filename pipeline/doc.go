@@ -24,6 +24,12 @@
 // redirects followed to any host, each hop asked of its robots.txt, a bounded body) for
 // pipeline/discovery, which finds a company's sources from its domain.
 //
+// A source's pages are a chain, each naming the next: where an adapter's pages are numbered
+// (ats.Numbered) the next pages are read ahead on fetch slots no source is using, within each
+// host's gate and rate, and taken only when the page before links them, so the pages and
+// postings are those of a read page after page (chain.go); a chain longer than
+// FetchConfig.MaxPages fails its source (told to FetchConfig.OnPageCap).
+//
 // Stages are bounded goroutine pools joined by bounded channels, so a slow stage holds back the one
 // before it. A source that fails or is blocked is unknown, never empty: none of its reqs is closed. A cycle is
 // idempotent: a committed (region, tick) is skipped, and a crashed one is recomputed from the

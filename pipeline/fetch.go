@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/klauspost/compress/gzip"
@@ -47,6 +48,15 @@ type FetchConfig struct {
 	// BodyBudget bounds the page bodies held in memory at once across all workers (default
 	// 256 MiB): at most BodyBudget/MaxBody pages (at least one) are read and parsed at a time.
 	BodyBudget int64
+	// ChainDepth is how many pages of one source's chain are read at once where its pages are
+	// numbered (ats.Numbered; chain.go): the page the chain is at and up to ChainDepth-1 asked
+	// ahead, each on a fetch slot no source is using, through its host's gate and rate (default
+	// DefaultChainDepth; 1: page after page).
+	ChainDepth int
+	// MaxPages bounds one source's chain of pages (default DefaultMaxPages): a source with more
+	// fails for the cycle (its reqs unknown, never closed), is logged with this setting to raise
+	// and told to OnPageCap.
+	MaxPages int
 
 	// UserAgent is sent on every request (default DefaultUserAgent); robots.txt groups are
 	// chosen by its product token (the text before the first "/").
@@ -82,14 +92,26 @@ type FetchConfig struct {
 	// (fetchreport.go), concurrently from the fetch workers: operator metrics per vendor and
 	// host. It must be quick; it does not change what the fetcher does.
 	OnRequest func(FetchOutcome)
+	// OnPageCap, when set, is told each source whose chain of pages went past MaxPages, with its
+	// vendor: operator metrics.
+	OnPageCap func(source, vendor string)
 }
 
 // The crawl's per-page budget and its bound (FetchConfig.PageBudget, SourceDeadlineMax): a page
 // every 2 s keeps a chain of pages going (a host paced at one request a second, twice over), and
-// 15 minutes holds the 10,000 pages a source may have at 90 ms a page.
+// 30 minutes holds the 20,000 pages a source may have (DefaultMaxPages) at 90 ms a page.
 const (
 	DefaultPageBudget        = 2 * time.Second
-	DefaultSourceDeadlineMax = 15 * time.Minute
+	DefaultSourceDeadlineMax = 30 * time.Minute
+)
+
+// DefaultMaxPages is the longest chain of pages a source may have (FetchConfig.MaxPages): room
+// for the largest board of the 100,000-company world (12,834 pages on 2026-11-27) and half as
+// much again. DefaultChainDepth is the pages of one numbered chain read at once
+// (FetchConfig.ChainDepth).
+const (
+	DefaultMaxPages   = 20_000
+	DefaultChainDepth = 8
 )
 
 func (c *FetchConfig) defaults() {
@@ -127,6 +149,12 @@ func (c *FetchConfig) defaults() {
 	if c.BodyBudget <= 0 {
 		c.BodyBudget = 256 << 20
 	}
+	if c.ChainDepth <= 0 {
+		c.ChainDepth = DefaultChainDepth
+	}
+	if c.MaxPages <= 0 {
+		c.MaxPages = DefaultMaxPages
+	}
 	if c.UserAgent == "" {
 		c.UserAgent = DefaultUserAgent
 	}
@@ -155,6 +183,12 @@ type Fetcher struct {
 
 	gzReaders sync.Pool // *gzip.Reader, reset for each gzipped body
 	bodyBufs  sync.Pool // *[]byte, a body buffer to read the next page into
+
+	// busy counts the sources being read and the pages read ahead of their chain (chain.go): a
+	// page is read ahead only while busy is under Workers, on a slot no source is using.
+	busy        atomic.Int64
+	aheadUsed   atomic.Uint64 // pages read ahead and taken by their chain
+	aheadWasted atomic.Uint64 // pages read (or asked) ahead and dropped: past a chain's end, or a guess disproved
 }
 
 // validators are what a conditional request sends for a page, from what was kept of it: its
@@ -199,6 +233,26 @@ func (f *Fetcher) Client() *http.Client { return f.client }
 
 // Workers is how many sources the fetcher reads at once (FetchConfig.Workers).
 func (f *Fetcher) Workers() int { return f.cfg.Workers }
+
+// ChainPages reports the pages read ahead of their chain since the fetcher was made: those taken
+// (used) and those dropped (wasted: requests past a chain's end, or a guess disproved).
+func (f *Fetcher) ChainPages() (used, wasted uint64) { return f.aheadUsed.Load(), f.aheadWasted.Load() }
+
+// takeSpare takes a fetch slot for a page read ahead when fewer than Workers sources and pages
+// are being read; releaseSpare gives it back.
+func (f *Fetcher) takeSpare() bool {
+	for {
+		b := f.busy.Load()
+		if b >= int64(f.cfg.Workers) {
+			return false
+		}
+		if f.busy.CompareAndSwap(b, b+1) {
+			return true
+		}
+	}
+}
+
+func (f *Fetcher) releaseSpare() { f.busy.Add(-1) }
 
 // SourceDeadline is the deadline of one source's read before its pages add to it
 // (FetchConfig.SourceDeadline): the longest a source whose pages do not come may take.

@@ -36,6 +36,7 @@ type crawlFlags struct {
 	maxBodyMiB, bodyBudgetMiB  *int
 	pageCacheMiB               *int
 	userAgent                  *string
+	maxPages, chainDepth       *int
 
 	// Real hosts' flags (addRealHostFlags, crawl only). Left nil, the crawl reads the simulator:
 	// any address dialled, no rate per host.
@@ -63,7 +64,11 @@ func addCrawlFlags(fs *flagenv.Set) *crawlFlags {
 			"longest one source's read may take however many pages it read (a worker renews the source's lease meanwhile)"),
 		maxBodyMiB:    fs.Int("fetch-max-body-mib", 8, "largest page body in MiB once decoded (a larger page fails its source)"),
 		bodyBudgetMiB: fs.Int("fetch-body-budget-mib", 256, "page bodies held in memory at once, in MiB, across all fetch workers"),
-		pageCacheMiB:  fs.Int("page-cache-mib", 256, "bound of the page cache that replays 304s, in MiB (pages read in the last two cycles stay; when full, new pages are not kept and are read in full: hs_crawl_page_cache_refused_total)"),
+		maxPages: fs.Int("fetch-max-pages", pipeline.DefaultMaxPages,
+			"longest chain of pages read of one source; a source with more fails for the cycle, its reqs unknown (none closed), and counts in hs_crawl_page_cap_total"),
+		chainDepth: fs.Int("fetch-chain-depth", pipeline.DefaultChainDepth,
+			"pages of one source read at once where its pages are numbered (?page=N, an offset), on fetch slots no source is using and within each host's rate; 1: page after page"),
+		pageCacheMiB: fs.Int("page-cache-mib", 256, "bound of the page cache that replays 304s, in MiB (pages read in the last two cycles stay; when full, new pages are not kept and are read in full: hs_crawl_page_cache_refused_total)"),
 		userAgent: fs.String("user-agent", pipeline.DefaultUserAgent,
 			"User-Agent of every crawl request; robots.txt groups are chosen by its product token. Crawling real hosts needs a real one: product token, URL and contact, e.g. \"HiringSignalBot/1.0 (+https://example.com/bot; crawler@example.com)\""),
 	}
@@ -85,7 +90,7 @@ func (f *crawlFlags) addRealHostFlags(fs *flagenv.Set) {
 func (f *crawlFlags) config(log *slog.Logger) pipeline.Config {
 	fc := pipeline.FetchConfig{Workers: *f.workers, PerHost: *f.perHost, Attempts: *f.attempts, Timeout: *f.timeout,
 		SourceDeadline: *f.sourceDeadline, PageBudget: *f.pageBudget, SourceDeadlineMax: *f.sourceMax, MaxBody: int64(*f.maxBodyMiB) << 20, BodyBudget: int64(*f.bodyBudgetMiB) << 20,
-		UserAgent: *f.userAgent}
+		UserAgent: *f.userAgent, MaxPages: *f.maxPages, ChainDepth: *f.chainDepth}
 	if f.allowPrivate == nil { // dev, backfill: the simulator on loopback, at full speed
 		fc.AllowPrivate, fc.HostRate = true, 0
 	} else {
@@ -194,14 +199,14 @@ func (f *crawlFlags) tickOf(t time.Time) (int, error) {
 	return sources.Clock{Epoch: epoch}.Tick(t), nil
 }
 
-// openCrawler opens the stores, migrates them and builds a crawler on them (onRequest as in
+// openCrawler opens the stores, migrates them and builds a crawler on them (m as in
 // newCrawler); the caller closes the stores.
-func openCrawler(ctx context.Context, log *slog.Logger, f *storeFlags, cf *crawlFlags, onRequest func(pipeline.FetchOutcome)) (*pipeline.Crawler, *stores, error) {
+func openCrawler(ctx context.Context, log *slog.Logger, f *storeFlags, cf *crawlFlags, m *crawlMetrics) (*pipeline.Crawler, *stores, error) {
 	s, err := f.open(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := newCrawler(ctx, log, f, s, cf, onRequest)
+	c, err := newCrawler(ctx, log, f, s, cf, m)
 	if err != nil {
 		s.Close()
 		return nil, nil, err
@@ -209,9 +214,10 @@ func openCrawler(ctx context.Context, log *slog.Logger, f *storeFlags, cf *crawl
 	return c, s, nil
 }
 
-// newCrawler readies the opened stores s (prepareStores) and builds a crawler on them; onRequest, when set, is
-// told every request the crawler's fetcher sends (crawlMetrics.request).
-func newCrawler(ctx context.Context, log *slog.Logger, f *storeFlags, s *stores, cf *crawlFlags, onRequest func(pipeline.FetchOutcome)) (*pipeline.Crawler, error) {
+// newCrawler readies the opened stores s (prepareStores) and builds a crawler on them; m, when
+// set, is told every request the crawler's fetcher sends (crawlMetrics.request) and every source
+// cut at --fetch-max-pages (crawlMetrics.pageCap).
+func newCrawler(ctx context.Context, log *slog.Logger, f *storeFlags, s *stores, cf *crawlFlags, m *crawlMetrics) (*pipeline.Crawler, error) {
 	if *cf.memLimitMiB > 0 {
 		debug.SetMemoryLimit(int64(*cf.memLimitMiB) << 20)
 	}
@@ -222,7 +228,9 @@ func newCrawler(ctx context.Context, log *slog.Logger, f *storeFlags, s *stores,
 	cfg.CommitLock = oltp.CrawlCommitLock(s.pg, *f.clickhouseDB)
 	cfg.Ledger = oltp.LedgerHeads{Pool: s.pg, Ledger: *f.clickhouseDB} // a write that gave up is resent, never numbered over
 	cfg.Fetch.HostTurns = oltp.HostTurns{Pool: s.pg}                   // --fetch-host-rate holds across every crawl process
-	cfg.Fetch.OnRequest = onRequest
+	if m != nil {
+		cfg.Fetch.OnRequest, cfg.Fetch.OnPageCap = m.request, m.pageCap
+	}
 	return pipeline.NewCrawler(ctx, s.ch, cfg)
 }
 
@@ -239,6 +247,11 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 	claimBatch := fs.Int("claim-batch", 64, "with --directory=registry: most sources a worker holds claimed at once, those its --fetch-workers read and the next ones "+
 		"(never more than it can read before their leases lapse); it claims again as reads finish, so a slow source holds one fetch slot")
 	commitGrace := fs.Duration("commit-grace", 10*time.Minute, "with --directory=registry: how long after a window ends its commit waits for the last reads")
+	storeBatch := fs.Int("read-store-batch", sources.DefaultStoreBatch, "with --directory=registry: most finished reads a worker stores in one transaction; "+
+		"a batch goes once full, or once its first read waited --read-store-every (a read not yet stored when the process dies is read again once its lease lapses)")
+	storeEvery := fs.Duration("read-store-every", sources.DefaultStoreEvery, "with --directory=registry: longest a worker's finished read waits to be stored")
+	storeQueue := fs.Int("read-store-queue", sources.DefaultStoreQueue, "with --directory=registry: finished reads that may wait while a store is under way; "+
+		"when full the worker waits for Postgres (hs_crawl_read_store_overflows_total)")
 	refetchAfter := fs.Duration("suspect-refetch-after", sources.DefaultRefetchAfter, "with --directory=registry: how long after a read whose postings fell to zero, or by more than 80% from 5 or more, "+
 		"any worker reads the source again in the same window; the window's commit takes that refetch as the confirmation (or the end) of the drop. "+
 		"A refetch that would fall past the window's end is not asked: the source stays suspect, its reqs open, and the next window confirms")
@@ -265,12 +278,19 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 		if *refetchAfter <= 0 || *refetchAfter >= sources.WindowLength {
 			return fmt.Errorf("--suspect-refetch-after (HS_SUSPECT_REFETCH_AFTER) is %s: give a duration inside the 3-hour window, such as 15m", *refetchAfter)
 		}
+		if *storeBatch < 1 || *storeQueue < 1 || *storeEvery <= 0 {
+			return fmt.Errorf("--read-store-batch %d, --read-store-queue %d and --read-store-every %s (HS_READ_STORE_*): give at least 1 read, 1 read and a positive duration",
+				*storeBatch, *storeQueue, *storeEvery)
+		}
 		if *discoveryBudget < 0 {
 			return fmt.Errorf("--discovery-budget (HS_DISCOVERY_BUDGET) is %d: give discoveries per window, or 0 for none", *discoveryBudget)
 		}
 	case "sim":
 	default:
 		return fmt.Errorf("unknown --directory %q: use registry or sim", *dirKind)
+	}
+	if *cf.maxPages < 1 || *cf.chainDepth < 1 {
+		return fmt.Errorf("--fetch-max-pages %d (HS_FETCH_MAX_PAGES) and --fetch-chain-depth %d (HS_FETCH_CHAIN_DEPTH): give at least 1 page", *cf.maxPages, *cf.chainDepth)
 	}
 	if err := cf.checkRealHosts(*dirKind == "sim"); err != nil {
 		return err
@@ -281,7 +301,7 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 	}
 	set := metrics.NewSet()
 	m := newCrawlMetrics(set)
-	c, s, err := openCrawler(ctx, log, f, cf, m.request)
+	c, s, err := openCrawler(ctx, log, f, cf, &m)
 	if err != nil {
 		return err
 	}
@@ -304,7 +324,9 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 	} else {
 		clock := wallClock{Clock: sources.Clock{Epoch: epoch}, now: time.Now}
 		sc := &sources.Crawl{Pool: s.pg, Crawler: c, Codec: pipeline.NewReadCodec(), Clock: clock.Clock, Owner: crawlOwner(),
-			Batch: *claimBatch, ClaimEvery: *claimEvery, RefetchAfter: *refetchAfter, Log: log, OnWindow: m.window}
+			Batch: *claimBatch, ClaimEvery: *claimEvery, RefetchAfter: *refetchAfter, Log: log, OnWindow: m.window,
+			StoreBatch: *storeBatch, StoreEvery: *storeEvery, StoreQueue: *storeQueue}
+		m.worker(sc)
 		if *once {
 			defer s.Close()
 			return crawlWindowNow(ctx, log, sc, clock)

@@ -80,13 +80,20 @@ func TestCrawlFlagsForRealHostsAndForTheSimulator(t *testing.T) {
 func TestCrawlWindowFlagsAreListed(t *testing.T) {
 	t.Parallel()
 	out, _ := exec.Command(binary(t), "crawl", "--help").CombinedOutput()
-	for _, flag := range []string{"suspect-refetch-after", "fetch-host-rates", "fetch-page-budget", "fetch-source-deadline-max"} {
+	for _, flag := range []string{"suspect-refetch-after", "fetch-host-rates", "fetch-page-budget", "fetch-source-deadline-max", "fetch-max-pages", "fetch-chain-depth",
+		"read-store-batch", "read-store-every", "read-store-queue"} {
 		require.Regexp(t, `-`+flag+`[\s\S]*HS_`+strings.ToUpper(strings.ReplaceAll(flag, "-", "_")), string(out))
 	}
 	require.Contains(t, string(out), "boards-api.greenhouse.io=4", "the vendors' rates are listed")
 	out, err := exec.Command(binary(t), "crawl", "--suspect-refetch-after=4h").CombinedOutput()
 	require.Error(t, err)
 	require.Contains(t, string(out), "--suspect-refetch-after (HS_SUSPECT_REFETCH_AFTER) is 4h0m0s")
+	out, err = exec.Command(binary(t), "crawl", "--read-store-batch=0").CombinedOutput()
+	require.Error(t, err)
+	require.Contains(t, string(out), "--read-store-batch 0")
+	out, err = exec.Command(binary(t), "crawl", "--fetch-max-pages=0").CombinedOutput()
+	require.Error(t, err)
+	require.Contains(t, string(out), "--fetch-max-pages 0 (HS_FETCH_MAX_PAGES)")
 }
 
 // TestVendorHostRatesFlag: --fetch-host-rates gives the vendors' shared API hosts their own

@@ -67,7 +67,7 @@ func runDev(ctx context.Context, log *slog.Logger, args []string) error {
 	}
 	set := metrics.NewSet() // served by the API at /metrics, crawl figures included
 	cm := newCrawlMetrics(set)
-	crawler, err := newCrawler(ctx, log, f, s, cf, cm.request)
+	crawler, err := newCrawler(ctx, log, f, s, cf, &cm)
 	if err != nil {
 		return err
 	}

@@ -81,6 +81,25 @@ func (m crawlMetrics) request(o pipeline.FetchOutcome) {
 	m.set.GetOrCreateHistogram(fmt.Sprintf(`hs_crawl_request_duration_seconds{host=%q}`, host)).Update(o.Took.Seconds())
 }
 
+// pageCap counts a source whose chain of pages went past --fetch-max-pages
+// (pipeline.FetchConfig.OnPageCap): hs_crawl_page_cap_total{vendor}. The crawl logs the source
+// and the setting to raise.
+func (m crawlMetrics) pageCap(_, vendor string) {
+	m.set.GetOrCreateCounter(fmt.Sprintf(`hs_crawl_page_cap_total{vendor=%q}`, vendor)).Inc()
+}
+
+// worker registers what a registry worker counts of its own: the batches of reads it stored
+// (hs_crawl_read_stores_total, one transaction each), the reads that waited for a full read store
+// (hs_crawl_read_store_overflows_total: raise --read-store-queue), and the pages of numbered
+// chains read ahead, taken or dropped (hs_crawl_chain_pages_ahead_total{use}: dropped ones are
+// requests past a chain's end or a guess disproved).
+func (m crawlMetrics) worker(c *sources.Crawl) {
+	m.set.NewGauge(`hs_crawl_read_stores_total`, func() float64 { return float64(c.Stores()) })
+	m.set.NewGauge(`hs_crawl_read_store_overflows_total`, func() float64 { return float64(c.StoreOverflows()) })
+	m.set.NewGauge(`hs_crawl_chain_pages_ahead_total{use="taken"}`, func() float64 { used, _ := c.Crawler.Fetcher().ChainPages(); return float64(used) })
+	m.set.NewGauge(`hs_crawl_chain_pages_ahead_total{use="dropped"}`, func() float64 { _, w := c.Crawler.Fetcher().ChainPages(); return float64(w) })
+}
+
 // window records one committed window of the registry crawl (sources.Crawl.OnWindow): the
 // sources read by vendor and status (hs_crawl_window_sources_total, a counter: its increase over
 // 3 h is one window's), the reqs held open only by sources not read ok (the gauge

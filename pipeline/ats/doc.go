@@ -6,10 +6,12 @@
 //
 // Where a vendor's only public surface is HTML (iCIMS, Jobvite, JazzHR) the adapter reads the
 // server-rendered list by the vendor's own markup (golang.org/x/net/html), and a page cut short
-// or without that markup is an error, never an empty board. Two optional interfaces let an
+// or without that markup is an error, never an empty board. Optional interfaces let an
 // adapter say more than Parse: Requester (the page is not a plain GET: Workday's list is a
 // POST whose offset the page URL carries in its fragment) and ServedParser (the format dates
-// postings relative to when the page was served: Workday's "Posted 3 Days Ago").
+// postings relative to when the page was served: Workday's "Posted 3 Days Ago"); a third,
+// Numbered, marks the formats whose pages are addressed by a number or an offset, which
+// PageAhead steps on so the crawl can ask a page before the page linking it is read.
 //
 // The package owns format-level decoding only: it accepts what real feeds send
 // (scalar-or-array and string-or-object fields, numbers as strings, several timestamp

@@ -82,7 +82,7 @@ func TestASlowSourceHoldsOneFetchSlotNotTheOthers(t *testing.T) {
 }
 
 // TestALongReadKeepsItsLease: a read that outlasts its lease (6 s here; a board whose chain of
-// pages its per-page budget keeps going takes up to 15 minutes) has its lease renewed while its
+// pages its per-page budget keeps going takes up to 30 minutes) has its lease renewed while its
 // worker reads, so another worker claims nothing of it; let go, the read is stored.
 func TestALongReadKeepsItsLease(t *testing.T) {
 	t.Parallel()

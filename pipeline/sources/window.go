@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -86,9 +87,27 @@ type Crawl struct {
 	// Discovery, when set, runs queued discoveries between feed reads (ReadDue), through this
 	// worker's fetcher, within its per-window budget.
 	Discovery *DiscoveryRunner
+	// StoreBatch, StoreEvery and StoreQueue shape how ReadDue stores its finished reads
+	// (readStore): a store of up to StoreBatch reads (one transaction), once the first waited
+	// StoreEvery, with at most StoreQueue waiting while a store is under way (defaults
+	// DefaultStoreBatch, DefaultStoreEvery, DefaultStoreQueue; StoreBatch 1 stores each read on
+	// its own).
+	StoreBatch int
+	StoreEvery time.Duration
+	StoreQueue int
 
-	once sync.Once // defaults, once: a process runs ReadDue, Commit and CrawlCompany at once
+	once      sync.Once    // defaults, once: a process runs ReadDue, Commit and CrawlCompany at once
+	stores    atomic.Int64 // batches of reads stored
+	overflows atomic.Int64 // reads that waited for room in a full read store
 }
+
+// Stores is how many batches of reads this worker stored (each one transaction), and
+// StoreOverflows how many finished reads waited for room in its full read store
+// (StoreQueue): operator metrics.
+func (c *Crawl) Stores() int64 { return c.stores.Load() }
+
+// StoreOverflows: see Stores.
+func (c *Crawl) StoreOverflows() int64 { return c.overflows.Load() }
 
 // WindowHealth is what operators see of one committed window.
 type WindowHealth struct {
@@ -128,6 +147,15 @@ func (c *Crawl) setDefaults() {
 	if c.OnDemandWait <= 0 {
 		c.OnDemandWait = DefaultOnDemandWait
 	}
+	if c.StoreBatch <= 0 {
+		c.StoreBatch = DefaultStoreBatch
+	}
+	if c.StoreEvery <= 0 {
+		c.StoreEvery = DefaultStoreEvery
+	}
+	if c.StoreQueue <= 0 {
+		c.StoreQueue = DefaultStoreQueue
+	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
@@ -147,8 +175,11 @@ func (c *Crawl) setDefaults() {
 // longer than a lease (a chain of pages on its per-page budget) keeps its source. A claim that
 // finds nothing due is tried again every c.ClaimEvery while sources are still being read.
 //
-// Finished reads are stored together whenever the worker would otherwise wait (oltp.
-// StoreCrawlReads, which gives their leases back), each with the source's next due time: its
+// Finished reads are stored in batches by size or age (readStore: c.StoreBatch reads, or the
+// first waited c.StoreEvery; oltp.StoreCrawlReads, which gives their leases back), and every one
+// queued is stored before the worker runs a discovery or returns. A read is acknowledged once
+// stored: until then its lease is renewed, and one lost with its process is read again once its
+// lease lapses. Each read is stored with the source's next due time: its
 // offset in the next window, unless the read fell far below the source's last ok read
 // (pipeline.MassDrop on postings) and the window has room for a refetch c.RefetchAfter later (not
 // with all: `--once` commits at once), when it is that refetch's time; a refetch is claimed like
@@ -205,31 +236,24 @@ func (c *Crawl) ReadDue(ctx context.Context, tick int, all bool) (int, error) {
 
 	var (
 		dir      *pipeline.Directory
-		n        int
-		inflight int // claimed and not finished
-		pending  []oltp.CrawlRead
+		inflight int  // claimed and not finished
 		drained  bool // the last claim found nothing due
 		retry    <-chan time.Time
 		fail     error
 	)
-	store := func() error {
-		if len(pending) == 0 {
-			return nil
+	release := func(keys ...string) { // read and stored, or not to be read: its lease is not renewed
+		heldMu.Lock()
+		defer heldMu.Unlock()
+		for _, k := range keys {
+			delete(held, k)
 		}
-		if err := oltp.StoreCrawlReads(ctx, c.Pool, pending); err != nil {
-			return err
+	}
+	reads := c.newReadStore(ctx, tick, func(keys []string) { release(keys...) })
+	end := func(err error) (int, error) { // stores what is queued, stops the store
+		if cerr := reads.close(); err == nil && ctx.Err() == nil {
+			err = cerr // shutting down: reads not stored are read again once their leases lapse
 		}
-		if gone(pending) {
-			// A tenant that answers 404 or 410 is often a company that moved vendor: queue its
-			// re-discovery now, for this window, not at the next timed sweep.
-			if err := c.Discovery.Rediscover(ctx); err != nil {
-				c.Log.Warn("cannot queue the re-discovery of sources gone; the next sweep will", "err", err)
-			}
-		}
-		n += len(pending)
-		c.Log.Debug("sources read", "tick", tick, "stored", len(pending), "read", n)
-		pending = pending[:0]
-		return nil
+		return int(reads.n.Load()), err
 	}
 	dispatch := func(j job) {
 		heldMu.Lock()
@@ -239,11 +263,9 @@ func (c *Crawl) ReadDue(ctx context.Context, tick int, all bool) (int, error) {
 		jobs <- j
 	}
 	finish := func(d done) error {
-		heldMu.Lock()
-		delete(held, d.cl.Key)
-		heldMu.Unlock()
 		inflight--
 		if d.err != nil {
+			release(d.cl.Key)
 			return d.err
 		}
 		if d.read == nil {
@@ -260,15 +282,16 @@ func (c *Crawl) ReadDue(ctx context.Context, tick int, all bool) (int, error) {
 				dispatch(job{dir: dir, cl: d.cl})
 				return nil
 			}
+			release(d.cl.Key)
 			c.Log.Warn("claimed source is not in the registry's directory; left to its lease", "source", d.cl.Key)
 			return nil
 		}
 		row, err := c.row(tick, d.read, d.cl, all)
 		if err != nil {
+			release(d.cl.Key)
 			return err
 		}
-		pending = append(pending, row)
-		return nil
+		return reads.put(row)
 	}
 	for {
 		if fail == nil && !drained && ctx.Err() == nil && (inflight == 0 || hold-inflight >= max(1, hold/4)) {
@@ -302,28 +325,25 @@ func (c *Crawl) ReadDue(ctx context.Context, tick int, all bool) (int, error) {
 			continue
 		default:
 		}
-		if err := store(); err != nil && fail == nil {
-			fail = err
-		}
 		if inflight == 0 {
-			if fail != nil {
-				return n, fail
-			}
-			if ctx.Err() != nil {
-				return n, nil //nolint:nilerr // shutting down is no error: the leases lapse
+			if fail != nil || ctx.Err() != nil {
+				return end(fail) // shutting down is no error: the leases lapse
 			}
 			if !drained {
 				continue
 			}
 			if all {
-				return n, nil
+				return end(nil)
+			}
+			if err := reads.sync(); err != nil { // the window's reads stored before a discovery runs
+				return end(err)
 			}
 			ran, err := c.Discovery.RunOne(ctx, tick)
 			if err != nil {
 				c.Log.Warn("cannot run a discovery; will retry", "err", err)
 			}
 			if !ran {
-				return n, nil
+				return end(nil)
 			}
 			dir, drained = nil, false // a discovery may have added sources
 			continue

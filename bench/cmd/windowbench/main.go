@@ -23,6 +23,7 @@ import (
 	"github.com/planehq/hiringsignal/bench/profiling"
 	"github.com/planehq/hiringsignal/internal/flagenv"
 	"github.com/planehq/hiringsignal/pipeline"
+	"github.com/planehq/hiringsignal/pipeline/sources"
 )
 
 type options struct {
@@ -37,6 +38,9 @@ type options struct {
 	sourceDeadline time.Duration
 	pageBudget     time.Duration
 	sourceMax      time.Duration
+	chainDepth     int
+	maxPages       int
+	storeBatch     int
 	tenantsOnly    bool
 	phases         map[string]bool
 	prof           profiling.Profiles
@@ -60,6 +64,9 @@ func main() {
 	flag.DurationVar(&o.sourceDeadline, "fetch-source-deadline", 2*time.Minute, "deadline of one source's read before its pages add to it, as `crawl --fetch-source-deadline`")
 	flag.DurationVar(&o.pageBudget, "fetch-page-budget", pipeline.DefaultPageBudget, "time each page read adds to its source's deadline, as `crawl --fetch-page-budget` (0: none)")
 	flag.DurationVar(&o.sourceMax, "fetch-source-deadline-max", pipeline.DefaultSourceDeadlineMax, "bound of a source's deadline, as `crawl --fetch-source-deadline-max`")
+	flag.IntVar(&o.chainDepth, "fetch-chain-depth", pipeline.DefaultChainDepth, "pages of a numbered chain read at once, as `crawl --fetch-chain-depth` (1: page after page, as before 2026-11-27)")
+	flag.IntVar(&o.maxPages, "fetch-max-pages", pipeline.DefaultMaxPages, "longest chain of pages read of one source, as `crawl --fetch-max-pages`")
+	flag.IntVar(&o.storeBatch, "read-store-batch", sources.DefaultStoreBatch, "most reads a worker stores in one transaction, as `crawl --read-store-batch` (1: each on its own, as before 2026-11-27)")
 	flag.BoolVar(&o.tenantsOnly, "tenants-only", false, "import the ATS tenants only: no board or aggregator feed, whose pages are read one after another")
 	memLimit := flag.Int("memory-limit-mib", 1400, "soft memory limit of this process, as `crawl --memory-limit-mib`; 0 for none")
 	flag.StringVar(&o.prof.CPU, "cpuprofile", "", "write a CPU profile of the commit to this file")

@@ -227,6 +227,7 @@ func (c *chCount) String() string {
 // or touched, and sums the time spent in them (a pgx tracer).
 type pgCount struct {
 	queries, rows atomic.Int64
+	trips         atomic.Int64 // round trips: a statement alone, or a batch
 	took          atomic.Int64 // ns, summed over statements
 }
 
@@ -238,6 +239,7 @@ func (p *pgCount) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQ
 
 func (p *pgCount) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryEndData) {
 	p.queries.Add(1)
+	p.trips.Add(1)
 	p.rows.Add(data.CommandTag.RowsAffected())
 	if t, ok := ctx.Value(pgStart{}).(time.Time); ok {
 		p.took.Add(int64(time.Since(t)))
@@ -245,6 +247,7 @@ func (p *pgCount) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, data pgx.Trace
 }
 
 func (p *pgCount) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	p.trips.Add(1)
 	return context.WithValue(ctx, pgStart{}, time.Now())
 }
 
@@ -260,7 +263,7 @@ func (p *pgCount) TraceBatchEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBat
 }
 
 func (p *pgCount) String() string {
-	return fmt.Sprintf("%d statements, %d rows, %.1f s in them", p.queries.Load(), p.rows.Load(), time.Duration(p.took.Load()).Seconds())
+	return fmt.Sprintf("%d statements (%d round trips), %d rows, %.1f s in them", p.queries.Load(), p.trips.Load(), p.rows.Load(), time.Duration(p.took.Load()).Seconds())
 }
 
 func mib(b uint64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }

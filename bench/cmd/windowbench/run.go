@@ -82,7 +82,7 @@ func run(ctx context.Context, log *slog.Logger, o options) error {
 	b := &bench{o: o, log: log, w: w, pool: pool, ch: ch, codec: pipeline.NewReadCodec(), clock: clock,
 		quiet: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		fc: pipeline.FetchConfig{ConnectTo: []string{":443=" + w.TLS}, CAFile: w.CAFile, Workers: o.fetchWorkers, PerHost: o.fetchWorkers,
-			SourceDeadline: o.sourceDeadline, PageBudget: o.pageBudget, SourceDeadlineMax: o.sourceMax}} // HostRate 0: no per-host rate, as for the simulator; the latency is the world's
+			SourceDeadline: o.sourceDeadline, PageBudget: o.pageBudget, SourceDeadlineMax: o.sourceMax, ChainDepth: o.chainDepth, MaxPages: o.maxPages}} // HostRate 0: no per-host rate, as for the simulator; the latency is the world's
 
 	if err := b.importRegistry(ctx); err != nil {
 		return err
@@ -95,8 +95,10 @@ func run(ctx context.Context, log *slog.Logger, o options) error {
 	for _, s := range dir.Sources {
 		kinds[s.Kind]++
 	}
-	fmt.Printf("world: %d companies, %d sources (%d ATS tenants, %d boards, %d aggregator feeds), window %d, latency %s, %d fetches at once per crawler, claims of %d\n\n",
-		o.companies, len(dir.Sources), kinds["ats_tenant"], kinds["board"], kinds["aggregator"], o.tick, o.latency, o.fetchWorkers, o.claimBatch)
+	fmt.Printf("world: %d companies, %d sources (%d ATS tenants, %d boards, %d aggregator feeds), window %d, latency %s, %d fetches at once per crawler, claims of %d, "+
+		"numbered chains read %d pages at once, at most %d pages a source, stores of up to %d reads\n\n",
+		o.companies, len(dir.Sources), kinds["ats_tenant"], kinds["board"], kinds["aggregator"], o.tick, o.latency, o.fetchWorkers, o.claimBatch,
+		o.chainDepth, o.maxPages, o.storeBatch)
 
 	if o.phases["fetch"] {
 		if err := b.fetchBesidePlainGets(ctx, dir); err != nil {
@@ -411,7 +413,8 @@ func (b *bench) readWindow(ctx context.Context, n int) (*windowRead, error) {
 		if err != nil {
 			return nil, err
 		}
-		workers[i] = &sources.Crawl{Pool: pool, Crawler: c, Codec: b.codec, Clock: b.clock, Owner: fmt.Sprintf("worker-%d", i+1), Batch: b.o.claimBatch}
+		workers[i] = &sources.Crawl{Pool: pool, Crawler: c, Codec: b.codec, Clock: b.clock, Owner: fmt.Sprintf("worker-%d", i+1), Batch: b.o.claimBatch,
+			StoreBatch: b.o.storeBatch}
 	}
 	b.log.Info("reading the window", "workers", n)
 	m, err := mark(ctx, b.w)
@@ -452,7 +455,15 @@ func (b *bench) readWindow(ctx context.Context, n int) (*windowRead, error) {
 		"ATS tenants all read at %.1fs; CPU %s cores (crawl + world), load %s\n",
 		label, s.sources, counts, s.notOK, s.pages, s.postings, sp.requests, float64(s.stored)/1e6, sp.wall.Seconds(), rate, float64(sp.requests)/sp.wall.Seconds(),
 		s.tenantsDone.Seconds(), sp.cores(), sp.load)
-	fmt.Printf("  Postgres: %s\n", pg)
+	var stores int64
+	var taken, dropped uint64
+	for _, wk := range workers {
+		stores += wk.Stores()
+		t, d := wk.Crawler.Fetcher().ChainPages()
+		taken, dropped = taken+t, dropped+d
+	}
+	fmt.Printf("  Postgres: %s (%d stores of reads)\n", pg, stores)
+	fmt.Printf("  pages of numbered chains read ahead: %d taken, %d dropped (past a chain's end, or a guess disproved)\n", taken, dropped)
 	for _, l := range s.last {
 		fmt.Printf("  last read: %s\n", l)
 	}
@@ -506,10 +517,11 @@ func (b *bench) summarize(ctx context.Context, start time.Time) (readSummary, er
 		s.last = append(s.last, fmt.Sprintf("%s (%d pages, %s) at %.1fs", key, pages, worker, at.Sub(start).Seconds()))
 	}
 	rows.Close()
-	// The longest chains of pages: a source's pages are read one after another, so the window
-	// read ends no sooner than its longest chain, however many workers read it.
+	// The longest chains of pages: a job-page board's pages are read one after another (each
+	// names the next job's page), so the window read ends no sooner than its longest such chain,
+	// however many workers read it; a numbered chain (a list board's ?page=N) is read ahead.
 	rows, err = b.pool.Query(ctx, `SELECT source_key, worker, pages, status, read_at FROM crawl_reads WHERE tick = $1
-		ORDER BY pages DESC, source_key LIMIT 3`, b.o.tick)
+		ORDER BY pages DESC, source_key LIMIT 5`, b.o.tick)
 	if err != nil {
 		return s, err
 	}
