@@ -174,6 +174,7 @@ type Index struct {
 	boardSets               [][]uint32          // board set id → the ids of its distinct board names
 	boardsByFold            map[string][]uint32 // lower-case board name → ids of the board names lowering to it
 	nBoards                 int                 // number of distinct board names (ids are 0..nBoards-1)
+	boardIDs                map[string]uint32   // distinct board name → board id (Builder.Over extends it)
 	facts                   factTables          // the reqs' interned technology lists, remote countries and stated pay
 	techCompanies           [][]techCompany     // technology id → the companies whose reqs name it, newest first mention first (technologies.go)
 }
