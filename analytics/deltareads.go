@@ -29,22 +29,28 @@ func TouchedCompanies(ctx context.Context, ch driver.Conn, from, to Committed) (
 	oldCo, oldCoArgs := from.byRegionTick()
 	newSight, newSightArgs := to.bySighting()
 	oldSight, oldSightArgs := from.bySighting()
-	newCycles, newCycleArgs := to.cycles("region, tick")
+	newCycles, newCycleArgs := to.cycles("region, tick, cycle_time")
 	oldCycles, oldCycleArgs := from.cycles("region, tick")
+	// The cycles committed within to and not within from: a row of one of them has its tick (a
+	// companies or ats_history row) or its cycle time (a req_boards row), which keeps the scans of
+	// those tables to the commit's own rows before the exact conditions.
+	added := "SELECT region, tick, cycle_time FROM (" + newCycles + ") WHERE (region, tick) NOT IN (" + oldCycles + ")"
+	addedArgs := append(append([]any{}, newCycleArgs...), oldCycleArgs...)
 	q := `SELECT DISTINCT company_id FROM (
 		SELECT company_id FROM events WHERE event_seq > ? AND event_seq <= ?
-		UNION ALL SELECT company_id FROM companies WHERE ` + newCo + ` AND NOT ` + oldCo + `
-		UNION ALL SELECT company_id FROM ats_history ANY LEFT JOIN ` + companyRegions + ` USING company_id WHERE ` + newCo + ` AND NOT ` + oldCo + `
-		UNION ALL SELECT company_id FROM req_boards ANY LEFT JOIN ` + companyRegions + ` USING company_id WHERE ` + newSight + ` AND NOT ` + oldSight + `
-		UNION ALL SELECT toUInt64OrZero(substring(region, 9)) AS company_id FROM (` + newCycles + `)
-			WHERE startsWith(region, 'company:') AND (region, tick) NOT IN (` + oldCycles + `)
+		UNION ALL SELECT company_id FROM companies WHERE tick IN (SELECT tick FROM (` + added + `)) AND ` + newCo + ` AND NOT ` + oldCo + `
+		UNION ALL SELECT company_id FROM ats_history ANY LEFT JOIN ` + companyRegions + ` USING company_id
+			WHERE tick IN (SELECT tick FROM (` + added + `)) AND ` + newCo + ` AND NOT ` + oldCo + `
+		UNION ALL SELECT company_id FROM req_boards ANY LEFT JOIN ` + companyRegions + ` USING company_id
+			WHERE first_seen IN (SELECT cycle_time FROM (` + added + `)) AND ` + newSight + ` AND NOT ` + oldSight + `
+		UNION ALL SELECT toUInt64OrZero(substring(region, 9)) AS company_id FROM (` + added + `) WHERE startsWith(region, 'company:')
 	) ORDER BY company_id`
 	var args []any
 	args = append(args, from.Watermark, to.Watermark)
-	args = append(append(args, newCoArgs...), oldCoArgs...)
-	args = append(append(args, newCoArgs...), oldCoArgs...)
-	args = append(append(args, newSightArgs...), oldSightArgs...)
-	args = append(append(args, newCycleArgs...), oldCycleArgs...)
+	args = append(append(append(args, addedArgs...), newCoArgs...), oldCoArgs...)
+	args = append(append(append(args, addedArgs...), newCoArgs...), oldCoArgs...)
+	args = append(append(append(args, addedArgs...), newSightArgs...), oldSightArgs...)
+	args = append(args, addedArgs...)
 	rows, err := ch.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the companies a commit touched: %w", err)
