@@ -304,16 +304,18 @@ func (m *Model) finish(c *Company) {
 		}
 		return strings.Compare(a.Key, b.Key)
 	})
+	c.domainKey, c.nameKey = normalize.DomainKey(c.Domain), normalize.CompanyKey(c.Name)
 	m.index(c)
 }
 
-// index files c for resolve.
+// index files c for resolve, under the keys finish derived (kept on c: a later model that
+// carries c files it without deriving them again).
 func (m *Model) index(c *Company) {
-	if d := normalize.DomainKey(c.Domain); d != "" {
-		m.byDomain[d] = append(m.byDomain[d], c)
+	if c.domainKey != "" {
+		m.byDomain[c.domainKey] = append(m.byDomain[c.domainKey], c)
 	}
-	if k := normalize.CompanyKey(c.Name); k != "" {
-		m.byNameKey[k] = append(m.byNameKey[k], c)
+	if c.nameKey != "" {
+		m.byNameKey[c.nameKey] = append(m.byNameKey[c.nameKey], c)
 	}
 }
 

@@ -62,6 +62,9 @@ type Company struct {
 	// build's AsOf to count in a pulse then or later (countedWindow): a later model that carries
 	// the company counts its pulse from them (statsAt).
 	recent []int64
+	// domainKey and nameKey are its Domain and Name as resolve looks them up (normalize.DomainKey,
+	// normalize.CompanyKey; "" when none).
+	domainKey, nameKey string
 
 	// CensoredFunctions are the function ids with a req already live at ObservedFrom: their first
 	// hire happened before observation began, so none is known (nil when none).

@@ -2,9 +2,11 @@ package snapshot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
@@ -104,20 +106,25 @@ func apply(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (s *Sn
 		return nil, "the committed watermark or cycle time moved back", nil
 	}
 	g := analytics.AtWatermark(wm, at)
-	regions, err := analytics.RegionReads(ctx, ch, g)
-	if err != nil {
+	// Three small reads at once: each costs a round trip more than its rows.
+	var regions []analytics.RegionRead
+	var gaps []analytics.Gap
+	var touched []uint64
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { defer wg.Done(); regions, errs[0] = analytics.RegionReads(ctx, ch, g) }()
+	go func() { defer wg.Done(); gaps, errs[1] = analytics.Gaps(ctx, ch, g, analytics.GapQuery{}) }()
+	go func() {
+		defer wg.Done()
+		touched, errs[2] = analytics.TouchedCompanies(ctx, ch, analytics.AtWatermark(prev.Watermark, prev.AsOf), g)
+	}()
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
 		return nil, "", err
 	}
 	if !sameFirsts(prev.regions, regions) {
 		return nil, "a crawl region's first committed cycle moved", nil
-	}
-	gaps, err := analytics.Gaps(ctx, ch, g, analytics.GapQuery{})
-	if err != nil {
-		return nil, "", err
-	}
-	touched, err := analytics.TouchedCompanies(ctx, ch, analytics.AtWatermark(prev.Watermark, prev.AsOf), g)
-	if err != nil {
-		return nil, "", err
 	}
 	if len(touched) > analytics.MaxCompaniesRead || float64(len(touched)) > p.MaxTouched*float64(max(prev.Model.Companies(), 1)) {
 		return nil, fmt.Sprintf("%d companies touched", len(touched)), nil
@@ -151,6 +158,22 @@ func apply(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (s *Sn
 	index.Gaps(gaps)
 	var sd side
 	var between []analytics.WeekCount
+	// The side reads and the commits' role demand run beside the req stream, as in Build.
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sideDone := make(chan struct{})
+	go func() {
+		defer close(sideDone)
+		if len(touched) > 0 {
+			if sd.err = sd.readOf(sctx, ch, g, touched); sd.err != nil {
+				return
+			}
+		}
+		if wm > prev.Watermark {
+			between, sd.err = analytics.RoleDemandBetween(sctx, ch, prev.Watermark, wm, wm)
+		}
+	}()
+	defer func() { cancel(); <-sideDone }()
 	if len(touched) > 0 {
 		if err := analytics.StreamCompanyLedgerReqs(ctx, ch, g, touched, func(r *analytics.LedgerReq) error {
 			models.Add(&r.Req)
@@ -159,15 +182,11 @@ func apply(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (s *Sn
 		}); err != nil {
 			return nil, "", err
 		}
-		phase("reqs")
-		if err := sd.readOf(ctx, ch, g, touched); err != nil {
-			return nil, "", err
-		}
 	}
-	if wm > prev.Watermark {
-		if between, err = analytics.RoleDemandBetween(ctx, ch, prev.Watermark, wm, wm); err != nil {
-			return nil, "", err
-		}
+	phase("reqs")
+	<-sideDone
+	if sd.err != nil {
+		return nil, "", sd.err
 	}
 	phase("side_reads")
 	s = &Snapshot{Watermark: wm, AsOf: at, Gaps: gaps, Kind: KindDelta, Touched: len(touched), deltas: prev.deltas + 1,
