@@ -105,6 +105,7 @@ func apply(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (s *Sn
 	if wm < prev.Watermark || at.Before(prev.AsOf) {
 		return nil, "the committed watermark or cycle time moved back", nil
 	}
+	phase("watermark")
 	g := analytics.AtWatermark(wm, at)
 	// Three small reads at once: each costs a round trip more than its rows.
 	var regions []analytics.RegionRead
