@@ -248,3 +248,30 @@ func idOf(c *readmodel.Company) uint64 {
 	}
 	return c.ID
 }
+
+// The service applies each commit to the snapshot it serves, and rebuilds whole on its first
+// build, on a forced refresh and when its policy asks for full rebuilds.
+func TestTheServiceAppliesCommitsAndRebuildsWholeWhenAsked(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := readmodeltest.Crawl(t, readmodeltest.Config{Seed: 31, Companies: 16, First: 300, Last: 300})
+	s := snapshot.New(snapshot.Config{ClickHouse: w.CH, Poll: time.Hour, Policy: snapshot.Policy{MaxTouched: 1}})
+	full := snapshot.New(snapshot.Config{ClickHouse: w.CH, Poll: time.Hour, Policy: snapshot.Policy{Full: true}})
+	refresh := func(svc *snapshot.Service, force bool) *snapshot.Snapshot {
+		t.Helper()
+		built, err := svc.Refresh(ctx, force)
+		require.NoError(t, err)
+		require.True(t, built)
+		return svc.Current()
+	}
+	require.Equal(t, "first build", refresh(s, false).Reason)
+	refresh(full, false)
+	w.CrawlAt(t, 308)
+	require.Equal(t, snapshot.KindDelta, refresh(s, false).Kind)
+	require.Equal(t, snapshot.KindFull, refresh(full, false).Kind)
+	w.CrawlAt(t, 316)
+	forced := refresh(s, true)
+	require.Equal(t, snapshot.KindFull, forced.Kind)
+	require.Equal(t, "full rebuilds asked", forced.Reason)
+	require.Equal(t, "full rebuilds asked", refresh(full, false).Reason)
+}
