@@ -48,10 +48,15 @@ func RegionReads(ctx context.Context, ch driver.Conn, g Committed) ([]RegionRead
 // StreamMomentum streams the same weekly flow as Momentum (company, Monday, opened, reposted,
 // closed), ordered by company and week, to fn without collecting it.
 func StreamMomentum(ctx context.Context, ch driver.Conn, wm uint64, fn func(w WeekCount) error) error {
+	return streamMomentum(ctx, ch, wm, "", fn)
+}
+
+// streamMomentum is StreamMomentum of the events that also meet cond (" AND <condition>", or "").
+func streamMomentum(ctx context.Context, ch driver.Conn, wm uint64, cond string, fn func(w WeekCount) error) error {
 	rows, err := ch.Query(ctx, `
 		SELECT company_id, toMonday(observed_at) AS week,
 		       countIf(event_type = 'opened' AND observed_at > coverage_start) AS o, countIf(event_type = 'reposted') AS r, countIf(event_type = 'closed') AS c
-		FROM (SELECT company_id, observed_at, event_type FROM events FINAL WHERE event_seq <= ? AND event_type != 'reobserved')
+		FROM (SELECT company_id, observed_at, event_type FROM events FINAL WHERE event_seq <= ? AND event_type != 'reobserved'`+cond+`)
 		ANY LEFT JOIN `+coverageStarts+` USING company_id
 		GROUP BY company_id, week HAVING o + r + c > 0 ORDER BY company_id, week`, wm, wm)
 	if err != nil {
@@ -109,7 +114,14 @@ type BoardSighting struct {
 // one of the company's reqs, for sightings of committed cycles within g, ordered by company and
 // first sighting.
 func StreamCompanyBoards(ctx context.Context, ch driver.Conn, g Committed, fn func(b *BoardSighting) error) error {
+	return streamCompanyBoards(ctx, ch, g, "", fn)
+}
+
+// streamCompanyBoards is StreamCompanyBoards of the sightings that also meet and (" AND
+// <condition>", or "").
+func streamCompanyBoards(ctx context.Context, ch driver.Conn, g Committed, and string, fn func(b *BoardSighting) error) error {
 	cond, args := g.bySighting()
+	cond += and
 	rows, err := ch.Query(ctx, `
 		SELECT company_id, board, if(countIf(source_type = 'ats_tenant') > 0, 'ats_tenant', 'board'), min(first_seen) AS fs
 		FROM req_boards ANY LEFT JOIN `+companyRegions+` USING company_id

@@ -222,12 +222,18 @@ func Momentum(ctx context.Context, ch driver.Conn, wm uint64) ([]WeekCount, erro
 
 // RoleDemand is the market-wide weekly series of reqs first observed per function and country.
 func RoleDemand(ctx context.Context, ch driver.Conn, wm uint64) ([]WeekCount, error) {
+	return roleDemand(ctx, ch, "", []any{wm, wm})
+}
+
+// roleDemand is RoleDemand of the events that also meet cond (" AND <condition>", or ""), args
+// being the watermark, cond's arguments and the watermark of the coverage starts.
+func roleDemand(ctx context.Context, ch driver.Conn, cond string, args []any) ([]WeekCount, error) {
 	rows, err := ch.Query(ctx, `
 		SELECT function, country, toMonday(observed_at) AS week,
 		       countIf(event_type = 'opened' AND observed_at > coverage_start) AS o, countIf(event_type = 'reposted') AS r, countIf(event_type = 'closed') AS c
-		FROM (SELECT company_id, function, country, observed_at, event_type FROM events FINAL WHERE event_seq <= ? AND event_type != 'reobserved')
+		FROM (SELECT company_id, function, country, observed_at, event_type FROM events FINAL WHERE event_seq <= ? AND event_type != 'reobserved'`+cond+`)
 		ANY LEFT JOIN `+coverageStarts+` USING company_id
-		GROUP BY function, country, week HAVING o + r + c > 0 ORDER BY function, country, week`, wm, wm)
+		GROUP BY function, country, week HAVING o + r + c > 0 ORDER BY function, country, week`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read role demand: %w", err)
 	}
@@ -282,7 +288,13 @@ func ATSHistory(ctx context.Context, ch driver.Conn) ([]VendorSighting, error) {
 // ATSHistoryAt is ATSHistory of the sightings of committed cycles within g (a sighting is written
 // by its company's region's cycle, at its tick).
 func ATSHistoryAt(ctx context.Context, ch driver.Conn, g Committed) ([]VendorSighting, error) {
+	return atsHistoryAt(ctx, ch, g, "")
+}
+
+// atsHistoryAt is ATSHistoryAt of the sightings that also meet and (" AND <condition>", or "").
+func atsHistoryAt(ctx context.Context, ch driver.Conn, g Committed, and string) ([]VendorSighting, error) {
 	cond, args := g.byRegionTick()
+	cond += and
 	rows, err := ch.Query(ctx, `SELECT company_id, vendor, tenant, min(first_seen) AS fs FROM ats_history
 		ANY LEFT JOIN `+companyRegions+` USING company_id
 		WHERE `+cond+`

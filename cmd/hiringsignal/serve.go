@@ -50,6 +50,7 @@ type serveFlags struct {
 	trustForwardedFor *bool
 	trustedProxies    *string
 	refresh           *time.Duration
+	fullRebuilds      *bool
 	searchSlots       *int
 	searchQueueWait   *time.Duration
 	leaseTTL          *time.Duration
@@ -86,6 +87,7 @@ func addServeFlags(fs *flagenv.Set) *serveFlags {
 		trustForwardedFor: fs.Bool("trust-forwarded-for", false, "no longer accepted: it trusted X-Forwarded-For from any peer; name the proxies with --trusted-proxies"),
 		trustedProxies:    fs.String("trusted-proxies", "", "CIDRs or addresses of the proxies in front of the API, comma-separated (e.g. 10.0.0.0/8): only a connection from one of them has its client address read from X-Forwarded-For (per-address limits, the demo key's caps), and their connections are not capped by --max-conns-per-ip; every other peer is the client, whatever it sends. Empty: no proxy"),
 		refresh:           fs.Duration("read-refresh", 5*time.Second, "how often the read model and search index check for a newly committed cycle"),
+		fullRebuilds:      fs.Bool("read-full-rebuilds", false, "rebuild the read model and search index from the whole ledger on every commit, instead of applying the companies each commit touched to the current ones"),
 		searchSlots:       fs.Int("search-slots", 0, "searches (reqs/search, reqs/qualified, jobs/search) running at once on this instance; 0: 2 x GOMAXPROCS. Refusals are counted in hs_search_gate_rejections_total"),
 		searchQueueWait:   fs.Duration("search-queue-wait", 250*time.Millisecond, "how long a search waits for a slot before answering 503 with Retry-After"),
 		leaseTTL:          fs.Duration("lease-ttl", leader.DefaultTTL, "lease of the notifier and of the janitor's shared sweeps, which one instance at a time runs: renewed every third of it; an instance that dies is replaced within 4/3 of it, one that stops cleanly within a third"),
@@ -125,6 +127,7 @@ func addAPI(g *lifecycle.Group, log *slog.Logger, f *storeFlags, s *stores, list
 	var notifyLease *leader.Elector
 	built := snapshotMetrics(set, func() *snapshot.Snapshot { return snap.Current() })
 	snap = snapshot.New(snapshot.Config{ClickHouse: s.ch, Log: log, Poll: *sf.refresh, MinGap: push.snapshotGap(),
+		Policy: snapshot.Policy{Full: *sf.fullRebuilds},
 		OnBuild: func(took time.Duration, err error) {
 			built(took, err)
 			notify.Wake() // a commit: the notifier matches its events at once

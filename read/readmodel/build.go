@@ -63,10 +63,13 @@ type Side struct {
 // NewBuilder with the directory, Add with every current req (in any order), then Build with the
 // side reads. It does no I/O; its memory is the model plus the row being added.
 type Builder struct {
-	m          *Model
-	in         *interner
-	now        time.Time
-	activeFrom int64
+	m             *Model
+	in            *interner
+	now           time.Time
+	activeFrom    int64
+	first, latest map[string]time.Time // per cycles-table region: its first and latest committed cycle time
+	prev          *Model               // Over: the model whose companies not touched are carried
+	touched       func(id uint64) bool
 }
 
 // NewBuilder starts a model at watermark wm, whose latest committed cycle ran at asOf, over the
@@ -100,7 +103,19 @@ func NewBuilder(wm uint64, asOf time.Time, regions []analytics.RegionRead, cos [
 		}
 		m.companies[c.ID] = c
 	}
-	return &Builder{m: m, in: in, now: m.AsOf, activeFrom: m.AsOf.Add(-ActiveWindow).Unix()}
+	return &Builder{m: m, in: in, now: m.AsOf, activeFrom: m.AsOf.Add(-ActiveWindow).Unix(), first: first, latest: latest}
+}
+
+// Over makes Build carry into the model every company of prev that touched reports false for:
+// the Builder then holds the directory rows, reqs and side reads of the touched companies only,
+// and Build shares each carried company's lists with prev. A carried company's own rows must be
+// prev's (its events, directory row, ATS and board sightings did not change), and no region's
+// first committed cycle nor its region moved since prev: what differs is only the time (AsOf:
+// its pulse counts) and its regions' latest cycles (LastRead), which Build sets on a copy of the
+// company when they moved and reuses prev's company as it is otherwise. prev must be a model of
+// a lower or equal AsOf.
+func (b *Builder) Over(prev *Model, touched func(id uint64) bool) {
+	b.prev, b.touched = prev, touched
 }
 
 // Gaps sets the gaps in the committed cycles of the crawl regions (analytics.Gaps at the model's
@@ -127,6 +142,9 @@ func (b *Builder) Add(r *analytics.Req) {
 	in := b.in
 	c.stats.anyReq = true
 	c.stats.addFirstSeen(r.FirstSeen, b.now)
+	if fs := r.FirstSeen.Unix(); fs > b.now.Add(-countedWindow).Unix() {
+		c.recent = append(c.recent, fs) // it counts in a pulse at this AsOf or a later one (statsAt)
+	}
 	if r.Function != "" {
 		if c.censors(r.FirstSeen.Unix()) {
 			if c.CensoredFunctions == nil {
@@ -200,7 +218,37 @@ func (b *Builder) Build(sd Side) *Model {
 	for _, c := range m.companies {
 		m.finish(c)
 	}
+	if b.prev != nil {
+		b.carry(m)
+	}
 	return m
+}
+
+// carry adds to m (whose own companies are finished) every company of b.prev not touched, shared
+// when nothing of it moved, else a copy with its new LastRead and pulse counts (their lists
+// shared either way: neither is ever modified once built).
+func (b *Builder) carry(m *Model) {
+	for id, c := range b.prev.companies {
+		if b.touched(id) {
+			continue
+		}
+		if _, ok := m.companies[id]; ok {
+			continue
+		}
+		lastRead := b.latest[c.Region]
+		if t, ok := b.latest[analytics.CompanyRegion(id)]; ok && t.After(lastRead) {
+			lastRead = t
+		}
+		st := c.statsAt(b.now)
+		if !lastRead.Equal(c.LastRead) || st != c.stats {
+			cp := *c
+			cp.LastRead, cp.stats = lastRead, st
+			c = &cp
+		}
+		m.companies[id] = c
+		m.liveReqs += len(c.Live)
+		m.index(c)
+	}
 }
 
 // firstHire keeps r when it is the earliest req observed in its function at c (ties: the lower
@@ -256,11 +304,18 @@ func (m *Model) finish(c *Company) {
 		}
 		return strings.Compare(a.Key, b.Key)
 	})
-	if d := normalize.DomainKey(c.Domain); d != "" {
-		m.byDomain[d] = append(m.byDomain[d], c)
+	c.domainKey, c.nameKey = normalize.DomainKey(c.Domain), normalize.CompanyKey(c.Name)
+	m.index(c)
+}
+
+// index files c for resolve, under the keys finish derived (kept on c: a later model that
+// carries c files it without deriving them again).
+func (m *Model) index(c *Company) {
+	if c.domainKey != "" {
+		m.byDomain[c.domainKey] = append(m.byDomain[c.domainKey], c)
 	}
-	if k := normalize.CompanyKey(c.Name); k != "" {
-		m.byNameKey[k] = append(m.byNameKey[k], c)
+	if c.nameKey != "" {
+		m.byNameKey[c.nameKey] = append(m.byNameKey[c.nameKey], c)
 	}
 }
 

@@ -58,6 +58,13 @@ type Company struct {
 
 	momentum []week // weeks with any flow, oldest first
 	stats    pulseStats
+	// recent are the first_seen (unix seconds) of its reqs, live or closed, young enough at the
+	// build's AsOf to count in a pulse then or later (countedWindow): a later model that carries
+	// the company counts its pulse from them (statsAt).
+	recent []int64
+	// domainKey and nameKey are its Domain and Name as resolve looks them up (normalize.DomainKey,
+	// normalize.CompanyKey; "" when none).
+	domainKey, nameKey string
 
 	// CensoredFunctions are the function ids with a req already live at ObservedFrom: their first
 	// hire happened before observation began, so none is known (nil when none).

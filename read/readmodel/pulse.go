@@ -71,6 +71,25 @@ type pulseStats struct {
 	anyReq       bool
 }
 
+// countedWindow is the oldest first_seen a pulse counts: the 8 weeks of direction and surge.
+const countedWindow = 8 * Week
+
+// statsAt is c's pulse counts at now (at or after the AsOf c was built at): what a Builder
+// would count for its reqs at now.
+func (c *Company) statsAt(now time.Time) pulseStats {
+	s := pulseStats{anyReq: c.stats.anyReq, open: len(c.Live)}
+	for _, fs := range c.recent {
+		s.addFirstSeen(time.Unix(fs, 0), now)
+	}
+	activeFrom := now.Add(-ActiveWindow).Unix()
+	for i := range c.Live {
+		if c.Live[i].LastEventAt >= activeFrom {
+			s.active++
+		}
+	}
+	return s
+}
+
 func (s *pulseStats) addFirstSeen(firstSeen, now time.Time) {
 	age := now.Sub(firstSeen)
 	if age < 0 {

@@ -1,7 +1,9 @@
 package searchindex
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -25,6 +27,64 @@ type Builder struct {
 	from        time.Time
 	gaps        []analytics.Gap
 	coverage    func(companyID uint64) time.Time
+	prev        *Index // Over: the index whose companies not touched are carried
+	touched     func(companyID uint64) bool
+}
+
+// Over makes Build carry into the index every req of prev whose company touched reports false
+// (and that the index still keeps: live, or closed within ClosedWindow of its cycle time), with
+// that company's facts: the Builder then holds the directory rows and reqs of the touched
+// companies only. A carried company's reqs and directory row must be prev's (none of its rows
+// changed since prev was built). A carried req shares its title, boards, strings and fact lists
+// with prev; the interned tables it names (stems, board sets, fact lists) are prev's, extended
+// (copied on the first addition, never written in place), so the ids in carried reqs keep their
+// meaning. Call Over before the first Add. prev is not modified.
+func (b *Builder) Over(prev *Index, touched func(companyID uint64) bool) {
+	b.prev, b.touched = prev, touched
+	bb := b.b
+	bb.stemIDs = maps.Clone(prev.stemIDs)
+	bb.boardIDs = maps.Clone(prev.boardIDs)
+	bb.boardSets = slices.Clip(prev.boardSets)
+	bb.facts.t = factTables{techArena: slices.Clip(prev.facts.techArena), remoteSets: slices.Clip(prev.facts.remoteSets),
+		pays: slices.Clip(prev.facts.pays)}
+}
+
+// carry appends to b.b.reqs the reqs of b.prev's companies not touched that the index keeps, in
+// prev's order, and files those companies' facts in facts.
+func (b *Builder) carry() {
+	p := b.prev
+	touched := b.b.reqs
+	sort.Slice(touched, func(i, j int) bool { return reqLess(&touched[i], &touched[j]) })
+	out := make([]Req, 0, len(p.reqs)+len(touched))
+	k := 0
+	closedSince := b.closedSince.Unix()
+	for ci := range p.companies {
+		co := &p.companies[ci]
+		if b.touched(co.ID) {
+			continue
+		}
+		for k < len(touched) && touched[k].CompanyID < co.ID {
+			out = append(out, touched[k])
+			k++
+		}
+		kept := false
+		for i := co.first; i < co.end; i++ {
+			if r := &p.reqs[i]; r.Live || r.LastEventAt >= closedSince {
+				out = append(out, *r)
+				kept = true
+			}
+		}
+		if kept {
+			b.facts[co.ID] = &analytics.Company{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, HQCountry: co.HQCountry,
+				Industry: co.Industry, HeadcountBand: co.HeadcountBand, AgencyKind: co.AgencyKind}
+		}
+	}
+	out = append(out, touched[k:]...)
+	b.b.reqs = out
+}
+
+func reqLess(a, c *Req) bool {
+	return a.CompanyID < c.CompanyID || a.CompanyID == c.CompanyID && a.Key < c.Key
 }
 
 // CoverageStarts sets where each company's coverage began (the read model's ObservedFrom; zero
@@ -61,6 +121,9 @@ func (b *Builder) Add(r *analytics.LedgerReq) {
 // Build finishes the index with the market-wide role demand (analytics.RoleDemand at the same
 // watermark). The Builder must not be used after.
 func (b *Builder) Build(demand []analytics.WeekCount) *Index {
+	if b.prev != nil {
+		b.carry()
+	}
 	x := b.b.finish(b.facts)
 	if b.coverage != nil {
 		for i := range x.companies {
@@ -191,15 +254,12 @@ func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
 		countries: []string{""}, functions: []string{""}}
 	b.reqs = nil
 	x.facts, b.facts = b.facts.t, nil
-	x.boardSets, x.nBoards, x.boardsByFold = b.boardSets, len(b.boardIDs), map[string][]uint32{}
+	x.boardSets, x.nBoards, x.boardIDs, x.boardsByFold = b.boardSets, len(b.boardIDs), b.boardIDs, map[string][]uint32{}
 	for name, id := range b.boardIDs {
 		fold := strings.ToLower(name)
 		x.boardsByFold[fold] = append(x.boardsByFold[fold], id)
 	}
-	sort.Slice(x.reqs, func(i, j int) bool {
-		a, c := &x.reqs[i], &x.reqs[j]
-		return a.CompanyID < c.CompanyID || a.CompanyID == c.CompanyID && a.Key < c.Key
-	})
+	sort.Slice(x.reqs, func(i, j int) bool { return reqLess(&x.reqs[i], &x.reqs[j]) })
 	x.postings = make([][]uint32, len(x.stemIDs))
 	var declared []paySample
 	for i := range x.reqs {

@@ -5,8 +5,10 @@
 // raw_title, the companies' facts, the reqs' posting facts, sort orders for paging, inferred
 // salary medians, the market-wide role-demand series and, per technology, the companies whose reqs
 // name it. A Builder makes one Index from rows of the
-// committed ledger that package snapshot reads (once per commit, for this index and the company
-// read model alike) and swaps in together with that model; an Index is immutable once built, so
+// committed ledger that package snapshot reads (for this index and the company read model alike)
+// and swaps in together with that model: the whole ledger, or (Builder.Over) the rows of the
+// companies a commit touched, every other company's reqs carried from the previous Index in
+// memory (titles, strings, boards and fact lists shared); an Index is immutable once built, so
 // any number of queries read it without locks. What a query learns as it runs (whether each
 // company has the facts its filter asks, asked once per company) is that query's own.
 //
@@ -174,6 +176,7 @@ type Index struct {
 	boardSets               [][]uint32          // board set id → the ids of its distinct board names
 	boardsByFold            map[string][]uint32 // lower-case board name → ids of the board names lowering to it
 	nBoards                 int                 // number of distinct board names (ids are 0..nBoards-1)
+	boardIDs                map[string]uint32   // distinct board name → board id (Builder.Over extends it)
 	facts                   factTables          // the reqs' interned technology lists, remote countries and stated pay
 	techCompanies           [][]techCompany     // technology id → the companies whose reqs name it, newest first mention first (technologies.go)
 }

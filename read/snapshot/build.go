@@ -26,6 +26,13 @@ type Snapshot struct {
 	BuiltAt   time.Time     // wall clock
 	BuildTook time.Duration // how long the build took
 	Phases    string        // how long each phase of the build took (for the log)
+	Kind      string        // KindFull (Build) or KindDelta (Update applied the commits to the previous snapshot)
+	Reason    string        // why Update rebuilt whole ("" for an applied commit)
+	Touched   int           // KindDelta: how many companies the applied commits touched
+
+	deltas  int                    // commits applied in a row up to this snapshot (0 for a full build)
+	regions []analytics.RegionRead // the committed cycles per region it was built at
+	demand  []analytics.WeekCount  // the role-demand series its index was built with
 }
 
 // Build reads the committed ledger once and returns the read model and the search index of its
@@ -88,7 +95,7 @@ func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
 	if sd.err != nil {
 		return nil, sd.err
 	}
-	s := &Snapshot{Watermark: wm, AsOf: at, Gaps: gaps}
+	s := &Snapshot{Watermark: wm, AsOf: at, Gaps: gaps, Kind: KindFull, regions: regions, demand: sd.demand}
 	s.Model = models.Build(sd.model)
 	phase("model")
 	index.CoverageStarts(func(id uint64) time.Time {

@@ -1,20 +1,28 @@
 // Package snapshot owns the read side's one poller and its one pointer: it polls the committed
 // watermark and, when a cycle committed and the ClickHouse replica it reads holds all of its
-// events (analytics.ReadWatermark: a lagging replica delays a build, never tears one), reads the
-// ledger once (package analytics) and builds from those rows both the company read model
-// (package readmodel) and the search index (package searchindex), then swaps them in together as
-// one Snapshot, with the gaps in the crawl's committed cycles that both mark partial weeks by and
-// the history headers name. Every answer therefore comes from one watermark, and ClickHouse is
-// scanned once per commit. Bursts of commits and nudges coalesce: at most one rebuild waits
-// behind the one running.
+// events (analytics.ReadWatermark: a lagging replica delays a build, never tears one), builds a
+// new Snapshot of the company read model (package readmodel) and the search index (package
+// searchindex) from the ledger's rows (package analytics) and swaps them in together, with the
+// gaps in the crawl's committed cycles that both mark partial weeks by and the history headers
+// name. Every answer therefore comes from one watermark. Bursts of commits and nudges coalesce: at
+// most one build waits behind the one running.
+//
+// A commit is applied, not rebuilt (Update): it reads which companies the rows committed since
+// the current snapshot touch (analytics.TouchedCompanies), reads those companies' rows only, and
+// builds the new model and index over the current ones: every untouched company's structures are
+// shared with the current snapshot, which its readers keep as it was; the role demand adds the
+// commits' events to the current series. The first build, an operator's forced refresh
+// (Config.Policy, HS_READ_FULL_REBUILDS), a commit that touched more than a share of the
+// companies, one that moved a region's coverage start, a run of applied commits, and a failed
+// application are full builds (Build): the whole ledger read once and fed to both builders.
 //
 // Beside the snapshot it serves one read that stays in ClickHouse: the cleaned descriptions of a
 // page's reqs (Descriptions), by the hashes the snapshot holds, so no description is held in memory.
 //
-// It owns the polling, the build orchestration (which reads run, and beside what) and the swap;
-// it must not hold model or index rules (readmodel and searchindex do; it only joins the two, in
-// Snapshot.PulseUnder: a pulse without the reqs a freshness floor hides), serve HTTP, or write any
-// store. Service follows the lifecycle contract (package lifecycle).
+// It owns the polling, the build orchestration (which reads run, and beside what; applied or
+// full) and the swap; it must not hold model or index rules (readmodel and searchindex do; it only
+// joins the two, in Snapshot.PulseUnder: a pulse without the reqs a freshness floor hides), serve
+// HTTP, or write any store. Service follows the lifecycle contract (package lifecycle).
 package snapshot
 
 import (
@@ -51,6 +59,9 @@ type Config struct {
 	// backfills its demo history, so rebuilds of a ledger growing every second do not take the
 	// CPU the backfill needs.
 	MinGap func() time.Duration
+	// Policy says when a commit is applied to the current snapshot and when it is rebuilt whole
+	// (Update).
+	Policy Policy
 }
 
 // Service keeps the current Snapshot: one goroutine polls the committed watermark every Poll (or
@@ -65,7 +76,7 @@ type Service struct {
 	mu    sync.Mutex    // one build at a time
 	nudge chan struct{} // capacity 1: at most one rebuild request waits behind a running build
 	loop  lifecycle.Loop
-	build func(context.Context, driver.Conn) (*Snapshot, error) // Build; tests wrap it
+	build func(context.Context, driver.Conn) (*Snapshot, error) // nil: Update over the current snapshot; tests set Build, wrapped
 	// present is the watermark the current snapshot was built at, or found present and already
 	// served (Refresh, under mu): a poll whose committed watermark is the same costs no event
 	// count; lagging is the last committed one found not yet present (logged once).
@@ -100,7 +111,7 @@ func New(cfg Config) *Service {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{cfg: cfg, empty: &Snapshot{Model: readmodel.Empty()}, nudge: make(chan struct{}, 1), build: Build}
+	s := &Service{cfg: cfg, empty: &Snapshot{Model: readmodel.Empty()}, nudge: make(chan struct{}, 1)}
 	s.loop.Run = s.run
 	return s
 }
@@ -128,7 +139,8 @@ func (s *Service) Nudge() {
 }
 
 // Refresh builds and swaps in a new Snapshot now when the committed watermark or the latest
-// cycle time moved since the current one (or there is none, or force is set). It waits for a
+// cycle time moved since the current one (or there is none, or force is set): the commits since
+// the current one applied to it, or a full rebuild (Update; force rebuilds whole). It waits for a
 // build in progress first. It reports whether a new Snapshot was installed.
 func (s *Service) Refresh(ctx context.Context, force bool) (bool, error) {
 	s.mu.Lock()
@@ -161,7 +173,14 @@ func (s *Service) Refresh(ctx context.Context, force bool) (bool, error) {
 		return false, nil
 	}
 	t0 := time.Now()
-	snap, err := s.build(ctx, s.cfg.ClickHouse)
+	var snap *Snapshot
+	if s.build != nil {
+		snap, err = s.build(ctx, s.cfg.ClickHouse)
+	} else {
+		p := s.cfg.Policy
+		p.Full = p.Full || force // an operator's forced refresh rebuilds whole
+		snap, err = Update(ctx, s.cfg.ClickHouse, cur, p)
+	}
 	if s.cfg.OnBuild != nil {
 		s.cfg.OnBuild(time.Since(t0), err)
 	}
@@ -176,7 +195,7 @@ func (s *Service) Refresh(ctx context.Context, force bool) (bool, error) {
 	s.cfg.Log.Info("read snapshot built", "watermark", snap.Watermark, "as_of", snap.AsOf.Format(time.RFC3339),
 		"companies", snap.Model.Companies(), "live_reqs", snap.Model.LiveReqs(), "indexed_reqs", st.Reqs,
 		"indexed_companies", st.Companies, "titles", st.Titles, "took", snap.BuildTook.Round(time.Millisecond),
-		"heap_mib", ms.HeapAlloc>>20, "phases", snap.Phases)
+		"heap_mib", ms.HeapAlloc>>20, "phases", snap.Phases, "kind", snap.Kind, "touched", snap.Touched, "full_because", snap.Reason)
 	return true, nil
 }
 

@@ -1,0 +1,289 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/planehq/hiringsignal/analytics"
+	"github.com/planehq/hiringsignal/read/readmodel"
+	"github.com/planehq/hiringsignal/read/searchindex"
+)
+
+// Defaults of Policy.
+const (
+	// DefaultMaxTouched: a commit that touches more than this share of the current snapshot's
+	// companies is rebuilt whole. Applying costs about the touched companies' share of a full
+	// build's reads plus a pass over the index in memory; above a quarter, the full read is not
+	// much dearer and drops what the carried tables no longer need.
+	DefaultMaxTouched = 0.25
+	// DefaultMaxDeltas: after this many commits applied in a row the next one is rebuilt whole,
+	// which drops the entries of the index's interned tables (stems, board sets, fact lists) that
+	// no req names any more; applied commits only add to them.
+	DefaultMaxDeltas = 64
+)
+
+// Policy says when a commit is applied to the current snapshot and when the snapshot is rebuilt
+// whole (Update).
+type Policy struct {
+	Full       bool    // rebuild whole on every commit (an operator's choice: HS_READ_FULL_REBUILDS)
+	MaxTouched float64 // share of companies above which a commit is rebuilt whole (0: DefaultMaxTouched)
+	MaxDeltas  int     // commits applied in a row before a full rebuild (0: DefaultMaxDeltas)
+}
+
+// Kinds of build (Snapshot.Kind).
+const (
+	KindFull  = "full"
+	KindDelta = "delta"
+)
+
+// Update returns the snapshot of the committed ledger's current watermark: prev with the
+// changes of the commits since it applied (the companies they touched read again, every other
+// company's structures shared with prev) when it can, else a full Build. It rebuilds whole for
+// the first build (prev nil), when p says so, when the commits touched too many companies, when
+// a crawl region's first committed cycle or a touched company's region moved (the coverage
+// starts that date every left-censored req), after p's count of applied commits in a row, and
+// after an applied commit failed; Snapshot.Reason says why. prev is not modified: its readers
+// keep a consistent view.
+func Update(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (*Snapshot, error) {
+	if p.MaxTouched <= 0 {
+		p.MaxTouched = DefaultMaxTouched
+	}
+	if p.MaxDeltas <= 0 {
+		p.MaxDeltas = DefaultMaxDeltas
+	}
+	reason := ""
+	switch {
+	case prev == nil || prev.Index == nil:
+		reason = "first build"
+	case p.Full:
+		reason = "full rebuilds asked"
+	case prev.deltas >= p.MaxDeltas:
+		reason = fmt.Sprintf("%d commits applied in a row", prev.deltas)
+	default:
+		s, why, err := apply(ctx, ch, prev, p)
+		if err == nil && why == "" {
+			return s, nil
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			why = "applying the commit failed: " + err.Error()
+		}
+		reason = why
+	}
+	s, err := Build(ctx, ch)
+	if err != nil {
+		return nil, err
+	}
+	s.Reason = reason
+	return s, nil
+}
+
+// apply builds the snapshot of the current watermark over prev, or says why it does not (why):
+// the commit is then rebuilt whole.
+func apply(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (s *Snapshot, why string, err error) {
+	started := time.Now()
+	mark := started
+	var phases []string
+	phase := func(name string) {
+		phases = append(phases, name+"="+time.Since(mark).Round(time.Millisecond).String())
+		mark = time.Now()
+	}
+	wm, at, err := analytics.ReadWatermark(ctx, ch)
+	if err != nil {
+		return nil, "", err
+	}
+	at = at.UTC()
+	if wm < prev.Watermark || at.Before(prev.AsOf) {
+		return nil, "the committed watermark or cycle time moved back", nil
+	}
+	phase("watermark")
+	g := analytics.AtWatermark(wm, at)
+	// Three small reads at once: each costs a round trip more than its rows.
+	var regions []analytics.RegionRead
+	var gaps []analytics.Gap
+	var touched []uint64
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { defer wg.Done(); regions, errs[0] = analytics.RegionReads(ctx, ch, g) }()
+	go func() { defer wg.Done(); gaps, errs[1] = analytics.Gaps(ctx, ch, g, analytics.GapQuery{}) }()
+	go func() {
+		defer wg.Done()
+		touched, errs[2] = analytics.TouchedCompanies(ctx, ch, analytics.AtWatermark(prev.Watermark, prev.AsOf), g)
+	}()
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, "", err
+	}
+	if !sameFirsts(prev.regions, regions) {
+		return nil, "a crawl region's first committed cycle moved", nil
+	}
+	if len(touched) > analytics.MaxCompaniesRead || float64(len(touched)) > p.MaxTouched*float64(max(prev.Model.Companies(), 1)) {
+		return nil, fmt.Sprintf("%d companies touched", len(touched)), nil
+	}
+	cos, err := analytics.CompaniesOf(ctx, ch, g, touched)
+	if err != nil {
+		return nil, "", err
+	}
+	for i := range cos {
+		c := &cos[i]
+		old := prev.Model.Company(c.CompanyID)
+		if old != nil && old.Region != c.Region {
+			return nil, "a company moved to another crawl region", nil
+		}
+		if old == nil && prev.Index.CompanyReqs(c.CompanyID) != nil {
+			return nil, "a company with reqs joined the directory", nil
+		}
+	}
+	phase("touched")
+	isTouched := make(map[uint64]bool, len(touched))
+	for _, id := range touched {
+		isTouched[id] = true
+	}
+	touchedFn := func(id uint64) bool { return isTouched[id] }
+	models := readmodel.NewBuilder(wm, at, regions, cos)
+	models.Gaps(gaps)
+	models.Over(prev.Model, touchedFn)
+	index := searchindex.NewBuilder(wm, at, cos)
+	index.Over(prev.Index, touchedFn)
+	index.ObservedFrom(models.Since())
+	index.Gaps(gaps)
+	var sd side
+	var between []analytics.WeekCount
+	// The side reads and the commits' role demand run beside the req stream, as in Build.
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sideDone := make(chan struct{})
+	go func() {
+		defer close(sideDone)
+		if len(touched) > 0 {
+			if sd.err = sd.readOf(sctx, ch, g, touched); sd.err != nil {
+				return
+			}
+		}
+		if wm > prev.Watermark {
+			between, sd.err = analytics.RoleDemandBetween(sctx, ch, prev.Watermark, wm, wm)
+		}
+	}()
+	defer func() { cancel(); <-sideDone }()
+	if len(touched) > 0 {
+		if err := analytics.StreamCompanyLedgerReqs(ctx, ch, g, touched, func(r *analytics.LedgerReq) error {
+			models.Add(&r.Req)
+			index.Add(r)
+			return nil
+		}); err != nil {
+			return nil, "", err
+		}
+	}
+	phase("reqs")
+	<-sideDone
+	if sd.err != nil {
+		return nil, "", sd.err
+	}
+	phase("side_reads")
+	s = &Snapshot{Watermark: wm, AsOf: at, Gaps: gaps, Kind: KindDelta, Touched: len(touched), deltas: prev.deltas + 1,
+		regions: regions, demand: addDemand(prev.demand, between)}
+	s.Model = models.Build(sd.model)
+	phase("model")
+	index.CoverageStarts(func(id uint64) time.Time {
+		if c := s.Model.Company(id); c != nil {
+			return c.ObservedFrom
+		}
+		return time.Time{}
+	})
+	s.Index = index.Build(s.demand)
+	phase("index")
+	s.Phases = strings.Join(phases, " ")
+	s.BuiltAt = time.Now().UTC()
+	s.BuildTook = time.Since(started)
+	return s, "", nil
+}
+
+// readOf is side.read of the companies ids only; role demand is not read (apply adds the
+// commits' own to the previous series).
+func (s *side) readOf(ctx context.Context, ch driver.Conn, g analytics.Committed, ids []uint64) error {
+	if err := analytics.StreamCompanyMomentum(ctx, ch, g.Watermark, ids, func(w analytics.WeekCount) error {
+		s.model.Momentum = append(s.model.Momentum, w)
+		return nil
+	}); err != nil {
+		return err
+	}
+	var err error
+	if s.model.ATS, err = analytics.CompanyATSHistoryAt(ctx, ch, g, ids); err != nil {
+		return err
+	}
+	return analytics.StreamCompanyBoardsOf(ctx, ch, g, ids, func(b *analytics.BoardSighting) error {
+		s.model.Boards = append(s.model.Boards, *b)
+		return nil
+	})
+}
+
+// sameFirsts reports whether the crawl regions (CompanyRegion aside: an on-demand crawl touches
+// its company) and their first committed cycles are the same in a and b.
+func sameFirsts(a, b []analytics.RegionRead) bool {
+	firsts := func(rs []analytics.RegionRead) map[string]time.Time {
+		m := map[string]time.Time{}
+		for _, r := range rs {
+			if !strings.HasPrefix(r.Region, "company:") {
+				m[r.Region] = r.First
+			}
+		}
+		return m
+	}
+	fa, fb := firsts(a), firsts(b)
+	if len(fa) != len(fb) {
+		return false
+	}
+	for r, t := range fa {
+		if u, ok := fb[r]; !ok || !u.Equal(t) {
+			return false
+		}
+	}
+	return true
+}
+
+// addDemand is the role-demand series a (analytics.RoleDemand's rows) with the weeks of b added,
+// in RoleDemand's order (function, country, week).
+func addDemand(a, b []analytics.WeekCount) []analytics.WeekCount {
+	if len(b) == 0 {
+		return a
+	}
+	type key struct {
+		function, country string
+		week              int64
+	}
+	at := make(map[key]int, len(a)+len(b))
+	out := make([]analytics.WeekCount, 0, len(a)+len(b))
+	for _, l := range [][]analytics.WeekCount{a, b} {
+		for _, w := range l {
+			k := key{w.Function, w.Country, w.BucketStart.Unix()}
+			if i, ok := at[k]; ok {
+				out[i].Opened += w.Opened
+				out[i].Reposted += w.Reposted
+				out[i].Closed += w.Closed
+				continue
+			}
+			at[k] = len(out)
+			out = append(out, w)
+		}
+	}
+	slices.SortFunc(out, func(x, y analytics.WeekCount) int {
+		if c := strings.Compare(x.Function, y.Function); c != 0 {
+			return c
+		}
+		if c := strings.Compare(x.Country, y.Country); c != 0 {
+			return c
+		}
+		return x.BucketStart.Compare(y.BucketStart)
+	})
+	return out
+}
