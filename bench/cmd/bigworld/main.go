@@ -21,11 +21,14 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/valyala/fasthttp"
 
@@ -49,6 +52,7 @@ type options struct {
 	generateOnly, drop  bool
 	measureOnly         bool
 	memLimitMiB         int64
+	chSettings          string
 	conns, rounds       int
 	dur                 time.Duration
 	targets             string
@@ -66,6 +70,7 @@ func main() {
 	flag.BoolVar(&o.generateOnly, "generate-only", false, "write the world and stop")
 	flag.BoolVar(&o.drop, "drop", false, "drop the world's database at the end")
 	flag.Int64Var(&o.memLimitMiB, "memory-limit-mib", 0, "soft memory limit of the process (debug.SetMemoryLimit; 0: none, as serve runs)")
+	flag.StringVar(&o.chSettings, "clickhouse-settings", "", "settings of the snapshot builds' queries, name=value,... (e.g. max_bytes_before_external_sort=2000000000; empty: the server's)")
 	flag.BoolVar(&o.measureOnly, "measure-only", false, "write nothing: measure the database as it is (a crawled world's, say, to compare)")
 	flag.IntVar(&o.conns, "conns", 16, "concurrent connections of the load generator")
 	flag.IntVar(&o.rounds, "rounds", 2, "rounds of every target, each after a round of the trivial handler")
@@ -151,12 +156,25 @@ func run(ctx context.Context, o options, log *slog.Logger) error {
 		return nil
 	}
 
+	bctx := ctx
+	if o.chSettings != "" {
+		set := clickhouse.Settings{}
+		for _, kv := range strings.Split(o.chSettings, ",") {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				return fmt.Errorf("cannot read --clickhouse-settings %q: give name=value pairs, comma-separated", o.chSettings)
+			}
+			set[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+		bctx = clickhouse.Context(ctx, clickhouse.WithSettings(set))
+	}
+
 	// The build, on a heap with nothing else on it.
 	runtime.GC()
 	debug.FreeOSMemory()
 	before := heap()
 	peak := sampleHeap()
-	snap, err := snapshot.Build(ctx, ch)
+	snap, err := snapshot.Build(bctx, ch)
 	buildPeak := peak()
 	if err != nil {
 		return err
@@ -184,7 +202,7 @@ func run(ctx context.Context, o options, log *slog.Logger) error {
 		return serve(ctx, o, ch, snap)
 	}
 	peak = sampleHeap()
-	snap2, err := snapshot.Build(ctx, ch)
+	snap2, err := snapshot.Build(bctx, ch)
 	rebuildPeak := peak()
 	if err != nil {
 		return err
@@ -352,9 +370,30 @@ func serve(ctx context.Context, o options, ch analyticsConn, snap *snapshot.Snap
 			return fmt.Errorf("target %s: %d of %d calls did not answer 200", tg.name, r.Errors, r.Requests)
 		}
 	}
+	var mu sync.Mutex
+	codes := map[string]map[int]int64{} // statuses of the answers other than 200, per target
 	run := func(name, base string, tg target, h map[string]string, dur time.Duration) loadgen.Result {
 		return loadgen.Run(loadgen.Spec{Name: name, Base: base, Method: tg.method, Paths: tg.paths, Bodies: tg.bodies,
-			Headers: tg.headers(h), Conns: o.conns, Dur: dur, MaxReq: math.MaxInt64})
+			Headers: tg.headers(h), Conns: o.conns, Dur: dur, MaxReq: math.MaxInt64, Status: func(code int) {
+				mu.Lock()
+				defer mu.Unlock()
+				if codes[name] == nil {
+					codes[name] = map[int]int64{}
+				}
+				codes[name][code]++
+			}})
+	}
+	errors := func(r loadgen.Result) string {
+		out := strconv.FormatInt(r.Errors, 10)
+		var by []string
+		for code, n := range codes[r.Name] {
+			by = append(by, fmt.Sprintf("%d: %d", code, n))
+		}
+		slices.Sort(by)
+		if len(by) > 0 {
+			out += " (" + strings.Join(by, ", ") + ")"
+		}
+		return out
 	}
 	triv := target{name: "baseline: trivial fasthttp handler", paths: []string{"/"}}
 	trivURL := "http://" + tln.Addr().String()
@@ -381,7 +420,7 @@ func serve(ctx context.Context, o options, ch analyticsConn, snap *snapshot.Snap
 	fmt.Println("| target | requests | errors | req/s | p50 | p95 | p99 | req/s ÷ trivial | p99 ÷ trivial's |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	row := func(r loadgen.Result) {
-		fmt.Printf("| %s | %d | %d | %.0f | %s | %s | %s | %.3f | %.1f |\n", r.Name, r.Requests, r.Errors, r.RPS(),
+		fmt.Printf("| %s | %d | %s | %.0f | %s | %s | %s | %.3f | %.1f |\n", r.Name, r.Requests, errors(r), r.RPS(),
 			r.Pct(0.50).Round(time.Microsecond), r.Pct(0.95).Round(time.Microsecond), r.Pct(0.99).Round(time.Microsecond),
 			r.RPS()/t.RPS(), float64(r.Pct(0.99))/float64(t.Pct(0.99)))
 	}
