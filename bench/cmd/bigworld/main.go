@@ -53,6 +53,7 @@ type options struct {
 	measureOnly         bool
 	memLimitMiB         int64
 	chSettings          string
+	readTimeout         time.Duration
 	conns, rounds       int
 	dur                 time.Duration
 	targets             string
@@ -71,6 +72,7 @@ func main() {
 	flag.BoolVar(&o.drop, "drop", false, "drop the world's database at the end")
 	flag.Int64Var(&o.memLimitMiB, "memory-limit-mib", 0, "soft memory limit of the process (debug.SetMemoryLimit; 0: none, as serve runs)")
 	flag.StringVar(&o.chSettings, "clickhouse-settings", "", "settings of the snapshot builds' queries, name=value,... (e.g. max_bytes_before_external_sort=2000000000; empty: the server's)")
+	flag.DurationVar(&o.readTimeout, "clickhouse-read-timeout", 0, "read timeout of the builds' connection (0: analytics.Open's, 5 minutes, as serve runs); the 10-million-req world's req read sends its first row later than that here")
 	flag.BoolVar(&o.measureOnly, "measure-only", false, "write nothing: measure the database as it is (a crawled world's, say, to compare)")
 	flag.IntVar(&o.conns, "conns", 16, "concurrent connections of the load generator")
 	flag.IntVar(&o.rounds, "rounds", 2, "rounds of every target, each after a round of the trivial handler")
@@ -156,6 +158,18 @@ func run(ctx context.Context, o options, log *slog.Logger) error {
 		return nil
 	}
 
+	bch := ch
+	if o.readTimeout > 0 {
+		// analytics.Open's options with another read timeout.
+		c, err := clickhouse.Open(&clickhouse.Options{Addr: chOpts.Addrs(), Auth: clickhouse.Auth{Database: o.chDB, Username: "default"},
+			DialTimeout: 5 * time.Second, MaxOpenConns: 16, MaxIdleConns: 8, ConnMaxLifetime: time.Hour, ReadTimeout: o.readTimeout,
+			Compression: &clickhouse.Compression{Method: clickhouse.CompressionLZ4}, BlockBufferSize: 10, ConnOpenStrategy: clickhouse.ConnOpenInOrder})
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		bch = c
+	}
 	bctx := ctx
 	if o.chSettings != "" {
 		set := clickhouse.Settings{}
@@ -174,7 +188,7 @@ func run(ctx context.Context, o options, log *slog.Logger) error {
 	debug.FreeOSMemory()
 	before := heap()
 	peak := sampleHeap()
-	snap, err := snapshot.Build(bctx, ch)
+	snap, err := snapshot.Build(bctx, bch)
 	buildPeak := peak()
 	if err != nil {
 		return err
@@ -202,7 +216,7 @@ func run(ctx context.Context, o options, log *slog.Logger) error {
 		return serve(ctx, o, ch, snap)
 	}
 	peak = sampleHeap()
-	snap2, err := snapshot.Build(bctx, ch)
+	snap2, err := snapshot.Build(bctx, bch)
 	rebuildPeak := peak()
 	if err != nil {
 		return err
