@@ -178,7 +178,12 @@ func run(ctx context.Context, o options, log *slog.Logger) error {
 			if !ok {
 				return fmt.Errorf("cannot read --clickhouse-settings %q: give name=value pairs, comma-separated", o.chSettings)
 			}
-			set[strings.TrimSpace(k)] = strings.TrimSpace(v)
+			k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+				set[k] = int(n) // the driver sends int settings as numbers
+			} else {
+				set[k] = v
+			}
 		}
 		bctx = clickhouse.Context(ctx, clickhouse.WithSettings(set))
 	}
