@@ -6,7 +6,10 @@
 // real API on that snapshot (reqs/search, jobs/search, reqs/qualified, a company read and the
 // events feed's 1,000-event page, Enterprise key, every call metered) beside a trivial fasthttp
 // handler in the same run. It prints Markdown for bench/README.md. It is never run by
-// `make test`; --drop drops the database at the end.
+// `make test`; --drop drops the database at the end. --measure-only writes nothing and measures
+// a database as it is (a crawled world's, to compare). The rebuild beside a held snapshot is
+// skipped when the machine lacks the room for it; --memory-limit-mib, --clickhouse-read-timeout
+// and --clickhouse-settings are what a 10-million-req world needs here (bench/README.md).
 package main
 
 import (
