@@ -60,7 +60,10 @@ type Spec struct {
 	Headers map[string]string
 	// OK (may be nil) sees the body of every 200 answer and says whether it counts as a success
 	// (an MCP tool result with isError, say, does not).
-	OK     func(body []byte) bool
+	OK func(body []byte) bool
+	// Status (may be nil) is told the status of every answer other than 200, 0 for a call that
+	// got none (a timeout, a refused connection).
+	Status func(code int)
 	Conns  int
 	Dur    time.Duration
 	MaxReq int64
@@ -104,6 +107,13 @@ func Run(s Spec) Result {
 				lats[w] = append(lats[w], time.Since(t0))
 				if err != nil || res.StatusCode() != 200 || (s.OK != nil && !s.OK(res.Body())) {
 					errs.Add(1)
+					if s.Status != nil {
+						code := res.StatusCode()
+						if err != nil {
+							code = 0
+						}
+						s.Status(code)
+					}
 				}
 			}
 		}(w)
