@@ -25,7 +25,7 @@ func TestFeedCoverage(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	const tick = 40
-	world, base := simServer(t, sim.Config{Seed: 7, Companies: 300})
+	world, base := simServer(t, sim.Config{Seed: 7, Companies: 300, NoGzip: true})
 	ch, _ := storetest.ClickHouse(t, "pipeline")
 	var mu sync.Mutex
 	var sightings []pipeline.Sighting

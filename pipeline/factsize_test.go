@@ -25,7 +25,7 @@ func TestDescriptionsAreStoredOnceAndFactsStaySmall(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	const first = 1000
-	world, base := simServer(t, sim.Config{Seed: 7, Companies: 60})
+	world, base := simServer(t, sim.Config{Seed: 7, Companies: 60, NoGzip: true})
 	ch, _ := storetest.ClickHouse(t, "pipeline_factsize")
 	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Fetch: testFetch(), Log: quietLog()})
 	require.NoError(t, err)

@@ -18,7 +18,7 @@ import (
 func TestOpeningsAfterAGapAreDatedInsideIt(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	world, base := simServer(t, sim.Config{Seed: 11, Companies: 120})
+	world, base := simServer(t, sim.Config{Seed: 11, Companies: 120, NoGzip: true})
 	ch, _ := storetest.ClickHouse(t, "pipeline")
 	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Fetch: testFetch(), Log: quietLog()})
 	require.NoError(t, err)

@@ -28,7 +28,7 @@ import (
 func TestACommitThatGaveUpAndLandsLaterIsNeverNumberedOver(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	world, base := simServer(t, sim.Config{Seed: 11, Companies: 60})
+	world, base := simServer(t, sim.Config{Seed: 11, Companies: 60, NoGzip: true})
 	ch, opts := storetest.ClickHouse(t, "pipeline")
 	pool := storetest.Postgres(t, "pipeline")
 	proxy := chproxy.Start(t, storetest.ClickHouseAddr())
@@ -84,7 +84,7 @@ func TestACommitThatGaveUpAndLandsLaterIsNeverNumberedOver(t *testing.T) {
 
 	// The same windows of the same world, on a crawler that never failed: 900, the first region
 	// of 901 (the rest of 901 never committed), 902.
-	rworld, rbase := simServer(t, sim.Config{Seed: 11, Companies: 60})
+	rworld, rbase := simServer(t, sim.Config{Seed: 11, Companies: 60, NoGzip: true})
 	rch, _ := storetest.ClickHouse(t, "pipeline")
 	ref, err := pipeline.NewCrawler(ctx, rch, pipeline.Config{Fetch: testFetch(), Log: quietLog()})
 	require.NoError(t, err)

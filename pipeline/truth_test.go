@@ -16,7 +16,10 @@ import (
 	"github.com/planehq/hiringsignal/sim"
 )
 
-// simServer serves a world on loopback; the directory carries its real base URL.
+// simServer serves a world on loopback; the directory carries its real base URL. Worlds whose
+// test is not about what the fetcher reads on the wire serve plain bodies (sim.Config.NoGzip):
+// gzip under -race is costly, and the truth crawl (faultyWorld), the gzip and conditional
+// fetch tests read it.
 func simServer(t *testing.T, cfg sim.Config) (*sim.World, string) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -21,7 +21,7 @@ import (
 func TestTwoCrawlersNeverReuseAnEventSeq(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	world, base := simServer(t, sim.Config{Seed: 7, Companies: 60})
+	world, base := simServer(t, sim.Config{Seed: 7, Companies: 60, NoGzip: true})
 	ch, _ := storetest.ClickHouse(t, "pipeline")
 	var mu sync.Mutex
 	locks := 0
@@ -58,7 +58,7 @@ func TestTwoCrawlersNeverReuseAnEventSeq(t *testing.T) {
 	require.Equal(t, all1, all2)
 	require.Equal(t, live1, live2)
 
-	oneWorld, oneBase := simServer(t, sim.Config{Seed: 7, Companies: 60})
+	oneWorld, oneBase := simServer(t, sim.Config{Seed: 7, Companies: 60, NoGzip: true})
 	oneCh, _ := storetest.ClickHouse(t, "pipeline")
 	one, err := pipeline.NewCrawler(ctx, oneCh, pipeline.Config{Fetch: testFetch(), Log: quietLog()})
 	require.NoError(t, err)

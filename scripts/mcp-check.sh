@@ -6,7 +6,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin/hiringsignal}
 command -v npm >/dev/null 2>&1 || ./scripts/deps.sh nodejs npm
-(cd scripts/mcp-check && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+# npm ci empties node_modules and installs it again; it runs only when the lock file changed
+# since the last install here (node_modules/.lock-sha256 keeps the lock's hash).
+lock=$(sha256sum scripts/mcp-check/package-lock.json | cut -d' ' -f1)
+if [ "$(cat scripts/mcp-check/node_modules/.lock-sha256 2>/dev/null)" != "$lock" ]; then
+  (cd scripts/mcp-check && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  echo "$lock" >scripts/mcp-check/node_modules/.lock-sha256
+fi
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 run=$(mktemp -d)

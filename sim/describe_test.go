@@ -77,7 +77,14 @@ func TestDescriptionsAreDeterministic(t *testing.T) {
 // descriptions (Greenhouse with content, Workable with details), keyed by source and page.
 func everyBody(w *World, tick int) map[string][]byte {
 	out := map[string][]byte{}
-	put := func(key string, b []byte) { out[key] = append([]byte(nil), b...) }
+	eachBody(w, tick, func(key string, b []byte) { out[key] = append([]byte(nil), b...) })
+	return out
+}
+
+// eachBody renders, in-process, every page of every format a world serves at tick, as a crawl
+// reads it (Greenhouse with content, Workable with details, each listing's largest page), and
+// hands each body to put with its source and page; put must not keep the body.
+func eachBody(w *World, tick int, put func(key string, body []byte)) {
 	var buf []byte
 	for i := range w.companies {
 		c := &w.companies[i]
@@ -142,7 +149,6 @@ func everyBody(w *World, tick int) map[string][]byte {
 			put(fmt.Sprintf("agg:%d:%d", r, off), buf)
 		}
 	}
-	return out
 }
 
 // A description is realistic in length: 1 to 4 KB of text, a few KB of HTML.

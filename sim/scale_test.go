@@ -9,69 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// renderAll renders every page of every source of the directory at tick and returns the
-// number of bytes and pages.
+// renderAll renders every page of every source of the directory at tick (eachBody) and returns
+// the number of bytes and pages.
 func renderAll(w *World, tick int) (bytes, pages int) {
-	var buf []byte
-	for i := range w.companies {
-		c := &w.companies[i]
-		v := c.vendorAt(tick)
-		switch v {
-		case vNone:
-			continue
-		case vGreenhouse:
-			buf = w.renderGreenhouse(buf[:0], c, tick, true, false)
-		case vLever:
-			buf = w.renderLever(buf[:0], c, tick, 0, 100, false)
-		case vAshby:
-			buf = w.renderAshby(buf[:0], c, tick, true, false)
-		case vWorkable:
-			buf = w.renderWorkable(buf[:0], c, tick, false, false)
-		case vSmartRecruiters:
-			buf = w.renderSmartRecruiters(buf[:0], c, tick, 0, 100, false)
-		case vRecruitee:
-			buf = w.renderRecruitee(buf[:0], c, tick, false)
-		case vPersonio:
-			buf = w.renderPersonio(buf[:0], c, tick, false)
-		case vTeamtailor:
-			buf = w.renderTeamtailor(buf[:0], c, tick, 0, 200, false)
-		case vBambooHR:
-			buf = w.renderBambooHR(buf[:0], c, tick, false)
-		case vBreezy:
-			buf = w.renderBreezy(buf[:0], c, tick, false)
-		case vPinpoint:
-			buf = w.renderPinpoint(buf[:0], c, tick, false)
-		case vJoin:
-			buf = w.renderJoin(buf[:0], c, tick, 1, joinMaxPageSize, false)
-		case vWorkday:
-			buf = w.renderWorkday(buf[:0], c, tick, 0, workdayMaxLimit, false)
-		case vICIMS:
-			buf = w.renderICIMS(buf[:0], c, tick, 0, false)
-		case vJobvite:
-			buf = w.renderJobvite(buf[:0], c, tick, 0, false)
-		case vJazzHR:
-			buf = w.renderJazzHR(buf[:0], c, tick, false)
-		case vRippling:
-			buf = w.renderRippling(buf[:0], c, tick, 0, 50, false)
-		}
-		bytes += len(buf)
+	eachBody(w, tick, func(_ string, b []byte) {
+		bytes += len(b)
 		pages++
-	}
-	snap := w.snapshot(tick)
-	for bi := range boardDefs {
-		for p := 1; p <= boardPages(len(snap.boards[bi])); p++ {
-			buf = w.renderJSONLD(buf[:0], bi, tick, p, "http://127.0.0.1:7070", false)
-			bytes += len(buf)
-			pages++
-		}
-	}
-	for r := 0; r < numRegions; r++ {
-		for off := 0; off == 0 || off < len(snap.aggs[r]); off += aggPageSize {
-			buf = w.renderAggregator(buf[:0], r, tick, off, false)
-			bytes += len(buf)
-			pages++
-		}
-	}
+	})
 	return bytes, pages
 }
 

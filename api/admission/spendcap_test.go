@@ -67,27 +67,25 @@ func monthUnits(t *testing.T, s *apitest.Server, accountID int64) int64 {
 	return units
 }
 
-// TestSpendCapHoldsUnderConcurrency is a load run of the spend cap: many concurrent metered calls
-// of 100-row pages against an account with a small hard cap. Every call reserves its page before
-// the handler, so the units recorded reach the cap and pass it by less than one page.
-func TestSpendCapHoldsUnderConcurrency(t *testing.T) {
-	t.Parallel()
-	s := startPages(t, nil)
-	const hard, page, workers = 2_500, 100, 64
-	a := cappedAccount(t, s, hard)
-	var ok, refused atomic.Int64
+// spendPages is the load of the spend cap tests: workers concurrent callers, each asking up to
+// 200 pages of page rows with key, round-robin over servers, until a call is refused (402). It
+// returns the calls served and refused; any other status fails t.
+func spendPages(t *testing.T, servers []*apitest.Server, key string, page, workers int) (ok, refused int64) {
+	t.Helper()
+	var served, refusals atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 200; i++ {
-				r := s.Get(t, "/v1/reqs/search?limit="+strconv.Itoa(page), a.Key, nil)
+				s := servers[(w+i)%len(servers)]
+				r := s.Get(t, "/v1/reqs/search?limit="+strconv.Itoa(page), key, nil)
 				switch r.Status {
 				case 200:
-					ok.Add(1)
+					served.Add(1)
 				case 402:
-					refused.Add(1)
+					refusals.Add(1)
 					return
 				default:
 					t.Errorf("status %d: %s", r.Status, r.Body)
@@ -97,12 +95,24 @@ func TestSpendCapHoldsUnderConcurrency(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	return served.Load(), refusals.Load()
+}
+
+// TestSpendCapHoldsUnderConcurrency is a load run of the spend cap: many concurrent metered calls
+// of 100-row pages against an account with a small hard cap. Every call reserves its page before
+// the handler, so the units recorded reach the cap and pass it by less than one page.
+func TestSpendCapHoldsUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	s := startPages(t, nil)
+	const hard, page, workers = 2_500, 100, 64
+	a := cappedAccount(t, s, hard)
+	ok, refused := spendPages(t, []*apitest.Server{s}, a.Key, page, workers)
 	units := monthUnits(t, s, a.AccountID)
-	t.Logf("hard cap %d units: %d pages served, %d refused, %d units recorded (overshoot %d)", hard, ok.Load(), refused.Load(), units, units-hard)
-	require.Equal(t, ok.Load()*page, units, "every page served is metered")
+	t.Logf("hard cap %d units: %d pages served, %d refused, %d units recorded (overshoot %d)", hard, ok, refused, units, units-hard)
+	require.Equal(t, ok*page, units, "every page served is metered")
 	require.GreaterOrEqual(t, units, int64(hard), "the cap is reached")
 	require.Less(t, units, int64(hard+page), "the cap is passed by less than one page")
-	require.EqualValues(t, workers, refused.Load())
+	require.EqualValues(t, workers, refused)
 }
 
 // TestSpendCapHoldsAcrossInstances is TestSpendCapHoldsUnderConcurrency on two instances of
@@ -116,39 +126,14 @@ func TestSpendCapHoldsAcrossInstances(t *testing.T) {
 	s2 := startPagesOn(t, s1.Pool, nil)
 	const hard, page, workers = 2_500, 100, 64
 	a := cappedAccount(t, s1, hard)
-	var ok, refused atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; i < 200; i++ {
-				s := s1
-				if (w+i)%2 == 1 {
-					s = s2
-				}
-				r := s.Get(t, "/v1/reqs/search?limit="+strconv.Itoa(page), a.Key, nil)
-				switch r.Status {
-				case 200:
-					ok.Add(1)
-				case 402:
-					refused.Add(1)
-					return
-				default:
-					t.Errorf("status %d: %s", r.Status, r.Body)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	ok, refused := spendPages(t, []*apitest.Server{s1, s2}, a.Key, page, workers)
 	require.NoError(t, s2.API.FlushUsage(context.Background()))
 	units := monthUnits(t, s1, a.AccountID)
-	t.Logf("hard cap %d units on two instances: %d pages served, %d refused, %d units recorded (overshoot %d)", hard, ok.Load(), refused.Load(), units, units-hard)
-	require.Equal(t, ok.Load()*page, units, "every page served is metered")
+	t.Logf("hard cap %d units on two instances: %d pages served, %d refused, %d units recorded (overshoot %d)", hard, ok, refused, units, units-hard)
+	require.Equal(t, ok*page, units, "every page served is metered")
 	require.Less(t, units, int64(hard+page), "the two instances together pass the cap by less than one page")
 	require.GreaterOrEqual(t, units, hard-admission.SpendBlock(hard), "they stop at most the other instance's block short of it")
-	require.EqualValues(t, workers, refused.Load())
+	require.EqualValues(t, workers, refused)
 	var held int64
 	require.NoError(t, s1.Pool.QueryRow(context.Background(), "SELECT coalesce(sum(held), 0) FROM spend_holds WHERE account_id = $1", a.AccountID).Scan(&held))
 	require.LessOrEqual(t, held, 2*admission.SpendBlock(hard), "every flushed unit left its instance's hold: what is left is at most a block each")

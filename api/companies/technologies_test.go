@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/url"
 	"slices"
-	"sort"
 	"testing"
 	"time"
 
@@ -12,94 +11,21 @@ import (
 
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/api"
-	"github.com/planehq/hiringsignal/internal/jobtext"
 	"github.com/planehq/hiringsignal/internal/testkit/apitest"
 	"github.com/planehq/hiringsignal/internal/testkit/readmodeltest"
 	"github.com/planehq/hiringsignal/read/searchindex"
 )
 
-// companyTechRef is how one company's reqs name one technology, counted from the ledger.
-type companyTechRef struct {
-	category             string
-	live, past, required int
-	first, last          time.Time
-	keys                 []string // live first, newest first_seen first, req_key
-}
-
-// companyTechReference counts every company's technologies from the ledger at the index's
-// watermark: the reqs the index holds (live, and closed within its window) first seen at or
-// before cutoff (zero: every one), with each req's facts at its latest event; and per company
-// those reqs and the ones with a description.
-func companyTechReference(t *testing.T, f *fixture, cutoff time.Time) (map[uint64]map[string]*companyTechRef, map[uint64][2]int) {
+// techLedger is the ledger f's index was built from, the reference of the technographics.
+func techLedger(t *testing.T, f *fixture) readmodeltest.TechLedger {
 	t.Helper()
-	ctx := context.Background()
-	var held []*analytics.Req
-	var keys []string
-	require.NoError(t, analytics.CurrentReqs(ctx, f.w.CH, f.x.Watermark, func(r *analytics.Req) error {
-		if !r.Live() && r.LastEventAt.Before(f.x.CycleTime.Add(-searchindex.ClosedWindow)) || !cutoff.IsZero() && r.FirstSeen.After(cutoff) {
-			return nil
-		}
-		held = append(held, r)
-		keys = append(keys, r.ReqKey)
+	var reqs []*analytics.Req
+	require.NoError(t, analytics.CurrentReqs(context.Background(), f.w.CH, f.x.Watermark, func(r *analytics.Req) error {
+		reqs = append(reqs, r)
 		return nil
 	}))
-	last, err := analytics.LatestEvents(ctx, f.w.CH, f.x.Watermark, keys)
-	require.NoError(t, err)
-	sort.Slice(held, func(i, j int) bool {
-		a, b := held[i], held[j]
-		if a.Live() != b.Live() {
-			return a.Live()
-		}
-		if !a.FirstSeen.Equal(b.FirstSeen) {
-			return a.FirstSeen.After(b.FirstSeen)
-		}
-		return a.ReqKey < b.ReqKey
-	})
-	out := map[uint64]map[string]*companyTechRef{}
-	coverage := map[uint64][2]int{}
-	for _, r := range held {
-		facts := last[r.ReqKey].Facts
-		c := coverage[r.CompanyID]
-		c[0]++
-		if facts.DescriptionHash != 0 {
-			c[1]++
-		}
-		coverage[r.CompanyID] = c
-		seen := map[string]bool{}
-		for i, slug := range facts.Technologies {
-			if seen[slug] {
-				continue
-			}
-			seen[slug] = true
-			if out[r.CompanyID] == nil {
-				out[r.CompanyID] = map[string]*companyTechRef{}
-			}
-			u := out[r.CompanyID][slug]
-			if u == nil {
-				tech, ok := jobtext.Lookup(slug)
-				require.True(t, ok, slug)
-				u = &companyTechRef{category: tech.Category, first: r.FirstSeen}
-				out[r.CompanyID][slug] = u
-			}
-			if r.Live() {
-				u.live++
-				u.last = f.x.CycleTime
-			} else {
-				u.past++
-				if u.live == 0 && r.LastEventAt.After(u.last) {
-					u.last = r.LastEventAt
-				}
-			}
-			if facts.TechKinds[i] == analytics.TechRequired {
-				u.required++
-			}
-			if r.FirstSeen.Before(u.first) {
-				u.first = r.FirstSeen
-			}
-			u.keys = append(u.keys, r.ReqKey)
-		}
-	}
-	return out, coverage
+	return readmodeltest.TechLedger{CH: f.w.CH, Watermark: f.x.Watermark, Reqs: reqs, Now: f.x.CycleTime,
+		ClosedSince: f.x.CycleTime.Add(-searchindex.ClosedWindow)}
 }
 
 // technologies is the answer of GET /v1/companies/{company_id}/technologies as the tests read it.
@@ -132,7 +58,7 @@ type technologies struct {
 func TestCompanyTechnologiesAnswerTheLedger(t *testing.T) {
 	t.Parallel()
 	f := world.Get(t)
-	ref, coverage := companyTechReference(t, f, time.Time{})
+	ref, coverage := techLedger(t, f).TechReference(t, time.Time{})
 	key := f.srv.RoomyAccount(t, "growth").Key
 	calls := 0
 	get := func(key string, id uint64, q url.Values) technologies {
@@ -168,22 +94,22 @@ func TestCompanyTechnologiesAnswerTheLedger(t *testing.T) {
 		v := page(id, url.Values{}, "100")
 		want := ref[id]
 		require.Len(t, v.Technologies, len(want), "company %d", id)
-		require.Equal(t, coverage[id][0], v.Reqs, "company %d", id)
-		require.Equal(t, coverage[id][1], v.DescribedReqs, "company %d", id)
+		require.Equal(t, coverage[id].Reqs, v.Reqs, "company %d", id)
+		require.Equal(t, coverage[id].Described, v.DescribedReqs, "company %d", id)
 		if v.Total != nil {
 			require.Equal(t, len(want), *v.Total)
 		}
 		for i, tech := range v.Technologies {
 			u := want[tech.Slug]
 			require.NotNil(t, u, "company %d: %s", id, tech.Slug)
-			require.Equal(t, u.category, tech.Category)
+			require.Equal(t, u.Category, tech.Category)
 			require.NotEmpty(t, tech.Name)
-			require.Equal(t, u.live, tech.LiveReqs, tech.Slug)
-			require.Equal(t, u.past, tech.PastReqs, tech.Slug)
-			require.Equal(t, u.required, tech.RequiredReqs, tech.Slug)
-			require.True(t, u.first.Equal(tech.FirstSeen), "%s first_seen %v, want %v", tech.Slug, tech.FirstSeen, u.first)
-			require.True(t, u.last.Equal(tech.LastSeen), "%s last_seen %v, want %v", tech.Slug, tech.LastSeen, u.last)
-			require.Equal(t, u.keys[:min(len(u.keys), searchindex.EvidenceMax)], tech.Evidence)
+			require.Equal(t, u.Live, tech.LiveReqs, tech.Slug)
+			require.Equal(t, u.Past, tech.PastReqs, tech.Slug)
+			require.Equal(t, u.Required, tech.RequiredReqs, tech.Slug)
+			require.True(t, u.First.Equal(tech.FirstSeen), "%s first_seen %v, want %v", tech.Slug, tech.FirstSeen, u.First)
+			require.True(t, u.Last.Equal(tech.LastSeen), "%s last_seen %v, want %v", tech.Slug, tech.LastSeen, u.Last)
+			require.Equal(t, u.Keys[:min(len(u.Keys), searchindex.EvidenceMax)], tech.Evidence)
 			if i > 0 {
 				p := v.Technologies[i-1]
 				require.True(t, p.LiveReqs > tech.LiveReqs || p.LiveReqs == tech.LiveReqs && (p.PastReqs > tech.PastReqs || p.PastReqs == tech.PastReqs && p.Slug < tech.Slug))
@@ -223,11 +149,11 @@ func TestCompanyTechnologiesAnswerTheLedger(t *testing.T) {
 
 	// The Free floor: the reqs first seen in the last 24 hours are neither counted nor listed.
 	key = f.srv.RoomyAccount(t, "free").Key
-	floored, flooredCoverage := companyTechReference(t, f, f.x.CycleTime.Add(-24*time.Hour))
-	sum := func(ref map[uint64]map[string]*companyTechRef) (n int) {
+	floored, flooredCoverage := techLedger(t, f).TechReference(t, f.x.CycleTime.Add(-24*time.Hour))
+	sum := func(ref map[uint64]map[string]*readmodeltest.TechUse) (n int) {
 		for _, techs := range ref {
 			for _, u := range techs {
-				n += u.live
+				n += u.Live
 			}
 		}
 		return n
@@ -235,13 +161,13 @@ func TestCompanyTechnologiesAnswerTheLedger(t *testing.T) {
 	require.Less(t, sum(floored), sum(ref), "the floor hides some reqs naming technologies")
 	v := page(busiest, url.Values{}, "100")
 	require.Equal(t, 86400, v.FreshnessFloorS)
-	require.Equal(t, flooredCoverage[busiest][0], v.Reqs)
+	require.Equal(t, flooredCoverage[busiest].Reqs, v.Reqs)
 	require.Len(t, v.Technologies, len(floored[busiest]))
 	for _, tech := range v.Technologies {
 		u := floored[busiest][tech.Slug]
-		require.Equal(t, u.live, tech.LiveReqs, tech.Slug)
-		require.Equal(t, u.past, tech.PastReqs, tech.Slug)
-		require.Equal(t, u.keys[:min(len(u.keys), searchindex.EvidenceMax)], tech.Evidence)
+		require.Equal(t, u.Live, tech.LiveReqs, tech.Slug)
+		require.Equal(t, u.Past, tech.PastReqs, tech.Slug)
+		require.Equal(t, u.Keys[:min(len(u.Keys), searchindex.EvidenceMax)], tech.Evidence)
 	}
 }
 

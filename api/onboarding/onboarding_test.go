@@ -347,6 +347,7 @@ func readFlushes(t *testing.T, srv *apitest.Server) float64 {
 // onboarding status read the expansion nudge the same way, so the demo key drove a flush per
 // call. The demo key bills nothing and is never nudged: nothing is flushed for it.
 func TestTheDemoKeysOnboardingStatusFlushesNothing(t *testing.T) {
+	t.Parallel()
 	f := world.Get(t)
 	srv, _ := start(t, f, devPolicy)
 	q := url.Values{"webhook_url": {"http://127.0.0.1:9/demo"}}

@@ -10,84 +10,19 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/internal/jobtext"
 	"github.com/planehq/hiringsignal/internal/testkit/apitest"
+	"github.com/planehq/hiringsignal/internal/testkit/readmodeltest"
 	"github.com/planehq/hiringsignal/read/searchindex"
 )
 
-// techRef is how one company's reqs name one technology, counted from the ledger.
-type techRef struct {
-	live, past, required int
-	first, last          time.Time
-	keys                 []string // every req naming it, live first, newest first_seen first, req_key
-}
-
-// techReference counts every company's technologies from the ledger at the index's watermark:
-// the reqs the index holds (live, and closed within its window) first seen at or before cutoff
-// (zero: every one), with each req's facts at its latest event.
-func techReference(t *testing.T, f *fixture, cutoff time.Time) map[uint64]map[string]*techRef {
+// techReference counts every company's technologies from the ledger the index was built from
+// (readmodeltest.TechLedger), of the reqs first seen at or before cutoff (zero: every one).
+func techReference(t *testing.T, f *fixture, cutoff time.Time) map[uint64]map[string]*readmodeltest.TechUse {
 	t.Helper()
-	var held []*analytics.Req
-	keys := []string{}
-	for _, r := range f.all {
-		if !r.Live() && r.LastEventAt.Before(f.x.CycleTime.Add(-searchindex.ClosedWindow)) {
-			continue
-		}
-		if !cutoff.IsZero() && r.FirstSeen.After(cutoff) {
-			continue
-		}
-		held = append(held, r)
-		keys = append(keys, r.ReqKey)
-	}
-	last, err := analytics.LatestEvents(context.Background(), f.w.CH, f.wm, keys)
-	require.NoError(t, err)
-	sort.Slice(held, func(i, j int) bool {
-		a, b := held[i], held[j]
-		if a.Live() != b.Live() {
-			return a.Live()
-		}
-		if !a.FirstSeen.Equal(b.FirstSeen) {
-			return a.FirstSeen.After(b.FirstSeen)
-		}
-		return a.ReqKey < b.ReqKey
-	})
-	out := map[uint64]map[string]*techRef{}
-	for _, r := range held {
-		facts := last[r.ReqKey].Facts
-		seen := map[string]bool{}
-		for i, slug := range facts.Technologies {
-			if seen[slug] {
-				continue
-			}
-			seen[slug] = true
-			if out[r.CompanyID] == nil {
-				out[r.CompanyID] = map[string]*techRef{}
-			}
-			u := out[r.CompanyID][slug]
-			if u == nil {
-				u = &techRef{first: r.FirstSeen}
-				out[r.CompanyID][slug] = u
-			}
-			if r.Live() {
-				u.live++
-				u.last = f.x.CycleTime
-			} else {
-				u.past++
-				if u.live == 0 && r.LastEventAt.After(u.last) {
-					u.last = r.LastEventAt
-				}
-			}
-			if facts.TechKinds[i] == analytics.TechRequired {
-				u.required++
-			}
-			if r.FirstSeen.Before(u.first) {
-				u.first = r.FirstSeen
-			}
-			u.keys = append(u.keys, r.ReqKey)
-		}
-	}
-	return out
+	l := readmodeltest.TechLedger{CH: f.w.CH, Watermark: f.wm, Reqs: f.all, Now: f.x.CycleTime, ClosedSince: f.x.CycleTime.Add(-searchindex.ClosedWindow)}
+	ref, _ := l.TechReference(t, cutoff)
+	return ref
 }
 
 // techUse is a served technology use, as the tests read it.
@@ -100,15 +35,15 @@ type techUse struct {
 	Evidence     []string  `json:"evidence"`
 }
 
-func requireTechUse(t *testing.T, want *techRef, got techUse, what string) {
+func requireTechUse(t *testing.T, want *readmodeltest.TechUse, got techUse, what string) {
 	t.Helper()
 	require.NotNil(t, want, what)
-	require.Equal(t, want.live, got.LiveReqs, what)
-	require.Equal(t, want.past, got.PastReqs, what)
-	require.Equal(t, want.required, got.RequiredReqs, what)
-	require.True(t, want.first.Equal(got.FirstSeen), "%s: first_seen %v, want %v", what, got.FirstSeen, want.first)
-	require.True(t, want.last.Equal(got.LastSeen), "%s: last_seen %v, want %v", what, got.LastSeen, want.last)
-	require.Equal(t, want.keys[:min(len(want.keys), searchindex.EvidenceMax)], got.Evidence, what)
+	require.Equal(t, want.Live, got.LiveReqs, what)
+	require.Equal(t, want.Past, got.PastReqs, what)
+	require.Equal(t, want.Required, got.RequiredReqs, what)
+	require.True(t, want.First.Equal(got.FirstSeen), "%s: first_seen %v, want %v", what, got.FirstSeen, want.First)
+	require.True(t, want.Last.Equal(got.LastSeen), "%s: last_seen %v, want %v", what, got.LastSeen, want.Last)
+	require.Equal(t, want.Keys[:min(len(want.Keys), searchindex.EvidenceMax)], got.Evidence, what)
 }
 
 type techCompaniesPage struct {
@@ -183,17 +118,17 @@ func TestTechnologyCompaniesAnswerTheLedger(t *testing.T) {
 	t.Logf("%d reqs of %d companies name %d technologies; %s is named by %d companies, %s by %d, %s by %d; %d technology entries",
 		st.Reqs, st.Companies, len(slugs), slugs[0], companies[slugs[0]], slugs[1], companies[slugs[1]], slugs[2], companies[slugs[2]], st.TechCompanies)
 
-	expect := func(ref map[uint64]map[string]*techRef, slug string, since time.Time, liveOnly bool) []uint64 {
+	expect := func(ref map[uint64]map[string]*readmodeltest.TechUse, slug string, since time.Time, liveOnly bool) []uint64 {
 		var want []uint64
 		for id, techs := range ref {
 			u := techs[slug]
-			if u == nil || u.first.Before(since) || liveOnly && u.live == 0 {
+			if u == nil || u.First.Before(since) || liveOnly && u.Live == 0 {
 				continue
 			}
 			want = append(want, id)
 		}
 		sort.Slice(want, func(i, j int) bool {
-			a, b := ref[want[i]][slug].first, ref[want[j]][slug].first
+			a, b := ref[want[i]][slug].First, ref[want[j]][slug].First
 			return a.After(b) || a.Equal(b) && want[i] < want[j]
 		})
 		return want
@@ -213,7 +148,7 @@ func TestTechnologyCompaniesAnswerTheLedger(t *testing.T) {
 				requireTechUse(t, r[id][slug], u, slug)
 			}
 			// since: the median first mention keeps the companies that first named it then or later.
-			since := r[want[len(want)/2]][slug].first
+			since := r[want[len(want)/2]][slug].First
 			want = expect(r, slug, since, false)
 			got, _, total = pageTechCompanies(t, c, slug, url.Values{"since": {since.Format(time.RFC3339)}, "limit": {limit}})
 			require.Equal(t, want, got, "%s %s since %v", plan, slug, since)
@@ -243,12 +178,12 @@ func TestSinceIsWhoStartedNamingIt(t *testing.T) {
 		got, uses, _ := pageTechCompanies(t, c, slug, url.Values{"since": {start.Format(time.RFC3339)}})
 		for _, id := range got {
 			require.False(t, uses[id].FirstSeen.Before(start))
-			for _, k := range ref[id][slug].keys { // no req of the company naming it was seen before
+			for _, k := range ref[id][slug].Keys { // no req of the company naming it was seen before
 				require.False(t, firstSeen[k].Before(start), "%s names %s since %v", k, slug, firstSeen[k])
 			}
 		}
 		for id, techs := range ref { // and every company that started naming it since is served
-			if u := techs[slug]; u != nil && !u.first.Before(start) {
+			if u := techs[slug]; u != nil && !u.First.Before(start) {
 				require.Contains(t, got, id, slug)
 			}
 		}

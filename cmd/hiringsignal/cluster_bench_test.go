@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,7 +22,6 @@ import (
 	"github.com/planehq/hiringsignal/internal/devstack"
 	"github.com/planehq/hiringsignal/internal/testkit/storetest"
 	"github.com/planehq/hiringsignal/oltp"
-	"github.com/planehq/hiringsignal/pipeline"
 )
 
 // TestClusterBench is the cluster's load run for bench/README.md ("Several instances behind
@@ -51,26 +49,7 @@ func TestClusterBench(t *testing.T) {
 	bin := plainBinary(t)
 	dir := e2eDir(t)
 
-	simListen := freePort(t)
-	startBinary(t, bin, io.Discard, []string{"HS_LOG_LEVEL=warn"}, "simulate", "--sim-listen", simListen,
-		"--sim-companies", strconv.Itoa(companies), "--sim-seed", "9")
-	simURL := "http://" + simListen
-	require.Eventually(t, func() bool {
-		r, err := http.Get(simURL + "/_sim/healthz")
-		if err != nil {
-			return false
-		}
-		r.Body.Close()
-		return r.StatusCode == 200
-	}, time.Minute, 100*time.Millisecond)
-	epoch, _ := time.Parse(time.RFC3339, "2026-01-05T00:00:00Z")
-	now := int(time.Since(epoch) / (3 * time.Hour))
-	var ticks []int
-	for i := range windows {
-		ticks = append(ticks, now-windows+i)
-	}
-	world, err := pipeline.FetchDirectory(ctx, http.DefaultClient, simURL, ticks[0])
-	require.NoError(t, err)
+	simURL, ticks, world := simWorld(t, bin, companies, 9, windows)
 
 	cl := &devstack.Cluster{Dir: filepath.Join(dir, "clickhouse"), ZooKeeperPort: freePortNum(t), BasePort: freeClusterBase(t), Replicas: 3}
 	t.Cleanup(func() { _ = cl.Down(context.Background()) })

@@ -57,28 +57,12 @@ const (
 	e2eTicks     = 5
 )
 
-var plainBuild struct {
-	sync.Once
-	path string
-	err  error
-}
+var plainBuild builtBinary
 
 // plainBinary builds the binary without the race detector: nine processes of it share 2 cores.
 func plainBinary(t *testing.T) string {
 	t.Helper()
-	plainBuild.Do(func() {
-		dir, err := os.MkdirTemp("", "hiringsignal-e2e-bin-")
-		if err != nil {
-			plainBuild.err = err
-			return
-		}
-		plainBuild.path = filepath.Join(dir, "hiringsignal")
-		if out, err := exec.Command("go", "build", "-o", plainBuild.path, ".").CombinedOutput(); err != nil {
-			plainBuild.err = fmt.Errorf("cannot build the binary: %w\n%s", err, out)
-		}
-	})
-	require.NoError(t, plainBuild.err)
-	return plainBuild.path
+	return plainBuild.get(t, "hiringsignal-e2e-bin-")
 }
 
 func freePortNum(t *testing.T) int {
@@ -537,26 +521,7 @@ func TestClusterEndToEnd(t *testing.T) {
 	dir := e2eDir(t)
 	secrets := testSecretKeys
 
-	simListen := freePort(t)
-	startBinary(t, bin, io.Discard, []string{"HS_LOG_LEVEL=warn"}, "simulate", "--sim-listen", simListen,
-		"--sim-companies", strconv.Itoa(e2eCompanies), "--sim-seed", strconv.Itoa(e2eSeed))
-	simURL := "http://" + simListen
-	require.Eventually(t, func() bool {
-		r, err := http.Get(simURL + "/_sim/healthz")
-		if err != nil {
-			return false
-		}
-		r.Body.Close()
-		return r.StatusCode == 200
-	}, time.Minute, 100*time.Millisecond)
-	epoch, _ := time.Parse(time.RFC3339, "2026-01-05T00:00:00Z")
-	now := int(time.Since(epoch) / (3 * time.Hour))
-	var ticks []int
-	for i := range e2eTicks {
-		ticks = append(ticks, now-e2eTicks+i)
-	}
-	world, err := pipeline.FetchDirectory(ctx, http.DefaultClient, simURL, ticks[0])
-	require.NoError(t, err)
+	simURL, ticks, world := simWorld(t, bin, e2eCompanies, e2eSeed, e2eTicks)
 	regions := len(world.Regions)
 
 	// The cluster's stores.
@@ -733,4 +698,31 @@ func freeClusterBase(t *testing.T) int {
 	}
 	t.Fatal("no free block of ports for the cluster")
 	return 0
+}
+
+// simWorld starts `simulate` (bin) with companies companies of seed seed and waits until it
+// answers; it returns its URL, the windows last ticks up to the wall clock's current one (the
+// world's epoch is 2026-01-05, one tick every 3 hours) and the world's directory at the first.
+func simWorld(t *testing.T, bin string, companies, seed, windows int) (simURL string, ticks []int, world *pipeline.Directory) {
+	t.Helper()
+	simListen := freePort(t)
+	startBinary(t, bin, io.Discard, []string{"HS_LOG_LEVEL=warn"}, "simulate", "--sim-listen", simListen,
+		"--sim-companies", strconv.Itoa(companies), "--sim-seed", strconv.Itoa(seed))
+	simURL = "http://" + simListen
+	require.Eventually(t, func() bool {
+		r, err := http.Get(simURL + "/_sim/healthz")
+		if err != nil {
+			return false
+		}
+		r.Body.Close()
+		return r.StatusCode == 200
+	}, time.Minute, 100*time.Millisecond)
+	epoch, _ := time.Parse(time.RFC3339, "2026-01-05T00:00:00Z")
+	now := int(time.Since(epoch) / (3 * time.Hour))
+	for i := range windows {
+		ticks = append(ticks, now-windows+i)
+	}
+	world, err := pipeline.FetchDirectory(context.Background(), http.DefaultClient, simURL, ticks[0])
+	require.NoError(t, err)
+	return simURL, ticks, world
 }

@@ -35,28 +35,38 @@ import (
 // "stopped", which the binary only does when every part's Stop returned, i.e. waited for the
 // goroutines it started.
 
-var buildOnce struct {
+var buildOnce builtBinary
+
+// binary is the binary built with the race detector.
+func binary(t *testing.T) string {
+	t.Helper()
+	return buildOnce.get(t, "hiringsignal-bin-", "-race")
+}
+
+// builtBinary is the binary of this package built once per package run, with its flags.
+type builtBinary struct {
 	sync.Once
 	path string
 	err  error
 }
 
-func binary(t *testing.T) string {
+// get builds the binary into a fresh temporary directory named with prefix, the first time.
+func (b *builtBinary) get(t *testing.T, prefix string, flags ...string) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "hiringsignal-bin-")
+	b.Do(func() {
+		dir, err := os.MkdirTemp("", prefix)
 		if err != nil {
-			buildOnce.err = err
+			b.err = err
 			return
 		}
-		buildOnce.path = filepath.Join(dir, "hiringsignal")
-		out, err := exec.Command("go", "build", "-race", "-o", buildOnce.path, ".").CombinedOutput()
-		if err != nil {
-			buildOnce.err = fmt.Errorf("cannot build the binary: %w\n%s", err, out)
+		b.path = filepath.Join(dir, "hiringsignal")
+		args := append(append([]string{"build"}, flags...), "-o", b.path, ".")
+		if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("cannot build the binary: %w\n%s", err, out)
 		}
 	})
-	require.NoError(t, buildOnce.err)
-	return buildOnce.path
+	require.NoError(t, b.err)
+	return b.path
 }
 
 // proc is a running binary whose stderr (the slog lines) is scanned as it arrives.

@@ -124,7 +124,7 @@ func (s *Stack) Up(ctx context.Context) (Started, error) {
 	}
 	var err error
 	if pg.State == Running {
-		err = s.ensurePostgresDB(ctx)
+		err = createDatabase(ctx, s.PostgresPort)
 	} else {
 		st.Postgres, err = s.postgresUp(ctx)
 	}

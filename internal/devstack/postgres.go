@@ -196,27 +196,7 @@ func (s *Stack) postgresUp(ctx context.Context) (bool, error) {
 	if err := waitFor(ctx, "Postgres on port "+strconv.Itoa(s.PostgresPort), 60*time.Second, ours); err != nil {
 		return true, err
 	}
-	return true, s.ensurePostgresDB(ctx)
-}
-
-func (s *Stack) ensurePostgresDB(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	c, err := pgx.Connect(ctx, adminURL(s.PostgresPort, "postgres"))
-	if err != nil {
-		return fmt.Errorf("cannot connect to private Postgres: %w", err)
-	}
-	defer c.Close(ctx)
-	var exists bool
-	if err := c.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", Database).Scan(&exists); err != nil {
-		return err
-	}
-	if !exists {
-		if _, err := c.Exec(ctx, "CREATE DATABASE "+Database); err != nil {
-			return fmt.Errorf("cannot create database %s: %w", Database, err)
-		}
-	}
-	return nil
+	return true, createDatabase(ctx, s.PostgresPort)
 }
 
 // postgresDown stops our Postgres (pg_ctl on our data directory: nobody else's server can be hit)
@@ -227,23 +207,35 @@ func (s *Stack) postgresDown(ctx context.Context) error {
 		s.Log.Info("private Postgres was never set up here; nothing to stop", "dir", data)
 		return nil
 	}
+	stopped, err := stopPostgresData(ctx, data)
+	if err != nil {
+		return fmt.Errorf("%w (run `stores down` as root or as the user that ran `stores up`)", err)
+	}
+	if !stopped {
+		s.Log.Info("private Postgres was not running", "dir", data)
+		return nil
+	}
+	s.Log.Info("stopped private Postgres", "dir", data)
+	return nil
+}
+
+// stopPostgresData stops the Postgres of data directory data (pg_ctl, fast shutdown); stopped is
+// false when it was not running.
+func stopPostgresData(ctx context.Context, data string) (stopped bool, err error) {
 	pgctl, err := pgBin("pg_ctl")
 	if err != nil {
-		return err
+		return false, err
 	}
 	out, err := asPostgres(ctx, pgctl, "-D", data, "status").CombinedOutput()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) && exit.ExitCode() == 3 {
-		s.Log.Info("private Postgres was not running", "dir", data)
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return fmt.Errorf("cannot tell whether Postgres (data %s) runs: %w: %s (run `stores down` as root or as the user that ran `stores up`)", data, err, strings.TrimSpace(string(out)))
+		return false, fmt.Errorf("cannot tell whether Postgres (data %s) runs: %w: %s", data, err, strings.TrimSpace(string(out)))
 	}
-	out, err = asPostgres(ctx, pgctl, "-D", data, "-m", "fast", "-w", "stop").CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("cannot stop Postgres (data %s): %w: %s (run `stores down` as root or as the user that ran `stores up`)", data, err, strings.TrimSpace(string(out)))
+	if out, err := asPostgres(ctx, pgctl, "-D", data, "-m", "fast", "-w", "stop").CombinedOutput(); err != nil {
+		return false, fmt.Errorf("cannot stop Postgres (data %s): %w: %s", data, err, strings.TrimSpace(string(out)))
 	}
-	s.Log.Info("stopped private Postgres", "dir", data)
-	return nil
+	return true, nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -169,20 +168,12 @@ func (p *PostgresPair) stop(ctx context.Context, role, data string) error {
 	if !exists(data) {
 		return nil
 	}
-	pgctl, err := pgBin("pg_ctl")
+	stopped, err := stopPostgresData(ctx, data)
 	if err != nil {
-		return err
+		return fmt.Errorf("the Postgres %s: %w", role, err)
 	}
-	out, err := asPostgres(ctx, pgctl, "-D", data, "status").CombinedOutput()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && exit.ExitCode() == 3 {
+	if !stopped {
 		return nil // not running
-	}
-	if err != nil {
-		return fmt.Errorf("cannot tell whether the Postgres %s (data %s) runs: %w: %s", role, data, err, strings.TrimSpace(string(out)))
-	}
-	if out, err := asPostgres(ctx, pgctl, "-D", data, "-m", "fast", "-w", "stop").CombinedOutput(); err != nil {
-		return fmt.Errorf("cannot stop the Postgres %s (data %s): %w: %s", role, data, err, strings.TrimSpace(string(out)))
 	}
 	p.log().Info("stopped the Postgres "+role, "dir", data)
 	return nil

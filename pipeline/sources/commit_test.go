@@ -22,7 +22,7 @@ import (
 func TestAReadThatDoesNotDecodeFailsTheCommitBeforeAnyWrite(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	world, fetch := hostWorld(t, sim.Config{Seed: 11, Companies: 40})
+	world, fetch := hostWorld(t, sim.Config{Seed: 11, Companies: 40, NoGzip: true})
 	pool := storetest.Postgres(t, "sources_commit")
 	ch, _ := storetest.ClickHouse(t, "sources_commit")
 	const tick = 600

@@ -21,7 +21,7 @@ import (
 func TestCommittedWindowTellsOperatorsWhatItSaw(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	world, fetch := hostWorld(t, sim.Config{Seed: 11, Companies: 40})
+	world, fetch := hostWorld(t, sim.Config{Seed: 11, Companies: 40, NoGzip: true})
 	pool := storetest.Postgres(t, "sources_health")
 	ch, _ := storetest.ClickHouse(t, "sources_health")
 	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Fetch: fetch, Log: slog.New(slog.DiscardHandler)})

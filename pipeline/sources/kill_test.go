@@ -42,7 +42,7 @@ func (c *killingConn) PrepareBatch(ctx context.Context, query string, opts ...dr
 // killTick asked for.
 func windows(t *testing.T, first, n, killTick int, killAfter int32) ([]crawltruth.LedgerRow, int32) {
 	ctx := context.Background()
-	world, fetch := hostWorld(t, sim.Config{Seed: 5, Companies: 60, FaultServerError: 0.05, FaultVanish: 0.03})
+	world, fetch := hostWorld(t, sim.Config{Seed: 5, Companies: 60, FaultServerError: 0.05, FaultVanish: 0.03, NoGzip: true})
 	pool := storetest.Postgres(t, "sources_kill")
 	ch, _ := storetest.ClickHouse(t, "sources_kill")
 	quiet := slog.New(slog.DiscardHandler)
@@ -106,7 +106,7 @@ func TestKilledCommitterLosesAndDoublesNothing(t *testing.T) {
 func TestKilledWorkerLeaseLapses(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	world, fetch := hostWorld(t, sim.Config{Seed: 9, Companies: 40})
+	world, fetch := hostWorld(t, sim.Config{Seed: 9, Companies: 40, NoGzip: true})
 	pool := storetest.Postgres(t, "sources_kill")
 	ch, _ := storetest.ClickHouse(t, "sources_kill")
 	const tick = 500

@@ -68,7 +68,7 @@ func TestAVendorMoveFoundByDiscoveryKeepsEveryReq(t *testing.T) {
 	ctx := context.Background()
 	// Seed 7's companies 0..599 hold four discoverable moves at ticks 593 to 601.
 	const seed, companies, first, last = 7, 600, 592, 602
-	world, fetch := hostWorld(t, sim.Config{Seed: seed, Companies: companies})
+	world, fetch := hostWorld(t, sim.Config{Seed: seed, Companies: companies, NoGzip: true})
 	moves := movesIn(world, first, last)
 	require.GreaterOrEqual(t, len(moves), 3, "the range holds several moves discovery can find")
 	for _, m := range moves {

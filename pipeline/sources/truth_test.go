@@ -24,7 +24,10 @@ import (
 // `crawl --connect-to :443=ADDR --ca-file CA.pem` does. No host-mode world here serves slow
 // answers, so a read that times out can only be a loaded machine under -race (TLS handshakes
 // included): the timeout is generous, or a failed read would cool its source down on the wall
-// clock, longer than a test's windows take, and two runs of one world would disagree.
+// clock, longer than a test's windows take, and two runs of one world would disagree. The
+// worlds of this package's tests serve plain bodies (sim.Config.NoGzip), but the registry truth
+// test's, which reads gzip as production does: the fetcher's gzip is tested in package pipeline,
+// and compressing every body under -race costs more than the rest of a small world's serving.
 func hostWorld(t *testing.T, cfg sim.Config) (*sim.World, pipeline.FetchConfig) {
 	t.Helper()
 	cfg.HostMode = true

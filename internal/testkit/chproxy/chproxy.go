@@ -18,6 +18,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/planehq/hiringsignal/internal/testkit/tcpproxy"
 )
 
 // quiet is how long the client sends nothing before its held write counts as all sent.
@@ -25,7 +27,7 @@ const quiet = 300 * time.Millisecond
 
 // Proxy is one loopback address in front of a ClickHouse server's native port.
 type Proxy struct {
-	ln     net.Listener
+	l      *tcpproxy.Listener
 	target string
 
 	mu      sync.Mutex
@@ -33,7 +35,6 @@ type Proxy struct {
 	held    *held  // the write held back, until Release
 	heldNow chan struct{}
 	conns   map[net.Conn]bool
-	wg      sync.WaitGroup
 }
 
 type held struct {
@@ -46,19 +47,14 @@ type held struct {
 // ends, closing every connection it carries.
 func Start(tb testing.TB, target string) *Proxy {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatalf("cannot listen for a ClickHouse proxy: %v", err)
-	}
-	p := &Proxy{ln: ln, target: target, conns: map[net.Conn]bool{}, heldNow: make(chan struct{})}
-	p.wg.Add(1)
-	go p.accept()
-	tb.Cleanup(p.stop)
+	p := &Proxy{target: target, conns: map[net.Conn]bool{}, heldNow: make(chan struct{})}
+	p.l = tcpproxy.Listen(tb, "ClickHouse", p.carry)
+	tb.Cleanup(func() { p.l.Stop(p.closeAll) })
 	return p
 }
 
 // Addr is the proxy's host:port.
-func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+func (p *Proxy) Addr() string { return p.l.Addr() }
 
 // HoldNext arms the proxy: the data of the next query whose text contains marker (for example
 // "INSERT INTO cycles") is held back and its client cut off, as the package doc says.
@@ -104,8 +100,8 @@ func (p *Proxy) Release(tb testing.TB, timeout time.Duration) {
 	}
 }
 
-func (p *Proxy) stop() {
-	_ = p.ln.Close()
+// closeAll closes every connection carried and the held write's server side.
+func (p *Proxy) closeAll() {
 	p.mu.Lock()
 	for c := range p.conns {
 		_ = c.Close()
@@ -114,22 +110,6 @@ func (p *Proxy) stop() {
 		_ = p.held.server.Close()
 	}
 	p.mu.Unlock()
-	p.wg.Wait()
-}
-
-func (p *Proxy) accept() {
-	defer p.wg.Done()
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.wg.Add(1)
-		go func() {
-			defer p.wg.Done()
-			p.carry(c)
-		}()
-	}
 }
 
 func (p *Proxy) track(cs ...net.Conn) {

@@ -15,6 +15,8 @@ import (
 	"net"
 	"sync"
 	"testing"
+
+	"github.com/planehq/hiringsignal/internal/testkit/tcpproxy"
 )
 
 // Mode is what a Proxy does with a connection.
@@ -28,7 +30,7 @@ const (
 
 // Proxy is one loopback host in front of a Postgres server.
 type Proxy struct {
-	ln     net.Listener
+	l      *tcpproxy.Listener
 	target string
 
 	mu    sync.Mutex
@@ -36,26 +38,20 @@ type Proxy struct {
 	conns map[net.Conn]bool // client and server sides of the connections carried
 	live  int               // connections carried now
 	total int               // connections forwarded since the start
-	wg    sync.WaitGroup
 }
 
 // Start listens on 127.0.0.1 and carries connections to target (host:port) in mode; it stops
 // when tb ends.
 func Start(tb testing.TB, target string, mode Mode) *Proxy {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatalf("cannot listen for a Postgres proxy: %v", err)
-	}
-	p := &Proxy{ln: ln, target: target, mode: mode, conns: map[net.Conn]bool{}}
-	p.wg.Add(1)
-	go p.accept()
-	tb.Cleanup(p.stop)
+	p := &Proxy{target: target, mode: mode, conns: map[net.Conn]bool{}}
+	p.l = tcpproxy.Listen(tb, "Postgres", p.carry)
+	tb.Cleanup(func() { p.l.Stop(func() { p.Set(Refuse) }) })
 	return p
 }
 
 // Addr is the proxy's host:port.
-func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+func (p *Proxy) Addr() string { return p.l.Addr() }
 
 // Set switches the mode and closes every connection carried.
 func (p *Proxy) Set(m Mode) {
@@ -79,27 +75,6 @@ func (p *Proxy) Total() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.total
-}
-
-func (p *Proxy) stop() {
-	_ = p.ln.Close()
-	p.Set(Refuse)
-	p.wg.Wait()
-}
-
-func (p *Proxy) accept() {
-	defer p.wg.Done()
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.wg.Add(1)
-		go func() {
-			defer p.wg.Done()
-			p.carry(c)
-		}()
-	}
 }
 
 // carry serves one client connection in the mode of its arrival.

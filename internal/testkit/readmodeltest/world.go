@@ -1,7 +1,9 @@
 // Package readmodeltest crawls a simulated world (every crawl region, or those a test names) into
 // a test ClickHouse database and keeps the simulator's ground truth of what the crawl saw, for
-// the tests of the company read model and of its handlers. It is imported by tests only; it must
-// not import readmodel (the tests compare the model against this independent truth).
+// the tests of the company read model and of its handlers; and it counts every company's
+// technologies straight from the ledger (TechLedger), the reference of the technographics
+// handlers. It is imported by tests only; it must not import readmodel or the search index (the
+// tests compare them against this independent truth).
 package readmodeltest
 
 import (
