@@ -211,8 +211,6 @@ func (c *eventCols) columns() []any {
 		c.workType, c.remote, c.years, c.visa, c.payMin, c.payMax, c.payCur, c.payPeriod, c.payText, c.descHash}
 }
 
-func (c *eventCols) reset() { *c = eventCols{} }
-
 // boardCols are the req_boards block being built.
 type boardCols struct {
 	n                      int
