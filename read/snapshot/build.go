@@ -96,7 +96,17 @@ func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
 		return nil, sd.err
 	}
 	s := &Snapshot{Watermark: wm, AsOf: at, Gaps: gaps, Kind: KindFull, regions: regions, demand: sd.demand}
-	s.Model = models.Build(sd.model)
+	s.assemble(models, index, sd.model, phase)
+	s.Phases = strings.Join(phases, " ")
+	s.BuiltAt = time.Now().UTC()
+	s.BuildTook = time.Since(started)
+	return s, nil
+}
+
+// assemble builds s's read model and search index from builders fed the same rows (a full build
+// or an applied commit), timing each with phase; s.demand is the role demand the index serves.
+func (s *Snapshot) assemble(models *readmodel.Builder, index *searchindex.Builder, side readmodel.Side, phase func(string)) {
+	s.Model = models.Build(side)
 	phase("model")
 	index.CoverageStarts(func(id uint64) time.Time {
 		if c := s.Model.Company(id); c != nil {
@@ -104,12 +114,8 @@ func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
 		}
 		return time.Time{}
 	})
-	s.Index = index.Build(sd.demand)
+	s.Index = index.Build(s.demand)
 	phase("index")
-	s.Phases = strings.Join(phases, " ")
-	s.BuiltAt = time.Now().UTC()
-	s.BuildTook = time.Since(started)
-	return s, nil
 }
 
 // LatestGap is the most recent gap in the snapshot's history (analytics.LatestGap), false when

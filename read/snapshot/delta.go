@@ -192,16 +192,7 @@ func apply(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (s *Sn
 	phase("side_reads")
 	s = &Snapshot{Watermark: wm, AsOf: at, Gaps: gaps, Kind: KindDelta, Touched: len(touched), deltas: prev.deltas + 1,
 		regions: regions, demand: addDemand(prev.demand, between)}
-	s.Model = models.Build(sd.model)
-	phase("model")
-	index.CoverageStarts(func(id uint64) time.Time {
-		if c := s.Model.Company(id); c != nil {
-			return c.ObservedFrom
-		}
-		return time.Time{}
-	})
-	s.Index = index.Build(s.demand)
-	phase("index")
+	s.assemble(models, index, sd.model, phase)
 	s.Phases = strings.Join(phases, " ")
 	s.BuiltAt = time.Now().UTC()
 	s.BuildTook = time.Since(started)
