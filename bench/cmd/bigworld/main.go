@@ -33,6 +33,7 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/valyala/fasthttp"
 
 	"github.com/planehq/hiringsignal/analytics"
@@ -40,12 +41,10 @@ import (
 	"github.com/planehq/hiringsignal/api/companies"
 	"github.com/planehq/hiringsignal/api/events"
 	"github.com/planehq/hiringsignal/api/search"
-	"github.com/planehq/hiringsignal/bench/benchdb"
+	"github.com/planehq/hiringsignal/bench/benchapi"
 	"github.com/planehq/hiringsignal/bench/bigworld"
 	"github.com/planehq/hiringsignal/bench/loadgen"
 	"github.com/planehq/hiringsignal/internal/flagenv"
-	"github.com/planehq/hiringsignal/internal/pglisten"
-	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
@@ -322,45 +321,17 @@ func dbSize(ctx context.Context, ch analyticsConn, db string) (string, error) {
 
 // serve loads the API on snap beside a trivial handler and prints the table.
 func serve(ctx context.Context, o options, ch analyticsConn, snap *snapshot.Snapshot) error {
-	pool, drop, err := benchdb.ThrowawaySchema(ctx, o.pgURL, "bench_bigworld_")
-	if err != nil {
-		return err
-	}
-	defer drop()
-	acct, err := oltp.CreateAccount(ctx, pool, "enterprise", "bigworld-bench@example.com")
-	if err != nil {
-		return err
-	}
-	perMinute := int64(1_000_000_000)
-	if err := oltp.SetCallsPerMinute(ctx, pool, acct.AccountID, &perMinute); err != nil {
-		return err
-	}
-	dir, err := os.MkdirTemp("", "bigworld-metering")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	listener := pglisten.New(pglisten.Config{ConnConfig: pool.Config().ConnConfig})
-	if err := listener.Start(ctx); err != nil {
-		return err
-	}
-	defer listener.Stop(context.Background()) //nolint:errcheck
-	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.DiscardHandler), Pool: pool, Listener: listener,
-		MeteringDir: dir, MeteringSyncEvery: 20 * time.Millisecond})
 	snaps := fixed{snap}
-	search.Register(srv, search.Deps{Snapshots: snaps})
-	companies.Register(srv, companies.Deps{Snapshots: snaps, Pool: pool, ColdAfter: -1})
-	events.Register(srv, events.Deps{Snapshots: snaps, ClickHouse: ch})
-	if err := srv.Start(ctx); err != nil {
+	a, stop, err := benchapi.Start(ctx, o.pgURL, "bench_bigworld_", api.Config{MeteringSyncEvery: 20 * time.Millisecond},
+		func(srv *api.Server, pool *pgxpool.Pool) {
+			search.Register(srv, search.Deps{Snapshots: snaps})
+			companies.Register(srv, companies.Deps{Snapshots: snaps, Pool: pool, ColdAfter: -1})
+			events.Register(srv, events.Deps{Snapshots: snaps, ClickHouse: ch})
+		})
+	if err != nil {
 		return err
 	}
-	defer srv.Stop(context.Background()) //nolint:errcheck
-	if err := srv.StoresReady(ctx); err != nil {
-		return err
-	}
-	for i := 0; i < 100 && !srv.AuthListening(); i++ {
-		time.Sleep(20 * time.Millisecond)
-	}
+	defer stop()
 	trivial := &fasthttp.Server{Handler: func(c *fasthttp.RequestCtx) {
 		c.SetContentType("application/json")
 		c.SetBodyString(`{"ok":true}`)
@@ -372,8 +343,8 @@ func serve(ctx context.Context, o options, ch analyticsConn, snap *snapshot.Snap
 	go trivial.Serve(tln)    //nolint:errcheck
 	defer trivial.Shutdown() //nolint:errcheck
 
-	base := "http://" + srv.Addr()
-	hdr := map[string]string{"X-API-Key": acct.Key}
+	base := a.Base
+	hdr := map[string]string{"X-API-Key": a.Key}
 	all0, err := targetsOf(ctx, ch, snap)
 	if err != nil {
 		return err

@@ -16,22 +16,20 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"log/slog"
 	"net"
 	"os"
 	"runtime"
 	"slices"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/valyala/fasthttp"
 
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/events"
-	"github.com/planehq/hiringsignal/bench/benchdb"
+	"github.com/planehq/hiringsignal/bench/benchapi"
 	"github.com/planehq/hiringsignal/internal/flagenv"
-	"github.com/planehq/hiringsignal/internal/pglisten"
-	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/read/readmodel"
 	"github.com/planehq/hiringsignal/read/searchindex"
 	"github.com/planehq/hiringsignal/read/snapshot"
@@ -96,40 +94,15 @@ func run(ctx context.Context, o options) error {
 	snap := &snapshot.Snapshot{Watermark: wm, AsOf: at.UTC(), Model: readmodel.NewBuilder(wm, at, nil, cos).Build(readmodel.Side{}),
 		Index: searchindex.NewBuilder(wm, at, cos).Build(nil)}
 
-	pool, drop, err := benchdb.ThrowawaySchema(ctx, o.pgURL, "bench_events_")
+	a, stop, err := benchapi.Start(ctx, o.pgURL, "bench_events_", api.Config{}, func(srv *api.Server, _ *pgxpool.Pool) {
+		events.Register(srv, events.Deps{Snapshots: fixed{snap}, ClickHouse: ch})
+	})
 	if err != nil {
 		return err
 	}
-	defer drop()
-	acct, err := oltp.CreateAccount(ctx, pool, "enterprise", "events-bench@example.com")
-	if err != nil {
-		return err
-	}
-	perMinute := int64(1_000_000_000)
-	if err := oltp.SetCallsPerMinute(ctx, pool, acct.AccountID, &perMinute); err != nil {
-		return err
-	}
-	dir, err := os.MkdirTemp("", "eventsbench-metering")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	listener := pglisten.New(pglisten.Config{ConnConfig: pool.Config().ConnConfig}) // the key cache's, as in serve
-	if err := listener.Start(ctx); err != nil {
-		return err
-	}
-	defer listener.Stop(context.Background()) //nolint:errcheck
-	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.DiscardHandler), Pool: pool, Listener: listener, MeteringDir: dir})
-	events.Register(srv, events.Deps{Snapshots: fixed{snap}, ClickHouse: ch})
-	if err := srv.Start(ctx); err != nil {
-		return err
-	}
-	defer srv.Stop(context.Background()) //nolint:errcheck
-	if err := srv.StoresReady(ctx); err != nil {
-		return err
-	}
-	base := "http://" + srv.Addr()
-	hdr := map[string]string{"X-API-Key": acct.Key}
+	defer stop()
+	base := a.Base
+	hdr := map[string]string{"X-API-Key": a.Key}
 
 	// Cursors: 16 per position, so consecutive calls do not read the same granules.
 	cursors := func(from uint64, q string) []string {
@@ -151,7 +124,7 @@ func run(ctx context.Context, o options) error {
 	}
 
 	// The baselines serve and decode the bytes of a real head page.
-	headBody, err := get(base+targets[0].paths[0], acct.Key)
+	headBody, err := get(base+targets[0].paths[0], a.Key)
 	if err != nil {
 		return err
 	}
