@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/valyala/fasthttp"
 
-	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/bench/benchapi"
 )
 
 // The search-compressed target: the reqs/search mix of the search target, in the same run, with
@@ -29,12 +29,8 @@ type compressTarget struct {
 }
 
 func setupCompressed(ctx context.Context, pool *pgxpool.Pool, st *searchTarget) (*compressTarget, error) {
-	acct, err := oltp.CreateAccount(ctx, pool, "enterprise", "search-compressed-bench@example.com")
+	acct, err := benchapi.Account(ctx, pool, "enterprise", "search-compressed-bench@example.com")
 	if err != nil {
-		return nil, err
-	}
-	perMinute := int64(1_000_000_000)
-	if err := oltp.SetCallsPerMinute(ctx, pool, acct.AccountID, &perMinute); err != nil {
 		return nil, err
 	}
 	ct := &compressTarget{st: &searchTarget{key: acct.Key, account: acct.AccountID, urls: st.urls},

@@ -17,27 +17,21 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"flag"
 	"fmt"
-	"log/slog"
-	neturl "net/url"
 	"os"
 	"runtime"
 	"runtime/pprof"
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/valyala/fasthttp"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/account"
+	"github.com/planehq/hiringsignal/bench/benchapi"
 	"github.com/planehq/hiringsignal/bench/loadgen"
 	"github.com/planehq/hiringsignal/internal/flagenv"
-	"github.com/planehq/hiringsignal/internal/pglisten"
-	"github.com/planehq/hiringsignal/oltp"
 )
 
 type result = loadgen.Result
@@ -105,96 +99,42 @@ func main() {
 func run(o options) error {
 	pgURL, conns, dur, maxReq, rounds, searchCH, enabled := o.pgURL, o.conns, o.dur, o.maxReq, o.rounds, o.searchCH, o.enabled
 	ctx := context.Background()
-	var b [5]byte
-	_, _ = rand.Read(b[:])
-	schema := "bench_" + hex.EncodeToString(b[:])
-	admin, err := pgx.Connect(ctx, pgURL)
-	if err != nil {
-		return fmt.Errorf("cannot reach Postgres at %s (run `bin/hiringsignal stores up` or pass --postgres-url): %w", pgURL, err)
-	}
-	defer admin.Close(ctx)
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		return err
-	}
-	defer admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE") //nolint:errcheck
-	u, err := neturl.Parse(pgURL)
+	trivialBase, stopTrivial, err := benchapi.Trivial()
 	if err != nil {
 		return err
 	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	pool, err := oltp.Open(ctx, u.String())
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	if err := oltp.Migrate(ctx, pool, nil); err != nil {
-		return err
-	}
-	acct, err := oltp.CreateAccount(ctx, pool, "growth", "bench@example.com")
-	if err != nil {
-		return err
-	}
-	perMinute := int64(1_000_000_000)
-	if err := oltp.SetCallsPerMinute(ctx, pool, acct.AccountID, &perMinute); err != nil {
-		return err
-	}
+	defer stopTrivial()
+	trivialURL := trivialBase + "/"
 
-	trivial := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) {
-		ctx.SetContentType("application/json")
-		ctx.SetBodyString(`{"ok":true}`)
-	}, NoDefaultServerHeader: true}
-	tln, err := listen()
-	if err != nil {
-		return err
-	}
-	go trivial.Serve(tln)    //nolint:errcheck
-	defer trivial.Shutdown() //nolint:errcheck
-
-	dir, err := os.MkdirTemp("", "apiload-metering")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	listener := pglisten.New(pglisten.Config{ConnConfig: pool.Config().ConnConfig}) // the key cache's, as in serve
-	if err := listener.Start(ctx); err != nil {
-		return err
-	}
-	defer listener.Stop(context.Background()) //nolint:errcheck
-	cfg := api.Config{Listen: "127.0.0.1:0", Log: slog.New(slog.DiscardHandler), Pool: pool, Listener: listener, MeteringDir: dir, MeteringSyncEvery: o.meteringSync}
+	cfg := api.Config{MeteringSyncEvery: o.meteringSync}
 	if enabled["spendcap"] {
 		cfg.KeyMaxInFlight = max(256, conns) // every connection's call in flight at once, none key_throttled
 	}
-	srv := api.New(cfg)
-	account.Register(srv, account.Deps{Pool: pool})
 	var st *searchTarget
 	var ct *compressTarget
-	if searchCH[1] != "" {
-		if st, err = setupSearch(ctx, pool, srv, searchCH[0], searchCH[1]); err != nil {
-			return err
-		}
-		if enabled["search-compressed"] {
-			if ct, err = setupCompressed(ctx, pool, st); err != nil {
+	inproc, stop, err := benchapi.Start(ctx, pgURL, "bench_apiload_", "growth", cfg, func(srv *api.Server, pool *pgxpool.Pool) (err error) {
+		account.Register(srv, account.Deps{Pool: pool})
+		if searchCH[1] != "" {
+			if st, err = setupSearch(ctx, pool, srv, searchCH[0], searchCH[1]); err != nil {
 				return err
 			}
+			if enabled["search-compressed"] {
+				if ct, err = setupCompressed(ctx, pool, st); err != nil {
+					return err
+				}
+			}
+		} else if enabled["spendcap"] {
+			srv.Register(spendCapStub())
 		}
-	} else if enabled["spendcap"] {
-		srv.Register(spendCapStub())
-	}
-	if err := srv.Start(ctx); err != nil {
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	defer srv.Stop(context.Background()) //nolint:errcheck
-	if err := srv.StoresReady(ctx); err != nil {
-		return err
-	}
-	for i := 0; i < 100 && !srv.AuthListening(); i++ {
-		time.Sleep(20 * time.Millisecond)
-	}
-	trivialURL := "http://" + tln.Addr().String() + "/"
+	defer stop()
+	srv, pool := inproc.Srv, inproc.Pool
 	apiURL := "http://" + srv.Addr() + "/v1/whoami"
-	hdr := map[string]string{"X-API-Key": acct.Key}
+	hdr := map[string]string{"X-API-Key": inproc.Key}
 	if o.memProfile != "" {
 		runtime.GC()
 		if f, err := os.Create(o.memProfile); err == nil {
@@ -269,7 +209,7 @@ func run(o options) error {
 	}
 	merge := func(name string) result { return loadgen.Merge(all, name) }
 	t, a := merge("trivial fasthttp handler"), merge("GET /v1/whoami (auth + rate limit)")
-	fmt.Printf("%d connections, %d rounds of %s each, loopback, GOMAXPROCS=%d\n\n", conns, rounds, dur, runtimeProcs())
+	fmt.Printf("%d connections, %d rounds of %s each, loopback, GOMAXPROCS=%d\n\n", conns, rounds, dur, runtime.GOMAXPROCS(0))
 	fmt.Println("| target | requests | errors | req/s | p50 | p99 |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|")
 	for _, r := range []result{t, a} {

@@ -16,7 +16,7 @@ import (
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/companies"
 	"github.com/planehq/hiringsignal/api/search"
-	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/bench/benchapi"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
@@ -59,12 +59,8 @@ func setupSearch(ctx context.Context, pool *pgxpool.Pool, srv *api.Server, chAdd
 		(int64(after.HeapAlloc)-int64(before.HeapAlloc))>>20))
 	search.Register(srv, search.Deps{Snapshots: snap})
 
-	acct, err := oltp.CreateAccount(ctx, pool, "enterprise", "search-bench@example.com")
+	acct, err := benchapi.Account(ctx, pool, "enterprise", "search-bench@example.com")
 	if err != nil {
-		return nil, err
-	}
-	perMinute := int64(1_000_000_000)
-	if err := oltp.SetCallsPerMinute(ctx, pool, acct.AccountID, &perMinute); err != nil {
 		return nil, err
 	}
 	st.key, st.account = acct.Key, acct.AccountID

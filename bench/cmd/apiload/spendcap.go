@@ -13,6 +13,7 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/search"
+	"github.com/planehq/hiringsignal/bench/benchapi"
 	"github.com/planehq/hiringsignal/oltp"
 )
 
@@ -49,12 +50,8 @@ type spendCapResult struct {
 
 func runSpendCap(ctx context.Context, pool *pgxpool.Pool, srv *api.Server, base string, conns int, hard, page int64, dur time.Duration) (spendCapResult, error) {
 	res := spendCapResult{hard: hard, page: page, conns: conns}
-	acct, err := oltp.CreateAccount(ctx, pool, "starter", "spendcap-bench@example.com")
+	acct, err := benchapi.Account(ctx, pool, "starter", "spendcap-bench@example.com")
 	if err != nil {
-		return res, err
-	}
-	perMinute := int64(1_000_000_000)
-	if err := oltp.SetCallsPerMinute(ctx, pool, acct.AccountID, &perMinute); err != nil {
 		return res, err
 	}
 	if err := oltp.SetCaps(ctx, pool, acct.AccountID, nil, &hard); err != nil {

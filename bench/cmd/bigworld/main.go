@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"net"
 	neturl "net/url"
 	"os"
 	"runtime"
@@ -34,7 +33,6 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/valyala/fasthttp"
 
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/api"
@@ -322,26 +320,22 @@ func dbSize(ctx context.Context, ch analyticsConn, db string) (string, error) {
 // serve loads the API on snap beside a trivial handler and prints the table.
 func serve(ctx context.Context, o options, ch analyticsConn, snap *snapshot.Snapshot) error {
 	snaps := fixed{snap}
-	a, stop, err := benchapi.Start(ctx, o.pgURL, "bench_bigworld_", api.Config{MeteringSyncEvery: 20 * time.Millisecond},
-		func(srv *api.Server, pool *pgxpool.Pool) {
+	a, stop, err := benchapi.Start(ctx, o.pgURL, "bench_bigworld_", "enterprise", api.Config{MeteringSyncEvery: 20 * time.Millisecond},
+		func(srv *api.Server, pool *pgxpool.Pool) error {
 			search.Register(srv, search.Deps{Snapshots: snaps})
 			companies.Register(srv, companies.Deps{Snapshots: snaps, Pool: pool, ColdAfter: -1})
 			events.Register(srv, events.Deps{Snapshots: snaps, ClickHouse: ch})
+			return nil
 		})
 	if err != nil {
 		return err
 	}
 	defer stop()
-	trivial := &fasthttp.Server{Handler: func(c *fasthttp.RequestCtx) {
-		c.SetContentType("application/json")
-		c.SetBodyString(`{"ok":true}`)
-	}, NoDefaultServerHeader: true}
-	tln, err := net.Listen("tcp", "127.0.0.1:0")
+	trivURL, stopTrivial, err := benchapi.Trivial()
 	if err != nil {
 		return err
 	}
-	go trivial.Serve(tln)    //nolint:errcheck
-	defer trivial.Shutdown() //nolint:errcheck
+	defer stopTrivial()
 
 	base := a.Base
 	hdr := map[string]string{"X-API-Key": a.Key}
@@ -389,7 +383,6 @@ func serve(ctx context.Context, o options, ch analyticsConn, snap *snapshot.Snap
 		return out
 	}
 	triv := target{name: "baseline: trivial fasthttp handler", paths: []string{"/"}}
-	trivURL := "http://" + tln.Addr().String()
 	run("warmup", trivURL, triv, nil, time.Second)
 	for _, tg := range targets {
 		run("warmup", base, tg, hdr, time.Second)

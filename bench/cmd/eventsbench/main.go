@@ -94,8 +94,9 @@ func run(ctx context.Context, o options) error {
 	snap := &snapshot.Snapshot{Watermark: wm, AsOf: at.UTC(), Model: readmodel.NewBuilder(wm, at, nil, cos).Build(readmodel.Side{}),
 		Index: searchindex.NewBuilder(wm, at, cos).Build(nil)}
 
-	a, stop, err := benchapi.Start(ctx, o.pgURL, "bench_events_", api.Config{}, func(srv *api.Server, _ *pgxpool.Pool) {
+	a, stop, err := benchapi.Start(ctx, o.pgURL, "bench_events_", "enterprise", api.Config{}, func(srv *api.Server, _ *pgxpool.Pool) error {
 		events.Register(srv, events.Deps{Snapshots: fixed{snap}, ClickHouse: ch})
+		return nil
 	})
 	if err != nil {
 		return err

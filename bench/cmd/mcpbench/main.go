@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/account"
@@ -25,12 +27,10 @@ import (
 	"github.com/planehq/hiringsignal/api/events"
 	"github.com/planehq/hiringsignal/api/search"
 	"github.com/planehq/hiringsignal/api/watches"
-	"github.com/planehq/hiringsignal/bench/benchdb"
+	"github.com/planehq/hiringsignal/bench/benchapi"
 	"github.com/planehq/hiringsignal/bench/loadgen"
 	"github.com/planehq/hiringsignal/bench/profiling"
 	"github.com/planehq/hiringsignal/internal/flagenv"
-	"github.com/planehq/hiringsignal/internal/pglisten"
-	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/read/snapshot"
 )
 
@@ -57,56 +57,30 @@ func main() {
 
 func run(pgURL, chAddr, chDB string, conns int, dur time.Duration, rounds int, maxReq int64, cpuProfile, memProfile string) error {
 	ctx := context.Background()
-	pool, drop, err := benchdb.ThrowawaySchema(ctx, pgURL, "bench_mcp_")
-	if err != nil {
-		return err
-	}
-	defer drop()
 	ch, err := analytics.Open(analytics.Options{Addr: chAddr, Database: chDB})
 	if err != nil {
 		return fmt.Errorf("cannot open ClickHouse %s/%s: %w", chAddr, chDB, err)
 	}
-	quiet := slog.New(slog.DiscardHandler)
-	snaps := snapshot.New(snapshot.Config{ClickHouse: ch, Log: quiet, Poll: time.Hour})
+	snaps := snapshot.New(snapshot.Config{ClickHouse: ch, Log: slog.New(slog.DiscardHandler), Poll: time.Hour})
 	if _, err := snaps.Refresh(ctx, true); err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "mcpbench-metering")
+	a, stop, err := benchapi.Start(ctx, pgURL, "bench_mcp_", "enterprise", api.Config{MeteringSyncEvery: 20 * time.Millisecond},
+		func(srv *api.Server, pool *pgxpool.Pool) error {
+			account.Register(srv, account.Deps{Pool: pool})
+			// The world is not re-crawled while the bench runs: the cold-company check (202 crawling) is off.
+			companies.Register(srv, companies.Deps{Snapshots: snaps, Pool: pool, ColdAfter: -1})
+			search.Register(srv, search.Deps{Snapshots: snaps})
+			events.Register(srv, events.Deps{Snapshots: snaps, ClickHouse: ch})
+			watches.Register(srv, watches.Deps{Pool: pool, Snapshots: snaps})
+			agent.Register(agent.Deps{API: srv})
+			return nil
+		})
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	listener := pglisten.New(pglisten.Config{ConnConfig: pool.Config().ConnConfig}) // the key cache's, as in serve
-	if err := listener.Start(ctx); err != nil {
-		return err
-	}
-	defer listener.Stop(context.Background()) //nolint:errcheck
-	srv := api.New(api.Config{Listen: "127.0.0.1:0", Log: quiet, Pool: pool, Listener: listener, MeteringDir: dir, MeteringSyncEvery: 20 * time.Millisecond})
-	account.Register(srv, account.Deps{Pool: pool})
-	// The world is not re-crawled while the bench runs: the cold-company check (202 crawling) is off.
-	companies.Register(srv, companies.Deps{Snapshots: snaps, Pool: pool, ColdAfter: -1})
-	search.Register(srv, search.Deps{Snapshots: snaps})
-	events.Register(srv, events.Deps{Snapshots: snaps, ClickHouse: ch})
-	watches.Register(srv, watches.Deps{Pool: pool, Snapshots: snaps})
-	agent.Register(agent.Deps{API: srv})
-	if err := srv.Start(ctx); err != nil {
-		return err
-	}
-	defer srv.Stop(context.Background()) //nolint:errcheck
-	if err := srv.StoresReady(ctx); err != nil {
-		return err
-	}
-	for i := 0; i < 100 && !srv.AuthListening(); i++ {
-		time.Sleep(20 * time.Millisecond)
-	}
-	acct, err := oltp.CreateAccount(ctx, pool, "enterprise", "mcp-bench@example.com")
-	if err != nil {
-		return err
-	}
-	perMinute := int64(1_000_000_000)
-	if err := oltp.SetCallsPerMinute(ctx, pool, acct.AccountID, &perMinute); err != nil {
-		return err
-	}
+	defer stop()
+	srv, pool := a.Srv, a.Pool
 
 	// 2,000 companies spread across the world, the same ones for both targets.
 	all, err := analytics.Companies(ctx, ch)
@@ -120,11 +94,11 @@ func run(pgURL, chAddr, chDB string, conns int, dur time.Duration, rounds int, m
 		paths = append(paths, fmt.Sprintf("/v1/companies/%d/pre-action-brief", id))
 		bodies = append(bodies, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"company_hiring_brief","arguments":{"company_id":%d}}}`, i+1, id))
 	}
-	base := "http://" + srv.Addr()
+	base := a.Base
 	rest := loadgen.Spec{Name: "GET /v1/companies/{id}/pre-action-brief (REST)", Base: base, Paths: paths,
-		Headers: map[string]string{"X-API-Key": acct.Key}, Conns: conns, Dur: dur, MaxReq: maxReq}
+		Headers: map[string]string{"X-API-Key": a.Key}, Conns: conns, Dur: dur, MaxReq: maxReq}
 	tool := loadgen.Spec{Name: "tools/call company_hiring_brief (POST /mcp)", Base: base, Method: "POST", Paths: []string{agent.Path}, Bodies: bodies,
-		Headers: map[string]string{"X-API-Key": acct.Key, "Content-Type": "application/json", "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"},
+		Headers: map[string]string{"X-API-Key": a.Key, "Content-Type": "application/json", "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"},
 		OK: func(b []byte) bool {
 			return !strings.Contains(string(b), `"isError":true`) && strings.Contains(string(b), `"result"`)
 		},
@@ -172,7 +146,7 @@ func run(pgURL, chAddr, chDB string, conns int, dur time.Duration, rounds int, m
 	if err := srv.FlushUsage(ctx); err != nil {
 		return err
 	}
-	rows, err := pool.Query(ctx, "SELECT channel, sum(calls) FROM usage_events WHERE account_id = $1 GROUP BY channel ORDER BY channel", acct.AccountID)
+	rows, err := pool.Query(ctx, "SELECT channel, sum(calls) FROM usage_events WHERE account_id = $1 GROUP BY channel ORDER BY channel", a.Account)
 	if err != nil {
 		return err
 	}
