@@ -213,9 +213,12 @@ func (s *Stack) clickhouseConfig() string {
 `, d, s.ClickHousePort, s.ClickHouseHTTP)
 }
 
+// clickhouseUsers is the private ClickHouse's users.xml: one loopback user without a password.
+// Table and database metadata are written without fsync (fsync_metadata=0): the store is a
+// throwaway one, and each test makes and drops a database of its own.
 const clickhouseUsers = `<?xml version="1.0"?>
 <yandex>
-  <profiles><default><max_memory_usage>6000000000</max_memory_usage><load_balancing>random</load_balancing></default></profiles>
+  <profiles><default><max_memory_usage>6000000000</max_memory_usage><load_balancing>random</load_balancing><fsync_metadata>0</fsync_metadata></default></profiles>
   <users><default><password></password><networks><ip>127.0.0.1</ip><ip>::1</ip></networks><profile>default</profile><quota>default</quota></default></users>
   <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors><result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval></default></quotas>
 </yandex>

@@ -185,7 +185,11 @@ func (s *Stack) postgresUp(ctx context.Context) (bool, error) {
 	// The probe found ours running nowhere, so a postmaster.pid left is stale (a killed machine);
 	// removing it keeps a reused pid from blocking the start.
 	_ = os.Remove(filepath.Join(data, "postmaster.pid"))
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=256MB", s.PostgresPort, dir)
+	// The private instance is a throwaway store for `make run` and `make test`: it writes without
+	// fsync (a killed process loses nothing it acknowledged, since every commit's WAL still reaches
+	// the OS before the commit returns; only a crash of the machine can lose the run directory).
+	// The tests' many small commits and per-test migrations otherwise wait on the disk.
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=256MB %s", s.PostgresPort, dir, throwawayDurability)
 	s.Log.Info("starting private Postgres", "port", s.PostgresPort, "dir", data)
 	logPath := filepath.Join(dir, "postgres.log")
 	out, err := asPostgres(ctx, pgctl, "-D", data, "-l", logPath, "-o", opts, "-w", "-t", "60", "start").CombinedOutput()
@@ -239,3 +243,8 @@ func stopPostgresData(ctx context.Context, data string) (stopped bool, err error
 	}
 	return true, nil
 }
+
+// throwawayDurability are the settings of a private Postgres whose data may be lost with the
+// machine but not with a process: no fsync, no full-page images; synchronous_commit stays on, so
+// a commit's WAL is written to the OS before it is acknowledged.
+const throwawayDurability = "-c fsync=off -c full_page_writes=off"

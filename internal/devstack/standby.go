@@ -45,10 +45,10 @@ func (p *PostgresPair) URL() string {
 }
 
 // serverOpts are the settings both servers start with: loopback, sockets in Dir, WAL for a
-// streaming standby, no fsync (test data).
+// streaming standby, the throwaway durability of test data.
 func (p *PostgresPair) serverOpts(port int) string {
-	return fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=64MB -c fsync=off "+
-		"-c wal_level=replica -c max_wal_senders=5 -c hot_standby=on -c wal_keep_size=256MB", port, p.Dir)
+	return fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=64MB %s "+
+		"-c wal_level=replica -c max_wal_senders=5 -c hot_standby=on -c wal_keep_size=256MB", port, p.Dir, throwawayDurability)
 }
 
 // Up initialises the primary (first time), starts it, creates database Database, builds the
