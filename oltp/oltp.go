@@ -75,6 +75,20 @@ func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	return pool, nil
 }
 
+// MigrationsDigest is a digest of the embedded migrations (names and statements): two schemas
+// migrated by binaries with the same digest hold the same tables.
+func MigrationsDigest() (string, error) {
+	ms, err := migrate.Load(migrationsFS, "migrations")
+	if err != nil {
+		return "", err
+	}
+	h := fnv.New64a()
+	for _, m := range ms {
+		fmt.Fprintf(h, "%s\x00%s\x00", m.Name, m.SQL)
+	}
+	return fmt.Sprintf("%016x", h.Sum64()), nil
+}
+
 // Migrate applies every embedded migration not yet applied, each in its own transaction together
 // with its bookkeeping row, so a failed migration leaves nothing marked as applied. Concurrent
 // callers on one schema serialise on the schema's advisory lock; callers on other schemas of the

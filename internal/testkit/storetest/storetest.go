@@ -1,8 +1,9 @@
 // Package storetest gives tests real, isolated Postgres and ClickHouse databases.
 //
-// Each test package gets its own Postgres database (hs_test_<pkg>) and each test its own schema in
-// it; each test gets its own ClickHouse database. Everything is migrated and dropped when the test
-// ends, so packages and their tests run in parallel and reruns start clean. A schema does not
+// Each test package gets its own Postgres database (hs_test_<pkg>) and each test a migrated schema
+// in it that no other test holds meanwhile (kept between tests and emptied when taken: migrating
+// one costs more than the test of most); each test gets its own ClickHouse database, migrated and
+// dropped when the test ends. So packages and their tests run in parallel and reruns start clean. A schema does not
 // isolate what Postgres keeps per database: advisory locks, LISTEN/NOTIFY channels and
 // pg_stat_activity are shared by every test of the package (and by any other run of it), so a
 // test that depends on them has ids of its own or stays serial. The servers come from
@@ -71,12 +72,10 @@ func sanitize(s string) string {
 	return out
 }
 
-// PostgresURL returns the URL of a fresh, migrated schema for this test inside the package's own
-// database pkg. The schema is dropped when the test ends.
-func PostgresURL(t testing.TB, pkg string) string {
+// packageDatabase returns the URL of the package's own database pkg (hs_test_<pkg>), created on
+// first use.
+func packageDatabase(ctx context.Context, t testing.TB, pkg string) *url.URL {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 	server := PostgresServerURL()
 	admin, err := pgx.Connect(ctx, server)
 	if err != nil {
@@ -100,42 +99,62 @@ func PostgresURL(t testing.TB, pkg string) string {
 		t.Fatalf("bad HS_POSTGRES_URL: %v", err)
 	}
 	u.Path = "/" + db
+	return u
+}
+
+// withSchema is u with search_path set to schema.
+func withSchema(u *url.URL, schema string) string {
+	v := *u
+	q := v.Query()
+	q.Set("search_path", schema)
+	v.RawQuery = q.Encode()
+	return v.String()
+}
+
+// PostgresURL returns the URL of a fresh, empty (not migrated) schema for this test inside the
+// package's own database pkg, for a test of what migrates it. The schema is dropped when the test
+// ends.
+func PostgresURL(t testing.TB, pkg string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	u := packageDatabase(ctx, t, pkg)
 	schema := "t_" + sanitize(t.Name()) + "_" + suffix()
 	c, err := pgx.Connect(ctx, u.String())
 	if err != nil {
-		t.Fatalf("cannot connect to %s: %v", db, err)
+		t.Fatalf("cannot connect to %s: %v", u.Path, err)
 	}
 	if _, err := c.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
 		t.Fatalf("cannot create schema: %v", err)
 	}
 	c.Close(ctx)
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		c, err := pgx.Connect(ctx, strings.Split(u.String(), "?")[0])
+		c, err := pgx.Connect(ctx, u.String())
 		if err == nil {
 			_, _ = c.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE")
 			c.Close(ctx)
 		}
 	})
-	return u.String()
+	return withSchema(u, schema)
 }
 
-// Postgres returns a pool on a fresh, migrated schema (see PostgresURL).
+// Postgres returns a pool on a migrated schema of the package's own database pkg, empty as a
+// freshly migrated one reads, that no other test holds while this one runs. Migrated schemas are
+// kept between tests and runs (pool.go): a test takes one, emptied, and gives it back when it
+// ends, or when its process dies.
 func Postgres(t testing.TB, pkg string) *pgxpool.Pool {
 	t.Helper()
-	ctx := context.Background()
-	pool, err := oltp.Open(ctx, PostgresURL(t, pkg))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	u := packageDatabase(ctx, t, pkg)
+	schema := takeSchema(ctx, t, u)
+	pool, err := oltp.Open(ctx, withSchema(u, schema))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	if err := oltp.Migrate(ctx, pool, nil); err != nil {
-		t.Fatalf("cannot migrate test schema: %v", err)
-	}
 	return pool
 }
 
