@@ -15,11 +15,11 @@ export GOTOOLCHAIN := auto
 GOLANGCI  := bin/golangci-lint
 GOLANGCI_VERSION := v2.15.0
 
-.PHONY: help run test fuzz deps test-deps build stores-up stores-down cluster-up cluster-down test-cluster test-cluster-e2e lint vulncheck clean mcp-check
+.PHONY: help run test fuzz deps test-deps build stores-up stores-down test-stores-up test-stores-down cluster-up cluster-down test-cluster test-cluster-e2e lint vulncheck clean mcp-check
 
 # help lists the targets with the text after each `##`.
 help: ## list the targets
-	@awk -F':.*## ' '/^[a-z][a-z-]*:.*## / { printf "  %-12s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+	@awk -F':.*## ' '/^[a-z][a-z-]*:.*## / { printf "  %-17s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 
 # HS_* variables reach dev from the environment: HS_CYCLE_EVERY=20s make run runs one 3-hour
 # cycle every 20 s (push in one minute; README "Push in one minute").
@@ -33,10 +33,35 @@ run: deps build ## bring up the whole stack with demo data; prints a key and exa
 TEST_FIRST := ./pipeline/sources ./pipeline ./api/search ./api ./api/companies ./read/readmodel \
 	./api/outcomes ./cmd/hiringsignal ./analytics ./api/agent ./sim
 
-test: deps test-deps build stores-up ## the tests under -race, a 2 s fuzz of every target, the MCP client check
-	$(GO) test -race -timeout 20m $(TEST_FIRST) ./...
-	FUZZTIME=2s ./scripts/fuzz.sh
-	./scripts/mcp-check.sh
+# make test runs on stores of its own, apart from make run's (its demo data is never touched): a
+# private Postgres and ClickHouse on ports of their own (TEST_PG_PORT, TEST_CH_PORT,
+# TEST_CH_HTTP_PORT) whose data lives in memory (TEST_RUN_DIR, under /dev/shm): test data is thrown
+# away, and on this machine's disk a ClickHouse insert of the ledger's width costs about 15 times
+# the CPU it costs in memory (docs/decisions.md, "Tests and fuzzing"). HS_POSTGRES_URL and
+# HS_CLICKHOUSE_ADDR, both set, name servers to use instead.
+TEST_RUN_DIR      ?= $(if $(wildcard /dev/shm),/dev/shm/hiringsignal-test-$(shell printf %s "$(CURDIR)" | sha1sum | cut -c1-10),$(CURDIR)/.run-test)
+TEST_PG_PORT      ?= 55442
+TEST_CH_PORT      ?= 59010
+TEST_CH_HTTP_PORT ?= 58133
+TEST_STORES_FLAGS := --run-dir $(TEST_RUN_DIR) --pg-port $(TEST_PG_PORT) --clickhouse-port $(TEST_CH_PORT) --clickhouse-http-port $(TEST_CH_HTTP_PORT)
+ifneq ($(and $(HS_POSTGRES_URL),$(HS_CLICKHOUSE_ADDR)),)
+TEST_ENV :=
+else
+TEST_ENV := HS_POSTGRES_URL='postgres://postgres@127.0.0.1:$(TEST_PG_PORT)/hiringsignal?sslmode=disable' HS_CLICKHOUSE_ADDR=127.0.0.1:$(TEST_CH_PORT)
+endif
+
+test: deps test-deps build test-stores-up ## the tests under -race, a 2 s fuzz of every target, the MCP client check
+	$(TEST_ENV) $(GO) test -race -timeout 20m $(TEST_FIRST) ./...
+	$(TEST_ENV) FUZZTIME=2s ./scripts/fuzz.sh
+	$(TEST_ENV) ./scripts/mcp-check.sh
+
+test-stores-up: build ## start the test stores (in memory, ports of their own), unless HS_POSTGRES_URL and HS_CLICKHOUSE_ADDR are set
+	@if [ -n "$$HS_POSTGRES_URL" ] && [ -n "$$HS_CLICKHOUSE_ADDR" ]; then \
+		echo "using HS_POSTGRES_URL and HS_CLICKHOUSE_ADDR; no test stores started"; \
+	else ./$(BIN) stores up $(TEST_STORES_FLAGS); fi
+
+test-stores-down: build ## stop the test stores
+	./$(BIN) stores down $(TEST_STORES_FLAGS)
 
 # mcp-check runs an independent MCP client (the TypeScript SDK's, from npm) against /mcp of a
 # `serve` it starts: tools/list and tools/call (node and npm from Debian's packages when missing).

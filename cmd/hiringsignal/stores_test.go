@@ -21,7 +21,7 @@ import (
 
 // storesPort is a free port away from the shared stores' and other checkouts' ports.
 func storesPort(t *testing.T) string {
-	reserved := map[int]bool{55432: true, 59000: true, 59123: true, 58123: true, 56432: true, 60000: true, 60123: true}
+	reserved := map[int]bool{55432: true, 59000: true, 59123: true, 58123: true, 56432: true, 60000: true, 60123: true, 55442: true, 59010: true, 58133: true}
 	for {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		require.NoError(t, err)

@@ -65,7 +65,7 @@ func helper(action string) int {
 }
 
 // The shared stores other checkouts use, and another test process's: never picked.
-var reserved = map[int]bool{55432: true, 59000: true, 59123: true, 58123: true, 56432: true, 60000: true, 60123: true}
+var reserved = map[int]bool{55432: true, 59000: true, 59123: true, 58123: true, 56432: true, 60000: true, 60123: true, 55442: true, 59010: true, 58133: true}
 
 func port(t *testing.T) int {
 	for {
