@@ -381,11 +381,23 @@ func decodeMembers(obj rawJSON, set func(key []byte, val rawJSON), fallback func
 	if len(obj) == 0 || obj[0] != '{' {
 		return fallback()
 	}
-	if !eachMember(obj, nil) {
+	// One walk: the members are held until every key is known to be plain, then set in order
+	// (a walk per check and set scanned every value, a posting's description among them, twice).
+	var held [24]objMember
+	ms := held[:0]
+	if !eachMember(obj, func(k []byte, v rawJSON) { ms = append(ms, objMember{k, v}) }) {
 		return fallback()
 	}
-	eachMember(obj, set)
+	for _, m := range ms {
+		set(m.key, m.val)
+	}
 	return true
+}
+
+// objMember is one member of a JSON object: its key and value, aliasing the object.
+type objMember struct {
+	key []byte
+	val rawJSON
 }
 
 // eachMember walks the members of obj (valid JSON, starting with '{'), calling set, when not
