@@ -54,11 +54,16 @@ func newDeduper(needAttrs func(string) bool) *deduper {
 // add merges o into its req. A posting taken as the req's best, text or fullest has its facts
 // read first (readFacts: the normalize stage of a cycle leaves them to be read here), so the
 // postings no event reads from are never read; the copy kept for the req's salary needs none.
+// The roles o takes share one copy of it: nothing writes a kept copy.
 func (d *deduper) add(o *observation) {
+	var kept *observation
 	keep := func() *observation {
-		o.readFacts()
-		c := *o
-		return &c
+		if kept == nil || kept.facts == nil && o.later != nil {
+			o.readFacts()
+			c := *o
+			kept = &c
+		}
+		return kept
 	}
 	a, ok := d.reqs[o.reqKey]
 	if !ok {
@@ -71,9 +76,12 @@ func (d *deduper) add(o *observation) {
 		a.best = keep()
 	}
 	if a.best != nil && o.salary && (a.salary == nil || better(o, a.salary)) {
-		c := *o
-		c.later = nil // its pay is read, not its facts: the text is not kept
-		a.salary = &c
+		if kept == nil {
+			c := *o
+			c.later = nil // its pay is read, not its facts: the text is not kept
+			kept = &c
+		}
+		a.salary = kept
 	}
 	if a.best != nil && o.descHash() != 0 {
 		if a.text == nil || better(o, a.text) {
