@@ -100,11 +100,14 @@ type Crawler struct {
 	lock    func(ctx context.Context) (unlock func(), err error)
 	head    LedgerHead // nil: ClickHouse's head alone
 
-	mu       sync.Mutex // one cycle at a time
-	state    *State
-	descs    *descLog // the descriptions req_descriptions holds (describe.go)
-	pages    *pageCache
-	suspects map[string]suspectMark // sources whose last read was a suspect drop (guardDrops), under mu
+	mu    sync.Mutex // one cycle at a time
+	state *State
+	descs *descLog // the descriptions req_descriptions holds (describe.go)
+	// eagerFacts: tests; a cycle reads every posting's facts in the normalize stage, as a
+	// worker's read does, not only those of the postings its deduper takes.
+	eagerFacts bool
+	pages      *pageCache
+	suspects   map[string]suspectMark // sources whose last read was a suspect drop (guardDrops), under mu
 
 	readMu  sync.Mutex // guards readIdx (ReadSources may run beside a commit, and beside itself)
 	readIdx *readIndex // of the last directory ReadSources read
@@ -502,9 +505,10 @@ func (c *Crawler) fetchStage(ctx context.Context, sources []*Source, stats map[s
 }
 
 // normalizeStage normalizes the pages (normalizePage) with c.workers goroutines onto the
-// channel it returns, closed once pages is drained. It reads the facts of the postings of reqs
-// need says may have an event (every posting when need is nil), and queues their descriptions on
-// descs.
+// channel it returns, closed once pages is drained. It cleans the descriptions of the postings
+// of reqs need says may have an event and queues them on descs, their facts left for the
+// deduper to read of the postings it takes (describeLater); when need is nil (a worker's read,
+// whose committer reads the facts it carries) it reads every posting's facts.
 func (c *Crawler) normalizeStage(pages <-chan pageMsg, res *resolver, stats map[string]*CycleStats, countMu *sync.Mutex,
 	need func(reqKey string) bool, descs *descWriter) <-chan obsMsg {
 	obs := make(chan obsMsg, 64)
@@ -554,8 +558,11 @@ func (c *Crawler) normalizePage(m pageMsg, res *resolver, st *CycleStats, countM
 		if o.salaryDropped {
 			salDropped++
 		}
-		if need == nil || need(o.reqKey) {
+		switch {
+		case need == nil: // a worker's read: the committer reads the facts it carries
 			descs.add(&o, describe(&o, &m.postings[i]))
+		case need(o.reqKey):
+			descs.add(&o, c.describe(&o, &m.postings[i])) // the deduper reads the facts it takes
 		}
 		out = append(out, o)
 		keep = append(keep, cachedObs{reqKey: o.reqKey, sourceID: o.sourceID})

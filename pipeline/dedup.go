@@ -51,31 +51,44 @@ func newDeduper(needAttrs func(string) bool) *deduper {
 	return &deduper{reqs: map[string]*reqAgg{}, needAttrs: needAttrs}
 }
 
+// add merges o into its req. A posting taken as the req's best, text or fullest has its facts
+// read first (readFacts: the normalize stage of a cycle leaves them to be read here), so the
+// postings no event reads from are never read; the copy kept for the req's salary needs none.
+// The roles o takes share one copy of it: nothing writes a kept copy.
 func (d *deduper) add(o *observation) {
+	var kept *observation
+	keep := func() *observation {
+		if kept == nil || kept.facts == nil && o.later != nil {
+			o.readFacts()
+			c := *o
+			kept = &c
+		}
+		return kept
+	}
 	a, ok := d.reqs[o.reqKey]
 	if !ok {
 		a = &reqAgg{companyID: o.companyID}
 		if d.needAttrs(o.reqKey) {
-			c := *o
-			a.best = &c
+			a.best = keep()
 		}
 		d.reqs[o.reqKey] = a
 	} else if a.best != nil && better(o, a.best) {
-		c := *o
-		a.best = &c
+		a.best = keep()
 	}
 	if a.best != nil && o.salary && (a.salary == nil || better(o, a.salary)) {
-		c := *o
-		a.salary = &c
-	}
-	if a.best != nil && o.facts != nil && o.facts.DescriptionHash != 0 {
-		if a.text == nil || better(o, a.text) {
+		if kept == nil {
 			c := *o
-			a.text = &c
+			c.later = nil // its pay is read, not its facts: the text is not kept
+			kept = &c
+		}
+		a.salary = kept
+	}
+	if a.best != nil && o.descHash() != 0 {
+		if a.text == nil || better(o, a.text) {
+			a.text = keep()
 		}
 		if f := a.fullest; f == nil || o.textLen > f.textLen || o.textLen == f.textLen && better(o, f) {
-			c := *o
-			a.fullest = &c
+			a.fullest = keep()
 		}
 	}
 	if o.sourceType == "ats_tenant" && !contains(a.atsBoards, o.board) {

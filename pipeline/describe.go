@@ -16,16 +16,18 @@ import (
 	"github.com/planehq/hiringsignal/pipeline/ats"
 )
 
-// A posting's facts: what it states of itself, read when its page is parsed (the normalize
-// stage), from its feed's structured terms first and its title and description (internal/jobtext)
-// for the gaps. Only a posting whose req may have an event this cycle is read (State.needAttrs;
-// a worker's read, which cannot know, reads every posting), and only from a page parsed anew: an
-// unchanged page (304, or a body hashed as before) is neither parsed nor read, and its reqs take
-// their facts from the ledger. A req's event carries its best posting's facts; where that
-// posting's list carries no description, another posting's text fills the gaps (withText). The
-// description is cleaned once, bounded at
-// analytics.MaxDescription bytes of text, and stored apart from the ledger (req_descriptions),
-// once per distinct text of a req: descLog remembers which texts are stored.
+// A posting's facts: what it states of itself, from its feed's structured terms first and its
+// title and description (internal/jobtext) for the gaps. Only a posting whose req may have an
+// event this cycle is read (State.needAttrs; a worker's read, which cannot know, reads every
+// posting), and only from a page parsed anew: an unchanged page (304, or a body hashed as before)
+// is neither parsed nor read, and its reqs take their facts from the ledger. Its description is
+// cleaned when its page is parsed (the normalize stage); its facts are read then in a worker's
+// read, and in a cycle only once the deduper takes the posting as its req's best, text or fullest
+// (describeLater, readFacts). A req's event carries its best posting's facts; where that posting's
+// list carries no description, another posting's text fills the gaps (withText). The description
+// is cleaned once, bounded at analytics.MaxDescription bytes of text, and stored apart from the
+// ledger (req_descriptions), once per distinct text of a req: descLog remembers which texts are
+// stored.
 
 // postingTerms are the terms a feed states of a posting in structured fields (ats.Posting).
 type postingTerms struct {
@@ -50,22 +52,62 @@ func termsOf(p *ats.Posting) postingTerms {
 // states ("Remote - EMEA", "Remote (Europe)"), and the feed's tags (Personio's keywords) for
 // technologies beside the text's.
 func describe(o *observation, p *ats.Posting) string {
+	text := describeLater(o, p)
+	o.readFacts()
+	return text
+}
+
+// laterRead is what reading a posting's facts needs beside its observation: its cleaned
+// description, that text's hash, its feed's tags and its location as the feed states it.
+type laterRead struct {
+	text, keywords, location string
+	hash                     uint64
+}
+
+// describeLater is describe, its facts left to be read by readFacts: the description is cleaned
+// (its text is stored, and its length weighed by the deduper) and kept on o until then. A cycle
+// reads the facts of the postings its deduper takes for a req (best, text, fullest) and no
+// other's: a req's copies on boards and the aggregator mostly give way to its tenant's posting,
+// and reading them was a third of a cold cycle's describing.
+func describeLater(o *observation, p *ats.Posting) string {
 	text := ""
 	if p.Description != "" {
 		text = jobtext.Clean(p.Description, analytics.MaxDescription)
 	}
-	if o.terms.remote && p.Location != "" {
-		o.terms.regions = jobtext.Derive("", p.Location).RemoteRegions
+	o.textLen = len(text)
+	o.later = &laterRead{text: text, keywords: p.Keywords, location: p.Location, hash: analytics.DescriptionHash(text)}
+	return text
+}
+
+// readFacts reads the facts describeLater left to be read (nothing when there are none).
+func (o *observation) readFacts() {
+	l := o.later
+	if l == nil {
+		return
 	}
-	d := jobtext.Derive(o.rawTitle, text)
-	if p.Keywords != "" {
-		d.Technologies = withTags(d.Technologies, jobtext.Tags(p.Keywords))
+	o.later = nil
+	if o.terms.remote && l.location != "" {
+		o.terms.regions = jobtext.Derive("", l.location).RemoteRegions
+	}
+	d := jobtext.Derive(o.rawTitle, l.text)
+	if l.keywords != "" {
+		d.Technologies = withTags(d.Technologies, jobtext.Tags(l.keywords))
 	}
 	f := mergeFacts(o.rawTitle, o.country, o.terms, d)
-	f.DescriptionHash = analytics.DescriptionHash(text)
+	f.DescriptionHash = l.hash
 	o.facts = &f
-	o.textLen = len(text)
-	return text
+}
+
+// descHash is the hash of o's cleaned description, its facts read or not (0: none, or not
+// described).
+func (o *observation) descHash() uint64 {
+	if o.later != nil {
+		return o.later.hash
+	}
+	if o.facts != nil {
+		return o.facts.DescriptionHash
+	}
+	return 0
 }
 
 // withTags adds the technologies a feed's tags name to those the title and text name: as named
@@ -314,10 +356,11 @@ func (c *Crawler) newDescWriter(ctx context.Context) *descWriter {
 
 // add queues the description of o (the text describe returned) when the log does not have it.
 func (w *descWriter) add(o *observation, text string) {
-	if o.facts == nil || o.facts.DescriptionHash == 0 || !w.log.claim(o.reqKey, o.facts.DescriptionHash) {
+	h := o.descHash()
+	if h == 0 || !w.log.claim(o.reqKey, h) {
 		return
 	}
-	w.in <- analytics.Description{ReqKey: o.reqKey, Hash: o.facts.DescriptionHash, Text: text}
+	w.in <- analytics.Description{ReqKey: o.reqKey, Hash: h, Text: text}
 }
 
 func (w *descWriter) run(ctx context.Context) {
@@ -354,4 +397,13 @@ func (w *descWriter) close() (written int, err error) {
 		return w.n, fmt.Errorf("cannot store descriptions: %w", w.err)
 	}
 	return w.n, nil
+}
+
+// describe is how a cycle's normalize stage describes a posting of a req that may have an event:
+// describeLater, its facts read by the deduper (describe itself with Crawler.eagerFacts).
+func (c *Crawler) describe(o *observation, p *ats.Posting) string {
+	if c.eagerFacts {
+		return describe(o, p)
+	}
+	return describeLater(o, p)
 }

@@ -1,8 +1,9 @@
 // Package pipeline owns the crawl: for one region at one tick it fetches every source of the
 // directory, parses each page with its format adapter (pipeline/ats), normalizes postings
 // (internal/normalize), reads what each posting states of itself (its feed's structured terms
-// first, then its title and cleaned description through internal/jobtext; the description is
-// stored apart from the ledger, once per distinct text of a req: describe.go), deduplicates them
+// first, then its title and cleaned description through internal/jobtext, in a cycle only for
+// the postings a req's facts come from; the description is stored apart from the ledger, once
+// per distinct text of a req: describe.go), deduplicates them
 // into reqs (one per company, title and country, all boards listed; a req's facts are its best
 // posting's, gaps filled from another posting's text where the best one's list has none, or from
 // a fuller text where its own is a short opening), diffs them against the ledger state (opened,

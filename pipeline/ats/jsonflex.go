@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -38,7 +39,9 @@ func (s *flexString) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// jsonStringValue returns the value of a JSON string literal.
+// jsonStringValue returns the value of a JSON string literal. One with escapes (a description's
+// HTML as "\u003cp\u003e", quotes, newlines) is unescaped by unescapeJSON, with encoding/json's
+// answer (TestJSONStringValueMatchesEncodingJSON).
 func jsonStringValue(b []byte) (string, bool) {
 	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
 		return "", false
@@ -47,11 +50,101 @@ func jsonStringValue(b []byte) (string, bool) {
 	if bytes.IndexByte(inner, '\\') < 0 {
 		return string(inner), true
 	}
-	var v string
-	if err := json.Unmarshal(b, &v); err != nil {
-		return "", false
+	return unescapeJSON(inner)
+}
+
+// unescapeJSON returns the value of s, the inside of a JSON string literal, as json.Unmarshal
+// into a string does, without its validating pass over the literal and its reflection: false
+// where the literal is not valid JSON (a bare quote or control character, an unknown escape, a
+// \u without four hex digits); a \u escape of a lone or mismatched surrogate, and a byte that is
+// not UTF-8, read as U+FFFD.
+func unescapeJSON(s []byte) (string, bool) {
+	var out strings.Builder
+	out.Grow(len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '\\':
+			if i+1 >= len(s) {
+				return "", false
+			}
+			switch e := s[i+1]; e {
+			case '"', '\\', '/':
+				out.WriteByte(e)
+			case 'b':
+				out.WriteByte('\b')
+			case 'f':
+				out.WriteByte('\f')
+			case 'n':
+				out.WriteByte('\n')
+			case 'r':
+				out.WriteByte('\r')
+			case 't':
+				out.WriteByte('\t')
+			case 'u':
+				r := hex4(s[i:])
+				if r < 0 {
+					return "", false
+				}
+				i += 6
+				if utf16.IsSurrogate(r) {
+					if r2 := hex4(s[i:]); r2 >= 0 {
+						if pair := utf16.DecodeRune(r, r2); pair != utf8.RuneError {
+							out.WriteRune(pair)
+							i += 6
+							continue
+						}
+					}
+					r = utf8.RuneError
+				}
+				out.WriteRune(r)
+				continue
+			default:
+				return "", false
+			}
+			i += 2
+		case c == '"' || c < ' ':
+			return "", false
+		case c < utf8.RuneSelf:
+			j := i + 1
+			for j < len(s) && s[j] >= ' ' && s[j] < utf8.RuneSelf && s[j] != '"' && s[j] != '\\' {
+				j++
+			}
+			out.Write(s[i:j])
+			i = j
+		default:
+			r, n := utf8.DecodeRune(s[i:])
+			if r == utf8.RuneError && n == 1 {
+				out.WriteRune(r)
+			} else {
+				out.Write(s[i : i+n])
+			}
+			i += n
+		}
 	}
-	return v, true
+	return out.String(), true
+}
+
+// hex4 is the code unit of the \uXXXX escape s starts with; -1 when s does not start with one.
+func hex4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 // flexNum is a JSON number or a numeric string ("85000", "85,000.50", " 12 "). OK is false
@@ -288,11 +381,23 @@ func decodeMembers(obj rawJSON, set func(key []byte, val rawJSON), fallback func
 	if len(obj) == 0 || obj[0] != '{' {
 		return fallback()
 	}
-	if !eachMember(obj, nil) {
+	// One walk: the members are held until every key is known to be plain, then set in order
+	// (a walk per check and set scanned every value, a posting's description among them, twice).
+	var held [24]objMember
+	ms := held[:0]
+	if !eachMember(obj, func(k []byte, v rawJSON) { ms = append(ms, objMember{k, v}) }) {
 		return fallback()
 	}
-	eachMember(obj, set)
+	for _, m := range ms {
+		set(m.key, m.val)
+	}
 	return true
+}
+
+// objMember is one member of a JSON object: its key and value, aliasing the object.
+type objMember struct {
+	key []byte
+	val rawJSON
 }
 
 // eachMember walks the members of obj (valid JSON, starting with '{'), calling set, when not

@@ -1,7 +1,9 @@
 package ats
 
 import (
+	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -127,4 +129,61 @@ func TestNodeMembersMatchEncodingJSON(t *testing.T) {
 func FuzzNodeMembers(f *testing.F) {
 	f.Add([]byte(`{"@type":"JobPosting","title":"A","identifier":{"value":"1"},"datePosted":"2026-01-05","url":"u"}`))
 	f.Fuzz(func(t *testing.T, obj []byte) { checkNode(t, obj) })
+}
+
+// jsonStringMatches checks jsonStringValue against json.Unmarshal into a string: the same value
+// where encoding/json takes the literal, false where it refuses it.
+func jsonStringMatches(t *testing.T, lit []byte) {
+	t.Helper()
+	var want string
+	werr := json.Unmarshal(lit, &want)
+	got, ok := jsonStringValue(lit)
+	if werr != nil {
+		require.False(t, ok, "%q: encoding/json refuses it (%v), jsonStringValue read %q", lit, werr, got)
+		return
+	}
+	require.True(t, ok, "%q", lit)
+	require.Equal(t, want, got, "%q", lit)
+}
+
+// A string literal with escapes is read as encoding/json reads it: every escape, surrogate pairs
+// and lone surrogates, bytes that are not UTF-8, and the literals it refuses.
+func TestJSONStringValueMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
+	for _, inner := range []string{
+		`\u003cp\u003eHello \u0026amp; welcome\u003c/p\u003e`, `\"quoted\" \\ \/ \b\f\n\r\t`, `a\u00e9b\u00C9`,
+		`\ud83d\ude00 smile`, `\uD83D\uDE00`, `\ud83d alone`, `\ude00 low first`, `\ud83d\u0041`, `\ud83d\ud83d\ude00`,
+		`\ud83d\u12`, `\u12`, `\u12G4`, `\x41`, `\'`, `tail\`, "raw \x01 control\\n", `bare " quote\n`,
+		"\xff\xfe not utf-8\\n", "caf\xc3\xa9\\t", "\xe2\x82 cut\\n", "\xf0\x9f\x98\x80 emoji\\n", "\u2028 sep\\n", "\x7f del\\n",
+		`\u0000 nul`, `\uFFFD`, `\uffff`, `\\\\\\`, `\\u0041`, `\`, `\\`,
+	} {
+		jsonStringMatches(t, []byte(`"`+inner+`"`))
+	}
+	// Every two-byte tail after a backslash, and random mixes of escapes and bytes.
+	for a := 0; a < 256; a++ {
+		for _, b := range []byte{'0', 'a', 'd', 'D', '8', 'F', '"', 'x'} {
+			jsonStringMatches(t, []byte{'"', 'x', '\\', byte(a), b, 'y', '"'})
+		}
+	}
+	pieces := []string{`\n`, `\"`, `\\`, `\u00e9`, `\ud83d`, `\ude00`, `\uD800`, `\u0041`, "a", " ", "é", "\xff", "\xe2\x82", "\x1f", `"`, `\`, "<p>"}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		lit := []byte{'"', '\\', 'n'}
+		for range rnd.IntN(12) {
+			lit = append(lit, pieces[rnd.IntN(len(pieces))]...)
+		}
+		jsonStringMatches(t, append(lit, '"'))
+	}
+}
+
+// FuzzJSONStringValue checks jsonStringValue against encoding/json on any literal with an escape
+// (one without is its bytes as they are, encoding/json's validation left to the page's).
+func FuzzJSONStringValue(f *testing.F) {
+	f.Add([]byte(`"\u003cp\u003e\ud83d\ude00\"x\"\n\xff"`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' || !bytes.Contains(b[1:len(b)-1], []byte{'\\'}) {
+			return
+		}
+		jsonStringMatches(t, b)
+	})
 }

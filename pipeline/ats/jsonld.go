@@ -229,36 +229,32 @@ func (lp *ldParse) block(blk []byte) bool {
 // value handles one JSON value: an object node or an array of them. It reports false only
 // when the value is not syntactically valid JSON; records it could not use are counted.
 func (lp *ldParse) value(v []byte, depth int) bool {
-	page := lp.page
-	if len(v) == 0 {
+	// One validating scan, then the members and elements read off the valid text
+	// (decodeMembers, eachElement): what encoding/json would decode into an ldNode, whose fields
+	// all accept any value. What is read off it is valid JSON and not scanned again.
+	if len(v) == 0 || !json.Valid(v) {
 		return false
 	}
-	switch v[0] {
-	case '{':
-		// One validating scan, then the members read off the valid text (decodeMembers): what
-		// encoding/json would decode into an ldNode, whose fields all accept any value.
-		if !json.Valid(v) {
-			return false
-		}
+	if v[0] != '{' && v[0] != '[' {
+		lp.page.Malformed++ // a bare scalar where a node should be
+		return true
+	}
+	lp.validValue(v, depth)
+	return true
+}
+
+// validValue handles one object node or array of them, known to be valid JSON.
+func (lp *ldParse) validValue(v []byte, depth int) {
+	if v[0] == '{' {
 		var n ldNode
 		decodeMembers(v, n.member, func() bool { return unmarshalInto(v, &n) })
 		lp.node(&n, depth)
-		return true
-	case '[':
-		if !json.Valid(v) {
-			return false
-		}
-		eachElement(v, func(it rawJSON) bool {
-			lp.element(it, depth+1)
-			return true
-		})
-		return true
+		return
 	}
-	if !json.Valid(v) {
-		return false
-	}
-	page.Malformed++ // a bare scalar where a node should be
-	return true
+	eachElement(v, func(it rawJSON) bool {
+		lp.element(it, depth+1)
+		return true
+	})
 }
 
 // element handles one element of an array or @graph (already known to be valid JSON).
@@ -270,7 +266,7 @@ func (lp *ldParse) element(raw rawJSON, depth int) {
 	switch {
 	case len(raw) == 0:
 	case raw[0] == '{' || raw[0] == '[':
-		lp.value(raw, depth)
+		lp.validValue(raw, depth)
 	default:
 		lp.page.Malformed++ // a scalar where a node should be
 	}

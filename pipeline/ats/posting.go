@@ -194,7 +194,12 @@ type section struct {
 // (boundDescription). Blank bodies are skipped with their headings. Writing stops once the
 // bound is passed, so a hostile feed's sections are never all copied.
 func htmlSections(secs ...section) string {
+	n := 0 // the sections' length, headings unescaped: the text's size, written once
+	for _, s := range secs {
+		n += len(s.heading) + len("<h3></h3>") + len(s.body)
+	}
 	var b strings.Builder
+	b.Grow(min(n, 2*MaxDescription))
 	for _, s := range secs {
 		if strings.TrimSpace(s.body) == "" {
 			continue
