@@ -106,7 +106,16 @@ func StreamCompanyMomentum(ctx context.Context, ch driver.Conn, wm uint64, ids [
 	if err != nil {
 		return err
 	}
-	return streamMomentum(ctx, ch, wm, " AND company_id IN "+in, fn)
+	return streamMomentum(ctx, ch, wm, " AND company_id IN "+in, nil, fn)
+}
+
+// StreamMomentumBetween is StreamMomentum counting only the events with event_seq in (after,
+// upto], the coverage starts those of wm: added week by week to StreamMomentum's rows at after,
+// they are its rows at upto while no crawl region's first committed cycle and no company's region
+// moved between the two (as RoleDemandBetween). A range read on the events' ordering key: it costs
+// the commits' events, not the ledger's.
+func StreamMomentumBetween(ctx context.Context, ch driver.Conn, after, upto, wm uint64, fn func(w WeekCount) error) error {
+	return streamMomentum(ctx, ch, wm, " AND event_seq > ? AND event_seq <= ?", []any{after, upto}, fn)
 }
 
 // CompanyATSHistoryAt is ATSHistoryAt of the companies ids only (the same rows for each).
