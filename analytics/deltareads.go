@@ -12,7 +12,10 @@ import (
 // The reads of a read snapshot applied as a delta (package snapshot): which companies the rows
 // committed between two snapshot bounds touch, and the snapshot reads of those companies only.
 // Each company-filtered read gives, for every company asked, exactly the rows its full read gives
-// it at the same bound.
+// it at the same bound. The events table is ordered by event_seq, so the company-filtered reads
+// of it (StreamCompanyLedgerReqs, StreamCompanyMomentum) scan it: an applied commit reads its
+// reqs with StreamCompanyLedgerReqsAbove and its momentum with StreamMomentumBetween instead,
+// which cost the commit, and these stay the references those are checked against.
 
 // MaxCompaniesRead bounds the company lists of the company-filtered reads (formatted integers in
 // the query text): a larger delta is a full read.

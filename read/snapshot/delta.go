@@ -45,8 +45,10 @@ const (
 )
 
 // Update returns the snapshot of the committed ledger's current watermark: prev with the
-// changes of the commits since it applied (the companies they touched read again, every other
-// company's structures shared with prev) when it can, else a full Build. It rebuilds whole for
+// changes of the commits since it applied (the companies they touched read again: their reqs
+// at the ledger positions prev carries with the commits' own events folded in, their momentum
+// prev's with the commits' weeks added; every other company's structures shared with prev) when
+// it can, else a full Build. It rebuilds whole for
 // the first build (prev nil), when p says so, when the commits touched too many companies, when
 // a crawl region's first committed cycle or a touched company's region moved (the coverage
 // starts that date every left-censored req), after p's count of applied commits in a row, and
