@@ -36,9 +36,11 @@ func (r *LedgerReq) At() ReqAt {
 	return a
 }
 
-// maxSeqsRead bounds the positions one query names (formatted integers in its text, well under
-// ClickHouse's max_query_size): more are read in several queries.
-const maxSeqsRead = 4096
+// MaxPositionsRead bounds the positions StreamCompanyLedgerReqsAbove reads (formatted integers
+// in one query's text). Each position costs a granule of the events table (8,192 rows), so a read
+// of more of them costs about what the company-filtered scan (StreamCompanyLedgerReqs) does: a
+// larger delta is read so.
+const MaxPositionsRead = 4096
 
 // StreamCompanyLedgerReqsAbove is StreamCompanyLedgerReqs of the companies ids for a snapshot at
 // the watermark after that carries known, where the reqs of those companies with an event at or
@@ -49,18 +51,15 @@ const maxSeqsRead = 4096
 // latest event is the highest of the two; the opening is known's or the req's first event above
 // after; PostedAt is known's or the first that an event above after carried. Committed events
 // are never rewritten, which is what lets a position read at after stand at g.
+// At most MaxPositionsRead positions: one query of the events, one of the board sightings.
 func StreamCompanyLedgerReqsAbove(ctx context.Context, ch driver.Conn, g Committed, ids []uint64, after uint64, known []ReqAt,
 	fn func(r *LedgerReq) error) error {
-	return streamCompanyLedgerReqsAbove(ctx, ch, g, ids, after, known, maxSeqsRead, fn)
-}
-
-// streamCompanyLedgerReqsAbove is StreamCompanyLedgerReqsAbove naming at most chunk positions
-// per query.
-func streamCompanyLedgerReqsAbove(ctx context.Context, ch driver.Conn, g Committed, ids []uint64, after uint64, known []ReqAt,
-	chunk int, fn func(r *LedgerReq) error) error {
 	in, err := idList(ids)
 	if err != nil {
 		return err
+	}
+	if len(known) > MaxPositionsRead {
+		return fmt.Errorf("cannot read %d reqs at their positions at once: ask for at most %d", len(known), MaxPositionsRead)
 	}
 	if after > g.Watermark {
 		return fmt.Errorf("cannot read the reqs above watermark %d at watermark %d: it is below", after, g.Watermark)
@@ -135,14 +134,8 @@ func streamCompanyLedgerReqsAbove(ctx context.Context, ch driver.Conn, g Committ
 		}
 		return nil
 	}
-	// The positions first (all at or below after), the commits' events last, in event_seq order:
-	// each req's rows arrive oldest first.
-	for len(lasts) > chunk {
-		if err := read("event_seq IN " + seqList(lasts[:chunk])); err != nil {
-			return err
-		}
-		lasts = lasts[chunk:]
-	}
+	// In event_seq order, the positions (all at or below after) before the commits' events: each
+	// req's rows arrive oldest first.
 	cond := "(event_seq > ? AND event_seq <= ?)"
 	if len(lasts) > 0 {
 		cond = "event_seq IN " + seqList(lasts) + " OR " + cond

@@ -90,12 +90,6 @@ func TestCompanyReadsOfTheTouchedCompaniesAreTheFullReadsRows(t *testing.T) {
 			return nil
 		}))
 		require.Equal(t, fullReqs, aboveReqs, "the commit's events folded into the reqs at the previous positions")
-		aboveReqs = nil
-		require.NoError(t, analytics.StreamCompanyLedgerReqsAboveIn(ctx, ch, g, touched, prev.Watermark, known, 7, func(r *analytics.LedgerReq) error {
-			aboveReqs = append(aboveReqs, *r)
-			return nil
-		}))
-		require.Equal(t, fullReqs, aboveReqs, "the positions read seven a query")
 		positions = now
 		require.NoError(t, analytics.StreamCompanyLedgerReqs(ctx, ch, g, touched, func(r *analytics.LedgerReq) error {
 			gotReqs = append(gotReqs, *r)

@@ -7,7 +7,3 @@ func SetQuorumTimeout(d time.Duration) (restore func()) {
 	old := quorumTimeout.Swap(int64(d))
 	return func() { quorumTimeout.Store(old) }
 }
-
-// StreamCompanyLedgerReqsAboveIn is StreamCompanyLedgerReqsAbove naming at most chunk positions
-// per query.
-var StreamCompanyLedgerReqsAboveIn = streamCompanyLedgerReqsAbove

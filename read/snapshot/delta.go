@@ -36,6 +36,11 @@ type Policy struct {
 	Full       bool    // rebuild whole on every commit (an operator's choice: HS_READ_FULL_REBUILDS)
 	MaxTouched float64 // share of companies above which a commit is rebuilt whole (0: DefaultMaxTouched)
 	MaxDeltas  int     // commits applied in a row before a full rebuild (0: DefaultMaxDeltas)
+	// MaxPositions: an applied commit reads the touched companies' reqs at the ledger positions
+	// the snapshot carries while they are at most this many (0: analytics.MaxPositionsRead),
+	// else by a scan of the events for those companies (a negative value: always), which costs
+	// about as much once the positions name most of the table's granules.
+	MaxPositions int
 }
 
 // Kinds of build (Snapshot.Kind).
@@ -60,6 +65,9 @@ func Update(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (*Sna
 	}
 	if p.MaxDeltas <= 0 {
 		p.MaxDeltas = DefaultMaxDeltas
+	}
+	if p.MaxPositions == 0 || p.MaxPositions > analytics.MaxPositionsRead {
+		p.MaxPositions = analytics.MaxPositionsRead
 	}
 	reason := ""
 	switch {
@@ -209,15 +217,22 @@ func apply(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (s *Sn
 	}
 	defer func() { cancel(); sideWG.Wait() }()
 	// The touched companies' reqs: each at the position prev carries, with the commits' events
-	// folded in (a read of the commit, not of the companies' whole history).
+	// folded in (a read of the commit, not of the companies' whole history), or, when the
+	// positions are too many to pay, by a scan of those companies' events.
 	reqs := map[uint64][]analytics.ReqAt{}
 	if len(touched) > 0 {
-		if err := analytics.StreamCompanyLedgerReqsAbove(ctx, ch, g, touched, prev.Watermark, known, func(r *analytics.LedgerReq) error {
+		add := func(r *analytics.LedgerReq) error {
 			reqs[r.CompanyID] = append(reqs[r.CompanyID], r.At())
 			models.Add(&r.Req)
 			index.Add(r)
 			return nil
-		}); err != nil {
+		}
+		if len(known) <= p.MaxPositions {
+			err = analytics.StreamCompanyLedgerReqsAbove(ctx, ch, g, touched, prev.Watermark, known, add)
+		} else {
+			err = analytics.StreamCompanyLedgerReqs(ctx, ch, g, touched, add)
+		}
+		if err != nil {
 			return nil, "", err
 		}
 	}
