@@ -51,6 +51,7 @@ const MaxPositionsRead = 4096
 // latest event is the highest of the two; the opening is known's or the req's first event above
 // after; PostedAt is known's or the first that an event above after carried. Committed events
 // are never rewritten, which is what lets a position read at after stand at g.
+//
 // At most MaxPositionsRead positions: one query of the events, one of the board sightings.
 func StreamCompanyLedgerReqsAbove(ctx context.Context, ch driver.Conn, g Committed, ids []uint64, after uint64, known []ReqAt,
 	fn func(r *LedgerReq) error) error {
