@@ -8,7 +8,10 @@
 // rebuild the crawl's state (crawlstate.go), the gaps between a region's committed cycles (Gaps,
 // gaps.go), the facts backfill's paging and event rewrite (backfill.go), and the reads behind the
 // API and its read models, which serve a watermark only once
-// the replica that answers holds every event below it (presence.go).
+// the replica that answers holds every event below it (presence.go: a read snapshot counts only
+// the events above the bound the same replica proved before), among them those of a commit
+// applied to a read snapshot, which read the commit's events and the touched reqs at the
+// positions the snapshot carries, not the ledger (deltareads.go, commitreads.go).
 //
 // SQL here must run on ClickHouse 18.16 (Debian) and on current releases: every INSERT names its
 // columns; no LowCardinality, DateTime64, window functions or toStartOfWeek. It must not touch

@@ -48,17 +48,19 @@ func RegionReads(ctx context.Context, ch driver.Conn, g Committed) ([]RegionRead
 // StreamMomentum streams the same weekly flow as Momentum (company, Monday, opened, reposted,
 // closed), ordered by company and week, to fn without collecting it.
 func StreamMomentum(ctx context.Context, ch driver.Conn, wm uint64, fn func(w WeekCount) error) error {
-	return streamMomentum(ctx, ch, wm, "", fn)
+	return streamMomentum(ctx, ch, wm, "", nil, fn)
 }
 
-// streamMomentum is StreamMomentum of the events that also meet cond (" AND <condition>", or "").
-func streamMomentum(ctx context.Context, ch driver.Conn, wm uint64, cond string, fn func(w WeekCount) error) error {
+// streamMomentum is StreamMomentum of the events that also meet cond (" AND <condition>" with
+// its arguments condArgs, or "").
+func streamMomentum(ctx context.Context, ch driver.Conn, wm uint64, cond string, condArgs []any, fn func(w WeekCount) error) error {
+	args := append(append([]any{wm}, condArgs...), wm)
 	rows, err := ch.Query(ctx, `
 		SELECT company_id, toMonday(observed_at) AS week,
 		       countIf(event_type = 'opened' AND observed_at > coverage_start) AS o, countIf(event_type = 'reposted') AS r, countIf(event_type = 'closed') AS c
 		FROM (SELECT company_id, observed_at, event_type FROM events FINAL WHERE event_seq <= ? AND event_type != 'reobserved'`+cond+`)
 		ANY LEFT JOIN `+coverageStarts+` USING company_id
-		GROUP BY company_id, week HAVING o + r + c > 0 ORDER BY company_id, week`, wm, wm)
+		GROUP BY company_id, week HAVING o + r + c > 0 ORDER BY company_id, week`, args...)
 	if err != nil {
 		return fmt.Errorf("cannot read momentum: %w", err)
 	}

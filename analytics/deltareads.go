@@ -12,7 +12,10 @@ import (
 // The reads of a read snapshot applied as a delta (package snapshot): which companies the rows
 // committed between two snapshot bounds touch, and the snapshot reads of those companies only.
 // Each company-filtered read gives, for every company asked, exactly the rows its full read gives
-// it at the same bound.
+// it at the same bound. The events table is ordered by event_seq, so the company-filtered reads
+// of it (StreamCompanyLedgerReqs, StreamCompanyMomentum) scan it: an applied commit reads its
+// reqs with StreamCompanyLedgerReqsAbove and its momentum with StreamMomentumBetween instead,
+// which cost the commit, and these stay the references those are checked against.
 
 // MaxCompaniesRead bounds the company lists of the company-filtered reads (formatted integers in
 // the query text): a larger delta is a full read.
@@ -106,7 +109,16 @@ func StreamCompanyMomentum(ctx context.Context, ch driver.Conn, wm uint64, ids [
 	if err != nil {
 		return err
 	}
-	return streamMomentum(ctx, ch, wm, " AND company_id IN "+in, fn)
+	return streamMomentum(ctx, ch, wm, " AND company_id IN "+in, nil, fn)
+}
+
+// StreamMomentumBetween is StreamMomentum counting only the events with event_seq in (after,
+// upto], the coverage starts those of wm: added week by week to StreamMomentum's rows at after,
+// they are its rows at upto while no crawl region's first committed cycle and no company's region
+// moved between the two (as RoleDemandBetween). A range read on the events' ordering key: it costs
+// the commits' events, not the ledger's.
+func StreamMomentumBetween(ctx context.Context, ch driver.Conn, after, upto, wm uint64, fn func(w WeekCount) error) error {
+	return streamMomentum(ctx, ch, wm, " AND event_seq > ? AND event_seq <= ?", []any{after, upto}, fn)
 }
 
 // CompanyATSHistoryAt is ATSHistoryAt of the companies ids only (the same rows for each).

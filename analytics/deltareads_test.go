@@ -3,6 +3,7 @@ package analytics_test
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"slices"
@@ -20,8 +21,9 @@ import (
 // After every commit (a region's window, or an on-demand crawl of one company), the companies
 // TouchedCompanies names include every company with an event of the commit and the on-demand
 // crawl's company; the company-filtered reads of those companies give exactly the full reads'
-// rows of them; and the role demand between two watermarks added to the earlier series is the
-// later one.
+// rows of them, and so do the reads of the commit applied to the previous watermark's req
+// positions (StreamCompanyLedgerReqsAbove); and the role demand and the momentum between two
+// watermarks added to the earlier series are the later ones.
 func TestCompanyReadsOfTheTouchedCompaniesAreTheFullReadsRows(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -38,6 +40,9 @@ func TestCompanyReadsOfTheTouchedCompaniesAreTheFullReadsRows(t *testing.T) {
 
 	prev := analytics.AtWatermark(0, time.Unix(0, 0))
 	checked := 0
+	positions := map[uint64][]analytics.ReqAt{}    // every req's, by company, at prev
+	weeksAt := map[[2]uint64]analytics.WeekCount{} // every company's momentum at prev, by company and week
+	weekKey := func(w analytics.WeekCount) [2]uint64 { return [2]uint64{w.Key, uint64(w.BucketStart.Unix())} }
 	check := func(onDemand uint64) {
 		t.Helper()
 		wm, at, err := analytics.Watermark(ctx, ch)
@@ -65,13 +70,27 @@ func TestCompanyReadsOfTheTouchedCompaniesAreTheFullReadsRows(t *testing.T) {
 			isTouched[id] = true
 		}
 
-		var fullReqs, gotReqs []analytics.LedgerReq
+		var fullReqs, gotReqs, aboveReqs []analytics.LedgerReq
+		now := map[uint64][]analytics.ReqAt{}
 		require.NoError(t, analytics.StreamLedgerReqs(ctx, ch, g, func(r *analytics.LedgerReq) error {
 			if isTouched[r.CompanyID] {
 				fullReqs = append(fullReqs, *r)
 			}
+			require.Positive(t, r.LastSeq)
+			require.LessOrEqual(t, r.OpenSeq, r.LastSeq)
+			now[r.CompanyID] = append(now[r.CompanyID], r.At())
 			return nil
 		}))
+		var known []analytics.ReqAt
+		for _, id := range touched {
+			known = append(known, positions[id]...)
+		}
+		require.NoError(t, analytics.StreamCompanyLedgerReqsAbove(ctx, ch, g, touched, prev.Watermark, known, func(r *analytics.LedgerReq) error {
+			aboveReqs = append(aboveReqs, *r)
+			return nil
+		}))
+		require.Equal(t, fullReqs, aboveReqs, "the commit's events folded into the reqs at the previous positions")
+		positions = now
 		require.NoError(t, analytics.StreamCompanyLedgerReqs(ctx, ch, g, touched, func(r *analytics.LedgerReq) error {
 			gotReqs = append(gotReqs, *r)
 			return nil
@@ -79,12 +98,34 @@ func TestCompanyReadsOfTheTouchedCompaniesAreTheFullReadsRows(t *testing.T) {
 		require.Equal(t, fullReqs, gotReqs)
 
 		var fullWeeks, gotWeeks []analytics.WeekCount
+		weeks := map[[2]uint64]analytics.WeekCount{}
 		require.NoError(t, analytics.StreamMomentum(ctx, ch, wm, func(w analytics.WeekCount) error {
 			if isTouched[w.Key] {
 				fullWeeks = append(fullWeeks, w)
 			}
+			weeks[weekKey(w)] = w
 			return nil
 		}))
+		// The momentum at prev plus the commit's weeks is the momentum now.
+		added := maps.Clone(weeksAt)
+		require.NoError(t, analytics.StreamMomentumBetween(ctx, ch, prev.Watermark, wm, wm, func(w analytics.WeekCount) error {
+			v, ok := added[weekKey(w)]
+			if !ok {
+				v = w
+			} else {
+				v.Opened, v.Reposted, v.Closed = v.Opened+w.Opened, v.Reposted+w.Reposted, v.Closed+w.Closed
+			}
+			added[weekKey(w)] = v
+			return nil
+		}))
+		if prev.Watermark > 0 { // the first commit moves every coverage start
+			require.Equal(t, len(weeks), len(added))
+			for k, w := range weeks {
+				v := added[k]
+				require.Equal(t, [3]uint64{w.Opened, w.Reposted, w.Closed}, [3]uint64{v.Opened, v.Reposted, v.Closed}, "company %d, week %d", k[0], k[1])
+			}
+		}
+		weeksAt = weeks
 		require.NoError(t, analytics.StreamCompanyMomentum(ctx, ch, wm, touched, func(w analytics.WeekCount) error {
 			gotWeeks = append(gotWeeks, w)
 			return nil

@@ -2,6 +2,7 @@ package analytics
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -13,15 +14,69 @@ import (
 // of the cycles whose events the replica that answers holds every one of (presence.go), so a
 // lagging replica delays the snapshot and never serves a torn one.
 func ReadWatermark(ctx context.Context, ch driver.Conn) (uint64, time.Time, error) {
+	wm, at, _, err := ReadWatermarkAbove(ctx, ch, Present{})
+	return wm, at, err
+}
+
+// ReadWatermarkAbove is ReadWatermark counting only the events above known (a bound a previous
+// call returned) while the replica that proved known answers: a commit's presence check then
+// costs its own events, not the ledger's. When another replica answers, or the same one
+// restarted, it counts from the first event again (presence.go). It also returns the bound it
+// proved, for the next call: the present bound it found (at or above the watermark it returns),
+// or known when nothing above it was committed.
+func ReadWatermarkAbove(ctx context.Context, ch driver.Conn, known Present) (uint64, time.Time, Present, error) {
 	head, _, err := ledgerHead(ctx, ch)
 	if err != nil {
-		return 0, time.Time{}, err
+		return 0, time.Time{}, Present{}, err
 	}
-	upto, err := presentBound(ctx, ch, 0, head)
+	p, err := presentAbove(ctx, ch, known, head)
 	if err != nil {
-		return 0, time.Time{}, err
+		return 0, time.Time{}, Present{}, err
 	}
-	return TickWatermark(ctx, ch, upto)
+	wm, at, err := TickWatermark(ctx, ch, p.Watermark)
+	if err != nil {
+		return 0, time.Time{}, Present{}, err
+	}
+	return wm, at, p, nil
+}
+
+// presentAbove is the highest committed bound at or below head present on the replica that
+// answers, counted above known while known's replica answers, from the first event otherwise.
+func presentAbove(ctx context.Context, ch driver.Conn, known Present, head uint64) (Present, error) {
+	if known.Watermark > 0 {
+		if head <= known.Watermark {
+			// Nothing above known to count; the query without events names the replica that
+			// answers (a replica whose head is below known is another one).
+			_, r, err := present(ctx, ch, known.Watermark, known.Watermark)
+			if err != nil {
+				return Present{}, err
+			}
+			if r.Same(known.Replica) {
+				return known, nil
+			}
+			return presentFromFirst(ctx, ch, head)
+		}
+		wm, r, err := presentBoundOn(ctx, ch, known.Watermark, head, &known.Replica)
+		switch {
+		case err == nil && wm == known.Watermark:
+			return known, nil // lagging: nothing above known is present yet
+		case err == nil:
+			return Present{Watermark: wm, Replica: r}, nil
+		case !errors.Is(err, errOtherReplica):
+			return Present{}, err
+		}
+	}
+	return presentFromFirst(ctx, ch, head)
+}
+
+// presentFromFirst is the highest committed bound at or below head present on the replica that
+// answers, counted from the first event.
+func presentFromFirst(ctx context.Context, ch driver.Conn, head uint64) (Present, error) {
+	wm, r, err := presentBoundOn(ctx, ch, 0, head, nil)
+	if err != nil {
+		return Present{}, err
+	}
+	return Present{Watermark: wm, Replica: r}, nil
 }
 
 // TickWatermark is the watermark and latest cycle time of the committed cycles with seq_to at or

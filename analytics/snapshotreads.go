@@ -21,6 +21,7 @@ type LedgerReq struct {
 	// carrying the req, or its latest board when none was.
 	Req
 	OpenSeq        uint64 // event_seq of its first event: the monotone cursor of reqs/qualified
+	LastSeq        uint64 // event_seq of its latest event (the row it is): where a snapshot finds it again (ReqAt)
 	SalaryDeclared bool   // the salary was declared by the employer
 	// AnyBoards are Boards with an empty board name kept (the search index's list, as it always
 	// read it), or its latest board when none was.
@@ -58,7 +59,7 @@ func streamLedgerReqs(ctx context.Context, ch driver.Conn, g Committed, keyCond 
 	wm := g.Watermark
 	rows, err := ch.Query(ctx, `
 		SELECT req_key, company_id, event_type, raw_title, title, function, country, location, source_type, board, url,
-		       first_seen, observed_at, salary_min_usd, salary_max_usd, repost_count, salary_declared, posted_at, `+factColumns+`
+		       first_seen, observed_at, salary_min_usd, salary_max_usd, repost_count, salary_declared, posted_at, `+factColumns+`, event_seq
 		FROM events FINAL
 		WHERE event_seq IN (SELECT max(event_seq) FROM events FINAL WHERE event_seq <= ?`+keyCond+` GROUP BY req_key)
 		ORDER BY req_key`, append([]any{wm}, keyArgs...)...)
@@ -122,9 +123,9 @@ func streamLedgerReqs(ctx context.Context, ch driver.Conn, g Committed, keyCond 
 		*r = LedgerReq{}
 		var declared uint8
 		var fs factScan
-		if err := rows.Scan(append([]any{&r.ReqKey, &r.CompanyID, &r.EventType, &r.RawTitle, &r.Title, &r.Function, &r.Country, &r.Location,
+		if err := rows.Scan(append(append([]any{&r.ReqKey, &r.CompanyID, &r.EventType, &r.RawTitle, &r.Title, &r.Function, &r.Country, &r.Location,
 			&r.SourceType, &r.Board, &r.URL, &r.FirstSeen, &r.LastEventAt, &r.SalaryMinUSD, &r.SalaryMaxUSD, &r.RepostCount,
-			&declared, &r.PostedAt}, fs.targets()...)...); err != nil {
+			&declared, &r.PostedAt}, fs.targets()...), &r.LastSeq)...); err != nil {
 			return fmt.Errorf("cannot scan a current req: %w", err)
 		}
 		r.Facts = fs.facts()

@@ -33,6 +33,14 @@ type Snapshot struct {
 	deltas  int                    // commits applied in a row up to this snapshot (0 for a full build)
 	regions []analytics.RegionRead // the committed cycles per region it was built at
 	demand  []analytics.WeekCount  // the role-demand series its index was built with
+	// present is the bound the replica that answered its presence check holds every event up to
+	// (at or above Watermark): the next commit's check counts only the events above it while
+	// that replica answers (analytics.ReadWatermarkAbove).
+	present analytics.Present
+	// reqs is where every req of the ledger at Watermark lies, by company (of its latest event):
+	// an applied commit reads a touched company's reqs at these positions and the commit's own
+	// events, never the company's whole history (analytics.StreamCompanyLedgerReqsAbove).
+	reqs map[uint64][]analytics.ReqAt
 }
 
 // Build reads the committed ledger once and returns the read model and the search index of its
@@ -47,7 +55,7 @@ func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
 		phases = append(phases, name+"="+time.Since(mark).Round(time.Millisecond).String())
 		mark = time.Now()
 	}
-	wm, at, err := analytics.ReadWatermark(ctx, ch)
+	wm, at, present, err := analytics.ReadWatermarkAbove(ctx, ch, analytics.Present{})
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +90,9 @@ func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
 		sd.read(sctx, ch, g)
 	}()
 	defer func() { cancel(); <-sideDone }()
+	reqs := map[uint64][]analytics.ReqAt{}
 	if err := analytics.StreamLedgerReqs(ctx, ch, g, func(r *analytics.LedgerReq) error {
+		reqs[r.CompanyID] = append(reqs[r.CompanyID], r.At())
 		models.Add(&r.Req)
 		index.Add(r)
 		return nil
@@ -95,7 +105,7 @@ func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
 	if sd.err != nil {
 		return nil, sd.err
 	}
-	s := &Snapshot{Watermark: wm, AsOf: at, Gaps: gaps, Kind: KindFull, regions: regions, demand: sd.demand}
+	s := &Snapshot{Watermark: wm, AsOf: at, Gaps: gaps, Kind: KindFull, regions: regions, demand: sd.demand, present: present, reqs: reqs}
 	s.assemble(models, index, sd.model, phase)
 	s.Phases = strings.Join(phases, " ")
 	s.BuiltAt = time.Now().UTC()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -35,6 +36,11 @@ type Policy struct {
 	Full       bool    // rebuild whole on every commit (an operator's choice: HS_READ_FULL_REBUILDS)
 	MaxTouched float64 // share of companies above which a commit is rebuilt whole (0: DefaultMaxTouched)
 	MaxDeltas  int     // commits applied in a row before a full rebuild (0: DefaultMaxDeltas)
+	// MaxPositions: an applied commit reads the touched companies' reqs at the ledger positions
+	// the snapshot carries while they are at most this many (0: analytics.MaxPositionsRead),
+	// else by a scan of the events for those companies (a negative value: always), which costs
+	// about as much once the positions name most of the table's granules.
+	MaxPositions int
 }
 
 // Kinds of build (Snapshot.Kind).
@@ -44,8 +50,10 @@ const (
 )
 
 // Update returns the snapshot of the committed ledger's current watermark: prev with the
-// changes of the commits since it applied (the companies they touched read again, every other
-// company's structures shared with prev) when it can, else a full Build. It rebuilds whole for
+// changes of the commits since it applied (the companies they touched read again: their reqs
+// at the ledger positions prev carries with the commits' own events folded in, their momentum
+// prev's with the commits' weeks added; every other company's structures shared with prev) when
+// it can, else a full Build. It rebuilds whole for
 // the first build (prev nil), when p says so, when the commits touched too many companies, when
 // a crawl region's first committed cycle or a touched company's region moved (the coverage
 // starts that date every left-censored req), after p's count of applied commits in a row, and
@@ -57,6 +65,9 @@ func Update(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (*Sna
 	}
 	if p.MaxDeltas <= 0 {
 		p.MaxDeltas = DefaultMaxDeltas
+	}
+	if p.MaxPositions == 0 || p.MaxPositions > analytics.MaxPositionsRead {
+		p.MaxPositions = analytics.MaxPositionsRead
 	}
 	reason := ""
 	switch {
@@ -97,7 +108,9 @@ func apply(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (s *Sn
 		phases = append(phases, name+"="+time.Since(mark).Round(time.Millisecond).String())
 		mark = time.Now()
 	}
-	wm, at, err := analytics.ReadWatermark(ctx, ch)
+	// The presence check counts the events above the bound prev's check proved, while the same
+	// replica answers (from the first event otherwise).
+	wm, at, present, err := analytics.ReadWatermarkAbove(ctx, ch, prev.present)
 	if err != nil {
 		return nil, "", err
 	}
@@ -140,14 +153,16 @@ func apply(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (s *Sn
 		if old != nil && old.Region != c.Region {
 			return nil, "a company moved to another crawl region", nil
 		}
-		if old == nil && prev.Index.CompanyReqs(c.CompanyID) != nil {
+		if old == nil && (prev.Index.CompanyReqs(c.CompanyID) != nil || len(prev.reqs[c.CompanyID]) > 0) {
 			return nil, "a company with reqs joined the directory", nil
 		}
 	}
 	phase("touched")
 	isTouched := make(map[uint64]bool, len(touched))
+	var known []analytics.ReqAt
 	for _, id := range touched {
 		isTouched[id] = true
+		known = append(known, prev.reqs[id]...)
 	}
 	touchedFn := func(id uint64) bool { return isTouched[id] }
 	models := readmodel.NewBuilder(wm, at, regions, cos)
@@ -157,41 +172,81 @@ func apply(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (s *Sn
 	index.Over(prev.Index, touchedFn)
 	index.ObservedFrom(models.Since())
 	index.Gaps(gaps)
+	// The side reads run beside the req read, each its own query: the touched companies' ATS
+	// history and board sightings (req_boards and ats_history are ordered by company first), and
+	// the weekly flows of the commits' own events (a range of event_seq, the events' ordering
+	// key), added to the touched companies' momentum and the role demand prev carries.
 	var sd side
 	var between []analytics.WeekCount
-	// The side reads and the commits' role demand run beside the req stream, as in Build.
+	momentum := map[uint64][]analytics.WeekCount{}
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sideDone := make(chan struct{})
-	go func() {
-		defer close(sideDone)
-		if len(touched) > 0 {
-			if sd.err = sd.readOf(sctx, ch, g, touched); sd.err != nil {
-				return
-			}
-		}
-		if wm > prev.Watermark {
-			between, sd.err = analytics.RoleDemandBetween(sctx, ch, prev.Watermark, wm, wm)
-		}
-	}()
-	defer func() { cancel(); <-sideDone }()
+	var reads []func() error
+	if wm > prev.Watermark {
+		reads = append(reads, func() error {
+			return analytics.StreamMomentumBetween(sctx, ch, prev.Watermark, wm, wm, func(w analytics.WeekCount) error {
+				momentum[w.Key] = append(momentum[w.Key], w)
+				return nil
+			})
+		}, func() (err error) {
+			between, err = analytics.RoleDemandBetween(sctx, ch, prev.Watermark, wm, wm)
+			return err
+		})
+	}
 	if len(touched) > 0 {
-		if err := analytics.StreamCompanyLedgerReqs(ctx, ch, g, touched, func(r *analytics.LedgerReq) error {
+		reads = append(reads, func() (err error) {
+			sd.model.ATS, err = analytics.CompanyATSHistoryAt(sctx, ch, g, touched)
+			return err
+		}, func() error {
+			return analytics.StreamCompanyBoardsOf(sctx, ch, g, touched, func(b *analytics.BoardSighting) error {
+				sd.model.Boards = append(sd.model.Boards, *b)
+				return nil
+			})
+		})
+	}
+	sideErrs := make([]error, len(reads))
+	var sideWG sync.WaitGroup
+	sideWG.Add(len(reads))
+	for i, read := range reads {
+		go func() {
+			defer sideWG.Done()
+			if sideErrs[i] = read(); sideErrs[i] != nil {
+				cancel()
+			}
+		}()
+	}
+	defer func() { cancel(); sideWG.Wait() }()
+	// The touched companies' reqs: each at the position prev carries, with the commits' events
+	// folded in (a read of the commit, not of the companies' whole history), or, when the
+	// positions are too many to pay, by a scan of those companies' events.
+	reqs := map[uint64][]analytics.ReqAt{}
+	if len(touched) > 0 {
+		add := func(r *analytics.LedgerReq) error {
+			reqs[r.CompanyID] = append(reqs[r.CompanyID], r.At())
 			models.Add(&r.Req)
 			index.Add(r)
 			return nil
-		}); err != nil {
+		}
+		if len(known) <= p.MaxPositions {
+			err = analytics.StreamCompanyLedgerReqsAbove(ctx, ch, g, touched, prev.Watermark, known, add)
+		} else {
+			err = analytics.StreamCompanyLedgerReqs(ctx, ch, g, touched, add)
+		}
+		if err != nil {
 			return nil, "", err
 		}
 	}
 	phase("reqs")
-	<-sideDone
-	if sd.err != nil {
-		return nil, "", sd.err
+	sideWG.Wait()
+	if err := errors.Join(sideErrs...); err != nil {
+		return nil, "", err
+	}
+	for _, id := range touched {
+		sd.model.Momentum = append(sd.model.Momentum, addWeeks(prev.Model.MomentumRows(id), momentum[id])...)
 	}
 	phase("side_reads")
 	s = &Snapshot{Watermark: wm, AsOf: at, Gaps: gaps, Kind: KindDelta, Touched: len(touched), deltas: prev.deltas + 1,
-		regions: regions, demand: addDemand(prev.demand, between)}
+		regions: regions, demand: addDemand(prev.demand, between), present: present, reqs: carryReqs(prev.reqs, touched, reqs)}
 	s.assemble(models, index, sd.model, phase)
 	s.Phases = strings.Join(phases, " ")
 	s.BuiltAt = time.Now().UTC()
@@ -199,23 +254,49 @@ func apply(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (s *Sn
 	return s, "", nil
 }
 
-// readOf is side.read of the companies ids only; role demand is not read (apply adds the
-// commits' own to the previous series).
-func (s *side) readOf(ctx context.Context, ch driver.Conn, g analytics.Committed, ids []uint64) error {
-	if err := analytics.StreamCompanyMomentum(ctx, ch, g.Watermark, ids, func(w analytics.WeekCount) error {
-		s.model.Momentum = append(s.model.Momentum, w)
-		return nil
-	}); err != nil {
-		return err
+// carryReqs is prev's req positions with those of the touched companies replaced by now's (a
+// touched company absent from now has none).
+func carryReqs(prev map[uint64][]analytics.ReqAt, touched []uint64, now map[uint64][]analytics.ReqAt) map[uint64][]analytics.ReqAt {
+	out := maps.Clone(prev)
+	if out == nil {
+		out = map[uint64][]analytics.ReqAt{}
 	}
-	var err error
-	if s.model.ATS, err = analytics.CompanyATSHistoryAt(ctx, ch, g, ids); err != nil {
-		return err
+	for _, id := range touched {
+		if l := now[id]; len(l) > 0 {
+			out[id] = slices.Clip(l)
+		} else {
+			delete(out, id)
+		}
 	}
-	return analytics.StreamCompanyBoardsOf(ctx, ch, g, ids, func(b *analytics.BoardSighting) error {
-		s.model.Boards = append(s.model.Boards, *b)
-		return nil
-	})
+	return out
+}
+
+// addWeeks is one company's weekly flow a (StreamMomentum's rows, by week) with the weeks of b
+// (the same company's, by week) added, by week.
+func addWeeks(a, b []analytics.WeekCount) []analytics.WeekCount {
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]analytics.WeekCount, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || (i < len(a) && a[i].BucketStart.Before(b[j].BucketStart)):
+			out = append(out, a[i])
+			i++
+		case i == len(a) || b[j].BucketStart.Before(a[i].BucketStart):
+			out = append(out, b[j])
+			j++
+		default:
+			w := a[i]
+			w.Opened += b[j].Opened
+			w.Reposted += b[j].Reposted
+			w.Closed += b[j].Closed
+			out = append(out, w)
+			i, j = i+1, j+1
+		}
+	}
+	return out
 }
 
 // sameFirsts reports whether the crawl regions (CompanyRegion aside: an on-demand crawl touches

@@ -93,6 +93,40 @@ func TestAppliedCommitsAnswerAsAFullRebuild(t *testing.T) {
 	require.NotEmpty(t, cur.Gaps, "the jump is a gap")
 }
 
+// When the touched companies' reqs are too many to read at their ledger positions, an applied
+// commit scans those companies' events instead, and answers as a full rebuild all the same.
+func TestAppliedCommitsReadByAScanAnswerAsAFullRebuild(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := readmodeltest.Crawl(t, readmodeltest.Config{Seed: 29, Companies: 16, First: 300, Last: 300})
+	policy := snapshot.Policy{MaxTouched: 1, MaxDeltas: 1000, MaxPositions: -1}
+	cur, err := snapshot.Update(ctx, w.CH, nil, policy)
+	require.NoError(t, err)
+	check := func(what string) {
+		t.Helper()
+		next, err := snapshot.Update(ctx, w.CH, cur, policy)
+		require.NoError(t, err)
+		require.Equal(t, snapshot.KindDelta, next.Kind, "%s: rebuilt whole (%s)", what, next.Reason)
+		require.Positive(t, next.Touched, what)
+		full, err := snapshot.Build(ctx, w.CH)
+		require.NoError(t, err)
+		require.Equal(t, full.Watermark, next.Watermark, what)
+		requireSameAnswers(t, w, full, next, what)
+		cur = next
+	}
+	for _, tick := range []int{308, 316} {
+		w.CrawlAt(t, tick)
+		check(fmt.Sprintf("tick %d", tick))
+		w.Sim.Pin(tick)
+		dir, err := pipeline.FetchDirectory(ctx, http.DefaultClient, w.Base, tick)
+		require.NoError(t, err)
+		co := dir.Companies[tick%len(dir.Companies)]
+		_, err = w.Crawler.RunCompany(ctx, dir, co.Domain, w.Sim.CycleTime(tick).Add(time.Hour))
+		require.NoError(t, err)
+		check(fmt.Sprintf("tick %d, on-demand crawl of %s", tick, co.Domain))
+	}
+}
+
 // requireSameAnswers compares what want and got answer, one answer at a time.
 func requireSameAnswers(t *testing.T, w *readmodeltest.World, want, got *snapshot.Snapshot, what string) {
 	t.Helper()

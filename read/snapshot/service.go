@@ -7,11 +7,16 @@
 // name. Every answer therefore comes from one watermark. Bursts of commits and nudges coalesce: at
 // most one build waits behind the one running.
 //
-// A commit is applied, not rebuilt (Update): it reads which companies the rows committed since
-// the current snapshot touch (analytics.TouchedCompanies), reads those companies' rows only, and
-// builds the new model and index over the current ones: every untouched company's structures are
-// shared with the current snapshot, which its readers keep as it was; the role demand adds the
-// commits' events to the current series. The first build, an operator's forced refresh
+// A commit is applied, not rebuilt (Update): its presence check counts only the events above the
+// bound the current snapshot's proved, while the same ClickHouse replica answers
+// (analytics.ReadWatermarkAbove; after a failover or a restart it counts from the first event);
+// it reads which companies the rows committed since the current snapshot touch
+// (analytics.TouchedCompanies), reads those companies' reqs at the ledger positions the current
+// snapshot carries for each req, with the commits' own events folded in
+// (analytics.StreamCompanyLedgerReqsAbove: a read of the commit, not of the companies' history),
+// and builds the new model and index over the current ones: every untouched company's structures
+// are shared with the current snapshot, which its readers keep as it was; the role demand and the
+// touched companies' momentum add the commits' events to the current series. The first build, an operator's forced refresh
 // (Config.Policy, HS_READ_FULL_REBUILDS), a commit that touched more than a share of the
 // companies, one that moved a region's coverage start, a run of applied commits, and a failed
 // application are full builds (Build): the whole ledger read once and fed to both builders.
@@ -156,9 +161,18 @@ func (s *Service) Refresh(ctx context.Context, force bool) (bool, error) {
 	if cur != nil && !force && s.present.same(mark{seen, seenAt}) {
 		return false, nil
 	}
-	wm, at, err := analytics.ReadWatermark(ctx, s.cfg.ClickHouse)
+	// Counted above the bound the current snapshot's check proved while the same replica answers.
+	var known analytics.Present
+	if cur != nil {
+		known = cur.present
+	}
+	wm, at, p, err := analytics.ReadWatermarkAbove(ctx, s.cfg.ClickHouse, known)
 	if err != nil {
 		return false, err
+	}
+	if known.Watermark > 0 && p.Watermark > 0 && !p.Replica.Same(known.Replica) {
+		s.cfg.Log.Info("another ClickHouse replica answers, or it restarted: the presence check counted the ledger from its first event",
+			"was", known.Replica.Host+"/"+known.Replica.Macro, "now", p.Replica.Host+"/"+p.Replica.Macro)
 	}
 	s.behind = !(mark{wm, at}).same(mark{seen, seenAt})
 	if s.behind && !s.lagging.same(mark{seen, seenAt}) {
