@@ -168,18 +168,21 @@ func run(ctx context.Context, o options, log *slog.Logger) error {
 		return nil
 	}
 
-	bch := ch
+	// The builds' connection: analytics.Open's options (its 5-minute read timeout unless
+	// --clickhouse-read-timeout), named bigworld-build so that the query log tells its queries
+	// from other clients'.
+	readTimeout := 5 * time.Minute
 	if o.readTimeout > 0 {
-		// analytics.Open's options with another read timeout.
-		c, err := clickhouse.Open(&clickhouse.Options{Addr: chOpts.Addrs(), Auth: clickhouse.Auth{Database: o.chDB, Username: "default"},
-			DialTimeout: 5 * time.Second, MaxOpenConns: 16, MaxIdleConns: 8, ConnMaxLifetime: time.Hour, ReadTimeout: o.readTimeout,
-			Compression: &clickhouse.Compression{Method: clickhouse.CompressionLZ4}, BlockBufferSize: 10, ConnOpenStrategy: clickhouse.ConnOpenInOrder})
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		bch = c
+		readTimeout = o.readTimeout
 	}
+	bch, err := clickhouse.Open(&clickhouse.Options{Addr: chOpts.Addrs(), Auth: clickhouse.Auth{Database: o.chDB, Username: "default"},
+		DialTimeout: 5 * time.Second, MaxOpenConns: 16, MaxIdleConns: 8, ConnMaxLifetime: time.Hour, ReadTimeout: readTimeout,
+		Compression: &clickhouse.Compression{Method: clickhouse.CompressionLZ4}, BlockBufferSize: 10, ConnOpenStrategy: clickhouse.ConnOpenInOrder,
+		ClientInfo: clickhouse.ClientInfo{Products: []struct{ Name, Version string }{{Name: buildClient, Version: "1"}}}})
+	if err != nil {
+		return err
+	}
+	defer bch.Close()
 	bctx := ctx
 	set := clickhouse.Settings{}
 	if o.chQueryLog {
@@ -347,9 +350,12 @@ func writeHeapProfile(path string) error {
 	return f.Close()
 }
 
-// printQueryLog prints, per kind of query logged since since (60 characters from its FROM), how
-// many ran, their peak memory and their longest duration, from system.query_log: the build's
-// queries set log_queries=1 (ClickHouse logs no other query by default).
+// buildClient names the builds' ClickHouse client (system.query_log's client_name).
+const buildClient = "bigworld-build"
+
+// printQueryLog prints, per kind of query the builds' client sent since since (60 characters
+// from its FROM), how many ran, their peak memory and their longest duration, from
+// system.query_log (the build's queries set log_queries=1).
 func printQueryLog(ctx context.Context, ch analyticsConn, since time.Time) error {
 	if err := ch.Exec(ctx, "SYSTEM FLUSH LOGS"); err != nil {
 		return fmt.Errorf("cannot flush ClickHouse's query log: %w", err)
@@ -358,8 +364,8 @@ func printQueryLog(ctx context.Context, ch analyticsConn, since time.Time) error
 		SELECT substring(replaceRegexpAll(query, '[\\s]+', ' '), position(replaceRegexpAll(query, '[\\s]+', ' '), 'FROM'), 60) AS kind,
 		       count(), max(memory_usage), max(query_duration_ms), sum(query_duration_ms)
 		FROM system.query_log
-		WHERE type = 2 AND query_start_time >= ? AND query NOT LIKE '%system.%'
-		GROUP BY kind ORDER BY max(memory_usage) DESC LIMIT 12`, since.Add(-time.Second))
+		WHERE type = 2 AND query_start_time >= ? AND position(client_name, ?) > 0
+		GROUP BY kind ORDER BY max(memory_usage) DESC LIMIT 12`, since.Add(-time.Second), buildClient+"/")
 	if err != nil {
 		return fmt.Errorf("cannot read ClickHouse's query log: %w", err)
 	}
