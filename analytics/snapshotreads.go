@@ -29,11 +29,98 @@ type LedgerReq struct {
 }
 
 // StreamLedgerReqs streams every req's current state at the watermark of g (live and closed),
-// with the board sightings of committed cycles within g, ordered by req_key, to fn. It merges three req_key-ordered streams in Go (the latest events, the
-// opening event_seq per req, the board sightings per req), which on ClickHouse 18.16 is several
-// times faster than the JOIN. fn must not keep r (it is reused); its slices may be kept.
+// with the board sightings of committed cycles within g, ordered by req_key, to fn. It reads the
+// reqs in ranges of req_key of about ReqRangeEvents events each (ReqKeyRanges), one range after
+// the other, so that ClickHouse sorts one range at a time: its memory is bounded by the range and
+// the first rows arrive once the first range is sorted, whatever the size of the ledger. Each
+// range merges three req_key-ordered streams in Go (the latest events, the opening event_seq per
+// req, the board sightings per req), which on ClickHouse 18.16 is several times faster than the
+// JOIN. fn must not keep r (it is reused); its slices may be kept.
 func StreamLedgerReqs(ctx context.Context, ch driver.Conn, g Committed, fn func(r *LedgerReq) error) error {
-	return streamLedgerReqs(ctx, ch, g, "", nil, companyRegions, fn)
+	return streamLedgerReqRanges(ctx, ch, g, ReqRangeEvents, fn)
+}
+
+// ReqRangeEvents is about how many events of the ledger one range of the full req read spans:
+// the latest-event query of a range sorts some 0.7 of them (one a req), and on a 10-million-req
+// ledger (14 million events, 15 ranges) it held 976 MiB of ClickHouse's memory (the dev stack
+// allows 6 GB a query). Every range scans the whole events table once more, so fewer, larger
+// ranges read faster.
+const ReqRangeEvents = 1_000_000
+
+// streamLedgerReqRanges is StreamLedgerReqs with ranges of about perRange events (0: one range).
+func streamLedgerReqRanges(ctx context.Context, ch driver.Conn, g Committed, perRange int, fn func(r *LedgerReq) error) error {
+	ranges := []KeyRange{{}}
+	if perRange > 0 {
+		var err error
+		if ranges, err = ReqKeyRanges(ctx, ch, g.Watermark, perRange); err != nil {
+			return err
+		}
+	}
+	for _, r := range ranges {
+		cond, args := r.cond()
+		if err := streamLedgerReqs(ctx, ch, g, cond, args, companyRegions, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// KeyRange is a range of req_key: From (inclusive, "" for no lower bound) to To (exclusive, ""
+// for no upper bound). The zero KeyRange is every key.
+type KeyRange struct{ From, To string }
+
+// cond is the range as a condition on req_key (" AND ..." with its arguments; "" for every key).
+func (r KeyRange) cond() (string, []any) {
+	switch {
+	case r.From == "" && r.To == "":
+		return "", nil
+	case r.From == "":
+		return " AND req_key < ?", []any{r.To}
+	case r.To == "":
+		return " AND req_key >= ?", []any{r.From}
+	}
+	return " AND req_key >= ? AND req_key < ?", []any{r.From, r.To}
+}
+
+// keyPrefix is how many leading bytes of req_key ReqKeyRanges counts events by: req keys are 16
+// hex digits of a hash (pipeline.ReqKey), so 3 give 4,096 buckets of even size.
+const keyPrefix = 3
+
+// ReqKeyRanges cuts the req keys of the events at or below wm into consecutive ranges of about
+// perRange events each (a range is never cut inside a req's events, so a range can hold more
+// when one key prefix does), ascending, covering every key: the first has no lower bound and
+// the last no upper bound; one range (the zero KeyRange) when the ledger holds at most perRange.
+// It counts events by req_key prefix in one scan of two columns, without FINAL (an estimate:
+// a rewritten event not yet merged counts twice).
+func ReqKeyRanges(ctx context.Context, ch driver.Conn, wm uint64, perRange int) ([]KeyRange, error) {
+	if perRange <= 0 {
+		return nil, fmt.Errorf("cannot cut req ranges of %d events: ask for at least 1", perRange)
+	}
+	rows, err := ch.Query(ctx, `SELECT substring(req_key, 1, ?) AS p, count() FROM events WHERE event_seq <= ? GROUP BY p ORDER BY p`,
+		keyPrefix, wm)
+	if err != nil {
+		return nil, fmt.Errorf("cannot count events by req_key prefix: %w", err)
+	}
+	defer rows.Close()
+	var out []KeyRange
+	from := ""
+	var n uint64
+	for rows.Next() {
+		var p string
+		var c uint64
+		if err := rows.Scan(&p, &c); err != nil {
+			return nil, fmt.Errorf("cannot scan an event count by req_key prefix: %w", err)
+		}
+		if n > 0 && n+c > uint64(perRange) {
+			out = append(out, KeyRange{From: from, To: p})
+			from, n = p, 0
+		}
+		n += c
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("cannot count events by req_key prefix: %w", err)
+	}
+	return append(out, KeyRange{From: from}), nil
 }
 
 // StreamTouchedLedgerReqs streams, as StreamLedgerReqs does, the current state at the watermark
@@ -57,11 +144,14 @@ func StreamTouchedLedgerReqs(ctx context.Context, ch driver.Conn, g Committed, a
 func streamLedgerReqs(ctx context.Context, ch driver.Conn, g Committed, keyCond string, keyArgs []any, regions string,
 	fn func(r *LedgerReq) error, regionArgs ...any) error {
 	wm := g.Watermark
+	// PREWHERE on event_seq, the sorting key: every version of an event has its event_seq, so
+	// the filter keeps or drops them together before FINAL picks the latest, so FINAL merges the
+	// latest events only (under WHERE it merged every column of every event, then filtered).
 	rows, err := ch.Query(ctx, `
 		SELECT req_key, company_id, event_type, raw_title, title, function, country, location, source_type, board, url,
 		       first_seen, observed_at, salary_min_usd, salary_max_usd, repost_count, salary_declared, posted_at, `+factColumns+`, event_seq
 		FROM events FINAL
-		WHERE event_seq IN (SELECT max(event_seq) FROM events FINAL WHERE event_seq <= ?`+keyCond+` GROUP BY req_key)
+		PREWHERE event_seq IN (SELECT max(event_seq) FROM events FINAL WHERE event_seq <= ?`+keyCond+` GROUP BY req_key)
 		ORDER BY req_key`, append([]any{wm}, keyArgs...)...)
 	if err != nil {
 		return fmt.Errorf("cannot read current reqs: %w", err)

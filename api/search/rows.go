@@ -56,7 +56,7 @@ func newReqRow(x *searchindex.Index, r *searchindex.Req) reqRow {
 			Country: nullable.String(r.Country), CountryCode: countryCode(r.Country),
 			Boards: r.Boards, SourceType: r.SourceType, FirstSeen: time.Unix(r.FirstSeen, 0).UTC(),
 			SalaryMinUSD: lo, SalaryMaxUSD: hi, LeftCensored: x.LeftCensored(r), PostedAt: r.PostedAtTime(), Facts: reqrow.FactsOf(x.Facts(r))},
-		Board: r.Board, URL: nullable.String(r.URL),
+		Board: r.Board(), URL: nullable.String(r.URL),
 	}
 	row.SetSalary(salaryOf(x, r))
 	return row
@@ -98,7 +98,7 @@ func jobRowProps() map[string]any {
 
 func newJobRow(x *searchindex.Index, r *searchindex.Req, rel *float64) jobRow {
 	return jobRow{
-		Board: r.Board, URL: nullable.String(r.URL), CompanyID: r.CompanyID, ReqKey: r.Key, RawTitle: r.Title.Raw, Title: nullable.String(r.Title.Clean),
+		Board: r.Board(), URL: nullable.String(r.URL), CompanyID: r.CompanyID, ReqKey: r.Key, RawTitle: r.Title.Raw, Title: nullable.String(r.Title.Clean),
 		FirstSeen: ts(r.FirstSeen), Function: nullable.String(r.Function), FunctionName: functionName(r.Function),
 		Country: nullable.String(r.Country), CountryCode: countryCode(r.Country), SourceType: r.SourceType, Relevance: rel,
 		Salary: salaryOf(x, r), LeftCensored: x.LeftCensored(r), PostedAt: r.PostedAtTime(), Facts: reqrow.FactsOf(x.Facts(r)),

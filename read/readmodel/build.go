@@ -70,6 +70,7 @@ type Builder struct {
 	first, latest map[string]time.Time // per cycles-table region: its first and latest committed cycle time
 	prev          *Model               // Over: the model whose companies not touched are carried
 	touched       func(id uint64) bool
+	reqs          int // Req values added to the companies' Live and Reposted lists
 }
 
 // NewBuilder starts a model at watermark wm, whose latest committed cycle ran at asOf, over the
@@ -133,7 +134,7 @@ func (b *Builder) Gaps(gaps []analytics.Gap) {
 func (b *Builder) Since() time.Time { return b.m.Since }
 
 // Add adds one req's current state (analytics.Req, Boards being the committed sightings). It
-// does not keep r.
+// does not keep r (its strings aside: the req key is shared, not copied).
 func (b *Builder) Add(r *analytics.Req) {
 	c := b.m.companies[r.CompanyID]
 	if c == nil {
@@ -159,7 +160,7 @@ func (b *Builder) Add(r *analytics.Req) {
 	if !live && r.RepostCount == 0 {
 		return
 	}
-	q := Req{Key: strings.Clone(r.ReqKey), RawTitle: in.str(r.RawTitle), Title: in.str(r.Title), Function: in.str(r.Function),
+	q := Req{Key: r.ReqKey, RawTitle: in.str(r.RawTitle), Title: in.str(r.Title), Function: in.str(r.Function),
 		Country: in.str(r.Country), SourceType: in.str(r.SourceType), Boards: in.list(r.Boards),
 		FirstSeen: r.FirstSeen.Unix(), LastEventAt: r.LastEventAt.Unix(), RepostCount: r.RepostCount, Live: live}
 	if r.SalaryMinUSD != nil {
@@ -170,6 +171,12 @@ func (b *Builder) Add(r *analytics.Req) {
 	}
 	if r.PostedAt != nil {
 		q.PostedAt = r.PostedAt.Unix()
+	}
+	if live {
+		b.reqs++
+	}
+	if q.RepostCount > 0 {
+		b.reqs++
 	}
 	if live {
 		c.Live = append(c.Live, q)
@@ -215,8 +222,11 @@ func (b *Builder) Build(sd Side) *Model {
 			c.Boards = append(c.Boards, BoardSeen{Board: in.str(bs.Board), SourceType: in.str(bs.SourceType), FirstSeen: bs.FirstSeen.UTC()})
 		}
 	}
+	// The lists as grown by append hold up to twice their length: finish moves them into one
+	// array of the exact size (arena), and the grown ones are garbage.
+	arena := make([]Req, 0, b.reqs)
 	for _, c := range m.companies {
-		m.finish(c)
+		m.finish(c, &arena)
 	}
 	if b.prev != nil {
 		b.carry(m)
@@ -261,18 +271,18 @@ func (c *Company) firstHire(in *interner, r *analytics.Req) {
 			continue
 		}
 		if fs.Before(f.FirstSeen) || (fs.Equal(f.FirstSeen) && r.ReqKey < f.ReqKey) {
-			*f = FirstHire{Function: f.Function, FirstSeen: fs, ReqKey: strings.Clone(r.ReqKey), RawTitle: in.str(r.RawTitle), Board: in.str(r.Board)}
+			*f = FirstHire{Function: f.Function, FirstSeen: fs, ReqKey: r.ReqKey, RawTitle: in.str(r.RawTitle), Board: in.str(r.Board)}
 		}
 		return
 	}
-	c.FirstHires = append(c.FirstHires, FirstHire{Function: in.str(r.Function), FirstSeen: fs, ReqKey: strings.Clone(r.ReqKey),
+	c.FirstHires = append(c.FirstHires, FirstHire{Function: in.str(r.Function), FirstSeen: fs, ReqKey: r.ReqKey,
 		RawTitle: in.str(r.RawTitle), Board: in.str(r.Board)})
 }
 
 // finish orders a company's lists, settles its coverage and indexes it for resolve. A function
 // that already had a req live when observation began has no known first hire: its first req was
 // posted before coverage, so a later one is not the first.
-func (m *Model) finish(c *Company) {
+func (m *Model) finish(c *Company, arena *[]Req) {
 	if len(c.CensoredFunctions) > 0 {
 		c.FirstHires = slices.DeleteFunc(c.FirstHires, func(f FirstHire) bool { return c.CensoredFunctions[f.Function] })
 	}
@@ -304,8 +314,19 @@ func (m *Model) finish(c *Company) {
 		}
 		return strings.Compare(a.Key, b.Key)
 	})
+	c.Live, c.Reposted = carve(arena, c.Live), carve(arena, c.Reposted)
 	c.domainKey, c.nameKey = normalize.DomainKey(c.Domain), normalize.CompanyKey(c.Name)
 	m.index(c)
+}
+
+// carve appends l to the arena and returns its copy there, capacity clipped (nil for none).
+func carve(arena *[]Req, l []Req) []Req {
+	if len(l) == 0 {
+		return nil
+	}
+	from := len(*arena)
+	*arena = append(*arena, l...)
+	return (*arena)[from:len(*arena):len(*arena)]
 }
 
 // index files c for resolve, under the keys finish derived (kept on c: a later model that

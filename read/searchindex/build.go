@@ -147,6 +147,7 @@ type builder struct {
 	boardSets [][]uint32
 	boardIDs  map[string]uint32 // distinct board name → board id
 	stemIDs   map[string]uint32
+	attrs     map[reqAttrs]*reqAttrs
 }
 
 // boardSet is one distinct list of boards: the names (interned) and the id of the set.
@@ -157,7 +158,7 @@ type boardSet struct {
 
 func newBuilder() *builder {
 	return &builder{facts: newFactInterner(), titles: map[string]*Title{}, strs: map[string]string{}, boards: map[string]boardSet{}, boardIDs: map[string]uint32{},
-		stemIDs: map[string]uint32{}}
+		stemIDs: map[string]uint32{}, attrs: map[reqAttrs]*reqAttrs{}}
 }
 
 func (b *builder) intern(s string) string {
@@ -166,6 +167,17 @@ func (b *builder) intern(s string) string {
 	}
 	b.strs[s] = s
 	return s
+}
+
+// reqAttrs is the interned reqAttrs of (location, board, eventType).
+func (b *builder) reqAttrs(location, board, eventType string) *reqAttrs {
+	k := reqAttrs{location: location, board: board, eventType: eventType}
+	if a, ok := b.attrs[k]; ok {
+		return a
+	}
+	a := &reqAttrs{location: b.intern(location), board: b.intern(board), eventType: b.intern(eventType)}
+	b.attrs[*a] = a
+	return a
 }
 
 func (b *builder) title(raw, clean string) *Title {
@@ -228,10 +240,10 @@ func (b *builder) add(s *analytics.LedgerReq) {
 	bs := b.boardSet(s.AnyBoards)
 	r := Req{
 		Key: s.ReqKey, CompanyID: s.CompanyID, Title: b.title(s.RawTitle, s.Title),
-		Function: b.intern(s.Function), Country: b.intern(s.Country), Location: b.intern(s.Location),
-		SourceType: b.intern(s.SourceType), Board: b.intern(s.Board), Boards: bs.names, boardSet: bs.id, URL: s.URL,
+		Function: b.intern(s.Function), Country: b.intern(s.Country), attrs: b.reqAttrs(s.Location, s.Board, s.EventType),
+		SourceType: b.intern(s.SourceType), Boards: bs.names, boardSet: bs.id, URL: s.URL,
 		FirstSeen: s.FirstSeen.Unix(), LastEventAt: s.LastEventAt.Unix(), OpenSeq: s.OpenSeq, RepostCount: s.RepostCount,
-		Live: s.Live(), EventType: b.intern(s.EventType), salMin: math.NaN(), salMax: math.NaN(), declared: s.SalaryDeclared,
+		Live: s.Live(), salMin: math.NaN(), salMax: math.NaN(), declared: s.SalaryDeclared,
 	}
 	if s.PostedAt != nil {
 		r.PostedAt = s.PostedAt.Unix()

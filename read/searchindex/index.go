@@ -67,27 +67,43 @@ type Req struct {
 	Title       *Title
 	Function    string // taxonomy id; "" when unattributed
 	Country     string // canonical country name; "" when unknown
-	Location    string
 	SourceType  string // ats_tenant or board
-	Board       string // board of the latest observation
 	Boards      []string
 	URL         string
 	FirstSeen   int64 // unix seconds
 	LastEventAt int64 // unix seconds
 	OpenSeq     uint64
-	RepostCount uint32
-	Live        bool
-	EventType   string // latest event: opened, reobserved, reposted or closed
-	PostedAt    int64  // unix seconds of the employer's own posting date; 0 when its source gives none
+	PostedAt    int64 // unix seconds of the employer's own posting date; 0 when its source gives none
 
-	salMin, salMax float64  // NaN when absent
-	facts          reqFacts // what its posting states (facts.go)
-	declared       bool
+	attrs          *reqAttrs // its location, latest board and latest event type (interned: few distinct)
+	salMin, salMax float64   // NaN when absent
+	facts          reqFacts  // what its posting states (facts.go)
+	RepostCount    uint32
 	boardSet       uint32 // Boards as board ids: Index.boardSets[boardSet]
 	company        uint32
 	country        uint16 // index in Index.countries
 	function       uint16 // index in Index.functions
+	Live           bool
+	declared       bool
 }
+
+// reqAttrs are the attributes of a req that few distinct values take, kept once per distinct
+// combination (Builder) and shared by the reqs that have it: a pointer in each Req instead of
+// three strings.
+type reqAttrs struct {
+	location  string
+	board     string // board of the latest observation
+	eventType string // latest event: opened, reobserved, reposted or closed
+}
+
+// Location is where the posting says the req is ("" when it says nothing).
+func (r *Req) Location() string { return r.attrs.location }
+
+// Board is the board of the req's latest observation.
+func (r *Req) Board() string { return r.attrs.board }
+
+// EventType is the req's latest event: opened, reobserved, reposted or closed.
+func (r *Req) EventType() string { return r.attrs.eventType }
 
 // PostedAtTime is the employer's own posting date, nil when its source gives none.
 func (r *Req) PostedAtTime() *time.Time {

@@ -93,5 +93,5 @@ func (r *Req) Remote() bool {
 	if w := vocabOf(normalize.WorkplaceTypes, r.facts.work); w != "" {
 		return w == normalize.Remote
 	}
-	return strings.Contains(strings.ToLower(r.Location), "remote") || strings.Contains(strings.ToLower(r.Title.Raw), "remote")
+	return strings.Contains(strings.ToLower(r.Location()), "remote") || strings.Contains(strings.ToLower(r.Title.Raw), "remote")
 }

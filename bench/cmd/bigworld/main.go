@@ -8,8 +8,11 @@
 // handler in the same run. It prints Markdown for bench/README.md. It is never run by
 // `make test`; --drop drops the database at the end. --measure-only writes nothing and measures
 // a database as it is (a crawled world's, to compare). The rebuild beside a held snapshot is
-// skipped when the machine lacks the room for it; --memory-limit-mib, --clickhouse-read-timeout
-// and --clickhouse-settings are what a 10-million-req world needs here (bench/README.md).
+// skipped when the machine lacks the room for it. With the build it prints each kind of
+// ClickHouse query's peak memory and time (system.query_log: the build's queries set
+// log_queries=1), and --heap-profile writes the heap after the first build, the snapshot's memory
+// by the code that allocated it (go tool pprof -top). --memory-limit-mib, --clickhouse-read-timeout
+// and --clickhouse-settings change how the build runs (serve sets none of them: bench/README.md).
 package main
 
 import (
@@ -23,6 +26,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,6 +61,8 @@ type options struct {
 	conns, rounds       int
 	dur                 time.Duration
 	targets             string
+	heapProfile         string
+	chQueryLog          bool
 }
 
 func main() {
@@ -78,6 +84,8 @@ func main() {
 	flag.IntVar(&o.rounds, "rounds", 2, "rounds of every target, each after a round of the trivial handler")
 	flag.DurationVar(&o.dur, "duration", 5*time.Second, "duration of each measured run")
 	flag.StringVar(&o.targets, "targets", "reqs,jobs,qualified,company,events", "routes loaded: reqs (reqs/search), jobs (jobs/search), qualified (reqs/qualified), company (is-hiring), events (the feed); empty: none")
+	flag.StringVar(&o.heapProfile, "heap-profile", "", "write the heap profile after the first build to this file (go tool pprof -sample_index=inuse_space: the snapshot's memory by the code that allocated it)")
+	flag.BoolVar(&o.chQueryLog, "clickhouse-query-log", true, "log the builds' ClickHouse queries (log_queries=1) and print the peak memory and duration of each kind from system.query_log")
 	flag.Parse()
 	if o.chDB == "" {
 		o.chDB = "hs_bigworld_" + short(o.cfg.Reqs)
@@ -158,21 +166,27 @@ func run(ctx context.Context, o options, log *slog.Logger) error {
 		return nil
 	}
 
-	bch := ch
+	// The builds' connection: analytics.Open's options (its 5-minute read timeout unless
+	// --clickhouse-read-timeout), named bigworld-build so that the query log tells its queries
+	// from other clients'.
+	readTimeout := 5 * time.Minute
 	if o.readTimeout > 0 {
-		// analytics.Open's options with another read timeout.
-		c, err := clickhouse.Open(&clickhouse.Options{Addr: chOpts.Addrs(), Auth: clickhouse.Auth{Database: o.chDB, Username: "default"},
-			DialTimeout: 5 * time.Second, MaxOpenConns: 16, MaxIdleConns: 8, ConnMaxLifetime: time.Hour, ReadTimeout: o.readTimeout,
-			Compression: &clickhouse.Compression{Method: clickhouse.CompressionLZ4}, BlockBufferSize: 10, ConnOpenStrategy: clickhouse.ConnOpenInOrder})
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		bch = c
+		readTimeout = o.readTimeout
 	}
+	bch, err := clickhouse.Open(&clickhouse.Options{Addr: chOpts.Addrs(), Auth: clickhouse.Auth{Database: o.chDB, Username: "default"},
+		DialTimeout: 5 * time.Second, MaxOpenConns: 16, MaxIdleConns: 8, ConnMaxLifetime: time.Hour, ReadTimeout: readTimeout,
+		Compression: &clickhouse.Compression{Method: clickhouse.CompressionLZ4}, BlockBufferSize: 10, ConnOpenStrategy: clickhouse.ConnOpenInOrder,
+		ClientInfo: clickhouse.ClientInfo{Products: []struct{ Name, Version string }{{Name: buildClient, Version: "1"}}}})
+	if err != nil {
+		return err
+	}
+	defer bch.Close()
 	bctx := ctx
+	set := clickhouse.Settings{}
+	if o.chQueryLog {
+		set["log_queries"] = 1
+	}
 	if o.chSettings != "" {
-		set := clickhouse.Settings{}
 		for _, kv := range strings.Split(o.chSettings, ",") {
 			k, v, ok := strings.Cut(kv, "=")
 			if !ok {
@@ -185,6 +199,8 @@ func run(ctx context.Context, o options, log *slog.Logger) error {
 				set[k] = v
 			}
 		}
+	}
+	if len(set) > 0 {
 		bctx = clickhouse.Context(ctx, clickhouse.WithSettings(set))
 	}
 
@@ -193,6 +209,7 @@ func run(ctx context.Context, o options, log *slog.Logger) error {
 	debug.FreeOSMemory()
 	before := heap()
 	peak := sampleHeap()
+	buildStart := time.Now()
 	snap, err := snapshot.Build(bctx, bch)
 	buildPeak := peak()
 	if err != nil {
@@ -201,6 +218,11 @@ func run(ctx context.Context, o options, log *slog.Logger) error {
 	runtime.GC()
 	after := heap()
 	held := after - before
+	if o.heapProfile != "" {
+		if err := writeHeapProfile(o.heapProfile); err != nil {
+			return err
+		}
+	}
 	s := snap.Index.Stats()
 	fmt.Printf("| figure | value |\n|---|---:|\n")
 	fmt.Printf("| snapshot build (read/snapshot.Build) | %s |\n", snap.BuildTook.Round(time.Millisecond))
@@ -209,6 +231,11 @@ func run(ctx context.Context, o options, log *slog.Logger) error {
 	fmt.Printf("| heap after the build, after GC: total (snapshot) | %s (%s) |\n", mib(after), mib(held))
 	fmt.Printf("| snapshot heap per req | %.0f bytes |\n", float64(held)/float64(max(1, s.Reqs)))
 	fmt.Printf("| peak heap during the build (heap objects, sampled every 10 ms) | %s (%.2f× the snapshot) |\n", mib(buildPeak), float64(buildPeak)/float64(max(1, held)))
+	if o.chQueryLog {
+		if err := printQueryLog(ctx, ch, buildStart); err != nil {
+			return err
+		}
+	}
 
 	// A rebuild while the first snapshot serves: the peak heap an instance must have room for.
 	// Skipped when the machine lacks the room (two snapshots and the build's garbage), so the
@@ -306,6 +333,51 @@ func vmHWM() string {
 		}
 	}
 	return "unknown"
+}
+
+// writeHeapProfile writes the heap profile (after a GC) to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("cannot write the heap profile: %w", err)
+	}
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("cannot write the heap profile: %w", err)
+	}
+	return f.Close()
+}
+
+// buildClient names the builds' ClickHouse client (system.query_log's client_name).
+const buildClient = "bigworld-build"
+
+// printQueryLog prints, per kind of query the builds' client sent since since (60 characters
+// from its FROM), how many ran, their peak memory and their longest duration, from
+// system.query_log (the build's queries set log_queries=1).
+func printQueryLog(ctx context.Context, ch analyticsConn, since time.Time) error {
+	if err := ch.Exec(ctx, "SYSTEM FLUSH LOGS"); err != nil {
+		return fmt.Errorf("cannot flush ClickHouse's query log: %w", err)
+	}
+	rows, err := ch.Query(ctx, `
+		SELECT substring(replaceRegexpAll(query, '[\\s]+', ' '), position(replaceRegexpAll(query, '[\\s]+', ' '), 'FROM'), 60) AS kind,
+		       count(), max(memory_usage), max(query_duration_ms), sum(query_duration_ms)
+		FROM system.query_log
+		WHERE type = 2 AND query_start_time >= ? AND position(client_name, ?) > 0
+		GROUP BY kind ORDER BY max(memory_usage) DESC LIMIT 12`, since.Add(-time.Second), buildClient+"/")
+	if err != nil {
+		return fmt.Errorf("cannot read ClickHouse's query log: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var kind string
+		var n, mem, longest, total uint64
+		if err := rows.Scan(&kind, &n, &mem, &longest, &total); err != nil {
+			return fmt.Errorf("cannot read ClickHouse's query log: %w", err)
+		}
+		fmt.Printf("| ClickHouse: %d× `%s…` | peak memory %s a query, longest %.1f s, %.1f s in all |\n",
+			n, strings.ReplaceAll(kind, "|", "\\|"), mib(mem), float64(longest)/1000, float64(total)/1000)
+	}
+	return rows.Err()
 }
 
 // dbSize is the database's size on disk and uncompressed.
