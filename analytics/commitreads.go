@@ -164,12 +164,7 @@ func StreamCompanyLedgerReqsAbove(ctx context.Context, ch driver.Conn, g Committ
 		if b, ok := boards[k]; ok {
 			r.Boards, r.AnyBoards = b[0], b[1]
 		}
-		if len(r.Boards) == 0 && r.Board != "" {
-			r.Boards = []string{r.Board}
-		}
-		if len(r.AnyBoards) == 0 && r.Board != "" {
-			r.AnyBoards = []string{r.Board}
-		}
+		r.boardsAtLeastLatest()
 		if err := fn(r); err != nil {
 			return err
 		}

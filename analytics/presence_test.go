@@ -20,12 +20,7 @@ func TestALaggingReplicaDelaysReadsNeverSkips(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	ch, _ := storetest.ClickHouse(t, "analytics")
-	at := func(tick uint32) time.Time {
-		return time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC).Add(time.Duration(tick) * 3 * time.Hour)
-	}
-	cycle := func(tick uint32, from, to uint64) analytics.Cycle {
-		return analytics.Cycle{Region: "eu", Tick: tick, CycleTime: at(tick), StartedAt: at(tick), Events: to - from + 1, SeqFrom: from, SeqTo: to}
-	}
+	at, cycle := presenceTick, presenceCycle
 	reads := func() (snap, present, page, filtered uint64) {
 		t.Helper()
 		wm, _, err := analytics.ReadWatermark(ctx, ch)
@@ -91,12 +86,7 @@ func TestThePresenceCheckCountsFromTheBoundTheSameReplicaProved(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	ch, _ := storetest.ClickHouse(t, "analytics")
-	at := func(tick uint32) time.Time {
-		return time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC).Add(time.Duration(tick) * 3 * time.Hour)
-	}
-	cycle := func(tick uint32, from, to uint64) analytics.Cycle {
-		return analytics.Cycle{Region: "eu", Tick: tick, CycleTime: at(tick), StartedAt: at(tick), Events: to - from + 1, SeqFrom: from, SeqTo: to}
-	}
+	at, cycle := presenceTick, presenceCycle
 	require.NoError(t, analytics.WriteCycle(ctx, ch, &analytics.CycleWrite{Events: synthEvents(1, 10, at(1), "a"), Cycle: cycle(1, 1, 10)}, 1000))
 	wm, _, p1, err := analytics.ReadWatermarkAbove(ctx, ch, analytics.Present{})
 	require.NoError(t, err)
@@ -156,4 +146,14 @@ func TestThePresenceCheckCountsFromTheBoundTheSameReplicaProved(t *testing.T) {
 	require.Equal(t, uint64(20), wm)
 	require.Equal(t, at(3), asOf.UTC())
 	require.Equal(t, uint64(20), p.Watermark)
+}
+
+// presenceTick is the cycle time of tick in the presence tests' region.
+func presenceTick(tick uint32) time.Time {
+	return time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC).Add(time.Duration(tick) * 3 * time.Hour)
+}
+
+// presenceCycle is the eu cycle of tick committing events from to to.
+func presenceCycle(tick uint32, from, to uint64) analytics.Cycle {
+	return analytics.Cycle{Region: "eu", Tick: tick, CycleTime: presenceTick(tick), StartedAt: presenceTick(tick), Events: to - from + 1, SeqFrom: from, SeqTo: to}
 }

@@ -28,6 +28,17 @@ type LedgerReq struct {
 	AnyBoards []string
 }
 
+// boardsAtLeastLatest names the latest event's board in Boards and AnyBoards when no sighting
+// did (a req first seen on a board before sightings were kept).
+func (r *LedgerReq) boardsAtLeastLatest() {
+	if len(r.Boards) == 0 && r.Board != "" {
+		r.Boards = []string{r.Board}
+	}
+	if len(r.AnyBoards) == 0 && r.Board != "" {
+		r.AnyBoards = []string{r.Board}
+	}
+}
+
 // StreamLedgerReqs streams every req's current state at the watermark of g (live and closed),
 // with the board sightings of committed cycles within g, ordered by req_key, to fn. It reads the
 // reqs in ranges of req_key of about ReqRangeEvents events each (ReqKeyRanges), one range after
@@ -239,12 +250,7 @@ func streamLedgerReqs(ctx context.Context, ch driver.Conn, g Committed, keyCond 
 		if bOK && bKey == r.ReqKey {
 			r.Boards, r.AnyBoards = bBoards, bAny
 		}
-		if len(r.Boards) == 0 && r.Board != "" {
-			r.Boards = []string{r.Board}
-		}
-		if len(r.AnyBoards) == 0 && r.Board != "" {
-			r.AnyBoards = []string{r.Board}
-		}
+		r.boardsAtLeastLatest()
 		if err := fn(r); err != nil {
 			return err
 		}
