@@ -44,12 +44,16 @@ func faultyWorld(companies int, slowAt func(tick int) bool) sim.Config {
 	return sim.Config{Seed: 42, Companies: companies,
 		FaultServerError: 0.03, FaultRateLimit: 0.02, FaultSlow: 0.01, FaultMalformedRecord: 0.03,
 		FaultMalformedBody: 0.01, FaultVanish: 0.02,
-		SlowDelay: 3 * time.Second, // twice the fetch timeout, so only slow sources fail even on a loaded machine
+		SlowDelay: 15 * time.Second, // three times the fetch timeout, so only slow sources fail even on a loaded machine
 		SlowTicks: slowAt}
 }
 
 func testFetch() pipeline.FetchConfig {
-	return pipeline.FetchConfig{Workers: 16, PerHost: 16, Timeout: 1500 * time.Millisecond, Attempts: 4,
+	// The timeout is what tells a slow source from a healthy one: 5 s, which a healthy page of the
+	// simulator never takes even when the race detector and a loaded machine slow both ends many
+	// times over (at 1.5 s, healthy sources timed out at load averages above 20). It costs the
+	// slow ticks two timeouts a slow source.
+	return pipeline.FetchConfig{Workers: 16, PerHost: 16, Timeout: 5 * time.Second, Attempts: 4,
 		Backoff: 5 * time.Millisecond, MaxRetryWait: 50 * time.Millisecond, // Retry-After is honoured in TestFetchHonoursRetryAfter
 		AllowPrivate: true} // the simulator on loopback; HostRate 0: unlimited
 }
