@@ -129,3 +129,27 @@ func claimedKeys(claims []oltp.ClaimedSource) []string {
 	}
 	return keys
 }
+
+// The committer reads a window's reads a page at a time (a statement over all of them outlasted
+// the pool's statement_timeout at 84,955 reads): every read once, in key order, whatever the
+// pages' bounds, and none of another window.
+func TestCrawlReadsReadsEveryReadOnceInPages(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := storetest.Postgres(t, "oltp")
+	reads := 2*oltp.CrawlReadsPage + 7
+	for _, tick := range []int{4, 5} {
+		_, err := pool.Exec(ctx, `INSERT INTO crawl_reads (tick, source_key, read_at, worker, status, pages, sightings)
+			SELECT $1, 'greenhouse:t' || lpad(i::text, 5, '0'), now(), 'w', 'ok', 1, '\x00' FROM generate_series(1, $2::int) i`, tick, reads+tick)
+		require.NoError(t, err)
+	}
+	var keys []string
+	require.NoError(t, oltp.CrawlReads(ctx, pool, 4, func(r oltp.CrawlRead) error {
+		require.Equal(t, 4, r.Tick)
+		keys = append(keys, r.SourceKey)
+		return nil
+	}))
+	require.Len(t, keys, reads+4)
+	require.True(t, slices.IsSorted(keys), "in key order")
+	require.Equal(t, len(keys), len(slices.Compact(slices.Clone(keys))), "each read once")
+}
