@@ -1,8 +1,10 @@
 package oltp
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,13 +31,23 @@ func ClaimDueSources(ctx context.Context, pool *pgxpool.Pool, owner string, tick
 }
 
 // ClaimedSource is a source a worker claimed: its key, the postings of its last ok read taken as
-// it was (LastOKCount, -1 when it has none), and whether the claim is the refetch of a read of
-// this window that asked for one (a drop; StoreCrawlReads).
+// it was (LastOKCount, -1 when it has none), the pages of its last read (LastPages, 0 when it has
+// none), and whether the claim is the refetch of a read of this window that asked for one (a
+// drop; StoreCrawlReads).
 type ClaimedSource struct {
 	Key         string
 	LastOKCount int
+	LastPages   int
 	Refetch     bool
 }
+
+// LongSourcePages is the pages from which a source's last read makes it long: a claim takes the
+// due long sources first, longest first, before the rest in due order (longest-processing-time
+// first). A window ends no sooner than its longest chain of pages read one after another (a
+// job-page board links each page to the next), so that chain must start when the window does,
+// not wherever its key falls among 100,000 sources. crawl_sources_long_idx (migration 0036)
+// holds the sources of this many pages or more; the claim's SQL names the same figure.
+const LongSourcePages = 32
 
 // ClaimSources leases at most limit sources for owner to read in window tick: active or suspect
 // sources with no read of that window, due by now (next_due_at; every one when all is set, as
@@ -45,6 +57,11 @@ type ClaimedSource struct {
 // left unclaimed has no read of the window, so the committer counts it not fetched: its reqs stay
 // unknown, never closed. Concurrent workers never claim the same source (FOR UPDATE SKIP LOCKED),
 // whether for a read or a refetch; a lease lapses after lease.
+//
+// The claims come longest first: the sources whose last read took LongSourcePages pages or more,
+// by those pages (most first), then the others in due order (next_due_at, source_key), so a
+// worker that starts its claims in the order returned starts a long chain of pages before the
+// short reads.
 func ClaimSources(ctx context.Context, pool *pgxpool.Pool, owner string, tick, limit int, lease time.Duration, all bool) ([]ClaimedSource, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -54,34 +71,60 @@ func ClaimSources(ctx context.Context, pool *pgxpool.Pool, owner string, tick, l
 	}
 	claims, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ClaimedSource, error) {
 		var c ClaimedSource
-		err := row.Scan(&c.Key, &c.LastOKCount, &c.Refetch)
+		err := row.Scan(&c.Key, &c.LastOKCount, &c.LastPages, &c.Refetch)
 		return c, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cannot claim due sources: %w", err)
 	}
+	// RETURNING follows no order: the long sources first, longest first, then the rest by key
+	// (every one of them due by now).
+	slices.SortFunc(claims, func(a, b ClaimedSource) int {
+		al, bl := a.LastPages >= LongSourcePages, b.LastPages >= LongSourcePages
+		switch {
+		case al && bl && a.LastPages != b.LastPages:
+			return cmp.Compare(b.LastPages, a.LastPages)
+		case al != bl:
+			if al {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
 	return claims, nil
 }
 
-// claimDueQuery leases the first due sources in (next_due_at, source_key) order, the order of
+// claimDueQuery leases the due long sources (LongSourcePages, the literal 32 below: the partial
+// index's predicate) in (last_pages DESC, source_key) order, the order of crawl_sources_long_idx,
+// then as many of the others as the limit leaves in (next_due_at, source_key) order, the order of
 // crawl_sources_due_idx: a claim reads the rows it takes and those it skips, never every source
-// sharing a due time. A refetch is due at its read's refetch_due, which its source's
-// next_due_at holds too (StoreCrawlReads), so it comes in the same order.
-const claimDueQuery = `
-		UPDATE crawl_sources c SET lease_owner = $1, lease_until = now() + $2 * interval '1 millisecond'
-		WHERE c.source_key IN (
-			SELECT s.source_key FROM crawl_sources s
-			WHERE s.status IN ('active', 'suspect')
-			  AND ($5 OR s.next_due_at <= now())
+// sharing a due time. A refetch is due at its read's refetch_due, which its source's next_due_at
+// holds too (StoreCrawlReads), so it comes in the same order.
+var claimDueQuery = strings.NewReplacer("DUE", `($5 OR s.next_due_at <= now())
 			  AND (s.cooldown_until IS NULL OR s.cooldown_until <= now())
 			  AND (s.lease_until IS NULL OR s.lease_until < now())
 			  AND NOT EXISTS (SELECT 1 FROM crawl_reads r WHERE r.tick = $3 AND r.source_key = s.source_key
-			                  AND ($5 OR r.refetch_due IS NULL OR r.refetch_due > now()))
-			ORDER BY s.next_due_at, s.source_key
+			                  AND ($5 OR r.refetch_due IS NULL OR r.refetch_due > now()))`).Replace(`
+		WITH long AS (
+			SELECT s.source_key FROM crawl_sources s
+			WHERE s.status IN ('active', 'suspect') AND s.last_pages >= 32
+			  AND DUE
+			ORDER BY s.last_pages DESC, s.source_key
 			LIMIT $4
-			FOR UPDATE SKIP LOCKED)
-		RETURNING c.source_key, coalesce(c.last_ok_count, -1),
-			EXISTS (SELECT 1 FROM crawl_reads r WHERE r.tick = $3 AND r.source_key = c.source_key)`
+			FOR UPDATE SKIP LOCKED
+		), rest AS (
+			SELECT s.source_key FROM crawl_sources s
+			WHERE s.status IN ('active', 'suspect') AND (s.last_pages IS NULL OR s.last_pages < 32)
+			  AND DUE
+			ORDER BY s.next_due_at, s.source_key
+			LIMIT (SELECT $4 - count(*) FROM long)
+			FOR UPDATE SKIP LOCKED
+		)
+		UPDATE crawl_sources c SET lease_owner = $1, lease_until = now() + $2 * interval '1 millisecond'
+		WHERE c.source_key = ANY (ARRAY(SELECT source_key FROM long UNION ALL SELECT source_key FROM rest))
+		RETURNING c.source_key, coalesce(c.last_ok_count, -1), coalesce(c.last_pages, 0),
+			EXISTS (SELECT 1 FROM crawl_reads r WHERE r.tick = $3 AND r.source_key = c.source_key)`)
 
 // ClaimCompanySources leases for owner every active or suspect source of the company at domain
 // (its ATS tenants and careers sites) that no live lease holds, whatever its due time or the
@@ -226,6 +269,7 @@ var storeReadSQL = strings.NewReplacer(
 		last_status = $5, last_reason = nullif($6, ''), last_count = $8,
 		last_ok_at = CASE WHEN $5 = 'ok' THEN $3 ELSE last_ok_at END,
 		last_ok_count = CASE WHEN $5 = 'ok' AND $17::timestamptz IS NULL THEN $8 ELSE last_ok_count END,
+		last_pages = CASE WHEN $5 = 'ok' THEN $7 ELSE greatest(last_pages, $7) END,
 		consecutive_failures = FAILURES,
 		cooldown_until = CASE
 			WHEN $5 = 'ok' THEN NULL
@@ -263,12 +307,15 @@ const refetchSQL = `
 	UPDATE crawl_sources SET lease_owner = NULL, lease_until = NULL, next_due_at = $11, updated_at = now(),
 		last_count = CASE WHEN EXISTS (SELECT 1 FROM re) THEN $8 ELSE last_count END,
 		last_ok_at = CASE WHEN EXISTS (SELECT 1 FROM re) THEN $3 ELSE last_ok_at END,
-		last_ok_count = CASE WHEN EXISTS (SELECT 1 FROM re) THEN $8 ELSE last_ok_count END
+		last_ok_count = CASE WHEN EXISTS (SELECT 1 FROM re) THEN $8 ELSE last_ok_count END,
+		last_pages = CASE WHEN EXISTS (SELECT 1 FROM re) THEN $7 ELSE greatest(last_pages, $7) END
 	WHERE source_key = $2`
 
 // StoreCrawlReads records reads and releases their sources' leases, setting each source's next
 // due time and, by the health rule above, its health: failures in a row, cooldown and the
-// suspect status. All in one transaction. A read of a (tick, source) already recorded is kept as
+// suspect status; and its last pages (last_pages: an ok read's pages, or the most of the last
+// and a read not ok, which may have stopped partway), which ClaimSources takes the long sources
+// first by. All in one transaction. A read of a (tick, source) already recorded is kept as
 // it was (the first worker to finish wins), and changes no health, so a lapsed lease read twice
 // is stored and counted once. A refetch (CrawlRead.Refetch) is stored by refetchSQL.
 func StoreCrawlReads(ctx context.Context, pool *pgxpool.Pool, reads []CrawlRead) error {
@@ -298,14 +345,37 @@ func StoreCrawlReads(ctx context.Context, pool *pgxpool.Pool, reads []CrawlRead)
 	})
 }
 
-// CrawlReads streams every read of window tick to fn, in source order.
+// CrawlReadsPage is how many reads one statement of CrawlReads reads.
+const CrawlReadsPage = 1000
+
+// CrawlReads streams every read of window tick to fn, in source order, a page of CrawlReadsPage
+// reads a statement (by key, after the last one read). One statement over the whole window ran
+// as long as fn took over every read, since a statement's time counts until its last row is
+// taken: at 84,955 reads (207 MB) on a loaded machine that passed the pool's statement_timeout
+// (StatementTimeout, 30 s) and the committer failed; a page is a few MB, read in well under it.
 func CrawlReads(ctx context.Context, pool *pgxpool.Pool, tick int, fn func(CrawlRead) error) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
+	after := ""
+	for {
+		n, last, err := crawlReadsPage(ctx, pool, tick, after, fn)
+		if err != nil {
+			return err
+		}
+		if n < CrawlReadsPage {
+			return nil
+		}
+		after = last
+	}
+}
+
+// crawlReadsPage streams the reads of window tick whose keys sort after after, at most
+// CrawlReadsPage of them, to fn, and returns how many and the last key.
+func crawlReadsPage(ctx context.Context, pool *pgxpool.Pool, tick int, after string, fn func(CrawlRead) error) (n int, last string, err error) {
 	rows, err := pool.Query(ctx, `SELECT tick, source_key, read_at, worker, status, reason, pages, postings, malformed, sightings, suspect_read_at
-		FROM crawl_reads WHERE tick = $1 ORDER BY source_key`, tick)
+		FROM crawl_reads WHERE tick = $1 AND source_key > $2 ORDER BY source_key LIMIT $3`, tick, after, CrawlReadsPage)
 	if err != nil {
-		return fmt.Errorf("cannot read the crawl reads of window %d: %w", tick, err)
+		return 0, "", fmt.Errorf("cannot read the crawl reads of window %d: %w", tick, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -313,19 +383,20 @@ func CrawlReads(ctx context.Context, pool *pgxpool.Pool, tick int, fn func(Crawl
 		var suspectAt *time.Time
 		if err := rows.Scan(&r.Tick, &r.SourceKey, &r.ReadAt, &r.Worker, &r.Status, &r.Reason, &r.Pages, &r.Postings, &r.Malformed, &r.Sightings,
 			&suspectAt); err != nil {
-			return fmt.Errorf("cannot read the crawl reads of window %d: %w", tick, err)
+			return 0, "", fmt.Errorf("cannot read the crawl reads of window %d: %w", tick, err)
 		}
 		if suspectAt != nil {
 			r.SuspectReadAt = *suspectAt
 		}
+		n, last = n+1, r.SourceKey
 		if err := fn(r); err != nil {
-			return err
+			return 0, "", err
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("cannot read the crawl reads of window %d: %w", tick, err)
+		return 0, "", fmt.Errorf("cannot read the crawl reads of window %d: %w", tick, err)
 	}
-	return nil
+	return n, last, nil
 }
 
 // PruneCrawlReads deletes the reads of windows before tick (committed ones).

@@ -29,4 +29,4 @@ func (l *Leaser) BusyForTest() func() error {
 const AccountStatesQueryForTest = accountStatesQuery
 
 // ClaimDueQueryForTest is the crawl workers' claim, for reading its plan.
-const ClaimDueQueryForTest = claimDueQuery
+var ClaimDueQueryForTest = claimDueQuery

@@ -45,6 +45,18 @@ func (c Clock) Tick(t time.Time) int {
 // Start is the beginning of window tick.
 func (c Clock) Start(tick int) time.Time { return c.Epoch.Add(time.Duration(tick) * WindowLength) }
 
+// Due is when a source whose last read took pages is due in window tick: at its Offset, unless
+// it is long (oltp.LongSourcePages pages or more), when it is the window's start. A long source
+// is a chain of pages that no number of workers reads faster (a job-page board's pages each link
+// the next), so it starts when its window does rather than wherever its key's hash falls, and a
+// claim takes it before the short sources due with it (oltp.ClaimSources).
+func (c Clock) Due(tick int, key string, pages int) time.Time {
+	if pages >= oltp.LongSourcePages {
+		return c.Start(tick)
+	}
+	return c.Start(tick).Add(Offset(key))
+}
+
 // Offset is a source's stable place inside every window (as Prometheus spreads scrapes): the
 // hash of its key over the window less the retry margin, so the reads of a fleet spread over
 // the window instead of all landing at its start.
@@ -179,10 +191,11 @@ func (c *Crawl) setDefaults() {
 // first waited c.StoreEvery; oltp.StoreCrawlReads, which gives their leases back), and every one
 // queued is stored before the worker runs a discovery or returns. A read is acknowledged once
 // stored: until then its lease is renewed, and one lost with its process is read again once its
-// lease lapses. Each read is stored with the source's next due time: its
-// offset in the next window, unless the read fell far below the source's last ok read
-// (pipeline.MassDrop on postings) and the window has room for a refetch c.RefetchAfter later (not
-// with all: `--once` commits at once), when it is that refetch's time; a refetch is claimed like
+// lease lapses. Each read is stored with the source's next due time: its time in the next window
+// (Clock.Due: its offset, or the window's start for a long source), unless the read fell far
+// below the source's last ok read (pipeline.MassDrop on postings) and the window has room for a
+// refetch c.RefetchAfter later (not with all: `--once` commits at once), when it is that
+// refetch's time; a refetch is claimed like
 // any due source, by any worker, and what it reads is the window's read (row). A store with a
 // read that answered 404 or 410 queues the re-discovery of broken sources' companies at once
 // (DiscoveryRunner.Rediscover), so a company that moved vendor is found in the window its old
@@ -399,18 +412,20 @@ func (c *Crawl) holdable() int {
 	return max(1, min(c.Batch, w*rounds))
 }
 
-// row is the stored form of read r of a source claimed as cl in window tick: next due at its
-// offset in the next window, or, when r is a first read whose postings fell far below the
-// source's last ok read and the window has room (not with all), asking for a refetch
+// row is the stored form of read r of a source claimed as cl in window tick: next due at its time
+// in the next window (Clock.Due, by the most of its pages now and last window: a read that failed
+// partway through a long chain keeps it long), or, when r is a first read whose postings fell far
+// below the source's last ok read and the window has room (not with all), asking for a refetch
 // c.RefetchAfter later.
 func (c *Crawl) row(tick int, r *pipeline.SourceRead, cl oltp.ClaimedSource, all bool) (oltp.CrawlRead, error) {
 	b, err := c.Codec.Encode(r)
 	if err != nil {
 		return oltp.CrawlRead{}, err
 	}
+	next := c.Clock.Due(tick+1, r.SourceKey, max(r.Pages, cl.LastPages))
 	row := oltp.CrawlRead{Tick: tick, SourceKey: r.SourceKey, ReadAt: r.ReadAt, Worker: c.Owner, Status: r.Status,
 		Reason: r.Reason, Pages: r.Pages, Postings: r.Postings, Malformed: r.Malformed, Sightings: b,
-		NextDue: c.Clock.Start(tick + 1).Add(Offset(r.SourceKey)), Refetch: cl.Refetch}
+		NextDue: next, Refetch: cl.Refetch}
 	if cl.Refetch || all || r.Status != pipeline.StatusOK || cl.LastOKCount < 0 || !pipeline.MassDrop(cl.LastOKCount, r.Postings) {
 		return row, nil
 	}

@@ -71,7 +71,9 @@ func main() {
 	memLimit := flag.Int("memory-limit-mib", 1400, "soft memory limit of this process, as `crawl --memory-limit-mib`; 0 for none")
 	flag.StringVar(&o.prof.CPU, "cpuprofile", "", "write a CPU profile of the commit to this file")
 	flag.StringVar(&o.prof.Mem, "memprofile", "", "write allocation profiles to this file (after the commit) and to FILE.base (before it): go tool pprof -diff_base FILE.base FILE")
-	phases := flag.String("phases", "fetch,one,two,commit", "what to run: fetch (the crawler's read beside plain GETs), one (one worker), two (two workers), commit (needs one or two)")
+	phases := flag.String("phases", "fetch,one,two,again,commit",
+		"what to run, in this order: fetch (the crawler's read beside plain GETs), one (one worker, the first window after the import: no source's pages known), "+
+			"two (two workers), again (one worker again, each source's pages known from the reads before), commit (needs one, two or again)")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	if *serve {
@@ -84,15 +86,15 @@ func main() {
 	o.phases = map[string]bool{}
 	for _, p := range strings.Split(*phases, ",") {
 		switch p = strings.TrimSpace(p); p {
-		case "fetch", "one", "two", "commit":
+		case "fetch", "one", "two", "again", "commit":
 			o.phases[p] = true
 		default:
-			fmt.Fprintf(os.Stderr, "--phases: %q is not one of fetch, one, two, commit\n", p)
+			fmt.Fprintf(os.Stderr, "--phases: %q is not one of fetch, one, two, again, commit\n", p)
 			os.Exit(2)
 		}
 	}
-	if o.phases["commit"] && !o.phases["one"] && !o.phases["two"] {
-		fmt.Fprintln(os.Stderr, "--phases: commit needs the reads of one or two")
+	if o.phases["commit"] && !o.phases["one"] && !o.phases["two"] && !o.phases["again"] {
+		fmt.Fprintln(os.Stderr, "--phases: commit needs the reads of one, two or again")
 		os.Exit(2)
 	}
 	if *memLimit > 0 {
