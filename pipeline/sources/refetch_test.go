@@ -56,14 +56,14 @@ func newDropWorld(t *testing.T, tenants ...string) *dropWorld {
 			fmt.Fprintf(rw, `{"name":%q,"content":""}`, tenant)
 		})
 		csv += fmt.Sprintf("%s.de,%s,greenhouse,%s,DE\n", tenant, tenant, tenant)
-		latest = max(latest, sources.Offset("greenhouse:"+tenant))
+		latest = max(latest, sources.Clock{}.Offset("greenhouse:"+tenant))
 	}
 	connectTo, pem := hosttest.Serve(t, mux, atsurl.Hosts(), nil)
 	w.pool = storetest.Postgres(t, "sources")
 	ch, _ := storetest.ClickHouse(t, "sources")
 	_, err := sources.Import(ctx, w.pool, strings.NewReader(csv), sources.ImportOptions{File: "drop.csv", By: "test", Apply: true})
 	require.NoError(t, err)
-	w.clock = sources.Clock{Epoch: time.Now().Add(-sources.WindowLength - latest - time.Minute)}
+	w.clock = sources.Clock{Epoch: time.Now().Add(-sources.DefaultWindowLength - latest - time.Minute)}
 	crawl := func(owner string) *sources.Crawl {
 		c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Log: slog.New(slog.DiscardHandler),
 			Fetch: pipeline.FetchConfig{ConnectTo: connectTo, CAFile: pem}})
