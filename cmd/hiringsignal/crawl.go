@@ -399,7 +399,7 @@ func crawlWindowNow(ctx context.Context, log *slog.Logger, sc *sources.Crawl, cl
 	start := time.Now()
 	tick := sc.Clock.Tick(clock.now())
 	if tick < 0 {
-		return fmt.Errorf("the wall clock is before the crawl epoch %s (--epoch)", sc.Clock.Epoch.Format(time.RFC3339))
+		return fmt.Errorf("the crawl's clock (--clock) is before the crawl epoch %s (--epoch)", sc.Clock.Epoch.Format(time.RFC3339))
 	}
 	n, err := sc.ReadDue(ctx, tick, true)
 	if err != nil {

@@ -50,7 +50,7 @@ func (d registryDirectory) at(ctx context.Context, tick int) (*pipeline.Director
 		tick = d.clock.Tick(now)
 	}
 	if tick < 0 {
-		return nil, fmt.Errorf("the wall clock %s is before the crawl epoch %s (--epoch)", now.Format(time.RFC3339), d.clock.Epoch.Format(time.RFC3339))
+		return nil, fmt.Errorf("the crawl's clock (--clock) reads %s, before the crawl epoch %s (--epoch)", now.Format(time.RFC3339), d.clock.Epoch.Format(time.RFC3339))
 	}
 	if end := d.clock.Start(tick + 1).Add(-time.Second); now.After(end) {
 		now = end
