@@ -651,10 +651,13 @@ func TestClusterEndToEnd(t *testing.T) {
 			require.NoError(t, cl.ReplicaDown(ctx, 2))
 			t.Log("cluster: replica r2 stopped")
 			pin()
-			time.Sleep(3 * time.Second)
+			var from, to int64
+			require.Eventually(t, func() bool { // the write handed out, waiting for its quorum
+				return pool.QueryRow(ctx, `SELECT pending_from, pending_to FROM crawl_ledger_heads WHERE pending_tick = $1`, ticks[2]).Scan(&from, &to) == nil
+			}, time.Minute, 50*time.Millisecond, "the commit of window %d waits for the stopped replica", ticks[2])
 			require.NoError(t, committers[0].cmd.Process.Signal(syscall.SIGKILL))
 			committers = append(committers, committer())
-			t.Log("cluster: the committer killed during the commit, another started")
+			t.Logf("cluster: the committer killed while its write of events %d-%d waited for the replica, another started", from, to)
 			time.Sleep(2 * time.Second)
 			require.NoError(t, cl.ReplicaUp(ctx, 2))
 			t.Log("cluster: replica r2 back")
