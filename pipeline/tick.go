@@ -2,7 +2,9 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 )
@@ -52,4 +54,29 @@ func PinSimTick(ctx context.Context, client *http.Client, baseURL string, tick i
 		return fmt.Errorf("cannot pin the simulator clock: status %d", resp.StatusCode)
 	}
 	return nil
+}
+
+// SimTick reads the simulator's clock at baseURL (GET /_sim/tick): the tick it serves (its pinned
+// tick, once pinned) and that tick's start.
+func SimTick(ctx context.Context, client *http.Client, baseURL string) (int, time.Time, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+"/_sim/tick", nil)
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, time.Time{}, fmt.Errorf("cannot read the simulator's tick at %s: %w", baseURL, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, time.Time{}, fmt.Errorf("cannot read the simulator's tick at %s: status %d", baseURL, resp.StatusCode)
+	}
+	var t struct {
+		Tick      *int      `json:"tick"`
+		CycleTime time.Time `json:"cycle_time"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<10)).Decode(&t); err != nil || t.Tick == nil || t.CycleTime.IsZero() {
+		return 0, time.Time{}, fmt.Errorf("cannot read the simulator's tick at %s: not {\"tick\":N,\"cycle_time\":T}", baseURL)
+	}
+	return *t.Tick, t.CycleTime.UTC(), nil
 }

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
+	"log/slog"
+	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/planehq/hiringsignal/oltp"
+	"github.com/planehq/hiringsignal/pipeline/sources"
 	"github.com/planehq/hiringsignal/sim"
 )
 
@@ -36,4 +40,31 @@ func TestDevScheduleFollowsTheClock(t *testing.T) {
 	// Fire-limit hours are world hours: an hour of world time is 20 s / 3 of wall time here.
 	require.Equal(t, oltp.FireWindows{Hour: 20 * time.Second / 3, Week: 7 * 8 * 20 * time.Second, Month: 30 * 8 * 20 * time.Second}, fireWindows(clock))
 	require.Equal(t, oltp.RealFireWindows, fireWindows(nil))
+}
+
+// TestRegistryCrawlOnTheSimulatorsClock: with --clock=sim the registry crawl's windows are the
+// simulator's ticks, its time the start of the tick it serves, so pinning a tick moves the
+// windows; an --epoch that puts the simulator's ticks in other windows is refused at start, and a
+// simulator that stops answering leaves the windows where they were.
+func TestRegistryCrawlOnTheSimulatorsClock(t *testing.T) {
+	t.Parallel()
+	world := sim.New(sim.Config{Companies: 5})
+	srv := httptest.NewServer(world.Handler())
+	defer srv.Close()
+	log := slog.New(slog.DiscardHandler)
+	epoch := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+	clock := sources.Clock{Epoch: epoch}
+	world.Pin(2600)
+	now, err := simClockNow(context.Background(), log, srv.Client(), srv.URL, clock)
+	require.NoError(t, err)
+	require.Equal(t, world.CycleTime(2600), now())
+	require.Equal(t, 2600, clock.Tick(now()))
+	world.Pin(2601)
+	require.Equal(t, 2601, clock.Tick(now()), "pinning the next tick opens its window")
+
+	_, err = simClockNow(context.Background(), log, srv.Client(), srv.URL, sources.Clock{Epoch: epoch.Add(time.Hour)})
+	require.ErrorContains(t, err, "give --epoch the simulator's --sim-epoch")
+
+	srv.Close()
+	require.Equal(t, world.CycleTime(2601), now(), "the last time read")
 }

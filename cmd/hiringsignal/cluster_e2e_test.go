@@ -34,21 +34,28 @@ import (
 
 // The cluster end to end, on loopback (make test-cluster-e2e; skipped without HS_CLUSTER_E2E):
 // ZooKeeper and two ClickHouse replicas (devstack.Cluster), a Postgres primary and its streaming
-// standby (devstack.PostgresPair), the simulator, two crawl processes, two `serve` behind
-// haproxy (round robin) and a webhook receiver. It crawls five windows of one world, pinned one
-// after another, and along the way kills a crawl process, kills the instance holding the
-// notifier lease, stops a ClickHouse replica (commits wait for it) and brings it back, and stops
-// the Postgres primary and promotes the standby. Then it runs the same windows of the same world
-// on one ClickHouse, one Postgres, one crawl and one serve, and requires the same ledger, the
-// same answers to a fixed list of calls, and the same deliveries, each (watch, event) delivered
-// under one idempotency key, each accepted delivery billed one delivered_change unit. Before the
-// windows, a Free key gets exactly its 20 calls of a minute across the round robin, and another
-// exactly its 100 calls of the day; after them, with the killed instance's metering log replayed
-// (`metering replay`), each of the two is billed exactly the calls it was answered 200.
+// standby (devstack.PostgresPair), the simulator on the vendors' real hostnames (--host-mode),
+// the registry crawl (two worker processes and a committer), two `serve` behind haproxy (round
+// robin) and a webhook receiver. The world's sources are imported into the registry as an
+// operator would (`simulate --export-registry`, `sources import`); the crawl processes run on
+// the simulator's clock (--clock=sim), so pinning a tick opens its window, the workers claim and
+// read its sources through their leases, and the committer commits the window before. It crawls
+// five windows of one world, pinned one after another, and along the way kills a worker while it
+// holds claims (their leases lapse and the other worker reads them), kills the instance holding
+// the notifier lease, stops a ClickHouse replica (the commit waits for it), kills the committer
+// during that commit and starts another, brings the replica back, and stops the Postgres primary
+// and promotes the standby. Then it runs the same windows of the same world on one ClickHouse,
+// one Postgres, one crawl process (worker and committer) and one serve, and requires the same
+// ledger, the same answers to a fixed list of calls, and the same deliveries, each (watch, event)
+// delivered under one idempotency key, each accepted delivery billed one delivered_change unit.
+// Before the windows, a Free key gets exactly its 20 calls of a minute across the round robin,
+// and another exactly its 100 calls of the day; after them, with the killed instance's metering
+// log replayed (`metering replay`), each of the two is billed exactly the calls it was answered
+// 200.
 //
-// The crawl processes read the simulator's directory (--directory sim), each crawling whole
-// windows: the registry's windows are 3 hours of the wall clock, which no test of minutes can
-// wait out; the commit lock and the ledger head are the same in both modes.
+// The simulator's clock, not the wall clock's short windows (--window-length): on the wall clock
+// a window's tick and cycle time are those of the minutes it ran, so two runs of one world would
+// never agree; on the simulator's, every run reads and dates the world's windows alike.
 
 const (
 	e2eSeed      = 5
@@ -126,7 +133,8 @@ func (r *hookReceiver) deliveries() []delivery {
 
 // deployment is one run of the world: the API it is called through, its Postgres and a
 // ClickHouse connection to read its ledger from, and the failures it goes through before each
-// window (hooks[i] runs instead of pinning window i; nil: pin).
+// window (hooks[i] runs instead of pinning window i, which opens it and lets the committer commit
+// window i-1; nil: pin).
 type deployment struct {
 	t      *testing.T
 	name   string
@@ -154,6 +162,23 @@ type outcome struct {
 func (d *deployment) pin(tick int) {
 	d.t.Helper()
 	require.NoError(d.t, pipeline.PinSimTick(context.Background(), http.DefaultClient, d.sim, tick))
+}
+
+// readsDone waits until the workers read every source of the registry due in window tick: none
+// active or suspect (and not cooling down) is left without a read of it, a claim held by a dead
+// worker included (its lease lapses and another worker reads it).
+func (d *deployment) readsDone(tick int, within time.Duration) {
+	d.t.Helper()
+	require.Eventually(d.t, func() bool {
+		var left, read int
+		err := d.pool.QueryRow(context.Background(), `SELECT
+			(SELECT count(*) FROM crawl_sources s WHERE s.status IN ('active', 'suspect')
+				AND (s.cooldown_until IS NULL OR s.cooldown_until <= now())
+				AND NOT EXISTS (SELECT 1 FROM crawl_reads r WHERE r.tick = $1 AND r.source_key = s.source_key)),
+			(SELECT count(*) FROM crawl_reads WHERE tick = $1)`, tick).Scan(&left, &read)
+		return err == nil && left == 0 && read > 0
+	}, within, 200*time.Millisecond, "%s: every source of window %d read", d.name, tick)
+	d.t.Logf("%s: window %d read (%s)", d.name, tick, time.Now().Format(time.TimeOnly))
 }
 
 // committed waits until every region's cycle of tick is committed.
@@ -237,11 +262,24 @@ func (d *deployment) watchedCompanies() []uint64 {
 	return out
 }
 
+// step opens window i of ticks (hooks[i], or a pin), which lets the committer commit window i-1.
+func (d *deployment) step(ticks []int, i int) {
+	pin := func() { d.pin(ticks[i]) }
+	if h := d.hooks[i]; h != nil {
+		h(pin)
+	} else {
+		pin()
+	}
+}
+
 // run crawls ticks, watching the busiest companies from the second window on, and collects the
-// outcome once every delivery is settled.
+// outcome once every delivery is settled. Each window is read whole before the next is pinned,
+// and a window is committed once the next is: the last is closed by pinning the tick after it.
 func (d *deployment) run(ticks []int, regions int) outcome {
 	t := d.t
 	d.pin(ticks[0])
+	d.readsDone(ticks[0], 3*time.Minute)
+	d.step(ticks, 1)
 	d.committed(ticks[0], regions, 3*time.Minute)
 	d.notifierAt(d.watermark(), 2*time.Minute)
 
@@ -273,15 +311,18 @@ func (d *deployment) run(ticks []int, regions int) outcome {
 		t.Logf("%s: limits checked (%s)", d.name, time.Now().Format(time.TimeOnly))
 	}
 
-	for i, tick := range ticks[1:] {
-		pin := func() { d.pin(tick) }
-		if h := d.hooks[i+1]; h != nil {
-			h(pin)
+	d.readsDone(ticks[1], 3*time.Minute)
+	for i := 2; i <= len(ticks); i++ {
+		if i < len(ticks) {
+			d.step(ticks, i)
 		} else {
-			pin()
+			d.pin(ticks[i-1] + 1)
 		}
-		d.committed(tick, regions, 4*time.Minute)
-		t.Logf("%s: window %d committed (%s)", d.name, tick, time.Now().Format(time.TimeOnly))
+		d.committed(ticks[i-1], regions, 4*time.Minute)
+		t.Logf("%s: window %d committed (%s)", d.name, ticks[i-1], time.Now().Format(time.TimeOnly))
+		if i < len(ticks) {
+			d.readsDone(ticks[i], 3*time.Minute)
+		}
 	}
 	wm := d.watermark()
 	d.notifierAt(wm, 2*time.Minute)
@@ -521,8 +562,14 @@ func TestClusterEndToEnd(t *testing.T) {
 	dir := e2eDir(t)
 	secrets := testSecretKeys
 
-	simURL, ticks, world := simWorld(t, bin, e2eCompanies, e2eSeed, e2eTicks)
+	hosts := simHosts(t, dir)
+	simURL, ticks, world := simWorld(t, bin, e2eCompanies, e2eSeed, e2eTicks, hosts.args()...)
+	hosts.wait(t)
 	regions := len(world.Regions)
+	// The first window is pinned before any crawl process starts: the simulator serves the wall
+	// clock's tick until pinned, and a worker reading that window would set every source's next
+	// read in the window after it, hours ahead of the world's.
+	require.NoError(t, pipeline.PinSimTick(ctx, http.DefaultClient, simURL, ticks[0]))
 
 	// The cluster's stores.
 	cl := &devstack.Cluster{Dir: filepath.Join(dir, "clickhouse"), ZooKeeperPort: freePortNum(t), BasePort: freeClusterBase(t)}
@@ -543,6 +590,7 @@ func TestClusterEndToEnd(t *testing.T) {
 	migrate.Env = append(os.Environ(), env...)
 	out, err := migrate.CombinedOutput()
 	require.NoError(t, err, "migrate: %s", out)
+	importRegistry(t, bin, env, dir, ticks[0])
 
 	recv := newHookReceiver(t)
 	var serves []*proc
@@ -561,11 +609,14 @@ func TestClusterEndToEnd(t *testing.T) {
 	}
 	front := freePort(t)
 	haproxy(t, dir, front, listens...)
-	var crawls []*proc
+	var workers []*proc
 	for range 2 {
-		args := append([]string{"crawl", "--directory", "sim", "--sim-url", simURL, "--interval", "1s", "--allow-private-egress", "--fetch-host-rate", "0"}, chFlags(addrs...)...)
-		crawls = append(crawls, startBinary(t, bin, io.Discard, env, args...))
+		workers = append(workers, startBinary(t, bin, io.Discard, env, append(hosts.crawlArgs(simURL, "worker"), chFlags(addrs...)...)...))
 	}
+	committer := func() *proc {
+		return startBinary(t, bin, io.Discard, env, append(hosts.crawlArgs(simURL, "committer"), chFlags(addrs...)...)...)
+	}
+	committers := []*proc{committer()}
 	pool, err := pgxpool.New(ctx, pg.URL())
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
@@ -582,11 +633,11 @@ func TestClusterEndToEnd(t *testing.T) {
 	cluster.onWarm = cluster.requireLimitsAcrossInstances
 	killed := -1 // the serve the notifier's holder was
 	cluster.hooks = map[int]func(pin func()){
-		1: func(pin func()) { // a crawl process dies in the middle of a window
+		1: func(pin func()) { // a worker dies in the middle of a window, holding claims
 			pin()
-			time.Sleep(700 * time.Millisecond)
-			require.NoError(t, crawls[0].cmd.Process.Signal(syscall.SIGKILL))
-			t.Log("cluster: crawl process killed")
+			held := waitForClaims(t, pool, workers[0], 20*time.Second)
+			require.NoError(t, workers[0].cmd.Process.Signal(syscall.SIGKILL))
+			t.Logf("cluster: a worker killed holding %d claims", held)
 		},
 		2: func(pin func()) { // the instance holding the notifier lease dies
 			h := notifierHolder(t, metrics)
@@ -596,11 +647,18 @@ func TestClusterEndToEnd(t *testing.T) {
 			pin()
 			notifierHolder(t, slices.Delete(slices.Clone(metrics), h, h+1))
 		},
-		3: func(pin func()) { // a ClickHouse replica stops: commits wait for it
+		3: func(pin func()) { // a ClickHouse replica stops: the commit waits for it, and its committer dies waiting
 			require.NoError(t, cl.ReplicaDown(ctx, 2))
 			t.Log("cluster: replica r2 stopped")
 			pin()
-			time.Sleep(5 * time.Second)
+			var from, to int64
+			require.Eventually(t, func() bool { // the write handed out, waiting for its quorum
+				return pool.QueryRow(ctx, `SELECT pending_from, pending_to FROM crawl_ledger_heads WHERE pending_tick = $1`, ticks[2]).Scan(&from, &to) == nil
+			}, time.Minute, 50*time.Millisecond, "the commit of window %d waits for the stopped replica", ticks[2])
+			require.NoError(t, committers[0].cmd.Process.Signal(syscall.SIGKILL))
+			committers = append(committers, committer())
+			t.Logf("cluster: the committer killed while its write of events %d-%d waited for the replica, another started", from, to)
+			time.Sleep(2 * time.Second)
 			require.NoError(t, cl.ReplicaUp(ctx, 2))
 			t.Log("cluster: replica r2 back")
 		},
@@ -628,9 +686,12 @@ func TestClusterEndToEnd(t *testing.T) {
 		}, time.Minute, 250*time.Millisecond, "account %d: billed %d calls, answered %d", acct, calls, n)
 	}
 	t.Logf("cluster run done (%s): %d events, %d deliveries, %d receipts", time.Since(began).Round(time.Second), len(got.ledger), len(got.deliveries), got.receipts)
+	for _, p := range slices.Concat(workers, committers) { // they would read the simulator's windows again beside the single node's
+		_ = p.cmd.Process.Kill()
+	}
 
 	// The same windows on one node of each.
-	single := singleNode(t, bin, simURL, secrets)
+	single := singleNode(t, bin, simURL, hosts, dir, ticks[0], secrets)
 	want := single.run(ticks, regions)
 	t.Logf("single-node run done (%s): %d events, %d deliveries, %d receipts", time.Since(began).Round(time.Second), len(want.ledger), len(want.deliveries), want.receipts)
 
@@ -655,9 +716,9 @@ func sortedKeys(m map[string]int) []string {
 	return out
 }
 
-// singleNode starts the single-node reference: one serve and one crawl on the shared test
-// stores (a database of their own).
-func singleNode(t *testing.T, bin, simURL, secrets string) *deployment {
+// singleNode starts the single-node reference: one serve and one crawl process (worker and
+// committer) on the shared test stores (a database of their own), the registry imported alike.
+func singleNode(t *testing.T, bin, simURL string, hosts simTLS, dir string, first int, secrets string) *deployment {
 	t.Helper()
 	ctx := context.Background()
 	pgURL := storetest.PostgresURL(t, "cmd_cluster_e2e")
@@ -667,8 +728,9 @@ func singleNode(t *testing.T, bin, simURL, secrets string) *deployment {
 	startBinary(t, bin, io.Discard, env, "serve", "--listen", listen, "--clickhouse-database", opts.Database, "--metering-dir", t.TempDir(),
 		"--webhook-secret-keys", secrets, "--read-refresh", "500ms", "--allow-private-egress")
 	requireReady(t, listen, 3*time.Minute)
-	startBinary(t, bin, io.Discard, env, "crawl", "--directory", "sim", "--sim-url", simURL, "--interval", "1s", "--allow-private-egress",
-		"--fetch-host-rate", "0", "--clickhouse-database", opts.Database)
+	importRegistry(t, bin, env, dir, first)
+	require.NoError(t, pipeline.PinSimTick(ctx, http.DefaultClient, simURL, first)) // before the crawl starts: see TestClusterEndToEnd
+	startBinary(t, bin, io.Discard, env, append(hosts.crawlArgs(simURL, "all"), "--clickhouse-database", opts.Database)...)
 	pool, err := pgxpool.New(ctx, pgURL)
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
@@ -700,14 +762,15 @@ func freeClusterBase(t *testing.T) int {
 	return 0
 }
 
-// simWorld starts `simulate` (bin) with companies companies of seed seed and waits until it
-// answers; it returns its URL, the windows last ticks up to the wall clock's current one (the
-// world's epoch is 2026-01-05, one tick every 3 hours) and the world's directory at the first.
-func simWorld(t *testing.T, bin string, companies, seed, windows int) (simURL string, ticks []int, world *pipeline.Directory) {
+// simWorld starts `simulate` (bin) with companies companies of seed seed (and extra arguments)
+// and waits until it answers; it returns its URL, the windows last ticks up to the wall clock's
+// current one (the world's epoch is 2026-01-05, one tick every 3 hours) and the world's directory
+// at the first.
+func simWorld(t *testing.T, bin string, companies, seed, windows int, extra ...string) (simURL string, ticks []int, world *pipeline.Directory) {
 	t.Helper()
 	simListen := freePort(t)
-	startBinary(t, bin, io.Discard, []string{"HS_LOG_LEVEL=warn"}, "simulate", "--sim-listen", simListen,
-		"--sim-companies", strconv.Itoa(companies), "--sim-seed", strconv.Itoa(seed))
+	startBinary(t, bin, io.Discard, []string{"HS_LOG_LEVEL=warn"}, append([]string{"simulate", "--sim-listen", simListen,
+		"--sim-companies", strconv.Itoa(companies), "--sim-seed", strconv.Itoa(seed)}, extra...)...)
 	simURL = "http://" + simListen
 	require.Eventually(t, func() bool {
 		r, err := http.Get(simURL + "/_sim/healthz")
@@ -725,4 +788,77 @@ func simWorld(t *testing.T, bin string, companies, seed, windows int) (simURL st
 	world, err := pipeline.FetchDirectory(context.Background(), http.DefaultClient, simURL, ticks[0])
 	require.NoError(t, err)
 	return simURL, ticks, world
+}
+
+// simTLS is where the simulator serves the vendors' real hostnames (--host-mode): its TLS
+// listener and the CA a crawl trusts.
+type simTLS struct{ listen, dir string }
+
+func simHosts(t *testing.T, dir string) simTLS {
+	return simTLS{listen: freePort(t), dir: filepath.Join(dir, "sim-tls")}
+}
+
+func (h simTLS) args() []string {
+	return []string{"--host-mode", "--tls-listen", h.listen, "--tls-dir", h.dir}
+}
+
+func (h simTLS) caFile() string { return filepath.Join(h.dir, "ca.pem") }
+
+// wait waits until the TLS listener answers and its CA is written.
+func (h simTLS) wait(t *testing.T) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		if _, err := os.Stat(h.caFile()); err != nil {
+			return false
+		}
+		c, err := net.Dial("tcp", h.listen)
+		if err != nil {
+			return false
+		}
+		c.Close()
+		return true
+	}, time.Minute, 100*time.Millisecond, "the simulator serves the vendors' hostnames")
+}
+
+// crawlArgs are a registry crawl process's arguments (role worker, committer or all) on the
+// simulator's clock at simURL, reading the vendors' hostnames from h: claims renewed and lapsing
+// within seconds, every window committed as soon as the next is pinned, no discovery.
+func (h simTLS) crawlArgs(simURL, role string) []string {
+	return []string{"crawl", "--directory", "registry", "--clock", "sim", "--sim-url", simURL, "--role", role,
+		"--connect-to", ":443=" + h.listen, "--ca-file", h.caFile(), "--allow-private-egress", "--fetch-host-rate", "0",
+		"--claim-every", "500ms", "--claim-lease", "5s", "--commit-grace", "0s", "--discovery-budget", "0"}
+}
+
+// importRegistry imports the world's registry at tick into the Postgres env names, as an operator
+// would: `simulate --export-registry` (the world of the e2e's seed and size) and `sources import
+// --apply`.
+func importRegistry(t *testing.T, bin string, env []string, dir string, tick int) {
+	t.Helper()
+	file := filepath.Join(dir, fmt.Sprintf("registry-%d.csv", time.Now().UnixNano()))
+	for _, args := range [][]string{
+		{"simulate", "--export-registry", file, "--export-tick", strconv.Itoa(tick), "--sim-companies", strconv.Itoa(e2eCompanies), "--sim-seed", strconv.Itoa(e2eSeed)},
+		{"sources", "import", file, "--apply", "--by", "e2e"},
+	} {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s: %s", strings.Join(args[:2], " "), out)
+	}
+}
+
+// waitForClaims waits until worker holds a live claim (its lease, owner HOST:PID) and returns how
+// many it holds; 0 when it held none within the time (its reads were all stored first).
+func waitForClaims(t *testing.T, pool *pgxpool.Pool, worker *proc, within time.Duration) int {
+	t.Helper()
+	owner := fmt.Sprintf("%%:%d", worker.cmd.Process.Pid)
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		var n int
+		err := pool.QueryRow(context.Background(), `SELECT count(*) FROM crawl_sources WHERE lease_owner LIKE $1 AND lease_until > now()`, owner).Scan(&n)
+		if err == nil && n > 0 {
+			return n
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return 0
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/pipeline"
 	"github.com/planehq/hiringsignal/pipeline/sources"
+	"github.com/planehq/hiringsignal/sim"
 )
 
 type crawlFlags struct {
@@ -54,7 +55,7 @@ func addCrawlFlags(fs *flagenv.Set) *crawlFlags {
 		perHost:     fs.Int("fetch-per-host", 32, "requests in flight per host"),
 		attempts:    fs.Int("fetch-attempts", 4, "attempts per page on 5xx, 429, timeouts"),
 		timeout:     fs.Duration("fetch-timeout", 10*time.Second, "timeout of one fetch attempt"),
-		epoch:       fs.String("epoch", "2026-01-05T00:00:00Z", "time of tick 0 of the crawl clock (one tick = one 3-hour cycle)"),
+		epoch:       fs.String("epoch", "2026-01-05T00:00:00Z", "time of tick 0 of the crawl clock (one tick = one crawl window: --window-length on the registry, 3 hours on the simulator)"),
 		memLimitMiB: fs.Int("memory-limit-mib", 1400, "soft memory limit of the crawler in MiB (the garbage collector works harder near it); 0 for none"),
 		sourceDeadline: fs.Duration("fetch-source-deadline", 2*time.Minute,
 			"deadline of one source per cycle: all its pages and retries, plus --fetch-page-budget for each page read (past it the source fails for the cycle)"),
@@ -235,12 +236,12 @@ func newCrawler(ctx context.Context, log *slog.Logger, f *storeFlags, s *stores,
 }
 
 func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
-	fs := flagenv.New("crawl", "Crawl every region of the source directory once per 3-hour window of the wall clock (one cycle per region), or once with --once. "+
+	fs := flagenv.New("crawl", "Crawl every region of the source directory once per window of the wall clock (--window-length, 3 hours; one cycle per region), or once with --once. "+
 		"The directory is the source registry in Postgres (fill it with `hiringsignal sources import`), or the simulator's with --directory=sim.")
 	f := addStoreFlags(fs)
 	cf := addCrawlFlags(fs)
 	dirKind := fs.String("directory", "registry", "where the companies and sources come from: registry (the source registry in Postgres, on the wall clock) or sim (the simulator at --sim-url, on its clock)")
-	interval := fs.Duration("interval", 3*time.Hour, "with --directory=sim: time between crawls (the registry crawls once per 3-hour window)")
+	interval := fs.Duration("interval", 3*time.Hour, "with --directory=sim: time between crawls (the registry crawls once per --window-length window)")
 	once := fs.Bool("once", false, "read every source of the current window now, commit the window and exit")
 	role := fs.String("role", "all", "with --directory=registry: worker (claim and read due sources), committer (commit each window from the workers' reads, once its grace has passed) or all (both); run any number of workers and one or more committers (the commit lock makes one window commit once)")
 	claimEvery := fs.Duration("claim-every", 10*time.Second, "with --directory=registry: how often a worker looks for due sources")
@@ -252,9 +253,17 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 	storeEvery := fs.Duration("read-store-every", sources.DefaultStoreEvery, "with --directory=registry: longest a worker's finished read waits to be stored")
 	storeQueue := fs.Int("read-store-queue", sources.DefaultStoreQueue, "with --directory=registry: finished reads that may wait while a store is under way; "+
 		"when full the worker waits for Postgres (hs_crawl_read_store_overflows_total)")
-	refetchAfter := fs.Duration("suspect-refetch-after", sources.DefaultRefetchAfter, "with --directory=registry: how long after a read whose postings fell to zero, or by more than 80% from 5 or more, "+
+	windowLength := fs.Duration("window-length", sources.DefaultWindowLength, "with --directory=registry: one crawl window, the ledger's tick: every source is read once in each, "+
+		"at a stable offset before its last twelfth (kept for retries: it must hold --claim-lease and --fetch-source-deadline; at least 1m). "+
+		"Every crawl process of a ledger runs the same --window-length and --epoch; with --clock=sim it is the simulator's 3 hours")
+	claimLease := fs.Duration("claim-lease", oltp.CrawlReadLease, "with --directory=registry: how long a worker's claim of a source holds before another worker may read it "+
+		"(a live worker renews it while it reads; a dead worker's lapses, and its sources are read again in the window)")
+	clockKind := fs.String("clock", "wall", "with --directory=registry: the windows' clock: wall, or sim, the simulator's at --sim-url "+
+		"(the start of the tick it serves, GET /_sim/tick: pinning its tick moves the windows; tests and dev; --epoch is its --sim-epoch)")
+	refetchAfter := fs.Duration("suspect-refetch-after", 0, "with --directory=registry: how long after a read whose postings fell to zero, or by more than 80% from 5 or more, "+
 		"any worker reads the source again in the same window; the window's commit takes that refetch as the confirmation (or the end) of the drop. "+
-		"A refetch that would fall past the window's end is not asked: the source stays suspect, its reqs open, and the next window confirms")
+		"A refetch that would fall past the window's end is not asked: the source stays suspect, its reqs open, and the next window confirms. "+
+		"0: a twelfth of --window-length (15m of 3h)")
 	discoveryBudget := fs.Int("discovery-budget", 24, "with --directory=registry: discoveries each worker process runs per window, whenever no source is due, "+
 		"through the crawl's fetcher and host rates (coverage requests most-asked first, on-demand reads of companies without a source before them); 0: none")
 	cf.addRealHostFlags(fs)
@@ -262,10 +271,30 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	epoch, err := parseEpoch(*cf.epoch)
+	if err != nil {
+		return err
+	}
+	clock := sources.Clock{Epoch: epoch, Length: *windowLength}
 	switch *dirKind {
 	case "registry":
-		if fs.Given("sim-url") {
-			return fmt.Errorf("--sim-url is read only with --directory=sim")
+		switch *clockKind {
+		case "wall":
+			if fs.Given("sim-url") {
+				return fmt.Errorf("--sim-url is read only with --directory=sim or --clock=sim")
+			}
+		case "sim":
+			if *windowLength != sim.TickDuration {
+				return fmt.Errorf("--window-length (HS_WINDOW_LENGTH) is %s: with --clock=sim the windows are the simulator's ticks, %s", *windowLength, sim.TickDuration)
+			}
+		default:
+			return fmt.Errorf("unknown --clock %q: use wall or sim", *clockKind)
+		}
+		if *claimLease < time.Second {
+			return fmt.Errorf("--claim-lease (HS_CLAIM_LEASE) is %s: give at least 1s", *claimLease)
+		}
+		if err := clock.Check(*claimLease, *cf.sourceDeadline); err != nil {
+			return fmt.Errorf("--window-length (HS_WINDOW_LENGTH), --claim-lease (HS_CLAIM_LEASE) and --fetch-source-deadline (HS_FETCH_SOURCE_DEADLINE): %w", err)
 		}
 		switch *role {
 		case "all", "worker", "committer":
@@ -275,8 +304,12 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 		if *claimBatch < 1 || *claimBatch > 10_000 {
 			return fmt.Errorf("--claim-batch %d: give 1 to 10,000 sources", *claimBatch)
 		}
-		if *refetchAfter <= 0 || *refetchAfter >= sources.WindowLength {
-			return fmt.Errorf("--suspect-refetch-after (HS_SUSPECT_REFETCH_AFTER) is %s: give a duration inside the 3-hour window, such as 15m", *refetchAfter)
+		if *refetchAfter == 0 {
+			*refetchAfter = clock.RefetchAfter()
+		}
+		if *refetchAfter < 0 || *refetchAfter >= clock.Window() {
+			return fmt.Errorf("--suspect-refetch-after (HS_SUSPECT_REFETCH_AFTER) is %s: give a duration inside the %s window, such as %s, or 0 for a twelfth of it",
+				*refetchAfter, clock.Window(), clock.RefetchAfter())
 		}
 		if *storeBatch < 1 || *storeQueue < 1 || *storeEvery <= 0 {
 			return fmt.Errorf("--read-store-batch %d, --read-store-queue %d and --read-store-every %s (HS_READ_STORE_*): give at least 1 read, 1 read and a positive duration",
@@ -292,11 +325,7 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 	if *cf.maxPages < 1 || *cf.chainDepth < 1 {
 		return fmt.Errorf("--fetch-max-pages %d (HS_FETCH_MAX_PAGES) and --fetch-chain-depth %d (HS_FETCH_CHAIN_DEPTH): give at least 1 page", *cf.maxPages, *cf.chainDepth)
 	}
-	if err := cf.checkRealHosts(*dirKind == "sim"); err != nil {
-		return err
-	}
-	epoch, err := parseEpoch(*cf.epoch)
-	if err != nil {
+	if err := cf.checkRealHosts(*dirKind == "sim" || *clockKind == "sim"); err != nil {
 		return err
 	}
 	set := metrics.NewSet()
@@ -322,9 +351,17 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 		g.Add("crawl loop", crawlLoop(log, c, d, every(*interval, true), func() int { return -1 }, nil, m))
 		g.Add("crawl jobs", crawlJobs(log, c, s, d, 2*time.Second, time.Now, nil))
 	} else {
-		clock := wallClock{Clock: sources.Clock{Epoch: epoch}, now: time.Now}
+		clock := crawlClock{Clock: clock, now: time.Now}
+		poll := time.Duration(0) // the committer sleeps until the next window's grace has passed
+		if *clockKind == "sim" {
+			if clock.now, err = simClockNow(ctx, log, c.Fetcher().Client(), *cf.simURL, clock.Clock); err != nil {
+				s.Close()
+				return err
+			}
+			poll = *claimEvery // the simulator's windows move when its tick is pinned, not with the wall clock
+		}
 		sc := &sources.Crawl{Pool: s.pg, Crawler: c, Codec: pipeline.NewReadCodec(), Clock: clock.Clock, Owner: crawlOwner(),
-			Batch: *claimBatch, ClaimEvery: *claimEvery, RefetchAfter: *refetchAfter, Log: log, OnWindow: m.window,
+			Batch: *claimBatch, Lease: *claimLease, ClaimEvery: *claimEvery, RefetchAfter: *refetchAfter, Log: log, OnWindow: m.window,
 			StoreBatch: *storeBatch, StoreEvery: *storeEvery, StoreQueue: *storeQueue}
 		m.worker(sc)
 		if *once {
@@ -334,11 +371,11 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 		sc.Discovery = discoveryRunner(log, s, c, sc.Owner, *discoveryBudget)
 		g.Add("stores", storesPart{s})
 		if *role != "committer" {
-			g.Add("crawl workers", readLoop(log, sc, time.Now, *claimEvery))
+			g.Add("crawl workers", readLoop(log, sc, clock.now, *claimEvery))
 			g.Add("crawl jobs", crawlJobs(log, c, s, registryDirectory{pool: s.pg, clock: clock, crawl: sc}, 2*time.Second, time.Now, nil))
 		}
 		if *role != "worker" {
-			g.Add("crawl committer", commitLoop(log, sc, time.Now, *commitGrace, m, nil))
+			g.Add("crawl committer", commitLoop(log, sc, clock.now, *commitGrace, poll, m, nil))
 		}
 	}
 	if *metricsListen != "" {
@@ -358,11 +395,11 @@ func discoveryRunner(log *slog.Logger, s *stores, c *pipeline.Crawler, owner str
 
 // crawlWindowNow is `crawl --once` on the registry: every source of the current window without
 // a read is read now, and the window is committed.
-func crawlWindowNow(ctx context.Context, log *slog.Logger, sc *sources.Crawl, clock wallClock) error {
+func crawlWindowNow(ctx context.Context, log *slog.Logger, sc *sources.Crawl, clock crawlClock) error {
 	start := time.Now()
 	tick := sc.Clock.Tick(clock.now())
 	if tick < 0 {
-		return fmt.Errorf("the wall clock is before the crawl epoch %s (--epoch)", sc.Clock.Epoch.Format(time.RFC3339))
+		return fmt.Errorf("the crawl's clock (--clock) is before the crawl epoch %s (--epoch)", sc.Clock.Epoch.Format(time.RFC3339))
 	}
 	n, err := sc.ReadDue(ctx, tick, true)
 	if err != nil {

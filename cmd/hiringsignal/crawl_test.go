@@ -76,11 +76,13 @@ func TestCrawlFlagsForRealHostsAndForTheSimulator(t *testing.T) {
 }
 
 // TestCrawlWindowFlagsAreListed: the registry crawl's window flags are in `crawl --help` with the
-// variables they fall back to, and a value that cannot work is refused before anything starts.
+// variables they fall back to, and a value that cannot work is refused before anything starts: a
+// window too short, or whose retry margin cannot hold a lapsed lease and a read again, a refetch
+// outside the window, the simulator's clock with another window than its ticks.
 func TestCrawlWindowFlagsAreListed(t *testing.T) {
 	t.Parallel()
 	out, _ := exec.Command(binary(t), "crawl", "--help").CombinedOutput()
-	for _, flag := range []string{"suspect-refetch-after", "fetch-host-rates", "fetch-page-budget", "fetch-source-deadline-max", "fetch-max-pages", "fetch-chain-depth",
+	for _, flag := range []string{"window-length", "claim-lease", "clock", "suspect-refetch-after", "fetch-host-rates", "fetch-page-budget", "fetch-source-deadline-max", "fetch-max-pages", "fetch-chain-depth",
 		"read-store-batch", "read-store-every", "read-store-queue"} {
 		require.Regexp(t, `-`+flag+`[\s\S]*HS_`+strings.ToUpper(strings.ReplaceAll(flag, "-", "_")), string(out))
 	}
@@ -88,6 +90,21 @@ func TestCrawlWindowFlagsAreListed(t *testing.T) {
 	out, err := exec.Command(binary(t), "crawl", "--suspect-refetch-after=4h").CombinedOutput()
 	require.Error(t, err)
 	require.Contains(t, string(out), "--suspect-refetch-after (HS_SUSPECT_REFETCH_AFTER) is 4h0m0s")
+	for _, tc := range []struct{ args, err string }{
+		{"--window-length=30s", "--window-length (HS_WINDOW_LENGTH), --claim-lease (HS_CLAIM_LEASE) and --fetch-source-deadline (HS_FETCH_SOURCE_DEADLINE): a crawl window of 30s is too short"},
+		{"--window-length=1h", "keeps its last 5m0s (a twelfth) for retries, less than a claim's lease (5m0s) and a source's read deadline (2m0s)"},
+		{"--window-length=1h --claim-lease=1m --fetch-source-deadline=1m --suspect-refetch-after=2h",
+			"--suspect-refetch-after (HS_SUSPECT_REFETCH_AFTER) is 2h0m0s: give a duration inside the 1h0m0s window, such as 5m0s"},
+		{"--claim-lease=0s", "--claim-lease (HS_CLAIM_LEASE) is 0s: give at least 1s"},
+		{"--clock=sim --window-length=1h", "with --clock=sim the windows are the simulator's ticks, 3h0m0s"},
+		{"--clock=lunar", "use wall or sim"},
+		{"--sim-url=http://127.0.0.1:1", "--sim-url is read only with --directory=sim or --clock=sim"},
+	} {
+		args := strings.Fields(tc.args)
+		out, err := exec.Command(binary(t), append([]string{"crawl"}, args...)...).CombinedOutput()
+		require.Error(t, err, tc.args)
+		require.Contains(t, string(out), tc.err, tc.args)
+	}
 	out, err = exec.Command(binary(t), "crawl", "--read-store-batch=0").CombinedOutput()
 	require.Error(t, err)
 	require.Contains(t, string(out), "--read-store-batch 0")

@@ -14,7 +14,7 @@ import (
 
 // directory is where a crawl learns its companies and sources, and which window it is: the
 // simulator's directory on its virtual clock (dev, backfill, tests), or the source registry in
-// Postgres on the wall clock (production).
+// Postgres on the wall clock (production; the simulator's clock in tests: crawl --clock=sim).
 type directory interface {
 	// at returns the directory of tick (tick < 0: the current one).
 	at(ctx context.Context, tick int) (*pipeline.Directory, error)
@@ -34,12 +34,13 @@ func (d simDirectory) at(ctx context.Context, tick int) (*pipeline.Directory, er
 
 func (d simDirectory) describe() string { return "the simulator at " + d.url }
 
-// registryDirectory is the source registry in Postgres on the wall clock: the current window is
-// the one now falls in, and a cycle's time is when it was read (never a future window end), so
-// first_seen and occurred_at are never ahead of the clock.
+// registryDirectory is the source registry in Postgres on the crawl's clock (the wall clock, or
+// the simulator's with crawl --clock=sim): the current window is the one now falls in, and a
+// cycle's time is when it was read (never a future window end), so first_seen and occurred_at are
+// never ahead of the clock.
 type registryDirectory struct {
 	pool  *pgxpool.Pool
-	clock wallClock
+	clock crawlClock
 	crawl *sources.Crawl // on-demand crawls claim their company's sources through its leases; nil: they read without
 }
 
@@ -49,7 +50,7 @@ func (d registryDirectory) at(ctx context.Context, tick int) (*pipeline.Director
 		tick = d.clock.Tick(now)
 	}
 	if tick < 0 {
-		return nil, fmt.Errorf("the wall clock %s is before the crawl epoch %s (--epoch)", now.Format(time.RFC3339), d.clock.Epoch.Format(time.RFC3339))
+		return nil, fmt.Errorf("the crawl's clock (--clock) reads %s, before the crawl epoch %s (--epoch)", now.Format(time.RFC3339), d.clock.Epoch.Format(time.RFC3339))
 	}
 	if end := d.clock.Start(tick + 1).Add(-time.Second); now.After(end) {
 		now = end
@@ -74,8 +75,9 @@ func (d registryDirectory) crawlCompany(ctx context.Context, c *pipeline.Crawler
 	return d.crawl.CrawlCompany(ctx, dir, domain, now)
 }
 
-// wallClock is the registry crawl's window clock read at now.
-type wallClock struct {
+// crawlClock is the registry crawl's window clock read at now: the wall clock, or the simulator's
+// (crawl --clock=sim, simClockNow).
+type crawlClock struct {
 	sources.Clock
 	now func() time.Time
 }

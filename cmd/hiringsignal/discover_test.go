@@ -138,7 +138,7 @@ func TestOnDemandCrawlOfACompanyWithoutASourceQueuesItsDiscoveryFirst(t *testing
 	require.NoError(t, err)
 	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Log: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
-	d := registryDirectory{pool: pool, clock: wallClock{Clock: sources.Clock{Epoch: time.Now().Add(-30 * time.Hour)}, now: time.Now}}
+	d := registryDirectory{pool: pool, clock: crawlClock{Clock: sources.Clock{Epoch: time.Now().Add(-30 * time.Hour)}, now: time.Now}}
 	log := slog.New(slog.DiscardHandler)
 	for _, dom := range []string{"cold.example", "warm.example"} {
 		id, err := oltp.EnqueueCrawl(ctx, pool, pipeline.CompanyID(dom), dom, 0)

@@ -161,7 +161,7 @@ func TestCoverageRequestIsDiscoveredAndCrawledInTheNextWindow(t *testing.T) {
 	disc := &scripted{script: map[string]discovery.Result{"acme.de": coveredByGreenhouse()}}
 	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Log: slog.New(slog.DiscardHandler), Fetch: hosts.fetch})
 	require.NoError(t, err)
-	epoch := time.Now().UTC().Truncate(sources.WindowLength).Add(-100 * sources.WindowLength)
+	epoch := time.Now().UTC().Truncate(sources.DefaultWindowLength).Add(-100 * sources.DefaultWindowLength)
 	crawl := &sources.Crawl{Pool: pool, Crawler: c, Codec: pipeline.NewReadCodec(), Clock: sources.Clock{Epoch: epoch}, Owner: "w",
 		Discovery: &sources.DiscoveryRunner{Pool: pool, Discover: disc.discover, Owner: "w", Budget: 10}}
 	tick := crawl.Clock.Tick(time.Now())
@@ -334,7 +334,7 @@ func TestRediscoveryMovesACompanyToItsNewVendorWithoutChurn(t *testing.T) {
 			_, err := crawl.ReadDue(ctx, tick, true)
 			require.NoError(t, err)
 		}
-		stats, err := crawl.Commit(ctx, tick, epoch.Add(time.Duration(tick)*sources.WindowLength+time.Hour))
+		stats, err := crawl.Commit(ctx, tick, epoch.Add(time.Duration(tick)*sources.DefaultWindowLength+time.Hour))
 		require.NoError(t, err)
 		return regionStats(t, stats, "dach")
 	}

@@ -86,7 +86,7 @@ func TestALongChainStartsBeforeTheShortSources(t *testing.T) {
 		Fetch: pipeline.FetchConfig{Workers: 1, ConnectTo: connectTo, CAFile: pem}})
 	require.NoError(t, err)
 	const tick = 40
-	clock := sources.Clock{Epoch: time.Now().Add(-tick*sources.WindowLength - time.Hour)}
+	clock := sources.Clock{Epoch: time.Now().Add(-tick*sources.DefaultWindowLength - time.Hour)}
 	worker := &sources.Crawl{Pool: pool, Crawler: c, Codec: pipeline.NewReadCodec(), Owner: "w", Clock: clock}
 	readWindow := func(tick int) []string {
 		t.Helper()
@@ -112,7 +112,7 @@ func TestALongChainStartsBeforeTheShortSources(t *testing.T) {
 	require.WithinDuration(t, clock.Start(tick+1), due, time.Millisecond, "a long source is due at its next window's start")
 	tenant := "greenhouse:tenant0"
 	require.NoError(t, pool.QueryRow(ctx, `SELECT next_due_at FROM crawl_sources WHERE source_key = $1`, tenant).Scan(&due))
-	require.WithinDuration(t, clock.Start(tick+1).Add(sources.Offset(tenant)), due, time.Millisecond, "a short source at its offset")
+	require.WithinDuration(t, clock.Start(tick+1).Add(clock.Offset(tenant)), due, time.Millisecond, "a short source at its offset")
 
 	next := readWindow(tick + 1)
 	require.Equal(t, "jobs.example", next[0], "pages known: the long chain starts first")

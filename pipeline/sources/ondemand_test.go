@@ -86,7 +86,7 @@ func TestAnOnDemandCrawlAndAWorkerNeverReadOneSourceAtOnce(t *testing.T) {
 	require.NoError(t, err)
 	waiting := make(chan string, 1)
 	const tick = 40
-	clock := sources.Clock{Epoch: time.Now().Add(-tick*sources.WindowLength - time.Hour)}
+	clock := sources.Clock{Epoch: time.Now().Add(-tick*sources.DefaultWindowLength - time.Hour)}
 	crawl := &sources.Crawl{Pool: pool, Crawler: c, Codec: pipeline.NewReadCodec(), Clock: clock, Owner: "host:1", Batch: 1,
 		OnDemandWait: time.Hour, Log: slog.New(signalLog{msg: "on-demand crawl waits for sources a crawl worker is reading", on: waiting})}
 	dir, err := sources.Directory(ctx, pool, tick, time.Now())

@@ -75,7 +75,7 @@ func TestAWorkerStoresItsReadsInBatches(t *testing.T) {
 		require.NoError(t, err)
 		const tick = 30
 		worker := &sources.Crawl{Pool: pool, Crawler: c, Codec: pipeline.NewReadCodec(), Owner: "w", StoreBatch: batch,
-			Clock: sources.Clock{Epoch: time.Now().Add(-tick*sources.WindowLength - time.Hour)}}
+			Clock: sources.Clock{Epoch: time.Now().Add(-tick*sources.DefaultWindowLength - time.Hour)}}
 		n, err := worker.ReadDue(ctx, tick, true)
 		require.NoError(t, err)
 		require.Equal(t, boards, n)

@@ -36,6 +36,14 @@ type dropWorld struct {
 
 func newDropWorld(t *testing.T, tenants ...string) *dropWorld {
 	t.Helper()
+	return newDropWorldOn(t, sources.DefaultWindowLength, 5*time.Minute, tenants...)
+}
+
+// newDropWorldOn is newDropWorld on windows of length, its crawls' RefetchAfter refetchAfter
+// (0: the clock's default).
+func newDropWorldOn(t *testing.T, length, refetchAfter time.Duration, tenants ...string) *dropWorld {
+	t.Helper()
+	clock := sources.Clock{Length: length}
 	ctx := context.Background()
 	w := &dropWorld{t: t, jobs: map[string]*atomic.Int32{}}
 	mux := http.NewServeMux()
@@ -56,19 +64,20 @@ func newDropWorld(t *testing.T, tenants ...string) *dropWorld {
 			fmt.Fprintf(rw, `{"name":%q,"content":""}`, tenant)
 		})
 		csv += fmt.Sprintf("%s.de,%s,greenhouse,%s,DE\n", tenant, tenant, tenant)
-		latest = max(latest, sources.Offset("greenhouse:"+tenant))
+		latest = max(latest, clock.Offset("greenhouse:"+tenant))
 	}
 	connectTo, pem := hosttest.Serve(t, mux, atsurl.Hosts(), nil)
 	w.pool = storetest.Postgres(t, "sources")
 	ch, _ := storetest.ClickHouse(t, "sources")
 	_, err := sources.Import(ctx, w.pool, strings.NewReader(csv), sources.ImportOptions{File: "drop.csv", By: "test", Apply: true})
 	require.NoError(t, err)
-	w.clock = sources.Clock{Epoch: time.Now().Add(-sources.WindowLength - latest - time.Minute)}
+	clock.Epoch = time.Now().Add(-clock.Window() - latest - time.Minute)
+	w.clock = clock
 	crawl := func(owner string) *sources.Crawl {
 		c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Log: slog.New(slog.DiscardHandler),
 			Fetch: pipeline.FetchConfig{ConnectTo: connectTo, CAFile: pem}})
 		require.NoError(t, err)
-		return &sources.Crawl{Pool: w.pool, Crawler: c, Codec: pipeline.NewReadCodec(), Clock: w.clock, Owner: owner, RefetchAfter: 5 * time.Minute}
+		return &sources.Crawl{Pool: w.pool, Crawler: c, Codec: pipeline.NewReadCodec(), Clock: w.clock, Owner: owner, RefetchAfter: refetchAfter}
 	}
 	w.committer, w.newWorker = crawl("committer"), crawl
 	return w
@@ -209,4 +218,27 @@ func TestAWindowClosingBeforeItsRefetchCommitsTheDropSuspect(t *testing.T) {
 	require.Zero(t, st.SourcesSuspect)
 	require.Equal(t, 6, st.ByType["closed"], "the next window's read confirms the drop")
 	require.Equal(t, oltp.SourceActive, w.status("greenhouse:acme"))
+}
+
+// TestTheDefaultRefetchFollowsTheWindowLength: on windows of an hour (crawl --window-length 1h) a drop
+// is refetched a twelfth of the window later, 5 minutes, where the default 3-hour window waits
+// 15: the default refetch follows the window's length.
+func TestTheDefaultRefetchFollowsTheWindowLength(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newDropWorldOn(t, time.Hour, 0, "acme")
+	require.Greater(t, w.clock.Start(2), time.Now().Add(6*time.Minute), "room for the refetch in window 1")
+	a := w.newWorker("worker-a")
+
+	w.jobs["acme"].Store(6)
+	_, err := a.ReadDue(ctx, 0, true)
+	require.NoError(t, err)
+	require.Equal(t, 6, w.commit(0, w.clock.Start(0).Add(time.Minute)).ByType["opened"])
+
+	w.jobs["acme"].Store(0)
+	_, err = a.ReadDue(ctx, 1, false)
+	require.NoError(t, err)
+	r := w.read(1, "greenhouse:acme")
+	require.NotNil(t, r.refetchDue)
+	require.WithinDuration(t, time.Now().Add(5*time.Minute), *r.refetchDue, time.Minute)
 }

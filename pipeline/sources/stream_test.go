@@ -55,7 +55,7 @@ func TestASlowSourceHoldsOneFetchSlotNotTheOthers(t *testing.T) {
 	require.NoError(t, err)
 	const tick = 30
 	worker := &sources.Crawl{Pool: pool, Crawler: c, Codec: pipeline.NewReadCodec(), Owner: "w", Batch: 2,
-		Clock: sources.Clock{Epoch: time.Now().Add(-tick*sources.WindowLength - time.Hour)}}
+		Clock: sources.Clock{Epoch: time.Now().Add(-tick*sources.DefaultWindowLength - time.Hour)}}
 	stored := func() int {
 		var n int
 		require.NoError(t, pool.QueryRow(ctx, "SELECT count(*) FROM crawl_reads WHERE tick = $1", tick).Scan(&n))
@@ -107,7 +107,7 @@ func TestALongReadKeepsItsLease(t *testing.T) {
 	require.NoError(t, err)
 	const tick = 30
 	worker := &sources.Crawl{Pool: pool, Crawler: c, Codec: pipeline.NewReadCodec(), Owner: "w", Lease: 6 * time.Second,
-		Clock: sources.Clock{Epoch: time.Now().Add(-tick*sources.WindowLength - time.Hour)}}
+		Clock: sources.Clock{Epoch: time.Now().Add(-tick*sources.DefaultWindowLength - time.Hour)}}
 	leaseUntil := func() time.Time {
 		var at time.Time
 		require.NoError(t, pool.QueryRow(ctx, "SELECT lease_until FROM crawl_sources WHERE source_key = 'greenhouse:long'").Scan(&at))

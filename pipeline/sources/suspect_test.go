@@ -56,7 +56,7 @@ func TestASuspectDropIsShownInTheRegistryAndClearedByAConfirmingRead(t *testing.
 		t.Helper()
 		_, err := crawl.ReadDue(ctx, tick, true)
 		require.NoError(t, err)
-		stats, err := crawl.Commit(ctx, tick, epoch.Add(time.Duration(tick)*sources.WindowLength+time.Hour))
+		stats, err := crawl.Commit(ctx, tick, epoch.Add(time.Duration(tick)*sources.DefaultWindowLength+time.Hour))
 		require.NoError(t, err)
 		for _, st := range stats {
 			if st.Region == "dach" {

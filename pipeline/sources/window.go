@@ -17,21 +17,61 @@ import (
 	"github.com/planehq/hiringsignal/pipeline"
 )
 
-// WindowLength is one crawl window: every source is read once in each.
-const WindowLength = 3 * time.Hour
+// DefaultWindowLength is one crawl window unless the operator sets another (Clock.Length,
+// `crawl --window-length`): every source is read once in each.
+const DefaultWindowLength = 3 * time.Hour
 
-// retryMargin is the end of a window kept free of first reads, so a read that fails early in
-// the window can be retried before the window is committed.
-const retryMargin = 15 * time.Minute
+// MinWindowLength is the shortest window a clock takes: below it the retry margin (a twelfth)
+// is under 5 s, less than one fetch attempt's timeout.
+const MinWindowLength = time.Minute
 
-// DefaultRefetchAfter is how long after a read that fell far below its source's last ok read
-// (pipeline.MassDrop) the source is read again in the same window, to confirm or clear the drop
-// before the window is committed (Crawl.RefetchAfter).
-const DefaultRefetchAfter = 15 * time.Minute
+// marginShare is the retry margin's share of a window, and the default refetch's: 15 minutes of
+// the default 3 hours.
+const marginShare = 12
 
-// Clock numbers the crawl windows from Epoch: window t is [Epoch+3h·t, Epoch+3h·(t+1)).
+// DefaultRefetchAfter is Crawl.RefetchAfter's default in a window of DefaultWindowLength: how long
+// after a read that fell far below its source's last ok read (pipeline.MassDrop) the source is
+// read again in the same window, to confirm or clear the drop before the window is committed. In
+// a window of another length it is the same share of it (Clock.RefetchAfter).
+const DefaultRefetchAfter = DefaultWindowLength / marginShare
+
+// Clock numbers the crawl windows from Epoch: window t is [Epoch+L·t, Epoch+L·(t+1)) for the
+// window length L (Length; DefaultWindowLength when zero). The window is the ledger's tick.
 type Clock struct {
-	Epoch time.Time
+	Epoch  time.Time
+	Length time.Duration // one window; zero: DefaultWindowLength
+}
+
+// Window is the clock's window length.
+func (c Clock) Window() time.Duration {
+	if c.Length <= 0 {
+		return DefaultWindowLength
+	}
+	return c.Length
+}
+
+// RetryMargin is the end of each window kept free of first reads (a twelfth of it: 15 minutes of
+// 3 hours), so a read that fails or whose worker dies early enough can be read again before the
+// window is committed.
+func (c Clock) RetryMargin() time.Duration { return c.Window() / marginShare }
+
+// RefetchAfter is the default wait before a mass drop's refetch in this clock's windows: the
+// retry margin's length (DefaultRefetchAfter in a 3-hour window).
+func (c Clock) RefetchAfter() time.Duration { return c.Window() / marginShare }
+
+// Check refuses a window that leaves no room: shorter than MinWindowLength, or whose retry
+// margin cannot hold a claim that lapses (lease) and the read again of its source (deadline),
+// so a source claimed by a worker that died at the last offset would miss the window.
+func (c Clock) Check(lease, deadline time.Duration) error {
+	w := c.Window()
+	if w < MinWindowLength {
+		return fmt.Errorf("a crawl window of %s is too short: give at least %s", w, MinWindowLength)
+	}
+	if m := c.RetryMargin(); lease+deadline > m {
+		return fmt.Errorf("a crawl window of %s keeps its last %s (a twelfth) for retries, less than a claim's lease (%s) and a source's read deadline (%s): "+
+			"give a window of at least %s, or a shorter lease or deadline", w, m, lease, deadline, marginShare*(lease+deadline))
+	}
+	return nil
 }
 
 // Tick is the window t falls in.
@@ -39,11 +79,11 @@ func (c Clock) Tick(t time.Time) int {
 	if t.Before(c.Epoch) {
 		return -1
 	}
-	return int(t.Sub(c.Epoch) / WindowLength)
+	return int(t.Sub(c.Epoch) / c.Window())
 }
 
 // Start is the beginning of window tick.
-func (c Clock) Start(tick int) time.Time { return c.Epoch.Add(time.Duration(tick) * WindowLength) }
+func (c Clock) Start(tick int) time.Time { return c.Epoch.Add(time.Duration(tick) * c.Window()) }
 
 // Due is when a source whose last read took pages is due in window tick: at its Offset, unless
 // it is long (oltp.LongSourcePages pages or more), when it is the window's start. A long source
@@ -54,16 +94,16 @@ func (c Clock) Due(tick int, key string, pages int) time.Time {
 	if pages >= oltp.LongSourcePages {
 		return c.Start(tick)
 	}
-	return c.Start(tick).Add(Offset(key))
+	return c.Start(tick).Add(c.Offset(key))
 }
 
 // Offset is a source's stable place inside every window (as Prometheus spreads scrapes): the
 // hash of its key over the window less the retry margin, so the reads of a fleet spread over
 // the window instead of all landing at its start.
-func Offset(key string) time.Duration {
+func (c Clock) Offset(key string) time.Duration {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(key))
-	return time.Duration(h.Sum64() % uint64(WindowLength-retryMargin))
+	return time.Duration(h.Sum64() % uint64(c.Window()-c.RetryMargin()))
 }
 
 // Crawl runs the registry crawl's two halves for one process: ReadDue, a worker that claims the
@@ -84,7 +124,7 @@ type Crawl struct {
 	// read (pipeline.MassDrop: to zero, or by more than 80 %, from 5 or more) the source is due
 	// again in the same window, for any worker to claim; a refetch that would fall past the
 	// window's end is not asked, and the next window's read confirms instead (default
-	// DefaultRefetchAfter).
+	// Clock.RefetchAfter: DefaultRefetchAfter in a 3-hour window).
 	RefetchAfter time.Duration
 	// ClaimEvery is how often ReadDue claims again after a claim found nothing due while sources
 	// are still being read (default 10 s).
@@ -151,7 +191,7 @@ func (c *Crawl) setDefaults() {
 		c.Lease = oltp.CrawlReadLease
 	}
 	if c.RefetchAfter <= 0 {
-		c.RefetchAfter = DefaultRefetchAfter
+		c.RefetchAfter = c.Clock.RefetchAfter()
 	}
 	if c.ClaimEvery <= 0 {
 		c.ClaimEvery = 10 * time.Second

@@ -79,7 +79,7 @@ func run(ctx context.Context, log *slog.Logger, o options) error {
 	// source read is next due in the next window, after the ones still unread. The ledger's
 	// cycle time stays the world's (Commit is given it).
 	now := time.Now().UTC()
-	clock := sources.Clock{Epoch: now.Truncate(sources.WindowLength).Add(-time.Duration(o.tick) * sources.WindowLength)}
+	clock := sources.Clock{Epoch: now.Truncate(sources.DefaultWindowLength).Add(-time.Duration(o.tick) * sources.DefaultWindowLength)}
 	b := &bench{o: o, log: log, w: w, pool: pool, ch: ch, codec: pipeline.NewReadCodec(), clock: clock,
 		quiet: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		fc: pipeline.FetchConfig{ConnectTo: []string{":443=" + w.TLS}, CAFile: w.CAFile, Workers: o.fetchWorkers, PerHost: o.fetchWorkers,
