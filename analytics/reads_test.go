@@ -2,9 +2,6 @@ package analytics_test
 
 import (
 	"context"
-	"log/slog"
-	"net"
-	"net/http"
 	"testing"
 	"time"
 
@@ -12,7 +9,7 @@ import (
 
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/internal/normalize"
-	"github.com/planehq/hiringsignal/internal/testkit/storetest"
+	"github.com/planehq/hiringsignal/internal/testkit/readmodeltest"
 	"github.com/planehq/hiringsignal/pipeline"
 	"github.com/planehq/hiringsignal/sim"
 )
@@ -51,27 +48,16 @@ func firstMigration(w *sim.World, from int) (int, string) {
 func TestReadsMatchTheCrawledWorld(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	base := "http://" + ln.Addr().String()
-	world := sim.New(sim.Config{Seed: 11, Companies: 150, BaseURL: base, NoGzip: true}) // a fixture: no gzip under -race
-	srv := &http.Server{Handler: world.Handler()}
-	go srv.Serve(ln) //nolint:errcheck
-	defer srv.Close()
-
-	migTick, migDomain := firstMigration(world, 300)
+	// The ATS migration is found before the crawl, on a world of the same seed.
+	migTick, migDomain := firstMigration(sim.New(sim.Config{Seed: 11, Companies: 150}), 300)
 	require.Positive(t, migTick, "the world must have an ATS migration to test")
 	first, last := migTick-40, migTick+16
 
-	ch, _ := storetest.ClickHouse(t, "analytics_reads")
-	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Log: slog.New(slog.DiscardHandler), Fetch: pipeline.FetchConfig{AllowPrivate: true}}) // the simulator on loopback, at full speed (HostRate 0)
-	require.NoError(t, err)
+	crawled := readmodeltest.Crawl(t, readmodeltest.Config{Seed: 11, Companies: 150, First: first, Last: last, Step: 1})
+	world, ch := crawled.Sim, crawled.CH
 	wantOpenedByWeek := map[uint64]map[time.Time]uint64{} // company → week → reqs first observed
 	seen := map[string]bool{}
 	for tick := first; tick <= last; tick++ {
-		world.Pin(tick)
-		_, err := c.RunTick(ctx, base, tick)
-		require.NoError(t, err)
 		week := mondayOf(world.CycleTime(tick))
 		for _, r := range world.Truth(tick).Reqs {
 			k := truthKey(r)

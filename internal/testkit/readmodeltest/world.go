@@ -1,6 +1,7 @@
 // Package readmodeltest crawls a simulated world (every crawl region, or those a test names) into
-// a test ClickHouse database and keeps the simulator's ground truth of what the crawl saw, for
-// the tests of the company read model and of its handlers; and it counts every company's
+// a test ClickHouse database (through command crawlworld, a process built without the race
+// detector) and keeps the simulator's ground truth of what the crawl saw, for the tests of the
+// company read model and of its handlers; and it counts every company's
 // technologies straight from the ledger (TechLedger), the reference of the technographics
 // handlers. It is imported by tests only; it must not import readmodel or the search index (the
 // tests compare them against this independent truth).
@@ -8,9 +9,13 @@ package readmodeltest
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -18,7 +23,9 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/stretchr/testify/require"
 
+	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/internal/testkit/proctest"
 	"github.com/planehq/hiringsignal/internal/testkit/storetest"
 	"github.com/planehq/hiringsignal/pipeline"
 	"github.com/planehq/hiringsignal/sim"
@@ -76,31 +83,33 @@ func Monday(t time.Time) time.Time {
 	return t
 }
 
-// Crawl serves the world on loopback, crawls it fault-free into a fresh ClickHouse database and
-// records the truth at every crawled tick. The world serves its bodies uncompressed
-// (sim.Config.NoGzip): the crawl only builds a fixture, and gzip under the race detector was a
-// large share of its time (package pipeline's tests crawl gzipped bodies).
+// Crawl crawls the world fault-free into a fresh ClickHouse database and records the truth at
+// every crawled tick; the world stays served on loopback (Base) for CrawlAt. The crawl runs in
+// a process of its own built without the race detector (command crawlworld, on the listener the
+// world keeps): the read side's tests run under -race, and there the crawl only builds their
+// fixture (package pipeline's tests crawl under -race). The world serves its bodies uncompressed
+// (sim.Config.NoGzip) for the same reason.
 func Crawl(t testing.TB, cfg Config) *World {
 	t.Helper()
 	ctx := context.Background()
+	if cfg.Step <= 0 {
+		cfg.Step = 1
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	base := "http://" + ln.Addr().String()
-	sw := sim.New(sim.Config{Seed: cfg.Seed, Companies: cfg.Companies, BaseURL: base, NoGzip: true})
+	ch, opts := storetest.ClickHouse(t, "readmodel")
+	crawlApart(t, cfg, ln, opts)
+	sw := sim.New(SimConfig(cfg, base))
 	srv := &http.Server{Handler: sw.Handler()}
 	go srv.Serve(ln) //nolint:errcheck
 	t.Cleanup(func() { srv.Close() })
 
-	ch, _ := storetest.ClickHouse(t, "readmodel")
-	c, err := pipeline.NewCrawler(ctx, ch, pipeline.Config{Log: slog.New(slog.DiscardHandler), Fetch: pipeline.FetchConfig{AllowPrivate: true}}) // the simulator on loopback, at full speed (HostRate 0)
+	c, err := pipeline.NewCrawler(ctx, ch, CrawlerConfig()) // the state the crawl committed
 	require.NoError(t, err)
 	w := &World{Sim: sw, CH: ch, Crawler: c, Base: base, Regions: cfg.Regions, Companies: map[uint64]sim.Company{}, Covered: map[uint64]bool{},
 		FirstSeen: map[uint64]map[string]time.Time{}, OpenedByWeek: map[uint64]map[time.Time]int{}}
-	if cfg.Step <= 0 {
-		cfg.Step = 1
-	}
-	for tick := cfg.First; tick <= cfg.Last; tick += cfg.Step {
-		w.CrawlAt(t, tick)
+	for _, tick := range cfg.TickList() {
 		w.Ticks = append(w.Ticks, tick)
 		at := sw.CycleTime(tick).UTC()
 		w.Now = at
@@ -141,12 +150,69 @@ func Crawl(t testing.TB, cfg Config) *World {
 		}
 		w.Live = live
 	}
+	sw.Pin(w.Ticks[len(w.Ticks)-1]) // where the crawl left the world's served tick
 	for _, co := range sw.Directory(w.Ticks[len(w.Ticks)-1]).Companies {
 		if w.crawls(co.Region) {
 			w.Companies[pipeline.CompanyID(co.Domain)] = co
 		}
 	}
 	return w
+}
+
+// TickList is the ticks cfg crawls, in order.
+func (cfg Config) TickList() []int {
+	step := max(cfg.Step, 1)
+	var ticks []int
+	for tick := cfg.First; tick <= cfg.Last; tick += step {
+		ticks = append(ticks, tick)
+	}
+	return ticks
+}
+
+// SimConfig is the simulated world of cfg served at base.
+func SimConfig(cfg Config, base string) sim.Config {
+	return sim.Config{Seed: cfg.Seed, Companies: cfg.Companies, BaseURL: base, NoGzip: true}
+}
+
+// CrawlerConfig is the fixture crawler's configuration: the simulator on loopback, at full speed
+// (HostRate 0), quiet.
+func CrawlerConfig() pipeline.Config {
+	return pipeline.Config{Log: slog.New(slog.DiscardHandler), Fetch: pipeline.FetchConfig{AllowPrivate: true}}
+}
+
+// CrawlTick crawls tick of sw, served at base, with c: every region, or only regions.
+func CrawlTick(ctx context.Context, c *pipeline.Crawler, sw *sim.World, base string, regions []string, tick int) error {
+	sw.Pin(tick)
+	if len(regions) == 0 {
+		_, err := c.RunTick(ctx, base, tick)
+		return err
+	}
+	dir, err := pipeline.FetchDirectory(ctx, http.DefaultClient, base, tick)
+	if err != nil {
+		return err
+	}
+	_, err = c.RunRegions(ctx, dir, regions)
+	return err
+}
+
+// crawlApart runs command crawlworld, built without the race detector, to crawl cfg into the
+// database of opts, serving the world on ln.
+func crawlApart(t testing.TB, cfg Config, ln net.Listener, opts analytics.Options) {
+	t.Helper()
+	world, err := json.Marshal(cfg)
+	require.NoError(t, err)
+	f, err := ln.(*net.TCPListener).File()
+	require.NoError(t, err)
+	defer f.Close()
+	bin := filepath.Join(t.TempDir(), "crawlworld")
+	build := exec.Command("go", "build", "-o", bin, "github.com/planehq/hiringsignal/internal/testkit/readmodeltest/crawlworld")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "cannot build command crawlworld:\n%s", out)
+	cmd := exec.Command(bin, "-world", string(world), "-clickhouse-addr", opts.Addr, "-clickhouse-database", opts.Database)
+	cmd.ExtraFiles = []*os.File{f}
+	proctest.DieWithParent(cmd)
+	out, err = cmd.CombinedOutput()
+	require.NoError(t, err, "cannot crawl the fixture world:\n%s", out)
 }
 
 // crawls reports whether the crawl reads region.
@@ -158,17 +224,7 @@ func (w *World) crawls(region string) bool {
 // truth, e.g. to commit a cycle at the wall clock's tick.
 func (w *World) CrawlAt(t testing.TB, tick int) {
 	t.Helper()
-	ctx := context.Background()
-	w.Sim.Pin(tick)
-	if len(w.Regions) == 0 {
-		_, err := w.Crawler.RunTick(ctx, w.Base, tick)
-		require.NoError(t, err)
-		return
-	}
-	dir, err := pipeline.FetchDirectory(ctx, http.DefaultClient, w.Base, tick)
-	require.NoError(t, err)
-	_, err = w.Crawler.RunRegions(ctx, dir, w.Regions)
-	require.NoError(t, err)
+	require.NoError(t, CrawlTick(context.Background(), w.Crawler, w.Sim, w.Base, w.Regions, tick))
 }
 
 // TickAt is the first tick whose cycle time is at or after at.
