@@ -3,9 +3,12 @@ package apitest
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -23,10 +26,7 @@ import (
 // (a free-form JSON value such as a delivery's payload) takes any member. A 204 must have no body.
 func (s *Server) Conforms(tb testing.TB, method, pathTemplate string, r Response) {
 	tb.Helper()
-	var doc map[string]any
-	d := s.Get(tb, "/openapi.json", "", nil)
-	require.Equal(tb, 200, d.Status)
-	require.NoError(tb, json.Unmarshal(d.Body, &doc))
+	doc := s.document(tb)
 	op, _ := Dig(doc, "paths", pathTemplate, strings.ToLower(method)).(map[string]any)
 	require.NotNil(tb, op, "%s %s is not in the document", method, pathTemplate)
 	resp, _ := Dig(op, "responses", strconv.Itoa(r.Status)).(map[string]any)
@@ -41,6 +41,39 @@ func (s *Server) Conforms(tb testing.TB, method, pathTemplate string, r Response
 	v := validator{doc: doc}
 	v.check(schema, body, "$")
 	require.Empty(tb, v.problems, "%s %s %d does not match its documented schema:\n%s\nbody: %s", method, pathTemplate, r.Status, strings.Join(v.problems, "\n"), r.Body)
+}
+
+// servedDocument is a server's /openapi.json, fetched and decoded the first time a test asks:
+// the document a server serves does not change while it runs, and decoding it again for every
+// answer checked was most of a conformance test's time under -race.
+type servedDocument struct {
+	once sync.Once
+	doc  map[string]any
+	err  error
+}
+
+// document is the server's /openapi.json, decoded.
+func (s *Server) document(tb testing.TB) map[string]any {
+	tb.Helper()
+	s.doc.once.Do(func() {
+		resp, err := http.Get(s.Base + "/openapi.json")
+		if err != nil {
+			s.doc.err = fmt.Errorf("cannot read /openapi.json: %w", err)
+			return
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		switch {
+		case err != nil:
+			s.doc.err = fmt.Errorf("cannot read /openapi.json: %w", err)
+		case resp.StatusCode != http.StatusOK:
+			s.doc.err = fmt.Errorf("/openapi.json answered %d: %s", resp.StatusCode, body)
+		default:
+			s.doc.err = json.Unmarshal(body, &s.doc.doc)
+		}
+	})
+	require.NoError(tb, s.doc.err)
+	return s.doc.doc
 }
 
 // Dig follows keys through nested JSON objects; nil when one is missing or not an object.

@@ -47,6 +47,8 @@ type Server struct {
 	// Listener is the server's Postgres listener: hand it to whatever else of the same process
 	// a test runs beside the server (a dispatcher).
 	Listener *pglisten.Listener
+
+	doc *servedDocument // /openapi.json as this server serves it, read once (Conforms)
 }
 
 // Options shape StartServer's server. The zero value is an API server with the account routes
@@ -123,7 +125,7 @@ func StartServer(tb testing.TB, o Options) *Server {
 	})
 	require.NoError(tb, srv.StoresReady(context.Background()))
 	require.Eventually(tb, srv.AuthListening, 5*time.Second, 10*time.Millisecond)
-	return &Server{API: srv, Pool: pool, Listener: listener, Base: "http://" + srv.Addr(), Box: box}
+	return &Server{API: srv, Pool: pool, Listener: listener, Base: "http://" + srv.Addr(), Box: box, doc: &servedDocument{}}
 }
 
 // StartListener starts a Postgres listener on pool's server (the one of a process: the key
