@@ -93,8 +93,7 @@ func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
 	reqs := map[uint64][]analytics.ReqAt{}
 	if err := analytics.StreamLedgerReqs(ctx, ch, g, func(r *analytics.LedgerReq) error {
 		reqs[r.CompanyID] = append(reqs[r.CompanyID], r.At())
-		models.Add(&r.Req)
-		index.Add(r)
+		addReq(models, index, r)
 		return nil
 	}); err != nil {
 		return nil, err
@@ -111,6 +110,22 @@ func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
 	s.BuiltAt = time.Now().UTC()
 	s.BuildTook = time.Since(started)
 	return s, nil
+}
+
+// addReq adds one req of the stream to the read model and the search index of a build: one
+// record of it, made by the index's builder, shared by both (when either keeps it).
+func addReq(models *readmodel.Builder, index *searchindex.Builder, r *analytics.LedgerReq) {
+	var rec *searchindex.Record
+	record := func() *searchindex.Record {
+		if rec == nil {
+			rec = index.Record(r)
+		}
+		return rec
+	}
+	if index.Keeps(r) {
+		index.AddRecord(record())
+	}
+	models.AddRecord(&r.Req, record)
 }
 
 // assemble builds s's read model and search index from builders fed the same rows (a full build
