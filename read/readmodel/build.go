@@ -1,6 +1,7 @@
 package readmodel
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -13,11 +14,26 @@ import (
 // interner shares the repeated strings of a build (the directory's values, first hires' titles
 // and boards; the reqs' are their records').
 type interner struct {
-	s map[string]string
+	s        map[string]string
+	censored map[string]map[string]bool // sorted function ids, joined → the one set of them
 }
 
 func newInterner() *interner {
-	return &interner{s: make(map[string]string, 1<<16)}
+	return &interner{s: make(map[string]string, 1<<16), censored: map[string]map[string]bool{}}
+}
+
+// functionSet is the build's one set equal to set (companies with the same censored functions
+// share one map: never modified once built).
+func (in *interner) functionSet(set map[string]bool) map[string]bool {
+	if len(set) == 0 {
+		return set
+	}
+	key := strings.Join(slices.Sorted(maps.Keys(set)), "\x00")
+	if s, ok := in.censored[key]; ok {
+		return s
+	}
+	in.censored[key] = set
+	return set
 }
 
 func (in *interner) str(v string) string {
@@ -209,6 +225,7 @@ func (b *Builder) Build(sd Side) *Model {
 	// array of the exact size (arena), and the grown ones are garbage.
 	arena := make([]Req, 0, b.reqs)
 	for _, c := range m.companies {
+		c.CensoredFunctions = in.functionSet(c.CensoredFunctions)
 		m.finish(c, &arena)
 	}
 	if b.prev != nil {

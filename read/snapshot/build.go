@@ -98,6 +98,7 @@ func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
 	}); err != nil {
 		return nil, err
 	}
+	reqs = exactly(reqs)
 	phase("reqs")
 	<-sideDone
 	phase("side_reads")
@@ -110,6 +111,22 @@ func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
 	s.BuiltAt = time.Now().UTC()
 	s.BuildTook = time.Since(started)
 	return s, nil
+}
+
+// exactly is reqs with each company's list moved into one array of the exact size (append left
+// them up to twice their length).
+func exactly(reqs map[uint64][]analytics.ReqAt) map[uint64][]analytics.ReqAt {
+	n := 0
+	for _, l := range reqs {
+		n += len(l)
+	}
+	arena := make([]analytics.ReqAt, 0, n)
+	for id, l := range reqs {
+		from := len(arena)
+		arena = append(arena, l...)
+		reqs[id] = arena[from:len(arena):len(arena)]
+	}
+	return reqs
 }
 
 // addReq adds one req of the stream to the read model and the search index of a build: one
