@@ -8,7 +8,9 @@
 // committed ledger that package snapshot reads (for this index and the company read model alike)
 // and swaps in together with that model: the whole ledger, or (Builder.Over) the rows of the
 // companies a commit touched, every other company's reqs carried from the previous Index in
-// memory (titles, strings, boards and fact lists shared); an Index is immutable once built, so
+// memory (their Records, titles and fact lists shared). A req's Record is made once a build and
+// shared with the read model of the same snapshot (package readmodel points at it, never copies
+// it); an Index is immutable once built, so
 // any number of queries read it without locks. What a query learns as it runs (whether each
 // company has the facts its filter asks, asked once per company) is that query's own.
 //
