@@ -58,7 +58,7 @@ func TestEveryRouteAnswersItsDocumentStrictly(t *testing.T) {
 	require.NotZero(t, co)
 	company := m.Company(co)
 	require.NotEmpty(t, company.Live)
-	reqKey, function := company.Live[0].Key, company.Live[0].Function
+	reqKey, function := company.Live[0].Key, company.Live[0].Function()
 	require.NotEmpty(t, function)
 
 	a := srv.RoomyAccount(t, "enterprise")

@@ -105,9 +105,9 @@ func firstHires(co *readmodel.Company, fns map[string]bool, cut, fresh time.Time
 			at[k] = -1 // the name's first hire is before the caller's history window: none of its ids is first
 			continue
 		}
-		r := readmodel.Req{Function: f.Function}
+		name, _ := normalize.FunctionName(f.Function)
 		at[k] = len(out)
-		out = append(out, firstHireRow{Function: f.Function, FunctionName: nullable.String(r.FunctionName()), FunctionIDs: []string{f.Function},
+		out = append(out, firstHireRow{Function: f.Function, FunctionName: nullable.String(name), FunctionIDs: []string{f.Function},
 			FirstSeen: f.FirstSeen, ReqKey: f.ReqKey, RawTitle: f.RawTitle, SourceBoard: readmodel.FirstHireSource})
 	}
 	return out

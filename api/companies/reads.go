@@ -164,10 +164,10 @@ func (h *handlers) openReqs(c *api.Call) (int, error) {
 		if readmodel.Hides(cutoff, r.FirstSeen) {
 			continue // under the caller's freshness floor: neither served nor counted
 		}
-		if fns != nil && !fns[r.Function] {
+		if fns != nil && !fns[r.Function()] {
 			continue
 		}
-		if country != "" && r.Country != country {
+		if country != "" && r.Country() != country {
 			continue
 		}
 		total++

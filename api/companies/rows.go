@@ -42,20 +42,18 @@ func repostSchema() map[string]any {
 // rowOf is the served row of a req of co; x (the search index of the same snapshot, nil before
 // the first build) gives it the salary every route serves for it.
 func rowOf(x *searchindex.Index, co *readmodel.Company, r *readmodel.Req) reqRow {
-	row := reqRow{Row: reqrow.Row{ReqKey: r.Key, CompanyID: co.ID, RawTitle: r.RawTitle, Title: nullable.String(r.Title),
-		Function: nullable.String(r.Function), FunctionName: nullable.String(r.FunctionName()), Country: nullable.String(r.Country),
-		CountryCode: nullable.String(r.CountryCode()), Boards: r.Boards, SourceType: r.SourceType, FirstSeen: r.FirstSeenTime(),
+	row := reqRow{Row: reqrow.Row{ReqKey: r.Key, CompanyID: co.ID, RawTitle: r.RawTitle(), Title: nullable.String(r.Title()),
+		Function: nullable.String(r.Function()), FunctionName: nullable.String(r.FunctionName()), Country: nullable.String(r.Country()),
+		CountryCode: nullable.String(r.CountryCode()), Boards: r.Boards(), SourceType: r.SourceType(), FirstSeen: r.FirstSeenTime(),
 		LeftCensored: co.LeftCensored(r), PostedAt: r.PostedAtTime()},
 		RepostCount: r.RepostCount}
 	if row.Boards == nil {
 		row.Boards = []string{}
 	}
-	if r.HasSalaryMin {
-		v := r.SalaryMinUSD
+	if v, ok := r.SalaryMinUSD(); ok {
 		row.SalaryMinUSD = &v
 	}
-	if r.HasSalaryMax {
-		v := r.SalaryMaxUSD
+	if v, ok := r.SalaryMaxUSD(); ok {
 		row.SalaryMaxUSD = &v
 	}
 	row.SetSalary(salaryOf(x, co.ID, r, row.SalaryMinUSD, row.SalaryMaxUSD))
@@ -85,7 +83,7 @@ func salaryOf(x *searchindex.Index, companyID uint64, r *readmodel.Req, lo, hi *
 	if lo != nil || hi != nil {
 		return &reqrow.Salary{Kind: searchindex.SalaryDeclared, MinUSD: lo, MaxUSD: hi}
 	}
-	if e, ok := x.EstimateFor(r.Function, r.Country, r.RawTitle); ok {
+	if e, ok := x.EstimateFor(r.Function(), r.Country(), r.RawTitle()); ok {
 		return reqrow.EstimateOf(e)
 	}
 	return nil

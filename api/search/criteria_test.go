@@ -203,7 +203,7 @@ func TestWatchEventGroupNarrowsReqsQualified(t *testing.T) {
 	fired := 0
 	for _, r := range all {
 		for _, et := range criteria.EventTypes {
-			for _, fn := range []string{r.Function, eng[0], "fn_not_in_taxonomy", ""} {
+			for _, fn := range []string{r.Function(), eng[0], "fn_not_in_taxonomy", ""} {
 				want := base.Match(f.x, r, et, fn) && (et == "closed" || et == "reposted") && fn != "" && slices.Contains(eng, fn)
 				require.Equal(t, want, w.Match(f.x, r, et, fn), "%s %s %s", r.Key, et, fn)
 				if want {

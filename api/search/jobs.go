@@ -182,14 +182,14 @@ func (h *handlers) jobsRole(c *api.Call, snap *snapshot.Snapshot) (int, error) {
 		}
 		return 0, &api.Error{Status: 404, Detail: roleMissing{Reason: roleNotFound, Message: msg, freshness: freshnessOf(c, x)}}
 	}
-	row := roleRow{jobRow: newJobRow(x, r, nil), Boards: r.Boards, CompanyName: nullable.String(x.CompanyOf(r).Name),
+	row := roleRow{jobRow: newJobRow(x, r, nil), Boards: r.Boards(), CompanyName: nullable.String(x.CompanyOf(r).Name),
 		RepostCount: r.RepostCount, freshness: freshnessOf(c, x)}
 	row.SalaryMinUSD, row.SalaryMaxUSD = r.DeclaredSalary()
 	if err := h.describe(c, []*searchindex.Req{r}, func(_ int, text string, ok bool) { row.SetDescription(text, ok) }); err != nil {
 		return 0, err
 	}
-	if r.Function != "" {
-		c.SetFunction(r.Function)
+	if r.Function() != "" {
+		c.SetFunction(r.Function())
 	}
 	return 0, c.JSON(200, row)
 }

@@ -114,11 +114,11 @@ type dedup struct {
 func newQualifiedRow(x *searchindex.Index, r *searchindex.Req) qualifiedRow {
 	co := x.CompanyOf(r)
 	row := qualifiedRow{reqRow: newReqRow(x, r), CompanyName: nullable.String(co.Name), CompanyDomain: nullable.String(co.Domain),
-		Skills: r.Title.Skills, JobFamily: nullable.String(searchindex.JobFamily(r.Function)),
-		Eligibility: eligibility{Country: nullable.String(r.Country), CountryCode: countryCode(r.Country), Location: nullable.String(r.Location()), Remote: r.Remote()},
+		Skills: r.Title.Skills, JobFamily: nullable.String(searchindex.JobFamily(r.Function())),
+		Eligibility: eligibility{Country: nullable.String(r.Country()), CountryCode: countryCode(r.Country()), Location: nullable.String(r.Location()), Remote: r.Remote()},
 		Apply:       apply{URL: nullable.String(r.URL), Actionable: r.URL != "" && r.Live},
 		Lifecycle:   lifecycle{FirstSeen: ts(r.FirstSeen), LastEventAt: ts(r.LastEventAt), Status: r.EventType(), Live: r.Live, RepostCount: r.RepostCount},
-		Dedup:       dedup{Boards: r.Boards, BoardCount: len(r.Boards), Board: r.Board(), SourceType: r.SourceType},
+		Dedup:       dedup{Boards: r.Boards(), BoardCount: len(r.Boards()), Board: r.Board(), SourceType: r.SourceType()},
 		LedgerSeq:   r.OpenSeq,
 	}
 	if lo, hi := r.DeclaredSalary(); lo != nil || hi != nil {

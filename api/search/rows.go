@@ -52,9 +52,9 @@ func newReqRow(x *searchindex.Index, r *searchindex.Req) reqRow {
 	lo, hi := r.DeclaredSalary()
 	row := reqRow{
 		Row: reqrow.Row{ReqKey: r.Key, CompanyID: r.CompanyID, RawTitle: r.Title.Raw, Title: nullable.String(r.Title.Clean),
-			Function: nullable.String(r.Function), FunctionName: functionName(r.Function),
-			Country: nullable.String(r.Country), CountryCode: countryCode(r.Country),
-			Boards: r.Boards, SourceType: r.SourceType, FirstSeen: time.Unix(r.FirstSeen, 0).UTC(),
+			Function: nullable.String(r.Function()), FunctionName: functionName(r.Function()),
+			Country: nullable.String(r.Country()), CountryCode: countryCode(r.Country()),
+			Boards: r.Boards(), SourceType: r.SourceType(), FirstSeen: time.Unix(r.FirstSeen, 0).UTC(),
 			SalaryMinUSD: lo, SalaryMaxUSD: hi, LeftCensored: x.LeftCensored(r), PostedAt: r.PostedAtTime(), Facts: reqrow.FactsOf(x.Facts(r))},
 		Board: r.Board(), URL: nullable.String(r.URL),
 	}
@@ -99,8 +99,8 @@ func jobRowProps() map[string]any {
 func newJobRow(x *searchindex.Index, r *searchindex.Req, rel *float64) jobRow {
 	return jobRow{
 		Board: r.Board(), URL: nullable.String(r.URL), CompanyID: r.CompanyID, ReqKey: r.Key, RawTitle: r.Title.Raw, Title: nullable.String(r.Title.Clean),
-		FirstSeen: ts(r.FirstSeen), Function: nullable.String(r.Function), FunctionName: functionName(r.Function),
-		Country: nullable.String(r.Country), CountryCode: countryCode(r.Country), SourceType: r.SourceType, Relevance: rel,
+		FirstSeen: ts(r.FirstSeen), Function: nullable.String(r.Function()), FunctionName: functionName(r.Function()),
+		Country: nullable.String(r.Country()), CountryCode: countryCode(r.Country()), SourceType: r.SourceType(), Relevance: rel,
 		Salary: salaryOf(x, r), LeftCensored: x.LeftCensored(r), PostedAt: r.PostedAtTime(), Facts: reqrow.FactsOf(x.Facts(r)),
 	}
 }

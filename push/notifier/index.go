@@ -174,13 +174,13 @@ func (x *watchIndex) match(si *searchindex.Index, r *searchindex.Req, e *analyti
 		ask(x.byEventFunction[e.Function])
 	}
 	if r != nil {
-		if r.Function != "" {
-			ask(x.byReqFunction[r.Function])
+		if r.Function() != "" {
+			ask(x.byReqFunction[r.Function()])
 		}
-		if r.Country != "" {
-			ask(x.byCountry[r.Country])
-			if r.Function != "" {
-				ask(x.byReqFnCountry[[2]string{r.Function, r.Country}])
+		if r.Country() != "" {
+			ask(x.byCountry[r.Country()])
+			if r.Function() != "" {
+				ask(x.byReqFnCountry[[2]string{r.Function(), r.Country()}])
 			}
 		}
 		if co := si.CompanyOf(r); co.HQCountry != "" {

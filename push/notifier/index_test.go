@@ -249,7 +249,7 @@ func BenchmarkMatchCycle(b *testing.B) {
 		r := lookup(w.x, e)
 		candidates += len(x.byCompany[e.CompanyID]) + len(x.byEventFunction[e.Function]) + len(x.byType[e.Type]) + len(x.fallback)
 		if r != nil {
-			candidates += len(x.byReqFunction[r.Function]) + len(x.byCountry[r.Country]) + len(x.byReqFnCountry[[2]string{r.Function, r.Country}]) + len(x.byHQCountry[w.x.CompanyOf(r).HQCountry])
+			candidates += len(x.byReqFunction[r.Function()]) + len(x.byCountry[r.Country()]) + len(x.byReqFnCountry[[2]string{r.Function(), r.Country()}]) + len(x.byHQCountry[w.x.CompanyOf(r).HQCountry])
 		}
 	}
 	b.ResetTimer()

@@ -1,24 +1,39 @@
 package readmodel
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/read/searchindex"
 )
 
-// interner shares the many repeated strings (titles, functions, countries, boards) and board
-// lists of a build, which is most of the model's memory otherwise.
+// interner shares the repeated strings of a build (the directory's values, first hires' titles
+// and boards; the reqs' are their records').
 type interner struct {
-	s      map[string]string
-	boards map[string][]string
-	key    []byte
+	s        map[string]string
+	censored map[string]map[string]bool // sorted function ids, joined → the one set of them
 }
 
 func newInterner() *interner {
-	return &interner{s: make(map[string]string, 1<<16), boards: make(map[string][]string, 1<<10)}
+	return &interner{s: make(map[string]string, 1<<16), censored: map[string]map[string]bool{}}
+}
+
+// functionSet is the build's one set equal to set (companies with the same censored functions
+// share one map: never modified once built).
+func (in *interner) functionSet(set map[string]bool) map[string]bool {
+	if len(set) == 0 {
+		return set
+	}
+	key := strings.Join(slices.Sorted(maps.Keys(set)), "\x00")
+	if s, ok := in.censored[key]; ok {
+		return s
+	}
+	in.censored[key] = set
+	return set
 }
 
 func (in *interner) str(v string) string {
@@ -31,23 +46,6 @@ func (in *interner) str(v string) string {
 	v = strings.Clone(v)
 	in.s[v] = v
 	return v
-}
-
-func (in *interner) list(bs []string) []string {
-	in.key = in.key[:0]
-	for _, b := range bs {
-		in.key = append(in.key, b...)
-		in.key = append(in.key, 0)
-	}
-	if l, ok := in.boards[string(in.key)]; ok { // no allocation for the lookup
-		return l
-	}
-	l := make([]string, len(bs))
-	for i, b := range bs {
-		l[i] = in.str(b)
-	}
-	in.boards[string(in.key)] = l
-	return l
 }
 
 // Side is what the model needs besides the directory and the req stream: the weekly flow per
@@ -70,7 +68,8 @@ type Builder struct {
 	first, latest map[string]time.Time // per cycles-table region: its first and latest committed cycle time
 	prev          *Model               // Over: the model whose companies not touched are carried
 	touched       func(id uint64) bool
-	reqs          int // Req values added to the companies' Live and Reposted lists
+	reqs          int                  // Req values added to the companies' Live and Reposted lists
+	records       *searchindex.Builder // Add: makes the records of reqs added without one
 }
 
 // NewBuilder starts a model at watermark wm, whose latest committed cycle ran at asOf, over the
@@ -133,9 +132,20 @@ func (b *Builder) Gaps(gaps []analytics.Gap) {
 // observation of the corpus.
 func (b *Builder) Since() time.Time { return b.m.Since }
 
-// Add adds one req's current state (analytics.Req, Boards being the committed sightings). It
-// does not keep r (its strings aside: the req key is shared, not copied).
+// Add adds one req's current state (analytics.Req, Boards being the committed sightings) with a
+// record of its own. It does not keep r (its strings aside: the req key is shared, not copied).
 func (b *Builder) Add(r *analytics.Req) {
+	if b.records == nil {
+		b.records = searchindex.NewBuilder(b.m.Watermark, b.now, nil)
+	}
+	b.AddRecord(r, func() *searchindex.Record {
+		return b.records.Record(&analytics.LedgerReq{Req: *r, AnyBoards: r.Boards})
+	})
+}
+
+// AddRecord is Add with the req's record made by record (searchindex.Builder.Record of the
+// snapshot's index builder, which shares it), called only when the model keeps the req.
+func (b *Builder) AddRecord(r *analytics.Req, record func() *searchindex.Record) {
 	c := b.m.companies[r.CompanyID]
 	if c == nil {
 		return // a req of a company the directory no longer lists: nothing to serve it under
@@ -160,18 +170,7 @@ func (b *Builder) Add(r *analytics.Req) {
 	if !live && r.RepostCount == 0 {
 		return
 	}
-	q := Req{Key: r.ReqKey, RawTitle: in.str(r.RawTitle), Title: in.str(r.Title), Function: in.str(r.Function),
-		Country: in.str(r.Country), SourceType: in.str(r.SourceType), Boards: in.list(r.Boards),
-		FirstSeen: r.FirstSeen.Unix(), LastEventAt: r.LastEventAt.Unix(), RepostCount: r.RepostCount, Live: live}
-	if r.SalaryMinUSD != nil {
-		q.SalaryMinUSD, q.HasSalaryMin = *r.SalaryMinUSD, true
-	}
-	if r.SalaryMaxUSD != nil {
-		q.SalaryMaxUSD, q.HasSalaryMax = *r.SalaryMaxUSD, true
-	}
-	if r.PostedAt != nil {
-		q.PostedAt = r.PostedAt.Unix()
-	}
+	q := Req{Record: record()}
 	if live {
 		b.reqs++
 	}
@@ -226,6 +225,7 @@ func (b *Builder) Build(sd Side) *Model {
 	// array of the exact size (arena), and the grown ones are garbage.
 	arena := make([]Req, 0, b.reqs)
 	for _, c := range m.companies {
+		c.CensoredFunctions = in.functionSet(c.CensoredFunctions)
 		m.finish(c, &arena)
 	}
 	if b.prev != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/planehq/hiringsignal/analytics"
 	"github.com/planehq/hiringsignal/internal/normalize"
+	"github.com/planehq/hiringsignal/read/searchindex"
 )
 
 // Coverage statuses.
@@ -71,37 +72,26 @@ type Company struct {
 	CensoredFunctions map[string]bool
 }
 
-// Req is one deduplicated req (one per company, title and country, all boards listed).
-type Req struct {
-	Key          string
-	RawTitle     string
-	Title        string
-	Function     string
-	Country      string
-	SourceType   string
-	Boards       []string
-	FirstSeen    int64 // unix seconds
-	LastEventAt  int64 // unix seconds of its latest ledger event
-	SalaryMinUSD float64
-	SalaryMaxUSD float64
-	RepostCount  uint32
-	HasSalaryMin bool
-	HasSalaryMax bool
-	Live         bool
-	PostedAt     int64 // unix seconds of the employer's own posting date; 0 when its source gives none
-}
+// Req is one deduplicated req (one per company, title and country, all boards listed): the
+// record of the snapshot's build, which the search index of the same snapshot shares (the read
+// model keeps a pointer, not a copy).
+type Req struct{ *searchindex.Record }
 
-// FirstSeenTime is FirstSeen as a time.
-func (r *Req) FirstSeenTime() time.Time { return time.Unix(r.FirstSeen, 0).UTC() }
+// RawTitle is the title as published.
+func (r *Req) RawTitle() string { return r.Record.Title.Raw }
 
-// PostedAtTime is the employer's posting date, nil when its source gives none.
-func (r *Req) PostedAtTime() *time.Time {
-	if r.PostedAt == 0 {
-		return nil
-	}
-	t := time.Unix(r.PostedAt, 0).UTC()
-	return &t
-}
+// Title is the crawl's cleaned title; "" when none.
+func (r *Req) Title() string { return r.Record.Title.Clean }
+
+// Boards is every (non-empty) board committed cycles saw carrying the req, or its latest board
+// when none was. The slice is shared: read only.
+func (r *Req) Boards() []string { return r.SightedBoards() }
+
+// SalaryMinUSD is the req's yearly-USD salary floor, false when it has none.
+func (r *Req) SalaryMinUSD() (float64, bool) { v, ok, _, _ := r.SalaryUSD(); return v, ok }
+
+// SalaryMaxUSD is the req's yearly-USD salary ceiling, false when it has none.
+func (r *Req) SalaryMaxUSD() (float64, bool) { _, _, v, ok := r.SalaryUSD(); return v, ok }
 
 // LeftCensored reports whether r was already live when the crawl started reading c's sources
 // (first seen at or before ObservedFrom): its first_seen is the start of observation, not its
@@ -116,10 +106,10 @@ func (c *Company) censors(firstSeen int64) bool {
 func (r *Req) LastEventTime() time.Time { return time.Unix(r.LastEventAt, 0).UTC() }
 
 // FunctionName is the req's function name, "" outside the named vocabulary (served as null).
-func (r *Req) FunctionName() string { n, _ := normalize.FunctionName(r.Function); return n }
+func (r *Req) FunctionName() string { n, _ := normalize.FunctionName(r.Function()); return n }
 
 // CountryCode is the derived ISO alpha-2 code of the req's country, "" when unknown.
-func (r *Req) CountryCode() string { return countryCode(r.Country) }
+func (r *Req) CountryCode() string { return countryCode(r.Country()) }
 
 // BoardSeen is a board that carried one of the company's reqs, first seen at FirstSeen.
 type BoardSeen struct {

@@ -1,7 +1,9 @@
 // Package readmodel holds the in-memory read model of the company reads: companies, their reqs
 // and their hiring pulse. A Builder makes one immutable Model from rows of the committed ledger
 // that package snapshot reads (once per commit, for this model and the search index alike) and
-// swaps in together with the search index. Reads never wait on ClickHouse.
+// swaps in together with the search index. Its reqs are the search index's records of the same
+// build (searchindex.Record, made by the index's Builder and shared, never copied): the model
+// imports package searchindex for that record only. Reads never wait on ClickHouse.
 //
 // It owns the model and the rules that build it from analytics rows. It does no I/O: it must not
 // query ClickHouse, poll the watermark, write any store or serve HTTP (package snapshot reads and

@@ -79,15 +79,15 @@ func TestModelMatchesTheCrawledWorld(t *testing.T) {
 			for i := range c.Live {
 				r := &c.Live[i]
 				got[r.Key] = true
-				require.NotEmpty(t, r.RawTitle)
-				require.NotEmpty(t, r.Boards)
+				require.NotEmpty(t, r.RawTitle())
+				require.NotEmpty(t, r.Boards())
 				require.True(t, r.Live)
-				if r.Country != "" {
-					require.Equal(t, normalize.CountryCode(r.Country), r.CountryCode())
+				if r.Country() != "" {
+					require.Equal(t, normalize.CountryCode(r.Country()), r.CountryCode())
 					require.Len(t, r.CountryCode(), 2)
 				}
 				if n := r.FunctionName(); n != "" {
-					require.NotEqual(t, r.Function, n)
+					require.NotEqual(t, r.Function(), n)
 				}
 			}
 			wantKeys := map[string]bool{}
@@ -241,8 +241,8 @@ func TestModelMatchesTheCrawledWorld(t *testing.T) {
 			}
 			censored := c.CensoredFunctions // including reqs live at the coverage start that closed since
 			for i := range c.Live {
-				if r := &c.Live[i]; c.LeftCensored(r) && r.Function != "" {
-					require.True(t, censored[r.Function], "a left-censored live req's function is censored")
+				if r := &c.Live[i]; c.LeftCensored(r) && r.Function() != "" {
+					require.True(t, censored[r.Function()], "a left-censored live req's function is censored")
 				}
 			}
 			for _, f := range c.FirstHires {
@@ -250,11 +250,11 @@ func TestModelMatchesTheCrawledWorld(t *testing.T) {
 			}
 			for i := range c.Live {
 				r := &c.Live[i]
-				if r.Function == "" || censored[r.Function] {
+				if r.Function() == "" || censored[r.Function()] {
 					continue
 				}
-				first, ok := byFn[r.Function]
-				require.True(t, ok, "function %s of a live req has a first hire", r.Function)
+				first, ok := byFn[r.Function()]
+				require.True(t, ok, "function %s of a live req has a first hire", r.Function())
 				require.False(t, first.After(r.FirstSeenTime()))
 			}
 		}
@@ -323,7 +323,7 @@ func TestModelMatchesTheCrawledWorld(t *testing.T) {
 				require.False(t, b.FirstSeen.After(m.AsOf))
 			}
 			for i := range c.Live {
-				for _, b := range c.Live[i].Boards {
+				for _, b := range c.Live[i].Boards() {
 					require.True(t, have[b], "board %s of a live req", b)
 				}
 			}

@@ -35,16 +35,14 @@ type Builder struct {
 // (and that the index still keeps: live, or closed within ClosedWindow of its cycle time), with
 // that company's facts: the Builder then holds the directory rows and reqs of the touched
 // companies only. A carried company's reqs and directory row must be prev's (none of its rows
-// changed since prev was built). A carried req shares its title, boards, strings and fact lists
-// with prev; the interned tables it names (stems, board sets, fact lists) are prev's, extended
+// changed since prev was built). A carried req is prev's Record (shared, not copied); the
+// interned tables it names (stems, fact lists) are prev's, extended
 // (copied on the first addition, never written in place), so the ids in carried reqs keep their
 // meaning. Call Over before the first Add. prev is not modified.
 func (b *Builder) Over(prev *Index, touched func(companyID uint64) bool) {
 	b.prev, b.touched = prev, touched
 	bb := b.b
 	bb.stemIDs = maps.Clone(prev.stemIDs)
-	bb.boardIDs = maps.Clone(prev.boardIDs)
-	bb.boardSets = slices.Clip(prev.boardSets)
 	bb.facts.t = factTables{techArena: slices.Clip(prev.facts.techArena), remoteSets: slices.Clip(prev.facts.remoteSets),
 		pays: slices.Clip(prev.facts.pays)}
 }
@@ -69,8 +67,8 @@ func (b *Builder) carry() {
 		}
 		kept := false
 		for i := co.first; i < co.end; i++ {
-			if r := &p.reqs[i]; r.Live || r.LastEventAt >= closedSince {
-				out = append(out, *r)
+			if r := p.reqs[i]; r.Live || r.LastEventAt >= closedSince {
+				out = append(out, r)
 				kept = true
 			}
 		}
@@ -111,12 +109,25 @@ func NewBuilder(wm uint64, at time.Time, cos []analytics.Company) *Builder {
 }
 
 // Add indexes one req's current state when it is live or closed within ClosedWindow of the
-// cycle time; older closed reqs are left out. It does not keep r (its strings and slices aside).
+// cycle time; older closed reqs are left out. It does not keep r (its strings aside).
 func (b *Builder) Add(r *analytics.LedgerReq) {
-	if r.Live() || !r.LastEventAt.Before(b.closedSince) {
-		b.b.add(r)
+	if b.Keeps(r) {
+		b.AddRecord(b.Record(r))
 	}
 }
+
+// Keeps reports whether the index keeps r: live, or closed within ClosedWindow of the cycle time.
+func (b *Builder) Keeps(r *analytics.LedgerReq) bool {
+	return r.Live() || !r.LastEventAt.Before(b.closedSince)
+}
+
+// Record makes r's record, its title, strings and fact lists interned in this build's tables, for
+// this index (AddRecord when Keeps) and the read model of the same build alike. It does not keep r
+// (its strings aside).
+func (b *Builder) Record(r *analytics.LedgerReq) *Record { return b.b.record(r) }
+
+// AddRecord indexes rec, a record this Builder made (Record) for a req it keeps (Keeps).
+func (b *Builder) AddRecord(rec *Record) { b.b.reqs = append(b.b.reqs, Req{Record: rec}) }
 
 // Build finishes the index with the market-wide role demand (analytics.RoleDemand at the same
 // watermark). The Builder must not be used after.
@@ -139,26 +150,15 @@ func (b *Builder) Build(demand []analytics.WeekCount) *Index {
 }
 
 type builder struct {
-	facts     *factInterner
-	reqs      []Req
-	titles    map[string]*Title
-	strs      map[string]string
-	boards    map[string]boardSet
-	boardSets [][]uint32
-	boardIDs  map[string]uint32 // distinct board name → board id
-	stemIDs   map[string]uint32
-	attrs     map[reqAttrs]*reqAttrs
-}
-
-// boardSet is one distinct list of boards: the names (interned) and the id of the set.
-type boardSet struct {
-	names []string
-	id    uint32
+	facts   *factInterner
+	reqs    []Req
+	titles  map[string]*Title
+	strs    map[string]string
+	stemIDs map[string]uint32
 }
 
 func newBuilder() *builder {
-	return &builder{facts: newFactInterner(), titles: map[string]*Title{}, strs: map[string]string{}, boards: map[string]boardSet{}, boardIDs: map[string]uint32{},
-		stemIDs: map[string]uint32{}, attrs: map[reqAttrs]*reqAttrs{}}
+	return &builder{facts: newFactInterner(), titles: map[string]*Title{}, strs: map[string]string{}, stemIDs: map[string]uint32{}}
 }
 
 func (b *builder) intern(s string) string {
@@ -167,17 +167,6 @@ func (b *builder) intern(s string) string {
 	}
 	b.strs[s] = s
 	return s
-}
-
-// reqAttrs is the interned reqAttrs of (location, board, eventType).
-func (b *builder) reqAttrs(location, board, eventType string) *reqAttrs {
-	k := reqAttrs{location: location, board: board, eventType: eventType}
-	if a, ok := b.attrs[k]; ok {
-		return a
-	}
-	a := &reqAttrs{location: b.intern(location), board: b.intern(board), eventType: b.intern(eventType)}
-	b.attrs[*a] = a
-	return a
 }
 
 func (b *builder) title(raw, clean string) *Title {
@@ -204,73 +193,45 @@ func (b *builder) title(raw, clean string) *Title {
 	return t
 }
 
-func (b *builder) boardSet(bs []string) boardSet {
-	k := strings.Join(bs, "\x00")
-	if v, ok := b.boards[k]; ok {
-		return v
-	}
-	v := boardSet{names: make([]string, len(bs)), id: uint32(len(b.boardSets))}
-	var ids []uint32
-	for i, s := range bs {
-		v.names[i] = b.intern(s)
-		id, ok := b.boardIDs[s]
-		if !ok {
-			id = uint32(len(b.boardIDs))
-			b.boardIDs[s] = id
-		}
-		if !containsID(ids, id) {
-			ids = append(ids, id)
-		}
-	}
-	b.boardSets = append(b.boardSets, ids)
-	b.boards[k] = v
-	return v
-}
-
-func containsID(ids []uint32, id uint32) bool {
-	for _, v := range ids {
-		if v == id {
-			return true
-		}
-	}
-	return false
-}
-
-func (b *builder) add(s *analytics.LedgerReq) {
-	bs := b.boardSet(s.AnyBoards)
-	r := Req{
+func (b *builder) record(s *analytics.LedgerReq) *Record {
+	r := &Record{
 		Key: s.ReqKey, CompanyID: s.CompanyID, Title: b.title(s.RawTitle, s.Title),
-		Function: b.intern(s.Function), Country: b.intern(s.Country), attrs: b.reqAttrs(s.Location, s.Board, s.EventType),
-		SourceType: b.intern(s.SourceType), Boards: bs.names, boardSet: bs.id, URL: s.URL,
+		function: values.id(s.Function), country: values.id(s.Country), source: values.id(s.SourceType),
+		attrs: attrsOf.id(s.Location, s.Board, s.EventType), boards: boards.id(s.AnyBoards, s.Boards), URL: s.URL,
 		FirstSeen: s.FirstSeen.Unix(), LastEventAt: s.LastEventAt.Unix(), OpenSeq: s.OpenSeq, RepostCount: s.RepostCount,
-		Live: s.Live(), salMin: math.NaN(), salMax: math.NaN(), declared: s.SalaryDeclared,
+		Live: s.Live(), declared: s.SalaryDeclared, descHash: s.DescriptionHash,
 	}
 	if s.PostedAt != nil {
 		r.PostedAt = s.PostedAt.Unix()
 	}
 	r.facts = b.facts.facts(&s.Facts, b.intern)
-	if s.SalaryMinUSD != nil {
-		r.salMin = *s.SalaryMinUSD
+	if s.SalaryMinUSD != nil || s.SalaryMaxUSD != nil {
+		r.sal = &salary{min: math.NaN(), max: math.NaN()}
+		if s.SalaryMinUSD != nil {
+			r.sal.min = *s.SalaryMinUSD
+		}
+		if s.SalaryMaxUSD != nil {
+			r.sal.max = *s.SalaryMaxUSD
+		}
 	}
-	if s.SalaryMaxUSD != nil {
-		r.salMax = *s.SalaryMaxUSD
-	}
-	if r.declared && math.IsNaN(r.salMin) && math.IsNaN(r.salMax) {
+	if r.declared && r.sal == nil {
 		r.declared = false
 	}
-	b.reqs = append(b.reqs, r)
+	return r
 }
 
 func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
-	x := &Index{reqs: b.reqs, stemIDs: b.stemIDs, countryIx: map[string]uint16{"": 0}, functionIx: map[string]uint16{"": 0},
-		countries: []string{""}, functions: []string{""}}
+	x := &Index{reqs: b.reqs, stemIDs: b.stemIDs}
 	b.reqs = nil
 	x.facts, b.facts = b.facts.t, nil
-	x.boardSets, x.nBoards, x.boardIDs, x.boardsByFold = b.boardSets, len(b.boardIDs), b.boardIDs, map[string][]uint32{}
-	for name, id := range b.boardIDs {
+	names := boards.boardNames()
+	x.nBoards, x.boardsByFold = len(names), map[string][]uint32{}
+	for id, name := range names {
 		fold := strings.ToLower(name)
-		x.boardsByFold[fold] = append(x.boardsByFold[fold], id)
+		x.boardsByFold[fold] = append(x.boardsByFold[fold], uint32(id))
 	}
+	x.byCountry = make([][]uint32, values.size())
+	x.byFunction = make([][]uint32, values.size())
 	sort.Slice(x.reqs, func(i, j int) bool { return reqLess(&x.reqs[i], &x.reqs[j]) })
 	x.postings = make([][]uint32, len(x.stemIDs))
 	var declared []paySample
@@ -287,8 +248,6 @@ func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
 		}
 		r.company = uint32(len(x.companies) - 1)
 		x.companies[r.company].end = ord + 1
-		r.country = x.countryIndex(r.Country)
-		r.function = x.functionIndex(r.Function)
 		for _, s := range r.Title.stems {
 			x.postings[s] = append(x.postings[s], ord)
 		}
@@ -297,8 +256,8 @@ func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
 		if r.Live {
 			x.byRecency = append(x.byRecency, ord)
 		}
-		if f, ok := r.declaredFigure(); ok && r.Function != "" && r.Country != "" {
-			declared = append(declared, paySample{r.Function, r.Country, r.Title.Seniority, f})
+		if f, ok := r.declaredFigure(); ok && r.function != 0 && r.country != 0 {
+			declared = append(declared, paySample{r.Function(), r.Country(), r.Title.Seniority, f})
 		}
 	}
 	sort.Slice(x.byRecency, func(i, j int) bool {
@@ -317,29 +276,6 @@ func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
 	x.pay = newPayTable(declared)
 	x.buildTechCompanies()
 	return x
-}
-
-func (x *Index) countryIndex(name string) uint16 {
-	return vocabIndex(name, x.countryIx, &x.countries, &x.byCountry)
-}
-
-func (x *Index) functionIndex(id string) uint16 {
-	return vocabIndex(id, x.functionIx, &x.functions, &x.byFunction)
-}
-
-// vocabIndex returns v's index in a vocabulary (names, with its reverse map ix), adding v when
-// new, and makes sure its posting list exists in lists.
-func vocabIndex(v string, ix map[string]uint16, names *[]string, lists *[][]uint32) uint16 {
-	i, ok := ix[v]
-	if !ok {
-		i = uint16(len(*names))
-		*names = append(*names, v)
-		ix[v] = i
-	}
-	for len(*lists) <= int(i) {
-		*lists = append(*lists, nil)
-	}
-	return i
 }
 
 // addDemand keeps the role-demand series per function and country, and the global span of weeks

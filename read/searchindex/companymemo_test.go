@@ -67,10 +67,10 @@ func refFilter(x *Index, f *Filter, r *Req) bool {
 	fold := strings.ToLower(strings.TrimSpace(co.Industry))
 	switch {
 	case !r.Live && !f.IncludeClosed,
-		len(f.Countries) > 0 && (r.Country == "" || !slices.Contains(f.Countries, r.Country)),
-		len(f.Functions) > 0 && (r.Function == "" || !slices.Contains(f.Functions, r.Function)),
+		len(f.Countries) > 0 && (r.Country() == "" || !slices.Contains(f.Countries, r.Country())),
+		len(f.Functions) > 0 && (r.Function() == "" || !slices.Contains(f.Functions, r.Function())),
 		!f.Since.IsZero() && r.FirstSeen < f.Since.Unix(),
-		f.SourceType != "" && r.SourceType != f.SourceType,
+		f.SourceType != "" && r.SourceType() != f.SourceType,
 		f.ExcludeAgencies && co.Agency(),
 		len(f.Seniority) > 0 && (r.Seniority() == "" || !slices.Contains(f.Seniority, r.Seniority())),
 		len(f.EmploymentTypes) > 0 && !slices.Contains(f.EmploymentTypes, x.Facts(r).EmploymentType),
@@ -107,8 +107,8 @@ func refQualifies(x *Index, q *QualifiedQuery, r *Req) bool {
 	}
 	kind := normalize.ServedAgencyKind(co.AgencyKind, co.Name)
 	switch {
-	case len(q.SourceTypes) > 0 && !slices.Contains(q.SourceTypes, r.SourceType),
-		len(q.Boards) > 0 && !slices.ContainsFunc(r.Boards, func(b string) bool {
+	case len(q.SourceTypes) > 0 && !slices.Contains(q.SourceTypes, r.SourceType()),
+		len(q.Boards) > 0 && !slices.ContainsFunc(r.Boards(), func(b string) bool {
 			lb := strings.ToLower(b) // (what the API promises: lower case equal, not EqualFold's folding)
 			return slices.ContainsFunc(q.Boards, func(w string) bool { return strings.ToLower(w) == lb })
 		}),

@@ -11,7 +11,7 @@ import (
 )
 
 // A req's posting facts (analytics.Facts: what the posting states of itself) as the index keeps
-// them: about 32 bytes per req whatever it states. The vocabularies' values are small indexes
+// them: 28 bytes per req (its Record's reqFacts and description hash) whatever it states. The vocabularies' values are small indexes
 // (seniority, employment and workplace type: a byte each; a technology: its row of jobtext's
 // vocabulary), a technology list is interned in one arena (reqs stating the same list share it),
 // remote country lists are interned, and stated pay, which few reqs have, sits in a side table.
@@ -20,7 +20,6 @@ import (
 
 // reqFacts is a req's facts in the index. Zero is "the posting states nothing".
 type reqFacts struct {
-	descHash  uint64
 	tech      uint32 // offset+1 in Index.techArena of its list (0: none)
 	remote    uint32 // id+1 of its country list in Index.remoteSets (0: none)
 	pay       uint32 // index+1 in Index.pays (0: none)
@@ -102,7 +101,6 @@ func newFactInterner() *factInterner {
 // facts turns the ledger's facts into the index's, interning lists through in and strs.
 func (in *factInterner) facts(f *analytics.Facts, intern func(string) string) reqFacts {
 	var r reqFacts
-	r.descHash = f.DescriptionHash
 	r.seniority = vocabByte(normalize.Seniorities, f.Seniority)
 	r.emp = vocabByte(normalize.EmploymentTypes, f.EmploymentType)
 	r.work = vocabByte(normalize.WorkplaceTypes, f.WorkplaceType)
@@ -205,7 +203,7 @@ func (x *Index) techList(f *reqFacts) []uint16 {
 func (x *Index) Facts(r *Req) Facts {
 	f := &r.facts
 	out := Facts{Seniority: vocabOf(normalize.Seniorities, f.seniority), EmploymentType: vocabOf(normalize.EmploymentTypes, f.emp),
-		WorkplaceType: vocabOf(normalize.WorkplaceTypes, f.work), DescriptionHash: f.descHash}
+		WorkplaceType: vocabOf(normalize.WorkplaceTypes, f.work), DescriptionHash: r.descHash}
 	for _, e := range x.techList(f) {
 		t := techRows[e>>techKindBits]
 		kind := uint8(e & 3)
@@ -236,11 +234,11 @@ func (x *Index) Facts(r *Req) Facts {
 }
 
 // DescriptionHash is the hash naming the req's cleaned description (0: it has none).
-func (r *Req) DescriptionHash() uint64 { return r.facts.descHash }
+func (r *Record) DescriptionHash() uint64 { return r.descHash }
 
 // Seniority is the seniority the req's posting states ("" when none): its title's, else its
 // feed's level, else its text's.
-func (r *Req) Seniority() string { return vocabOf(normalize.Seniorities, r.facts.seniority) }
+func (r *Record) Seniority() string { return vocabOf(normalize.Seniorities, r.facts.seniority) }
 
 // TechnologySlug reports whether slug is a technology of the vocabulary (jobtext's).
 func TechnologySlug(slug string) bool { _, ok := techIDs[slug]; return ok }

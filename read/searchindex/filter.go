@@ -66,13 +66,26 @@ const (
 // onCompile, when set (tests only), sees every compiled query.
 var onCompile func(*compiled)
 
+// valueID is the id of v (a country name or a function id) when a req of the index has it, by
+// the index's lists of reqs per id (byCountry, byFunction).
+func (x *Index) valueID(v string, lists [][]uint32) (uint16, bool) {
+	if v == "" {
+		return 0, false
+	}
+	id, ok := values.lookup(v)
+	if !ok || int(id) >= len(lists) || len(lists[id]) == 0 {
+		return 0, false
+	}
+	return id, true
+}
+
 func (x *Index) compile(f *Filter) *compiled {
 	c := &compiled{x: x, f: f, source: f.SourceType, singleCountry: -1}
 	if len(f.Countries) > 0 {
-		c.countries = make([]bool, len(x.countries))
+		c.countries = make([]bool, len(x.byCountry))
 		n := 0
 		for _, name := range f.Countries {
-			if i, ok := x.countryIx[name]; ok && name != "" {
+			if i, ok := x.valueID(name, x.byCountry); ok {
 				if !c.countries[i] {
 					n++
 					c.singleCountry = int(i)
@@ -88,10 +101,10 @@ func (x *Index) compile(f *Filter) *compiled {
 		}
 	}
 	if len(f.Functions) > 0 {
-		c.functions = make([]bool, len(x.functions))
+		c.functions = make([]bool, len(x.byFunction))
 		n := 0
 		for _, id := range f.Functions {
-			if i, ok := x.functionIx[id]; ok && id != "" {
+			if i, ok := x.valueID(id, x.byFunction); ok {
 				c.functions[i] = true
 				n++
 			}
@@ -149,7 +162,7 @@ func (c *compiled) req(r *Req) bool {
 	if !c.freshOK(r) {
 		return false
 	}
-	if c.source != "" && r.SourceType != c.source {
+	if c.source != "" && r.SourceType() != c.source {
 		return false
 	}
 	if c.facts.asks && !c.facts.match(c.x, r) {

@@ -8,7 +8,9 @@
 // committed ledger that package snapshot reads (for this index and the company read model alike)
 // and swaps in together with that model: the whole ledger, or (Builder.Over) the rows of the
 // companies a commit touched, every other company's reqs carried from the previous Index in
-// memory (titles, strings, boards and fact lists shared); an Index is immutable once built, so
+// memory (their Records, titles and fact lists shared). A req's Record is made once a build and
+// shared with the read model of the same snapshot (package readmodel points at it, never copies
+// it); an Index is immutable once built, so
 // any number of queries read it without locks. What a query learns as it runs (whether each
 // company has the facts its filter asks, asked once per company) is that query's own.
 //
@@ -60,53 +62,111 @@ func (c *Company) Agency() bool {
 	return false
 }
 
-// Req is one indexed req (one per company, title and country, all boards listed).
-type Req struct {
+// Record is one req (one per company, title and country, all boards listed) as a snapshot holds
+// it: made once per build for each req the index or the read model keeps, and shared by both (the
+// index's Req and the read model's point at it) and by the later snapshots that carry its company
+// untouched. It is immutable once made. The strings few distinct values take (function, country,
+// source type, board lists, location, latest board and event type) are small ids in the process's
+// dictionaries (dict.go), read back by its methods.
+type Record struct {
 	Key         string
+	URL         string
 	CompanyID   uint64
 	Title       *Title
-	Function    string // taxonomy id; "" when unattributed
-	Country     string // canonical country name; "" when unknown
-	SourceType  string // ats_tenant or board
-	Boards      []string
-	URL         string
 	FirstSeen   int64 // unix seconds
 	LastEventAt int64 // unix seconds
 	OpenSeq     uint64
 	PostedAt    int64 // unix seconds of the employer's own posting date; 0 when its source gives none
 
-	attrs          *reqAttrs // its location, latest board and latest event type (interned: few distinct)
-	salMin, salMax float64   // NaN when absent
-	facts          reqFacts  // what its posting states (facts.go)
-	RepostCount    uint32
-	boardSet       uint32 // Boards as board ids: Index.boardSets[boardSet]
-	company        uint32
-	country        uint16 // index in Index.countries
-	function       uint16 // index in Index.functions
-	Live           bool
-	declared       bool
+	descHash    uint64   // names its cleaned description in ClickHouse; 0: none
+	sal         *salary  // its salary bounds; nil when it has none
+	facts       reqFacts // what its posting states (facts.go)
+	RepostCount uint32
+	boards      uint32 // its board lists: boards.list(boards)
+	attrs       uint32 // its location, latest board and latest event type: attrsOf.get(attrs)
+	function    uint16 // values.str(function): taxonomy id; "" when unattributed
+	country     uint16 // values.str(country): canonical country name; "" when unknown
+	source      uint16 // values.str(source): ats_tenant or board
+	Live        bool
+	declared    bool
+}
+
+// salary is a req's yearly-USD salary bounds, NaN when absent.
+type salary struct{ min, max float64 }
+
+// Req is one indexed req: its record and where its company sits in the index.
+type Req struct {
+	*Record
+	company uint32 // its company's ordinal in Index.companies
 }
 
 // reqAttrs are the attributes of a req that few distinct values take, kept once per distinct
-// combination (Builder) and shared by the reqs that have it: a pointer in each Req instead of
-// three strings.
+// combination (attrsOf) and named by an id in each Record instead of three strings.
 type reqAttrs struct {
 	location  string
 	board     string // board of the latest observation
 	eventType string // latest event: opened, reobserved, reposted or closed
 }
 
+// Function is the req's taxonomy id; "" when unattributed.
+func (r *Record) Function() string { return values.str(r.function) }
+
+// Country is the req's canonical country name; "" when unknown.
+func (r *Record) Country() string { return values.str(r.country) }
+
+// SourceType is ats_tenant or board.
+func (r *Record) SourceType() string { return values.str(r.source) }
+
+// Boards is every board the ledger listed the req on (an empty board name kept), or its latest
+// board when none was: the search index's list. The slice is shared: read only.
+func (r *Record) Boards() []string { return boards.list(r.boards).names }
+
+// SightedBoards is the (non-empty) boards committed cycles saw carrying the req, or its latest
+// board when none was (analytics.Req.Boards): the read model's list. The slice is shared: read only.
+func (r *Record) SightedBoards() []string { return boards.list(r.boards).sighted }
+
+// SalaryUSD is the req's yearly-USD salary bounds as the ledger holds them (declared or not),
+// each with whether it is present.
+func (r *Record) SalaryUSD() (min float64, hasMin bool, max float64, hasMax bool) {
+	if r.sal == nil {
+		return 0, false, 0, false
+	}
+	min, max = r.sal.min, r.sal.max
+	hasMin, hasMax = !math.IsNaN(min), !math.IsNaN(max)
+	if !hasMin {
+		min = 0
+	}
+	if !hasMax {
+		max = 0
+	}
+	return min, hasMin, max, hasMax
+}
+
+func (r *Record) salMin() float64 {
+	if r.sal == nil {
+		return math.NaN()
+	}
+	return r.sal.min
+}
+
+func (r *Record) salMax() float64 {
+	if r.sal == nil {
+		return math.NaN()
+	}
+	return r.sal.max
+}
+
 // Location is where the posting says the req is ("" when it says nothing).
-func (r *Req) Location() string { return r.attrs.location }
+func (r *Record) Location() string { return attrsOf.get(r.attrs).location }
 
 // Board is the board of the req's latest observation.
-func (r *Req) Board() string { return r.attrs.board }
+func (r *Record) Board() string { return attrsOf.get(r.attrs).board }
 
 // EventType is the req's latest event: opened, reobserved, reposted or closed.
-func (r *Req) EventType() string { return r.attrs.eventType }
+func (r *Record) EventType() string { return attrsOf.get(r.attrs).eventType }
 
 // PostedAtTime is the employer's own posting date, nil when its source gives none.
-func (r *Req) PostedAtTime() *time.Time {
+func (r *Record) PostedAtTime() *time.Time {
 	if r.PostedAt == 0 {
 		return nil
 	}
@@ -122,31 +182,29 @@ func (x *Index) LeftCensored(r *Req) bool {
 }
 
 // FirstSeenTime is first_seen as a time.
-func (r *Req) FirstSeenTime() time.Time { return time.Unix(r.FirstSeen, 0).UTC() }
+func (r *Record) FirstSeenTime() time.Time { return time.Unix(r.FirstSeen, 0).UTC() }
 
 // DeclaredSalary returns the declared yearly-USD bounds (nil when absent). Only salaries the
 // employer declared are returned.
-func (r *Req) DeclaredSalary() (min, max *float64) {
+func (r *Record) DeclaredSalary() (min, max *float64) {
 	if !r.declared {
 		return nil, nil
 	}
-	if !math.IsNaN(r.salMin) {
-		v := r.salMin
-		min = &v
+	if lo := r.salMin(); !math.IsNaN(lo) {
+		min = &lo
 	}
-	if !math.IsNaN(r.salMax) {
-		v := r.salMax
-		max = &v
+	if hi := r.salMax(); !math.IsNaN(hi) {
+		max = &hi
 	}
 	return min, max
 }
 
 // declaredFigure is the midpoint of a declared range (or its one bound).
-func (r *Req) declaredFigure() (float64, bool) {
+func (r *Record) declaredFigure() (float64, bool) {
 	if !r.declared {
 		return 0, false
 	}
-	lo, hi := r.salMin, r.salMax
+	lo, hi := r.salMin(), r.salMax()
 	switch {
 	case !math.IsNaN(lo) && !math.IsNaN(hi):
 		return (lo + hi) / 2, true
@@ -176,11 +234,7 @@ type Index struct {
 	reqs                    []Req     // sorted by (CompanyID, Key)
 	stemIDs                 map[string]uint32
 	postings                [][]uint32 // stem id → req ordinals, ascending
-	countries               []string   // country index → name ("" at 0)
-	countryIx               map[string]uint16
-	functions               []string // function index → id ("" at 0)
-	functionIx              map[string]uint16
-	byCountry               [][]uint32 // country index → req ordinals, ascending
+	byCountry               [][]uint32 // country id (values) → req ordinals, ascending
 	byFunction              [][]uint32
 	byRecency               []uint32 // live ordinals by first_seen desc, ordinal asc
 	bySeq                   []uint32 // every ordinal by OpenSeq asc
@@ -189,10 +243,8 @@ type Index struct {
 	demandFirst, demandLast time.Time           // global span of the role-demand weeks
 	observedFrom            time.Time           // the first committed cycle of any region (zero: unknown)
 	gaps                    []analytics.Gap     // the gaps in the crawl regions' committed cycles (Builder.Gaps)
-	boardSets               [][]uint32          // board set id → the ids of its distinct board names
-	boardsByFold            map[string][]uint32 // lower-case board name → ids of the board names lowering to it
+	boardsByFold            map[string][]uint32 // lower-case board name → ids (boards) of the board names lowering to it
 	nBoards                 int                 // number of distinct board names (ids are 0..nBoards-1)
-	boardIDs                map[string]uint32   // distinct board name → board id (Builder.Over extends it)
 	facts                   factTables          // the reqs' interned technology lists, remote countries and stated pay
 	techCompanies           [][]techCompany     // technology id → the companies whose reqs name it, newest first mention first (technologies.go)
 }

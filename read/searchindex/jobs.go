@@ -181,7 +181,7 @@ func (x *Index) newScorer(q string, literal bool, minRelevance float64) *scorer 
 		}
 	}
 	if id, ok := normalize.Classify(q); ok && !literal {
-		if i, ok := x.functionIx[id]; ok {
+		if i, ok := x.valueID(id, x.byFunction); ok {
 			s.fn = int(i)
 		}
 	}

@@ -137,7 +137,7 @@ func (m *Qualifier) Qualifies(r *Req) bool {
 	if m.noWord || c.none || !c.req(r) {
 		return false
 	}
-	if len(q.SourceTypes) > 0 && !containsStr(q.SourceTypes, r.SourceType) {
+	if len(q.SourceTypes) > 0 && !containsStr(q.SourceTypes, r.SourceType()) {
 		return false
 	}
 	if !m.want.empty() && !m.want.matches(r.Title) {
@@ -152,7 +152,7 @@ func (m *Qualifier) Qualifies(r *Req) bool {
 	}
 	if m.boards != nil {
 		ok := false
-		for _, id := range m.x.boardSets[r.boardSet] {
+		for _, id := range boards.list(r.boards).ids {
 			if m.boards[id] {
 				ok = true
 				break

@@ -77,7 +77,7 @@ func TestQualifierIsImmutableAndShared(t *testing.T) {
 			for _, r := range every(x) {
 				switch {
 				case !m.Qualifies(r):
-				case r.Country == "Germany":
+				case r.Country() == "Germany":
 					n.germany++
 				default:
 					n.other++

@@ -126,7 +126,7 @@ func (t payTable) estimate(function, country, seniority string) (SalaryEstimate,
 // SalaryEstimate returns the req's inferred salary (whether or not it declared one) when enough
 // declared salaries back it.
 func (x *Index) SalaryEstimate(r *Req) (SalaryEstimate, bool) {
-	return x.pay.estimate(r.Function, r.Country, r.Title.Seniority)
+	return x.pay.estimate(r.Function(), r.Country(), r.Title.Seniority)
 }
 
 // EstimateFor is SalaryEstimate for a req this index does not hold (a company read's closed req):

@@ -175,7 +175,7 @@ func (x *Index) CompanyTextCoverage(companyID uint64, freshBefore time.Time) (re
 			continue
 		}
 		reqs++
-		if r.facts.descHash != 0 {
+		if r.descHash != 0 {
 			described++
 		}
 	}

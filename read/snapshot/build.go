@@ -93,12 +93,12 @@ func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
 	reqs := map[uint64][]analytics.ReqAt{}
 	if err := analytics.StreamLedgerReqs(ctx, ch, g, func(r *analytics.LedgerReq) error {
 		reqs[r.CompanyID] = append(reqs[r.CompanyID], r.At())
-		models.Add(&r.Req)
-		index.Add(r)
+		addReq(models, index, r)
 		return nil
 	}); err != nil {
 		return nil, err
 	}
+	reqs = exactly(reqs)
 	phase("reqs")
 	<-sideDone
 	phase("side_reads")
@@ -111,6 +111,38 @@ func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
 	s.BuiltAt = time.Now().UTC()
 	s.BuildTook = time.Since(started)
 	return s, nil
+}
+
+// exactly is reqs with each company's list moved into one array of the exact size (append left
+// them up to twice their length).
+func exactly(reqs map[uint64][]analytics.ReqAt) map[uint64][]analytics.ReqAt {
+	n := 0
+	for _, l := range reqs {
+		n += len(l)
+	}
+	arena := make([]analytics.ReqAt, 0, n)
+	for id, l := range reqs {
+		from := len(arena)
+		arena = append(arena, l...)
+		reqs[id] = arena[from:len(arena):len(arena)]
+	}
+	return reqs
+}
+
+// addReq adds one req of the stream to the read model and the search index of a build: one
+// record of it, made by the index's builder, shared by both (when either keeps it).
+func addReq(models *readmodel.Builder, index *searchindex.Builder, r *analytics.LedgerReq) {
+	var rec *searchindex.Record
+	record := func() *searchindex.Record {
+		if rec == nil {
+			rec = index.Record(r)
+		}
+		return rec
+	}
+	if index.Keeps(r) {
+		index.AddRecord(record())
+	}
+	models.AddRecord(&r.Req, record)
 }
 
 // assemble builds s's read model and search index from builders fed the same rows (a full build

@@ -100,7 +100,7 @@ func TestSnapshotServesNoRowOfAnUncommittedCycle(t *testing.T) {
 	require.True(t, t1.Equal(co.LastRead))
 	r, ok := s.Index.Lookup(7, key(7))
 	require.True(t, ok)
-	require.Equal(t, []string{"indeed"}, r.Boards, "the index's boards: committed sightings only")
+	require.Equal(t, []string{"indeed"}, r.Boards(), "the index's boards: committed sightings only")
 
 	// The crawler's own state reads see every committed cycle and nothing else either.
 	cos, err := analytics.Companies(ctx, ch)

@@ -223,8 +223,7 @@ func apply(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (s *Sn
 	if len(touched) > 0 {
 		add := func(r *analytics.LedgerReq) error {
 			reqs[r.CompanyID] = append(reqs[r.CompanyID], r.At())
-			models.Add(&r.Req)
-			index.Add(r)
+			addReq(models, index, r)
 			return nil
 		}
 		if len(known) <= p.MaxPositions {
