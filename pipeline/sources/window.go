@@ -200,6 +200,9 @@ func (c *Crawl) setDefaults() {
 // longer than a lease (a chain of pages on its per-page budget) keeps its source. A claim that
 // finds nothing due is tried again every c.ClaimEvery while sources are still being read.
 //
+// Each source is read in parts of c.ChainPart pages (chains.go): a chain with pages left when
+// the window ends (or after c.WindowPages pages) is stored partial and carried to the next window.
+//
 // Finished reads are stored in batches by size or age (readStore: c.StoreBatch reads, or the
 // first waited c.StoreEvery; oltp.StoreCrawlReads, which gives their leases back), and every one
 // queued is stored before the worker runs a discovery or returns. A read is acknowledged once
