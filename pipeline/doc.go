@@ -40,11 +40,10 @@
 // committed ledger and overwrites its own partial rows.
 //
 // Only an ok read closes: a source that failed, was blocked, was not fetched (paused), was read in
-// part (partial) or read
-// suspect (its reqs fell to zero, or by more than 80 %, from 5 or more: guard.go, confirmed by a
-// later read) keeps its reqs open; a source an operator retired closes what it alone carried with
-// close_reason source_retired. A cycle after a gap in its region's history carries the gap's
-// bounds and dates openings by their posted date inside it.
+// part (partial) or read suspect (its reqs fell to zero, or by more than 80 %, from 5 or more:
+// guard.go, confirmed by a later read) keeps its reqs open; a source an operator retired closes
+// what it alone carried with close_reason source_retired. A cycle after a gap in its region's
+// history carries the gap's bounds and dates openings by their posted date inside it.
 //
 // A cycle can run whole (RunRegions, RunTick) or split (split.go): workers read sources into
 // SourceReads (ReadSources) and one committer commits a window from every worker's reads
