@@ -124,6 +124,17 @@ func ChainParts(ctx context.Context, pool *pgxpool.Pool, key string, before int)
 	return parts, nil
 }
 
+// DropChain deletes source key's carried chain and its parts: the next read starts at the
+// chain's first page.
+func DropChain(ctx context.Context, pool *pgxpool.Pool, key string) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if _, err := pool.Exec(ctx, `DELETE FROM crawl_chains WHERE source_key = $1`, key); err != nil {
+		return fmt.Errorf("cannot drop the carried chain of %s: %w", key, err)
+	}
+	return nil
+}
+
 // CarriedChains counts the chains carried to a later window (crawl_chains), for operators.
 func CarriedChains(ctx context.Context, pool *pgxpool.Pool) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)

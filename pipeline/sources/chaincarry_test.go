@@ -36,6 +36,13 @@ type jobChain struct {
 	asked  map[int]int
 }
 
+// askedOf is how many times job id's page was asked.
+func (b *jobChain) askedOf(id int) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.asked[id]
+}
+
 // twice is the job pages asked more than once, sorted.
 func (b *jobChain) twice() []int {
 	b.mu.Lock()
@@ -175,7 +182,8 @@ func liveJobs(t *testing.T, ch driver.Conn) []int {
 // partial windows close nothing (every other req of the board stays live, though no one window
 // read it all), the job added is opened in the window whose pages showed it, and the window that
 // reaches the chain's end closes exactly the two jobs gone. The carried chain is in Postgres
-// between the windows and gone once the chain is whole.
+// between the windows and gone once the chain is whole; one left unread for two windows is read
+// again from its first page.
 func TestAChainLongerThanAWindowIsCarriedAndClosesOnlyOnceWhole(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -260,6 +268,19 @@ func TestAChainLongerThanAWindowIsCarriedAndClosesOnlyOnceWhole(t *testing.T) {
 	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM crawl_chain_parts`).Scan(&parts))
 	require.Zero(t, parts)
 	require.Equal(t, []int{0, 1, 1, 0}, carried, "what operators see after each commit")
+
+	// A chain left unread for two windows (its source paused, say) starts again at its first page.
+	_, status, _ = window(tick + 4)
+	require.Equal(t, pipeline.StatusPartial, status)
+	_, err := pool.Exec(ctx, `UPDATE crawl_chains SET updated_at = now() - interval '7 hours'`)
+	require.NoError(t, err)
+	asked := b.askedOf(1)
+	worker.WindowPages = 0
+	_, status, pages = window(tick + 5)
+	require.Equal(t, pipeline.StatusOK, status)
+	require.Equal(t, 30, pages)
+	require.Equal(t, asked+1, b.askedOf(1), "the stale chain was read again from its start")
+	require.Nil(t, chain())
 }
 
 // TestAWorkerKilledPartwayThroughAChainLosesAndDoublesNothing: a worker reading a board of 40

@@ -31,9 +31,15 @@ const DefaultChainPart = 128
 // whole chain no longer shows, under the usual rules, and deletes the carried chain in the same
 // transaction. A page that fails partway ends the chain as a failed read (its sightings count,
 // nothing closes), and the next read starts at the first page: a chain is never stitched across a
-// hole. The cap (--fetch-max-pages) counts the chain's pages, whichever windows read them; the
+// hole, nor is one left unread for two windows (staleChain) read on. The cap (--fetch-max-pages) counts the chain's pages, whichever windows read them; the
 // source's deadline bounds each part, so a chain whose pages keep coming goes on until its window
 // ends, and one whose pages stop fails as before.
+
+// staleChain is how long a carried chain may go without a part recorded before the next read
+// starts it again at its first page: a chain is read on from one window to the next while its
+// source is claimed, and one left for two windows (its source paused, cooling down, or every
+// worker down) stands at a page its board may long have changed.
+const staleChain = 2 * WindowLength
 
 // sourceRead is a worker's read of one claimed source, ready to store: the read, the sightings of
 // the whole chain when it was read in parts (nil: encode the read's own), whether storing it ends
@@ -55,7 +61,14 @@ func (c *Crawl) readSource(ctx context.Context, dir *pipeline.Directory, tick in
 		if err != nil {
 			return sourceRead{}, true, err
 		}
-		if ch != nil {
+		switch {
+		case ch != nil && time.Since(ch.UpdatedAt) > staleChain:
+			c.Log.Info("carried chain left unread for two windows: read again from its first page", "source", cl.Key, "pages", ch.Pages,
+				"last_part_at", ch.UpdatedAt.UTC().Format(time.RFC3339))
+			if err := oltp.DropChain(ctx, c.Pool, cl.Key); err != nil {
+				return sourceRead{}, true, err
+			}
+		case ch != nil:
 			from = pipeline.ChainPlace{Next: ch.Next, Prev: ch.Prev, Before: ch.Before, Home: ch.Home, Pages: ch.Pages}
 		}
 	}
