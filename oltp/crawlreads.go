@@ -32,13 +32,15 @@ func ClaimDueSources(ctx context.Context, pool *pgxpool.Pool, owner string, tick
 
 // ClaimedSource is a source a worker claimed: its key, the postings of its last ok read taken as
 // it was (LastOKCount, -1 when it has none), the pages of its last read (LastPages, 0 when it has
-// none), and whether the claim is the refetch of a read of this window that asked for one (a
-// drop; StoreCrawlReads).
+// none), whether the claim is the refetch of a read of this window that asked for one (a
+// drop; StoreCrawlReads), and whether the source has a chain of pages carried from an earlier
+// part (Carried: GetChain says where it stands).
 type ClaimedSource struct {
 	Key         string
 	LastOKCount int
 	LastPages   int
 	Refetch     bool
+	Carried     bool
 }
 
 // LongSourcePages is the pages from which a source's last read makes it long: a claim takes the
@@ -71,7 +73,7 @@ func ClaimSources(ctx context.Context, pool *pgxpool.Pool, owner string, tick, l
 	}
 	claims, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ClaimedSource, error) {
 		var c ClaimedSource
-		err := row.Scan(&c.Key, &c.LastOKCount, &c.LastPages, &c.Refetch)
+		err := row.Scan(&c.Key, &c.LastOKCount, &c.LastPages, &c.Refetch, &c.Carried)
 		return c, err
 	})
 	if err != nil {
@@ -124,7 +126,8 @@ var claimDueQuery = strings.NewReplacer("DUE", `($5 OR s.next_due_at <= now())
 		UPDATE crawl_sources c SET lease_owner = $1, lease_until = now() + $2 * interval '1 millisecond'
 		WHERE c.source_key = ANY (ARRAY(SELECT source_key FROM long UNION ALL SELECT source_key FROM rest))
 		RETURNING c.source_key, coalesce(c.last_ok_count, -1), coalesce(c.last_pages, 0),
-			EXISTS (SELECT 1 FROM crawl_reads r WHERE r.tick = $3 AND r.source_key = c.source_key)`)
+			EXISTS (SELECT 1 FROM crawl_reads r WHERE r.tick = $3 AND r.source_key = c.source_key),
+			EXISTS (SELECT 1 FROM crawl_chains ch WHERE ch.source_key = c.source_key)`)
 
 // ClaimCompanySources leases for owner every active or suspect source of the company at domain
 // (its ATS tenants and careers sites) that no live lease holds, whatever its due time or the
@@ -222,6 +225,9 @@ type CrawlRead struct {
 	// SuspectReadAt is set on a read that replaced one asking for a refetch: that read's time.
 	// CrawlReads fills it; StoreCrawlReads ignores it.
 	SuspectReadAt time.Time
+	// EndsChain marks the read that ends the source's carried chain (crawl_chains): it reached the
+	// chain's end, or failed partway. Stored, it deletes the chain in the same transaction.
+	EndsChain bool
 }
 
 // The health rule of a source, applied by StoreCrawlReads to the first read of each window (one
@@ -317,7 +323,9 @@ const refetchSQL = `
 // and a read not ok, which may have stopped partway), which ClaimSources takes the long sources
 // first by. All in one transaction. A read of a (tick, source) already recorded is kept as
 // it was (the first worker to finish wins), and changes no health, so a lapsed lease read twice
-// is stored and counted once. A refetch (CrawlRead.Refetch) is stored by refetchSQL.
+// is stored and counted once. A refetch (CrawlRead.Refetch) is stored by refetchSQL. A read that
+// ends its source's carried chain (CrawlRead.EndsChain) deletes the chain once it is the window's
+// stored read. A partial read (a chain carried on) counts as neither a failure nor an ok read.
 func StoreCrawlReads(ctx context.Context, pool *pgxpool.Pool, reads []CrawlRead) error {
 	if len(reads) == 0 {
 		return nil
@@ -337,6 +345,9 @@ func StoreCrawlReads(ctx context.Context, pool *pgxpool.Pool, reads []CrawlRead)
 			}
 			b.Queue(storeReadSQL, r.Tick, r.SourceKey, r.ReadAt, r.Worker, r.Status, r.Reason, r.Pages, r.Postings, r.Malformed, r.Sightings,
 				r.NextDue, CooldownAfter, CooldownBase.Seconds(), CooldownMax.Seconds(), SuspectAfter, HealthBy, refetchDue)
+			if r.EndsChain {
+				b.Queue(endChainSQL, r.Tick, r.SourceKey, r.Worker, r.ReadAt)
+			}
 		}
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return fmt.Errorf("cannot store %d crawl reads: %w", len(reads), err)

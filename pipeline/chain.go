@@ -58,6 +58,8 @@ type readAhead struct {
 	ad    ats.Adapter
 	scope []string
 	start time.Time
+	first int // the read's first page: a page's deadline counts the pages from it
+	end   int // the page the read stops before: nothing is asked at or past it
 	depth int
 	pages map[int]*aheadPage
 	wrong bool // a guess was disproved: the rest of the chain is read page after page
@@ -71,24 +73,27 @@ type aheadPage struct {
 	read   pageRead
 }
 
-// newReadAhead is the read-ahead of a source read with ad, nil when its pages are not numbered
-// or ChainDepth is 1 (every method is a no-op on nil).
-func (c *Crawler) newReadAhead(ctx context.Context, ad ats.Adapter, scope []string, start time.Time) *readAhead {
+// newReadAhead is the read-ahead of a source read with ad from page first up to (not including)
+// page end (the cap, or where a read in parts stops), nil when its pages are not numbered or
+// ChainDepth is 1 (every method is a no-op on nil).
+func (c *Crawler) newReadAhead(ctx context.Context, ad ats.Adapter, scope []string, start time.Time, first, end int) *readAhead {
 	if c.fetch.cfg.ChainDepth <= 1 || !ats.PagesNumbered(ad) {
 		return nil
 	}
-	return &readAhead{c: c, ctx: ctx, ad: ad, scope: scope, start: start, depth: c.fetch.cfg.ChainDepth, pages: map[int]*aheadPage{}}
+	return &readAhead{c: c, ctx: ctx, ad: ad, scope: scope, start: start, first: first, end: end, depth: c.fetch.cfg.ChainDepth,
+		pages: map[int]*aheadPage{}}
 }
 
 // plan asks ahead the pages after page n (at url), while fetch slots are spare, when pages n-2
 // (before) and n-1 (prev) and n step by the same number: pages n+1 to n+k, those not asked yet,
 // each on url's origin (allowed) and under the cap, where k grows with the chain read so far (n-1,
-// at most depth-1), so a short chain asks few pages past its end.
+// at most depth-1), so a short chain asks few pages past its end; never at or past the page the
+// read stops before (the cap, or the end of a part of a chain read in parts).
 func (a *readAhead) plan(before, prev, url string, n int, allowed func(string) bool) {
 	if a == nil || a.wrong || before == "" || ats.PageAhead(before, prev, 1) != url {
 		return
 	}
-	for j := 1; j < a.depth && j < n && n+j < a.c.fetch.cfg.MaxPages; j++ {
+	for j := 1; j < a.depth && j < n && n+j < a.end; j++ {
 		if _, ok := a.pages[n+j]; ok {
 			continue
 		}
@@ -104,7 +109,7 @@ func (a *readAhead) plan(before, prev, url string, n int, allowed func(string) b
 			defer a.wg.Done()
 			defer a.c.fetch.releaseSpare()
 			defer close(p.done)
-			p.read = a.c.readPage(ctx, a.ad, u, a.scope, a.start, idx)
+			p.read = a.c.readPage(ctx, a.ad, u, a.scope, a.start, idx-a.first)
 		}(n + j)
 	}
 }

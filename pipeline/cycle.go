@@ -30,6 +30,9 @@ type CycleStats struct {
 	SourcesSuspect int // sources read with far fewer reqs than they carried: their reqs stay open (guardDrops)
 	Blocked        int // sources robots.txt kept from being read (disallowed, or unavailable this time): unknown like failed ones
 	NotFetched     int // sources not read this cycle (paused by an operator): unknown like failed ones
+	// SourcesCarried counts the sources whose chain of pages was read in part this window and goes
+	// on in the next (StatusPartial): their reqs seen count, none of theirs closes.
+	SourcesCarried int
 	Pages          int
 	NotModified    int // pages answered 304, or with a body as kept (BodyUnchanged), and replayed from the page cache
 	BodyUnchanged  int // of NotModified: 200s whose body hashed as the one kept (hosts that send no validator)
@@ -47,6 +50,7 @@ type CycleStats struct {
 	FailedVendors  map[string]int // failed sources per vendor (greenhouse, lever, a board's name, ...)
 	SuspectSources []string       // keys of the sources read suspect this cycle, sorted
 	UnreadSources  []string       // keys of the sources blocked or not fetched this cycle, sorted
+	CarriedSources []string       // keys of the sources whose chain is carried to the next window, sorted
 	// FailedReasons says why each source not read (failed or blocked) was not, by source key
 	// ("status 404", "robots.txt disallows /jobs", "source deadline exceeded"), for the first
 	// maxFailedReasons of them in directory order.
@@ -62,7 +66,7 @@ type CycleStats struct {
 // (failed or blocked).
 func (s *CycleStats) row() analytics.Cycle {
 	return analytics.Cycle{Region: s.Region, Tick: s.Tick, CycleTime: s.CycleTime, StartedAt: s.StartedAt,
-		SourcesTotal: uint32(s.Sources), SourcesOK: uint32(s.SourcesOK), SourcesFailed: uint32(s.SourcesFailed + s.Blocked + s.NotFetched),
+		SourcesTotal: uint32(s.Sources), SourcesOK: uint32(s.SourcesOK), SourcesFailed: uint32(s.SourcesFailed + s.Blocked + s.NotFetched + s.SourcesCarried),
 		Pages: uint32(s.Pages), Postings: uint64(s.Postings), Malformed: uint64(s.Malformed), Unresolved: uint64(s.Unresolved),
 		ReqsLive: uint64(s.ReqsLive), Events: uint64(s.Events), SeqFrom: s.SeqFrom, SeqTo: s.SeqTo}
 }
@@ -450,7 +454,7 @@ func (c *Crawler) commitRegion(ctx context.Context, dir *Directory, region strin
 // normalizeStage, whose sightings feed dedupStage in this goroutine.
 func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver, stats map[string]*CycleStats) (map[string]*reqAgg, map[string]sourceStatus, error) {
 	var countMu sync.Mutex // guards the counters in stats
-	pages, status, reasons := c.fetchStage(ctx, sources, stats, &countMu)
+	pages, status, reasons := c.fetchStage(ctx, sources, stats, &countMu, nil)
 	descs := c.newDescWriter(ctx)
 	obs := c.normalizeStage(pages, res, stats, &countMu, c.state.needAttrs(tickOf(stats)), descs)
 	reqs, err := c.dedupStage(ctx, obs, tickOf(stats))
@@ -472,8 +476,10 @@ func (c *Crawler) collect(ctx context.Context, sources []*Source, res *resolver,
 // fetchStage fetches and parses every source's pages onto the channel it returns, one worker
 // per source at a time (pages of a source are sequential), and closes it once every source is
 // done. The status map it returns, and the reasons of the sources not read, are written until
-// then: read them only after the channel is drained.
-func (c *Crawler) fetchStage(ctx context.Context, sources []*Source, stats map[string]*CycleStats, countMu *sync.Mutex) (<-chan pageMsg, map[string]sourceStatus, map[string]string) {
+// then: read them only after the channel is drained. span, when set, is the part of its chain
+// to read of the one source a worker reads in parts (ReadSegment).
+func (c *Crawler) fetchStage(ctx context.Context, sources []*Source, stats map[string]*CycleStats, countMu *sync.Mutex,
+	span *chainSpan) (<-chan pageMsg, map[string]sourceStatus, map[string]string) {
 	pages := make(chan pageMsg, 64)
 	status := make(map[string]sourceStatus, len(sources))
 	reasons := map[string]string{}
@@ -489,7 +495,7 @@ func (c *Crawler) fetchStage(ctx context.Context, sources []*Source, stats map[s
 				continue
 			}
 			fetchers.Go(func() {
-				s, why := c.fetchSource(ctx, src, pages, countMu, stats[src.Region])
+				s, why := c.fetchSource(ctx, src, pages, countMu, stats[src.Region], span)
 				statusMu.Lock()
 				status[src.Key] = s
 				if s != sourceOK {
@@ -674,6 +680,10 @@ func countSources(sources []*Source, status map[string]sourceStatus, reasons map
 		case sourceNotFetched:
 			st.NotFetched++
 			st.UnreadSources = append(st.UnreadSources, src.Key)
+		case sourcePartial:
+			st.SourcesCarried++
+			st.CarriedSources = append(st.CarriedSources, src.Key)
+			continue
 		default:
 			st.SourcesFailed++
 			st.FailedSources = append(st.FailedSources, src.Key)
@@ -696,6 +706,7 @@ func countSources(sources []*Source, status map[string]sourceStatus, reasons map
 	for _, st := range stats {
 		sort.Strings(st.FailedSources)
 		sort.Strings(st.UnreadSources)
+		sort.Strings(st.CarriedSources)
 	}
 }
 
@@ -709,7 +720,13 @@ var errSourceDeadline = errors.New("source deadline exceeded")
 // first page, as given or as redirected. Where its pages are numbered the next ones are read
 // ahead on spare fetch slots (chain.go); the pages taken are the same. A chain longer than
 // FetchConfig.MaxPages fails the source (its reqs unknown: the pages past the cap were not read).
-func (c *Crawler) fetchSource(ctx context.Context, src *Source, out chan<- pageMsg, mu *sync.Mutex, st *CycleStats) (sourceStatus, string) {
+//
+// With span (a worker's read in parts: ReadSegment) it starts from span.from (the chain's first
+// page when it has no next page), reads at most span.limit pages, none once span.until has
+// passed, and tells where it stopped in span.at; a chain stopped with pages left is partial. The
+// deadline counts from this read's start and its pages only (a part of a long chain is bounded as
+// a read of its own), and the cap counts the chain's pages, whichever parts read them.
+func (c *Crawler) fetchSource(ctx context.Context, src *Source, out chan<- pageMsg, mu *sync.Mutex, st *CycleStats, span *chainSpan) (sourceStatus, string) {
 	ad, ok := ats.For(src.Vendor)
 	if !ok {
 		c.log.Warn("no adapter for vendor; source skipped", "source", src.Key, "vendor", src.Vendor)
@@ -721,13 +738,28 @@ func (c *Crawler) fetchSource(ctx context.Context, src *Source, out chan<- pageM
 	start := time.Now()
 	scope := redirectScope(src)
 	home := src.URL // where the first page was read, after redirects
-	onOrigin := func(u string) bool { return sameOrigin(src.URL, u) || sameOrigin(home, u) }
-	ahead := c.newReadAhead(vctx, ad, scope, start)
-	defer ahead.stop()
 	url, prev, before := src.URL, "", ""
 	maxPages := c.fetch.cfg.MaxPages
 	n := 0
+	if span != nil && span.from.Next != "" {
+		url, prev, before, n = span.from.Next, span.from.Prev, span.from.Before, span.from.Pages
+		if span.from.Home != "" {
+			home = span.from.Home
+		}
+	}
+	first, end := n, maxPages // this read's first page, and the page it stops before
+	if span != nil && span.limit > 0 {
+		end = min(maxPages, first+span.limit)
+	}
+	onOrigin := func(u string) bool { return sameOrigin(src.URL, u) || sameOrigin(home, u) }
+	ahead := c.newReadAhead(vctx, ad, scope, start, first, end)
+	defer ahead.stop()
+	stopped := false // a span's end: pages left for a later read
 	for ; url != "" && n < maxPages; n++ {
+		if span != nil && (n >= end || !span.until.IsZero() && !time.Now().Before(span.until)) {
+			stopped = true
+			break
+		}
 		if n > 0 && !onOrigin(url) {
 			c.log.Warn("next page off the source's host refused; source failed", "source", src.Key, "url", url)
 			return sourceFailed, "next page off the source's host refused"
@@ -735,7 +767,7 @@ func (c *Crawler) fetchSource(ctx context.Context, src *Source, out chan<- pageM
 		ahead.plan(before, prev, url, n, onOrigin)
 		pr, ok := ahead.take(n, url)
 		if !ok {
-			pr = c.readPage(vctx, ad, url, scope, start, n)
+			pr = c.readPage(vctx, ad, url, scope, start, n-first)
 		}
 		res, cp, err := pr.res, pr.cp, pr.err
 		if res.throttled > 0 {
@@ -771,6 +803,13 @@ func (c *Crawler) fetchSource(ctx context.Context, src *Source, out chan<- pageM
 			return sourceFailed, "cycle cancelled"
 		}
 		before, prev, url = prev, url, msg.next
+	}
+	if span != nil {
+		span.at = ChainPlace{Pages: n}
+		if stopped {
+			span.at = ChainPlace{Next: url, Prev: prev, Before: before, Home: home, Pages: n}
+			return sourcePartial, fmt.Sprintf("chain carried: %d pages read, more to come", n)
+		}
 	}
 	if url != "" {
 		c.log.Warn("source has more pages than the crawl reads of one source: failed for this cycle, its reqs unknown (none closed); "+

@@ -21,6 +21,9 @@ const (
 	sourceSuspect
 	// sourceNotFetched: not read this cycle (paused by an operator); unknown.
 	sourceNotFetched
+	// sourcePartial: a chain of pages read in part this window, going on in the next (a worker's
+	// read carried across windows): its reqs seen count, the others are unknown, never closed.
+	sourcePartial
 )
 
 // diff compares this cycle's reqs of one region with the ledger state and returns the events,
@@ -122,7 +125,8 @@ func diff(st *State, region string, tick uint32, cycleTime, gapFrom time.Time, s
 }
 
 // closable: every source that last carried the req was read completely this cycle, or has left
-// the directory. A failed, blocked, cut-short or unread source makes the req unknown.
+// the directory. A failed, blocked, cut-short, carried (partial) or unread source makes the req
+// unknown.
 func closable(prev *reqState, status map[string]sourceStatus, inDirectory map[string]bool) bool {
 	for _, s := range prev.sources {
 		if status[s] != sourceOK && inDirectory[s] {

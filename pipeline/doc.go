@@ -29,18 +29,21 @@
 // (ats.Numbered) the next pages are read ahead on fetch slots no source is using, within each
 // host's gate and rate, and taken only when the page before links them, so the pages and
 // postings are those of a read page after page (chain.go); a chain longer than
-// FetchConfig.MaxPages fails its source (told to FetchConfig.OnPageCap).
+// FetchConfig.MaxPages fails its source (told to FetchConfig.OnPageCap). A worker may read a chain
+// in parts (ReadSegment, from a ChainPlace): a read that stops with pages left is StatusPartial,
+// whose sightings count and whose reqs none closes; carrying the parts across windows is
+// pipeline/sources'.
 //
 // Stages are bounded goroutine pools joined by bounded channels, so a slow stage holds back the one
 // before it. A source that fails or is blocked is unknown, never empty: none of its reqs is closed. A cycle is
 // idempotent: a committed (region, tick) is skipped, and a crashed one is recomputed from the
 // committed ledger and overwrites its own partial rows.
 //
-// Only an ok read closes: a source that failed, was blocked, was not fetched (paused) or read
-// suspect (its reqs fell to zero, or by more than 80 %, from 5 or more: guard.go, confirmed by a
-// later read) keeps its reqs open; a source an operator retired closes what it alone carried with
-// close_reason source_retired. A cycle after a gap in its region's history carries the gap's
-// bounds and dates openings by their posted date inside it.
+// Only an ok read closes: a source that failed, was blocked, was not fetched (paused), was read in
+// part (partial) or read suspect (its reqs fell to zero, or by more than 80 %, from 5 or more:
+// guard.go, confirmed by a later read) keeps its reqs open; a source an operator retired closes
+// what it alone carried with close_reason source_retired. A cycle after a gap in its region's
+// history carries the gap's bounds and dates openings by their posted date inside it.
 //
 // A cycle can run whole (RunRegions, RunTick) or split (split.go): workers read sources into
 // SourceReads (ReadSources) and one committer commits a window from every worker's reads

@@ -20,6 +20,10 @@ const (
 	StatusBlocked    = "blocked"       // robots.txt did not allow the read
 	StatusNotFetched = "not_fetched"   // no read this window (workers behind, source cooling down)
 	StatusSuspect    = "suspect_empty" // answered with far fewer reqs than it carried (guardDrops)
+	// StatusPartial is a chain of pages read in part in its window, going on in the next from
+	// where it stopped (ReadSegment, ChainPlace): the reqs on its pages read count as seen, and
+	// none of its reqs closes until a read reaches the chain's end.
+	StatusPartial = "partial"
 )
 
 // SourceRead is what a crawl worker learned of one source in one window: the fetch, parse and
@@ -157,16 +161,44 @@ func (c *ReadCodec) Encode(r *SourceRead) ([]byte, error) {
 	return c.enc.EncodeAll(buf.Bytes(), nil), nil
 }
 
-// Decode fills r's Full and Unchanged from Encode's bytes (r.SourceKey names their source).
-func (c *ReadCodec) Decode(r *SourceRead, b []byte) error {
+// Join is the sightings of a chain of pages read in parts (each part Encode's bytes, in the
+// chain's order) as the read of the whole chain: Encode's bytes of every part's sightings, and
+// how many postings they are.
+func (c *ReadCodec) Join(key string, parts [][]byte) ([]byte, int, error) {
+	var all wireRead
+	for _, b := range parts {
+		w, err := c.decodeWire(key, b)
+		if err != nil {
+			return nil, 0, err
+		}
+		all.Full = append(all.Full, w.Full...)
+		all.Unchanged = append(all.Unchanged, w.Unchanged...)
+	}
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(&all); err != nil {
+		return nil, 0, fmt.Errorf("cannot encode the reads of %s: %w", key, err)
+	}
+	return c.enc.EncodeAll(buf.Bytes(), nil), len(all.Full) + len(all.Unchanged), nil
+}
+
+func (c *ReadCodec) decodeWire(key string, b []byte) (wireRead, error) {
+	var w wireRead
 	raw, err := c.dec.DecodeAll(b, nil)
 	if err != nil {
-		return fmt.Errorf("cannot decompress the reads of %s: %w", r.SourceKey, err)
+		return w, fmt.Errorf("cannot decompress the reads of %s: %w", key, err)
 	}
-	var w wireRead
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(&w); err != nil && err != io.EOF {
-		return fmt.Errorf("cannot decode the reads of %s: %w", r.SourceKey, err)
+		return w, fmt.Errorf("cannot decode the reads of %s: %w", key, err)
+	}
+	return w, nil
+}
+
+// Decode fills r's Full and Unchanged from Encode's bytes (r.SourceKey names their source).
+func (c *ReadCodec) Decode(r *SourceRead, b []byte) error {
+	w, err := c.decodeWire(r.SourceKey, b)
+	if err != nil {
+		return err
 	}
 	r.Full = make([]observation, len(w.Full))
 	for i, wo := range w.Full {

@@ -21,6 +21,52 @@ import (
 // must not change in between: what ReadSources derives from dir (readIndex) is built once per
 // directory.
 func (c *Crawler) ReadSources(ctx context.Context, dir *Directory, tick uint32, keys []string) ([]SourceRead, error) {
+	return c.readSources(ctx, dir, tick, keys, nil)
+}
+
+// ChainPlace is where a read of a source's chain of pages stopped with pages left, for a later
+// read to go on from (ReadSegment): the next page's URL, the two pages before it (the read-ahead
+// steps by them), where the chain's first page was read after redirects (every next page must be
+// on its origin or the source's), and the pages of the chain read so far. A chain that ended has
+// no Next.
+type ChainPlace struct {
+	Next   string `json:"next,omitempty"`
+	Prev   string `json:"prev,omitempty"`
+	Before string `json:"before,omitempty"`
+	Home   string `json:"home,omitempty"`
+	Pages  int    `json:"pages"`
+}
+
+// chainSpan is the part of a source's chain fetchSource reads for ReadSegment: from a place, at
+// most limit pages (0: to the cap), none once until has passed (zero: no time bound); at is where
+// it stopped.
+type chainSpan struct {
+	from  ChainPlace
+	limit int
+	until time.Time
+	at    ChainPlace
+}
+
+// ReadSegment reads part of the chain of pages of source key of dir in window tick, as
+// ReadSources reads a whole source: from `from` (the chain's first page when from.Next is empty),
+// at most pages pages (0: up to FetchConfig.MaxPages), and no page once until has passed (zero:
+// no time bound). The read is StatusOK when the chain ended, StatusPartial when it stopped with
+// pages left (at is where, for the next part to go on from), or failed or blocked as a read of
+// the whole source would be; its Pages and sightings are this part's, at.Pages the chain's so
+// far. The source's deadline counts from this part's start and its pages, and the cap the chain's
+// pages. found is false when key is not in dir.
+func (c *Crawler) ReadSegment(ctx context.Context, dir *Directory, tick uint32, key string, from ChainPlace, pages int,
+	until time.Time) (r SourceRead, at ChainPlace, found bool, err error) {
+	span := &chainSpan{from: from, limit: pages, until: until}
+	reads, err := c.readSources(ctx, dir, tick, []string{key}, span)
+	if err != nil || len(reads) == 0 {
+		return SourceRead{}, ChainPlace{}, false, err
+	}
+	return reads[0], span.at, true, nil
+}
+
+// readSources is ReadSources, with span applied to its source when set (one key).
+func (c *Crawler) readSources(ctx context.Context, dir *Directory, tick uint32, keys []string, span *chainSpan) ([]SourceRead, error) {
 	c.pages.advance(tick)
 	idx := c.readIndexOf(dir)
 	at := make([]int, 0, len(keys))
@@ -42,7 +88,7 @@ func (c *Crawler) ReadSources(ctx context.Context, dir *Directory, tick uint32, 
 	}
 	res := idx.res
 	var countMu sync.Mutex
-	pages, status, reasons := c.fetchStage(ctx, sources, stats, &countMu)
+	pages, status, reasons := c.fetchStage(ctx, sources, stats, &countMu, span)
 	descs := c.newDescWriter(ctx)
 	obs := c.normalizeStage(pages, res, stats, &countMu, nil, descs) // which reqs will have an event is the committer's to know: every posting is read
 	reads := make(map[string]*SourceRead, len(sources))
@@ -112,6 +158,8 @@ func statusName(s sourceStatus) string {
 		return StatusNotFetched
 	case sourceSuspect:
 		return StatusSuspect
+	case sourcePartial:
+		return StatusPartial
 	}
 	return StatusFailed
 }
@@ -126,6 +174,8 @@ func statusFromName(name string) sourceStatus {
 		return sourceNotFetched
 	case StatusSuspect:
 		return sourceSuspect
+	case StatusPartial:
+		return sourcePartial
 	}
 	return sourceFailed
 }

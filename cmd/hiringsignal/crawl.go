@@ -264,6 +264,10 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 		"any worker reads the source again in the same window; the window's commit takes that refetch as the confirmation (or the end) of the drop. "+
 		"A refetch that would fall past the window's end is not asked: the source stays suspect, its reqs open, and the next window confirms. "+
 		"0: a twelfth of --window-length (15m of 3h)")
+	chainPart := fs.Int("chain-part-pages", sources.DefaultChainPart, "with --directory=registry: pages of a source's chain a worker reads before it records in Postgres "+
+		"where the chain stands, so a chain left unread at its window's end goes on in the next window from there, and a killed worker's successor reads no more than this again")
+	windowPages := fs.Int("chain-window-pages", 0, "with --directory=registry: most pages of one source's chain read in one window; a chain with more left is carried to the next window "+
+		"(its reqs seen count, none closes until a read reaches its end; hs_crawl_chains_carried). 0: no bound but the window's end, where every chain not ended is carried")
 	discoveryBudget := fs.Int("discovery-budget", 24, "with --directory=registry: discoveries each worker process runs per window, whenever no source is due, "+
 		"through the crawl's fetcher and host rates (coverage requests most-asked first, on-demand reads of companies without a source before them); 0: none")
 	cf.addRealHostFlags(fs)
@@ -315,6 +319,9 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 			return fmt.Errorf("--read-store-batch %d, --read-store-queue %d and --read-store-every %s (HS_READ_STORE_*): give at least 1 read, 1 read and a positive duration",
 				*storeBatch, *storeQueue, *storeEvery)
 		}
+		if *chainPart < 1 || *windowPages < 0 {
+			return fmt.Errorf("--chain-part-pages %d and --chain-window-pages %d (HS_CHAIN_*): give at least 1 page a part, and 0 or more pages a window", *chainPart, *windowPages)
+		}
 		if *discoveryBudget < 0 {
 			return fmt.Errorf("--discovery-budget (HS_DISCOVERY_BUDGET) is %d: give discoveries per window, or 0 for none", *discoveryBudget)
 		}
@@ -362,7 +369,7 @@ func runCrawl(ctx context.Context, log *slog.Logger, args []string) error {
 		}
 		sc := &sources.Crawl{Pool: s.pg, Crawler: c, Codec: pipeline.NewReadCodec(), Clock: clock.Clock, Owner: crawlOwner(),
 			Batch: *claimBatch, Lease: *claimLease, ClaimEvery: *claimEvery, RefetchAfter: *refetchAfter, Log: log, OnWindow: m.window,
-			StoreBatch: *storeBatch, StoreEvery: *storeEvery, StoreQueue: *storeQueue}
+			StoreBatch: *storeBatch, StoreEvery: *storeEvery, StoreQueue: *storeQueue, ChainPart: *chainPart, WindowPages: *windowPages}
 		m.worker(sc)
 		if *once {
 			defer s.Close()

@@ -103,14 +103,19 @@ func (m crawlMetrics) worker(c *sources.Crawl) {
 // window records one committed window of the registry crawl (sources.Crawl.OnWindow): the
 // sources read by vendor and status (hs_crawl_window_sources_total, a counter: its increase over
 // 3 h is one window's), the reqs held open only by sources not read ok (the gauge
-// hs_crawl_reqs_held_open_unread: the "no fake closes" number), and the registry's sources by
-// status and cooling down (gauges, refreshed each window).
+// hs_crawl_reqs_held_open_unread: the "no fake closes" number), the chains of pages carried to a
+// later window (the gauge hs_crawl_chains_carried: read in part, none of their reqs closed until
+// one is read to its end), and the registry's sources by status and cooling down (gauges,
+// refreshed each window).
 func (m crawlMetrics) window(h sources.WindowHealth) {
 	for vs, n := range h.Sources {
 		m.set.GetOrCreateCounter(fmt.Sprintf(`hs_crawl_window_sources_total{vendor=%q,status=%q}`, vs.Vendor, vs.Status)).Add(n)
 	}
 	m.set.GetOrCreateGauge(`hs_crawl_reqs_held_open_unread`, nil).Set(float64(h.HeldOpen))
 	m.set.GetOrCreateGauge(`hs_crawl_window_committed_tick`, nil).Set(float64(h.Tick))
+	if h.Carried >= 0 { // -1: not counted this time, the gauge keeps the last window's figure
+		m.set.GetOrCreateGauge(`hs_crawl_chains_carried`, nil).Set(float64(h.Carried))
+	}
 	if h.Registry == nil {
 		return // not counted this time: the gauges keep the last window's figures
 	}

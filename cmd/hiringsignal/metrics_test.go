@@ -102,17 +102,18 @@ func TestWindowMetricsCountSourcesAndGaugeTheRegistry(t *testing.T) {
 	t.Parallel()
 	set := metrics.NewSet()
 	m := newCrawlMetrics(set)
-	h := sources.WindowHealth{Tick: 41, HeldOpen: 12, Cooling: 2,
+	h := sources.WindowHealth{Tick: 41, HeldOpen: 12, Cooling: 2, Carried: 1,
 		Sources: map[sources.VendorStatus]int{
 			{Vendor: "greenhouse", Status: pipeline.StatusOK}:     40,
 			{Vendor: "greenhouse", Status: pipeline.StatusFailed}: 3,
 			{Vendor: "lever", Status: pipeline.StatusNotFetched}:  2,
 			{Vendor: "ashby", Status: pipeline.StatusSuspect}:     1,
 			{Vendor: "jsonld", Status: pipeline.StatusBlocked}:    1,
+			{Vendor: "jsonld", Status: pipeline.StatusPartial}:    1,
 		},
 		Registry: map[string]int{"active": 45, "suspect": 1, "paused": 1, "retired": 0, "candidate": 7}}
 	m.window(h)
-	h.Tick, h.HeldOpen, h.Registry = 42, 9, nil // not counted this time: the registry gauges stand
+	h.Tick, h.HeldOpen, h.Registry, h.Carried = 42, 9, nil, -1 // not counted this time: the registry and chain gauges stand
 	m.window(h)
 	var b bytes.Buffer
 	set.WritePrometheus(&b)
@@ -128,6 +129,8 @@ func TestWindowMetricsCountSourcesAndGaugeTheRegistry(t *testing.T) {
 		`hs_crawl_registry_sources{status="active"} 45`,
 		`hs_crawl_registry_sources{status="retired"} 0`,
 		`hs_crawl_registry_sources_cooling 2`,
+		`hs_crawl_window_sources_total{vendor="jsonld",status="partial"} 2`,
+		`hs_crawl_chains_carried 1`,
 	} {
 		require.Contains(t, out, want)
 	}

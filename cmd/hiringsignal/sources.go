@@ -398,11 +398,16 @@ func runSourcesShow(ctx context.Context, _ *slog.Logger, c *sourcesCtx, args []s
 	if err != nil {
 		return err
 	}
+	chain, err := oltp.GetChain(ctx, c.pool, s.Key)
+	if err != nil {
+		return err
+	}
 	if *c.json {
 		return printJSON(struct {
 			Source  oltp.RegistrySource   `json:"source"`
 			Company *oltp.RegistryCompany `json:"company"`
-		}{s, co})
+			Chain   *oltp.CrawlChain      `json:"carried_chain,omitempty"`
+		}{s, co, chain})
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	row := func(k, v string) {
@@ -438,6 +443,11 @@ func runSourcesShow(ctx context.Context, _ *slog.Logger, c *sourcesCtx, args []s
 	row("health", health)
 	if s.LastCount != nil {
 		row("last count", strconv.Itoa(*s.LastCount))
+	}
+	if chain != nil {
+		row("carried chain", fmt.Sprintf("%d pages, %d postings read since window %d (%s); goes on at %s; last part by %s, %s",
+			chain.Pages, chain.Postings, chain.StartedTick, chain.StartedAt.UTC().Format(time.RFC3339), chain.Next, chain.Worker,
+			chain.UpdatedAt.UTC().Format(time.RFC3339)))
 	}
 	row("evidence", string(s.Evidence))
 	row("added", fmt.Sprintf("by %s, %s", s.AddedBy, s.CreatedAt.UTC().Format(time.RFC3339)))

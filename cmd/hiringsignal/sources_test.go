@@ -129,6 +129,23 @@ beta.io,Beta,ashby,Beta,US,,
 	require.Contains(t, out, "failed: status 503")
 	require.Contains(t, out, "3 failures in a row; cooling down until "+until)
 
+	// A chain of pages carried to a later window: show says where it stands.
+	_, err = pool.Exec(context.Background(), `UPDATE crawl_sources SET lease_owner = 'w' WHERE source_key = 'lever:acme'`)
+	require.NoError(t, err)
+	require.NoError(t, oltp.SaveChainPart(context.Background(), pool, "w", "lever:acme",
+		oltp.ChainPart{Pages: 128, Postings: 256, Tick: 7, Sightings: []byte{}},
+		oltp.CrawlChain{Pages: 128, Next: "https://api.lever.co/v0/postings/acme?mode=json&skip=256&limit=2"}))
+	out, stderr, err = run("show", "lever:acme")
+	require.NoError(t, err, stderr)
+	require.Regexp(t, `carried chain\s+128 pages, 256 postings read since window 7 \(.*\); goes on at https://api.lever.co/v0/postings/acme\?mode=json&skip=256&limit=2; last part by w`, out)
+	out, stderr, err = run("show", "lever:acme", "--json")
+	require.NoError(t, err, stderr)
+	var carried struct {
+		Chain *oltp.CrawlChain `json:"carried_chain"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &carried), out)
+	require.Equal(t, 128, carried.Chain.Pages)
+
 	bad := filepath.Join(dir, "bad.csv")
 	require.NoError(t, os.WriteFile(bad, []byte("domain,name,vendor,tenant\ngamma.io,Gamma,greenhouse,../x\n"), 0o600))
 	_, stderr, err = run("import", bad, "--apply")

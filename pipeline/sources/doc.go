@@ -2,7 +2,8 @@
 // reads CSV inventories of companies and sources (Import), adds one ATS tenant after one
 // validating fetch of its real feed (Add), builds the crawl's pipeline.Directory from the
 // registry (Directory), runs the registry crawl's workers (which store their reads in batches by
-// size or age: readstore.go) and committer (Crawl) and its on-demand
+// size or age: readstore.go, and carry a chain of pages longer than its window to the next one:
+// chains.go) and committer (Crawl) and its on-demand
 // crawls of one company through the workers' leases (Crawl.CrawlCompany), telling
 // operators what each committed window saw (WindowHealth: sources by vendor and read status, the
 // reqs held open by sources not read ok, the registry by status and cooling down). Metrics are

@@ -147,6 +147,12 @@ type Crawl struct {
 	StoreBatch int
 	StoreEvery time.Duration
 	StoreQueue int
+	// ChainPart is the pages of a source's chain read before the worker records where the chain
+	// stands (chains.go; default DefaultChainPart): a killed worker's successor goes on from
+	// there. WindowPages, when above 0, is the most pages of one chain read in one window: a chain
+	// with more left is carried to the next window there, as it is at its window's end.
+	ChainPart   int
+	WindowPages int
 
 	once      sync.Once    // defaults, once: a process runs ReadDue, Commit and CrawlCompany at once
 	stores    atomic.Int64 // batches of reads stored
@@ -166,8 +172,9 @@ type WindowHealth struct {
 	Tick int
 	// Sources counts the sources of the regions committed by vendor and read status:
 	// pipeline.StatusOK, StatusFailed, StatusBlocked, StatusNotFetched (no read: workers behind,
-	// the source paused or cooling down) and StatusSuspect (read ok, far fewer reqs than it
-	// carried: the mass-drop guard's).
+	// the source paused or cooling down), StatusSuspect (read ok, far fewer reqs than it
+	// carried: the mass-drop guard's) and StatusPartial (a chain of pages read in part, carried to
+	// the next window).
 	Sources map[VendorStatus]int
 	// HeldOpen is the live reqs of the ledger none of whose sources was read ok this window
 	// (pipeline.Crawler.HeldOpenUnread): kept open only because their sources could not be read.
@@ -176,6 +183,9 @@ type WindowHealth struct {
 	// commit; Registry is nil when they could not be counted (logged).
 	Registry map[string]int
 	Cooling  int
+	// Carried is the chains of pages carried to a later window after the commit (crawl_chains:
+	// read in part, going on from where they stopped); -1 when they could not be counted (logged).
+	Carried int
 }
 
 // VendorStatus is a vendor and a read status, WindowHealth.Sources' key.
@@ -208,6 +218,9 @@ func (c *Crawl) setDefaults() {
 	if c.StoreQueue <= 0 {
 		c.StoreQueue = DefaultStoreQueue
 	}
+	if c.ChainPart <= 0 {
+		c.ChainPart = DefaultChainPart
+	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
@@ -226,6 +239,9 @@ func (c *Crawl) setDefaults() {
 // its lease (holdable), and it renews the leases it holds while it reads (keepLeases), so a read
 // longer than a lease (a chain of pages on its per-page budget) keeps its source. A claim that
 // finds nothing due is tried again every c.ClaimEvery while sources are still being read.
+//
+// Each source is read in parts of c.ChainPart pages (chains.go): a chain with pages left when
+// the window ends (or after c.WindowPages pages) is stored partial and carried to the next window.
 //
 // Finished reads are stored in batches by size or age (readStore: c.StoreBatch reads, or the
 // first waited c.StoreEvery; oltp.StoreCrawlReads, which gives their leases back), and every one
@@ -252,8 +268,9 @@ func (c *Crawl) ReadDue(ctx context.Context, tick int, all bool) (int, error) {
 	}
 	type done struct {
 		job
-		read *pipeline.SourceRead // nil: the source is not in the job's directory
-		err  error
+		read  sourceRead // read.read nil: the source is not in the job's directory
+		moved bool       // another worker went on with the source's chain: nothing to store
+		err   error
 	}
 	jobs := make(chan job, hold)
 	results := make(chan done, hold)
@@ -270,10 +287,13 @@ func (c *Crawl) ReadDue(ctx context.Context, tick int, all bool) (int, error) {
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				reads, err := c.Crawler.ReadSources(rctx, j.dir, uint32(tick), []string{j.cl.Key})
-				d := done{job: j, err: err}
-				if len(reads) == 1 {
-					d.read = &reads[0]
+				sr, found, err := c.readSource(rctx, j.dir, tick, j.cl)
+				d := done{job: j, read: sr, err: err}
+				if !found {
+					d.read.read = nil
+				}
+				if chainMoved(err) {
+					d.moved, d.err = true, nil
 				}
 				results <- d
 			}
@@ -321,7 +341,12 @@ func (c *Crawl) ReadDue(ctx context.Context, tick int, all bool) (int, error) {
 			release(d.cl.Key)
 			return d.err
 		}
-		if d.read == nil {
+		if d.moved {
+			release(d.cl.Key)
+			c.Log.Warn("another worker went on with the source's chain of pages (this worker's lease lapsed); its read is dropped", "source", d.cl.Key)
+			return nil
+		}
+		if d.read.read == nil {
 			if d.dir == dir { // claimed after the directory was read (an import since): read it again
 				dir = nil
 			}
@@ -452,21 +477,29 @@ func (c *Crawl) holdable() int {
 	return max(1, min(c.Batch, w*rounds))
 }
 
-// row is the stored form of read r of a source claimed as cl in window tick: next due at its time
+// row is the stored form of read sr of a source claimed as cl in window tick: next due at its time
 // in the next window (Clock.Due, by the most of its pages now and last window: a read that failed
-// partway through a long chain keeps it long), or, when r is a first read whose postings fell far
-// below the source's last ok read and the window has room (not with all), asking for a refetch
-// c.RefetchAfter later.
-func (c *Crawl) row(tick int, r *pipeline.SourceRead, cl oltp.ClaimedSource, all bool) (oltp.CrawlRead, error) {
-	b, err := c.Codec.Encode(r)
-	if err != nil {
-		return oltp.CrawlRead{}, err
+// partway through a long chain keeps it long; a chain carried on at the next window's start), or,
+// when it is a first read whose postings fell far below the source's last ok read and the window
+// has room (not with all, nor for a chain read in parts, which the next window's read confirms),
+// asking for a refetch c.RefetchAfter later.
+func (c *Crawl) row(tick int, sr sourceRead, cl oltp.ClaimedSource, all bool) (oltp.CrawlRead, error) {
+	r := sr.read
+	b := sr.sightings
+	if b == nil {
+		var err error
+		if b, err = c.Codec.Encode(r); err != nil {
+			return oltp.CrawlRead{}, err
+		}
 	}
 	next := c.Clock.Due(tick+1, r.SourceKey, max(r.Pages, cl.LastPages))
+	if r.Status == pipeline.StatusPartial {
+		next = c.Clock.Start(tick + 1)
+	}
 	row := oltp.CrawlRead{Tick: tick, SourceKey: r.SourceKey, ReadAt: r.ReadAt, Worker: c.Owner, Status: r.Status,
 		Reason: r.Reason, Pages: r.Pages, Postings: r.Postings, Malformed: r.Malformed, Sightings: b,
-		NextDue: next, Refetch: cl.Refetch}
-	if cl.Refetch || all || r.Status != pipeline.StatusOK || cl.LastOKCount < 0 || !pipeline.MassDrop(cl.LastOKCount, r.Postings) {
+		NextDue: next, Refetch: cl.Refetch, EndsChain: sr.endsChain}
+	if cl.Refetch || all || sr.parted || r.Status != pipeline.StatusOK || cl.LastOKCount < 0 || !pipeline.MassDrop(cl.LastOKCount, r.Postings) {
 		return row, nil
 	}
 	if due := r.ReadAt.Add(c.RefetchAfter); due.Before(c.Clock.Start(tick + 1)) {
@@ -613,6 +646,10 @@ func (c *Crawl) health(ctx context.Context, tick int, dir *pipeline.Directory, r
 		c.Log.Warn("cannot count the registry's sources for the metrics; counted again at the next window", "err", err)
 	} else {
 		h.Registry, h.Cooling = byStatus, cooling
+	}
+	if h.Carried, err = oltp.CarriedChains(ctx, c.Pool); err != nil {
+		h.Carried = -1
+		c.Log.Warn("cannot count the carried chains for the metrics; counted again at the next window", "err", err)
 	}
 	return h, true
 }

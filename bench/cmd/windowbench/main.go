@@ -41,6 +41,8 @@ type options struct {
 	chainDepth     int
 	maxPages       int
 	storeBatch     int
+	chainPart      int
+	windowPages    int
 	tenantsOnly    bool
 	phases         map[string]bool
 	prof           profiling.Profiles
@@ -67,6 +69,9 @@ func main() {
 	flag.IntVar(&o.chainDepth, "fetch-chain-depth", pipeline.DefaultChainDepth, "pages of a numbered chain read at once, as `crawl --fetch-chain-depth` (1: page after page, as before 2026-11-27)")
 	flag.IntVar(&o.maxPages, "fetch-max-pages", pipeline.DefaultMaxPages, "longest chain of pages read of one source, as `crawl --fetch-max-pages`")
 	flag.IntVar(&o.storeBatch, "read-store-batch", sources.DefaultStoreBatch, "most reads a worker stores in one transaction, as `crawl --read-store-batch` (1: each on its own, as before 2026-11-27)")
+	flag.IntVar(&o.chainPart, "chain-part-pages", sources.DefaultChainPart, "pages of a chain a worker reads before it records where the chain stands, as `crawl --chain-part-pages`")
+	flag.IntVar(&o.windowPages, "chain-window-pages", 0, "most pages of one chain read in the window, as `crawl --chain-window-pages`: a chain with more is carried to the next window "+
+		"(stored partial), so the window read no longer waits for it; 0: chains are read whole (the window ends in 3 hours)")
 	flag.BoolVar(&o.tenantsOnly, "tenants-only", false, "import the ATS tenants only: no board or aggregator feed, whose pages are read one after another")
 	memLimit := flag.Int("memory-limit-mib", 1400, "soft memory limit of this process, as `crawl --memory-limit-mib`; 0 for none")
 	flag.StringVar(&o.prof.CPU, "cpuprofile", "", "write a CPU profile of the commit to this file")

@@ -76,10 +76,12 @@ func run(ctx context.Context, log *slog.Logger, o options) error {
 		}
 	}()
 	// The workers' clock makes the window read the current one, as `crawl --once` reads it: a
-	// source read is next due in the next window, after the ones still unread. The ledger's
+	// source read is next due in the next window, after the ones still unread. The window starts
+	// now, so its end (where a chain still being read is carried to the next window) is 3 hours
+	// away, past any run; --chain-window-pages carries the long chains sooner. The ledger's
 	// cycle time stays the world's (Commit is given it).
 	now := time.Now().UTC()
-	clock := sources.Clock{Epoch: now.Truncate(sources.DefaultWindowLength).Add(-time.Duration(o.tick) * sources.DefaultWindowLength)}
+	clock := sources.Clock{Epoch: now.Add(-time.Duration(o.tick) * sources.DefaultWindowLength)}
 	b := &bench{o: o, log: log, w: w, pool: pool, ch: ch, codec: pipeline.NewReadCodec(), clock: clock,
 		quiet: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		fc: pipeline.FetchConfig{ConnectTo: []string{":443=" + w.TLS}, CAFile: w.CAFile, Workers: o.fetchWorkers, PerHost: o.fetchWorkers,
@@ -97,9 +99,9 @@ func run(ctx context.Context, log *slog.Logger, o options) error {
 		kinds[s.Kind]++
 	}
 	fmt.Printf("world: %d companies, %d sources (%d ATS tenants, %d boards, %d aggregator feeds), window %d, latency %s, %d fetches at once per crawler, claims of %d, "+
-		"numbered chains read %d pages at once, at most %d pages a source, stores of up to %d reads\n\n",
+		"numbered chains read %d pages at once, at most %d pages a source, stores of up to %d reads, chains read in parts of %d pages and at most %d a window (0: whole)\n\n",
 		o.companies, len(dir.Sources), kinds["ats_tenant"], kinds["board"], kinds["aggregator"], o.tick, o.latency, o.fetchWorkers, o.claimBatch,
-		o.chainDepth, o.maxPages, o.storeBatch)
+		o.chainDepth, o.maxPages, o.storeBatch, o.chainPart, o.windowPages)
 
 	if o.phases["fetch"] {
 		if err := b.fetchBesidePlainGets(ctx, dir); err != nil {
@@ -392,11 +394,12 @@ func (b *bench) saveSchedule(ctx context.Context) error {
 	return nil
 }
 
-// resetReads undoes a window read: its reads deleted, the leases, due times and health of the
+// resetReads undoes a window read: its reads and carried chains deleted, the leases, due times and health of the
 // sources as imported, and both tables vacuumed so the next read starts as the first did.
 func (b *bench) resetReads(ctx context.Context) error {
 	for _, q := range []string{
 		`DELETE FROM crawl_reads WHERE tick = ` + fmt.Sprint(b.o.tick),
+		`DELETE FROM crawl_chains`, // every read starts the chains at their first page
 		`UPDATE crawl_sources s SET lease_owner = NULL, lease_until = NULL, next_due_at = d.next_due_at, last_status = NULL, last_reason = NULL,
 			last_count = NULL, last_ok_count = NULL, last_ok_at = NULL, consecutive_failures = 0 FROM windowbench_due d WHERE d.source_key = s.source_key`,
 		`VACUUM ANALYZE crawl_sources`, `VACUUM ANALYZE crawl_reads`,
@@ -434,7 +437,7 @@ func (b *bench) readWindow(ctx context.Context, n int) (*windowRead, error) {
 			return nil, err
 		}
 		workers[i] = &sources.Crawl{Pool: pool, Crawler: c, Codec: b.codec, Clock: b.clock, Owner: fmt.Sprintf("worker-%d", i+1), Batch: b.o.claimBatch,
-			StoreBatch: b.o.storeBatch}
+			StoreBatch: b.o.storeBatch, ChainPart: b.o.chainPart, WindowPages: b.o.windowPages}
 	}
 	b.log.Info("reading the window", "workers", n)
 	m, err := mark(ctx, b.w)
@@ -484,7 +487,8 @@ func (b *bench) readWindow(ctx context.Context, n int) (*windowRead, error) {
 		t, d := wk.Crawler.Fetcher().ChainPages()
 		taken, dropped = taken+t, dropped+d
 	}
-	fmt.Printf("  long sources (%d pages or more, claimed first once their pages are known): %d\n", oltp.LongSourcePages, s.long)
+	fmt.Printf("  long sources (%d pages or more, claimed first once their pages are known): %d; chains carried to the next window (partial reads): %d\n",
+		oltp.LongSourcePages, s.long, s.carried)
 	fmt.Printf("  Postgres: %s (%d stores of reads)\n", pg, stores)
 	fmt.Printf("  pages of numbered chains read ahead: %d taken, %d dropped (past a chain's end, or a guess disproved)\n", taken, dropped)
 	for _, l := range s.last {
@@ -537,6 +541,7 @@ func (b *bench) watchClaims(ctx context.Context, start time.Time) (claimed map[s
 type readSummary struct {
 	sources, pages, postings, notOK int
 	long                            int // reads of oltp.LongSourcePages pages or more
+	carried                         int // partial reads: chains carried to the next window
 	stored                          int64
 	tenantsDone                     time.Duration
 	last, notOKs, longest           []string
@@ -549,9 +554,10 @@ func (b *bench) summarize(ctx context.Context, start time.Time, claimed map[stri
 	var s readSummary
 	var tenants *time.Time
 	err := b.pool.QueryRow(ctx, `SELECT count(*), coalesce(sum(r.pages), 0), coalesce(sum(r.postings), 0), count(*) FILTER (WHERE r.status <> 'ok'),
-			coalesce(sum(octet_length(r.sightings)), 0), max(r.read_at) FILTER (WHERE s.kind = 'ats_tenant'), count(*) FILTER (WHERE r.pages >= $2)
+			coalesce(sum(octet_length(r.sightings)), 0), max(r.read_at) FILTER (WHERE s.kind = 'ats_tenant'), count(*) FILTER (WHERE r.pages >= $2),
+			count(*) FILTER (WHERE r.status = 'partial')
 		FROM crawl_reads r JOIN crawl_sources s USING (source_key) WHERE r.tick = $1`, b.o.tick, oltp.LongSourcePages).
-		Scan(&s.sources, &s.pages, &s.postings, &s.notOK, &s.stored, &tenants, &s.long)
+		Scan(&s.sources, &s.pages, &s.postings, &s.notOK, &s.stored, &tenants, &s.long, &s.carried)
 	if err != nil {
 		return s, fmt.Errorf("cannot summarize the window's reads: %w", err)
 	}
