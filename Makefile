@@ -15,7 +15,7 @@ export GOTOOLCHAIN := auto
 GOLANGCI  := bin/golangci-lint
 GOLANGCI_VERSION := v2.15.0
 
-.PHONY: help run test fuzz deps test-deps build stores-up stores-down test-stores-up test-stores-down cluster-up cluster-down test-cluster test-cluster-e2e lint vulncheck clean mcp-check
+.PHONY: help run test race-free-check fuzz deps test-deps build stores-up stores-down test-stores-up test-stores-down cluster-up cluster-down test-cluster test-cluster-e2e lint vulncheck clean mcp-check
 
 # help lists the targets with the text after each `##`.
 help: ## list the targets
@@ -50,10 +50,24 @@ else
 TEST_ENV := HS_POSTGRES_URL='postgres://postgres@127.0.0.1:$(TEST_PG_PORT)/hiringsignal?sslmode=disable' HS_CLICKHOUSE_ADDR=127.0.0.1:$(TEST_CH_PORT)
 endif
 
-test: deps test-deps build test-stores-up ## the tests under -race, a 2 s fuzz of every target, the MCP client check
-	$(TEST_ENV) $(GO) test -race -timeout 20m $(TEST_FIRST) ./...
+# The whole-world tests named in RACE_FREE run once, without the race detector, after the -race
+# pass that skips them (the file says why and which). Each name must be a test of its package only:
+# a name that matched in another package would be skipped there and never run.
+RACE_FREE      := scripts/race-free-tests
+RACE_FREE_RE   := ^($(shell awk '!/^\#/ && NF { print $$2 }' $(RACE_FREE) | paste -sd'|' -))$$
+RACE_FREE_PKGS := $(shell awk '!/^\#/ && NF { print $$1 }' $(RACE_FREE) | sort -u)
+
+test: deps test-deps build test-stores-up race-free-check ## the tests under -race (whole-world ones without), a 2 s fuzz of every target, the MCP client check
+	$(TEST_ENV) $(GO) test -race -timeout 20m -skip '$(RACE_FREE_RE)' $(TEST_FIRST) ./...
+	$(TEST_ENV) $(GO) test -timeout 20m -run '$(RACE_FREE_RE)' $(RACE_FREE_PKGS)
 	$(TEST_ENV) FUZZTIME=2s ./scripts/fuzz.sh
 	$(TEST_ENV) ./scripts/mcp-check.sh
+
+race-free-check: ## check that each test scripts/race-free-tests names is a test of its package only
+	@awk '!/^#/ && NF' $(RACE_FREE) | while read -r pkg name; do \
+		found=$$(grep -rl --include='*_test.go' "^func $$name(" . | xargs -r -n1 dirname | sort -u | paste -sd' ' -); \
+		[ "$$found" = "$$pkg" ] || { echo "$(RACE_FREE): $$name must be a test of $$pkg only; found in: $${found:-no package}"; exit 1; }; \
+	done
 
 test-stores-up: build ## start the test stores (in memory, ports of their own), unless HS_POSTGRES_URL and HS_CLICKHOUSE_ADDR are set
 	@if [ -n "$$HS_POSTGRES_URL" ] && [ -n "$$HS_CLICKHOUSE_ADDR" ]; then \
