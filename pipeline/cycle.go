@@ -621,6 +621,7 @@ func (c *Crawler) dedupStage(ctx context.Context, obs <-chan obsMsg, tick uint32
 		}
 	}
 	if len(pending) == 0 {
+		d.readFacts(c.workers)
 		return d.reqs, nil
 	}
 	keys := make([]string, 0, len(pending))
@@ -635,6 +636,7 @@ func (c *Crawler) dedupStage(ctx context.Context, obs <-chan obsMsg, tick uint32
 		o := obsFromEvent(last[p.co.reqKey], p.src, p.co.sourceID)
 		add(&o)
 	}
+	d.readFacts(c.workers)
 	return d.reqs, nil
 }
 

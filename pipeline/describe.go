@@ -23,8 +23,8 @@ import (
 // posting), and only from a page parsed anew: an unchanged page (304, or a body hashed as before)
 // is neither parsed nor read, and its reqs take their facts from the ledger. Its description is
 // cleaned when its page is parsed (the normalize stage); its facts are read then in a worker's
-// read, and in a cycle only once the deduper takes the posting as its req's best, text or fullest
-// (describeLater, readFacts). A req's event carries its best posting's facts; where that posting's
+// read, and in a cycle once every posting is in, only of the postings the reqs' events read: each
+// req's best and the text readText picks (describeLater, deduper.readFacts). A req's event carries its best posting's facts; where that posting's
 // list carries no description, another posting's text fills the gaps (withText). The description
 // is cleaned once (and once a cycle where a req's copies carry it as their tenant's does:
 // cleanMemo), bounded at analytics.MaxDescription bytes of text, and stored apart from the
