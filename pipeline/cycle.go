@@ -512,19 +512,21 @@ func (c *Crawler) fetchStage(ctx context.Context, sources []*Source, stats map[s
 
 // normalizeStage normalizes the pages (normalizePage) with c.workers goroutines onto the
 // channel it returns, closed once pages is drained. It cleans the descriptions of the postings
-// of reqs need says may have an event and queues them on descs, their facts left for the
-// deduper to read of the postings it takes (describeLater); when need is nil (a worker's read,
-// whose committer reads the facts it carries) it reads every posting's facts.
+// of reqs need says may have an event (a raw text met again lately once: the stage's
+// cleanMemo) and queues them on descs, their facts left for the deduper to read of the postings
+// it takes (describeLater); when need is nil (a worker's read, whose committer reads the facts
+// it carries) it reads every posting's facts.
 func (c *Crawler) normalizeStage(pages <-chan pageMsg, res *resolver, stats map[string]*CycleStats, countMu *sync.Mutex,
 	need func(reqKey string) bool, descs *descWriter) <-chan obsMsg {
 	obs := make(chan obsMsg, 64)
+	memo := newCleanMemo()
 	var wg sync.WaitGroup
 	for range c.workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for m := range pages {
-				obs <- c.normalizePage(m, res, stats[m.src.Region], countMu, need, descs)
+				obs <- c.normalizePage(m, res, stats[m.src.Region], countMu, need, descs, memo)
 			}
 		}()
 	}
@@ -536,7 +538,8 @@ func (c *Crawler) normalizeStage(pages <-chan pageMsg, res *resolver, stats map[
 // in the page cache for a later 304 or unchanged body; an unchanged page's sightings are
 // replayed from the cache (and its new validators kept). It counts the page into st under
 // countMu.
-func (c *Crawler) normalizePage(m pageMsg, res *resolver, st *CycleStats, countMu *sync.Mutex, need func(string) bool, descs *descWriter) obsMsg {
+func (c *Crawler) normalizePage(m pageMsg, res *resolver, st *CycleStats, countMu *sync.Mutex, need func(string) bool, descs *descWriter,
+	memo *cleanMemo) obsMsg {
 	if m.cached != nil {
 		evicted, refused := 0, 0
 		if m.refresh {
@@ -566,9 +569,9 @@ func (c *Crawler) normalizePage(m pageMsg, res *resolver, st *CycleStats, countM
 		}
 		switch {
 		case need == nil: // a worker's read: the committer reads the facts it carries
-			descs.add(&o, describe(&o, &m.postings[i]))
+			descs.add(&o, describe(&o, &m.postings[i], memo))
 		case need(o.reqKey):
-			descs.add(&o, c.describe(&o, &m.postings[i])) // the deduper reads the facts it takes
+			descs.add(&o, c.describe(&o, &m.postings[i], memo)) // the deduper reads the facts it takes
 		}
 		out = append(out, o)
 		keep = append(keep, cachedObs{reqKey: o.reqKey, sourceID: o.sourceID})
@@ -624,6 +627,7 @@ func (c *Crawler) dedupStage(ctx context.Context, obs <-chan obsMsg, tick uint32
 		}
 	}
 	if len(pending) == 0 {
+		d.readFacts(c.workers)
 		return d.reqs, nil
 	}
 	keys := make([]string, 0, len(pending))
@@ -638,6 +642,7 @@ func (c *Crawler) dedupStage(ctx context.Context, obs <-chan obsMsg, tick uint32
 		o := obsFromEvent(last[p.co.reqKey], p.src, p.co.sourceID)
 		add(&o)
 	}
+	d.readFacts(c.workers)
 	return d.reqs, nil
 }
 

@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"sort"
+	"sync"
+	"sync/atomic"
 )
 
 // reqAgg merges every posting of one req seen this cycle. best (and salary) are kept only for a
@@ -51,15 +53,16 @@ func newDeduper(needAttrs func(string) bool) *deduper {
 	return &deduper{reqs: map[string]*reqAgg{}, needAttrs: needAttrs}
 }
 
-// add merges o into its req. A posting taken as the req's best, text or fullest has its facts
-// read first (readFacts: the normalize stage of a cycle leaves them to be read here), so the
-// postings no event reads from are never read; the copy kept for the req's salary needs none.
-// The roles o takes share one copy of it: nothing writes a kept copy.
+// add merges o into its req. A posting taken as the req's best, text or fullest keeps what
+// reading its facts needs (the normalize stage of a cycle leaves them to be read), and the facts
+// are read once every posting is in (readFacts), of the postings an event reads: the reqs' best
+// and the text readText picks. A posting a later, better one displaces is not read, nor a copy
+// whose text gives way to the best posting's. The copy kept for the req's salary needs no facts.
+// The roles o takes share one copy of it: nothing but readFacts writes a kept copy.
 func (d *deduper) add(o *observation) {
 	var kept *observation
 	keep := func() *observation {
-		if kept == nil || kept.facts == nil && o.later != nil {
-			o.readFacts()
+		if kept == nil || kept.later == nil && kept.facts == nil && o.later != nil {
 			c := *o
 			kept = &c
 		}
@@ -102,6 +105,43 @@ func (d *deduper) add(o *observation) {
 	}
 }
 
+// readFacts reads the facts left to be read of the postings the reqs' events read from: each
+// req's best and the text readText picks for it, with workers goroutines, each reading whole reqs
+// (a req's roles may share a copy). It ends the collect: no add follows. The texts of the roles
+// not read stay held until the req is released.
+func (d *deduper) readFacts(workers int) {
+	aggs := make([]*reqAgg, 0, len(d.reqs))
+	for _, a := range d.reqs {
+		if a.best != nil {
+			aggs = append(aggs, a)
+		}
+	}
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for range max(workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(readFactsChunk)) - readFactsChunk
+				if i >= len(aggs) {
+					return
+				}
+				for _, a := range aggs[i:min(i+readFactsChunk, len(aggs))] {
+					a.best.readFacts()
+					if t := a.readText(); t != nil {
+						t.readFacts()
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// readFactsChunk is how many reqs a worker of readFacts takes at a time.
+const readFactsChunk = 256
+
 func sortedCopy(xs []string) []string {
 	out := append([]string(nil), xs...)
 	sort.Strings(out)
@@ -124,13 +164,13 @@ func (a *reqAgg) readText() *observation {
 	if t == nil {
 		return nil
 	}
-	if b.facts.DescriptionHash == 0 {
+	if b.descHash() == 0 {
 		if a.fullest != nil && fuller(a.fullest, t) {
 			return a.fullest
 		}
 		return t
 	}
-	if f := a.fullest; f != nil && f.facts.DescriptionHash != b.facts.DescriptionHash && fuller(f, b) {
+	if f := a.fullest; f != nil && f.descHash() != b.descHash() && fuller(f, b) {
 		return f
 	}
 	return nil

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"sync"
 	"time"
@@ -22,10 +23,11 @@ import (
 // posting), and only from a page parsed anew: an unchanged page (304, or a body hashed as before)
 // is neither parsed nor read, and its reqs take their facts from the ledger. Its description is
 // cleaned when its page is parsed (the normalize stage); its facts are read then in a worker's
-// read, and in a cycle only once the deduper takes the posting as its req's best, text or fullest
-// (describeLater, readFacts). A req's event carries its best posting's facts; where that posting's
+// read, and in a cycle once every posting is in, only of the postings the reqs' events read: each
+// req's best and the text readText picks (describeLater, deduper.readFacts). A req's event carries its best posting's facts; where that posting's
 // list carries no description, another posting's text fills the gaps (withText). The description
-// is cleaned once, bounded at analytics.MaxDescription bytes of text, and stored apart from the
+// is cleaned once (and once a cycle where a req's copies carry it as their tenant's does:
+// cleanMemo), bounded at analytics.MaxDescription bytes of text, and stored apart from the
 // ledger (req_descriptions), once per distinct text of a req: descLog remembers which texts are
 // stored.
 
@@ -51,8 +53,8 @@ func termsOf(p *ats.Posting) postingTerms {
 // description ("" when it has none). A remote posting's location is read for the regions it
 // states ("Remote - EMEA", "Remote (Europe)"), and the feed's tags (Personio's keywords) for
 // technologies beside the text's.
-func describe(o *observation, p *ats.Posting) string {
-	text := describeLater(o, p)
+func describe(o *observation, p *ats.Posting, m *cleanMemo) string {
+	text := describeLater(o, p, m)
 	o.readFacts()
 	return text
 }
@@ -65,18 +67,77 @@ type laterRead struct {
 }
 
 // describeLater is describe, its facts left to be read by readFacts: the description is cleaned
-// (its text is stored, and its length weighed by the deduper) and kept on o until then. A cycle
-// reads the facts of the postings its deduper takes for a req (best, text, fullest) and no
-// other's: a req's copies on boards and the aggregator mostly give way to its tenant's posting,
-// and reading them was a third of a cold cycle's describing.
-func describeLater(o *observation, p *ats.Posting) string {
-	text := ""
-	if p.Description != "" {
-		text = jobtext.Clean(p.Description, analytics.MaxDescription)
-	}
+// (its text is stored, and its length weighed by the deduper), through m when it is not nil, and
+// kept on o until then. A cycle reads the facts of the postings its deduper takes for a req
+// (best, text, fullest) and no other's: a req's copies on boards and the aggregator mostly give
+// way to its tenant's posting, and reading them was a third of a cold cycle's describing.
+func describeLater(o *observation, p *ats.Posting, m *cleanMemo) string {
+	text, hash := m.clean(p.Description)
 	o.textLen = len(text)
-	o.later = &laterRead{text: text, keywords: p.Keywords, location: p.Location, hash: analytics.DescriptionHash(text)}
+	o.later = &laterRead{text: text, keywords: p.Keywords, location: p.Location, hash: hash}
 	return text
+}
+
+// cleanMemo remembers the cleaned text of the raw descriptions a cycle met last: a req's copies
+// on boards and the aggregator often carry its tenant's description as it was written (30% of a
+// cold cycle's raw descriptions by bytes were met before, most within the 16,000 cleaned before
+// them), and cleaning and hashing it again was a fifth of cleaning. It holds two generations of
+// at most cleanMemoN texts each (the older dropped when the newer fills): about 40 MB of text at
+// most, for a cycle. A raw text is known by 128 bits of maphash and its length, under seeds
+// drawn when the process starts. Safe for concurrent use; a nil memo cleans every text.
+type cleanMemo struct {
+	mu        sync.Mutex
+	cur, prev map[rawKey]cleanedText
+}
+
+type rawKey struct {
+	h1, h2 uint64
+	n      int
+}
+
+type cleanedText struct {
+	text string
+	hash uint64 // analytics.DescriptionHash(text)
+}
+
+// cleanMemoN is how many texts a generation of a cleanMemo holds.
+const cleanMemoN = 16384
+
+var rawSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+func newCleanMemo() *cleanMemo {
+	return &cleanMemo{cur: make(map[rawKey]cleanedText, cleanMemoN)}
+}
+
+// clean returns raw's description cleaned (jobtext.Clean at analytics.MaxDescription) and its
+// hash (analytics.DescriptionHash).
+func (m *cleanMemo) clean(raw string) (string, uint64) {
+	if raw == "" {
+		return "", 0
+	}
+	if m == nil {
+		text := jobtext.Clean(raw, analytics.MaxDescription)
+		return text, analytics.DescriptionHash(text)
+	}
+	k := rawKey{h1: maphash.String(rawSeeds[0], raw), h2: maphash.String(rawSeeds[1], raw), n: len(raw)}
+	m.mu.Lock()
+	c, ok := m.cur[k]
+	if !ok {
+		c, ok = m.prev[k]
+	}
+	m.mu.Unlock()
+	if ok {
+		return c.text, c.hash
+	}
+	text := jobtext.Clean(raw, analytics.MaxDescription)
+	c = cleanedText{text: text, hash: analytics.DescriptionHash(text)}
+	m.mu.Lock()
+	if len(m.cur) == cleanMemoN {
+		m.prev, m.cur = m.cur, make(map[rawKey]cleanedText, cleanMemoN)
+	}
+	m.cur[k] = c
+	m.mu.Unlock()
+	return c.text, c.hash
 }
 
 // readFacts reads the facts describeLater left to be read (nothing when there are none).
@@ -401,9 +462,9 @@ func (w *descWriter) close() (written int, err error) {
 
 // describe is how a cycle's normalize stage describes a posting of a req that may have an event:
 // describeLater, its facts read by the deduper (describe itself with Crawler.eagerFacts).
-func (c *Crawler) describe(o *observation, p *ats.Posting) string {
+func (c *Crawler) describe(o *observation, p *ats.Posting, m *cleanMemo) string {
 	if c.eagerFacts {
-		return describe(o, p)
+		return describe(o, p, m)
 	}
-	return describeLater(o, p)
+	return describeLater(o, p, m)
 }

@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -61,13 +63,13 @@ func TestDescribeBoundsTheTextAndNamesItByHash(t *testing.T) {
 		long += "We build reliable payment systems with Go and PostgreSQL. "
 	}
 	o := observation{rawTitle: "Backend Engineer", reqKey: "00000000000000aa"}
-	text := describe(&o, &ats.Posting{Title: "Backend Engineer", Description: long + "</p>"})
+	text := describe(&o, &ats.Posting{Title: "Backend Engineer", Description: long + "</p>"}, nil)
 	require.LessOrEqual(t, len(text), analytics.MaxDescription)
 	require.Equal(t, analytics.DescriptionHash(text), o.facts.DescriptionHash)
 	require.NoError(t, o.facts.Check())
 
 	o = observation{rawTitle: "Backend Engineer"}
-	require.Empty(t, describe(&o, &ats.Posting{Title: "Backend Engineer"}))
+	require.Empty(t, describe(&o, &ats.Posting{Title: "Backend Engineer"}, nil))
 	require.Zero(t, o.facts.DescriptionHash)
 }
 
@@ -115,7 +117,7 @@ func TestEventTakesTheTextOfAnotherPostingWhereTheBestHasNone(t *testing.T) {
 		terms: postingTerms{employment: "full_time", years: &years}}
 	tenant.facts = ptr(mergeFacts(tenant.rawTitle, "Germany", tenant.terms, jobtext.Derive(tenant.rawTitle, "")))
 	copyOf := &observation{rawTitle: "Senior Backend Engineer (m/w/d)", sourceType: "board", sourceKey: "jsonld:jobs.example", reqKey: tenant.reqKey}
-	describe(copyOf, &ats.Posting{Title: copyOf.rawTitle, Description: board})
+	describe(copyOf, &ats.Posting{Title: copyOf.rawTitle, Description: board}, nil)
 	require.NotZero(t, copyOf.facts.DescriptionHash)
 
 	d := newDeduper(func(string) bool { return true })
@@ -137,7 +139,7 @@ func TestEventTakesTheTextOfAnotherPostingWhereTheBestHasNone(t *testing.T) {
 	// as long) keeps it.
 	own := *tenant
 	describe(&own, &ats.Posting{Title: own.rawTitle, Description: "<p>We build the payment rails of European merchants, from our office in Berlin, " +
-		"with a small team that owns its services end to end.</p><h3>Requirements</h3><ul><li>Rust and PostgreSQL</li></ul>"})
+		"with a small team that owns its services end to end.</p><h3>Requirements</h3><ul><li>Rust and PostgreSQL</li></ul>"}, nil)
 	require.Greater(t, 2*own.textLen, copyOf.textLen)
 	d = newDeduper(func(string) bool { return true })
 	d.add(copyOf)
@@ -157,10 +159,10 @@ func TestTheFullerTextWinsOverAShortOpening(t *testing.T) {
 <h3>Requirements</h3><ul><li>3+ years of experience with Go and PostgreSQL</li></ul><h3>Nice to have</h3><ul><li>Kafka</li></ul>`, analytics.MaxDescription)
 	tenant := &observation{rawTitle: "Senior Backend Engineer", sourceType: "ats_tenant", sourceKey: "icims:acme", reqKey: "00000000000000ab",
 		terms: postingTerms{employment: "full_time"}}
-	describe(tenant, &ats.Posting{Title: tenant.rawTitle, Description: "Join our team in an on-site role building payments with Java…"})
+	describe(tenant, &ats.Posting{Title: tenant.rawTitle, Description: "Join our team in an on-site role building payments with Java…"}, nil)
 	require.Equal(t, "onsite", tenant.facts.WorkplaceType, "the opening alone reads as on-site")
 	copyOf := &observation{rawTitle: "Senior Backend Engineer", sourceType: "board", sourceKey: "jsonld:jobs.example", reqKey: tenant.reqKey}
-	describe(copyOf, &ats.Posting{Title: copyOf.rawTitle, Description: board})
+	describe(copyOf, &ats.Posting{Title: copyOf.rawTitle, Description: board}, nil)
 	require.GreaterOrEqual(t, copyOf.textLen, 2*tenant.textLen)
 
 	for _, order := range [][]*observation{{tenant, copyOf}, {copyOf, tenant}} {
@@ -218,15 +220,48 @@ func TestLocationRegionsAndFeedTagsAreRead(t *testing.T) {
 	t.Parallel()
 	o := &observation{rawTitle: "Account Executive", reqKey: "00000000000000ac", terms: postingTerms{remote: true}}
 	describe(o, &ats.Posting{Title: o.rawTitle, Location: "Remote - EMEA", Remote: true,
-		Description: "<p>Work from anywhere in Europe. You will use Salesforce every day.</p>", Keywords: "go, salesforce,Marketing"})
+		Description: "<p>Work from anywhere in Europe. You will use Salesforce every day.</p>", Keywords: "go, salesforce,Marketing"}, nil)
 	require.Equal(t, "remote", o.facts.WorkplaceType)
 	require.Equal(t, []string{"emea", "europe"}, o.facts.RemoteRegions)
 	require.Equal(t, []string{"salesforce", "go"}, o.facts.Technologies)
 	require.Equal(t, []uint8{analytics.TechNamed, analytics.TechNamed}, o.facts.TechKinds)
 
 	onsite := &observation{rawTitle: "Account Executive", reqKey: "00000000000000ad"}
-	describe(onsite, &ats.Posting{Title: onsite.rawTitle, Location: "Berlin", Description: "<p>An office role in Berlin.</p>"})
+	describe(onsite, &ats.Posting{Title: onsite.rawTitle, Location: "Berlin", Description: "<p>An office role in Berlin.</p>"}, nil)
 	require.Nil(t, onsite.facts.RemoteRegions, "no remote role, no regions")
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// A cycle's memo of cleaned descriptions answers what cleaning answers, for texts met again
+// soon after and long after (past two generations), from goroutines at once, and holds at
+// most two generations.
+func TestCleanMemoAnswersAsCleaning(t *testing.T) {
+	t.Parallel()
+	raws := []string{"", "<p>Go &amp; Rust</p>", "<p>Go &amp; Rust</p> ", "Go & Rust", "<ul><li>SQL</li></ul>"}
+	for i := range 3 * cleanMemoN {
+		raws = append(raws, fmt.Sprintf("<p>Role %d: <b>Python</b> and Kafka, remote within the EU.</p>", i%(cleanMemoN+cleanMemoN/2)))
+	}
+	m := newCleanMemo()
+	var wg sync.WaitGroup
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(raws); i += 2 {
+				text, hash := m.clean(raws[i])
+				want := ""
+				if raws[i] != "" {
+					want = jobtext.Clean(raws[i], analytics.MaxDescription)
+				}
+				if text != want || hash != analytics.DescriptionHash(want) {
+					t.Errorf("clean(%q) = %q, %d; want %q, %d", raws[i], text, hash, want, analytics.DescriptionHash(want))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	require.LessOrEqual(t, len(m.cur), cleanMemoN)
+	require.LessOrEqual(t, len(m.prev), cleanMemoN)
+}

@@ -38,9 +38,9 @@ type observation struct {
 	// after describe.
 	terms postingTerms
 	facts *analytics.Facts
-	// later is what reading the facts needs, where the normalize stage left them to be read when
-	// the deduper takes the posting for its req (describeLater, readFacts); nil once read, and in
-	// every copy kept past the deduper.
+	// later is what reading the facts needs, where the normalize stage left them to be read once
+	// every posting is in (describeLater, deduper.readFacts); nil once read, and kept until its
+	// req is released by a copy of a role no event reads.
 	later *laterRead
 	// textLen is the length of the posting's cleaned description (0: none), set by describe: the
 	// fuller of two texts of a req is read for its facts (eventFrom).
