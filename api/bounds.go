@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/netip"
 	"strconv"
@@ -134,33 +135,56 @@ func (s *Server) clientIP(ctx *fasthttp.RequestCtx) string {
 	return clientAddr(s.cfg.TrustedProxies, xff, ctx.RemoteIP())
 }
 
-// inFlight counts calls in flight per client address.
+// inFlight counts calls in flight per client address: a counter per address, taken and given
+// back with atomics, so calls from different addresses (and the many calls of one) share no lock.
+// Counters back at zero are retired by sweep (localSweeps); a call that finds its address's
+// counter retired takes a fresh one.
 type inFlight struct {
-	mu sync.Mutex
-	n  map[string]int
+	m sync.Map // client address -> *addrCalls
 }
 
-// enter counts one call of addr in; ok is false (and nothing is counted) when max are already in
-// flight. leave must be called once when ok.
-func (f *inFlight) enter(addr string, max int) (ok bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.n[addr] >= max {
-		return false
+// addrCalls is one address's calls in flight; retiredCalls once swept.
+type addrCalls struct{ n atomic.Int64 }
+
+const retiredCalls = math.MinInt64 / 2
+
+// enter counts one call of addr in and returns its counter for leave; ok is false (and nothing
+// is counted) when max are already in flight. leave must be called once when ok.
+func (f *inFlight) enter(addr string, max int) (n *addrCalls, ok bool) {
+	for {
+		v, found := f.m.Load(addr)
+		if !found {
+			v, _ = f.m.LoadOrStore(addr, new(addrCalls))
+		}
+		c := v.(*addrCalls)
+		for {
+			cur := c.n.Load()
+			if cur < 0 { // retired by sweep: take the address's fresh counter
+				f.m.CompareAndDelete(addr, c)
+				break
+			}
+			if cur >= int64(max) {
+				return nil, false
+			}
+			if c.n.CompareAndSwap(cur, cur+1) {
+				return c, true
+			}
+		}
 	}
-	if f.n == nil {
-		f.n = map[string]int{}
-	}
-	f.n[addr]++
-	return true
 }
 
-func (f *inFlight) leave(addr string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.n[addr]--; f.n[addr] <= 0 {
-		delete(f.n, addr)
-	}
+// leave ends a call counted in by enter.
+func (f *inFlight) leave(n *addrCalls) { n.n.Add(-1) }
+
+// sweep retires the counters of addresses with no call in flight, so the map holds the
+// addresses calling now, not every address that ever called.
+func (f *inFlight) sweep() {
+	f.m.Range(func(addr, v any) bool {
+		if c := v.(*addrCalls); c.n.CompareAndSwap(0, retiredCalls) {
+			f.m.CompareAndDelete(addr, c)
+		}
+		return true
+	})
 }
 
 // ipThrottled is the 429 of a client address with too many calls in flight.

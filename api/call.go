@@ -63,6 +63,13 @@ type Call struct {
 	deadline    time.Time       // of store calls, set by startDeadline
 	ctx         context.Context // ends at deadline; made by the first Context after startDeadline
 	cancel      context.CancelFunc
+	entered     entered // what enter counted in, for leave
+}
+
+// entered is what enter counted in for a call: its address's and its key's calls in flight.
+type entered struct {
+	ip  *addrCalls
+	key *admission.Key
 }
 
 // Context is the context for store calls made by the chain and the handler: it ends

@@ -86,8 +86,8 @@ func (s *Server) Mount(rt *Route, h fasthttp.RequestHandler, runsRoutes func(bod
 
 // serveMounted admits a mounted request as Mount says and serves it with h.
 func (s *Server) serveMounted(c *Call, h fasthttp.RequestHandler, runsRoutes func(body []byte) bool) *Error {
-	leave, e := s.enter(c)
-	defer leave()
+	e := s.enter(c)
+	defer c.leave()
 	if e != nil {
 		return e
 	}
@@ -149,12 +149,7 @@ var emptyRequest fasthttp.Request
 // The error is for a call that cannot be made at all: no such /v1 route, or a path parameter
 // missing.
 func (s *Server) Execute(req InternalRequest) (InternalResponse, error) {
-	var rt *Route
-	for _, r := range s.routes {
-		if r.Name == req.Route {
-			rt = r
-		}
-	}
+	rt := s.byName[req.Route] // fixed once started: routes are added before Start only
 	if rt == nil || rt.public || rt.mounted || req.As == nil {
 		return InternalResponse{}, fmt.Errorf("cannot execute %q in-process: name a registered /v1 route and its caller", req.Route)
 	}

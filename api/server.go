@@ -118,7 +118,8 @@ type Server struct {
 	pool   *pgxpool.Pool
 	srv    *fasthttp.Server
 	router *router.Router
-	routes []*Route // in registration order, this package's own first
+	routes []*Route          // in registration order, this package's own first
+	byName map[string]*Route // the routes by operation name (Execute)
 
 	auth           *admission.Auth
 	limiter        *admission.Limiter
@@ -221,15 +222,23 @@ func New(cfg Config) *Server {
 	s.registerBoundsMetrics()
 	// Request bodies are streamed: fasthttp holds at most 8 KiB of one before the chain
 	// authenticated its caller, which then reads it within the bounds of readBody. ReadTimeout
-	// bounds the header; once it is in, the body gets ReadBodyTimeout of its own.
+	// bounds the header; once it is in, the body gets ReadBodyTimeout of its own. A request
+	// without a body (Content-Length 0, most calls) has nothing left to read: its connection's
+	// deadline is not set again (a clock reading and a timer change per call).
 	bodyTimeout := fasthttp.RequestConfig{ReadTimeout: cfg.ReadBodyTimeout}
+	headerReceived := func(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+		if h.ContentLength() == 0 {
+			return fasthttp.RequestConfig{}
+		}
+		return bodyTimeout
+	}
 	s.srv = &fasthttp.Server{
 		Handler:                      s.serveHTTP,
 		Name:                         "hiringsignal",
 		Concurrency:                  cfg.MaxConns,
 		ReadTimeout:                  cfg.ReadHeaderTimeout,
 		ReadBufferSize:               cfg.MaxHeaderBytes, // fasthttp's bound on the request line and headers
-		HeaderReceived:               func(*fasthttp.RequestHeader) fasthttp.RequestConfig { return bodyTimeout },
+		HeaderReceived:               headerReceived,
 		WriteTimeout:                 30 * time.Second,
 		IdleTimeout:                  2 * time.Minute,
 		MaxRequestBodySize:           cfg.MaxBodyBytes,
@@ -293,6 +302,10 @@ func (s *Server) add(rt *Route, serve fasthttp.RequestHandler) {
 	}
 	s.router.Handle(r.Method, r.Path, serve)
 	s.routes = append(s.routes, &r)
+	if s.byName == nil {
+		s.byName = map[string]*Route{}
+	}
+	s.byName[r.Name] = &r
 }
 
 // Routes lists the routes served, in registration order (copies: changing them changes nothing).
@@ -401,7 +414,8 @@ func (s *Server) StoresReady(ctx context.Context) error {
 	return s.recordSchema(ctx)
 }
 
-// localSweeps forgets this instance's rate-limit buckets of ended windows every 30 s.
+// localSweeps forgets this instance's rate-limit buckets of ended windows and the in-flight
+// counters of addresses with no call in flight every 30 s.
 func (s *Server) localSweeps(ctx context.Context) {
 	t := time.NewTicker(30 * time.Second)
 	defer t.Stop()
@@ -412,6 +426,7 @@ func (s *Server) localSweeps(ctx context.Context) {
 		case <-t.C:
 		}
 		s.limiter.Forget(s.now())
+		s.ipCalls.sweep()
 	}
 }
 

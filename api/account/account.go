@@ -18,6 +18,7 @@ package account
 import (
 	"errors"
 	"log/slog"
+	"strconv"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -71,7 +72,39 @@ func whoamiSchema() map[string]any {
 // whoami is the connection test: the presented key's own customer only, never billed.
 func (h *handlers) whoami(c *api.Call) (int, error) {
 	k := c.Caller
-	return 0, c.JSON(200, whoamiResponse{CustomerID: k.CustomerID, AccountID: k.AccountID, KeyID: k.KeyID, Tier: k.Tier, TierName: k.TierName, Scopes: k.Scopes, Demo: k.Demo})
+	var buf [512]byte
+	return 0, c.RawJSON(200, whoamiResponse{CustomerID: k.CustomerID, AccountID: k.AccountID, KeyID: k.KeyID, Tier: k.Tier, TierName: k.TierName, Scopes: k.Scopes, Demo: k.Demo}.appendJSON(buf[:0]))
+}
+
+// appendJSON appends w as api.Call.JSON writes it (the connection test is answered on every
+// call: no reflection).
+func (w whoamiResponse) appendJSON(b []byte) []byte {
+	b = append(b, `{"customer_id":`...)
+	b = api.AppendJSONString(b, w.CustomerID)
+	b = append(b, `,"account_id":`...)
+	b = strconv.AppendInt(b, w.AccountID, 10)
+	b = append(b, `,"key_id":`...)
+	b = strconv.AppendInt(b, w.KeyID, 10)
+	b = append(b, `,"tier":`...)
+	b = api.AppendJSONString(b, w.Tier)
+	b = append(b, `,"tier_name":`...)
+	b = api.AppendJSONString(b, w.TierName)
+	b = append(b, `,"scopes":`...)
+	if w.Scopes == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, s := range w.Scopes {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = api.AppendJSONString(b, s)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"demo":`...)
+	b = strconv.AppendBool(b, w.Demo)
+	return append(b, "}\n"...)
 }
 
 // accountSchema is the answer of pause and resume (oltp.AccountState).

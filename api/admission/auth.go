@@ -18,6 +18,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -39,6 +40,10 @@ type Key struct {
 	Plan     plans.Tier
 	loadedAt time.Time
 	inflight *atomic.Int64 // calls of the key's lineage in flight on this instance (key_throttled)
+
+	// The key's rate-window scopes (Rate, AccountRate), made once per cached key rather than
+	// on every call; empty in a Key built by hand, which makes them per call.
+	rateScope, accountScope string
 }
 
 // Enter counts one more call of the key in flight on this instance and returns the count; Leave
@@ -164,12 +169,16 @@ func (a *Auth) run(ctx context.Context) {
 // or revoked key, and a *MissLimitError (see MissLimited), reading nothing, when ip already
 // presented MissesPerMinute keys this minute that were unknown or revoked.
 func (a *Auth) Lookup(ctx context.Context, key, ip string) (*Key, error) {
+	return a.LookupAt(ctx, key, ip, time.Now())
+}
+
+// LookupAt is Lookup at now, the call's time as the caller read it.
+func (a *Auth) LookupAt(ctx context.Context, key, ip string, now time.Time) (*Key, error) {
 	if !apikey.WellFormed(key) {
 		a.stats.malformed.Inc()
 		return nil, nil
 	}
-	h := sha256.Sum256([]byte(key))
-	now := time.Now()
+	h := keyHash(key)
 	useCache := a.healthy.Load()
 	a.mu.RLock()
 	e := a.entries[h]
@@ -193,7 +202,7 @@ func (a *Auth) Lookup(ctx context.Context, key, ip string) (*Key, error) {
 		return nil, err
 	}
 	a.stats.lookups.Inc()
-	k, found, err := oltp.LookupKey(ctx, a.pool, h[:])
+	k, found, err := oltp.LookupKey(ctx, a.pool, slices.Clone(h[:])) // a copy: h stays on the stack of every cached call
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +218,8 @@ func (a *Auth) Lookup(ctx context.Context, key, ip string) (*Key, error) {
 	if !ok {
 		plan, _ = plans.ByID("tier_0")
 	}
-	e = &Key{Auth: k, Plan: plan, loadedAt: now, inflight: a.inFlight(k.LimitID)}
+	e = &Key{Auth: k, Plan: plan, loadedAt: now, inflight: a.inFlight(k.LimitID),
+		rateScope: rateScope(k.LimitID), accountScope: accountScope(k.AccountID)}
 	if useCache {
 		a.mu.Lock()
 		switch old := a.entries[h]; {
@@ -227,6 +237,16 @@ func (a *Auth) Lookup(ctx context.Context, key, ip string) (*Key, error) {
 		return nil, nil
 	}
 	return e, nil
+}
+
+// keyHash is the SHA-256 of key (a well-formed key: apikey's length) hashed from the stack.
+func keyHash(key string) [32]byte {
+	var b [64]byte // []byte(key) of a key past 32 bytes would be allocated
+	if len(key) > len(b) {
+		return sha256.Sum256([]byte(key))
+	}
+	n := copy(b[:], key)
+	return sha256.Sum256(b[:n])
 }
 
 // inFlight is the in-flight count of the key lineage limitID; it outlives cache entries.

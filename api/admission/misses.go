@@ -26,6 +26,9 @@ func (e *MissLimitError) Error() string {
 
 // MissLimited returns err's *MissLimitError, if it is one.
 func MissLimited(err error) (*MissLimitError, bool) {
+	if err == nil { // the cached call's way: nothing for errors.As to move to the heap
+		return nil, false
+	}
 	var e *MissLimitError
 	ok := errors.As(err, &e)
 	return e, ok

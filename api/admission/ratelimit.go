@@ -265,8 +265,16 @@ func Rate(k *Key, ip string) (scope string, limit int64) {
 	if limit <= 0 {
 		limit = EnterprisePerMinute
 	}
-	return "rk:" + strconv.FormatInt(k.Auth.LimitID, 10), limit
+	if k.rateScope != "" {
+		return k.rateScope, limit
+	}
+	return rateScope(k.Auth.LimitID), limit
 }
+
+// rateScope is the rate window's scope of the key lineage limitID; accountScope the account
+// ceiling's of accountID.
+func rateScope(limitID int64) string      { return "rk:" + strconv.FormatInt(limitID, 10) }
+func accountScope(accountID int64) string { return "ra:" + strconv.FormatInt(accountID, 10) }
 
 // AccountRate is the 60-second window all keys of k's account count in together, and its limit:
 // the plan's AccountKeys times the per-key limit (Rate). ok is false when none applies (no key,
@@ -276,7 +284,11 @@ func AccountRate(k *Key) (scope string, limit int64, ok bool) {
 		return "", 0, false
 	}
 	_, perKey := Rate(k, "")
-	return "ra:" + strconv.FormatInt(k.Auth.AccountID, 10), int64(k.Plan.AccountKeys) * perKey, true
+	scope = k.accountScope
+	if scope == "" {
+		scope = accountScope(k.Auth.AccountID)
+	}
+	return scope, int64(k.Plan.AccountKeys) * perKey, true
 }
 
 // rateWindow is the length of the rate-limit window.

@@ -50,8 +50,10 @@ type direct struct {
 // whether it did; false leaves rc untouched for the SDK.
 func (d *direct) serve(rc *fasthttp.RequestCtx) bool {
 	h := &rc.Request.Header
-	if mt, _, err := mime.ParseMediaType(string(h.ContentType())); err != nil || mt != "application/json" {
-		return false // the SDK's 415
+	if ct := h.ContentType(); string(ct) != "application/json" { // what clients send, read without parsing
+		if mt, _, err := mime.ParseMediaType(string(ct)); err != nil || mt != "application/json" {
+			return false // the SDK's 415
+		}
 	}
 	if len(h.Peek("Last-Event-ID")) > 0 || !acceptsBoth(h.PeekAll(fasthttp.HeaderAccept)) {
 		return false // the SDK's 400s
@@ -243,7 +245,9 @@ func (s *shaper) callParamsAt(p int32) (name string, args json.RawMessage, ok bo
 func acceptsBoth(values [][]byte) bool {
 	jsonOK, streamOK := false, false
 	for _, v := range values {
-		for _, raw := range strings.Split(string(v), ",") {
+		for rest, more := string(v), true; more; { // each comma-separated item, as strings.Split gives them
+			var raw string
+			raw, rest, more = strings.Cut(rest, ",")
 			base, _, _ := strings.Cut(strings.TrimSpace(raw), ";")
 			switch strings.ToLower(strings.TrimSpace(base)) {
 			case "application/json", "application/*":

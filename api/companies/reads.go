@@ -2,6 +2,7 @@ package companies
 
 import (
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/planehq/hiringsignal/api"
@@ -45,8 +46,49 @@ func (h *handlers) isHiring(c *api.Call) (int, error) {
 		return h.crawl(c, co, "no read of this company's sources is recent enough to answer")
 	}
 	p := snap.PulseUnder(co, false, freshBefore(c, snap.Model))
-	return 0, c.JSON(200, isHiringView{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, IsHiring: p.IsHiring,
-		OpenReqCount: p.OpenReqCount, CoverageStatus: p.CoverageStatus, MotionAsOf: p.MotionAsOf, AsOf: snap.Model.AsOf})
+	v := isHiringView{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, IsHiring: p.IsHiring,
+		OpenReqCount: p.OpenReqCount, CoverageStatus: p.CoverageStatus, MotionAsOf: p.MotionAsOf, AsOf: snap.Model.AsOf}
+	var buf [512]byte
+	if b, ok := v.appendJSON(buf[:0]); ok {
+		return 0, c.RawJSON(200, b)
+	}
+	return 0, c.JSON(200, v)
+}
+
+// appendJSON appends v as api.Call.JSON writes it (the company read answered most: no
+// reflection); ok is false for a view JSON alone can write (a time it refuses).
+func (v isHiringView) appendJSON(b []byte) (_ []byte, ok bool) {
+	b = append(b, `{"company_id":`...)
+	b = strconv.AppendUint(b, v.CompanyID, 10)
+	b = append(b, `,"name":`...)
+	b = api.AppendJSONString(b, v.Name)
+	b = append(b, `,"domain":`...)
+	b = api.AppendJSONString(b, v.Domain)
+	b = append(b, `,"is_hiring":`...)
+	if v.IsHiring == nil {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendBool(b, *v.IsHiring)
+	}
+	b = append(b, `,"open_req_count":`...)
+	if v.OpenReqCount == nil {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendInt(b, int64(*v.OpenReqCount), 10)
+	}
+	b = append(b, `,"coverage_status":`...)
+	b = api.AppendJSONString(b, v.CoverageStatus)
+	b = append(b, `,"motion_as_of":`...)
+	if v.MotionAsOf == nil {
+		b = append(b, "null"...)
+	} else if b, ok = api.AppendJSONTime(b, *v.MotionAsOf); !ok {
+		return b, false
+	}
+	b = append(b, `,"as_of":`...)
+	if b, ok = api.AppendJSONTime(b, v.AsOf); !ok {
+		return b, false
+	}
+	return append(b, "}\n"...), true
 }
 
 // freshnessDemand answers 202 crawling (a forced-fresh call: see crawl) when the caller's max_age

@@ -49,9 +49,12 @@ func checksum(body []byte) string {
 	return string(out[:])
 }
 
-// checksumInto writes the checksum of body into out (no allocation: WellFormed runs on every call).
-func checksumInto(out *[checkLen]byte, body []byte) {
-	c := uint64(crc32.ChecksumIEEE(body))
+// checksumInto writes the checksum of body into out.
+func checksumInto(out *[checkLen]byte, body []byte) { checksumOf(out, crc32.ChecksumIEEE(body)) }
+
+// checksumOf writes the checksum characters of a body whose CRC-32 is crc.
+func checksumOf(out *[checkLen]byte, crc uint32) {
+	c := uint64(crc)
 	for i := checkLen - 1; i >= 0; i-- {
 		out[i] = alphabet[c%62]
 		c /= 62
@@ -69,11 +72,19 @@ func WellFormed(s string) bool {
 			return false
 		}
 	}
-	var raw [randLen]byte
-	copy(raw[:], body)
 	var sum [checkLen]byte
-	checksumInto(&sum, raw[:])
+	checksumOf(&sum, crc32String(body))
 	return string(sum[:]) == s[len(Prefix)+randLen:]
+}
+
+// crc32String is crc32.ChecksumIEEE of s, read in place: handing crc32 a slice copies s to the
+// heap, on every call of every key presented.
+func crc32String(s string) uint32 {
+	c := ^uint32(0)
+	for i := 0; i < len(s); i++ {
+		c = crc32.IEEETable[byte(c)^s[i]] ^ (c >> 8)
+	}
+	return ^c
 }
 
 // Hash returns the SHA-256 digest stored for a key.

@@ -37,9 +37,15 @@ type searchTarget struct {
 }
 
 func setupSearch(ctx context.Context, pool *pgxpool.Pool, srv *api.Server, chAddr, db string) (*searchTarget, error) {
-	ch, err := analytics.Open(analytics.Options{Addr: chAddr, Database: db})
+	opts := analytics.Options{Addr: chAddr, Database: db}
+	ch, err := analytics.Open(opts)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open ClickHouse %s/%s: %w", chAddr, db, err)
+	}
+	// A world crawled by an older build lacks the newest columns the snapshot reads: add them
+	// (migrations only add; the world's rows are not touched).
+	if err := analytics.Migrate(ctx, ch, opts, nil); err != nil {
+		return nil, fmt.Errorf("cannot bring %s up to the current schema: %w", db, err)
 	}
 	st := &searchTarget{}
 	var before runtime.MemStats

@@ -57,9 +57,15 @@ func main() {
 
 func run(pgURL, chAddr, chDB string, conns int, dur time.Duration, rounds int, maxReq int64, cpuProfile, memProfile string) error {
 	ctx := context.Background()
-	ch, err := analytics.Open(analytics.Options{Addr: chAddr, Database: chDB})
+	opts := analytics.Options{Addr: chAddr, Database: chDB}
+	ch, err := analytics.Open(opts)
 	if err != nil {
 		return fmt.Errorf("cannot open ClickHouse %s/%s: %w", chAddr, chDB, err)
+	}
+	// A world crawled by an older build lacks the newest columns the snapshot reads: add them
+	// (migrations only add; the world's rows are not touched).
+	if err := analytics.Migrate(ctx, ch, opts, nil); err != nil {
+		return fmt.Errorf("cannot bring %s up to the current schema: %w", chDB, err)
 	}
 	snaps := snapshot.New(snapshot.Config{ClickHouse: ch, Log: slog.New(slog.DiscardHandler), Poll: time.Hour})
 	if _, err := snaps.Refresh(ctx, true); err != nil {
