@@ -38,10 +38,12 @@ type Builder struct {
 // changed since prev was built). A carried req is prev's Record (shared, not copied); the
 // interned tables it names (stems, fact lists) are prev's, extended
 // (copied on the first addition, never written in place), so the ids in carried reqs keep their
-// meaning. Call Over before the first Add. prev is not modified.
+// meaning; so do the dictionaries (Dictionaries: prev's, not copied, which the new records add to).
+// Call Over before the first Add. prev is not modified.
 func (b *Builder) Over(prev *Index, touched func(companyID uint64) bool) {
 	b.prev, b.touched = prev, touched
 	bb := b.b
+	bb.dict = prev.dict
 	bb.stemIDs = maps.Clone(prev.stemIDs)
 	bb.facts.t = factTables{techArena: slices.Clip(prev.facts.techArena), remoteSets: slices.Clip(prev.facts.remoteSets),
 		pays: slices.Clip(prev.facts.pays)}
@@ -99,7 +101,8 @@ func (b *Builder) ObservedFrom(t time.Time) { b.from = t.UTC() }
 func (b *Builder) Gaps(gaps []analytics.Gap) { b.gaps = gaps }
 
 // NewBuilder starts an index at watermark wm, whose latest committed cycle ran at at, over the
-// company directory (kept, not copied, until Build).
+// company directory (kept, not copied, until Build), with new Dictionaries (a new lineage) unless
+// Over hands it prev's.
 func NewBuilder(wm uint64, at time.Time, cos []analytics.Company) *Builder {
 	facts := make(map[uint64]*analytics.Company, len(cos))
 	for i := range cos {
@@ -150,6 +153,7 @@ func (b *Builder) Build(demand []analytics.WeekCount) *Index {
 }
 
 type builder struct {
+	dict    *Dictionaries
 	facts   *factInterner
 	reqs    []Req
 	titles  map[string]*Title
@@ -158,7 +162,7 @@ type builder struct {
 }
 
 func newBuilder() *builder {
-	return &builder{facts: newFactInterner(), titles: map[string]*Title{}, strs: map[string]string{}, stemIDs: map[string]uint32{}}
+	return &builder{dict: NewDictionaries(), facts: newFactInterner(), titles: map[string]*Title{}, strs: map[string]string{}, stemIDs: map[string]uint32{}}
 }
 
 func (b *builder) intern(s string) string {
@@ -174,7 +178,7 @@ func (b *builder) title(raw, clean string) *Title {
 	if t, ok := b.titles[k]; ok {
 		return t
 	}
-	t := &Title{Raw: raw, Clean: clean}
+	t := &Title{Raw: raw, Clean: clean, dict: b.dict}
 	deriveTitle(t)
 	seen := map[uint32]bool{}
 	for _, s := range normalize.Stems(raw) {
@@ -196,13 +200,13 @@ func (b *builder) title(raw, clean string) *Title {
 func (b *builder) record(s *analytics.LedgerReq) *Record {
 	r := &Record{
 		Key: s.ReqKey, CompanyID: s.CompanyID, Title: b.title(s.RawTitle, s.Title),
-		function: values.id(s.Function), country: values.id(s.Country), source: values.id(s.SourceType),
-		attrs: attrsOf.id(s.Location, s.Board, s.EventType), boards: boards.id(s.AnyBoards, s.Boards), URL: s.URL,
+		values: b.dict.set(s.Function, s.Country, s.SourceType),
+		attrs:  b.dict.attrsID(s.Location, s.Board, s.EventType), boards: b.dict.boards.id(s.AnyBoards, s.Boards), URL: s.URL,
 		FirstSeen: s.FirstSeen.Unix(), LastEventAt: s.LastEventAt.Unix(), OpenSeq: s.OpenSeq, RepostCount: s.RepostCount,
 		Live: s.Live(), declared: s.SalaryDeclared, descHash: s.DescriptionHash,
 	}
 	if s.PostedAt != nil {
-		r.PostedAt = s.PostedAt.Unix()
+		r.posted = uint32(s.PostedAt.Unix())
 	}
 	r.facts = b.facts.facts(&s.Facts, b.intern)
 	if s.SalaryMinUSD != nil || s.SalaryMaxUSD != nil {
@@ -221,17 +225,17 @@ func (b *builder) record(s *analytics.LedgerReq) *Record {
 }
 
 func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
-	x := &Index{reqs: b.reqs, stemIDs: b.stemIDs}
+	x := &Index{dict: b.dict, reqs: b.reqs, stemIDs: b.stemIDs}
 	b.reqs = nil
 	x.facts, b.facts = b.facts.t, nil
-	names := boards.boardNames()
+	names := b.dict.boards.boardNames()
 	x.nBoards, x.boardsByFold = len(names), map[string][]uint32{}
 	for id, name := range names {
 		fold := strings.ToLower(name)
 		x.boardsByFold[fold] = append(x.boardsByFold[fold], uint32(id))
 	}
-	x.byCountry = make([][]uint32, values.size())
-	x.byFunction = make([][]uint32, values.size())
+	x.byCountry = make([][]uint32, b.dict.values.size())
+	x.byFunction = make([][]uint32, b.dict.values.size())
 	sort.Slice(x.reqs, func(i, j int) bool { return reqLess(&x.reqs[i], &x.reqs[j]) })
 	x.postings = make([][]uint32, len(x.stemIDs))
 	var declared []paySample
@@ -251,13 +255,14 @@ func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
 		for _, s := range r.Title.stems {
 			x.postings[s] = append(x.postings[s], ord)
 		}
-		x.byCountry[r.country] = append(x.byCountry[r.country], ord)
-		x.byFunction[r.function] = append(x.byFunction[r.function], ord)
+		vs := r.set()
+		x.byCountry[vs.countryID] = append(x.byCountry[vs.countryID], ord)
+		x.byFunction[vs.functionID] = append(x.byFunction[vs.functionID], ord)
 		if r.Live {
 			x.byRecency = append(x.byRecency, ord)
 		}
-		if f, ok := r.declaredFigure(); ok && r.function != 0 && r.country != 0 {
-			declared = append(declared, paySample{r.Function(), r.Country(), r.Title.Seniority, f})
+		if f, ok := r.declaredFigure(); ok && vs.function != "" && vs.country != "" {
+			declared = append(declared, paySample{vs.function, vs.country, r.Title.Seniority, f})
 		}
 	}
 	sort.Slice(x.byRecency, func(i, j int) bool {
