@@ -178,7 +178,7 @@ func apply(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (s *Sn
 	var known []analytics.ReqAt
 	for _, id := range touched {
 		isTouched[id] = true
-		known = append(known, prev.reqs[id]...)
+		known = prev.reqs[id].appendTo(known)
 	}
 	touchedFn := func(id uint64) bool { return isTouched[id] }
 	models := readmodel.NewBuilder(wm, at, regions, cos)
@@ -235,10 +235,10 @@ func apply(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (s *Sn
 	// The touched companies' reqs: each at the position prev carries, with the commits' events
 	// folded in (a read of the commit, not of the companies' whole history), or, when the
 	// positions are too many to pay, by a scan of those companies' events.
-	reqs := map[uint64][]analytics.ReqAt{}
+	reqs := map[uint64]positions{}
 	if len(touched) > 0 {
 		add := func(r *analytics.LedgerReq) error {
-			reqs[r.CompanyID] = append(reqs[r.CompanyID], r.At())
+			reqs[r.CompanyID] = appendPosition(reqs[r.CompanyID], r.At())
 			addReq(models, index, r)
 			return nil
 		}
@@ -271,10 +271,10 @@ func apply(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (s *Sn
 
 // carryReqs is prev's req positions with those of the touched companies replaced by now's (a
 // touched company absent from now has none).
-func carryReqs(prev map[uint64][]analytics.ReqAt, touched []uint64, now map[uint64][]analytics.ReqAt) map[uint64][]analytics.ReqAt {
+func carryReqs(prev map[uint64]positions, touched []uint64, now map[uint64]positions) map[uint64]positions {
 	out := maps.Clone(prev)
 	if out == nil {
-		out = map[uint64][]analytics.ReqAt{}
+		out = map[uint64]positions{}
 	}
 	for _, id := range touched {
 		if l := now[id]; len(l) > 0 {
