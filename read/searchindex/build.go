@@ -154,6 +154,7 @@ func (b *Builder) Build(demand []analytics.WeekCount) *Index {
 
 type builder struct {
 	dict    *Dictionaries
+	text    textArena
 	facts   *factInterner
 	reqs    []Req
 	titles  map[string]*Title
@@ -198,10 +199,11 @@ func (b *builder) title(raw, clean string) *Title {
 }
 
 func (b *builder) record(s *analytics.LedgerReq) *Record {
+	key, url := b.text.add(s.ReqKey, s.URL)
 	r := &Record{
-		Key: s.ReqKey, CompanyID: s.CompanyID, Title: b.title(s.RawTitle, s.Title),
+		Key: key, URL: url, CompanyID: s.CompanyID, Title: b.title(s.RawTitle, s.Title),
 		values: b.dict.set(s.Function, s.Country, s.SourceType),
-		attrs:  b.dict.attrsID(s.Location, s.Board, s.EventType), boards: b.dict.boards.id(s.AnyBoards, s.Boards), URL: s.URL,
+		attrs:  b.dict.attrsID(s.Location, s.Board, s.EventType), boards: b.dict.boards.id(s.AnyBoards, s.Boards),
 		FirstSeen: s.FirstSeen.Unix(), LastEventAt: s.LastEventAt.Unix(), OpenSeq: s.OpenSeq, RepostCount: s.RepostCount,
 		Live: s.Live(), declared: s.SalaryDeclared, descHash: s.DescriptionHash,
 	}
@@ -222,6 +224,26 @@ func (b *builder) record(s *analytics.LedgerReq) *Record {
 		r.declared = false
 	}
 	return r
+}
+
+// textArena holds the req keys and URLs of a build's records back to back in chunks of 64 KiB:
+// one allocation per chunk, not two a req each rounded up to the allocator's size class (a 60-byte
+// URL takes 64 bytes alone, a 65-byte one 80). A chunk lives while any record of it does: an
+// applied commit's replaced records keep theirs until the lineage's records are all gone.
+type textArena struct{ sb strings.Builder }
+
+// add copies key and url into the arena.
+func (a *textArena) add(key, url string) (string, string) {
+	n := len(key) + len(url)
+	if a.sb.Cap()-a.sb.Len() < n {
+		a.sb = strings.Builder{} // the strings handed out keep the old chunk
+		a.sb.Grow(max(n, 64<<10))
+	}
+	from := a.sb.Len()
+	a.sb.WriteString(key)
+	a.sb.WriteString(url)
+	s := a.sb.String() // appends past it never move or change what it holds: the chunk's capacity is never exceeded
+	return s[from : from+len(key)], s[from+len(key) : from+n]
 }
 
 func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
