@@ -260,6 +260,7 @@ func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
 	x.byFunction = make([][]uint32, b.dict.values.size())
 	sort.Slice(x.reqs, func(i, j int) bool { return reqLess(&x.reqs[i], &x.reqs[j]) })
 	x.postings = make([][]uint32, len(x.stemIDs))
+	x.sizeLists()
 	var declared []paySample
 	for i := range x.reqs {
 		r := &x.reqs[i]
@@ -303,6 +304,43 @@ func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
 	x.pay = newPayTable(declared)
 	x.buildTechCompanies()
 	return x
+}
+
+// sizeLists gives the companies and the lists finish appends to (postings, byCountry, byFunction,
+// byRecency) the exact capacity they fill: appends would leave them up to twice their length.
+func (x *Index) sizeLists() {
+	stems := make([]int, len(x.postings))
+	countries, functions := make([]int, len(x.byCountry)), make([]int, len(x.byFunction))
+	companies, live := 0, 0
+	for i := range x.reqs {
+		r := &x.reqs[i]
+		if i == 0 || x.reqs[i-1].CompanyID != r.CompanyID {
+			companies++
+		}
+		for _, s := range r.Title.stems {
+			stems[s]++
+		}
+		vs := r.set()
+		countries[vs.countryID]++
+		functions[vs.functionID]++
+		if r.Live {
+			live++
+		}
+	}
+	x.companies = make([]Company, 0, companies)
+	x.byRecency = make([]uint32, 0, live)
+	for lists, counts := range map[*[][]uint32][]int{&x.postings: stems, &x.byCountry: countries, &x.byFunction: functions} {
+		n := 0
+		for _, c := range counts {
+			n += c
+		}
+		arena := make([]uint32, n)
+		for i, c := range counts {
+			if c > 0 {
+				(*lists)[i], arena = arena[:0:c], arena[c:]
+			}
+		}
+	}
 }
 
 // addDemand keeps the role-demand series per function and country, and the global span of weeks
