@@ -76,7 +76,7 @@ type Builder struct {
 // committed cycles per region and the company directory.
 func NewBuilder(wm uint64, asOf time.Time, regions []analytics.RegionRead, cos []analytics.Company) *Builder {
 	m := &Model{Watermark: wm, AsOf: asOf.UTC(), companies: make(map[uint64]*Company, len(cos)),
-		byDomain: map[string][]*Company{}, byNameKey: map[string][]*Company{}}
+		byDomain: newCompanyKeys(), byNameKey: newCompanyKeys()}
 	first := map[string]time.Time{}
 	latest := map[string]time.Time{}
 	for _, r := range regions {
@@ -154,7 +154,7 @@ func (b *Builder) AddRecord(r *analytics.Req, record func() *searchindex.Record)
 	c.stats.anyReq = true
 	c.stats.addFirstSeen(r.FirstSeen, b.now)
 	if fs := r.FirstSeen.Unix(); fs > b.now.Add(-countedWindow).Unix() {
-		c.recent = append(c.recent, fs) // it counts in a pulse at this AsOf or a later one (statsAt)
+		c.recent = append(c.recent, uint32(fs)) // it counts in a pulse at this AsOf or a later one (statsAt)
 	}
 	if r.Function != "" {
 		if c.censors(r.FirstSeen.Unix()) {
@@ -333,11 +333,41 @@ func carve(arena *[]Req, l []Req) []Req {
 // carries c files it without deriving them again).
 func (m *Model) index(c *Company) {
 	if c.domainKey != "" {
-		m.byDomain[c.domainKey] = append(m.byDomain[c.domainKey], c)
+		m.byDomain.add(c.domainKey, c)
 	}
 	if c.nameKey != "" {
-		m.byNameKey[c.nameKey] = append(m.byNameKey[c.nameKey], c)
+		m.byNameKey.add(c.nameKey, c)
 	}
+}
+
+// companyKeys files companies under a key (a domain, a name): most keys name one company, kept
+// by itself; the few that several share keep them in a list beside.
+type companyKeys struct {
+	one  map[string]*Company
+	many map[string][]*Company // the keys two or more companies share (none of them in one)
+}
+
+func newCompanyKeys() companyKeys {
+	return companyKeys{one: map[string]*Company{}, many: map[string][]*Company{}}
+}
+
+func (k companyKeys) add(key string, c *Company) {
+	if l, ok := k.many[key]; ok {
+		k.many[key] = append(l, c)
+	} else if first, ok := k.one[key]; ok {
+		delete(k.one, key)
+		k.many[key] = []*Company{first, c}
+	} else {
+		k.one[key] = c
+	}
+}
+
+// get appends the companies filed under key to out.
+func (k companyKeys) get(out []*Company, key string) []*Company {
+	if c, ok := k.one[key]; ok {
+		return append(out, c)
+	}
+	return append(out, k.many[key]...)
 }
 
 func cmpInt(a, b int64) int {

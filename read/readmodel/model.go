@@ -27,8 +27,8 @@ type Model struct {
 
 	companies map[uint64]*Company
 	gaps      map[string][]analytics.Gap // per crawl region: the gaps in its committed cycles (Builder.Gaps)
-	byDomain  map[string][]*Company
-	byNameKey map[string][]*Company
+	byDomain  companyKeys
+	byNameKey companyKeys
 	liveReqs  int
 }
 
@@ -62,7 +62,7 @@ type Company struct {
 	// recent are the first_seen (unix seconds) of its reqs, live or closed, young enough at the
 	// build's AsOf to count in a pulse then or later (countedWindow): a later model that carries
 	// the company counts its pulse from them (statsAt).
-	recent []int64
+	recent []uint32
 	// domainKey and nameKey are its Domain and Name as resolve looks them up (normalize.DomainKey,
 	// normalize.CompanyKey; "" when none).
 	domainKey, nameKey string
@@ -143,7 +143,7 @@ type week struct {
 
 // Empty returns a model with no company, served before the first build.
 func Empty() *Model {
-	return &Model{companies: map[uint64]*Company{}, byDomain: map[string][]*Company{}, byNameKey: map[string][]*Company{}}
+	return &Model{companies: map[uint64]*Company{}, byDomain: newCompanyKeys(), byNameKey: newCompanyKeys()}
 }
 
 // Company returns the company with id, or nil.

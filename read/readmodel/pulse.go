@@ -81,7 +81,7 @@ const countedWindow = 8 * Week
 func (c *Company) statsAt(now time.Time) pulseStats {
 	s := pulseStats{anyReq: c.stats.anyReq, open: len(c.Live)}
 	for _, fs := range c.recent {
-		s.addFirstSeen(time.Unix(fs, 0), now)
+		s.addFirstSeen(time.Unix(int64(fs), 0), now)
 	}
 	activeFrom := now.Add(-ActiveWindow).Unix()
 	for i := range c.Live {

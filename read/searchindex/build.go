@@ -38,10 +38,12 @@ type Builder struct {
 // changed since prev was built). A carried req is prev's Record (shared, not copied); the
 // interned tables it names (stems, fact lists) are prev's, extended
 // (copied on the first addition, never written in place), so the ids in carried reqs keep their
-// meaning. Call Over before the first Add. prev is not modified.
+// meaning; so do the dictionaries (Dictionaries: prev's, not copied, which the new records add to).
+// Call Over before the first Add. prev is not modified.
 func (b *Builder) Over(prev *Index, touched func(companyID uint64) bool) {
 	b.prev, b.touched = prev, touched
 	bb := b.b
+	bb.dict = prev.dict
 	bb.stemIDs = maps.Clone(prev.stemIDs)
 	bb.facts.t = factTables{techArena: slices.Clip(prev.facts.techArena), remoteSets: slices.Clip(prev.facts.remoteSets),
 		pays: slices.Clip(prev.facts.pays)}
@@ -99,7 +101,8 @@ func (b *Builder) ObservedFrom(t time.Time) { b.from = t.UTC() }
 func (b *Builder) Gaps(gaps []analytics.Gap) { b.gaps = gaps }
 
 // NewBuilder starts an index at watermark wm, whose latest committed cycle ran at at, over the
-// company directory (kept, not copied, until Build).
+// company directory (kept, not copied, until Build), with new Dictionaries (a new lineage) unless
+// Over hands it prev's.
 func NewBuilder(wm uint64, at time.Time, cos []analytics.Company) *Builder {
 	facts := make(map[uint64]*analytics.Company, len(cos))
 	for i := range cos {
@@ -150,6 +153,8 @@ func (b *Builder) Build(demand []analytics.WeekCount) *Index {
 }
 
 type builder struct {
+	dict    *Dictionaries
+	text    textArena
 	facts   *factInterner
 	reqs    []Req
 	titles  map[string]*Title
@@ -158,7 +163,7 @@ type builder struct {
 }
 
 func newBuilder() *builder {
-	return &builder{facts: newFactInterner(), titles: map[string]*Title{}, strs: map[string]string{}, stemIDs: map[string]uint32{}}
+	return &builder{dict: NewDictionaries(), facts: newFactInterner(), titles: map[string]*Title{}, strs: map[string]string{}, stemIDs: map[string]uint32{}}
 }
 
 func (b *builder) intern(s string) string {
@@ -174,7 +179,7 @@ func (b *builder) title(raw, clean string) *Title {
 	if t, ok := b.titles[k]; ok {
 		return t
 	}
-	t := &Title{Raw: raw, Clean: clean}
+	t := &Title{Raw: raw, Clean: clean, dict: b.dict}
 	deriveTitle(t)
 	seen := map[uint32]bool{}
 	for _, s := range normalize.Stems(raw) {
@@ -194,15 +199,16 @@ func (b *builder) title(raw, clean string) *Title {
 }
 
 func (b *builder) record(s *analytics.LedgerReq) *Record {
+	key, url := b.text.add(s.ReqKey, s.URL)
 	r := &Record{
-		Key: s.ReqKey, CompanyID: s.CompanyID, Title: b.title(s.RawTitle, s.Title),
-		function: values.id(s.Function), country: values.id(s.Country), source: values.id(s.SourceType),
-		attrs: attrsOf.id(s.Location, s.Board, s.EventType), boards: boards.id(s.AnyBoards, s.Boards), URL: s.URL,
+		Key: key, URL: url, CompanyID: s.CompanyID, Title: b.title(s.RawTitle, s.Title),
+		values: b.dict.set(s.Function, s.Country, s.SourceType),
+		attrs:  b.dict.attrsID(s.Location, s.Board, s.EventType), boards: b.dict.boards.id(s.AnyBoards, s.Boards),
 		FirstSeen: s.FirstSeen.Unix(), LastEventAt: s.LastEventAt.Unix(), OpenSeq: s.OpenSeq, RepostCount: s.RepostCount,
 		Live: s.Live(), declared: s.SalaryDeclared, descHash: s.DescriptionHash,
 	}
 	if s.PostedAt != nil {
-		r.PostedAt = s.PostedAt.Unix()
+		r.posted = uint32(s.PostedAt.Unix())
 	}
 	r.facts = b.facts.facts(&s.Facts, b.intern)
 	if s.SalaryMinUSD != nil || s.SalaryMaxUSD != nil {
@@ -220,20 +226,41 @@ func (b *builder) record(s *analytics.LedgerReq) *Record {
 	return r
 }
 
+// textArena holds the req keys and URLs of a build's records back to back in chunks of 64 KiB:
+// one allocation per chunk, not two a req each rounded up to the allocator's size class (a 60-byte
+// URL takes 64 bytes alone, a 65-byte one 80). A chunk lives while any record of it does: an
+// applied commit's replaced records keep theirs until the lineage's records are all gone.
+type textArena struct{ sb strings.Builder }
+
+// add copies key and url into the arena.
+func (a *textArena) add(key, url string) (string, string) {
+	n := len(key) + len(url)
+	if a.sb.Cap()-a.sb.Len() < n {
+		a.sb = strings.Builder{} // the strings handed out keep the old chunk
+		a.sb.Grow(max(n, 64<<10))
+	}
+	from := a.sb.Len()
+	a.sb.WriteString(key)
+	a.sb.WriteString(url)
+	s := a.sb.String() // appends past it never move or change what it holds: the chunk's capacity is never exceeded
+	return s[from : from+len(key)], s[from+len(key) : from+n]
+}
+
 func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
-	x := &Index{reqs: b.reqs, stemIDs: b.stemIDs}
+	x := &Index{dict: b.dict, reqs: b.reqs, stemIDs: b.stemIDs}
 	b.reqs = nil
 	x.facts, b.facts = b.facts.t, nil
-	names := boards.boardNames()
+	names := b.dict.boards.boardNames()
 	x.nBoards, x.boardsByFold = len(names), map[string][]uint32{}
 	for id, name := range names {
 		fold := strings.ToLower(name)
 		x.boardsByFold[fold] = append(x.boardsByFold[fold], uint32(id))
 	}
-	x.byCountry = make([][]uint32, values.size())
-	x.byFunction = make([][]uint32, values.size())
+	x.byCountry = make([][]uint32, b.dict.values.size())
+	x.byFunction = make([][]uint32, b.dict.values.size())
 	sort.Slice(x.reqs, func(i, j int) bool { return reqLess(&x.reqs[i], &x.reqs[j]) })
 	x.postings = make([][]uint32, len(x.stemIDs))
+	x.sizeLists()
 	var declared []paySample
 	for i := range x.reqs {
 		r := &x.reqs[i]
@@ -251,13 +278,14 @@ func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
 		for _, s := range r.Title.stems {
 			x.postings[s] = append(x.postings[s], ord)
 		}
-		x.byCountry[r.country] = append(x.byCountry[r.country], ord)
-		x.byFunction[r.function] = append(x.byFunction[r.function], ord)
+		vs := r.set()
+		x.byCountry[vs.countryID] = append(x.byCountry[vs.countryID], ord)
+		x.byFunction[vs.functionID] = append(x.byFunction[vs.functionID], ord)
 		if r.Live {
 			x.byRecency = append(x.byRecency, ord)
 		}
-		if f, ok := r.declaredFigure(); ok && r.function != 0 && r.country != 0 {
-			declared = append(declared, paySample{r.Function(), r.Country(), r.Title.Seniority, f})
+		if f, ok := r.declaredFigure(); ok && vs.function != "" && vs.country != "" {
+			declared = append(declared, paySample{vs.function, vs.country, r.Title.Seniority, f})
 		}
 	}
 	sort.Slice(x.byRecency, func(i, j int) bool {
@@ -276,6 +304,43 @@ func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
 	x.pay = newPayTable(declared)
 	x.buildTechCompanies()
 	return x
+}
+
+// sizeLists gives the companies and the lists finish appends to (postings, byCountry, byFunction,
+// byRecency) the exact capacity they fill: appends would leave them up to twice their length.
+func (x *Index) sizeLists() {
+	stems := make([]int, len(x.postings))
+	countries, functions := make([]int, len(x.byCountry)), make([]int, len(x.byFunction))
+	companies, live := 0, 0
+	for i := range x.reqs {
+		r := &x.reqs[i]
+		if i == 0 || x.reqs[i-1].CompanyID != r.CompanyID {
+			companies++
+		}
+		for _, s := range r.Title.stems {
+			stems[s]++
+		}
+		vs := r.set()
+		countries[vs.countryID]++
+		functions[vs.functionID]++
+		if r.Live {
+			live++
+		}
+	}
+	x.companies = make([]Company, 0, companies)
+	x.byRecency = make([]uint32, 0, live)
+	for lists, counts := range map[*[][]uint32][]int{&x.postings: stems, &x.byCountry: countries, &x.byFunction: functions} {
+		n := 0
+		for _, c := range counts {
+			n += c
+		}
+		arena := make([]uint32, n)
+		for i, c := range counts {
+			if c > 0 {
+				(*lists)[i], arena = arena[:0:c], arena[c:]
+			}
+		}
+	}
 }
 
 // addDemand keeps the role-demand series per function and country, and the global span of weeks

@@ -6,59 +6,123 @@ import (
 	"sync/atomic"
 )
 
-// The dictionaries of the values few distinct strings take in a req record (function ids,
-// country names, source types) and of its board lists: a record holds their small ids, and its
-// methods read the strings back. They are the process's, shared by every build (a record carried
-// from one snapshot into the next keeps its ids without a translation) and only grow: each holds
-// the distinct values the ledger ever gave (vocabularies of a few hundred words, and board lists
-// of a few dozen boards), never one entry a req. Lookups by id take no lock.
-
-// vocab is a dictionary of short strings with uint16 ids; id 0 is "".
-type vocab struct {
-	mu   sync.Mutex
-	ids  map[string]uint16
-	vals atomic.Pointer[[]string]
+// Dictionaries hold the values few distinct strings take in req records, each record naming them
+// by small ids: the (function, country, source type) of a req, its board lists, and its location,
+// latest board and latest event type. They belong to one lineage of indexes, not to the process:
+// a Builder without Over makes new ones (a full build starts a lineage), Over hands prev's to the
+// Builder (an applied commit's records, and those it carries from prev, name their values in the
+// same dictionaries), and they go with the lineage's last index and record (a full rebuild starts
+// fresh ones; package snapshot says when). Within a lineage they only grow, by the distinct values
+// its builds met: vocabularies of a few hundred words, board lists of a few thousand, and the
+// (location, board, event type) triples, whose locations are the crawl's free text
+// (Index.DictionaryEntries counts them).
+//
+// A record reaches its dictionaries through its Title (made by a build of the same lineage), so
+// its methods need no index and a record costs no pointer more. Lookups by id take no lock;
+// additions take one, so builds over the same index may run at once.
+type Dictionaries struct {
+	values *table[string, string]      // function ids and country names (byFunction, byCountry)
+	sets   *table[[3]string, valueSet] // (function, country, source type) of a req
+	attrs  *table[reqAttrs, reqAttrs]  // location, latest board, latest event type of a req
+	boards *boardDict                  // board names and board lists
 }
 
-func newVocab() *vocab {
-	v := &vocab{ids: map[string]uint16{"": 0}}
-	vals := []string{""}
-	v.vals.Store(&vals)
-	return v
+// NewDictionaries returns empty dictionaries, for a new lineage.
+func NewDictionaries() *Dictionaries {
+	return &Dictionaries{
+		values: newTable[string, string]("", ""),
+		sets:   newTable[[3]string, valueSet]([3]string{}, valueSet{}),
+		attrs:  newTable[reqAttrs, reqAttrs](reqAttrs{}, reqAttrs{}),
+		boards: newBoardDict(),
+	}
 }
 
-// id is s's id, added when new.
-func (v *vocab) id(s string) uint16 {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if id, ok := v.ids[s]; ok {
+// Entries is the number of entries the dictionaries hold.
+func (d *Dictionaries) Entries() int {
+	return d.values.size() + d.sets.size() + d.attrs.size() + d.boards.size()
+}
+
+// valueSet is one distinct (function, country, source type) of a req, with the ids (in values)
+// of its function and country that the index's lists per function and country go by.
+type valueSet struct {
+	function, country, source string
+	functionID, countryID     uint16
+}
+
+// set is the id of (function, country, source), added when new.
+func (d *Dictionaries) set(function, country, source string) uint16 {
+	id := d.sets.id([3]string{function, country, source}, func() valueSet {
+		return valueSet{function: d.values.get(d.value(function)), country: d.values.get(d.value(country)),
+			source: strings.Clone(source), functionID: d.value(function), countryID: d.value(country)}
+	})
+	if id > 1<<16-1 {
+		panic("searchindex: more than 65,535 distinct (function, country, source type) of reqs")
+	}
+	return uint16(id)
+}
+
+// value is s's id in values, added when new.
+func (d *Dictionaries) value(s string) uint16 {
+	id := d.values.id(s, func() string { return strings.Clone(s) })
+	if id > 1<<16-1 {
+		panic("searchindex: more than 65,535 distinct functions and countries")
+	}
+	return uint16(id)
+}
+
+func (d *Dictionaries) attrsID(location, board, eventType string) uint32 {
+	return d.attrs.id(reqAttrs{location: location, board: board, eventType: eventType}, func() reqAttrs {
+		return reqAttrs{location: strings.Clone(location), board: strings.Clone(board), eventType: strings.Clone(eventType)}
+	})
+}
+
+// table is a dictionary of values by key with uint32 ids; id 0 is the zero key's.
+type table[K comparable, V any] struct {
+	mu  sync.Mutex
+	ids map[K]uint32
+	all atomic.Pointer[[]V]
+}
+
+func newTable[K comparable, V any](zeroKey K, zero V) *table[K, V] {
+	t := &table[K, V]{ids: map[K]uint32{zeroKey: 0}}
+	all := []V{zero}
+	t.all.Store(&all)
+	return t
+}
+
+// id is k's id; when k is new, newValue's value is added under it (newValue copies what it keeps of k:
+// the key's strings may be a row's buffers).
+func (t *table[K, V]) id(k K, newValue func() V) uint32 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if id, ok := t.ids[k]; ok {
 		return id
 	}
-	vals := *v.vals.Load()
-	if len(vals) > 1<<16-1 {
-		panic("searchindex: more than 65,535 distinct functions, countries and source types")
-	}
-	s = strings.Clone(s)
-	id := uint16(len(vals))
-	vals = append(vals, s) // readers of the old slice never read past its length
-	v.vals.Store(&vals)
-	v.ids[s] = id
+	v := newValue()
+	all := *t.all.Load()
+	id := uint32(len(all))
+	all = append(all, v) // readers of the old slice never read past its length
+	t.all.Store(&all)
+	t.ids[k] = id
 	return id
 }
 
-// lookup is s's id, false when the dictionary never held s.
-func (v *vocab) lookup(s string) (uint16, bool) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	id, ok := v.ids[s]
+// lookup is k's id, false when the table never held k.
+func (t *table[K, V]) lookup(k K) (uint32, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	id, ok := t.ids[k]
 	return id, ok
 }
 
-// str is the string of id.
-func (v *vocab) str(id uint16) string { return (*v.vals.Load())[id] }
+// get is the value of id.
+func (t *table[K, V]) get(id uint16) V { return (*t.all.Load())[id] }
+
+// at is the value of id.
+func (t *table[K, V]) at(id uint32) *V { return &(*t.all.Load())[id] }
 
 // size is the number of ids (the largest plus one).
-func (v *vocab) size() int { return len(*v.vals.Load()) }
+func (t *table[K, V]) size() int { return len(*t.all.Load()) }
 
 // boardList is one distinct pair of board lists of a req: every board the ledger listed it on,
 // empty names kept (analytics.LedgerReq.AnyBoards: the index's), the boards committed sightings
@@ -143,10 +207,8 @@ func (d *boardDict) list(id uint32) *boardList { return &(*d.all.Load())[id] }
 // boardNames is every board name the dictionary holds, by board id.
 func (d *boardDict) boardNames() []string { return *d.names.Load() }
 
-var (
-	values = newVocab()     // function ids, country names, source types
-	boards = newBoardDict() // board names and board lists
-)
+// size is the number of board lists and board names.
+func (d *boardDict) size() int { return len(*d.all.Load()) + len(*d.names.Load()) }
 
 func containsID(ids []uint32, id uint32) bool {
 	for _, v := range ids {
@@ -156,38 +218,3 @@ func containsID(ids []uint32, id uint32) bool {
 	}
 	return false
 }
-
-// attrsDict is the dictionary of reqAttrs (location, latest board, latest event type), with
-// uint32 ids; id 0 is all three empty.
-type attrsDict struct {
-	mu  sync.Mutex
-	ids map[reqAttrs]uint32
-	all atomic.Pointer[[]reqAttrs]
-}
-
-func newAttrsDict() *attrsDict {
-	d := &attrsDict{ids: map[reqAttrs]uint32{{}: 0}}
-	all := []reqAttrs{{}}
-	d.all.Store(&all)
-	return d
-}
-
-func (d *attrsDict) id(location, board, eventType string) uint32 {
-	k := reqAttrs{location: location, board: board, eventType: eventType}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if id, ok := d.ids[k]; ok {
-		return id
-	}
-	k = reqAttrs{location: strings.Clone(location), board: strings.Clone(board), eventType: strings.Clone(eventType)}
-	all := *d.all.Load()
-	id := uint32(len(all))
-	all = append(all, k)
-	d.all.Store(&all)
-	d.ids[k] = id
-	return id
-}
-
-func (d *attrsDict) get(id uint32) *reqAttrs { return &(*d.all.Load())[id] }
-
-var attrsOf = newAttrsDict()

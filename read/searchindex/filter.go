@@ -72,11 +72,14 @@ func (x *Index) valueID(v string, lists [][]uint32) (uint16, bool) {
 	if v == "" {
 		return 0, false
 	}
-	id, ok := values.lookup(v)
+	if x.dict == nil {
+		return 0, false
+	}
+	id, ok := x.dict.values.lookup(v)
 	if !ok || int(id) >= len(lists) || len(lists[id]) == 0 {
 		return 0, false
 	}
-	return id, true
+	return uint16(id), true
 }
 
 func (x *Index) compile(f *Filter) *compiled {
@@ -150,11 +153,11 @@ func (c *compiled) req(r *Req) bool {
 	if !r.Live && !c.f.IncludeClosed {
 		return false
 	}
-	if c.countries != nil && !c.countries[r.country] {
-		return false
-	}
-	if c.functions != nil && !c.functions[r.function] {
-		return false
+	if c.countries != nil || c.functions != nil {
+		vs := r.set()
+		if c.countries != nil && !c.countries[vs.countryID] || c.functions != nil && !c.functions[vs.functionID] {
+			return false
+		}
 	}
 	if c.hasSince && r.FirstSeen < c.since {
 		return false

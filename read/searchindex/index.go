@@ -10,7 +10,10 @@
 // companies a commit touched, every other company's reqs carried from the previous Index in
 // memory (their Records, titles and fact lists shared). A req's Record is made once a build and
 // shared with the read model of the same snapshot (package readmodel points at it, never copies
-// it); an Index is immutable once built, so
+// it). The repeated strings its records name by small ids (function, country, source type, board
+// lists, location) sit in Dictionaries owned by a lineage of indexes, not by the process: a Builder
+// makes new ones, and Over hands prev's to the next build, so carried records keep their ids; a
+// record reaches them through its Title. An Index is immutable once built, so
 // any number of queries read it without locks. What a query learns as it runs (whether each
 // company has the facts its filter asks, asked once per company) is that query's own.
 //
@@ -36,6 +39,9 @@ type Title struct {
 	Skills    []string // skill words of the title (lower case)
 	stems     []uint32 // sorted distinct stem ids of Raw
 	words     int      // number of words of Raw
+	// dict are the dictionaries of the lineage whose build made the title: the records of that
+	// lineage read their small ids back in them (Record.Function, ...).
+	dict *Dictionaries
 }
 
 // Company is a company with at least one indexed req. Unknown facts are "".
@@ -66,8 +72,10 @@ func (c *Company) Agency() bool {
 // it: made once per build for each req the index or the read model keeps, and shared by both (the
 // index's Req and the read model's point at it) and by the later snapshots that carry its company
 // untouched. It is immutable once made. The strings few distinct values take (function, country,
-// source type, board lists, location, latest board and event type) are small ids in the process's
-// dictionaries (dict.go), read back by its methods.
+// source type, board lists, location, latest board and event type) are small ids in the
+// dictionaries of its lineage (Dictionaries, reached through its Title), read back by its methods.
+// Its fields are laid out to fill 128 bytes exactly (one size class of the allocator): a field
+// added costs 16 bytes a req.
 type Record struct {
 	Key         string
 	URL         string
@@ -76,17 +84,15 @@ type Record struct {
 	FirstSeen   int64 // unix seconds
 	LastEventAt int64 // unix seconds
 	OpenSeq     uint64
-	PostedAt    int64 // unix seconds of the employer's own posting date; 0 when its source gives none
 
 	descHash    uint64   // names its cleaned description in ClickHouse; 0: none
 	sal         *salary  // its salary bounds; nil when it has none
 	facts       reqFacts // what its posting states (facts.go)
 	RepostCount uint32
-	boards      uint32 // its board lists: boards.list(boards)
-	attrs       uint32 // its location, latest board and latest event type: attrsOf.get(attrs)
-	function    uint16 // values.str(function): taxonomy id; "" when unattributed
-	country     uint16 // values.str(country): canonical country name; "" when unknown
-	source      uint16 // values.str(source): ats_tenant or board
+	posted      uint32 // unix seconds of the employer's own posting date; 0 when its source gives none
+	boards      uint32 // its board lists: dict.boards.list(boards)
+	attrs       uint32 // its location, latest board and latest event type: dict.attrs.at(attrs)
+	values      uint16 // its function, country and source type: dict.sets.at(values)
 	Live        bool
 	declared    bool
 }
@@ -101,29 +107,35 @@ type Req struct {
 }
 
 // reqAttrs are the attributes of a req that few distinct values take, kept once per distinct
-// combination (attrsOf) and named by an id in each Record instead of three strings.
+// combination (Dictionaries.attrs) and named by an id in each Record instead of three strings.
 type reqAttrs struct {
 	location  string
 	board     string // board of the latest observation
 	eventType string // latest event: opened, reobserved, reposted or closed
 }
 
+func (r *Record) set() *valueSet { return r.Title.dict.sets.at(uint32(r.values)) }
+
+func (r *Record) attr() *reqAttrs { return r.Title.dict.attrs.at(r.attrs) }
+
+func (r *Record) boardList() *boardList { return r.Title.dict.boards.list(r.boards) }
+
 // Function is the req's taxonomy id; "" when unattributed.
-func (r *Record) Function() string { return values.str(r.function) }
+func (r *Record) Function() string { return r.set().function }
 
 // Country is the req's canonical country name; "" when unknown.
-func (r *Record) Country() string { return values.str(r.country) }
+func (r *Record) Country() string { return r.set().country }
 
 // SourceType is ats_tenant or board.
-func (r *Record) SourceType() string { return values.str(r.source) }
+func (r *Record) SourceType() string { return r.set().source }
 
 // Boards is every board the ledger listed the req on (an empty board name kept), or its latest
 // board when none was: the search index's list. The slice is shared: read only.
-func (r *Record) Boards() []string { return boards.list(r.boards).names }
+func (r *Record) Boards() []string { return r.boardList().names }
 
 // SightedBoards is the (non-empty) boards committed cycles saw carrying the req, or its latest
 // board when none was (analytics.Req.Boards): the read model's list. The slice is shared: read only.
-func (r *Record) SightedBoards() []string { return boards.list(r.boards).sighted }
+func (r *Record) SightedBoards() []string { return r.boardList().sighted }
 
 // SalaryUSD is the req's yearly-USD salary bounds as the ledger holds them (declared or not),
 // each with whether it is present.
@@ -157,20 +169,20 @@ func (r *Record) salMax() float64 {
 }
 
 // Location is where the posting says the req is ("" when it says nothing).
-func (r *Record) Location() string { return attrsOf.get(r.attrs).location }
+func (r *Record) Location() string { return r.attr().location }
 
 // Board is the board of the req's latest observation.
-func (r *Record) Board() string { return attrsOf.get(r.attrs).board }
+func (r *Record) Board() string { return r.attr().board }
 
 // EventType is the req's latest event: opened, reobserved, reposted or closed.
-func (r *Record) EventType() string { return attrsOf.get(r.attrs).eventType }
+func (r *Record) EventType() string { return r.attr().eventType }
 
 // PostedAtTime is the employer's own posting date, nil when its source gives none.
 func (r *Record) PostedAtTime() *time.Time {
-	if r.PostedAt == 0 {
+	if r.posted == 0 {
 		return nil
 	}
-	t := time.Unix(r.PostedAt, 0).UTC()
+	t := time.Unix(int64(r.posted), 0).UTC()
 	return &t
 }
 
@@ -230,11 +242,12 @@ type Index struct {
 	Watermark uint64
 	CycleTime time.Time // time of the latest committed cycle
 
-	companies               []Company // sorted by ID
-	reqs                    []Req     // sorted by (CompanyID, Key)
+	dict                    *Dictionaries // its lineage's (Builder.Over): every record's ids name values in it
+	companies               []Company     // sorted by ID
+	reqs                    []Req         // sorted by (CompanyID, Key)
 	stemIDs                 map[string]uint32
 	postings                [][]uint32 // stem id → req ordinals, ascending
-	byCountry               [][]uint32 // country id (values) → req ordinals, ascending
+	byCountry               [][]uint32 // country id (dict.values) → req ordinals, ascending
 	byFunction              [][]uint32
 	byRecency               []uint32 // live ordinals by first_seen desc, ordinal asc
 	bySeq                   []uint32 // every ordinal by OpenSeq asc
@@ -243,7 +256,7 @@ type Index struct {
 	demandFirst, demandLast time.Time           // global span of the role-demand weeks
 	observedFrom            time.Time           // the first committed cycle of any region (zero: unknown)
 	gaps                    []analytics.Gap     // the gaps in the crawl regions' committed cycles (Builder.Gaps)
-	boardsByFold            map[string][]uint32 // lower-case board name → ids (boards) of the board names lowering to it
+	boardsByFold            map[string][]uint32 // lower-case board name → ids (dict.boards) of the board names lowering to it
 	nBoards                 int                 // number of distinct board names (ids are 0..nBoards-1)
 	facts                   factTables          // the reqs' interned technology lists, remote countries and stated pay
 	techCompanies           [][]techCompany     // technology id → the companies whose reqs name it, newest first mention first (technologies.go)
@@ -257,11 +270,14 @@ type Stats struct {
 	// TechCompanies counts the (technology, company) entries kept for the technologies' companies
 	// (12 bytes each).
 	TechCompanies int
+	// DictionaryEntries counts the entries of its lineage's dictionaries (DictionaryEntries).
+	DictionaryEntries int
 }
 
 // Stats counts what the index holds.
 func (x *Index) Stats() Stats {
-	s := Stats{Reqs: len(x.reqs), LiveReqs: len(x.byRecency), Companies: len(x.companies), Stems: len(x.postings)}
+	s := Stats{Reqs: len(x.reqs), LiveReqs: len(x.byRecency), Companies: len(x.companies), Stems: len(x.postings),
+		DictionaryEntries: x.DictionaryEntries()}
 	titles := map[*Title]bool{}
 	for i := range x.reqs {
 		titles[x.reqs[i].Title] = true
@@ -274,6 +290,15 @@ func (x *Index) Stats() Stats {
 		s.TechCompanies += len(l)
 	}
 	return s
+}
+
+// DictionaryEntries is the number of entries of the dictionaries the index's records name values
+// in (Dictionaries): its lineage's, grown by every build of it.
+func (x *Index) DictionaryEntries() int {
+	if x.dict == nil {
+		return 0
+	}
+	return x.dict.Entries()
 }
 
 // CompanyOf returns the company of a req.

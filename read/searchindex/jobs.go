@@ -338,7 +338,7 @@ func (s *scorer) scoreTier(r *Req) (int, int) {
 			words = 1
 		}
 		rel = sum / float64(n) * (0.85 + 0.15*math.Min(1, float64(n)/float64(words)))
-	case s.fn >= 0 && int(r.function) == s.fn:
+	case s.fn >= 0 && int(r.set().functionID) == s.fn:
 		rel = sameFunctionMin + 0.25*float64(covered)/float64(n)
 	default:
 		return 0, 0

@@ -152,7 +152,7 @@ func (m *Qualifier) Qualifies(r *Req) bool {
 	}
 	if m.boards != nil {
 		ok := false
-		for _, id := range boards.list(r.boards).ids {
+		for _, id := range r.boardList().ids {
 			if m.boards[id] {
 				ok = true
 				break

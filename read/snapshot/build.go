@@ -39,8 +39,9 @@ type Snapshot struct {
 	present analytics.Present
 	// reqs is where every req of the ledger at Watermark lies, by company (of its latest event):
 	// an applied commit reads a touched company's reqs at these positions and the commit's own
-	// events, never the company's whole history (analytics.StreamCompanyLedgerReqsAbove).
-	reqs map[uint64][]analytics.ReqAt
+	// events, never the company's whole history (analytics.StreamCompanyLedgerReqsAbove). Packed
+	// (positions), in one array after a full build.
+	reqs map[uint64]positions
 }
 
 // Build reads the committed ledger once and returns the read model and the search index of its
@@ -90,9 +91,9 @@ func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
 		sd.read(sctx, ch, g)
 	}()
 	defer func() { cancel(); <-sideDone }()
-	reqs := map[uint64][]analytics.ReqAt{}
+	reqs := map[uint64]positions{}
 	if err := analytics.StreamLedgerReqs(ctx, ch, g, func(r *analytics.LedgerReq) error {
-		reqs[r.CompanyID] = append(reqs[r.CompanyID], r.At())
+		reqs[r.CompanyID] = appendPosition(reqs[r.CompanyID], r.At())
 		addReq(models, index, r)
 		return nil
 	}); err != nil {
@@ -111,22 +112,6 @@ func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
 	s.BuiltAt = time.Now().UTC()
 	s.BuildTook = time.Since(started)
 	return s, nil
-}
-
-// exactly is reqs with each company's list moved into one array of the exact size (append left
-// them up to twice their length).
-func exactly(reqs map[uint64][]analytics.ReqAt) map[uint64][]analytics.ReqAt {
-	n := 0
-	for _, l := range reqs {
-		n += len(l)
-	}
-	arena := make([]analytics.ReqAt, 0, n)
-	for id, l := range reqs {
-		from := len(arena)
-		arena = append(arena, l...)
-		reqs[id] = arena[from:len(arena):len(arena)]
-	}
-	return reqs
 }
 
 // addReq adds one req of the stream to the read model and the search index of a build: one

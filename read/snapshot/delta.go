@@ -28,6 +28,13 @@ const (
 	// which drops the entries of the index's interned tables (stems, board sets, fact lists) that
 	// no req names any more; applied commits only add to them.
 	DefaultMaxDeltas = 64
+	// DefaultMaxDictionary: once the index's dictionaries (searchindex.Dictionaries: the values,
+	// board lists and location triples its records name by small ids) hold more entries than
+	// this, the next commit is rebuilt whole, which starts new ones. They belong to the run of
+	// applied commits since the last full build and only grow within it (locations are the
+	// crawl's free text); MaxDeltas ends a run first unless a policy lifts it. A million entries
+	// is some hundred MB; a world of a million reqs holds about twelve thousand.
+	DefaultMaxDictionary = 1 << 20
 )
 
 // Policy says when a commit is applied to the current snapshot and when the snapshot is rebuilt
@@ -36,6 +43,9 @@ type Policy struct {
 	Full       bool    // rebuild whole on every commit (an operator's choice: HS_READ_FULL_REBUILDS)
 	MaxTouched float64 // share of companies above which a commit is rebuilt whole (0: DefaultMaxTouched)
 	MaxDeltas  int     // commits applied in a row before a full rebuild (0: DefaultMaxDeltas)
+	// MaxDictionary: entries of the index's dictionaries above which the next commit is rebuilt
+	// whole (0: DefaultMaxDictionary).
+	MaxDictionary int
 	// MaxPositions: an applied commit reads the touched companies' reqs at the ledger positions
 	// the snapshot carries while they are at most this many (0: analytics.MaxPositionsRead),
 	// else by a scan of the events for those companies (a negative value: always), which costs
@@ -56,8 +66,9 @@ const (
 // it can, else a full Build. It rebuilds whole for
 // the first build (prev nil), when p says so, when the commits touched too many companies, when
 // a crawl region's first committed cycle or a touched company's region moved (the coverage
-// starts that date every left-censored req), after p's count of applied commits in a row, and
-// after an applied commit failed; Snapshot.Reason says why. prev is not modified: its readers
+// starts that date every left-censored req), after p's count of applied commits in a row, when
+// the index's dictionaries grew past p's bound (a full build starts new ones), and after an
+// applied commit failed; Snapshot.Reason says why. prev is not modified: its readers
 // keep a consistent view.
 func Update(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (*Snapshot, error) {
 	if p.MaxTouched <= 0 {
@@ -65,6 +76,9 @@ func Update(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (*Sna
 	}
 	if p.MaxDeltas <= 0 {
 		p.MaxDeltas = DefaultMaxDeltas
+	}
+	if p.MaxDictionary <= 0 {
+		p.MaxDictionary = DefaultMaxDictionary
 	}
 	if p.MaxPositions == 0 || p.MaxPositions > analytics.MaxPositionsRead {
 		p.MaxPositions = analytics.MaxPositionsRead
@@ -77,6 +91,8 @@ func Update(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (*Sna
 		reason = "full rebuilds asked"
 	case prev.deltas >= p.MaxDeltas:
 		reason = fmt.Sprintf("%d commits applied in a row", prev.deltas)
+	case prev.Index.DictionaryEntries() > p.MaxDictionary:
+		reason = fmt.Sprintf("the index's dictionaries hold %d entries", prev.Index.DictionaryEntries())
 	default:
 		s, why, err := apply(ctx, ch, prev, p)
 		if err == nil && why == "" {
@@ -162,7 +178,7 @@ func apply(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (s *Sn
 	var known []analytics.ReqAt
 	for _, id := range touched {
 		isTouched[id] = true
-		known = append(known, prev.reqs[id]...)
+		known = prev.reqs[id].appendTo(known)
 	}
 	touchedFn := func(id uint64) bool { return isTouched[id] }
 	models := readmodel.NewBuilder(wm, at, regions, cos)
@@ -219,10 +235,10 @@ func apply(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (s *Sn
 	// The touched companies' reqs: each at the position prev carries, with the commits' events
 	// folded in (a read of the commit, not of the companies' whole history), or, when the
 	// positions are too many to pay, by a scan of those companies' events.
-	reqs := map[uint64][]analytics.ReqAt{}
+	reqs := map[uint64]positions{}
 	if len(touched) > 0 {
 		add := func(r *analytics.LedgerReq) error {
-			reqs[r.CompanyID] = append(reqs[r.CompanyID], r.At())
+			reqs[r.CompanyID] = appendPosition(reqs[r.CompanyID], r.At())
 			addReq(models, index, r)
 			return nil
 		}
@@ -255,10 +271,10 @@ func apply(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (s *Sn
 
 // carryReqs is prev's req positions with those of the touched companies replaced by now's (a
 // touched company absent from now has none).
-func carryReqs(prev map[uint64][]analytics.ReqAt, touched []uint64, now map[uint64][]analytics.ReqAt) map[uint64][]analytics.ReqAt {
+func carryReqs(prev map[uint64]positions, touched []uint64, now map[uint64]positions) map[uint64]positions {
 	out := maps.Clone(prev)
 	if out == nil {
-		out = map[uint64][]analytics.ReqAt{}
+		out = map[uint64]positions{}
 	}
 	for _, id := range touched {
 		if l := now[id]; len(l) > 0 {

@@ -18,8 +18,13 @@
 // are shared with the current snapshot, which its readers keep as it was; the role demand and the
 // touched companies' momentum add the commits' events to the current series. The first build, an operator's forced refresh
 // (Config.Policy, HS_READ_FULL_REBUILDS), a commit that touched more than a share of the
-// companies, one that moved a region's coverage start, a run of applied commits, and a failed
-// application are full builds (Build): the whole ledger read once and fed to both builders.
+// companies, one that moved a region's coverage start, a run of applied commits (Policy.MaxDeltas:
+// 64), one over an index whose dictionaries grew past Policy.MaxDictionary entries, and a failed
+// application are full builds (Build): the whole ledger read once and fed to both builders. A full
+// build starts a lineage: the index's dictionaries (searchindex.Dictionaries, the small ids of the
+// reqs' repeated strings) are new, every applied commit until the next full build adds to the
+// same ones (the records it carries keep their ids), and the lineage's are dropped with its last
+// snapshot; the build log counts their entries (dictionary_entries).
 //
 // Beside the snapshot it serves one read that stays in ClickHouse: the cleaned descriptions of a
 // page's reqs (Descriptions), by the hashes the snapshot holds, so no description is held in memory.
@@ -208,7 +213,7 @@ func (s *Service) Refresh(ctx context.Context, force bool) (bool, error) {
 	st := snap.Index.Stats()
 	s.cfg.Log.Info("read snapshot built", "watermark", snap.Watermark, "as_of", snap.AsOf.Format(time.RFC3339),
 		"companies", snap.Model.Companies(), "live_reqs", snap.Model.LiveReqs(), "indexed_reqs", st.Reqs,
-		"indexed_companies", st.Companies, "titles", st.Titles, "took", snap.BuildTook.Round(time.Millisecond),
+		"indexed_companies", st.Companies, "titles", st.Titles, "dictionary_entries", st.DictionaryEntries, "took", snap.BuildTook.Round(time.Millisecond),
 		"heap_mib", ms.HeapAlloc>>20, "phases", snap.Phases, "kind", snap.Kind, "touched", snap.Touched, "full_because", snap.Reason)
 	return true, nil
 }
