@@ -366,7 +366,8 @@ func (l *Leaser) Held() int {
 // Close ends every lease and forgets them. The locks are released by a statement the server
 // has answered before the connection closes: closing alone ends them only once the server has
 // processed the disconnection, a moment after Close returned, so another dispatcher claiming
-// right after a stop could still find them held.
+// right after a stop could still find them held. The statement has 5 s (a loaded server took over
+// the 1 s it had, and the locks then outlived Close).
 func (l *Leaser) Close() {
 	l.use.Lock()
 	defer l.use.Unlock()
@@ -374,7 +375,7 @@ func (l *Leaser) Close() {
 	conn := l.conn
 	l.mu.Unlock()
 	if conn != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		_, _ = conn.Exec(ctx, "SELECT pg_advisory_unlock_all()") // on failure, closing ends them
 		cancel()
 	}

@@ -68,14 +68,25 @@ func (s *Stack) ourPID() (int, bool) {
 	return pid, alive(pid)
 }
 
-// alive: the process exists and is not a zombie (a child of ours that exited, not yet reaped).
+// alive: the process exists and one of its threads has not exited. Its first thread alone can be
+// a zombie while the others still run (a JVM's launcher thread exits before the threads that
+// shut ZooKeeper down and hold its port), and a process that exited whole is a zombie (a child
+// of ours, not yet reaped) with that thread alone.
 func alive(pid int) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	if err != nil {
 		return false
 	}
-	i := strings.LastIndexByte(string(stat), ')')
-	return i > 0 && i+2 < len(stat) && stat[i+2] != 'Z'
+	for _, task := range tasks {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+		if err != nil {
+			continue // exited since the directory was read
+		}
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) && stat[i+2] != 'Z' {
+			return true
+		}
+	}
+	return false
 }
 
 // probeClickHouse says what answers on the ClickHouse ports and whether it is ours: a server is
