@@ -4,82 +4,20 @@ import (
 	"math"
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"github.com/planehq/hiringsignal/internal/jsonw"
 )
 
 // Allocation-free JSON/XML/HTML appenders used by the format renderers.
 
 const hexDigits = "0123456789abcdef"
 
-// appendEsc appends s JSON-escaped (without quotes).
-func appendEsc[T string | []byte](b []byte, s T) []byte { return appendEscape(b, s, false) }
+// appendEsc appends s JSON-escaped (without quotes), as encoding/json escapes it.
+func appendEsc[T string | []byte](b []byte, s T) []byte { return jsonw.AppendEscaped(b, s, false) }
 
 // appendEscH appends s JSON-escaped with <, > and & escaped as in encoding/json's HTML-safe
 // mode, so the JSON can sit inside a <script> element.
-func appendEscH[T string | []byte](b []byte, s T) []byte { return appendEscape(b, s, true) }
-
-func appendEscape[T string | []byte](b []byte, s T, html bool) []byte {
-	safe := &jsonSafe
-	if html {
-		safe = &jsonSafeHTML
-	}
-	start := 0
-	for i := 0; i < len(s); {
-		// Runs of bytes that need no escape (most of any text) are skipped a byte at a time
-		// through a table, then copied at once.
-		for i < len(s) && safe[s[i]] {
-			i++
-		}
-		if i == len(s) {
-			break
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\r':
-				b = append(b, '\\', 'r')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		var rb [utf8.UTFMax]byte
-		n := copy(rb[:], s[i:])
-		r, size := utf8.DecodeRune(rb[:n])
-		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			if r == utf8.RuneError {
-				b = append(b, `\ufffd`...)
-			} else {
-				b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			}
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	return append(b, s[start:]...)
-}
-
-// jsonSafe marks the ASCII bytes a JSON string carries as they are (jsonSafeHTML: also outside
-// <, > and &); every other byte is escaped or, from 0x80, decoded as UTF-8 first.
-var jsonSafe, jsonSafeHTML = func() (plain, html [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		plain[c] = c != '"' && c != '\\'
-		html[c] = plain[c] && c != '<' && c != '>' && c != '&'
-	}
-	return plain, html
-}()
+func appendEscH[T string | []byte](b []byte, s T) []byte { return jsonw.AppendEscaped(b, s, true) }
 
 // appendStr appends s as a JSON string.
 func appendStr(b []byte, s string) []byte {

@@ -23,6 +23,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/internal/jsonw"
 	"github.com/planehq/hiringsignal/oltp"
 	"github.com/planehq/hiringsignal/push/admit"
 )
@@ -80,15 +81,15 @@ func (h *handlers) whoami(c *api.Call) (int, error) {
 // call: no reflection).
 func (w whoamiResponse) appendJSON(b []byte) []byte {
 	b = append(b, `{"customer_id":`...)
-	b = api.AppendJSONString(b, w.CustomerID)
+	b = jsonw.AppendString(b, w.CustomerID)
 	b = append(b, `,"account_id":`...)
 	b = strconv.AppendInt(b, w.AccountID, 10)
 	b = append(b, `,"key_id":`...)
 	b = strconv.AppendInt(b, w.KeyID, 10)
 	b = append(b, `,"tier":`...)
-	b = api.AppendJSONString(b, w.Tier)
+	b = jsonw.AppendString(b, w.Tier)
 	b = append(b, `,"tier_name":`...)
-	b = api.AppendJSONString(b, w.TierName)
+	b = jsonw.AppendString(b, w.TierName)
 	b = append(b, `,"scopes":`...)
 	if w.Scopes == nil {
 		b = append(b, "null"...)
@@ -98,7 +99,7 @@ func (w whoamiResponse) appendJSON(b []byte) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = api.AppendJSONString(b, s)
+			b = jsonw.AppendString(b, s)
 		}
 		b = append(b, ']')
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/planehq/hiringsignal/api"
 	"github.com/planehq/hiringsignal/api/reqrow"
+	"github.com/planehq/hiringsignal/internal/jsonw"
 	"github.com/planehq/hiringsignal/internal/normalize"
 	"github.com/planehq/hiringsignal/internal/nullable"
 	"github.com/planehq/hiringsignal/internal/problem"
@@ -61,9 +62,9 @@ func (v isHiringView) appendJSON(b []byte) (_ []byte, ok bool) {
 	b = append(b, `{"company_id":`...)
 	b = strconv.AppendUint(b, v.CompanyID, 10)
 	b = append(b, `,"name":`...)
-	b = api.AppendJSONString(b, v.Name)
+	b = jsonw.AppendString(b, v.Name)
 	b = append(b, `,"domain":`...)
-	b = api.AppendJSONString(b, v.Domain)
+	b = jsonw.AppendString(b, v.Domain)
 	b = append(b, `,"is_hiring":`...)
 	if v.IsHiring == nil {
 		b = append(b, "null"...)
@@ -77,7 +78,7 @@ func (v isHiringView) appendJSON(b []byte) (_ []byte, ok bool) {
 		b = strconv.AppendInt(b, int64(*v.OpenReqCount), 10)
 	}
 	b = append(b, `,"coverage_status":`...)
-	b = api.AppendJSONString(b, v.CoverageStatus)
+	b = jsonw.AppendString(b, v.CoverageStatus)
 	b = append(b, `,"motion_as_of":`...)
 	if v.MotionAsOf == nil {
 		b = append(b, "null"...)
