@@ -26,10 +26,10 @@ help: ## list the targets
 run: deps build ## bring up the whole stack with demo data; prints a key and example calls
 	./$(BIN) dev
 
-# go test starts the packages' test binaries in the order they are named (two at a time on two
-# cores): the longest are named first, so that they run beside the many short ones instead of
-# after them (./... then adds every other package once, in its usual order). Longest first, as
-# measured under -race (bench/README.md, "make test").
+# go test starts the packages' test binaries in the order they are named (three at a time,
+# scripts/test.sh): the longest are named first, so that they run beside the many short ones
+# instead of after them (./... then adds every other package once, in its usual order). Longest
+# first, as measured under -race (bench/README.md, "make test").
 TEST_FIRST := ./pipeline/sources ./pipeline ./api/search ./api ./api/companies ./read/readmodel \
 	./api/outcomes ./cmd/hiringsignal ./analytics ./api/agent ./sim
 
@@ -57,11 +57,9 @@ RACE_FREE      := scripts/race-free-tests
 RACE_FREE_RE   := ^($(shell awk '!/^\#/ && NF { print $$2 }' $(RACE_FREE) | paste -sd'|' -))$$
 RACE_FREE_PKGS := $(shell awk '!/^\#/ && NF { print $$1 }' $(RACE_FREE) | sort -u)
 
-test: deps test-deps build test-stores-up race-free-check ## the tests under -race (whole-world ones without), a 2 s fuzz of every target, the MCP client check
-	$(TEST_ENV) $(GO) test -race -timeout 20m -skip '$(RACE_FREE_RE)' $(TEST_FIRST) ./...
-	$(TEST_ENV) $(GO) test -timeout 20m -run '$(RACE_FREE_RE)' $(RACE_FREE_PKGS)
-	$(TEST_ENV) FUZZTIME=2s ./scripts/fuzz.sh
-	$(TEST_ENV) ./scripts/mcp-check.sh
+test: deps test-deps build test-stores-up race-free-check ## the tests under -race, beside them a 2 s fuzz of every target and the whole-world tests without -race, then the MCP client check
+	$(TEST_ENV) GO='$(GO)' RACE_FREE_RE='$(RACE_FREE_RE)' RACE_FREE_PKGS='$(RACE_FREE_PKGS)' \
+		TEST_FIRST='$(TEST_FIRST)' FUZZTIME=2s FUZZ_WORKERS=1 ./scripts/test.sh
 
 race-free-check: ## check that each test scripts/race-free-tests names is a test of its package only
 	@awk '!/^#/ && NF' $(RACE_FREE) | while read -r pkg name; do \

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Runs every Go fuzz target of the module for FUZZTIME each (default 2s; `make fuzz` gives 60s).
+# Runs every Go fuzz target of the module for FUZZTIME each (default 2s; `make fuzz` gives 60s), with
+# FUZZ_WORKERS fuzzing processes a target (default: one a core; `make test`, whose -race pass
+# keeps both cores busy beside it, gives 1).
 # Each target starts from its seed corpus plus what earlier runs left in testdata/fuzz; a
 # failing input is saved there and fails this script.
 #
@@ -9,6 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzztime=${FUZZTIME:-2s}
+workers=${FUZZ_WORKERS:-$(nproc)}
 cache=$(go env GOCACHE)/fuzz
 bins=$(mktemp -d)
 out=$bins/out
@@ -17,7 +20,7 @@ total=0
 # inputs counts the failing inputs saved for a target (0 when none was ever saved).
 inputs() { if [ -d "$1" ]; then find "$1" -type f | wc -l; else echo 0; fi; }
 # run fuzzes one target of the package in the current directory with its binary.
-run() { "$1" -test.run='^$' -test.fuzz="^$2\$" -test.fuzztime="$fuzztime" -test.fuzzcachedir="$cache/$3" </dev/null >"$out" 2>&1; }
+run() { "$1" -test.run='^$' -test.fuzz="^$2\$" -test.fuzztime="$fuzztime" -test.parallel="$workers" -test.fuzzcachedir="$cache/$3" </dev/null >"$out" 2>&1; }
 while read -r pkg dir; do
 	grep -lq '^func Fuzz' "$dir"/*_test.go 2>/dev/null || continue
 	bin=$bins/$(echo "$pkg" | tr / _).test
@@ -41,4 +44,4 @@ while read -r pkg dir; do
 		total=$((total + 1))
 	done
 done < <(go list -f '{{.ImportPath}} {{.Dir}}' ./...)
-echo "fuzz: $total targets, $fuzztime each, 0 failures"
+echo "fuzz: $total targets, $fuzztime each with $workers workers, 0 failures"
