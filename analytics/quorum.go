@@ -115,16 +115,34 @@ func (w *writer) insert(query string, fill func(driver.Batch) error) error {
 	}
 }
 
+// send sends query's block, the rows fill appends, as one batch. The batch has a context of its
+// own, which ends when the caller's does only while the batch is
+// prepared, filled and sent. clickhouse-go's Send closes the connection when the batch's context
+// ends, from a goroutine that can still do so after Send returned and the connection went back to
+// the pool, when the context ends just then, as a caller's deferred cancel does (clickhouse-go
+// pull request 2032, open in 2026-11): the next statement on that connection then failed with
+// "use of closed network connection" (TestWritesWhoseContextsEndRightAfterDoNotBreakTheNext).
 func (w *writer) send(query string, fill func(driver.Batch) error) error {
-	b, err := w.ch.PrepareBatch(w.ctx, query)
+	bctx, end := context.WithCancel(context.WithoutCancel(w.ctx))
+	stop := context.AfterFunc(w.ctx, end)
+	defer stop()
+	b, err := w.ch.PrepareBatch(bctx, query)
 	if err != nil {
-		return err
+		return w.err(err)
 	}
 	if err := fill(&flushingBatch{Batch: b}); err != nil {
 		_ = b.Abort()
-		return err
+		return w.err(err)
 	}
-	return b.Send()
+	return w.err(b.Send())
+}
+
+// err is err of a batch, or the caller's context's error when that context ended it.
+func (w *writer) err(err error) error {
+	if err != nil && w.ctx.Err() != nil {
+		return fmt.Errorf("%w: %w", w.ctx.Err(), err)
+	}
+	return err
 }
 
 // A data packet of an INSERT's block carries at most packetRows rows, and no more rows once their
