@@ -104,9 +104,10 @@ type Crawler struct {
 	lock    func(ctx context.Context) (unlock func(), err error)
 	head    LedgerHead // nil: ClickHouse's head alone
 
-	mu    sync.Mutex // one cycle at a time
-	state *State
-	descs *descLog // the descriptions req_descriptions holds (describe.go)
+	mu        sync.Mutex // one cycle at a time
+	state     *State
+	descs     *descLog  // the descriptions req_descriptions holds (describe.go)
+	descGroup descGroup // the description writes of ReadSources, grouped (describe.go)
 	// eagerFacts: tests; a cycle reads every posting's facts in the normalize stage, as a
 	// worker's read does, not only those of the postings its deduper takes.
 	eagerFacts bool

@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -398,21 +399,117 @@ const descBatch = 1000
 // descWriter writes the descriptions the normalize stage finds, in blocks, from one goroutine.
 // Rows it writes before the cycle commits are read only once a committed event names their hash,
 // so a cycle that fails after them leaves rows nothing reads (the rerun writes the same keys).
+//
+// A writer with a group (a worker's read of a few sources, newReadDescWriter) keeps its rows
+// until close, which writes them through the crawler's descGroup, in one INSERT with the rows of
+// the reads that finish beside it.
 type descWriter struct {
-	ch   driver.Conn
-	log  *descLog
-	in   chan analytics.Description
-	done chan struct{}
-	err  error
-	n    int
+	ch    driver.Conn
+	log   *descLog
+	group *descGroup // nil: blocks of descBatch rows as they come
+	ctx   context.Context
+	in    chan analytics.Description
+	done  chan struct{}
+	rows  []analytics.Description // with a group: every row, written at close
+	err   error
+	n     int
 }
 
 // newDescWriter starts a writer on ch (nil: rows are claimed but written nowhere, for tests
 // without ClickHouse).
 func (c *Crawler) newDescWriter(ctx context.Context) *descWriter {
-	w := &descWriter{ch: c.ch, log: c.descs, in: make(chan analytics.Description, descBatch), done: make(chan struct{})}
+	w := &descWriter{ch: c.ch, log: c.descs, ctx: ctx, in: make(chan analytics.Description, descBatch), done: make(chan struct{})}
 	go w.run(ctx)
 	return w
+}
+
+// newReadDescWriter is newDescWriter for a read of a few sources (ReadSources): its rows are
+// written at close, through the crawler's group.
+func (c *Crawler) newReadDescWriter(ctx context.Context) *descWriter {
+	w := &descWriter{ch: c.ch, log: c.descs, group: &c.descGroup, ctx: ctx, in: make(chan analytics.Description, descBatch), done: make(chan struct{})}
+	go w.run(ctx)
+	return w
+}
+
+// descGroup writes the descriptions of the reads that finish at the same time in one INSERT, a
+// group commit: each read's rows are written before its read returns (so before it is stored and
+// acknowledged), and the reads that wait meanwhile share the next INSERT. A worker reads 32
+// sources at once, each read a source or a part of a chain, and most sources hold a few postings:
+// one INSERT a read was 85,000 INSERTs into req_descriptions in a window of 100,000 companies,
+// each a part ClickHouse must write and merge (its guidance is about one INSERT a second a
+// table). No goroutine of its own: the first caller in the queue writes what the queue holds, at
+// most descGroupRows rows (always its own), then wakes the others; the next first caller writes
+// the rest.
+type descGroup struct {
+	mu      sync.Mutex
+	changed *sync.Cond // signalled whenever a write ends
+	queue   []*descWrite
+	inserts atomic.Int64 // INSERTs sent, for tests and operators
+}
+
+// descGroupTimeout is the deadline of one grouped INSERT.
+const descGroupTimeout = time.Minute
+
+// descGroupRows bounds the rows of one grouped INSERT (about 12 MB of text at most).
+const descGroupRows = 4 * descBatch
+
+// descWrite is one caller's rows in a descGroup and, once done, the outcome of the INSERT that
+// carried them.
+type descWrite struct {
+	rows []analytics.Description
+	done bool
+	err  error
+}
+
+// write writes rows with insert, in one call of insert with the rows of the callers waiting
+// beside it, and returns that call's error. insert runs on one caller's goroutine at a time.
+func (g *descGroup) write(rows []analytics.Description, insert func([]analytics.Description) error) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	w := &descWrite{rows: rows}
+	g.mu.Lock()
+	if g.changed == nil {
+		g.changed = sync.NewCond(&g.mu)
+	}
+	g.queue = append(g.queue, w)
+	for !w.done && g.queue[0] != w {
+		g.changed.Wait()
+	}
+	if w.done {
+		g.mu.Unlock()
+		return w.err
+	}
+	// First in the queue, and no write under way (a writer leaves the queue only once done):
+	// this caller writes its rows and those queued after it, up to descGroupRows.
+	n, total := 0, 0
+	for _, q := range g.queue {
+		if n > 0 && total+len(q.rows) > descGroupRows {
+			break
+		}
+		n, total = n+1, total+len(q.rows)
+	}
+	batch := slices.Clone(g.queue[:n])
+	g.mu.Unlock()
+
+	all := batch[0].rows
+	if n > 1 {
+		all = make([]analytics.Description, 0, total)
+		for _, q := range batch {
+			all = append(all, q.rows...)
+		}
+	}
+	err := insert(all)
+	g.inserts.Add(1)
+
+	g.mu.Lock()
+	for _, q := range batch {
+		q.done, q.err = true, err
+	}
+	g.queue = slices.Delete(g.queue, 0, n)
+	g.changed.Broadcast()
+	g.mu.Unlock()
+	return err
 }
 
 // add queues the description of o (the text describe returned) when the log does not have it.
@@ -441,6 +538,12 @@ func (w *descWriter) run(ctx context.Context) {
 		}
 		block = block[:0]
 	}
+	if w.group != nil {
+		for d := range w.in {
+			w.rows = append(w.rows, d)
+		}
+		return
+	}
 	for d := range w.in {
 		block = append(block, d)
 		if len(block) == descBatch {
@@ -454,6 +557,23 @@ func (w *descWriter) run(ctx context.Context) {
 func (w *descWriter) close() (written int, err error) {
 	close(w.in)
 	<-w.done
+	if w.group != nil && len(w.rows) > 0 {
+		at := time.Now().UTC()
+		w.err = w.group.write(w.rows, func(rows []analytics.Description) error {
+			if w.ch == nil {
+				return nil
+			}
+			// The store's deadline, not this read's: the INSERT carries other reads' rows too.
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), descGroupTimeout)
+			defer cancel()
+			return analytics.WriteDescriptions(ctx, w.ch, rows, at)
+		})
+		if w.err != nil {
+			w.log.forget(w.rows)
+		} else {
+			w.n = len(w.rows)
+		}
+	}
 	if w.err != nil {
 		return w.n, fmt.Errorf("cannot store descriptions: %w", w.err)
 	}

@@ -265,3 +265,103 @@ func TestCleanMemoAnswersAsCleaning(t *testing.T) {
 	require.LessOrEqual(t, len(m.cur), cleanMemoN)
 	require.LessOrEqual(t, len(m.prev), cleanMemoN)
 }
+
+// Reads that finish while another read's descriptions are being written share the next INSERT
+// (a group commit), and none returns before the INSERT that carried its rows ended; a failed
+// INSERT fails exactly the reads whose rows it carried.
+func TestReadsFinishingTogetherShareOneDescriptionInsert(t *testing.T) {
+	t.Parallel()
+	var g descGroup
+	rows := func(i, n int) []analytics.Description {
+		out := make([]analytics.Description, n)
+		for j := range out {
+			out[j] = analytics.Description{ReqKey: fmt.Sprintf("%016x", i*1000+j), Hash: uint64(i*1000 + j + 1), Text: "t"}
+		}
+		return out
+	}
+	var mu sync.Mutex
+	var inserts [][]analytics.Description
+	firstIn, release := make(chan struct{}), make(chan struct{})
+	insert := func(ds []analytics.Description) error {
+		mu.Lock()
+		inserts = append(inserts, ds)
+		first := len(inserts) == 1
+		mu.Unlock()
+		if first {
+			close(firstIn)
+			<-release // the first INSERT is slow: the other reads finish meanwhile
+		}
+		if ds[0].ReqKey == fmt.Sprintf("%016x", 9*1000) { // the read numbered 9 is in a failing INSERT
+			return fmt.Errorf("insert refused")
+		}
+		return nil
+	}
+
+	errs := make([]error, 10)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); errs[0] = g.write(rows(0, 3), insert) }()
+	<-firstIn
+	for i := 1; i <= 8; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = g.write(rows(i, 2), insert) }()
+	}
+	require.Eventually(t, func() bool {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return len(g.queue) == 9
+	}, 10*time.Second, time.Millisecond, "eight reads wait behind the first INSERT")
+	close(release)
+	wg.Wait()
+	require.Len(t, inserts, 2, "the eight reads that waited share one INSERT")
+	require.Len(t, inserts[1], 16)
+	for i := range 9 {
+		require.NoError(t, errs[i])
+	}
+
+	// A read alone is written at once; a failing INSERT fails its read, and the group goes on.
+	require.Error(t, g.write(rows(9, 1), insert))
+	require.NoError(t, g.write(rows(10, descGroupRows+5), insert), "a read larger than the bound is written whole")
+	require.NoError(t, g.write(nil, insert), "a read without descriptions sends nothing")
+	require.Len(t, inserts, 4)
+	require.EqualValues(t, 4, g.inserts.Load())
+	require.Empty(t, g.queue)
+}
+
+// A grouped INSERT takes whole reads up to descGroupRows rows, never a part of one: the reads
+// past the bound wait for the next INSERT.
+func TestAGroupedDescriptionInsertIsBounded(t *testing.T) {
+	t.Parallel()
+	var g descGroup
+	firstIn, release := make(chan struct{}), make(chan struct{})
+	var mu sync.Mutex
+	var sizes []int
+	insert := func(ds []analytics.Description) error {
+		mu.Lock()
+		sizes = append(sizes, len(ds))
+		first := len(sizes) == 1
+		mu.Unlock()
+		if first {
+			close(firstIn)
+			<-release
+		}
+		return nil
+	}
+	read := make([]analytics.Description, descGroupRows/2+1)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); require.NoError(t, g.write(read[:1], insert)) }()
+	<-firstIn
+	for range 3 {
+		wg.Add(1)
+		go func() { defer wg.Done(); require.NoError(t, g.write(read, insert)) }()
+	}
+	require.Eventually(t, func() bool {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return len(g.queue) == 4
+	}, 10*time.Second, time.Millisecond)
+	close(release)
+	wg.Wait()
+	require.Equal(t, []int{1, len(read), len(read), len(read)}, sizes, "two reads of more than half the bound never share an INSERT")
+}

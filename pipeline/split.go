@@ -89,7 +89,7 @@ func (c *Crawler) readSources(ctx context.Context, dir *Directory, tick uint32, 
 	res := idx.res
 	var countMu sync.Mutex
 	pages, status, reasons := c.fetchStage(ctx, sources, stats, &countMu, span)
-	descs := c.newDescWriter(ctx)
+	descs := c.newReadDescWriter(ctx)
 	obs := c.normalizeStage(pages, res, stats, &countMu, nil, descs) // which reqs will have an event is the committer's to know: every posting is read
 	reads := make(map[string]*SourceRead, len(sources))
 	for _, s := range sources {
