@@ -1,11 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -224,31 +227,90 @@ func (c *chCount) String() string {
 }
 
 // pgCount counts the statements a pool ran (batched ones included) and the rows they returned
-// or touched, and sums the time spent in them (a pgx tracer).
+// or touched, and sums the time spent in them (a pgx tracer), in all and by statement (Top).
 type pgCount struct {
 	queries, rows atomic.Int64
 	trips         atomic.Int64 // round trips: a statement alone, or a batch
 	took          atomic.Int64 // ns, summed over statements
+
+	mu     sync.Mutex
+	byStmt map[string]*stmtCount // a statement alone or a batch, by its text's start (stmtName)
 }
 
-type pgStart struct{}
+// stmtCount is one statement's (or batch's) round trips and the time summed over them.
+type stmtCount struct {
+	trips int64
+	took  time.Duration
+	max   time.Duration
+}
 
-func (p *pgCount) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
-	return context.WithValue(ctx, pgStart{}, time.Now())
+type pgStart struct {
+	at   time.Time
+	name string
+}
+
+// stmtName names a statement by the first 72 characters of its text, whitespace collapsed.
+func stmtName(sql string) string {
+	s := strings.Join(strings.Fields(sql), " ")
+	if len(s) > 72 {
+		s = s[:72]
+	}
+	return s
+}
+
+func (p *pgCount) add(st pgStart) {
+	d := time.Since(st.at)
+	p.took.Add(int64(d))
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.byStmt == nil {
+		p.byStmt = map[string]*stmtCount{}
+	}
+	c := p.byStmt[st.name]
+	if c == nil {
+		c = &stmtCount{}
+		p.byStmt[st.name] = c
+	}
+	c.trips++
+	c.took += d
+	c.max = max(c.max, d)
+}
+
+// Top is the n statements (or batches, named by their first) that took the most time in all,
+// one line each: round trips, time in all, mean and longest.
+func (p *pgCount) Top(n int) []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	names := slices.SortedFunc(maps.Keys(p.byStmt), func(a, b string) int { return cmp.Compare(p.byStmt[b].took, p.byStmt[a].took) })
+	var out []string
+	for _, name := range names[:min(n, len(names))] {
+		c := p.byStmt[name]
+		out = append(out, fmt.Sprintf("%6d trips %7.1f s (mean %5.1f ms, max %6.1f ms)  %s", c.trips, c.took.Seconds(),
+			float64(c.took.Microseconds())/float64(c.trips)/1000, float64(c.max.Microseconds())/1000, name))
+	}
+	return out
+}
+
+func (p *pgCount) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
+	return context.WithValue(ctx, pgStart{}, pgStart{time.Now(), stmtName(data.SQL)})
 }
 
 func (p *pgCount) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryEndData) {
 	p.queries.Add(1)
 	p.trips.Add(1)
 	p.rows.Add(data.CommandTag.RowsAffected())
-	if t, ok := ctx.Value(pgStart{}).(time.Time); ok {
-		p.took.Add(int64(time.Since(t)))
+	if st, ok := ctx.Value(pgStart{}).(pgStart); ok {
+		p.add(st)
 	}
 }
 
-func (p *pgCount) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+func (p *pgCount) TraceBatchStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceBatchStartData) context.Context {
 	p.trips.Add(1)
-	return context.WithValue(ctx, pgStart{}, time.Now())
+	name := "batch"
+	if data.Batch != nil && len(data.Batch.QueuedQueries) > 0 {
+		name = fmt.Sprintf("batch of %d from: %s", len(data.Batch.QueuedQueries), stmtName(data.Batch.QueuedQueries[0].SQL))
+	}
+	return context.WithValue(ctx, pgStart{}, pgStart{time.Now(), name})
 }
 
 func (p *pgCount) TraceBatchQuery(_ context.Context, _ *pgx.Conn, data pgx.TraceBatchQueryData) {
@@ -257,8 +319,8 @@ func (p *pgCount) TraceBatchQuery(_ context.Context, _ *pgx.Conn, data pgx.Trace
 }
 
 func (p *pgCount) TraceBatchEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchEndData) {
-	if t, ok := ctx.Value(pgStart{}).(time.Time); ok {
-		p.took.Add(int64(time.Since(t)))
+	if st, ok := ctx.Value(pgStart{}).(pgStart); ok {
+		p.add(st)
 	}
 }
 

@@ -489,7 +489,10 @@ func (b *bench) readWindow(ctx context.Context, n int) (*windowRead, error) {
 	}
 	fmt.Printf("  long sources (%d pages or more, claimed first once their pages are known): %d; chains carried to the next window (partial reads): %d\n",
 		oltp.LongSourcePages, s.long, s.carried)
-	fmt.Printf("  Postgres: %s (%d stores of reads)\n", pg, stores)
+	fmt.Printf("  Postgres: %s (%d stores of reads); the statements that took longest in all:\n", pg, stores)
+	for _, l := range pg.Top(6) {
+		fmt.Printf("    %s\n", l)
+	}
 	fmt.Printf("  pages of numbered chains read ahead: %d taken, %d dropped (past a chain's end, or a guess disproved)\n", taken, dropped)
 	for _, l := range s.last {
 		fmt.Printf("  last read: %s\n", l)
