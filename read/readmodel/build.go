@@ -1,7 +1,6 @@
 package readmodel
 
 import (
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -11,29 +10,14 @@ import (
 	"github.com/planehq/hiringsignal/read/searchindex"
 )
 
-// interner shares the repeated strings of a build (the directory's values, first hires' titles
-// and boards; the reqs' are their records').
+// interner shares the repeated strings of a build (first hires' titles, functions and boards,
+// migrations' vendors; the reqs' are their records', the directory's values its dictionaries').
 type interner struct {
-	s        map[string]string
-	censored map[string]map[string]bool // sorted function ids, joined → the one set of them
+	s map[string]string
 }
 
 func newInterner() *interner {
-	return &interner{s: make(map[string]string, 1<<16), censored: map[string]map[string]bool{}}
-}
-
-// functionSet is the build's one set equal to set (companies with the same censored functions
-// share one map: never modified once built).
-func (in *interner) functionSet(set map[string]bool) map[string]bool {
-	if len(set) == 0 {
-		return set
-	}
-	key := strings.Join(slices.Sorted(maps.Keys(set)), "\x00")
-	if s, ok := in.censored[key]; ok {
-		return s
-	}
-	in.censored[key] = set
-	return set
+	return &interner{s: make(map[string]string, 1<<16)}
 }
 
 func (in *interner) str(v string) string {
@@ -70,11 +54,19 @@ type Builder struct {
 	touched       func(id uint64) bool
 	reqs          int                  // Req values added to the companies' Live and Reposted lists
 	records       *searchindex.Builder // Add: makes the records of reqs added without one
+	// censored are the functions of each company with a req live at its ObservedFrom, until
+	// Build names each set in the dictionaries (Company.censored).
+	censored map[*Company]map[string]bool
 }
 
 // NewBuilder starts a model at watermark wm, whose latest committed cycle ran at asOf, over the
-// committed cycles per region and the company directory.
-func NewBuilder(wm uint64, asOf time.Time, regions []analytics.RegionRead, cos []analytics.Company) *Builder {
+// committed cycles per region and the company directory, its companies' strings named in dict:
+// the dictionaries of the snapshot's lineage (searchindex.Builder.Dictionaries of the index built
+// beside it), or new ones when dict is nil (a model of its own).
+func NewBuilder(dict *searchindex.Dictionaries, wm uint64, asOf time.Time, regions []analytics.RegionRead, cos []analytics.Company) *Builder {
+	if dict == nil {
+		dict = searchindex.NewDictionaries()
+	}
 	m := &Model{Watermark: wm, AsOf: asOf.UTC(), companies: make(map[uint64]*Company, len(cos)),
 		byDomain: newCompanyKeys(), byNameKey: newCompanyKeys()}
 	first := map[string]time.Time{}
@@ -88,22 +80,25 @@ func NewBuilder(wm uint64, asOf time.Time, regions []analytics.RegionRead, cos [
 	in := newInterner()
 	for i := range cos {
 		a := &cos[i]
-		c := &Company{ID: a.CompanyID, Domain: a.Domain, Name: a.Name, HQCountry: in.str(a.HQCountry), Region: in.str(a.Region),
-			Industry: in.str(a.Industry), HeadcountBand: in.str(a.HeadcountBand), AgencyKind: in.str(a.AgencyKind), ATSVendor: in.str(a.ATSVendor)}
+		c := &Company{ID: a.CompanyID, Domain: a.Domain, Name: a.Name, dict: dict}
+		v := searchindex.CompanyValues{HQCountry: a.HQCountry, Region: a.Region, Industry: a.Industry,
+			HeadcountBand: a.HeadcountBand, AgencyKind: a.AgencyKind, ATSVendor: a.ATSVendor}
 		if a.Covered {
-			c.Coverage = CoverageCovered
+			v.Coverage = CoverageCovered
 		}
-		c.ObservedFrom = first[a.Region]
-		c.LastRead = latest[a.Region]
-		if t, ok := latest[analytics.CompanyRegion(c.ID)]; ok && t.After(c.LastRead) {
-			c.LastRead = t
+		c.values = dict.CompanyValuesID(v)
+		observedFrom, lastRead := first[a.Region], latest[a.Region]
+		if t, ok := latest[analytics.CompanyRegion(c.ID)]; ok && t.After(lastRead) {
+			lastRead = t
 		}
-		if c.ObservedFrom.IsZero() {
-			c.ObservedFrom = first[analytics.CompanyRegion(c.ID)]
+		if observedFrom.IsZero() {
+			observedFrom = first[analytics.CompanyRegion(c.ID)]
 		}
+		c.observedFrom, c.lastRead = unixSeconds(observedFrom), unixSeconds(lastRead)
 		m.companies[c.ID] = c
 	}
-	return &Builder{m: m, in: in, now: m.AsOf, activeFrom: m.AsOf.Add(-ActiveWindow).Unix(), first: first, latest: latest}
+	return &Builder{m: m, in: in, now: m.AsOf, activeFrom: m.AsOf.Add(-ActiveWindow).Unix(), first: first, latest: latest,
+		censored: map[*Company]map[string]bool{}}
 }
 
 // Over makes Build carry into the model every company of prev that touched reports false for:
@@ -158,10 +153,12 @@ func (b *Builder) AddRecord(r *analytics.Req, record func() *searchindex.Record)
 	}
 	if r.Function != "" {
 		if c.censors(r.FirstSeen.Unix()) {
-			if c.CensoredFunctions == nil {
-				c.CensoredFunctions = map[string]bool{}
+			set := b.censored[c]
+			if set == nil {
+				set = map[string]bool{}
+				b.censored[c] = set
 			}
-			c.CensoredFunctions[in.str(r.Function)] = true
+			set[in.str(r.Function)] = true
 		} else {
 			c.firstHire(in, r)
 		}
@@ -186,7 +183,8 @@ func (b *Builder) AddRecord(r *analytics.Req, record func() *searchindex.Record)
 		b.m.liveReqs++
 	}
 	if q.RepostCount > 0 {
-		c.Reposted = append(c.Reposted, q)
+		rare := c.rareOf()
+		rare.reposted = append(rare.reposted, q)
 	}
 }
 
@@ -208,10 +206,11 @@ func (b *Builder) Build(sd Side) *Model {
 		}
 		c := m.companies[h.CompanyID]
 		if prev != nil && prev.CompanyID == h.CompanyID && prev.Vendor != h.Vendor && c != nil {
-			c.Migrations = append(c.Migrations, Migration{FromVendor: in.str(prev.Vendor), ToVendor: in.str(h.Vendor), ObservedAt: h.FirstSeen.UTC()})
+			rare := c.rareOf()
+			rare.migrations = append(rare.migrations, Migration{FromVendor: in.str(prev.Vendor), ToVendor: in.str(h.Vendor), ObservedAt: h.FirstSeen.UTC()})
 		}
-		if c != nil && c.Coverage == "" {
-			c.Coverage = CoverageCovered // a tenant was read once: the company has ATS coverage
+		if c != nil && c.Coverage() == "" {
+			c.setCoverage(CoverageCovered) // a tenant was read once: the company has ATS coverage
 		}
 		prev = h
 	}
@@ -224,8 +223,11 @@ func (b *Builder) Build(sd Side) *Model {
 	// The lists as grown by append hold up to twice their length: finish moves them into one
 	// array of the exact size (arena), and the grown ones are garbage.
 	arena := make([]Req, 0, b.reqs)
+	for c, set := range b.censored {
+		c.censored = c.dict.FunctionSetID(set) // companies with the same censored functions share one set
+	}
+	b.censored = nil
 	for _, c := range m.companies {
-		c.CensoredFunctions = in.functionSet(c.CensoredFunctions)
 		m.finish(c, &arena)
 	}
 	if b.prev != nil {
@@ -245,14 +247,14 @@ func (b *Builder) carry(m *Model) {
 		if _, ok := m.companies[id]; ok {
 			continue
 		}
-		lastRead := b.latest[c.Region]
+		lastRead := b.latest[c.Region()]
 		if t, ok := b.latest[analytics.CompanyRegion(id)]; ok && t.After(lastRead) {
 			lastRead = t
 		}
 		st := c.statsAt(b.now)
-		if !lastRead.Equal(c.LastRead) || st != c.stats {
+		if unixSeconds(lastRead) != c.lastRead || st != c.stats {
 			cp := *c
-			cp.LastRead, cp.stats = lastRead, st
+			cp.lastRead, cp.stats = unixSeconds(lastRead), st
 			c = &cp
 		}
 		m.companies[id] = c
@@ -283,14 +285,14 @@ func (c *Company) firstHire(in *interner, r *analytics.Req) {
 // that already had a req live when observation began has no known first hire: its first req was
 // posted before coverage, so a later one is not the first.
 func (m *Model) finish(c *Company, arena *[]Req) {
-	if len(c.CensoredFunctions) > 0 {
-		c.FirstHires = slices.DeleteFunc(c.FirstHires, func(f FirstHire) bool { return c.CensoredFunctions[f.Function] })
+	if censored := c.CensoredFunctions(); len(censored) > 0 {
+		c.FirstHires = slices.DeleteFunc(c.FirstHires, func(f FirstHire) bool { return censored[f.Function] })
 	}
-	if c.Coverage == "" {
+	if c.Coverage() == "" {
 		if c.stats.anyReq || len(c.Boards) > 0 {
-			c.Coverage = CoverageCovered // board or aggregator postings were observed
+			c.setCoverage(CoverageCovered) // board or aggregator postings were observed
 		} else {
-			c.Coverage = CoverageNoATSSignal
+			c.setCoverage(CoverageNoATSSignal)
 		}
 	}
 	slices.SortFunc(c.Live, func(a, b Req) int {
@@ -305,16 +307,19 @@ func (m *Model) finish(c *Company, arena *[]Req) {
 		}
 		return strings.Compare(a.Function, b.Function)
 	})
-	slices.SortFunc(c.Reposted, func(a, b Req) int {
-		if a.RepostCount != b.RepostCount {
-			return cmpInt(int64(b.RepostCount), int64(a.RepostCount))
-		}
-		if a.FirstSeen != b.FirstSeen {
-			return cmpInt(a.FirstSeen, b.FirstSeen)
-		}
-		return strings.Compare(a.Key, b.Key)
-	})
-	c.Live, c.Reposted = carve(arena, c.Live), carve(arena, c.Reposted)
+	c.Live = carve(arena, c.Live)
+	if c.rare != nil {
+		slices.SortFunc(c.rare.reposted, func(a, b Req) int {
+			if a.RepostCount != b.RepostCount {
+				return cmpInt(int64(b.RepostCount), int64(a.RepostCount))
+			}
+			if a.FirstSeen != b.FirstSeen {
+				return cmpInt(a.FirstSeen, b.FirstSeen)
+			}
+			return strings.Compare(a.Key, b.Key)
+		})
+		c.rare.reposted = carve(arena, c.rare.reposted)
+	}
 	c.domainKey, c.nameKey = normalize.DomainKey(c.Domain), normalize.CompanyKey(c.Name)
 	m.index(c)
 }

@@ -201,7 +201,7 @@ func TestModelMatchesTheCrawledWorld(t *testing.T) {
 
 	t.Run("a window reaching before the first read is null", func(t *testing.T) {
 		c := *m.Company(anyCovered(t, w))
-		c.ObservedFrom = m.AsOf.Add(-20 * readmodel.Day)
+		c.SetObservedFrom(m.AsOf.Add(-20 * readmodel.Day))
 		p := m.PulseOf(&c, false)
 		require.NotNil(t, p.OpenReqCount)
 		require.Nil(t, p.NewRoles30d)
@@ -239,14 +239,14 @@ func TestModelMatchesTheCrawledWorld(t *testing.T) {
 				require.NotEmpty(t, f.RawTitle)
 				byFn[f.Function] = f.FirstSeen
 			}
-			censored := c.CensoredFunctions // including reqs live at the coverage start that closed since
+			censored := c.CensoredFunctions() // including reqs live at the coverage start that closed since
 			for i := range c.Live {
 				if r := &c.Live[i]; c.LeftCensored(r) && r.Function() != "" {
 					require.True(t, censored[r.Function()], "a left-censored live req's function is censored")
 				}
 			}
 			for _, f := range c.FirstHires {
-				require.True(t, f.FirstSeen.After(c.ObservedFrom), "no first hire at or before the coverage start (%s)", c.ObservedFrom)
+				require.True(t, f.FirstSeen.After(c.ObservedFrom()), "no first hire at or before the coverage start (%s)", c.ObservedFrom())
 			}
 			for i := range c.Live {
 				r := &c.Live[i]
@@ -277,7 +277,7 @@ func TestModelMatchesTheCrawledWorld(t *testing.T) {
 		}
 		got := map[uint64][]string{}
 		for id := range w.Companies {
-			for _, mg := range m.Company(id).Migrations {
+			for _, mg := range m.Company(id).Migrations() {
 				got[id] = append(got[id], mg.FromVendor+">"+mg.ToVendor)
 				require.False(t, mg.ObservedAt.After(m.AsOf))
 			}
