@@ -257,7 +257,7 @@ func TestEnrichmentFirmographicsAndBoardsAtTheFreshnessFloor(t *testing.T) {
 	}
 	var all []string
 	floored := []string{}
-	for _, b := range co.Boards {
+	for _, b := range co.Boards() {
 		all = append(all, b.Board)
 		if !b.FirstSeen.After(f.m.AsOf.Add(-24 * time.Hour)) {
 			floored = append(floored, b.Board)
@@ -448,7 +448,7 @@ func firstHireNames(co *readmodel.Company, cut, fresh time.Time) int {
 		return id
 	}
 	earliest := map[string]time.Time{}
-	for _, f := range co.FirstHires {
+	for _, f := range co.FirstHires() {
 		k := keyOf(f.Function)
 		if e, ok := earliest[k]; !ok || f.FirstSeen.Before(e) {
 			earliest[k] = f.FirstSeen

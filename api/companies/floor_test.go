@@ -68,7 +68,7 @@ func TestCompanyReadsHideReqsFirstSeenWithinTheFreshnessFloor(t *testing.T) {
 	// those with such a first hire or repost first: a Free key makes 20 calls a minute).
 	hasHidden := func(x uint64) bool {
 		c := f.m.Company(x)
-		return slices.ContainsFunc(c.FirstHires, func(h readmodel.FirstHire) bool { return h.FirstSeen.Unix() > cut }) ||
+		return slices.ContainsFunc(c.FirstHires(), func(h readmodel.FirstHire) bool { return h.FirstSeen.Unix() > cut }) ||
 			slices.ContainsFunc(c.Reposted(), func(r readmodel.Req) bool { return r.FirstSeen > cut })
 	}
 	slices.SortStableFunc(ids, func(a, b uint64) int {

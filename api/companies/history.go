@@ -90,7 +90,7 @@ func firstHires(co *readmodel.Company, fns map[string]bool, cut, fresh time.Time
 	}
 	out := []firstHireRow{}
 	at := map[string]int{}
-	for _, f := range co.FirstHires { // oldest first: the first row of a name is its earliest
+	for _, f := range co.FirstHires() { // oldest first: the first row of a name is its earliest
 		k := keyOf(f.Function)
 		if censored[k] || fns != nil && !fns[f.Function] || readmodel.Hides(fresh, f.FirstSeen.Unix()) {
 			continue

@@ -279,7 +279,7 @@ func (h *handlers) enrichment(c *api.Call) (int, error) {
 		HQCountryCode: nullable.String(co.HQCountryCode()), Industry: nullable.String(co.Industry()), HeadcountBand: nullable.String(co.HeadcountBand()),
 		AgencyKind: nullable.String(normalize.ServedAgencyKind(co.AgencyKind(), co.Name)), ATSVendor: nullable.String(co.ATSVendor()), CoverageStatus: co.Coverage(), Boards: []string{},
 		FreshnessFloor: floor, AsOf: m.AsOf}
-	for _, b := range co.Boards {
+	for _, b := range co.Boards() {
 		if cutoff.IsZero() || !b.FirstSeen.After(cutoff) {
 			v.Boards = append(v.Boards, b.Board)
 		}

@@ -10,14 +10,28 @@ import (
 	"github.com/planehq/hiringsignal/read/searchindex"
 )
 
-// interner shares the repeated strings of a build (first hires' titles, functions and boards,
-// migrations' vendors; the reqs' are their records', the directory's values its dictionaries').
+// interner shares the repeated strings of a build (first hires' titles, migrations' vendors,
+// censored functions; the reqs' are their records', the directory's values its dictionaries'),
+// and keeps the ids of the words it named in the dictionaries (board names, source types,
+// functions), so the build asks the dictionaries, under their lock, once a word.
 type interner struct {
-	s map[string]string
+	s     map[string]string
+	dict  *searchindex.Dictionaries
+	words map[string]uint32
 }
 
-func newInterner() *interner {
-	return &interner{s: make(map[string]string, 1<<16)}
+func newInterner(dict *searchindex.Dictionaries) *interner {
+	return &interner{s: make(map[string]string, 1<<16), dict: dict, words: map[string]uint32{}}
+}
+
+// word is w's id in the dictionaries.
+func (in *interner) word(w string) uint32 {
+	if id, ok := in.words[w]; ok {
+		return id
+	}
+	id := in.dict.WordID(w)
+	in.words[in.dict.Word(id)] = id
+	return id
 }
 
 func (in *interner) str(v string) string {
@@ -77,7 +91,7 @@ func NewBuilder(dict *searchindex.Dictionaries, wm uint64, asOf time.Time, regio
 			m.Since = r.First.UTC()
 		}
 	}
-	in := newInterner()
+	in := newInterner(dict)
 	for i := range cos {
 		a := &cos[i]
 		c := &Company{ID: a.CompanyID, Domain: a.Domain, Name: a.Name, dict: dict}
@@ -214,21 +228,30 @@ func (b *Builder) Build(sd Side) *Model {
 		}
 		prev = h
 	}
+	nBoards := 0
 	for i := range sd.Boards {
 		bs := &sd.Boards[i]
 		if c := m.companies[bs.CompanyID]; c != nil {
-			c.Boards = append(c.Boards, BoardSeen{Board: in.str(bs.Board), SourceType: in.str(bs.SourceType), FirstSeen: bs.FirstSeen.UTC()})
+			c.boards = append(c.boards, boardSeen{board: in.word(bs.Board), source: in.word(bs.SourceType), firstSeen: unixSeconds(bs.FirstSeen)})
+			nBoards++
 		}
 	}
-	// The lists as grown by append hold up to twice their length: finish moves them into one
-	// array of the exact size (arena), and the grown ones are garbage.
-	arena := make([]Req, 0, b.reqs)
+	// A function that already had a req live when observation began has no known first hire: its
+	// first req was posted before coverage, so a later one is not the first.
 	for c, set := range b.censored {
 		c.censored = c.dict.FunctionSetID(set) // companies with the same censored functions share one set
+		c.firstHires = slices.DeleteFunc(c.firstHires, func(f firstHire) bool { return set[c.dict.Word(f.function)] })
 	}
 	b.censored = nil
+	nFirstHires := 0
 	for _, c := range m.companies {
-		m.finish(c, &arena)
+		nFirstHires += len(c.firstHires)
+	}
+	// The lists as grown by append hold up to twice their length: finish moves them into arrays
+	// of the exact size (arenas), and the grown ones are garbage.
+	ar := arenas{reqs: make([]Req, 0, b.reqs), boards: make([]boardSeen, 0, nBoards), firstHires: make([]firstHire, 0, nFirstHires)}
+	for _, c := range m.companies {
+		m.finish(c, &ar)
 	}
 	if b.prev != nil {
 		b.carry(m)
@@ -266,30 +289,33 @@ func (b *Builder) carry(m *Model) {
 // firstHire keeps r when it is the earliest req observed in its function at c (ties: the lower
 // req_key, as analytics.FirstHires). A company has a few dozen functions at most: a linear scan.
 func (c *Company) firstHire(in *interner, r *analytics.Req) {
-	fs := r.FirstSeen.UTC()
-	for i := range c.FirstHires {
-		f := &c.FirstHires[i]
-		if f.Function != r.Function {
+	fs, fn := unixSeconds(r.FirstSeen), in.word(r.Function)
+	for i := range c.firstHires {
+		f := &c.firstHires[i]
+		if f.function != fn {
 			continue
 		}
-		if fs.Before(f.FirstSeen) || (fs.Equal(f.FirstSeen) && r.ReqKey < f.ReqKey) {
-			*f = FirstHire{Function: f.Function, FirstSeen: fs, ReqKey: r.ReqKey, RawTitle: in.str(r.RawTitle), Board: in.str(r.Board)}
+		if fs < f.firstSeen || (fs == f.firstSeen && r.ReqKey < f.reqKey) {
+			*f = firstHire{function: fn, firstSeen: fs, reqKey: r.ReqKey, rawTitle: in.str(r.RawTitle), board: in.word(r.Board)}
 		}
 		return
 	}
-	c.FirstHires = append(c.FirstHires, FirstHire{Function: in.str(r.Function), FirstSeen: fs, ReqKey: r.ReqKey,
-		RawTitle: in.str(r.RawTitle), Board: in.str(r.Board)})
+	c.firstHires = append(c.firstHires, firstHire{function: fn, firstSeen: fs, reqKey: r.ReqKey,
+		rawTitle: in.str(r.RawTitle), board: in.word(r.Board)})
 }
 
-// finish orders a company's lists, settles its coverage and indexes it for resolve. A function
-// that already had a req live when observation began has no known first hire: its first req was
-// posted before coverage, so a later one is not the first.
-func (m *Model) finish(c *Company, arena *[]Req) {
-	if censored := c.CensoredFunctions(); len(censored) > 0 {
-		c.FirstHires = slices.DeleteFunc(c.FirstHires, func(f FirstHire) bool { return censored[f.Function] })
-	}
+// arenas are the arrays a Build carves the companies' lists from, each at its exact size.
+type arenas struct {
+	reqs       []Req
+	boards     []boardSeen
+	firstHires []firstHire
+}
+
+// finish orders a company's lists, carves them from the arenas, settles its coverage and indexes
+// it for resolve.
+func (m *Model) finish(c *Company, ar *arenas) {
 	if c.Coverage() == "" {
-		if c.stats.anyReq || len(c.Boards) > 0 {
+		if c.stats.anyReq || len(c.boards) > 0 {
 			c.setCoverage(CoverageCovered) // board or aggregator postings were observed
 		} else {
 			c.setCoverage(CoverageNoATSSignal)
@@ -301,13 +327,14 @@ func (m *Model) finish(c *Company, arena *[]Req) {
 		}
 		return strings.Compare(a.Key, b.Key)
 	})
-	slices.SortFunc(c.FirstHires, func(a, b FirstHire) int {
-		if c := a.FirstSeen.Compare(b.FirstSeen); c != 0 {
-			return c
+	slices.SortFunc(c.firstHires, func(a, b firstHire) int {
+		if a.firstSeen != b.firstSeen {
+			return cmpInt(int64(a.firstSeen), int64(b.firstSeen))
 		}
-		return strings.Compare(a.Function, b.Function)
+		return strings.Compare(c.dict.Word(a.function), c.dict.Word(b.function))
 	})
-	c.Live = carve(arena, c.Live)
+	c.Live = carve(&ar.reqs, c.Live)
+	c.boards, c.firstHires = carve(&ar.boards, c.boards), carve(&ar.firstHires, c.firstHires)
 	if c.rare != nil {
 		slices.SortFunc(c.rare.reposted, func(a, b Req) int {
 			if a.RepostCount != b.RepostCount {
@@ -318,14 +345,14 @@ func (m *Model) finish(c *Company, arena *[]Req) {
 			}
 			return strings.Compare(a.Key, b.Key)
 		})
-		c.rare.reposted = carve(arena, c.rare.reposted)
+		c.rare.reposted = carve(&ar.reqs, c.rare.reposted)
 	}
 	c.domainKey, c.nameKey = normalize.DomainKey(c.Domain), normalize.CompanyKey(c.Name)
 	m.index(c)
 }
 
 // carve appends l to the arena and returns its copy there, capacity clipped (nil for none).
-func carve(arena *[]Req, l []Req) []Req {
+func carve[T any](arena *[]T, l []T) []T {
 	if len(l) == 0 {
 		return nil
 	}

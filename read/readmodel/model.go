@@ -36,7 +36,8 @@ type Model struct {
 // fill 256 bytes (one size class of the allocator), a company's share of a snapshot at about 8
 // reqs a company: its directory values and coverage are one id in the dictionaries of its
 // lineage (searchindex.Dictionaries: dict), its times 32-bit seconds, its censored functions the
-// id of a set shared there, and the lists few companies fill (reposted reqs, ATS migrations)
+// id of a set shared there, its board sightings and first hires name their words there too (12
+// and 48 bytes each), and the lists few companies fill (reposted reqs, ATS migrations) sit
 // behind one pointer, nil when it has none; methods read them back. A field added costs 32 bytes
 // a company.
 type Company struct {
@@ -44,9 +45,9 @@ type Company struct {
 	Domain string
 	Name   string
 
-	Live       []Req // live deduplicated reqs, newest first_seen first
-	Boards     []BoardSeen
-	FirstHires []FirstHire // per function id, oldest first_seen first
+	Live       []Req       // live deduplicated reqs, newest first_seen first
+	boards     []boardSeen // Boards, in the order of the sightings read
+	firstHires []firstHire // FirstHires: per function, oldest first_seen first
 
 	dict     *searchindex.Dictionaries // the lineage's: values and censored name their entries there
 	rare     *rareLists                // nil when it has no reposted req and no migration
@@ -206,6 +207,25 @@ type BoardSeen struct {
 	FirstSeen  time.Time
 }
 
+// boardSeen is a BoardSeen as the company keeps it: its words' ids in the company's
+// dictionaries (searchindex.Dictionaries.WordID) and its time in unix seconds.
+type boardSeen struct {
+	board, source, firstSeen uint32
+}
+
+// Boards are the boards that carried the company's reqs, each with its first sighting, in the
+// order of the sightings read (analytics.StreamCompanyBoards): a new slice each call.
+func (c *Company) Boards() []BoardSeen {
+	if len(c.boards) == 0 {
+		return nil
+	}
+	out := make([]BoardSeen, len(c.boards))
+	for i, b := range c.boards {
+		out[i] = BoardSeen{Board: c.dict.Word(b.board), SourceType: c.dict.Word(b.source), FirstSeen: unixTime(b.firstSeen)}
+	}
+	return out
+}
+
 // FirstHire is the earliest req ever observed in one function at the company.
 type FirstHire struct {
 	Function  string
@@ -213,6 +233,29 @@ type FirstHire struct {
 	ReqKey    string
 	RawTitle  string
 	Board     string // the board of that first posting (informational; source_board is the aggregate)
+}
+
+// firstHire is a FirstHire as the company keeps it: its function and board as ids in the
+// company's dictionaries and its time in unix seconds.
+type firstHire struct {
+	reqKey, rawTitle string
+	firstSeen        uint32
+	function, board  uint32
+}
+
+// FirstHires are the company's first hires, one per function id, oldest first_seen first (ties
+// by function id): a new slice each call.
+func (c *Company) FirstHires() []FirstHire {
+	if len(c.firstHires) == 0 {
+		return nil
+	}
+	out := make([]FirstHire, len(c.firstHires))
+	for i := range c.firstHires {
+		f := &c.firstHires[i]
+		out[i] = FirstHire{Function: c.dict.Word(f.function), FirstSeen: unixTime(f.firstSeen), ReqKey: f.reqKey,
+			RawTitle: f.rawTitle, Board: c.dict.Word(f.board)}
+	}
+	return out
 }
 
 // Migration is a change of ATS vendor, observed when the new vendor was first read.
