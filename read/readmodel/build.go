@@ -81,8 +81,7 @@ func NewBuilder(dict *searchindex.Dictionaries, wm uint64, asOf time.Time, regio
 	if dict == nil {
 		dict = searchindex.NewDictionaries()
 	}
-	m := &Model{Watermark: wm, AsOf: asOf.UTC(), companies: make(map[uint64]*Company, len(cos)),
-		byDomain: newCompanyKeys(), byNameKey: newCompanyKeys()}
+	m := &Model{Watermark: wm, AsOf: asOf.UTC(), companies: make(map[uint64]*Company, len(cos))}
 	first := map[string]time.Time{}
 	latest := map[string]time.Time{}
 	for _, r := range regions {
@@ -250,12 +249,18 @@ func (b *Builder) Build(sd Side) *Model {
 	// The lists as grown by append hold up to twice their length: finish moves them into arrays
 	// of the exact size (arenas), and the grown ones are garbage.
 	ar := arenas{reqs: make([]Req, 0, b.reqs), boards: make([]boardSeen, 0, nBoards), firstHires: make([]firstHire, 0, nFirstHires)}
+	own := make([]*Company, 0, len(m.companies))
 	for _, c := range m.companies {
 		m.finish(c, &ar)
+		own = append(own, c)
 	}
+	var prevDomain, prevName companyKeys
 	if b.prev != nil {
 		b.carry(m)
+		prevDomain, prevName = b.prev.byDomain, b.prev.byNameKey
 	}
+	m.byDomain = b.fileKeys(m, own, prevDomain, domainKeyOf)
+	m.byNameKey = b.fileKeys(m, own, prevName, nameKeyOf)
 	return m
 }
 
@@ -282,7 +287,6 @@ func (b *Builder) carry(m *Model) {
 		}
 		m.companies[id] = c
 		m.liveReqs += len(c.Live)
-		m.index(c)
 	}
 }
 
@@ -348,7 +352,6 @@ func (m *Model) finish(c *Company, ar *arenas) {
 		c.rare.reposted = carve(&ar.reqs, c.rare.reposted)
 	}
 	c.domainKey, c.nameKey = normalize.DomainKey(c.Domain), normalize.CompanyKey(c.Name)
-	m.index(c)
 }
 
 // carve appends l to the arena and returns its copy there, capacity clipped (nil for none).
@@ -361,45 +364,64 @@ func carve[T any](arena *[]T, l []T) []T {
 	return (*arena)[from:len(*arena):len(*arena)]
 }
 
-// index files c for resolve, under the keys finish derived (kept on c: a later model that
-// carries c files it without deriving them again).
-func (m *Model) index(c *Company) {
-	if c.domainKey != "" {
-		m.byDomain.add(c.domainKey, c)
+// companyKeys files companies under a key (a domain, a name): every company with one, sorted by
+// key then company_id, found by binary search (8 bytes a company, where a map of the keys took
+// about 50).
+type companyKeys []*Company
+
+// keyOf is the key of a company a companyKeys files it under ("" for none).
+type keyOf func(c *Company) string
+
+func domainKeyOf(c *Company) string { return c.domainKey }
+func nameKeyOf(c *Company) string   { return c.nameKey }
+
+// get appends the companies filed under k (by key) to out, by company_id.
+func (ks companyKeys) get(out []*Company, key keyOf, k string) []*Company {
+	i, _ := slices.BinarySearchFunc(ks, k, func(c *Company, k string) int { return strings.Compare(key(c), k) })
+	for ; i < len(ks) && key(ks[i]) == k; i++ {
+		out = append(out, ks[i])
 	}
-	if c.nameKey != "" {
-		m.byNameKey.add(c.nameKey, c)
-	}
+	return out
 }
 
-// companyKeys files companies under a key (a domain, a name): most keys name one company, kept
-// by itself; the few that several share keep them in a list beside.
-type companyKeys struct {
-	one  map[string]*Company
-	many map[string][]*Company // the keys two or more companies share (none of them in one)
-}
-
-func newCompanyKeys() companyKeys {
-	return companyKeys{one: map[string]*Company{}, many: map[string][]*Company{}}
-}
-
-func (k companyKeys) add(key string, c *Company) {
-	if l, ok := k.many[key]; ok {
-		k.many[key] = append(l, c)
-	} else if first, ok := k.one[key]; ok {
-		delete(k.one, key)
-		k.many[key] = []*Company{first, c}
-	} else {
-		k.one[key] = c
+// fileKeys files the companies of m by key: own, the companies this Build finished (keys derived
+// by finish), and, over b.prev, the companies carried from it in the order of prev's (their keys
+// are prev's: a carried company's directory row did not change).
+func (b *Builder) fileKeys(m *Model, own []*Company, prev companyKeys, key keyOf) companyKeys {
+	cmp := func(a, c *Company) int {
+		if n := strings.Compare(key(a), key(c)); n != 0 {
+			return n
+		}
+		return cmpInt(int64(a.ID), int64(c.ID))
 	}
-}
-
-// get appends the companies filed under key to out.
-func (k companyKeys) get(out []*Company, key string) []*Company {
-	if c, ok := k.one[key]; ok {
-		return append(out, c)
+	var mine companyKeys
+	for _, c := range own {
+		if key(c) != "" {
+			mine = append(mine, c)
+		}
 	}
-	return append(out, k.many[key]...)
+	slices.SortFunc(mine, cmp)
+	if b.prev == nil {
+		return slices.Clip(mine)
+	}
+	isOwn := make(map[uint64]bool, len(own))
+	for _, c := range own {
+		isOwn[c.ID] = true
+	}
+	out := make(companyKeys, 0, len(prev)+len(mine))
+	i := 0
+	for _, p := range prev {
+		if b.touched(p.ID) || isOwn[p.ID] {
+			continue // not carried (carry's rule)
+		}
+		c := m.companies[p.ID] // carried: prev's company or its copy
+		for i < len(mine) && cmp(mine[i], c) < 0 {
+			out = append(out, mine[i])
+			i++
+		}
+		out = append(out, c)
+	}
+	return slices.Clip(append(out, mine[i:]...))
 }
 
 func cmpInt(a, b int64) int {

@@ -274,7 +274,7 @@ type week struct {
 
 // Empty returns a model with no company, served before the first build.
 func Empty() *Model {
-	return &Model{companies: map[uint64]*Company{}, byDomain: newCompanyKeys(), byNameKey: newCompanyKeys()}
+	return &Model{companies: map[uint64]*Company{}}
 }
 
 // Company returns the company with id, or nil.
