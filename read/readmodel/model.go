@@ -152,8 +152,8 @@ func unixTime(s uint32) time.Time {
 	return time.Unix(int64(s), 0).UTC()
 }
 
-// unixSeconds is t in unix seconds, 0 for the zero time. The model's times are committed cycle
-// times (whole seconds, from 1970 to 2106).
+// unixSeconds is t in unix seconds, 0 for the zero time. The times a company keeps this way are
+// the ledger's (committed cycle times and sightings: whole seconds, after 1970 and before 2106).
 func unixSeconds(t time.Time) uint32 {
 	if t.IsZero() {
 		return 0
