@@ -27,6 +27,8 @@ import (
 // index builder's Dictionaries) names its companies' few-valued strings here too: the values of
 // a company's directory row and its coverage (CompanyValuesID), the function sets its censored
 // functions take (FunctionSetID) and the words of its board sightings and first hires (WordID).
+// Those grow the same way: a few thousand directory values, and the distinct sets of censored
+// functions (about 16,000 at a million reqs, half of the entries there).
 type Dictionaries struct {
 	values *table[string, string]      // function ids and country names (byFunction, byCountry)
 	sets   *table[[3]string, valueSet] // (function, country, source type) of a req
@@ -35,7 +37,7 @@ type Dictionaries struct {
 
 	companies    *table[CompanyValues, CompanyValues] // the read model's companies' directory values
 	functionSets *table[string, map[string]bool]      // sorted function ids, joined → the one set of them
-	words        *table[string, string]               // the read model's board names, source types, functions
+	words        *table[string, string]               // the read model's directory values, board names, source types, functions
 }
 
 // NewDictionaries returns empty dictionaries, for a new lineage.
