@@ -167,7 +167,7 @@ func TestAGapInTheCrawlShowsEverywhere(t *testing.T) {
 	for _, r := range w.Sim.Truth(gapFirstBack).Reqs {
 		id, crawled := idOf[r.CompanyDomain]
 		c := snaps.Current().Model.Company(id)
-		if _, seen := w.FirstSeen[id][readmodeltest.TruthKey(r)]; !crawled || seen || inWeekA[id] == "" || c == nil || !c.ObservedFrom.Equal(first) {
+		if _, seen := w.FirstSeen[id][readmodeltest.TruthKey(r)]; !crawled || seen || inWeekA[id] == "" || c == nil || !c.ObservedFrom().Equal(first) {
 			continue
 		}
 		if co == 0 || id < co {

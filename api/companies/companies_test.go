@@ -237,13 +237,14 @@ func TestEnrichmentFirmographicsAndBoardsAtTheFreshnessFloor(t *testing.T) {
 	fv := apitest.GetJSON[enrichment](t, f.srv, cpath(f.covered, "enrichment"), free, nil, 200)
 	require.Equal(t, co.Name, pv.Name)
 	require.Equal(t, co.Domain, pv.Domain)
-	require.Equal(t, &co.HQCountry, pv.HQCountry)
-	cc := normalize.CountryCode(co.HQCountry)
+	hq := co.HQCountry()
+	require.Equal(t, &hq, pv.HQCountry)
+	cc := normalize.CountryCode(co.HQCountry())
 	require.Equal(t, &cc, pv.HQCountryCode)
 	require.Equal(t, "covered", pv.CoverageStatus)
 	// Enrichment and the criteria filter use one rule: an ordinary employer is "employer", the
 	// value the filter accepts, not null.
-	if co.AgencyKind == "" {
+	if co.AgencyKind() == "" {
 		require.NotNil(t, pv.AgencyKind)
 		require.Equal(t, "employer", *pv.AgencyKind)
 	}
@@ -256,7 +257,7 @@ func TestEnrichmentFirmographicsAndBoardsAtTheFreshnessFloor(t *testing.T) {
 	}
 	var all []string
 	floored := []string{}
-	for _, b := range co.Boards {
+	for _, b := range co.Boards() {
 		all = append(all, b.Board)
 		if !b.FirstSeen.After(f.m.AsOf.Add(-24 * time.Hour)) {
 			floored = append(floored, b.Board)
@@ -296,7 +297,7 @@ func TestFirstHireAndRepostPainAreHistoryCappedOnTheFreePlan(t *testing.T) {
 			}
 			require.False(t, names[k], "one row per function name: %s twice", k)
 			names[k] = true
-			require.True(t, x.FirstSeen.After(co.ObservedFrom), "no first hire at the coverage start")
+			require.True(t, x.FirstSeen.After(co.ObservedFrom()), "no first hire at the coverage start")
 		}
 		rp := apitest.GetJSON[repostPain](t, f.srv, cpath(id, "repost-pain"), paid, nil, 200)
 		prev := 1 << 30
@@ -332,7 +333,7 @@ func TestATSMigrationsAreProvenanceWrapped(t *testing.T) {
 			require.Nil(t, v.Migrations)
 			continue
 		}
-		require.Len(t, v.Migrations, len(co.Migrations))
+		require.Len(t, v.Migrations, len(co.Migrations()))
 		for _, mg := range v.Migrations {
 			require.NotEqual(t, mg.FromVendor, mg.ToVendor)
 			require.Equal(t, "ats_history", mg.OccurredAt.Source)
@@ -447,13 +448,13 @@ func firstHireNames(co *readmodel.Company, cut, fresh time.Time) int {
 		return id
 	}
 	earliest := map[string]time.Time{}
-	for _, f := range co.FirstHires {
+	for _, f := range co.FirstHires() {
 		k := keyOf(f.Function)
 		if e, ok := earliest[k]; !ok || f.FirstSeen.Before(e) {
 			earliest[k] = f.FirstSeen
 		}
 	}
-	for id := range co.CensoredFunctions {
+	for id := range co.CensoredFunctions() {
 		delete(earliest, keyOf(id))
 	}
 	n := 0

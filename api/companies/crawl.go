@@ -44,20 +44,20 @@ func (h *handlers) crawl(c *api.Call, co *readmodel.Company, why string) (int, e
 // cold reports whether co's data is too old to answer is-hiring: its sources were never read by
 // a committed cycle, or (with ATS or board coverage) not within ColdAfter of the wall clock.
 func (h *handlers) cold(co *readmodel.Company) bool {
-	if co.LastRead.IsZero() {
+	if co.LastRead().IsZero() {
 		return true
 	}
-	return h.d.ColdAfter > 0 && co.Covered() && h.d.Now().Sub(co.LastRead) > h.d.ColdAfter
+	return h.d.ColdAfter > 0 && co.Covered() && h.d.Now().Sub(co.LastRead()) > h.d.ColdAfter
 }
 
 // staleFor reports whether co's latest read is older than maxAge seconds (max_age on
 // hiring-pulse and pre-action-brief). A company without coverage has nothing to crawl: never stale
 // once read.
 func (h *handlers) staleFor(co *readmodel.Company, maxAge int64) bool {
-	if co.LastRead.IsZero() {
+	if co.LastRead().IsZero() {
 		return true
 	}
-	return co.Covered() && h.d.Now().Sub(co.LastRead) > time.Duration(maxAge)*time.Second
+	return co.Covered() && h.d.Now().Sub(co.LastRead()) > time.Duration(maxAge)*time.Second
 }
 
 // overCap is the 202 answer of a free account past its cost-to-serve cap on is-hiring.
@@ -168,7 +168,7 @@ func (h *handlers) crawlJob(c *api.Call) (int, error) {
 		v.Status, v.FinishedAt, v.Error = "failed", utc(j.FinishedAt), &msg
 	case oltp.CrawlDone:
 		co := h.d.Snapshots.Current().Model.Company(j.CompanyID)
-		if co == nil || j.StartedAt == nil || !co.LastRead.Before(j.StartedAt.UTC().Truncate(time.Second)) {
+		if co == nil || j.StartedAt == nil || !co.LastRead().Before(j.StartedAt.UTC().Truncate(time.Second)) {
 			u := fmt.Sprintf("/v1/companies/%d/hiring-pulse", j.CompanyID)
 			v.Status, v.FinishedAt, v.ResultURL = "done", utc(j.FinishedAt), &u
 		}

@@ -61,18 +61,18 @@ func TestColdCompanyAndMaxAgeAnswer202CrawlingWithAJobToPoll(t *testing.T) {
 		return c.JobID
 	}
 
-	clock.Set(co.LastRead.Add(2 * time.Hour))
+	clock.Set(co.LastRead().Add(2 * time.Hour))
 	job := jobOf(get("hiring-pulse", paid, "3600", 202))
 	require.Positive(t, job)
 	require.Equal(t, job, jobOf(get("pre-action-brief", paid, "60", 202)), "one open crawl per company")
 	get("hiring-pulse", paid, "86400", 200)
 
-	clock.Set(co.LastRead.Add(25 * time.Hour))
+	clock.Set(co.LastRead().Add(25 * time.Hour))
 	require.Equal(t, job, jobOf(get("is-hiring", other, "", 202)))
 	require.Equal(t, job, jobOf(get("hiring-pulse", other, "", 202)), "cold without max_age")
 	require.Equal(t, job, jobOf(get("pre-action-brief", other, "", 202)))
 	get("hiring-pulse", other, "2592000", 200) // max_age wins over the cold rule
-	clock.Set(co.LastRead.Add(time.Hour))
+	clock.Set(co.LastRead().Add(time.Hour))
 
 	jobPath := fmt.Sprintf("/v1/crawl-jobs/%d", job)
 	j := apitest.GetJSON[crawlJob](t, srv, jobPath, paid, nil, 200)

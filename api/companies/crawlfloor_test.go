@@ -21,7 +21,7 @@ func coveredCompany(t *testing.T, f *fixture, n int) uint64 {
 	t.Helper()
 	var ids []uint64
 	for id := range f.w.Companies {
-		if f.w.Covered[id] && id != f.covered && f.m.Company(id) != nil && !f.m.Company(id).LastRead.IsZero() {
+		if f.w.Covered[id] && id != f.covered && f.m.Company(id) != nil && !f.m.Company(id).LastRead().IsZero() {
 			ids = append(ids, id)
 		}
 	}

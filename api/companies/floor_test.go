@@ -68,8 +68,8 @@ func TestCompanyReadsHideReqsFirstSeenWithinTheFreshnessFloor(t *testing.T) {
 	// those with such a first hire or repost first: a Free key makes 20 calls a minute).
 	hasHidden := func(x uint64) bool {
 		c := f.m.Company(x)
-		return slices.ContainsFunc(c.FirstHires, func(h readmodel.FirstHire) bool { return h.FirstSeen.Unix() > cut }) ||
-			slices.ContainsFunc(c.Reposted, func(r readmodel.Req) bool { return r.FirstSeen > cut })
+		return slices.ContainsFunc(c.FirstHires(), func(h readmodel.FirstHire) bool { return h.FirstSeen.Unix() > cut }) ||
+			slices.ContainsFunc(c.Reposted(), func(r readmodel.Req) bool { return r.FirstSeen > cut })
 	}
 	slices.SortStableFunc(ids, func(a, b uint64) int {
 		switch ha, hb := hasHidden(a), hasHidden(b); {
@@ -87,7 +87,7 @@ func TestCompanyReadsHideReqsFirstSeenWithinTheFreshnessFloor(t *testing.T) {
 			require.LessOrEqual(t, h.FirstSeen.Unix(), cut, "company %d first hire %s", x, h.Function)
 		}
 		hidden := map[string]bool{}
-		for _, r := range f.m.Company(x).Reposted {
+		for _, r := range f.m.Company(x).Reposted() {
 			if r.FirstSeen > cut {
 				hidden[r.Key] = true
 			}
@@ -108,7 +108,7 @@ func TestA202CrawlingForAColdCompanyIsOneMeteredForcedFreshCall(t *testing.T) {
 	srv, snaps, clock := startServer(t, f.w)
 	co := snaps.Current().Model.Company(f.covered)
 	key := srv.Account(t, "growth").Key
-	clock.Set(co.LastRead.Add(25 * time.Hour)) // cold
+	clock.Set(co.LastRead().Add(25 * time.Hour)) // cold
 	for _, seg := range []string{"is-hiring", "hiring-pulse", "pre-action-brief"} {
 		var c crawling
 		srv.Get(t, cpath(f.covered, seg), key, nil).Decode(t, 202, &c)

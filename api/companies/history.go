@@ -85,12 +85,12 @@ func firstHires(co *readmodel.Company, fns map[string]bool, cut, fresh time.Time
 		return id
 	}
 	censored := map[string]bool{}
-	for id := range co.CensoredFunctions {
+	for id := range co.CensoredFunctions() {
 		censored[keyOf(id)] = true
 	}
 	out := []firstHireRow{}
 	at := map[string]int{}
-	for _, f := range co.FirstHires { // oldest first: the first row of a name is its earliest
+	for _, f := range co.FirstHires() { // oldest first: the first row of a name is its earliest
 		k := keyOf(f.Function)
 		if censored[k] || fns != nil && !fns[f.Function] || readmodel.Hides(fresh, f.FirstSeen.Unix()) {
 			continue
@@ -123,7 +123,7 @@ func (h *handlers) firstHire(c *api.Call) (int, error) {
 		return 0, err
 	}
 	cut, win := windowOf(c, m)
-	return 0, c.JSON(200, firstHireView{CompanyID: co.ID, CoverageStatus: co.Coverage, FirstHires: firstHires(co, fns, cut, freshBefore(c, m)), AsOf: m.AsOf,
+	return 0, c.JSON(200, firstHireView{CompanyID: co.ID, CoverageStatus: co.Coverage(), FirstHires: firstHires(co, fns, cut, freshBefore(c, m)), AsOf: m.AsOf,
 		historyWindow: win})
 }
 
@@ -150,8 +150,9 @@ func repostPain(x *searchindex.Index, co *readmodel.Company, cut, fresh time.Tim
 	}
 	out := []repostRow{}
 	total := 0
-	for i := range co.Reposted {
-		r := &co.Reposted[i]
+	reposted := co.Reposted()
+	for i := range reposted {
+		r := &reposted[i]
 		if r.LastEventTime().Before(cut) || readmodel.Hides(fresh, r.FirstSeen) {
 			continue
 		}
@@ -171,7 +172,7 @@ func (h *handlers) repostPain(c *api.Call) (int, error) {
 	m := snap.Model
 	cut, win := windowOf(c, m)
 	rows, total := repostPain(snap.Index, co, cut, freshBefore(c, m), c.PageCap(RepostPainMax))
-	v := repostPainView{CompanyID: co.ID, CoverageStatus: co.Coverage, Reqs: rows, AsOf: m.AsOf, historyWindow: win}
+	v := repostPainView{CompanyID: co.ID, CoverageStatus: co.Coverage(), Reqs: rows, AsOf: m.AsOf, historyWindow: win}
 	if co.Covered() {
 		v.Total = &total
 	}
@@ -215,8 +216,8 @@ func migrations(co *readmodel.Company) []migrationRow {
 	if !co.Covered() {
 		return nil
 	}
-	out := make([]migrationRow, 0, len(co.Migrations))
-	for _, mg := range co.Migrations {
+	out := make([]migrationRow, 0, len(co.Migrations()))
+	for _, mg := range co.Migrations() {
 		out = append(out, migrationRow{FromVendor: mg.FromVendor, ToVendor: mg.ToVendor,
 			OccurredAt: provenance{Value: mg.ObservedAt, Source: "ats_history", ObservedAt: mg.ObservedAt}})
 	}
@@ -228,7 +229,7 @@ func (h *handlers) atsMigrations(c *api.Call) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return 0, c.JSON(200, migrationsView{CompanyID: co.ID, CoverageStatus: co.Coverage, ATSVendor: nullable.String(co.ATSVendor), Migrations: migrations(co),
+	return 0, c.JSON(200, migrationsView{CompanyID: co.ID, CoverageStatus: co.Coverage(), ATSVendor: nullable.String(co.ATSVendor()), Migrations: migrations(co),
 		AsOf: m.AsOf})
 }
 
@@ -274,8 +275,8 @@ func (h *handlers) preActionBrief(c *api.Call) (int, error) {
 	if n := len(p.Momentum); n > BriefMomentumWeeks {
 		p.Momentum = p.Momentum[n-BriefMomentumWeeks:]
 	}
-	v := briefView{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, HQCountry: nullable.String(co.HQCountry), HQCountryCode: nullable.String(co.HQCountryCode()),
-		CoverageStatus: co.Coverage, Pulse: p, FirstHires: firstHires(co, nil, cut, fresh), Migrations: migrations(co), AsOf: m.AsOf, historyWindow: win}
+	v := briefView{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, HQCountry: nullable.String(co.HQCountry()), HQCountryCode: nullable.String(co.HQCountryCode()),
+		CoverageStatus: co.Coverage(), Pulse: p, FirstHires: firstHires(co, nil, cut, fresh), Migrations: migrations(co), AsOf: m.AsOf, historyWindow: win}
 	v.RepostPain, _ = repostPain(snap.Index, co, cut, fresh, BriefReposts)
 	if co.Covered() {
 		n := 0

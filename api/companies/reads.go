@@ -199,7 +199,7 @@ func (h *handlers) openReqs(c *api.Call) (int, error) {
 	}
 	limit := c.Limit()
 	cutoff := freshBefore(c, snap.Model)
-	out := openReqsView{CompanyID: co.ID, CoverageStatus: co.Coverage, Reqs: []reqRow{}, AsOf: snap.Model.AsOf}
+	out := openReqsView{CompanyID: co.ID, CoverageStatus: co.Coverage(), Reqs: []reqRow{}, AsOf: snap.Model.AsOf}
 	total := 0
 	var last *readmodel.Req
 	for i := range co.Live {
@@ -275,17 +275,17 @@ func (h *handlers) enrichment(c *api.Call) (int, error) {
 	}
 	floor := c.Caller.Plan().FreshnessFloorS
 	cutoff := freshBefore(c, m)
-	v := enrichmentView{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, HQCountry: nullable.String(co.HQCountry),
-		HQCountryCode: nullable.String(co.HQCountryCode()), Industry: nullable.String(co.Industry), HeadcountBand: nullable.String(co.HeadcountBand),
-		AgencyKind: nullable.String(normalize.ServedAgencyKind(co.AgencyKind, co.Name)), ATSVendor: nullable.String(co.ATSVendor), CoverageStatus: co.Coverage, Boards: []string{},
+	v := enrichmentView{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, HQCountry: nullable.String(co.HQCountry()),
+		HQCountryCode: nullable.String(co.HQCountryCode()), Industry: nullable.String(co.Industry()), HeadcountBand: nullable.String(co.HeadcountBand()),
+		AgencyKind: nullable.String(normalize.ServedAgencyKind(co.AgencyKind(), co.Name)), ATSVendor: nullable.String(co.ATSVendor()), CoverageStatus: co.Coverage(), Boards: []string{},
 		FreshnessFloor: floor, AsOf: m.AsOf}
-	for _, b := range co.Boards {
+	for _, b := range co.Boards() {
 		if cutoff.IsZero() || !b.FirstSeen.After(cutoff) {
 			v.Boards = append(v.Boards, b.Board)
 		}
 	}
-	if !co.LastRead.IsZero() {
-		at := co.LastRead
+	if !co.LastRead().IsZero() {
+		at := co.LastRead()
 		v.EnrichmentAsOf = &at
 	}
 	return 0, c.JSON(200, v)

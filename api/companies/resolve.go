@@ -35,8 +35,8 @@ func resolveSchema() map[string]any {
 
 func resolved(co *readmodel.Company, conf float64) resolvedCompany {
 	cc := nullable.String(co.HQCountryCode())
-	return resolvedCompany{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, HQCountry: nullable.String(co.HQCountry), HQCountryCode: cc,
-		CountryCode: cc, CoverageStatus: co.Coverage, MatchConfidence: conf}
+	return resolvedCompany{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, HQCountry: nullable.String(co.HQCountry()), HQCountryCode: cc,
+		CountryCode: cc, CoverageStatus: co.Coverage(), MatchConfidence: conf}
 }
 
 // resolve: exactly one of domain or name. A domain gives the companies registered at it

@@ -102,7 +102,7 @@ func (h *handlers) technologies(c *api.Call) (int, error) {
 		after = &k
 	}
 	category, _ := c.String("category")
-	out := technologiesView{CompanyID: co.ID, CoverageStatus: co.Coverage, Technologies: []companyTech{},
+	out := technologiesView{CompanyID: co.ID, CoverageStatus: co.Coverage(), Technologies: []companyTech{},
 		FreshnessFloor: c.Caller.Plan().FreshnessFloorS, AsOf: snap.Model.AsOf}
 	var uses []searchindex.TechnologyUse
 	if snap.Index != nil {

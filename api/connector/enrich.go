@@ -82,8 +82,8 @@ func enrichRow(m *readmodel.Model, b *enrichBody, now time.Time) Row {
 	}
 	id := co.ID
 	r.CompanyID, r.Name, r.Domain, r.MatchConfidence = &id, &co.Name, &co.Domain, &conf
-	r.HQCountry, r.HQCountryCode = nullable.String(co.HQCountry), nullable.String(co.HQCountryCode())
-	r.Industry, r.HeadcountBand, r.ATSVendor = nullable.String(co.Industry), nullable.String(co.HeadcountBand), nullable.String(co.ATSVendor)
+	r.HQCountry, r.HQCountryCode = nullable.String(co.HQCountry()), nullable.String(co.HQCountryCode())
+	r.Industry, r.HeadcountBand, r.ATSVendor = nullable.String(co.Industry()), nullable.String(co.HeadcountBand()), nullable.String(co.ATSVendor())
 	p := m.PulseOf(co, false)
 	r.CoverageStatus = p.CoverageStatus
 	r.IsHiring, r.OpenReqCount, r.ActiveReqs, r.NewRoles30d = p.IsHiring, p.OpenReqCount, p.ActiveReqs, p.NewRoles30d

@@ -170,7 +170,7 @@ func resolveImport(m *readmodel.Model, list importList) (importView, []oltp.Cove
 			continue
 		}
 		out.Resolved = append(out.Resolved, importedCompany{Index: i, Domain: nullable.String(it.Domain), Name: nullable.String(it.Name), CompanyID: co.ID,
-			CompanyName: co.Name, CompanyDomain: co.Domain, MatchConfidence: conf, CoverageStatus: co.Coverage})
+			CompanyName: co.Name, CompanyDomain: co.Domain, MatchConfidence: conf, CoverageStatus: co.Coverage()})
 		if co.Covered() {
 			out.Covered++
 		}

@@ -86,7 +86,7 @@ func (h *handlers) status(c *api.Call) (int, error) {
 		}
 		if cos := h.d.Snapshots.Current().Model.ByDomain(domain); len(cos) > 0 {
 			co := cos[0]
-			out.Company = &companyView{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, CoverageStatus: co.Coverage, MatchConfidence: readmodel.ConfidenceExact}
+			out.Company = &companyView{CompanyID: co.ID, Name: co.Name, Domain: co.Domain, CoverageStatus: co.Coverage(), MatchConfidence: readmodel.ConfidenceExact}
 		}
 	}
 	st, err := oltp.Onboarding(c.Context(), h.d.Pool, c.Caller.CustomerID, u)

@@ -30,7 +30,7 @@ type fixedSnapshot struct{ s *snapshot.Snapshot }
 func (f fixedSnapshot) Current() *snapshot.Snapshot { return f.s }
 
 func newSnapshot() fixedSnapshot {
-	m := readmodel.NewBuilder(1, time.Now(), nil, []analytics.Company{
+	m := readmodel.NewBuilder(nil, 1, time.Now(), nil, []analytics.Company{
 		{CompanyID: acme, Domain: "acme.com", Name: "Acme"}, {CompanyID: beta, Domain: "beta.io", Name: "Beta"},
 	}).Build(readmodel.Side{})
 	return fixedSnapshot{&snapshot.Snapshot{Model: m}}

@@ -1,7 +1,6 @@
 package readmodel
 
 import (
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -11,29 +10,28 @@ import (
 	"github.com/planehq/hiringsignal/read/searchindex"
 )
 
-// interner shares the repeated strings of a build (the directory's values, first hires' titles
-// and boards; the reqs' are their records').
+// interner shares the repeated strings of a build (first hires' titles, migrations' vendors,
+// censored functions; the reqs' are their records', the directory's values its dictionaries'),
+// and keeps the ids of the words it named in the dictionaries (board names, source types,
+// functions), so the build asks the dictionaries, under their lock, once a word.
 type interner struct {
-	s        map[string]string
-	censored map[string]map[string]bool // sorted function ids, joined → the one set of them
+	s     map[string]string
+	dict  *searchindex.Dictionaries
+	words map[string]uint32
 }
 
-func newInterner() *interner {
-	return &interner{s: make(map[string]string, 1<<16), censored: map[string]map[string]bool{}}
+func newInterner(dict *searchindex.Dictionaries) *interner {
+	return &interner{s: make(map[string]string, 1<<16), dict: dict, words: map[string]uint32{}}
 }
 
-// functionSet is the build's one set equal to set (companies with the same censored functions
-// share one map: never modified once built).
-func (in *interner) functionSet(set map[string]bool) map[string]bool {
-	if len(set) == 0 {
-		return set
+// word is w's id in the dictionaries.
+func (in *interner) word(w string) uint32 {
+	if id, ok := in.words[w]; ok {
+		return id
 	}
-	key := strings.Join(slices.Sorted(maps.Keys(set)), "\x00")
-	if s, ok := in.censored[key]; ok {
-		return s
-	}
-	in.censored[key] = set
-	return set
+	id := in.dict.WordID(w)
+	in.words[in.dict.Word(id)] = id
+	return id
 }
 
 func (in *interner) str(v string) string {
@@ -70,13 +68,20 @@ type Builder struct {
 	touched       func(id uint64) bool
 	reqs          int                  // Req values added to the companies' Live and Reposted lists
 	records       *searchindex.Builder // Add: makes the records of reqs added without one
+	// censored are the functions of each company with a req live at its ObservedFrom, until
+	// Build names each set in the dictionaries (Company.censored).
+	censored map[*Company]map[string]bool
 }
 
 // NewBuilder starts a model at watermark wm, whose latest committed cycle ran at asOf, over the
-// committed cycles per region and the company directory.
-func NewBuilder(wm uint64, asOf time.Time, regions []analytics.RegionRead, cos []analytics.Company) *Builder {
-	m := &Model{Watermark: wm, AsOf: asOf.UTC(), companies: make(map[uint64]*Company, len(cos)),
-		byDomain: newCompanyKeys(), byNameKey: newCompanyKeys()}
+// committed cycles per region and the company directory, its companies' strings named in dict:
+// the dictionaries of the snapshot's lineage (searchindex.Builder.Dictionaries of the index built
+// beside it), or new ones when dict is nil (a model of its own).
+func NewBuilder(dict *searchindex.Dictionaries, wm uint64, asOf time.Time, regions []analytics.RegionRead, cos []analytics.Company) *Builder {
+	if dict == nil {
+		dict = searchindex.NewDictionaries()
+	}
+	m := &Model{Watermark: wm, AsOf: asOf.UTC(), companies: make(map[uint64]*Company, len(cos))}
 	first := map[string]time.Time{}
 	latest := map[string]time.Time{}
 	for _, r := range regions {
@@ -85,25 +90,28 @@ func NewBuilder(wm uint64, asOf time.Time, regions []analytics.RegionRead, cos [
 			m.Since = r.First.UTC()
 		}
 	}
-	in := newInterner()
+	in := newInterner(dict)
 	for i := range cos {
 		a := &cos[i]
-		c := &Company{ID: a.CompanyID, Domain: a.Domain, Name: a.Name, HQCountry: in.str(a.HQCountry), Region: in.str(a.Region),
-			Industry: in.str(a.Industry), HeadcountBand: in.str(a.HeadcountBand), AgencyKind: in.str(a.AgencyKind), ATSVendor: in.str(a.ATSVendor)}
+		c := &Company{ID: a.CompanyID, Domain: a.Domain, Name: a.Name, dict: dict}
+		v := searchindex.CompanyValues{HQCountry: a.HQCountry, Region: a.Region, Industry: a.Industry,
+			HeadcountBand: a.HeadcountBand, AgencyKind: a.AgencyKind, ATSVendor: a.ATSVendor}
 		if a.Covered {
-			c.Coverage = CoverageCovered
+			v.Coverage = CoverageCovered
 		}
-		c.ObservedFrom = first[a.Region]
-		c.LastRead = latest[a.Region]
-		if t, ok := latest[analytics.CompanyRegion(c.ID)]; ok && t.After(c.LastRead) {
-			c.LastRead = t
+		c.values = dict.CompanyValuesID(v)
+		observedFrom, lastRead := first[a.Region], latest[a.Region]
+		if t, ok := latest[analytics.CompanyRegion(c.ID)]; ok && t.After(lastRead) {
+			lastRead = t
 		}
-		if c.ObservedFrom.IsZero() {
-			c.ObservedFrom = first[analytics.CompanyRegion(c.ID)]
+		if observedFrom.IsZero() {
+			observedFrom = first[analytics.CompanyRegion(c.ID)]
 		}
+		c.observedFrom, c.lastRead = unixSeconds(observedFrom), unixSeconds(lastRead)
 		m.companies[c.ID] = c
 	}
-	return &Builder{m: m, in: in, now: m.AsOf, activeFrom: m.AsOf.Add(-ActiveWindow).Unix(), first: first, latest: latest}
+	return &Builder{m: m, in: in, now: m.AsOf, activeFrom: m.AsOf.Add(-ActiveWindow).Unix(), first: first, latest: latest,
+		censored: map[*Company]map[string]bool{}}
 }
 
 // Over makes Build carry into the model every company of prev that touched reports false for:
@@ -158,10 +166,12 @@ func (b *Builder) AddRecord(r *analytics.Req, record func() *searchindex.Record)
 	}
 	if r.Function != "" {
 		if c.censors(r.FirstSeen.Unix()) {
-			if c.CensoredFunctions == nil {
-				c.CensoredFunctions = map[string]bool{}
+			set := b.censored[c]
+			if set == nil {
+				set = map[string]bool{}
+				b.censored[c] = set
 			}
-			c.CensoredFunctions[in.str(r.Function)] = true
+			set[in.str(r.Function)] = true
 		} else {
 			c.firstHire(in, r)
 		}
@@ -186,7 +196,8 @@ func (b *Builder) AddRecord(r *analytics.Req, record func() *searchindex.Record)
 		b.m.liveReqs++
 	}
 	if q.RepostCount > 0 {
-		c.Reposted = append(c.Reposted, q)
+		rare := c.rareOf()
+		rare.reposted = append(rare.reposted, q)
 	}
 }
 
@@ -208,29 +219,48 @@ func (b *Builder) Build(sd Side) *Model {
 		}
 		c := m.companies[h.CompanyID]
 		if prev != nil && prev.CompanyID == h.CompanyID && prev.Vendor != h.Vendor && c != nil {
-			c.Migrations = append(c.Migrations, Migration{FromVendor: in.str(prev.Vendor), ToVendor: in.str(h.Vendor), ObservedAt: h.FirstSeen.UTC()})
+			rare := c.rareOf()
+			rare.migrations = append(rare.migrations, Migration{FromVendor: in.str(prev.Vendor), ToVendor: in.str(h.Vendor), ObservedAt: h.FirstSeen.UTC()})
 		}
-		if c != nil && c.Coverage == "" {
-			c.Coverage = CoverageCovered // a tenant was read once: the company has ATS coverage
+		if c != nil && c.Coverage() == "" {
+			c.setCoverage(CoverageCovered) // a tenant was read once: the company has ATS coverage
 		}
 		prev = h
 	}
+	nBoards := 0
 	for i := range sd.Boards {
 		bs := &sd.Boards[i]
 		if c := m.companies[bs.CompanyID]; c != nil {
-			c.Boards = append(c.Boards, BoardSeen{Board: in.str(bs.Board), SourceType: in.str(bs.SourceType), FirstSeen: bs.FirstSeen.UTC()})
+			c.boards = append(c.boards, boardSeen{board: in.word(bs.Board), source: in.word(bs.SourceType), firstSeen: unixSeconds(bs.FirstSeen)})
+			nBoards++
 		}
 	}
-	// The lists as grown by append hold up to twice their length: finish moves them into one
-	// array of the exact size (arena), and the grown ones are garbage.
-	arena := make([]Req, 0, b.reqs)
-	for _, c := range m.companies {
-		c.CensoredFunctions = in.functionSet(c.CensoredFunctions)
-		m.finish(c, &arena)
+	// A function that already had a req live when observation began has no known first hire: its
+	// first req was posted before coverage, so a later one is not the first.
+	for c, set := range b.censored {
+		c.censored = c.dict.FunctionSetID(set) // companies with the same censored functions share one set
+		c.firstHires = slices.DeleteFunc(c.firstHires, func(f firstHire) bool { return set[c.dict.Word(f.function)] })
 	}
+	b.censored = nil
+	nFirstHires := 0
+	for _, c := range m.companies {
+		nFirstHires += len(c.firstHires)
+	}
+	// The lists as grown by append hold up to twice their length: finish moves them into arrays
+	// of the exact size (arenas), and the grown ones are garbage.
+	ar := arenas{reqs: make([]Req, 0, b.reqs), boards: make([]boardSeen, 0, nBoards), firstHires: make([]firstHire, 0, nFirstHires)}
+	own := make([]*Company, 0, len(m.companies))
+	for _, c := range m.companies {
+		m.finish(c, &ar)
+		own = append(own, c)
+	}
+	var prevDomain, prevName companyKeys
 	if b.prev != nil {
 		b.carry(m)
+		prevDomain, prevName = b.prev.byDomain, b.prev.byNameKey
 	}
+	m.byDomain = b.fileKeys(m, own, prevDomain, domainKeyOf)
+	m.byNameKey = b.fileKeys(m, own, prevName, nameKeyOf)
 	return m
 }
 
@@ -245,52 +275,54 @@ func (b *Builder) carry(m *Model) {
 		if _, ok := m.companies[id]; ok {
 			continue
 		}
-		lastRead := b.latest[c.Region]
+		lastRead := b.latest[c.Region()]
 		if t, ok := b.latest[analytics.CompanyRegion(id)]; ok && t.After(lastRead) {
 			lastRead = t
 		}
 		st := c.statsAt(b.now)
-		if !lastRead.Equal(c.LastRead) || st != c.stats {
+		if unixSeconds(lastRead) != c.lastRead || st != c.stats {
 			cp := *c
-			cp.LastRead, cp.stats = lastRead, st
+			cp.lastRead, cp.stats = unixSeconds(lastRead), st
 			c = &cp
 		}
 		m.companies[id] = c
 		m.liveReqs += len(c.Live)
-		m.index(c)
 	}
 }
 
 // firstHire keeps r when it is the earliest req observed in its function at c (ties: the lower
 // req_key, as analytics.FirstHires). A company has a few dozen functions at most: a linear scan.
 func (c *Company) firstHire(in *interner, r *analytics.Req) {
-	fs := r.FirstSeen.UTC()
-	for i := range c.FirstHires {
-		f := &c.FirstHires[i]
-		if f.Function != r.Function {
+	fs, fn := unixSeconds(r.FirstSeen), in.word(r.Function)
+	for i := range c.firstHires {
+		f := &c.firstHires[i]
+		if f.function != fn {
 			continue
 		}
-		if fs.Before(f.FirstSeen) || (fs.Equal(f.FirstSeen) && r.ReqKey < f.ReqKey) {
-			*f = FirstHire{Function: f.Function, FirstSeen: fs, ReqKey: r.ReqKey, RawTitle: in.str(r.RawTitle), Board: in.str(r.Board)}
+		if fs < f.firstSeen || (fs == f.firstSeen && r.ReqKey < f.reqKey) {
+			*f = firstHire{function: fn, firstSeen: fs, reqKey: r.ReqKey, rawTitle: in.str(r.RawTitle), board: in.word(r.Board)}
 		}
 		return
 	}
-	c.FirstHires = append(c.FirstHires, FirstHire{Function: in.str(r.Function), FirstSeen: fs, ReqKey: r.ReqKey,
-		RawTitle: in.str(r.RawTitle), Board: in.str(r.Board)})
+	c.firstHires = append(c.firstHires, firstHire{function: fn, firstSeen: fs, reqKey: r.ReqKey,
+		rawTitle: in.str(r.RawTitle), board: in.word(r.Board)})
 }
 
-// finish orders a company's lists, settles its coverage and indexes it for resolve. A function
-// that already had a req live when observation began has no known first hire: its first req was
-// posted before coverage, so a later one is not the first.
-func (m *Model) finish(c *Company, arena *[]Req) {
-	if len(c.CensoredFunctions) > 0 {
-		c.FirstHires = slices.DeleteFunc(c.FirstHires, func(f FirstHire) bool { return c.CensoredFunctions[f.Function] })
-	}
-	if c.Coverage == "" {
-		if c.stats.anyReq || len(c.Boards) > 0 {
-			c.Coverage = CoverageCovered // board or aggregator postings were observed
+// arenas are the arrays a Build carves the companies' lists from, each at its exact size.
+type arenas struct {
+	reqs       []Req
+	boards     []boardSeen
+	firstHires []firstHire
+}
+
+// finish orders a company's lists, carves them from the arenas, settles its coverage and indexes
+// it for resolve.
+func (m *Model) finish(c *Company, ar *arenas) {
+	if c.Coverage() == "" {
+		if c.stats.anyReq || len(c.boards) > 0 {
+			c.setCoverage(CoverageCovered) // board or aggregator postings were observed
 		} else {
-			c.Coverage = CoverageNoATSSignal
+			c.setCoverage(CoverageNoATSSignal)
 		}
 	}
 	slices.SortFunc(c.Live, func(a, b Req) int {
@@ -299,28 +331,31 @@ func (m *Model) finish(c *Company, arena *[]Req) {
 		}
 		return strings.Compare(a.Key, b.Key)
 	})
-	slices.SortFunc(c.FirstHires, func(a, b FirstHire) int {
-		if c := a.FirstSeen.Compare(b.FirstSeen); c != 0 {
-			return c
+	slices.SortFunc(c.firstHires, func(a, b firstHire) int {
+		if a.firstSeen != b.firstSeen {
+			return cmpInt(int64(a.firstSeen), int64(b.firstSeen))
 		}
-		return strings.Compare(a.Function, b.Function)
+		return strings.Compare(c.dict.Word(a.function), c.dict.Word(b.function))
 	})
-	slices.SortFunc(c.Reposted, func(a, b Req) int {
-		if a.RepostCount != b.RepostCount {
-			return cmpInt(int64(b.RepostCount), int64(a.RepostCount))
-		}
-		if a.FirstSeen != b.FirstSeen {
-			return cmpInt(a.FirstSeen, b.FirstSeen)
-		}
-		return strings.Compare(a.Key, b.Key)
-	})
-	c.Live, c.Reposted = carve(arena, c.Live), carve(arena, c.Reposted)
+	c.Live = carve(&ar.reqs, c.Live)
+	c.boards, c.firstHires = carve(&ar.boards, c.boards), carve(&ar.firstHires, c.firstHires)
+	if c.rare != nil {
+		slices.SortFunc(c.rare.reposted, func(a, b Req) int {
+			if a.RepostCount != b.RepostCount {
+				return cmpInt(int64(b.RepostCount), int64(a.RepostCount))
+			}
+			if a.FirstSeen != b.FirstSeen {
+				return cmpInt(a.FirstSeen, b.FirstSeen)
+			}
+			return strings.Compare(a.Key, b.Key)
+		})
+		c.rare.reposted = carve(&ar.reqs, c.rare.reposted)
+	}
 	c.domainKey, c.nameKey = normalize.DomainKey(c.Domain), normalize.CompanyKey(c.Name)
-	m.index(c)
 }
 
 // carve appends l to the arena and returns its copy there, capacity clipped (nil for none).
-func carve(arena *[]Req, l []Req) []Req {
+func carve[T any](arena *[]T, l []T) []T {
 	if len(l) == 0 {
 		return nil
 	}
@@ -329,45 +364,64 @@ func carve(arena *[]Req, l []Req) []Req {
 	return (*arena)[from:len(*arena):len(*arena)]
 }
 
-// index files c for resolve, under the keys finish derived (kept on c: a later model that
-// carries c files it without deriving them again).
-func (m *Model) index(c *Company) {
-	if c.domainKey != "" {
-		m.byDomain.add(c.domainKey, c)
+// companyKeys files companies under a key (a domain, a name): every company with one, sorted by
+// key then company_id, found by binary search (8 bytes a company, where a map of the keys took
+// about 50).
+type companyKeys []*Company
+
+// keyOf is the key of a company a companyKeys files it under ("" for none).
+type keyOf func(c *Company) string
+
+func domainKeyOf(c *Company) string { return c.domainKey }
+func nameKeyOf(c *Company) string   { return c.nameKey }
+
+// get appends the companies filed under k (by key) to out, by company_id.
+func (ks companyKeys) get(out []*Company, key keyOf, k string) []*Company {
+	i, _ := slices.BinarySearchFunc(ks, k, func(c *Company, k string) int { return strings.Compare(key(c), k) })
+	for ; i < len(ks) && key(ks[i]) == k; i++ {
+		out = append(out, ks[i])
 	}
-	if c.nameKey != "" {
-		m.byNameKey.add(c.nameKey, c)
-	}
+	return out
 }
 
-// companyKeys files companies under a key (a domain, a name): most keys name one company, kept
-// by itself; the few that several share keep them in a list beside.
-type companyKeys struct {
-	one  map[string]*Company
-	many map[string][]*Company // the keys two or more companies share (none of them in one)
-}
-
-func newCompanyKeys() companyKeys {
-	return companyKeys{one: map[string]*Company{}, many: map[string][]*Company{}}
-}
-
-func (k companyKeys) add(key string, c *Company) {
-	if l, ok := k.many[key]; ok {
-		k.many[key] = append(l, c)
-	} else if first, ok := k.one[key]; ok {
-		delete(k.one, key)
-		k.many[key] = []*Company{first, c}
-	} else {
-		k.one[key] = c
+// fileKeys files the companies of m by key: own, the companies this Build finished (keys derived
+// by finish), and, over b.prev, the companies carried from it in the order of prev's (their keys
+// are prev's: a carried company's directory row did not change).
+func (b *Builder) fileKeys(m *Model, own []*Company, prev companyKeys, key keyOf) companyKeys {
+	cmp := func(a, c *Company) int {
+		if n := strings.Compare(key(a), key(c)); n != 0 {
+			return n
+		}
+		return cmpInt(int64(a.ID), int64(c.ID))
 	}
-}
-
-// get appends the companies filed under key to out.
-func (k companyKeys) get(out []*Company, key string) []*Company {
-	if c, ok := k.one[key]; ok {
-		return append(out, c)
+	var mine companyKeys
+	for _, c := range own {
+		if key(c) != "" {
+			mine = append(mine, c)
+		}
 	}
-	return append(out, k.many[key]...)
+	slices.SortFunc(mine, cmp)
+	if b.prev == nil {
+		return slices.Clip(mine)
+	}
+	isOwn := make(map[uint64]bool, len(own))
+	for _, c := range own {
+		isOwn[c.ID] = true
+	}
+	out := make(companyKeys, 0, len(prev)+len(mine))
+	i := 0
+	for _, p := range prev {
+		if b.touched(p.ID) || isOwn[p.ID] {
+			continue // not carried (carry's rule)
+		}
+		c := m.companies[p.ID] // carried: prev's company or its copy
+		for i < len(mine) && cmp(mine[i], c) < 0 {
+			out = append(out, mine[i])
+			i++
+		}
+		out = append(out, c)
+	}
+	return slices.Clip(append(out, mine[i:]...))
 }
 
 func cmpInt(a, b int64) int {

@@ -32,33 +32,26 @@ type Model struct {
 	liveReqs  int
 }
 
-// Company is everything the company reads serve about one company.
+// Company is everything the company reads serve about one company. Its fields are laid out to
+// fill 256 bytes (one size class of the allocator), a company's share of a snapshot at about 8
+// reqs a company: its directory values and coverage are one id in the dictionaries of its
+// lineage (searchindex.Dictionaries: dict), its times 32-bit seconds, its censored functions the
+// id of a set shared there, its board sightings and first hires name their words there too (12
+// and 48 bytes each), and the lists few companies fill (reposted reqs, ATS migrations) sit
+// behind one pointer, nil when it has none; methods read them back. A field added costs 32 bytes
+// a company.
 type Company struct {
-	ID            uint64
-	Domain        string
-	Name          string
-	HQCountry     string
-	Region        string
-	Industry      string
-	HeadcountBand string
-	AgencyKind    string
-	ATSVendor     string // current ATS vendor ("" when no tenant is read)
-	Coverage      string // covered or no_ats_signal
+	ID     uint64
+	Domain string
+	Name   string
 
-	// ObservedFrom is when the crawl started reading the company's sources (its region's first
-	// committed cycle); LastRead the latest committed cycle that read them (a scheduled cycle of
-	// its region or an on-demand crawl). Both zero when no cycle read them yet.
-	ObservedFrom time.Time
-	LastRead     time.Time
+	Live       []Req       // live deduplicated reqs, newest first_seen first
+	boards     []boardSeen // Boards, in the order of the sightings read
+	firstHires []firstHire // FirstHires: per function, oldest first_seen first
 
-	Live       []Req // live deduplicated reqs, newest first_seen first
-	Reposted   []Req // reqs with repost_count > 0 (live or closed), hardest first
-	Boards     []BoardSeen
-	FirstHires []FirstHire // per function id, oldest first_seen first
-	Migrations []Migration // oldest first
-
-	momentum []week // weeks with any flow, oldest first
-	stats    pulseStats
+	dict     *searchindex.Dictionaries // the lineage's: values and censored name their entries there
+	rare     *rareLists                // nil when it has no reposted req and no migration
+	momentum []week                    // weeks with any flow, oldest first
 	// recent are the first_seen (unix seconds) of its reqs, live or closed, young enough at the
 	// build's AsOf to count in a pulse then or later (countedWindow): a later model that carries
 	// the company counts its pulse from them (statsAt).
@@ -66,10 +59,106 @@ type Company struct {
 	// domainKey and nameKey are its Domain and Name as resolve looks them up (normalize.DomainKey,
 	// normalize.CompanyKey; "" when none).
 	domainKey, nameKey string
+	stats              pulseStats
+	values             uint32 // its searchindex.CompanyValues (HQ country, region, ..., coverage)
+	// observedFrom and lastRead are ObservedFrom and LastRead in unix seconds (0: zero).
+	observedFrom, lastRead uint32
+	censored               uint32 // its censored functions: a set of dict (FunctionSetID), 0 for none
+}
 
-	// CensoredFunctions are the function ids with a req already live at ObservedFrom: their first
-	// hire happened before observation began, so none is known (nil when none).
-	CensoredFunctions map[string]bool
+// rareLists are the lists of a company that few companies fill.
+type rareLists struct {
+	reposted   []Req       // reqs with repost_count > 0 (live or closed), hardest first
+	migrations []Migration // oldest first
+}
+
+// HQCountry is the company's HQ country name ("" when unknown).
+func (c *Company) HQCountry() string { return c.dict.CompanyValues(c.values).HQCountry }
+
+// Region is the company's crawl region.
+func (c *Company) Region() string { return c.dict.CompanyValues(c.values).Region }
+
+// Industry is the company's industry ("" when unknown).
+func (c *Company) Industry() string { return c.dict.CompanyValues(c.values).Industry }
+
+// HeadcountBand is the company's headcount band ("" when unknown).
+func (c *Company) HeadcountBand() string { return c.dict.CompanyValues(c.values).HeadcountBand }
+
+// AgencyKind is the company's agency kind ("" when unclassified).
+func (c *Company) AgencyKind() string { return c.dict.CompanyValues(c.values).AgencyKind }
+
+// ATSVendor is the company's current ATS vendor ("" when no tenant is read).
+func (c *Company) ATSVendor() string { return c.dict.CompanyValues(c.values).ATSVendor }
+
+// Coverage is CoverageCovered or CoverageNoATSSignal.
+func (c *Company) Coverage() string { return c.dict.CompanyValues(c.values).Coverage }
+
+// setCoverage sets c's coverage (its values with that coverage, named in its dictionaries).
+func (c *Company) setCoverage(coverage string) {
+	v := *c.dict.CompanyValues(c.values)
+	v.Coverage = coverage
+	c.values = c.dict.CompanyValuesID(v)
+}
+
+// ObservedFrom is when the crawl started reading the company's sources (its region's first
+// committed cycle); zero when no cycle read them yet.
+func (c *Company) ObservedFrom() time.Time { return unixTime(c.observedFrom) }
+
+// LastRead is the latest committed cycle that read the company's sources (a scheduled cycle of its
+// region or an on-demand crawl); zero when no cycle read them yet.
+func (c *Company) LastRead() time.Time { return unixTime(c.lastRead) }
+
+// Reposted are the company's reqs with repost_count > 0 (live or closed), hardest first. The
+// slice is shared: read only.
+func (c *Company) Reposted() []Req {
+	if c.rare == nil {
+		return nil
+	}
+	return c.rare.reposted
+}
+
+// Migrations are the company's changes of ATS vendor, oldest first. The slice is shared: read
+// only.
+func (c *Company) Migrations() []Migration {
+	if c.rare == nil {
+		return nil
+	}
+	return c.rare.migrations
+}
+
+// CensoredFunctions are the function ids with a req already live at ObservedFrom: their first
+// hire happened before observation began, so none is known (nil when none). The set is shared
+// by the companies with the same ones: read only.
+func (c *Company) CensoredFunctions() map[string]bool {
+	if c.censored == 0 {
+		return nil
+	}
+	return c.dict.FunctionSet(c.censored)
+}
+
+// rareOf is c's rare lists, made when it has none.
+func (c *Company) rareOf() *rareLists {
+	if c.rare == nil {
+		c.rare = &rareLists{}
+	}
+	return c.rare
+}
+
+// unixTime is the time of unix seconds s, zero for 0.
+func unixTime(s uint32) time.Time {
+	if s == 0 {
+		return time.Time{}
+	}
+	return time.Unix(int64(s), 0).UTC()
+}
+
+// unixSeconds is t in unix seconds, 0 for the zero time. The times a company keeps this way are
+// the ledger's (committed cycle times and sightings: whole seconds, after 1970 and before 2106).
+func unixSeconds(t time.Time) uint32 {
+	if t.IsZero() {
+		return 0
+	}
+	return uint32(t.Unix())
 }
 
 // Req is one deduplicated req (one per company, title and country, all boards listed): the
@@ -99,7 +188,7 @@ func (r *Req) SalaryMaxUSD() (float64, bool) { _, _, v, ok := r.SalaryUSD(); ret
 func (c *Company) LeftCensored(r *Req) bool { return c.censors(r.FirstSeen) }
 
 func (c *Company) censors(firstSeen int64) bool {
-	return !c.ObservedFrom.IsZero() && firstSeen <= c.ObservedFrom.Unix()
+	return c.observedFrom != 0 && firstSeen <= int64(c.observedFrom)
 }
 
 // LastEventTime is LastEventAt as a time.
@@ -118,6 +207,25 @@ type BoardSeen struct {
 	FirstSeen  time.Time
 }
 
+// boardSeen is a BoardSeen as the company keeps it: its words' ids in the company's
+// dictionaries (searchindex.Dictionaries.WordID) and its time in unix seconds.
+type boardSeen struct {
+	board, source, firstSeen uint32
+}
+
+// Boards are the boards that carried the company's reqs, each with its first sighting, in the
+// order of the sightings read (analytics.StreamCompanyBoards): a new slice each call.
+func (c *Company) Boards() []BoardSeen {
+	if len(c.boards) == 0 {
+		return nil
+	}
+	out := make([]BoardSeen, len(c.boards))
+	for i, b := range c.boards {
+		out[i] = BoardSeen{Board: c.dict.Word(b.board), SourceType: c.dict.Word(b.source), FirstSeen: unixTime(b.firstSeen)}
+	}
+	return out
+}
+
 // FirstHire is the earliest req ever observed in one function at the company.
 type FirstHire struct {
 	Function  string
@@ -125,6 +233,29 @@ type FirstHire struct {
 	ReqKey    string
 	RawTitle  string
 	Board     string // the board of that first posting (informational; source_board is the aggregate)
+}
+
+// firstHire is a FirstHire as the company keeps it: its function and board as ids in the
+// company's dictionaries and its time in unix seconds.
+type firstHire struct {
+	reqKey, rawTitle string
+	firstSeen        uint32
+	function, board  uint32
+}
+
+// FirstHires are the company's first hires, one per function id, oldest first_seen first (ties
+// by function id): a new slice each call.
+func (c *Company) FirstHires() []FirstHire {
+	if len(c.firstHires) == 0 {
+		return nil
+	}
+	out := make([]FirstHire, len(c.firstHires))
+	for i := range c.firstHires {
+		f := &c.firstHires[i]
+		out[i] = FirstHire{Function: c.dict.Word(f.function), FirstSeen: unixTime(f.firstSeen), ReqKey: f.reqKey,
+			RawTitle: f.rawTitle, Board: c.dict.Word(f.board)}
+	}
+	return out
 }
 
 // Migration is a change of ATS vendor, observed when the new vendor was first read.
@@ -143,7 +274,7 @@ type week struct {
 
 // Empty returns a model with no company, served before the first build.
 func Empty() *Model {
-	return &Model{companies: map[uint64]*Company{}, byDomain: newCompanyKeys(), byNameKey: newCompanyKeys()}
+	return &Model{companies: map[uint64]*Company{}}
 }
 
 // Company returns the company with id, or nil.
@@ -176,10 +307,10 @@ func (m *Model) MostLive() *Company {
 func (m *Model) LiveReqs() int { return m.liveReqs }
 
 // HQCountryCode is the derived ISO alpha-2 code of the company's HQ country, "" when unknown.
-func (c *Company) HQCountryCode() string { return countryCode(c.HQCountry) }
+func (c *Company) HQCountryCode() string { return countryCode(c.HQCountry()) }
 
 // Covered reports whether the company has observable ATS or board coverage.
-func (c *Company) Covered() bool { return c.Coverage == CoverageCovered }
+func (c *Company) Covered() bool { return c.Coverage() == CoverageCovered }
 
 func countryCode(name string) string {
 	if name == "" {

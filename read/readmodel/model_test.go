@@ -55,7 +55,7 @@ func TestMomentumWeeksAGapTouchesArePartial(t *testing.T) {
 	require.Equal(t, []bool{false, false, false, false, false, true}, partial)
 
 	// The model gives a company the gaps of its own region only.
-	b := NewBuilder(1, now, []analytics.RegionRead{{Region: "eu", First: mon, Latest: now}, {Region: "na", First: mon, Latest: now}},
+	b := NewBuilder(nil, 1, now, []analytics.RegionRead{{Region: "eu", First: mon, Latest: now}, {Region: "na", First: mon, Latest: now}},
 		[]analytics.Company{{CompanyID: 1, Region: "eu", Covered: true}, {CompanyID: 2, Region: "na", Covered: true}})
 	b.Gaps([]analytics.Gap{gap})
 	m := b.Build(Side{Momentum: []analytics.WeekCount{{Key: 1, BucketStart: mon, Opened: 1}, {Key: 2, BucketStart: mon, Opened: 1}}})

@@ -2,8 +2,11 @@
 // and their hiring pulse. A Builder makes one immutable Model from rows of the committed ledger
 // that package snapshot reads (once per commit, for this model and the search index alike) and
 // swaps in together with the search index. Its reqs are the search index's records of the same
-// build (searchindex.Record, made by the index's Builder and shared, never copied): the model
-// imports package searchindex for that record only. Reads never wait on ClickHouse.
+// build (searchindex.Record, made by the index's Builder and shared, never copied), and its
+// companies name their few-valued strings (directory values, coverage, censored function sets)
+// by small ids in the same lineage's dictionaries (searchindex.Dictionaries, which package
+// snapshot hands NewBuilder from the index's builder): the model imports package searchindex for
+// the record and the dictionaries only. Reads never wait on ClickHouse.
 //
 // It owns the model and the rules that build it from analytics rows. It does no I/O: it must not
 // query ClickHouse, poll the watermark, write any store or serve HTTP (package snapshot reads and
@@ -62,14 +65,16 @@ const (
 	SurgeMin         = 5 // a surge needs at least this many reqs first observed in the last 2 weeks
 )
 
-// pulseStats are the counts behind a pulse, accumulated while the model is built.
+// pulseStats are the counts behind a pulse, accumulated while the model is built. They count one
+// company's reqs, so int32 holds them (2^31 reqs a company is far beyond any ledger): 32 bytes a
+// company where int was 64.
 type pulseStats struct {
-	open, active int
-	new30        int // first observed in (now-30d, now]
-	cur4w        int // first observed in (now-28d, now]
-	prev4w       int // first observed in (now-56d, now-28d]
-	last2w       int // first observed in (now-14d, now]
-	prior6w      int // first observed in (now-56d, now-14d]
+	open, active int32
+	new30        int32 // first observed in (now-30d, now]
+	cur4w        int32 // first observed in (now-28d, now]
+	prev4w       int32 // first observed in (now-56d, now-28d]
+	last2w       int32 // first observed in (now-14d, now]
+	prior6w      int32 // first observed in (now-56d, now-14d]
 	anyReq       bool
 }
 
@@ -79,7 +84,7 @@ const countedWindow = 8 * Week
 // statsAt is c's pulse counts at now (at or after the AsOf c was built at): what a Builder
 // would count for its reqs at now.
 func (c *Company) statsAt(now time.Time) pulseStats {
-	s := pulseStats{anyReq: c.stats.anyReq, open: len(c.Live)}
+	s := pulseStats{anyReq: c.stats.anyReq, open: int32(len(c.Live))}
 	for _, fs := range c.recent {
 		s.addFirstSeen(time.Unix(int64(fs), 0), now)
 	}
@@ -130,38 +135,39 @@ func (m *Model) PulseOf(c *Company, withMomentum bool) Pulse {
 
 // pulseWith is PulseOf over the counts s (c's own, or fewer: PulseUnder).
 func (m *Model) pulseWith(c *Company, s pulseStats, withMomentum bool) Pulse {
-	p := Pulse{CompanyID: c.ID, CoverageStatus: c.Coverage}
+	p := Pulse{CompanyID: c.ID, CoverageStatus: c.Coverage()}
 	if !c.Covered() {
 		return p // unknown is never zero: every motion field stays null
 	}
 	now := m.AsOf
-	asOf := c.LastRead
+	asOf := c.LastRead()
 	if asOf.IsZero() {
 		asOf = now
 	}
 	p.MotionAsOf = &asOf
 	hiring := s.open > 0
 	p.IsHiring = &hiring
-	p.OpenReqCount = ptr(s.open)
-	p.ActiveReqs = ptr(s.active)
+	p.OpenReqCount = ptr(int(s.open))
+	p.ActiveReqs = ptr(int(s.active))
 	// A window that reaches back before the first read of the company would count the reqs
 	// already open when observation began as new: such a window is unknown (null), not a number.
-	observed := func(d time.Duration) bool { return !c.ObservedFrom.IsZero() && !c.ObservedFrom.After(now.Add(-d)) }
+	from := c.ObservedFrom()
+	observed := func(d time.Duration) bool { return !from.IsZero() && !from.After(now.Add(-d)) }
 	if observed(NewRolesWindow) {
-		p.NewRoles30d = ptr(s.new30)
+		p.NewRoles30d = ptr(int(s.new30))
 	}
 	if observed(VelocityWeeks * Week) {
 		v := math.Round(float64(s.cur4w)/VelocityWeeks*100) / 100
 		p.Velocity = &v
 	}
 	if observed(8 * Week) {
-		d := direction(s.cur4w, s.prev4w)
+		d := direction(int(s.cur4w), int(s.prev4w))
 		p.Direction = &d
-		surge := isSurge(s.last2w, s.prior6w)
+		surge := isSurge(int(s.last2w), int(s.prior6w))
 		p.IsSurge = &surge
 	}
 	if withMomentum {
-		p.Momentum = momentumWeeks(c.momentum, now, c.ObservedFrom, m.gaps[c.Region])
+		p.Momentum = momentumWeeks(c.momentum, now, from, m.gaps[c.Region()])
 	}
 	return p
 }

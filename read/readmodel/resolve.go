@@ -25,7 +25,7 @@ func (m *Model) ByDomain(domain string) []*Company {
 	if m == nil || d == "" {
 		return nil
 	}
-	out := m.byDomain.get(nil, d)
+	out := m.byDomain.get(nil, domainKeyOf, d)
 	slices.SortFunc(out, func(a, b *Company) int { return cmpInt(int64(a.ID), int64(b.ID)) })
 	return out
 }
@@ -40,7 +40,7 @@ func (m *Model) ResolveName(name string, max int) []Candidate {
 	}
 	q := foldSpaces(name)
 	var out []Candidate
-	for _, c := range m.byNameKey.get(nil, k) {
+	for _, c := range m.byNameKey.get(nil, nameKeyOf, k) {
 		conf := ConfidenceLegalForms
 		if strings.EqualFold(q, foldSpaces(c.Name)) {
 			conf = ConfidenceExact

@@ -201,7 +201,7 @@ func TestModelMatchesTheCrawledWorld(t *testing.T) {
 
 	t.Run("a window reaching before the first read is null", func(t *testing.T) {
 		c := *m.Company(anyCovered(t, w))
-		c.ObservedFrom = m.AsOf.Add(-20 * readmodel.Day)
+		c.SetObservedFrom(m.AsOf.Add(-20 * readmodel.Day))
 		p := m.PulseOf(&c, false)
 		require.NotNil(t, p.OpenReqCount)
 		require.Nil(t, p.NewRoles30d)
@@ -222,7 +222,7 @@ func TestModelMatchesTheCrawledWorld(t *testing.T) {
 		}
 		for id := range w.Companies {
 			got := map[string]time.Time{}
-			for _, f := range m.Company(id).FirstHires {
+			for _, f := range m.Company(id).FirstHires() {
 				got[f.Function] = f.FirstSeen
 			}
 			if want[id] == nil {
@@ -234,19 +234,19 @@ func TestModelMatchesTheCrawledWorld(t *testing.T) {
 		for id := range w.Companies {
 			c := m.Company(id)
 			byFn := map[string]time.Time{}
-			for _, f := range c.FirstHires {
+			for _, f := range c.FirstHires() {
 				require.NotEmpty(t, f.Function)
 				require.NotEmpty(t, f.RawTitle)
 				byFn[f.Function] = f.FirstSeen
 			}
-			censored := c.CensoredFunctions // including reqs live at the coverage start that closed since
+			censored := c.CensoredFunctions() // including reqs live at the coverage start that closed since
 			for i := range c.Live {
 				if r := &c.Live[i]; c.LeftCensored(r) && r.Function() != "" {
 					require.True(t, censored[r.Function()], "a left-censored live req's function is censored")
 				}
 			}
-			for _, f := range c.FirstHires {
-				require.True(t, f.FirstSeen.After(c.ObservedFrom), "no first hire at or before the coverage start (%s)", c.ObservedFrom)
+			for _, f := range c.FirstHires() {
+				require.True(t, f.FirstSeen.After(c.ObservedFrom()), "no first hire at or before the coverage start (%s)", c.ObservedFrom())
 			}
 			for i := range c.Live {
 				r := &c.Live[i]
@@ -277,7 +277,7 @@ func TestModelMatchesTheCrawledWorld(t *testing.T) {
 		}
 		got := map[uint64][]string{}
 		for id := range w.Companies {
-			for _, mg := range m.Company(id).Migrations {
+			for _, mg := range m.Company(id).Migrations() {
 				got[id] = append(got[id], mg.FromVendor+">"+mg.ToVendor)
 				require.False(t, mg.ObservedAt.After(m.AsOf))
 			}
@@ -318,7 +318,7 @@ func TestModelMatchesTheCrawledWorld(t *testing.T) {
 		for id := range w.Companies {
 			c := m.Company(id)
 			have := map[string]bool{}
-			for _, b := range c.Boards {
+			for _, b := range c.Boards() {
 				have[b.Board] = true
 				require.False(t, b.FirstSeen.After(m.AsOf))
 			}
@@ -327,7 +327,8 @@ func TestModelMatchesTheCrawledWorld(t *testing.T) {
 					require.True(t, have[b], "board %s of a live req", b)
 				}
 			}
-			require.True(t, sort.SliceIsSorted(c.Boards, func(i, j int) bool { return c.Boards[i].FirstSeen.Before(c.Boards[j].FirstSeen) }))
+			boards := c.Boards()
+			require.True(t, sort.SliceIsSorted(boards, func(i, j int) bool { return boards[i].FirstSeen.Before(boards[j].FirstSeen) }))
 		}
 	})
 }

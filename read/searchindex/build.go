@@ -49,6 +49,11 @@ func (b *Builder) Over(prev *Index, touched func(companyID uint64) bool) {
 		pays: slices.Clip(prev.facts.pays)}
 }
 
+// Dictionaries are the dictionaries of the index's lineage (the Builder's own, or prev's after
+// Over): the read model of the same snapshot names its companies' strings in them too
+// (readmodel.NewBuilder), so they go with the lineage as the records' do.
+func (b *Builder) Dictionaries() *Dictionaries { return b.b.dict }
+
 // carry appends to b.b.reqs the reqs of b.prev's companies not touched that the index keeps, in
 // prev's order, and files those companies' facts in facts.
 func (b *Builder) carry() {

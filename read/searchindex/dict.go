@@ -1,6 +1,8 @@
 package searchindex
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,11 +22,22 @@ import (
 // A record reaches its dictionaries through its Title (made by a build of the same lineage), so
 // its methods need no index and a record costs no pointer more. Lookups by id take no lock;
 // additions take one, so builds over the same index may run at once.
+//
+// The read model of the same lineage (package readmodel, whose builds package snapshot hands the
+// index builder's Dictionaries) names its companies' few-valued strings here too: the values of
+// a company's directory row and its coverage (CompanyValuesID), the function sets its censored
+// functions take (FunctionSetID) and the words of its board sightings and first hires (WordID).
+// Those grow the same way: a few thousand directory values, and the distinct sets of censored
+// functions (about 16,000 at a million reqs, half of the entries there).
 type Dictionaries struct {
 	values *table[string, string]      // function ids and country names (byFunction, byCountry)
 	sets   *table[[3]string, valueSet] // (function, country, source type) of a req
 	attrs  *table[reqAttrs, reqAttrs]  // location, latest board, latest event type of a req
 	boards *boardDict                  // board names and board lists
+
+	companies    *table[CompanyValues, CompanyValues] // the read model's companies' directory values
+	functionSets *table[string, map[string]bool]      // sorted function ids, joined → the one set of them
+	words        *table[string, string]               // the read model's directory values, board names, source types, functions
 }
 
 // NewDictionaries returns empty dictionaries, for a new lineage.
@@ -34,12 +47,63 @@ func NewDictionaries() *Dictionaries {
 		sets:   newTable[[3]string, valueSet]([3]string{}, valueSet{}),
 		attrs:  newTable[reqAttrs, reqAttrs](reqAttrs{}, reqAttrs{}),
 		boards: newBoardDict(),
+
+		companies:    newTable[CompanyValues, CompanyValues](CompanyValues{}, CompanyValues{}),
+		functionSets: newTable[string, map[string]bool]("", nil),
+		words:        newTable[string, string]("", ""),
 	}
 }
 
 // Entries is the number of entries the dictionaries hold.
 func (d *Dictionaries) Entries() int {
-	return d.values.size() + d.sets.size() + d.attrs.size() + d.boards.size()
+	return d.values.size() + d.sets.size() + d.attrs.size() + d.boards.size() +
+		d.companies.size() + d.functionSets.size() + d.words.size()
+}
+
+// CompanyValues are the values of a company's directory row that few distinct values take, and
+// its coverage: what the read model's companies name by one id (CompanyValuesID) instead of seven
+// strings.
+type CompanyValues struct {
+	HQCountry, Region, Industry, HeadcountBand, AgencyKind, ATSVendor, Coverage string
+}
+
+// CompanyValuesID is v's id, added when new (its strings copied: they may be a row's buffers).
+// The zero CompanyValues is id 0.
+func (d *Dictionaries) CompanyValuesID(v CompanyValues) uint32 {
+	return d.companies.id(v, func() CompanyValues {
+		return CompanyValues{HQCountry: d.words.get32(d.wordID(v.HQCountry)), Region: d.words.get32(d.wordID(v.Region)),
+			Industry: d.words.get32(d.wordID(v.Industry)), HeadcountBand: d.words.get32(d.wordID(v.HeadcountBand)),
+			AgencyKind: d.words.get32(d.wordID(v.AgencyKind)), ATSVendor: d.words.get32(d.wordID(v.ATSVendor)),
+			Coverage: d.words.get32(d.wordID(v.Coverage))}
+	})
+}
+
+// CompanyValues is the value of id (CompanyValuesID); read only.
+func (d *Dictionaries) CompanyValues(id uint32) *CompanyValues { return d.companies.at(id) }
+
+// FunctionSetID is the id of the set of function ids set (0: none), added when new: companies
+// with the same censored functions share one set. set is kept when new and must not be modified
+// after.
+func (d *Dictionaries) FunctionSetID(set map[string]bool) uint32 {
+	if len(set) == 0 {
+		return 0
+	}
+	key := strings.Join(slices.Sorted(maps.Keys(set)), "\x00")
+	return d.functionSets.id(key, func() map[string]bool { return set })
+}
+
+// FunctionSet is the set of id (FunctionSetID; nil for 0); read only.
+func (d *Dictionaries) FunctionSet(id uint32) map[string]bool { return *d.functionSets.at(id) }
+
+// WordID is the id of s among the read model's words (board names, source types, function ids),
+// added when new ("" is 0).
+func (d *Dictionaries) WordID(s string) uint32 { return d.wordID(s) }
+
+// Word is the word of id (WordID).
+func (d *Dictionaries) Word(id uint32) string { return *d.words.at(id) }
+
+func (d *Dictionaries) wordID(s string) uint32 {
+	return d.words.id(s, func() string { return strings.Clone(s) })
 }
 
 // valueSet is one distinct (function, country, source type) of a req, with the ids (in values)
@@ -117,6 +181,9 @@ func (t *table[K, V]) lookup(k K) (uint32, bool) {
 
 // get is the value of id.
 func (t *table[K, V]) get(id uint16) V { return (*t.all.Load())[id] }
+
+// get32 is the value of id.
+func (t *table[K, V]) get32(id uint32) V { return (*t.all.Load())[id] }
 
 // at is the value of id.
 func (t *table[K, V]) at(id uint32) *V { return &(*t.all.Load())[id] }

@@ -13,7 +13,8 @@
 // it). The repeated strings its records name by small ids (function, country, source type, board
 // lists, location) sit in Dictionaries owned by a lineage of indexes, not by the process: a Builder
 // makes new ones, and Over hands prev's to the next build, so carried records keep their ids; a
-// record reaches them through its Title. An Index is immutable once built, so
+// record reaches them through its Title. The read model of the same snapshot names its companies'
+// strings in them too (Builder.Dictionaries). An Index is immutable once built, so
 // any number of queries read it without locks. What a query learns as it runs (whether each
 // company has the facts its filter asks, asked once per company) is that query's own.
 //

@@ -75,9 +75,9 @@ func Build(ctx context.Context, ch driver.Conn) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	models := readmodel.NewBuilder(wm, at, regions, cos)
-	models.Gaps(gaps)
 	index := searchindex.NewBuilder(wm, at, cos)
+	models := readmodel.NewBuilder(index.Dictionaries(), wm, at, regions, cos) // one lineage's dictionaries for both
+	models.Gaps(gaps)
 	index.ObservedFrom(models.Since())
 	index.Gaps(gaps)
 	phase("companies")
@@ -137,7 +137,7 @@ func (s *Snapshot) assemble(models *readmodel.Builder, index *searchindex.Builde
 	phase("model")
 	index.CoverageStarts(func(id uint64) time.Time {
 		if c := s.Model.Company(id); c != nil {
-			return c.ObservedFrom
+			return c.ObservedFrom()
 		}
 		return time.Time{}
 	})

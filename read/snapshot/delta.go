@@ -29,11 +29,12 @@ const (
 	// no req names any more; applied commits only add to them.
 	DefaultMaxDeltas = 64
 	// DefaultMaxDictionary: once the index's dictionaries (searchindex.Dictionaries: the values,
-	// board lists and location triples its records name by small ids) hold more entries than
+	// board lists and location triples its records name by small ids, and the read model's
+	// companies' directory values and words) hold more entries than
 	// this, the next commit is rebuilt whole, which starts new ones. They belong to the run of
 	// applied commits since the last full build and only grow within it (locations are the
 	// crawl's free text); MaxDeltas ends a run first unless a policy lifts it. A million entries
-	// is some hundred MB; a world of a million reqs holds about twelve thousand.
+	// is some hundred MB; a world of a million reqs holds about 32,000 (bench/README.md).
 	DefaultMaxDictionary = 1 << 20
 )
 
@@ -166,7 +167,7 @@ func apply(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (s *Sn
 	for i := range cos {
 		c := &cos[i]
 		old := prev.Model.Company(c.CompanyID)
-		if old != nil && old.Region != c.Region {
+		if old != nil && old.Region() != c.Region {
 			return nil, "a company moved to another crawl region", nil
 		}
 		if old == nil && (prev.Index.CompanyReqs(c.CompanyID) != nil || len(prev.reqs[c.CompanyID]) > 0) {
@@ -181,11 +182,11 @@ func apply(ctx context.Context, ch driver.Conn, prev *Snapshot, p Policy) (s *Sn
 		known = prev.reqs[id].appendTo(known)
 	}
 	touchedFn := func(id uint64) bool { return isTouched[id] }
-	models := readmodel.NewBuilder(wm, at, regions, cos)
-	models.Gaps(gaps)
-	models.Over(prev.Model, touchedFn)
 	index := searchindex.NewBuilder(wm, at, cos)
 	index.Over(prev.Index, touchedFn)
+	models := readmodel.NewBuilder(index.Dictionaries(), wm, at, regions, cos) // prev's lineage, as the index's
+	models.Gaps(gaps)
+	models.Over(prev.Model, touchedFn)
 	index.ObservedFrom(models.Since())
 	index.Gaps(gaps)
 	// The side reads run beside the req read, each its own query: the touched companies' ATS

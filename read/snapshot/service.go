@@ -22,7 +22,8 @@
 // 64), one over an index whose dictionaries grew past Policy.MaxDictionary entries, and a failed
 // application are full builds (Build): the whole ledger read once and fed to both builders. A full
 // build starts a lineage: the index's dictionaries (searchindex.Dictionaries, the small ids of the
-// reqs' repeated strings) are new, every applied commit until the next full build adds to the
+// reqs' repeated strings and of the read model's companies', handed from the index's builder to
+// the model's) are new, every applied commit until the next full build adds to the
 // same ones (the records it carries keep their ids), and the lineage's are dropped with its last
 // snapshot; the build log counts their entries (dictionary_entries).
 //

@@ -139,7 +139,7 @@ func TestOneSnapshotPerCommitAndCoalescedRebuilds(t *testing.T) {
 	for i, d := range domains {
 		co := s.Current().Model.Company(pipeline.CompanyID(d))
 		require.NotNil(t, co)
-		require.True(t, now.Add(time.Duration(i)*time.Minute).Equal(co.LastRead), "the snapshot serves on-demand crawl %d", i)
+		require.True(t, now.Add(time.Duration(i)*time.Minute).Equal(co.LastRead()), "the snapshot serves on-demand crawl %d", i)
 	}
 	installed, err = s.Refresh(ctx, false)
 	require.NoError(t, err)

@@ -228,6 +228,7 @@ func run(ctx context.Context, o options, log *slog.Logger) error {
 	fmt.Printf("| snapshot build (read/snapshot.Build) | %s |\n", snap.BuildTook.Round(time.Millisecond))
 	fmt.Printf("| its phases | %s |\n", snap.Phases)
 	fmt.Printf("| reqs indexed (live) / companies in the model | %d (%d) / %d |\n", s.Reqs, s.LiveReqs, snap.Model.Companies())
+	fmt.Printf("| entries of the lineage's dictionaries (searchindex.Dictionaries) | %d |\n", s.DictionaryEntries)
 	fmt.Printf("| heap after the build, after GC: total (snapshot) | %s (%s) |\n", mib(after), mib(held))
 	fmt.Printf("| snapshot heap per req | %.0f bytes |\n", float64(held)/float64(max(1, s.Reqs)))
 	fmt.Printf("| peak heap during the build (heap objects, sampled every 10 ms) | %s (%.2f× the snapshot) |\n", mib(buildPeak), float64(buildPeak)/float64(max(1, held)))

@@ -91,7 +91,7 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	snap := &snapshot.Snapshot{Watermark: wm, AsOf: at.UTC(), Model: readmodel.NewBuilder(wm, at, nil, cos).Build(readmodel.Side{}),
+	snap := &snapshot.Snapshot{Watermark: wm, AsOf: at.UTC(), Model: readmodel.NewBuilder(nil, wm, at, nil, cos).Build(readmodel.Side{}),
 		Index: searchindex.NewBuilder(wm, at, cos).Build(nil)}
 
 	a, stop, err := benchapi.Start(ctx, o.pgURL, "bench_events_", "enterprise", api.Config{}, func(srv *api.Server, _ *pgxpool.Pool) error {
