@@ -116,12 +116,12 @@ func (w *writer) insert(query string, fill func(driver.Batch) error) error {
 }
 
 // send sends query's block, the rows fill appends, as one batch. The batch has a context of its
-// own, which ends when the caller's does only while the batch is
-// prepared, filled and sent. clickhouse-go's Send closes the connection when the batch's context
-// ends, from a goroutine that can still do so after Send returned and the connection went back to
-// the pool, when the context ends just then, as a caller's deferred cancel does (clickhouse-go
-// pull request 2032, open in 2026-11): the next statement on that connection then failed with
-// "use of closed network connection" (TestWritesWhoseContextsEndRightAfterDoNotBreakTheNext).
+// own, which ends when the caller's does only while the batch is prepared, filled and sent.
+// clickhouse-go's Send closes the connection when the batch's context ends, from a goroutine that
+// can still do so after Send returned and the connection went back to the pool, when the context
+// ends just then, as a caller's deferred cancel does (clickhouse-go pull request 2032, open in
+// 2026-11): the next statement on that connection then failed with "use of closed network
+// connection" (TestWritesWhoseContextsEndRightAfterDoNotBreakTheNext).
 func (w *writer) send(query string, fill func(driver.Batch) error) error {
 	bctx, end := context.WithCancel(context.WithoutCancel(w.ctx))
 	stop := context.AfterFunc(w.ctx, end)

@@ -444,7 +444,7 @@ type descGroup struct {
 	mu      sync.Mutex
 	changed *sync.Cond // signalled whenever a write ends
 	queue   []*descWrite
-	inserts atomic.Int64 // INSERTs sent, for tests and operators
+	inserts atomic.Int64 // INSERTs sent (tests)
 }
 
 // descGroupTimeout is the deadline of one grouped INSERT.
