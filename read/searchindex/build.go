@@ -266,6 +266,7 @@ func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
 	sort.Slice(x.reqs, func(i, j int) bool { return reqLess(&x.reqs[i], &x.reqs[j]) })
 	x.postings = make([][]uint32, len(x.stemIDs))
 	x.sizeLists()
+	x.ordSet, x.ordFlags = make([]uint16, len(x.reqs)), make([]uint8, len(x.reqs))
 	var declared []paySample
 	for i := range x.reqs {
 		r := &x.reqs[i]
@@ -283,6 +284,7 @@ func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
 		for _, s := range r.Title.stems {
 			x.postings[s] = append(x.postings[s], ord)
 		}
+		x.ordSet[ord], x.ordFlags[ord] = r.values, ordFlagsOf(r.Record)
 		vs := r.set()
 		x.byCountry[vs.countryID] = append(x.byCountry[vs.countryID], ord)
 		x.byFunction[vs.functionID] = append(x.byFunction[vs.functionID], ord)

@@ -53,10 +53,10 @@ func (x *Index) SearchCompanies(q CompanyQuery) CompanyPage {
 	var cur *CompanyHit
 	var curCo uint32
 	x.walk(lists, from, func(ord uint32) bool {
-		r := &x.reqs[ord]
-		if !c.req(r) {
+		if !c.reqAt(ord) {
 			return true
 		}
+		r := &x.reqs[ord]
 		if cur == nil || r.company != curCo {
 			if len(page.Companies) == q.Limit {
 				page.More = true

@@ -55,7 +55,7 @@ func (x *Index) CountJobs(q JobQuery) Count {
 			lists = [][]uint32{x.byCountry[c.singleCountry]}
 		}
 		x.walk(lists, 0, func(ord uint32) bool {
-			if c.req(&x.reqs[ord]) {
+			if c.reqAt(ord) {
 				return cnt.add(int(ord), len(x.reqs))
 			}
 			return true
@@ -67,8 +67,7 @@ func (x *Index) CountJobs(q JobQuery) Count {
 		cands = union(cands, sc.sameFunction())
 	}
 	for i, ord := range cands {
-		r := &x.reqs[ord]
-		if c.req(r) && sc.score(r) > 0 && !cnt.add(i, len(cands)) {
+		if c.reqAt(ord) && sc.score(&x.reqs[ord]) > 0 && !cnt.add(i, len(cands)) {
 			break
 		}
 	}
@@ -92,11 +91,11 @@ func (x *Index) CountCompanies(q CompanyQuery) Count {
 	}
 	last := uint32(1<<32 - 1)
 	x.walk(lists, 0, func(ord uint32) bool {
-		r := &x.reqs[ord]
-		if r.company == last || !c.req(r) {
+		co := x.reqs[ord].company
+		if co == last || !c.reqAt(ord) {
 			return true
 		}
-		last = r.company
+		last = co
 		return cnt.add(int(ord), len(x.reqs))
 	})
 	return cnt.result()
@@ -117,7 +116,7 @@ func (x *Index) CountQualified(q QualifiedQuery) Count {
 		if !m.c.freshOK(r) {
 			break
 		}
-		if m.Qualifies(r) && !cnt.add(i, len(rest)) {
+		if m.c.pre(ord) && m.Qualifies(r) && !cnt.add(i, len(rest)) {
 			break
 		}
 	}

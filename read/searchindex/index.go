@@ -243,15 +243,21 @@ type Index struct {
 	Watermark uint64
 	CycleTime time.Time // time of the latest committed cycle
 
-	dict                    *Dictionaries // its lineage's (Builder.Over): every record's ids name values in it
-	companies               []Company     // sorted by ID
-	reqs                    []Req         // sorted by (CompanyID, Key)
-	stemIDs                 map[string]uint32
-	postings                [][]uint32 // stem id → req ordinals, ascending
-	byCountry               [][]uint32 // country id (dict.values) → req ordinals, ascending
-	byFunction              [][]uint32
-	byRecency               []uint32 // live ordinals by first_seen desc, ordinal asc
-	bySeq                   []uint32 // every ordinal by OpenSeq asc
+	dict       *Dictionaries // its lineage's (Builder.Over): every record's ids name values in it
+	companies  []Company     // sorted by ID
+	reqs       []Req         // sorted by (CompanyID, Key)
+	stemIDs    map[string]uint32
+	postings   [][]uint32 // stem id → req ordinals, ascending
+	byCountry  [][]uint32 // country id (dict.values) → req ordinals, ascending
+	byFunction [][]uint32
+	byRecency  []uint32 // live ordinals by first_seen desc, ordinal asc
+	bySeq      []uint32 // every ordinal by OpenSeq asc
+	// What a query tests of a req before it reads the req's record, by ordinal (so a walk over
+	// millions of ordinals reads two small arrays, not a record, a title and a dictionary each):
+	// its (function, country, source type) set id (Record.values), and its liveness and its
+	// title's word count (ordFlags).
+	ordSet                  []uint16
+	ordFlags                []uint8
 	pay                     payTable
 	demand                  map[demandKey][]Week
 	demandFirst, demandLast time.Time           // global span of the role-demand weeks
@@ -264,6 +270,21 @@ type Index struct {
 }
 
 type demandKey struct{ function, country string }
+
+// ordFlags: bit 7 says the req is live, bits 0–6 are its title's word count (ordWordsMax: that many
+// or more).
+const (
+	ordLive     = 1 << 7
+	ordWordsMax = 1<<7 - 1
+)
+
+func ordFlagsOf(r *Record) uint8 {
+	f := uint8(min(max(r.Title.words, 0), ordWordsMax))
+	if r.Live {
+		f |= ordLive
+	}
+	return f
+}
 
 // Stats describes a build.
 type Stats struct {

@@ -288,6 +288,26 @@ func coveredCeiling(n int) int {
 	return int(math.Round((float64(n-1) + normalize.ExpansionWeight) / float64(n) * relScale))
 }
 
+// directScores is the score of a title of the direct tier by its word count (index 0 and 1: one
+// word; ordWordsMax: that many or more, which the caller scores whole): every term weighs 1, so
+// the score is scoreTier's for sum = n. Index 0 is the tier's best.
+func (s *scorer) directScores() *[ordWordsMax + 1]int {
+	var out [ordWordsMax + 1]int
+	n := len(s.terms)
+	if n == 0 {
+		return &out
+	}
+	sum := 0.0
+	for range n {
+		sum++
+	}
+	for w := range out {
+		rel := sum / float64(n) * (0.85 + 0.15*math.Min(1, float64(n)/float64(max(w, 1))))
+		out[w] = max(1, int(math.Round(rel*relScale)))
+	}
+	return &out
+}
+
 // scoreTier is score and the tier of the title (0 with a score of 0).
 func (s *scorer) scoreTier(r *Req) (int, int) {
 	t := r.Title
@@ -379,14 +399,14 @@ func (x *Index) SearchJobs(q JobQuery) JobPage {
 			lists = [][]uint32{x.byCountry[c.singleCountry]}
 		}
 		x.walk(lists, uint32((ckey+2)/2), func(ord uint32) bool {
-			if c.req(&x.reqs[ord]) {
+			if c.reqAt(ord) {
 				rows = append(rows, hit(ord, 0))
 			}
 			return len(rows) <= q.Limit
 		})
 	case !sc.present:
 		for _, ord := range x.byRecency[x.recencyStart(q.After, ckey):] {
-			if c.req(&x.reqs[ord]) {
+			if c.reqAt(ord) {
 				rows = append(rows, hit(ord, 0))
 				if len(rows) > q.Limit {
 					break
@@ -423,10 +443,10 @@ func (x *Index) SearchJobs(q JobQuery) JobPage {
 			// Newest first: walk the recency order after the cursor, scoring each title the
 			// filter keeps (the filter is the cheaper test).
 			for _, ord := range x.byRecency[x.recencyStart(q.After, ckey):] {
-				r := &x.reqs[ord]
-				if !c.req(r) {
+				if !c.reqAt(ord) {
 					continue
 				}
+				r := &x.reqs[ord]
 				if rel := sc.score(r); rel > 0 {
 					rows = append(rows, hit(ord, rel))
 					if len(rows) == k {
@@ -439,6 +459,14 @@ func (x *Index) SearchJobs(q JobQuery) JobPage {
 		// hi bounds a tier's scores (the walk stops once the page is full above it) and lo its
 		// floor (a cursor past it skips the tier); a title counts in its own tier only.
 		tiers := []tier{{8500, relScale, sc.direct}, {5100, coveredCeiling(len(sc.terms)), sc.candidates}, {1, 5000, sc.sameFunction}}
+		insert := func(h JobHit) {
+			i := sort.Search(len(rows), func(i int) bool { return less(h, rows[i]) })
+			if len(rows) < k {
+				rows = append(rows, JobHit{})
+			}
+			copy(rows[i+1:], rows[i:len(rows)-1])
+			rows[i] = h
+		}
 		for ti, t := range tiers {
 			if len(rows) == k && rows[k-1].rel > t.hi || t.hi < sc.minRel {
 				break
@@ -446,11 +474,43 @@ func (x *Index) SearchJobs(q JobQuery) JobPage {
 			if q.After != nil && q.After.Rel < t.lo {
 				continue // the whole tier ranks before the cursor
 			}
+			if ti == 0 {
+				// Every term of a direct title weighs 1, so its score is its word count's
+				// (directScores). The walk reads each ordinal's flags and set id, and the record
+				// only of a req whose score would place it on the page. Rows of one score rank by
+				// ordinal, the order of the walk, so once the page is full with the tier's best
+				// score nothing later can enter it.
+				scores := sc.directScores()
+				for _, ord := range t.list() {
+					if !c.pre(ord) {
+						continue
+					}
+					w := x.ordFlags[ord] & ordWordsMax
+					rel := scores[w]
+					if w == ordWordsMax {
+						rel, _ = sc.scoreTier(&x.reqs[ord]) // that many words or more: scored whole
+					}
+					if rel < sc.minRel || !after(ord, rel) {
+						continue
+					}
+					if len(rows) == k && rel <= rows[k-1].rel {
+						if rows[k-1].rel >= scores[0] {
+							break
+						}
+						continue
+					}
+					if !c.req(&x.reqs[ord]) {
+						continue
+					}
+					insert(hit(ord, rel))
+				}
+				continue
+			}
 			for _, ord := range t.list() {
-				r := &x.reqs[ord]
-				if !c.req(r) {
+				if !c.reqAt(ord) {
 					continue
 				}
+				r := &x.reqs[ord]
 				rel, in := sc.scoreTier(r)
 				if in != ti+1 || !after(ord, rel) {
 					continue
@@ -459,12 +519,7 @@ func (x *Index) SearchJobs(q JobQuery) JobPage {
 				if len(rows) == k && !less(h, rows[k-1]) {
 					continue
 				}
-				i := sort.Search(len(rows), func(i int) bool { return less(h, rows[i]) })
-				if len(rows) < k {
-					rows = append(rows, JobHit{})
-				}
-				copy(rows[i+1:], rows[i:len(rows)-1])
-				rows[i] = h
+				insert(h)
 			}
 		}
 	}

@@ -112,20 +112,24 @@ func (x *Index) Qualified(q QualifiedQuery) QualifiedPage {
 		return page
 	}
 	start := sort.Search(len(x.bySeq), func(i int) bool { return x.reqs[x.bySeq[i]].OpenSeq > q.After })
+	last := -1 // the last req examined: the cursor goes past it
 	for _, ord := range x.bySeq[start:] {
 		r := &x.reqs[ord]
 		if !m.c.freshOK(r) {
 			// Not served yet on this plan; stop so that the cursor never passes it.
 			break
 		}
-		if m.Qualifies(r) {
+		if m.c.pre(ord) && m.Qualifies(r) {
 			if len(page.Rows) == q.Limit {
 				page.More = true
 				break
 			}
 			page.Rows = append(page.Rows, r)
 		}
-		page.Next = r.OpenSeq
+		last = int(ord)
+	}
+	if last >= 0 {
+		page.Next = x.reqs[last].OpenSeq
 	}
 	return page
 }

@@ -62,6 +62,8 @@ type options struct {
 	dur                 time.Duration
 	targets             string
 	heapProfile         string
+	cpuProfile          string
+	perQuery            int
 	chQueryLog          bool
 }
 
@@ -85,6 +87,8 @@ func main() {
 	flag.DurationVar(&o.dur, "duration", 5*time.Second, "duration of each measured run")
 	flag.StringVar(&o.targets, "targets", "reqs,jobs,qualified,company,events", "routes loaded: reqs (reqs/search), jobs (jobs/search), qualified (reqs/qualified), company (is-hiring), events (the feed); empty: none")
 	flag.StringVar(&o.heapProfile, "heap-profile", "", "write the heap profile after the first build to this file (go tool pprof -sample_index=inuse_space: the snapshot's memory by the code that allocated it)")
+	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured rounds (the servers and the generator) to this file")
+	flag.IntVar(&o.perQuery, "per-query", 0, "before the rounds, call each query of the loaded targets alone this many times on one connection and print its p50 and max (0: none)")
 	flag.BoolVar(&o.chQueryLog, "clickhouse-query-log", true, "log the builds' ClickHouse queries (log_queries=1) and print the peak memory and duration of each kind from system.query_log")
 	flag.Parse()
 	if o.chDB == "" {
@@ -460,6 +464,20 @@ func serve(ctx context.Context, o options, ch analyticsConn, snap *snapshot.Snap
 	for _, tg := range targets {
 		run("warmup", base, tg, hdr, time.Second)
 	}
+	if o.perQuery > 0 {
+		perQuery(base, targets, hdr, o.perQuery)
+	}
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return fmt.Errorf("cannot write the CPU profile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("cannot start the CPU profile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	var all []loadgen.Result
 	report := func(r loadgen.Result) {
 		all = append(all, r)
@@ -488,6 +506,31 @@ func serve(ctx context.Context, o options, ch analyticsConn, snap *snapshot.Snap
 		row(loadgen.Merge(all, tg.name))
 	}
 	return nil
+}
+
+// perQuery calls each query of the targets alone, n times one after another on one connection,
+// and prints its p50 and max: which queries of a mix cost what, without the queueing of a load.
+func perQuery(base string, targets []target, hdr map[string]string, n int) {
+	fmt.Printf("\nEach query alone, %d calls on one connection, load average %s:\n\n| target | query | p50 | max |\n|---|---|---:|---:|\n", n, loadavg())
+	for _, tg := range targets {
+		if tg.id == "company" || tg.id == "events" {
+			continue // many paths of one query each
+		}
+		for i := range max(len(tg.paths), len(tg.bodies)) {
+			s := loadgen.Spec{Name: "query", Base: base, Method: tg.method, Headers: tg.headers(hdr), Conns: 1, Dur: time.Minute, MaxReq: int64(n)}
+			label := ""
+			if len(tg.bodies) > 0 {
+				s.Paths, s.Bodies = tg.paths, [][]byte{tg.bodies[i]}
+				label = string(tg.bodies[i])
+			} else {
+				s.Paths = []string{tg.paths[i]}
+				label = tg.paths[i]
+			}
+			r := loadgen.Run(s)
+			fmt.Printf("| %s | `%s` | %s | %s |\n", tg.id, label, r.Pct(0.50).Round(10*time.Microsecond), r.Pct(1).Round(10*time.Microsecond))
+		}
+	}
+	fmt.Println()
 }
 
 // loadavg is the 1-minute load average.
