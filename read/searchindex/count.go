@@ -63,7 +63,7 @@ func (x *Index) CountJobs(q JobQuery) Count {
 		return cnt.result()
 	}
 	cands := sc.candidates()
-	if sc.minRel < 5001 {
+	if sc.minRel <= functionCeiling(len(sc.terms)) {
 		cands = union(cands, sc.sameFunction())
 	}
 	for i, ord := range cands {

@@ -288,6 +288,16 @@ func coveredCeiling(n int) int {
 	return int(math.Round((float64(n-1) + normalize.ExpansionWeight) / float64(n) * relScale))
 }
 
+// functionCeiling is the highest score a same-function title can reach for a query of n terms:
+// every term but one covered (covering them all puts it in a title tier). It stays below 5000, so
+// the default relevance floor keeps the whole tier out and its list is never walked.
+func functionCeiling(n int) int {
+	if n < 1 {
+		return 0
+	}
+	return max(1, int(math.Round((sameFunctionMin+0.25*float64(n-1)/float64(n))*relScale)))
+}
+
 // directScores is the score of a title of the direct tier by its word count (index 0 and 1: one
 // word; ordWordsMax: that many or more, which the caller scores whole): every term weighs 1, so
 // the score is scoreTier's for sum = n. Index 0 is the tier's best.
@@ -458,7 +468,7 @@ func (x *Index) SearchJobs(q JobQuery) JobPage {
 		}
 		// hi bounds a tier's scores (the walk stops once the page is full above it) and lo its
 		// floor (a cursor past it skips the tier); a title counts in its own tier only.
-		tiers := []tier{{8500, relScale, sc.direct}, {5100, coveredCeiling(len(sc.terms)), sc.candidates}, {1, 5000, sc.sameFunction}}
+		tiers := []tier{{8500, relScale, sc.direct}, {5100, coveredCeiling(len(sc.terms)), sc.candidates}, {1, functionCeiling(len(sc.terms)), sc.sameFunction}}
 		insert := func(h JobHit) {
 			i := sort.Search(len(rows), func(i int) bool { return less(h, rows[i]) })
 			if len(rows) < k {

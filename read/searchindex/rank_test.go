@@ -61,8 +61,9 @@ func rankWorld(tb testing.TB) *Index {
 
 // Every page of jobs/search by relevance, followed cursor to cursor, is the whole ranking of
 // every req the filter keeps, scored one by one (relevance descending, then company_id and
-// req_key): the walk that reads a req's record only when its score would place it on the page
-// leaves out nothing and orders nothing differently.
+// req_key), and its count is that ranking's length: the walk that reads a req's record only
+// when its score would place it on the page, and the tiers skipped below the relevance floor,
+// leave out nothing and order nothing differently.
 func TestRelevancePagesAreTheWholeRankingOfEveryReq(t *testing.T) {
 	t.Parallel()
 	x := rankWorld(t)
@@ -77,10 +78,12 @@ func TestRelevancePagesAreTheWholeRankingOfEveryReq(t *testing.T) {
 	}
 	for _, q := range []string{"engineer", "software engineer", "senior software engineer", "developer", "data scientist", "sales manager", "platform"} {
 		for fname, f := range filters {
-			for _, minRel := range []float64{0, DefaultMinRelevance, 0.9, 0.95} {
+			for _, minRel := range []float64{0, 0.3, 0.45, DefaultMinRelevance, 0.9, 0.95} {
 				for _, literal := range []bool{false, true} {
 					name := fmt.Sprintf("%s/%s/min %.2f/literal %v", q, fname, minRel, literal)
 					want := rankAll(x, JobQuery{Q: q, Filter: f, MinRelevance: minRel, Literal: literal})
+					require.Less(t, len(want), MaxCount, name)
+					require.Equal(t, Count{N: len(want), Exact: true}, x.CountJobs(JobQuery{Q: q, Filter: f, MinRelevance: minRel, Literal: literal}), name)
 					for _, limit := range []int{1, 3, 8, 500} {
 						got := []string{}
 						var after *JobCursor
