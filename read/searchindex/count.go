@@ -5,8 +5,10 @@ import "sort"
 // Totals: every list answer says how many rows match its query (after the freshness floor and
 // the relevance floor). Counting is exact up to MaxCount matching rows; there it stops and the
 // total is an estimate: MaxCount divided by the share of the query's candidates examined so far
-// (Count.Exact false). So a total costs at most MaxCount matches of work beside the page (a
-// large world's "engineer" would otherwise score a million titles per call).
+// (Count.Exact false), which for jobs/search with q, whose candidates are walked lazily (their
+// merged list is never made), is the share of the index's ordinals walked. So a total costs at
+// most MaxCount matches of work beside the page (a large world's "engineer" would otherwise score
+// a million titles per call).
 
 // MaxCount is where exact counting stops.
 const MaxCount = 1000
@@ -64,13 +66,11 @@ func (x *Index) CountJobs(q JobQuery) Count {
 	}
 	cands := sc.candidates()
 	if sc.minRel <= functionCeiling(len(sc.terms)) {
-		cands = union(cands, sc.sameFunction())
+		cands = unionOf(cands, sc.sameFunction())
 	}
-	for i, ord := range cands {
-		if c.reqAt(ord) && sc.score(&x.reqs[ord]) > 0 && !cnt.add(i, len(cands)) {
-			break
-		}
-	}
+	each(cands, func(ord uint32) bool {
+		return !c.reqAt(ord) || sc.score(&x.reqs[ord]) == 0 || cnt.add(int(ord), len(x.reqs))
+	})
 	return cnt.result()
 }
 

@@ -188,69 +188,48 @@ func (x *Index) newScorer(q string, literal bool, minRelevance float64) *scorer 
 	return s
 }
 
-// candidates is every ordinal whose title covers every term (directly or by expansion), ascending.
-func (s *scorer) candidates() []uint32 {
-	x := s.x
-	phraseList := func(ids []uint32) []uint32 {
-		var out []uint32
-		for i, id := range ids {
-			if i == 0 {
-				out = x.postings[id]
-				continue
-			}
-			out = intersect(out, x.postings[id])
-		}
-		return out
-	}
-	cover := make([][]uint32, len(s.terms))
+// candidates walks every ordinal whose title covers every term (directly or by expansion),
+// ascending.
+func (s *scorer) candidates() postingIter {
+	cover := make([][]postingIter, len(s.terms))
 	for i, t := range s.terms {
-		cover[i] = s.words.wordList(i)
+		cover[i] = append(cover[i], s.words.iter(i))
 		for _, p := range t.exps {
-			cover[i] = union(cover[i], phraseList(p))
+			cover[i] = append(cover[i], s.x.phraseIter(p))
 		}
 	}
 	for i, ps := range s.pairs {
 		for _, p := range ps {
-			l := phraseList(p)
-			cover[i] = union(cover[i], l)
-			cover[i+1] = union(cover[i+1], l)
+			cover[i] = append(cover[i], s.x.phraseIter(p))
+			cover[i+1] = append(cover[i+1], s.x.phraseIter(p))
 		}
 	}
-	var all []uint32
-	for i, l := range cover {
-		if i == 0 {
-			all = l
-			continue
-		}
-		all = intersect(all, l)
+	all := make([]postingIter, len(cover))
+	for i, parts := range cover {
+		all[i] = unionOf(parts...)
 	}
-	return all
+	return interOf(all...)
 }
 
-// direct is every ordinal whose title covers every word directly (its stem or another
+// direct walks every ordinal whose title covers every word directly (its stem or another
 // spelling), ascending.
-func (s *scorer) direct() []uint32 {
-	lists, ok := s.words.lists()
-	if !ok {
-		return nil
+func (s *scorer) direct() postingIter {
+	if s.words.none {
+		return emptyIter{}
 	}
-	var out []uint32
-	for i, l := range lists {
-		if i == 0 {
-			out = l
-			continue
-		}
-		out = intersect(out, l)
+	all := make([]postingIter, len(s.words.alts))
+	for i := range s.words.alts {
+		all[i] = s.words.iter(i)
 	}
-	return out
+	return interOf(all...)
 }
 
-// sameFunction is every ordinal of the query's function.
-func (s *scorer) sameFunction() []uint32 {
+// sameFunction walks every ordinal of the query's function.
+func (s *scorer) sameFunction() postingIter {
 	if s.fn < 0 {
-		return nil
+		return emptyIter{}
 	}
-	return s.x.byFunction[s.fn]
+	return listOf(s.x.byFunction[s.fn])
 }
 
 // Score tiers: every all-direct title scores in [8500, 10000], a title covered with any expansion
@@ -259,7 +238,7 @@ func (s *scorer) sameFunction() []uint32 {
 // once the page is full with rows above the next tier's ceiling.
 type tier struct {
 	lo, hi int
-	list   func() []uint32
+	list   func() postingIter
 }
 
 // score is the relevance × 10000 of a title (0: not a candidate).
@@ -491,9 +470,9 @@ func (x *Index) SearchJobs(q JobQuery) JobPage {
 				// ordinal, the order of the walk, so once the page is full with the tier's best
 				// score nothing later can enter it.
 				scores := sc.directScores()
-				for _, ord := range t.list() {
+				each(t.list(), func(ord uint32) bool {
 					if !c.pre(ord) {
-						continue
+						return true
 					}
 					w := x.ordFlags[ord] & ordWordsMax
 					rel := scores[w]
@@ -501,36 +480,32 @@ func (x *Index) SearchJobs(q JobQuery) JobPage {
 						rel, _ = sc.scoreTier(&x.reqs[ord]) // that many words or more: scored whole
 					}
 					if rel < sc.minRel || !after(ord, rel) {
-						continue
+						return true
 					}
 					if len(rows) == k && rel <= rows[k-1].rel {
-						if rows[k-1].rel >= scores[0] {
-							break
-						}
-						continue
+						return rows[k-1].rel < scores[0]
 					}
-					if !c.req(&x.reqs[ord]) {
-						continue
+					if c.req(&x.reqs[ord]) {
+						insert(hit(ord, rel))
 					}
-					insert(hit(ord, rel))
-				}
+					return true
+				})
 				continue
 			}
-			for _, ord := range t.list() {
+			each(t.list(), func(ord uint32) bool {
 				if !c.reqAt(ord) {
-					continue
+					return true
 				}
 				r := &x.reqs[ord]
 				rel, in := sc.scoreTier(r)
 				if in != ti+1 || !after(ord, rel) {
-					continue
+					return true
 				}
-				h := hit(ord, rel)
-				if len(rows) == k && !less(h, rows[k-1]) {
-					continue
+				if h := hit(ord, rel); len(rows) < k || less(h, rows[k-1]) {
+					insert(h)
 				}
-				insert(h)
-			}
+				return true
+			})
 		}
 	}
 	if sc.present {

@@ -121,3 +121,27 @@ func (w *words) wordList(i int) []uint32 {
 	}
 	return l
 }
+
+// iter walks every ordinal whose title covers word i, ascending: wordList without the merged
+// list.
+func (w *words) iter(i int) postingIter {
+	var parts []postingIter
+	for _, a := range w.alts[i] {
+		parts = append(parts, w.x.phraseIter(a))
+	}
+	for _, j := range []int{i - 1, i} {
+		for _, p := range w.pairs[j] {
+			parts = append(parts, w.x.phraseIter(p))
+		}
+	}
+	return unionOf(parts...)
+}
+
+// phraseIter walks every ordinal whose title holds every stem of ids.
+func (x *Index) phraseIter(ids []uint32) postingIter {
+	parts := make([]postingIter, len(ids))
+	for i, id := range ids {
+		parts[i] = listOf(x.postings[id])
+	}
+	return interOf(parts...)
+}
