@@ -35,15 +35,16 @@ type CompanyPage struct {
 func (x *Index) SearchCompanies(q CompanyQuery) CompanyPage {
 	var page CompanyPage
 	c := x.compile(&q.Filter)
+	defer c.release()
 	if c.none || q.Limit <= 0 {
 		return page
 	}
-	lists, ok := x.compileWords(q.Q, !q.Literal).lists()
+	lists, ok := x.compileWords(q.Q, !q.Literal).iters()
 	if !ok {
 		return page
 	}
 	if c.singleCountry >= 0 {
-		lists = append(lists, x.byCountry[c.singleCountry])
+		lists = append(lists, listOf(x.byCountry[c.singleCountry]))
 	}
 	ci := sort.Search(len(x.companies), func(i int) bool { return x.companies[i].ID > q.After })
 	if ci == len(x.companies) {

@@ -47,14 +47,15 @@ func (c *counter) result() Count {
 func (x *Index) CountJobs(q JobQuery) Count {
 	cnt := counter{max: MaxCount}
 	c := x.compile(&q.Filter)
+	defer c.release()
 	if c.none {
 		return cnt.result()
 	}
 	sc := x.newScorer(q.Q, q.Literal, q.MinRelevance)
 	if !sc.present {
-		var lists [][]uint32
+		var lists []postingIter
 		if c.singleCountry >= 0 {
-			lists = [][]uint32{x.byCountry[c.singleCountry]}
+			lists = []postingIter{listOf(x.byCountry[c.singleCountry])}
 		}
 		x.walk(lists, 0, func(ord uint32) bool {
 			if c.reqAt(ord) {
@@ -79,15 +80,16 @@ func (x *Index) CountJobs(q JobQuery) Count {
 func (x *Index) CountCompanies(q CompanyQuery) Count {
 	cnt := counter{max: MaxCount}
 	c := x.compile(&q.Filter)
+	defer c.release()
 	if c.none {
 		return cnt.result()
 	}
-	lists, ok := x.compileWords(q.Q, !q.Literal).lists()
+	lists, ok := x.compileWords(q.Q, !q.Literal).iters()
 	if !ok {
 		return cnt.result()
 	}
 	if c.singleCountry >= 0 {
-		lists = append(lists, x.byCountry[c.singleCountry])
+		lists = append(lists, listOf(x.byCountry[c.singleCountry]))
 	}
 	last := uint32(1<<32 - 1)
 	x.walk(lists, 0, func(ord uint32) bool {
@@ -106,7 +108,20 @@ func (x *Index) CountCompanies(q CompanyQuery) Count {
 func (x *Index) CountQualified(q QualifiedQuery) Count {
 	cnt := counter{max: MaxCount}
 	m := x.qualifier(&q)
+	defer m.c.release()
 	if m.c.none || m.noWord {
+		return cnt.result()
+	}
+	if it, ok := m.c.valuesIter(); ok && !m.c.hasFresh {
+		// No floor to stop at: the rows are the qualifying reqs opened after the cursor, in any
+		// order, so those of the asked countries and functions are walked on their lists.
+		each(it, func(ord uint32) bool {
+			if !m.c.pre(ord) {
+				return true
+			}
+			r := &x.reqs[ord]
+			return r.OpenSeq <= q.After || !m.Qualifies(r) || cnt.add(int(ord), len(x.reqs))
+		})
 		return cnt.result()
 	}
 	start := sort.Search(len(x.bySeq), func(i int) bool { return x.reqs[x.bySeq[i]].OpenSeq > q.After })

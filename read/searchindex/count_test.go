@@ -49,18 +49,30 @@ func TestCountsAreWhatThePagesServe(t *testing.T) {
 		}
 		require.Equal(t, Count{N: served, Exact: true}, x.CountCompanies(q), "%+v", q)
 	}
-	q := QualifiedQuery{Q: "engineer", Limit: 11}
-	served := 0
-	for {
-		p := x.Qualified(q)
-		served += len(p.Rows)
-		if !p.More {
-			break
+	for _, q := range []QualifiedQuery{{Q: "engineer"}, {Filter: Filter{Countries: []string{"Germany", "France"}}},
+		{Filter: Filter{Functions: []string{syntheticFunctions[0]}, Countries: []string{"United States"}}, Q: "engineer"},
+		{Filter: Filter{Functions: []string{syntheticFunctions[1], syntheticFunctions[2]}, IncludeClosed: true}}} {
+		q.Limit = 11
+		var cursors []uint64 // each page's cursor: the count after it is what the pages after it serve
+		served := []int{}
+		for {
+			cursors = append(cursors, q.After)
+			p := x.Qualified(q)
+			served = append(served, len(p.Rows))
+			if !p.More {
+				break
+			}
+			q.After = p.Next
 		}
-		q.After = p.Next
+		for i, after := range cursors {
+			rest := 0
+			for _, n := range served[i:] {
+				rest += n
+			}
+			q.After = after
+			require.Equal(t, Count{N: rest, Exact: true}, x.CountQualified(q), "%+v", q)
+		}
 	}
-	q.After = 0
-	require.Equal(t, Count{N: served, Exact: true}, x.CountQualified(q))
 
 	big := synthetic(t, 1000, 14) // 14,000 reqs, 11,200 live (every fifth closed)
 	est := big.CountJobs(JobQuery{})

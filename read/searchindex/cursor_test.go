@@ -24,13 +24,11 @@ func TestJobCursorRoundTrip(t *testing.T) {
 	}
 }
 
-func TestSetOpsAndWalk(t *testing.T) {
+func TestWalk(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, []uint32{2, 5}, intersect([]uint32{1, 2, 5, 9}, []uint32{2, 3, 5}))
-	require.Equal(t, []uint32{1, 2, 3, 5, 9}, union([]uint32{1, 2, 5, 9}, []uint32{2, 3, 5}))
 	x := &Index{reqs: make([]Req, 20)}
 	var got []uint32
-	x.walk([][]uint32{{1, 3, 5, 7, 9, 11}, {3, 4, 5, 9, 11, 15}, {0, 5, 9, 10, 11}}, 6, func(o uint32) bool {
+	x.walk([]postingIter{listOf([]uint32{1, 3, 5, 7, 9, 11}), listOf([]uint32{3, 4, 5, 9, 11, 15}), listOf([]uint32{0, 5, 9, 10, 11})}, 6, func(o uint32) bool {
 		got = append(got, o)
 		return true
 	})

@@ -1,7 +1,6 @@
 package searchindex
 
 import (
-	"sort"
 	"strings"
 	"time"
 
@@ -160,6 +159,31 @@ func (c *compiled) passingSets() []bool {
 	return pass
 }
 
+// valuesIter walks the reqs of the filter's countries and functions on their posting lists; ok is
+// false when it names neither.
+func (c *compiled) valuesIter() (postingIter, bool) {
+	var parts []postingIter
+	for _, by := range []struct {
+		want  []bool
+		lists [][]uint32
+	}{{c.countries, c.x.byCountry}, {c.functions, c.x.byFunction}} {
+		if by.want == nil {
+			continue
+		}
+		var any []postingIter
+		for id, ok := range by.want {
+			if ok {
+				any = append(any, listOf(by.lists[id]))
+			}
+		}
+		parts = append(parts, unionOf(any...))
+	}
+	if len(parts) == 0 {
+		return nil, false
+	}
+	return interOf(parts...), true
+}
+
 // pre reports whether the req of ordinal ord can pass req: its liveness, country, function and
 // source type, read from the index's arrays by ordinal without its record. A false is final; a
 // true still needs req.
@@ -208,6 +232,27 @@ func (c *compiled) req(r *Req) bool {
 	return c.companyOK(r.company)
 }
 
+// getMemo is a company memo of the index's size, all zero: one a query used before (release
+// cleared it) when there is one, since at a million companies a new one is a megabyte a query.
+func (x *Index) getMemo() []uint8 {
+	if p, ok := x.memos.Get().(*[]uint8); ok {
+		return *p
+	}
+	return make([]uint8, len(x.companies))
+}
+
+// release hands the query's company memo back to its index, cleared; the compiled query must not
+// be used after.
+func (c *compiled) release() {
+	if c.memo == nil {
+		return
+	}
+	clear(c.memo)
+	m := c.memo
+	c.memo = nil
+	c.x.memos.Put(&m)
+}
+
 // companyOK is company for the company of ordinal i: asked once per query (see memo).
 func (c *compiled) companyOK(i uint32) bool {
 	if !c.asksCompany {
@@ -217,7 +262,7 @@ func (c *compiled) companyOK(i uint32) bool {
 		return c.company(i)
 	}
 	if c.memo == nil {
-		c.memo = make([]uint8, len(c.x.companies))
+		c.memo = c.x.getMemo()
 	}
 	switch c.memo[i] {
 	case memoPass:
@@ -287,10 +332,10 @@ func containsStr(list []string, s string) bool {
 	return false
 }
 
-// walk calls fn for every ordinal at or after from that is in every list (every ordinal when
-// there are no lists), ascending, until fn returns false.
-func (x *Index) walk(lists [][]uint32, from uint32, fn func(ord uint32) bool) {
-	if len(lists) == 0 {
+// walk calls fn for every ordinal at or after from that every iterator walks (every ordinal when
+// there are none), ascending, until fn returns false.
+func (x *Index) walk(its []postingIter, from uint32, fn func(ord uint32) bool) {
+	if len(its) == 0 {
 		for o := from; int(o) < len(x.reqs); o++ {
 			if !fn(o) {
 				return
@@ -298,39 +343,8 @@ func (x *Index) walk(lists [][]uint32, from uint32, fn func(ord uint32) bool) {
 		}
 		return
 	}
-	ls := append([][]uint32(nil), lists...)
-	sort.Slice(ls, func(i, j int) bool { return len(ls[i]) < len(ls[j]) })
-	pos := make([]int, len(ls))
-	driver := ls[0]
-	start := sort.Search(len(driver), func(i int) bool { return driver[i] >= from })
-outer:
-	for _, cand := range driver[start:] {
-		for k := 1; k < len(ls); k++ {
-			l := ls[k]
-			p := pos[k]
-			if p < len(l) && l[p] < cand {
-				// gallop, then binary search
-				step := 1
-				for p+step < len(l) && l[p+step] < cand {
-					step *= 2
-				}
-				hi := p + step
-				if hi > len(l) {
-					hi = len(l)
-				}
-				p += sort.Search(hi-p, func(i int) bool { return l[p+i] >= cand })
-				pos[k] = p
-			}
-			if p >= len(l) {
-				return
-			}
-			if l[p] != cand {
-				continue outer
-			}
-		}
-		if !fn(cand) {
-			return
-		}
+	it := interOf(its...)
+	for ord, ok := it.seek(from); ok && fn(ord); ord, ok = it.seek(ord + 1) {
 	}
 }
 

@@ -26,6 +26,7 @@ package searchindex
 import (
 	"math"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/planehq/hiringsignal/analytics"
@@ -258,6 +259,7 @@ type Index struct {
 	// title's word count (ordFlags).
 	ordSet                  []uint16
 	ordFlags                []uint8
+	memos                   sync.Pool // *[]uint8: the cleared company memos of queries done (compiled.release)
 	pay                     payTable
 	demand                  map[demandKey][]Week
 	demandFirst, demandLast time.Time           // global span of the role-demand weeks

@@ -367,6 +367,7 @@ func (s *scorer) scoreTier(r *Req) (int, int) {
 func (x *Index) SearchJobs(q JobQuery) JobPage {
 	var page JobPage
 	c := x.compile(&q.Filter)
+	defer c.release()
 	if c.none || q.Limit <= 0 {
 		return page
 	}
@@ -383,9 +384,9 @@ func (x *Index) SearchJobs(q JobQuery) JobPage {
 	var rows []JobHit
 	switch {
 	case !sc.present && q.Sort != SortRecency:
-		var lists [][]uint32
+		var lists []postingIter
 		if c.singleCountry >= 0 {
-			lists = [][]uint32{x.byCountry[c.singleCountry]}
+			lists = []postingIter{listOf(x.byCountry[c.singleCountry])}
 		}
 		x.walk(lists, uint32((ckey+2)/2), func(ord uint32) bool {
 			if c.reqAt(ord) {
@@ -522,51 +523,6 @@ func (x *Index) SearchJobs(q JobQuery) JobPage {
 	}
 	page.Jobs = rows
 	return page
-}
-
-func intersect(a, b []uint32) []uint32 {
-	out := make([]uint32, 0, min(len(a), len(b)))
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			out = append(out, a[i])
-			i++
-			j++
-		}
-	}
-	return out
-}
-
-func union(a, b []uint32) []uint32 {
-	if len(a) == 0 {
-		return b
-	}
-	if len(b) == 0 {
-		return a
-	}
-	out := make([]uint32, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
-			out = append(out, a[i])
-			i++
-		case a[i] > b[j]:
-			out = append(out, b[j])
-			j++
-		default:
-			out = append(out, a[i])
-			i++
-			j++
-		}
-	}
-	out = append(out, a[i:]...)
-	return append(out, b[j:]...)
 }
 
 // recencyStart is the position in byRecency of the first req after the cursor (0 without one):

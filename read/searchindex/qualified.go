@@ -101,6 +101,7 @@ func (x *Index) qualifier(q *QualifiedQuery) *Qualifier {
 func (x *Index) Qualified(q QualifiedQuery) QualifiedPage {
 	page := QualifiedPage{Next: q.After}
 	m := x.qualifier(&q)
+	defer m.c.release()
 	if m.c.none || q.Limit <= 0 {
 		return page
 	}

@@ -86,43 +86,20 @@ func (w *words) matches(t *Title) bool {
 	return true
 }
 
-// lists returns one ascending ordinal list per word, holding every req whose title covers the
-// word (walk intersects them); ok is false when no title can match. A word covered only by its
-// own stem is its posting list as is (no copy): the common case costs what it did before
-// spellings.
-func (w *words) lists() (out [][]uint32, ok bool) {
+// iters returns one iterator per word, walking every req whose title covers the word (walk
+// intersects them); ok is false when no title can match. A word covered only by its own stem is
+// its posting list as is.
+func (w *words) iters() (out []postingIter, ok bool) {
 	if w.none {
 		return nil, false
 	}
 	for i := range w.alts {
-		out = append(out, w.wordList(i))
+		out = append(out, w.iter(i))
 	}
 	return out, true
 }
 
-// wordList is every ordinal whose title covers word i, ascending.
-func (w *words) wordList(i int) []uint32 {
-	x := w.x
-	phrase := func(ids []uint32) []uint32 {
-		l := x.postings[ids[0]]
-		for _, id := range ids[1:] {
-			l = intersect(l, x.postings[id])
-		}
-		return l
-	}
-	var l []uint32
-	for _, a := range w.alts[i] {
-		l = union(l, phrase(a))
-	}
-	for _, j := range []int{i - 1, i} {
-		for _, p := range w.pairs[j] {
-			l = union(l, phrase(p))
-		}
-	}
-	return l
-}
-
-// iter walks every ordinal whose title covers word i, ascending: wordList without the merged
+// iter walks every ordinal whose title covers word i, ascending, without a merged
 // list.
 func (w *words) iter(i int) postingIter {
 	var parts []postingIter
