@@ -121,6 +121,13 @@ func (s *Server) enterAt(c *Call, start time.Time) *Error {
 	if s.pool == nil {
 		return Unavailable("Postgres (not configured)", nil)
 	}
+	if in := inProcessOf(c.Ctx); in != nil && in.admitted != nil {
+		// An in-process call of a mounted request in flight (Execute): that request's address and
+		// key are counted in flight and its key was authenticated (Mount), so the call is counted
+		// and looked up no more. The route's scope and pause apply to it as to any call.
+		c.Caller.IP = in.ip
+		return s.admit(c, in.admitted)
+	}
 	c.Caller.IP = s.clientIP(c.Ctx)
 
 	// 0. Too many calls of one client address in flight on this instance (key_throttled).
@@ -282,6 +289,13 @@ func (s *Server) authenticate(c *Call, start time.Time) *Error {
 	if k == nil {
 		return &Error{Status: fasthttp.StatusForbidden, Detail: DetailInvalidKey}
 	}
+	return s.admit(c, k)
+}
+
+// admit makes the holder of k, an authenticated key, c's caller, then checks the route's scope
+// and, on billable routes, the account's pause.
+func (s *Server) admit(c *Call, k *admission.Key) *Error {
+	rt := c.Route
 	c.key = k
 	a := k.Auth
 	c.Caller = Caller{CustomerID: a.CustomerID, AccountID: a.AccountID, KeyID: a.KeyID, Tier: a.Tier, TierName: k.Plan.Name,

@@ -17,7 +17,8 @@
 // steps (calls in flight per address and per key, authentication, the bounded body read) and a
 // window of its own for the requests that run no route (its protocol calls), and Execute runs a
 // registered route in-process for it through the very chain an HTTP request takes, recording its
-// metering under that interface's channel. Admission decisions come from package admission and
+// metering under that interface's channel; while the mounted request is in flight, the route's
+// call reuses its admission (the key read and the call counted in flight once). Admission decisions come from package admission and
 // metered calls go to package metering. It must not hold a handler package's response schemas,
 // import a handler package, run crawls or deliver webhooks.
 package api

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"mime"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/planehq/hiringsignal/api"
+	"github.com/planehq/hiringsignal/internal/jsonw"
 )
 
 // Direct tool calls. The SDK's stateless handler builds, for every request, a server-side
@@ -23,8 +23,11 @@ import (
 // goroutine, a net/http request): a tool call cost about seven times the REST call it runs
 // (bench/README.md). The SDK has no way to reuse that state between stateless requests, so the
 // one request that runs routes, a plain tools/call of one of our tools, is answered here: the
-// same tool handler the SDK would call, and the answer the SDK would write (its JSON-RPC
-// encoding, status, Content-Type and Cache-Control), within the same MaxAnswerBytes bound.
+// same tool call the SDK's handler makes (tool.call), and the answer the SDK would write (its
+// JSON-RPC encoding, status, Content-Type and Cache-Control), within the same MaxAnswerBytes
+// bound. A result shaped from the route's bytes is written straight into the JSON-RPC answer
+// (shaper.answer), with the shaper the request was read with: no result, text copy or encoding
+// of its own.
 // Everything else, and every request whose handling by the SDK depends on more than that (another
 // protocol revision, an unknown tool, params this reading does not take as the SDK does), goes to
 // the SDK unchanged. TestDirectCallsAnswerAsTheSDK holds the two answers equal.
@@ -41,9 +44,9 @@ const maxDirectNesting = 1000
 // directServed counts the calls answered directly (the tests see which path answered).
 var directServed atomic.Int64
 
-// direct answers plain tools/call requests with the tools' handlers.
+// direct answers plain tools/call requests with the tools' calls.
 type direct struct {
-	tools map[string]mcp.ToolHandler
+	tools map[string]*tool
 }
 
 // serve answers rc if it is a plain tools/call of a known tool, as the SDK would, and reports
@@ -63,17 +66,17 @@ func (d *direct) serve(rc *fasthttp.RequestCtx) bool {
 	}
 	body := rc.Request.Body()
 	s := shapers.Get().(*shaper)
+	defer s.release() // after the answer is copied out of it
 	env, params, ok := s.readCall(body)
 	var name string
 	var args json.RawMessage
 	if ok {
-		name, args, ok = s.callParamsAt(params)
+		name, args, ok = s.callParamsAt(params) // args and env hold body's bytes, not the tree's
 	}
-	s.release() // args and env hold body's bytes, not the tree's
 	if !ok {
 		return false
 	}
-	tool, ok := d.tools[name]
+	x, ok := d.tools[name]
 	if !ok {
 		return false // the SDK's unknown-tool error
 	}
@@ -81,12 +84,13 @@ func (d *direct) serve(rc *fasthttp.RequestCtx) bool {
 	if !ok {
 		return false // not mounted (the handler would refuse it)
 	}
-	// The SDK serves the handler with a context of its own carrying the caller (detach).
-	ctx, cancel := context.WithCancel(api.WithPresented(context.Background(), p))
-	res, err := tool(ctx, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: name, Arguments: args}})
-	cancel()
+	// What the SDK's handler runs (handler), for p, without the context the SDK serves it with.
+	res, err := x.call(p, args, s)
 	var out []byte
-	if err == nil && res != nil {
+	switch {
+	case err == nil && res == nil: // shaped from the route's bytes, in s.buf
+		out, err = s.answer(env.id)
+	case err == nil:
 		if res.Content == nil {
 			res.Content = []mcp.Content{} // as the SDK answers it
 		}
@@ -95,7 +99,7 @@ func (d *direct) serve(rc *fasthttp.RequestCtx) bool {
 		} else if raw, err = marshal(res); err == nil {
 			out, err = jsonrpc.EncodeMessage(&jsonrpc.Response{ID: env.id, Result: raw})
 		}
-	} else {
+	default:
 		out, err = jsonrpc.EncodeMessage(&jsonrpc.Response{ID: env.id, Error: err})
 	}
 	if err != nil || len(out) > MaxAnswerBytes {
@@ -289,34 +293,66 @@ func plainResult(res *mcp.CallToolResult) ([]byte, bool) {
 	if !ok || tc.Meta != nil || tc.Annotations != nil {
 		return nil, false
 	}
-	text, err := json.Marshal(tc.Text)
-	if err != nil {
-		return nil, false
+	return appendPlainResult(make([]byte, 0, len(tc.Text)+len(sc)+64), tc.Text, sc), true
+}
+
+// appendPlainResult appends the JSON of a result of text and structured content sc, as
+// CallToolResult.MarshalJSON writes it (the text encoded as json.Marshal encodes a string).
+func appendPlainResult[T string | []byte](dst []byte, text T, sc []byte) []byte {
+	dst = append(dst, `{"content":[{"type":"text","text":"`...)
+	dst = jsonw.AppendEscaped(dst, text, true)
+	dst = append(dst, `"}],"structuredContent":`...)
+	dst = append(dst, sc...)
+	return append(dst, '}')
+}
+
+// resultTail is how the SDK's encoder ends a response whose result is 0 (responseHead).
+const resultTail = `"result":0}`
+
+// responseHead is the JSON-RPC response of id as the SDK's encoder writes it (jsonrpc.EncodeMessage)
+// up to its result, encoded around a placeholder result; ok is false if the SDK writes the result
+// anywhere but last.
+func responseHead(id jsonrpc.ID) (head []byte, ok bool, err error) {
+	b, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: json.RawMessage("0")})
+	if err != nil || !bytes.HasSuffix(b, []byte(resultTail)) {
+		return nil, false, err
 	}
-	b := make([]byte, 0, len(text)+len(sc)+64)
-	b = append(b, `{"content":[{"type":"text","text":`...)
-	b = append(b, text...)
-	b = append(b, `}],"structuredContent":`...)
-	b = append(b, sc...)
-	return append(b, '}'), true
+	return b[:len(b)-2], true, nil
 }
 
 // response is the JSON-RPC response of id with result, compact JSON, as the SDK's encoder writes
 // it (jsonrpc.EncodeMessage, whose compaction of result changes nothing), without a pass over
-// result: the id is encoded by the SDK's encoder around a placeholder result.
+// result.
 func response(id jsonrpc.ID, result []byte) ([]byte, error) {
-	head, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: json.RawMessage("0")})
+	head, ok, err := responseHead(id)
 	if err != nil {
 		return nil, err
 	}
-	tail := []byte(`"result":0}`)
-	if !bytes.HasSuffix(head, tail) {
+	if !ok {
 		return jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: result})
 	}
-	out := make([]byte, 0, len(head)+len(result))
-	out = append(out, head[:len(head)-2]...)
+	out := make([]byte, 0, len(head)+len(result)+1)
+	out = append(out, head...)
 	out = append(out, result...)
 	return append(out, '}'), nil
+}
+
+// answer is the JSON-RPC response of id whose result is the tool result of the answer shaped in
+// s.buf (okResult of its bytes as JSON and as text), as response(id, plainResult(result)) writes
+// it: written in s.out, valid until s is reset.
+func (s *shaper) answer(id jsonrpc.ID) ([]byte, error) {
+	sc := s.buf.Bytes()
+	head, ok, err := responseHead(id)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return response(id, appendPlainResult(nil, sc, sc))
+	}
+	o := append(s.out[:0], head...)
+	o = appendPlainResult(o, sc, sc)
+	s.out = append(o, '}')
+	return s.out, nil
 }
 
 // marshal is JSON without HTML escaping, as the SDK encodes results.

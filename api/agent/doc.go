@@ -16,7 +16,8 @@
 // (recorded under the mcp channel), and the /mcp endpoint is admitted by api.Server.Mount (calls
 // in flight per address and per key, the key, the bounded body read, and the protocol window of
 // what runs no route: the agent only tells it which request is a tools/call, read with the SDK's
-// own decoder). What it guards itself is the protocol's shape (guard.go): one JSON-RPC message per
+// own decoder); the route's call reuses that admission, so a tool call reads its key and counts
+// in flight once. It hands Execute's answer back (Release) once the result is read out of it. What it guards itself is the protocol's shape (guard.go): one JSON-RPC message per
 // request (a batch is refused before the SDK sees it) and answers of at most MaxAnswerBytes, always
 // JSON. It holds no handler of its own and reads no store.
 package agent

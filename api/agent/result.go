@@ -27,16 +27,21 @@ const (
 
 // result turns the route's answer into the tool result.
 func result(t Tool, r api.InternalResponse, detail string) *mcp.CallToolResult {
+	if r.Status == 200 || r.Status == 201 {
+		if b, ok := shapeFast(t, r.Body, detail); ok {
+			// The SDK writes structuredContent with json.Marshal: these very bytes.
+			return okResult(json.RawMessage(b), string(b))
+		}
+	}
+	return decodedOrRefusal(t, r, detail)
+}
+
+// decodedOrRefusal is result for an answer shapeFast does not shape.
+func decodedOrRefusal(t Tool, r api.InternalResponse, detail string) *mcp.CallToolResult {
 	switch r.Status {
 	case 204:
 		return okResult(map[string]any{"ok": true}, "Done.")
 	case 200, 201, 202:
-		if r.Status != 202 {
-			if b, ok := shapeFast(t, r.Body, detail); ok {
-				// The SDK writes structuredContent with json.Marshal: these very bytes.
-				return okResult(json.RawMessage(b), string(b))
-			}
-		}
 		return decodedResult(t, r, detail)
 	default:
 		return refusal(t, r)

@@ -88,9 +88,9 @@ func NewMCPServer(a *api.Server, log *slog.Logger) *mcp.Server {
 	return s
 }
 
-// newMCPServer is NewMCPServer and its tools' handlers by tool name.
-func newMCPServer(a *api.Server, log *slog.Logger) (*mcp.Server, map[string]mcp.ToolHandler) {
-	handlers := map[string]mcp.ToolHandler{}
+// newMCPServer is NewMCPServer and its tools by name.
+func newMCPServer(a *api.Server, log *slog.Logger) (*mcp.Server, map[string]*tool) {
+	tools := map[string]*tool{}
 	s := mcp.NewServer(&mcp.Implementation{Name: "hiringsignal", Title: "Hiring signal", Version: api.APIVersion},
 		&mcp.ServerOptions{Logger: log, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: false}},
 			Instructions: "Hiring signals from employers' applicant-tracking systems and job boards. Start with resolve_company or find_hiring_companies " +
@@ -112,11 +112,11 @@ func newMCPServer(a *api.Server, log *slog.Logger) (*mcp.Server, map[string]mcp.
 		if !ro {
 			ann.DestructiveHint = &t.Destructive
 		}
-		handlers[t.Name] = handler(a, t, rt)
+		tools[t.Name] = &tool{t: t, rt: rt, a: a}
 		s.AddTool(&mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: schema, Annotations: ann},
-			handlers[t.Name])
+			handler(tools[t.Name]))
 	}
-	return s, handlers
+	return s, tools
 }
 
 // InputSchema is the tool's input schema: each argument's schema as the route declares it

@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"net/url"
 	"slices"
 	"strconv"
 	"sync"
@@ -39,6 +40,10 @@ type entry struct {
 	omitted int   // > 0: the count of the items cut from the list key names
 }
 
+// shaper is what one tool call reads and writes with, reused across calls (shapers): a tree of
+// JSON (the request, the tool's arguments, the route's answer, one at a time), the shaped answer
+// (buf), the JSON-RPC answer written from it (out), and the maps and values of the route's request
+// (shaper.request).
 type shaper struct {
 	t       Tool
 	nested  int
@@ -46,41 +51,60 @@ type shaper struct {
 	nodes   []node
 	entries []entry
 	buf     bytes.Buffer
+	out     []byte
+	path    map[string]string
+	query   url.Values
+	vals    []string
 }
 
 // shapers are shapers to reuse (their tree and buffer); plainCall and callParams read with them
 // too.
 var shapers = sync.Pool{New: func() any { return &shaper{} }}
 
+// reset empties s: nothing of a request or an answer stays reachable from it.
+func (s *shaper) reset() {
+	clear(s.nodes)
+	clear(s.entries)
+	clear(s.vals)
+	s.nodes, s.entries, s.vals, s.drop = s.nodes[:0], s.entries[:0], s.vals[:0], nil
+	s.buf.Reset()
+	s.out = s.out[:0]
+	clear(s.path)
+	clear(s.query)
+}
+
 // release empties s and puts it back in shapers.
 func (s *shaper) release() {
-	clear(s.nodes) // no request's bytes kept alive by the pool
-	clear(s.entries)
-	s.nodes, s.entries, s.drop = s.nodes[:0], s.entries[:0], nil
-	s.buf.Reset()
+	s.reset() // no request's bytes kept alive by the pool
 	shapers.Put(s)
 }
 
 // shapeFast is the JSON of the answer body shaped for t at detail, and ok when it fits in the
 // first step of shape and is in the common case above.
 func shapeFast(t Tool, body []byte, detail string) ([]byte, bool) {
-	if !utf8.Valid(body) {
-		return nil, false
-	}
 	s := shapers.Get().(*shaper)
 	defer s.release()
+	if !s.shape(t, body, detail) {
+		return nil, false
+	}
+	return bytes.Clone(s.buf.Bytes()), true
+}
+
+// shape is shapeFast written in s.buf (s is reset first): false leaves s.buf to be ignored.
+func (s *shaper) shape(t Tool, body []byte, detail string) bool {
+	if !utf8.Valid(body) {
+		return false
+	}
+	s.reset()
 	s.t, s.nested, s.drop = t, conciseNested, conciseDrop
 	if detail == "full" {
 		s.nested, s.drop = fullNested, nil
 	}
 	root, end, ok := s.parse(body, skipSpace(body, 0))
 	if !ok || skipSpace(body, end) != len(body) || s.nodes[root].kind != '{' {
-		return nil, false
+		return false
 	}
-	if !s.object(root, 0) || s.buf.Len() > MaxResultBytes {
-		return nil, false
-	}
-	return bytes.Clone(s.buf.Bytes()), true
+	return s.object(root, 0) && s.buf.Len() <= MaxResultBytes
 }
 
 // parse reads the value at b[i:] into the tree, checking it as json.Valid does; end is where it
