@@ -46,6 +46,9 @@ func TestClusterMigratesOnceForEveryReplica(t *testing.T) {
 		require.NoError(t, r.QueryRow(ctx, `SELECT count() FROM system.columns WHERE database = currentDatabase() AND table = 'events'
 			AND name IN ('posted_at', 'close_reason', 'gap_from', 'gap_to', 'technologies', 'description_hash')`).Scan(&cols))
 		require.Equal(t, uint64(6), cols, "replica %d has the ALTERs' columns", i+1)
+		require.NoError(t, r.QueryRow(ctx, `SELECT count() FROM system.columns WHERE database = currentDatabase() AND table = 'cycles'
+			AND name = 'sources_carried'`).Scan(&cols))
+		require.Equal(t, uint64(1), cols, "replica %d has the cycles' carried sources", i+1)
 	}
 
 	single := opts

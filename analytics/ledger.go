@@ -121,24 +121,31 @@ func fromLedgerTime(t time.Time) time.Time {
 }
 
 // Cycle is a row of the cycles table: one crawl cycle (a region at a tick). Its presence is the
-// commit of the cycle's rows; its seq_to advances the committed watermark.
+// commit of the cycle's rows; its seq_to advances the committed watermark. Its counters are what
+// operators judge the crawl's health by: sources_total splits into sources_ok, sources_failed
+// (not read: failed, blocked by robots.txt, not fetched), sources_carried (a chain of pages read
+// in part, going on in the next window: neither ok nor failed) and the sources read suspect,
+// which have no column; pages and postings are those read in this cycle's window, so a chain
+// carried across windows counts each of its pages, and the postings on it, once, in the window
+// that read it.
 type Cycle struct {
-	Region        string
-	Tick          uint32
-	CycleTime     time.Time
-	StartedAt     time.Time
-	FinishedAt    time.Time // zero: WriteCycle stamps the time of the commit
-	SourcesTotal  uint32
-	SourcesOK     uint32
-	SourcesFailed uint32
-	Pages         uint32
-	Postings      uint64
-	Malformed     uint64
-	Unresolved    uint64
-	ReqsLive      uint64
-	Events        uint64
-	SeqFrom       uint64
-	SeqTo         uint64
+	Region         string
+	Tick           uint32
+	CycleTime      time.Time
+	StartedAt      time.Time
+	FinishedAt     time.Time // zero: WriteCycle stamps the time of the commit
+	SourcesTotal   uint32
+	SourcesOK      uint32
+	SourcesFailed  uint32
+	SourcesCarried uint32 // migration 0006
+	Pages          uint32
+	Postings       uint64
+	Malformed      uint64
+	Unresolved     uint64
+	ReqsLive       uint64
+	Events         uint64
+	SeqFrom        uint64
+	SeqTo          uint64
 }
 
 // ReqBoard is a row of req_boards: the first sighting of one board carrying one req.
@@ -287,8 +294,8 @@ func commitCycle(wr *writer, c *Cycle) error {
 		finished = time.Now().UTC()
 	}
 	if err := wr.insert(`INSERT INTO cycles (region, tick, cycle_time, started_at, finished_at, sources_total, sources_ok,
-		sources_failed, pages, postings, malformed, unresolved, reqs_live, events, seq_from, seq_to)`, func(b driver.Batch) error {
-		if err := b.Append(c.Region, c.Tick, c.CycleTime, c.StartedAt, finished, c.SourcesTotal, c.SourcesOK, c.SourcesFailed,
+		sources_failed, sources_carried, pages, postings, malformed, unresolved, reqs_live, events, seq_from, seq_to)`, func(b driver.Batch) error {
+		if err := b.Append(c.Region, c.Tick, c.CycleTime, c.StartedAt, finished, c.SourcesTotal, c.SourcesOK, c.SourcesFailed, c.SourcesCarried,
 			c.Pages, c.Postings, c.Malformed, c.Unresolved, c.ReqsLive, c.Events, c.SeqFrom, c.SeqTo); err != nil {
 			return fmt.Errorf("cannot append cycle %s/%d: %w", c.Region, c.Tick, err)
 		}

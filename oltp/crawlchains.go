@@ -108,16 +108,21 @@ func GetChain(ctx context.Context, pool *pgxpool.Pool, key string) (*CrawlChain,
 	return &c, nil
 }
 
-// ChainParts is the sightings of the parts of source key's chain that begin before page before,
-// in the chain's order.
-func ChainParts(ctx context.Context, pool *pgxpool.Pool, key string, before int) ([][]byte, error) {
+// ChainParts is the parts of source key's chain that begin before page before, in the chain's
+// order: each one's first page, pages, window and sightings (Postings is not kept per part: 0).
+func ChainParts(ctx context.Context, pool *pgxpool.Pool, key string, before int) ([]ChainPart, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	rows, err := pool.Query(ctx, `SELECT sightings FROM crawl_chain_parts WHERE source_key = $1 AND first_page < $2 ORDER BY first_page`, key, before)
+	rows, err := pool.Query(ctx, `SELECT first_page, pages, tick, sightings FROM crawl_chain_parts WHERE source_key = $1 AND first_page < $2
+		ORDER BY first_page`, key, before)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the parts of the chain of %s: %w", key, err)
 	}
-	parts, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	parts, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ChainPart, error) {
+		var p ChainPart
+		err := row.Scan(&p.FirstPage, &p.Pages, &p.Tick, &p.Sightings)
+		return p, err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the parts of the chain of %s: %w", key, err)
 	}

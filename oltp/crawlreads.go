@@ -200,7 +200,10 @@ func RenewLeases(ctx context.Context, pool *pgxpool.Pool, owner string, keys []s
 	return nil
 }
 
-// CrawlRead is one source's read in one window.
+// CrawlRead is one source's read in one window. Pages, Postings and Malformed are what it read in
+// its window, which the window's commit counts (a chain carried across windows: this window's
+// pages and the postings on them, each page counted in one window only); Sightings may hold more
+// (a chain's: every part so far).
 type CrawlRead struct {
 	Tick      int
 	SourceKey string
@@ -212,6 +215,10 @@ type CrawlRead struct {
 	Postings  int
 	Malformed int
 	Sightings []byte
+	// Chain, set on the read of a chain of pages read in parts, is the whole chain's pages and
+	// postings so far, whichever windows read them: the source's schedule and health take those
+	// (last_pages, last_count, last_ok_count), not the window's.
+	Chain *ChainSize
 	// NextDue is when the source is next due (the worker computes it from the wall clock).
 	NextDue time.Time
 	// RefetchDue, when set, asks for a refetch of the source in this window at that time (the
@@ -228,6 +235,18 @@ type CrawlRead struct {
 	// EndsChain marks the read that ends the source's carried chain (crawl_chains): it reached the
 	// chain's end, or failed partway. Stored, it deletes the chain in the same transaction.
 	EndsChain bool
+}
+
+// ChainSize is a chain of pages' pages and postings read so far (CrawlRead.Chain).
+type ChainSize struct{ Pages, Postings int }
+
+// sourceSize is the pages and postings of r's source that its schedule and health take: its
+// chain's so far when it is a chain's read, else the read's own.
+func (r *CrawlRead) sourceSize() (pages, postings int) {
+	if r.Chain != nil {
+		return r.Chain.Pages, r.Chain.Postings
+	}
+	return r.Pages, r.Postings
 }
 
 // The health rule of a source, applied by StoreCrawlReads to the first read of each window (one
@@ -257,7 +276,8 @@ const (
 //
 // $1 tick, $2 source, $3 read_at, $4 worker, $5 status, $6 reason, $7 pages, $8 postings,
 // $9 malformed, $10 sightings, $11 next due, $12 CooldownAfter, $13 CooldownBase and $14
-// CooldownMax in seconds, $15 SuspectAfter, $16 HealthBy, $17 refetch due (NULL: none).
+// CooldownMax in seconds, $15 SuspectAfter, $16 HealthBy, $17 refetch due (NULL: none), $18 and
+// $19 the source's pages and postings (sourceSize: a chain's so far).
 var storeReadSQL = strings.NewReplacer(
 	"FAILURES", "(CASE WHEN $5 = 'ok' THEN 0 WHEN $5 = 'failed' THEN consecutive_failures + 1 ELSE consecutive_failures END)",
 	"TURNS_SUSPECT", "($5 = 'failed' AND consecutive_failures + 1 >= $15 AND status = 'active')",
@@ -272,10 +292,10 @@ var storeReadSQL = strings.NewReplacer(
 		WHERE source_key = $2 AND NOT EXISTS (SELECT 1 FROM ins)
 	)
 	UPDATE crawl_sources SET lease_owner = NULL, lease_until = NULL, next_due_at = $11, updated_at = now(),
-		last_status = $5, last_reason = nullif($6, ''), last_count = $8,
+		last_status = $5, last_reason = nullif($6, ''), last_count = $19,
 		last_ok_at = CASE WHEN $5 = 'ok' THEN $3 ELSE last_ok_at END,
-		last_ok_count = CASE WHEN $5 = 'ok' AND $17::timestamptz IS NULL THEN $8 ELSE last_ok_count END,
-		last_pages = CASE WHEN $5 = 'ok' THEN $7 ELSE greatest(last_pages, $7) END,
+		last_ok_count = CASE WHEN $5 = 'ok' AND $17::timestamptz IS NULL THEN $19 ELSE last_ok_count END,
+		last_pages = CASE WHEN $5 = 'ok' THEN $18 ELSE greatest(last_pages, $18) END,
 		consecutive_failures = FAILURES,
 		cooldown_until = CASE
 			WHEN $5 = 'ok' THEN NULL
@@ -299,7 +319,8 @@ var storeReadSQL = strings.NewReplacer(
 // health columns are the window's first read's and stay as they are.
 //
 // $1 tick, $2 source, $3 read_at, $4 worker, $5 status, $6 reason, $7 pages, $8 postings,
-// $9 malformed, $10 sightings, $11 next due.
+// $9 malformed, $10 sightings, $11 next due, $12 and $13 the source's pages and postings
+// (sourceSize).
 const refetchSQL = `
 	WITH re AS (
 		UPDATE crawl_reads SET read_at = $3, worker = $4, status = $5, reason = $6, pages = $7, postings = $8, malformed = $9,
@@ -311,21 +332,22 @@ const refetchSQL = `
 		WHERE tick = $1 AND source_key = $2 AND refetch_due IS NOT NULL AND $5 <> 'ok'
 	)
 	UPDATE crawl_sources SET lease_owner = NULL, lease_until = NULL, next_due_at = $11, updated_at = now(),
-		last_count = CASE WHEN EXISTS (SELECT 1 FROM re) THEN $8 ELSE last_count END,
+		last_count = CASE WHEN EXISTS (SELECT 1 FROM re) THEN $13 ELSE last_count END,
 		last_ok_at = CASE WHEN EXISTS (SELECT 1 FROM re) THEN $3 ELSE last_ok_at END,
-		last_ok_count = CASE WHEN EXISTS (SELECT 1 FROM re) THEN $8 ELSE last_ok_count END,
-		last_pages = CASE WHEN EXISTS (SELECT 1 FROM re) THEN $7 ELSE greatest(last_pages, $7) END
+		last_ok_count = CASE WHEN EXISTS (SELECT 1 FROM re) THEN $13 ELSE last_ok_count END,
+		last_pages = CASE WHEN EXISTS (SELECT 1 FROM re) THEN $12 ELSE greatest(last_pages, $12) END
 	WHERE source_key = $2`
 
-// StoreCrawlReads records reads and releases their sources' leases, setting each source's next
-// due time and, by the health rule above, its health: failures in a row, cooldown and the
-// suspect status; and its last pages (last_pages: an ok read's pages, or the most of the last
-// and a read not ok, which may have stopped partway), which ClaimSources takes the long sources
-// first by. All in one transaction. A read of a (tick, source) already recorded is kept as
-// it was (the first worker to finish wins), and changes no health, so a lapsed lease read twice
-// is stored and counted once. A refetch (CrawlRead.Refetch) is stored by refetchSQL. A read that
-// ends its source's carried chain (CrawlRead.EndsChain) deletes the chain once it is the window's
-// stored read. A partial read (a chain carried on) counts as neither a failure nor an ok read.
+// StoreCrawlReads records reads and releases their sources' leases, setting each source's next due
+// time and, by the health rule above, its health: failures in a row, cooldown and the suspect
+// status; and its last pages (last_pages: an ok read's pages, or the most of the last and a read
+// not ok, which may have stopped partway; of a chain read in parts, the whole chain's so far:
+// CrawlRead.Chain), which ClaimSources takes the long sources first by. All in one transaction. A
+// read of a (tick, source) already recorded is kept as it was (the first worker to finish wins),
+// and changes no health, so a lapsed lease read twice is stored and counted once. A refetch
+// (CrawlRead.Refetch) is stored by refetchSQL. A read that ends its source's carried chain
+// (CrawlRead.EndsChain) deletes the chain once it is the window's stored read. A partial read (a
+// chain carried on) counts as neither a failure nor an ok read.
 func StoreCrawlReads(ctx context.Context, pool *pgxpool.Pool, reads []CrawlRead) error {
 	if len(reads) == 0 {
 		return nil
@@ -335,8 +357,10 @@ func StoreCrawlReads(ctx context.Context, pool *pgxpool.Pool, reads []CrawlRead)
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
 		for _, r := range reads {
+			pages, postings := r.sourceSize()
 			if r.Refetch {
-				b.Queue(refetchSQL, r.Tick, r.SourceKey, r.ReadAt, r.Worker, r.Status, r.Reason, r.Pages, r.Postings, r.Malformed, r.Sightings, r.NextDue)
+				b.Queue(refetchSQL, r.Tick, r.SourceKey, r.ReadAt, r.Worker, r.Status, r.Reason, r.Pages, r.Postings, r.Malformed, r.Sightings, r.NextDue,
+					pages, postings)
 				continue
 			}
 			var refetchDue *time.Time
@@ -344,7 +368,7 @@ func StoreCrawlReads(ctx context.Context, pool *pgxpool.Pool, reads []CrawlRead)
 				refetchDue = &r.RefetchDue
 			}
 			b.Queue(storeReadSQL, r.Tick, r.SourceKey, r.ReadAt, r.Worker, r.Status, r.Reason, r.Pages, r.Postings, r.Malformed, r.Sightings,
-				r.NextDue, CooldownAfter, CooldownBase.Seconds(), CooldownMax.Seconds(), SuspectAfter, HealthBy, refetchDue)
+				r.NextDue, CooldownAfter, CooldownBase.Seconds(), CooldownMax.Seconds(), SuspectAfter, HealthBy, refetchDue, pages, postings)
 			if r.EndsChain {
 				b.Queue(endChainSQL, r.Tick, r.SourceKey, r.Worker, r.ReadAt)
 			}

@@ -31,14 +31,19 @@ type CycleStats struct {
 	Blocked        int // sources robots.txt kept from being read (disallowed, or unavailable this time): unknown like failed ones
 	NotFetched     int // sources not read this cycle (paused by an operator): unknown like failed ones
 	// SourcesCarried counts the sources whose chain of pages was read in part this window and goes
-	// on in the next (StatusPartial): their reqs seen count, none of theirs closes.
+	// on in the next (StatusPartial): their reqs seen count, none of theirs closes; neither ok nor
+	// failed (the cycles row's sources_carried).
 	SourcesCarried int
-	Pages          int
-	NotModified    int // pages answered 304, or with a body as kept (BodyUnchanged), and replayed from the page cache
-	BodyUnchanged  int // of NotModified: 200s whose body hashed as the one kept (hosts that send no validator)
-	Throttled      int // 429s answered to page requests (each halves the host's rate when one is set)
-	CacheEvicted   int // pages the page cache evicted (not read for two cycles) to make room
-	CacheRefused   int // pages the full page cache did not keep (next cycle reads them in full): raise --page-cache-mib
+	// Pages is the pages read in this cycle's window: of a chain carried across windows, the pages
+	// this window read of it (SourceRead), so each page counts once, in the window that read it.
+	Pages         int
+	NotModified   int // pages answered 304, or with a body as kept (BodyUnchanged), and replayed from the page cache
+	BodyUnchanged int // of NotModified: 200s whose body hashed as the one kept (hosts that send no validator)
+	Throttled     int // 429s answered to page requests (each halves the host's rate when one is set)
+	CacheEvicted  int // pages the page cache evicted (not read for two cycles) to make room
+	CacheRefused  int // pages the full page cache did not keep (next cycle reads them in full): raise --page-cache-mib
+	// Postings is the postings on the pages read this cycle (a carried chain: on the pages this
+	// window read of it, though its read carries the sightings of the whole chain so far).
 	Postings       int
 	Malformed      int
 	Unresolved     int
@@ -63,11 +68,12 @@ type CycleStats struct {
 }
 
 // row is the cycles row that commits the cycle. Its sources_failed counts every source not read
-// (failed or blocked).
+// (failed, blocked or not fetched); its sources_carried the sources whose chain goes on in the
+// next window, which were read, in part, and failed nothing.
 func (s *CycleStats) row() analytics.Cycle {
 	return analytics.Cycle{Region: s.Region, Tick: s.Tick, CycleTime: s.CycleTime, StartedAt: s.StartedAt,
-		SourcesTotal: uint32(s.Sources), SourcesOK: uint32(s.SourcesOK), SourcesFailed: uint32(s.SourcesFailed + s.Blocked + s.NotFetched + s.SourcesCarried),
-		Pages: uint32(s.Pages), Postings: uint64(s.Postings), Malformed: uint64(s.Malformed), Unresolved: uint64(s.Unresolved),
+		SourcesTotal: uint32(s.Sources), SourcesOK: uint32(s.SourcesOK), SourcesFailed: uint32(s.SourcesFailed + s.Blocked + s.NotFetched),
+		SourcesCarried: uint32(s.SourcesCarried), Pages: uint32(s.Pages), Postings: uint64(s.Postings), Malformed: uint64(s.Malformed), Unresolved: uint64(s.Unresolved),
 		ReqsLive: uint64(s.ReqsLive), Events: uint64(s.Events), SeqFrom: s.SeqFrom, SeqTo: s.SeqTo}
 }
 

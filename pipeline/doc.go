@@ -31,8 +31,9 @@
 // postings are those of a read page after page (chain.go); a chain longer than
 // FetchConfig.MaxPages fails its source (told to FetchConfig.OnPageCap). A worker may read a chain
 // in parts (ReadSegment, from a ChainPlace): a read that stops with pages left is StatusPartial,
-// whose sightings count and whose reqs none closes; carrying the parts across windows is
-// pipeline/sources'.
+// whose sightings count and whose reqs none closes, and which the cycles row counts as carried
+// (sources_carried), never as failed; a stored read's pages and postings, which the row sums, are
+// those its window read. Carrying the parts across windows is pipeline/sources'.
 //
 // Stages are bounded goroutine pools joined by bounded channels, so a slow stage holds back the one
 // before it. A source that fails or is blocked is unknown, never empty: none of its reqs is closed. A cycle is

@@ -30,7 +30,10 @@ const (
 // normalize half of a cycle, stored so that one committer can decide the window's events from
 // the reads of every worker. Full holds the sightings of the pages parsed; Unchanged the
 // (req, posting) pairs of pages the source answered as unchanged (304 or the same body), whose
-// attributes the committer takes from the ledger.
+// attributes the committer takes from the ledger. Pages, Postings and Malformed are what the read
+// read in its window, which the window's cycles row counts: of a chain of pages carried across
+// windows (read in parts), the pages this window read and the postings on them, while its
+// sightings are those of the whole chain so far (each window's read counts them as seen).
 type SourceRead struct {
 	SourceKey string
 	Tick      uint32
@@ -163,22 +166,24 @@ func (c *ReadCodec) Encode(r *SourceRead) ([]byte, error) {
 
 // Join is the sightings of a chain of pages read in parts (each part Encode's bytes, in the
 // chain's order) as the read of the whole chain: Encode's bytes of every part's sightings, and
-// how many postings they are.
-func (c *ReadCodec) Join(key string, parts [][]byte) ([]byte, int, error) {
+// how many postings each part holds (in the parts' order).
+func (c *ReadCodec) Join(key string, parts [][]byte) ([]byte, []int, error) {
 	var all wireRead
-	for _, b := range parts {
+	postings := make([]int, len(parts))
+	for i, b := range parts {
 		w, err := c.decodeWire(key, b)
 		if err != nil {
-			return nil, 0, err
+			return nil, nil, err
 		}
 		all.Full = append(all.Full, w.Full...)
 		all.Unchanged = append(all.Unchanged, w.Unchanged...)
+		postings[i] = len(w.Full) + len(w.Unchanged)
 	}
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(&all); err != nil {
-		return nil, 0, fmt.Errorf("cannot encode the reads of %s: %w", key, err)
+		return nil, nil, fmt.Errorf("cannot encode the reads of %s: %w", key, err)
 	}
-	return c.enc.EncodeAll(buf.Bytes(), nil), len(all.Full) + len(all.Unchanged), nil
+	return c.enc.EncodeAll(buf.Bytes(), nil), postings, nil
 }
 
 func (c *ReadCodec) decodeWire(key string, b []byte) (wireRead, error) {

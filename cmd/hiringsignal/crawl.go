@@ -426,13 +426,14 @@ func crawlWindowNow(ctx context.Context, log *slog.Logger, sc *sources.Crawl, cl
 }
 
 func logTick(log *slog.Logger, stats []pipeline.CycleStats, took time.Duration) {
-	var postings, events, failed, blocked, throttled, live, skipped int
+	var postings, events, failed, blocked, carried, throttled, live, skipped int
 	tick := uint32(0)
 	for _, s := range stats {
 		tick = s.Tick
 		postings += s.Postings
 		events += s.Events
 		failed += s.SourcesFailed
+		carried += s.SourcesCarried
 		blocked += s.Blocked
 		throttled += s.Throttled
 		live += s.ReqsLive
@@ -441,7 +442,7 @@ func logTick(log *slog.Logger, stats []pipeline.CycleStats, took time.Duration) 
 		}
 	}
 	log.Info("crawl done", "tick", tick, "regions", len(stats), "skipped", skipped, "postings", postings, "failed_sources", failed,
-		"blocked_sources", blocked, "throttled", throttled, "live_reqs", live, "events", events, "took", took.Round(time.Millisecond))
+		"blocked_sources", blocked, "carried_sources", carried, "throttled", throttled, "live_reqs", live, "events", events, "took", took.Round(time.Millisecond))
 }
 
 func runBackfill(ctx context.Context, log *slog.Logger, args []string) error {

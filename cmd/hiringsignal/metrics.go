@@ -204,7 +204,7 @@ func (m crawlMetrics) observe(stats []pipeline.CycleStats, err error) {
 		m.set.GetOrCreateCounter(`hs_crawl_pages_body_unchanged_total`).Add(s.BodyUnchanged) // of not_modified: a 200 whose body hashed as before
 		m.set.GetOrCreateCounter(`hs_crawl_pages_throttled_total`).Add(s.Throttled)          // 429s answered
 		m.set.GetOrCreateCounter(`hs_crawl_sources_blocked_total`).Add(s.Blocked)            // by robots.txt
-		m.set.GetOrCreateCounter(`hs_crawl_pages_total`).Add(s.Pages)
+		m.set.GetOrCreateCounter(`hs_crawl_pages_total`).Add(s.Pages)                        // each page once: a carried chain's in the window that read it
 		m.set.GetOrCreateCounter(`hs_crawl_page_cache_evictions_total`).Add(s.CacheEvicted)
 		m.set.GetOrCreateCounter(`hs_crawl_page_cache_refused_total`).Add(s.CacheRefused) // full: raise --page-cache-mib
 		m.set.GetOrCreateCounter(`hs_crawl_salary_dropped_total`).Add(s.SalaryDropped)    // implausible published pay not served

@@ -181,9 +181,10 @@ func liveJobs(t *testing.T, ch driver.Conn) []int {
 // and a window reads at most 12 of its pages. The chain is read over three windows: the two
 // partial windows close nothing (every other req of the board stays live, though no one window
 // read it all), the job added is opened in the window whose pages showed it, and the window that
-// reaches the chain's end closes exactly the two jobs gone. The carried chain is in Postgres
-// between the windows and gone once the chain is whole; one left unread for two windows is read
-// again from its first page.
+// reaches the chain's end closes exactly the two jobs gone. Each window's stored read counts the
+// pages that window read, while the registry keeps the chain's pages so far. The carried chain is
+// in Postgres between the windows and gone once the chain is whole; one left unread for two
+// windows is read again from its first page.
 func TestAChainLongerThanAWindowIsCarriedAndClosesOnlyOnceWhole(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -222,6 +223,12 @@ func TestAChainLongerThanAWindowIsCarriedAndClosesOnlyOnceWhole(t *testing.T) {
 		require.NoError(t, err)
 		return ch
 	}
+	lastPages := func() int { // the board's pages its schedule goes by (crawl_sources.last_pages)
+		t.Helper()
+		var n int
+		require.NoError(t, pool.QueryRow(ctx, `SELECT last_pages FROM crawl_sources WHERE source_key = $1`, chainBoard).Scan(&n))
+		return n
+	}
 
 	st, status, pages := window(tick)
 	require.Equal(t, pipeline.StatusOK, status, "31 pages, read in parts of 5 inside one window")
@@ -250,14 +257,15 @@ func TestAChainLongerThanAWindowIsCarriedAndClosesOnlyOnceWhole(t *testing.T) {
 
 	st, status, pages = window(tick + 2)
 	require.Equal(t, pipeline.StatusPartial, status)
-	require.Equal(t, 24, pages, "12 more: the chain's pages so far")
+	require.Equal(t, 12, pages, "12 more, read in this window")
 	require.Zero(t, st.ByType["closed"], "still partial: nothing closes")
 	require.Equal(t, append(ids(1, 30), 100), liveJobs(t, ch))
 	require.Equal(t, 24, chain().Pages)
 
 	st, status, pages = window(tick + 3)
 	require.Equal(t, pipeline.StatusOK, status, "the chain's end, three windows after it started")
-	require.Equal(t, 30, pages, "the whole chain")
+	require.Equal(t, 6, pages, "the chain's last 6 pages, read in this window")
+	require.Equal(t, 30, lastPages(), "the whole chain's, which its schedule goes by")
 	require.Equal(t, 2, st.ByType["closed"], "exactly the jobs gone from the whole chain close")
 	require.Zero(t, st.ByType["opened"])
 	require.Empty(t, st.CarriedSources)
@@ -354,4 +362,81 @@ func TestAWorkerKilledPartwayThroughAChainLosesAndDoublesNothing(t *testing.T) {
 	require.Empty(t, once)
 	require.NotEmpty(t, asked, "the pages the dead worker read after its last recorded part are read again")
 	require.GreaterOrEqual(t, asked[0], 16, "only the pages after the last recorded part (16 pages: jobs 1 to 15) are asked again")
+}
+
+// cycleRow is the counters of the committed cycles row of region at tick.
+type cycleRow struct {
+	Total, OK, Failed, Carried, Pages uint32
+	Postings                          uint64
+}
+
+func readCycleRow(t *testing.T, ch driver.Conn, region string, tick int) cycleRow {
+	t.Helper()
+	var r cycleRow
+	require.NoError(t, ch.QueryRow(context.Background(), `SELECT sources_total, sources_ok, sources_failed, sources_carried, pages, postings
+		FROM cycles FINAL WHERE region = ? AND tick = ?`, region, uint32(tick)).Scan(&r.Total, &r.OK, &r.Failed, &r.Carried, &r.Pages, &r.Postings))
+	return r
+}
+
+// TestACarriedChainIsCountedOnceAndNeverAsAFailure: a job-page board of 30 jobs (31 pages, the
+// index and one page a job) beside a Greenhouse tenant of one job, read at most 12 pages of the
+// board a window, is read over three windows. Each window's cycles row, and the stats its commit
+// returns (the metrics' and the log's), count the board as carried while its chain goes on,
+// never as failed, and as ok once read to its end; and count each of its pages, and the postings
+// on them, in the window that read them: over the three windows the board's 31 pages and 30
+// postings, once each, as one read in one go counts them. The registry keeps the chain's pages so
+// far, which its schedule (the long sources first) goes by.
+func TestACarriedChainIsCountedOnceAndNeverAsAFailure(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := &jobChain{}
+	b.set(ids(1, 30))
+	pool, ch, newCrawler := chainWorld(t, b)
+	const tick = 40
+	clock := sources.Clock{Epoch: time.Now().Add(-tick*sources.DefaultWindowLength - time.Hour)}
+	c := newCrawler()
+	worker := &sources.Crawl{Pool: pool, Crawler: c, Codec: pipeline.NewReadCodec(), Owner: "w", Clock: clock, ChainPart: 5, WindowPages: 12}
+	committer := &sources.Crawl{Pool: pool, Crawler: c, Codec: pipeline.NewReadCodec(), Owner: "c", Clock: clock}
+	windows := []struct {
+		status    string
+		row       cycleRow // the tenant's page and posting, and the board's of the window
+		lastPages int
+	}{
+		{pipeline.StatusPartial, cycleRow{Total: 2, OK: 1, Carried: 1, Pages: 1 + 12, Postings: 1 + 11}, 12},
+		{pipeline.StatusPartial, cycleRow{Total: 2, OK: 1, Carried: 1, Pages: 1 + 12, Postings: 1 + 12}, 24},
+		{pipeline.StatusOK, cycleRow{Total: 2, OK: 2, Pages: 1 + 7, Postings: 1 + 7}, 31},
+	}
+	var pages, postings int
+	for i, w := range windows {
+		n, err := worker.ReadDue(ctx, tick+i, true)
+		require.NoError(t, err)
+		require.Equal(t, 2, n, "window %d: the tenant and the board, once each", i)
+		stats, err := committer.Commit(ctx, tick+i, time.Time{})
+		require.NoError(t, err)
+		var st *pipeline.CycleStats
+		for j := range stats {
+			if stats[j].Region == "dach" {
+				st = &stats[j]
+			}
+		}
+		require.NotNil(t, st, "window %d: no dach cycle", i)
+		require.Equal(t, w.row, readCycleRow(t, ch, "dach", tick+i), "window %d: the cycles row", i)
+		require.Equal(t, int(w.row.OK), st.SourcesOK, "window %d", i)
+		require.Zero(t, st.SourcesFailed, "window %d: a carried chain is no failure", i)
+		require.Empty(t, st.FailedSources, "window %d", i)
+		require.Equal(t, int(w.row.Carried), st.SourcesCarried, "window %d", i)
+		require.Equal(t, int(w.row.Pages), st.Pages, "window %d: the pages read in this window", i)
+		require.Equal(t, int(w.row.Postings), st.Postings, "window %d: the postings on them", i)
+		var status string
+		var lastPages int
+		require.NoError(t, pool.QueryRow(ctx, `SELECT r.status, s.last_pages FROM crawl_reads r JOIN crawl_sources s USING (source_key)
+			WHERE r.tick = $1 AND r.source_key = $2`, tick+i, chainBoard).Scan(&status, &lastPages))
+		require.Equal(t, w.status, status, "window %d", i)
+		require.Equal(t, w.lastPages, lastPages, "window %d: the registry keeps the chain's pages so far", i)
+		pages += st.Pages - 1
+		postings += st.Postings - 1
+	}
+	require.Equal(t, 31, pages, "the board's pages, each once over the windows")
+	require.Equal(t, 30, postings, "the board's postings, each once over the windows")
+	require.Equal(t, ids(1, 30), liveJobs(t, ch), "every job opened, none closed")
 }

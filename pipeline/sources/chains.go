@@ -26,9 +26,13 @@ const DefaultChainPart = 128
 // it in this window) it stores the window's read of the source as partial: the sightings of every
 // part so far, which the committer counts as seen (reqs open and are reobserved) while it closes
 // none of the source's reqs; the source is due at the next window's start, and that window's
-// claim goes on from where the chain stands. The read that reaches the chain's end, in whichever
-// window, is stored ok with the sightings of every part (the whole chain), so it closes what the
-// whole chain no longer shows, under the usual rules, and deletes the carried chain in the same
+// claim goes on from where the chain stands. Each window's stored read counts the pages that
+// window read of the chain and the postings on them (the parts recorded in it, whichever worker
+// recorded them): the window's cycles row sums those, so each page counts once, in the window that
+// read it, and the chain's pages and postings so far go to the source's schedule and health
+// (oltp.CrawlRead.Chain). The read that reaches the chain's end, in whichever window, is stored ok
+// with the sightings of every part (the whole chain), so it closes what the whole chain no longer
+// shows, under the usual rules, and deletes the carried chain in the same
 // transaction. A page that fails partway ends the chain as a failed read (its sightings count,
 // nothing closes), and the next read starts at the first page: a chain is never stitched across a
 // hole, nor is one left unread for two windows (staleChain) read on. The cap (--fetch-max-pages)
@@ -44,12 +48,15 @@ func (c *Crawl) staleChain() time.Duration { return 2 * c.Clock.Window() }
 
 // sourceRead is a worker's read of one claimed source, ready to store: the read, the sightings of
 // the whole chain when it was read in parts (nil: encode the read's own), whether storing it ends
-// the carried chain, and whether the chain was read in parts.
+// the carried chain, and whether the chain was read in parts. The read's Pages, Postings and
+// Malformed are what this window read (a chain's window may read part of it); chain is the whole
+// chain's pages and postings so far, set when parted.
 type sourceRead struct {
 	read      *pipeline.SourceRead
 	sightings []byte
 	endsChain bool
 	parted    bool
+	chain     oltp.ChainSize
 }
 
 // readSource reads claimed source cl of window tick from dir, in parts, going on from its carried
@@ -99,8 +106,7 @@ func (c *Crawl) readSource(ctx context.Context, dir *pipeline.Directory, tick in
 			if err != nil {
 				return sourceRead{}, true, err
 			}
-			sr, err := c.joined(ctx, r, from.Pages, own)
-			sr.read.Pages = from.Pages + r.Pages
+			sr, err := c.joined(ctx, r, tick, from.Pages+r.Pages, malformed, own)
 			sr.endsChain = true
 			return sr, true, err
 		}
@@ -120,9 +126,7 @@ func (c *Crawl) readSource(ctx context.Context, dir *pipeline.Directory, tick in
 		windowOver := !until.IsZero() && !time.Now().Before(until)
 		if windowOver || c.WindowPages > 0 && window >= c.WindowPages {
 			// The window's read of the chain so far: every part recorded, carried on.
-			sr, err := c.joined(ctx, r, from.Pages, nil)
-			sr.read.Pages = from.Pages
-			sr.read.Malformed = malformed
+			sr, err := c.joined(ctx, r, tick, from.Pages, malformed, nil)
 			c.Log.Info("chain of pages carried to the next window", "source", cl.Key, "tick", tick, "pages_this_window", window,
 				"pages", from.Pages)
 			return sr, true, err
@@ -130,23 +134,45 @@ func (c *Crawl) readSource(ctx context.Context, dir *pipeline.Directory, tick in
 	}
 }
 
-// joined is read r of a chain read in parts, its sightings those of every part recorded before
-// page before and then own (Encode's bytes of r's; nil: none).
-func (c *Crawl) joined(ctx context.Context, r pipeline.SourceRead, before int, own []byte) (sourceRead, error) {
+// joined is the read, in window tick, of a chain read in parts up to page `pages` (its pages so
+// far), from r, the read of its last part: its sightings are those of every part recorded before
+// own's first page, then own's (Encode's bytes of r's; nil when r's part is recorded too). Its
+// Pages and Postings are the window's: those of the parts recorded in window tick (by this worker,
+// or by one killed earlier in the window) and own's, so each page of a chain carried across
+// windows counts once, in the window that read it; its Malformed is malformed, this worker's count
+// in the window. Its chain is the whole chain's pages and postings so far.
+func (c *Crawl) joined(ctx context.Context, r pipeline.SourceRead, tick, pages, malformed int, own []byte) (sourceRead, error) {
+	before := pages
+	if own != nil {
+		before -= r.Pages
+	}
 	parts, err := oltp.ChainParts(ctx, c.Pool, r.SourceKey, before)
 	if err != nil {
 		return sourceRead{read: &r}, err
 	}
-	if own != nil {
-		parts = append(parts, own)
+	blobs := make([][]byte, 0, len(parts)+1)
+	for _, p := range parts {
+		blobs = append(blobs, p.Sightings)
 	}
-	b, postings, err := c.Codec.Join(r.SourceKey, parts)
+	if own != nil {
+		blobs = append(blobs, own)
+	}
+	b, postings, err := c.Codec.Join(r.SourceKey, blobs)
 	if err != nil {
 		return sourceRead{read: &r}, fmt.Errorf("cannot join the parts of the chain of %s: %w", r.SourceKey, err)
 	}
-	r.Postings = postings
+	chain := oltp.ChainSize{Pages: pages}
+	earlier := oltp.ChainSize{} // read in the windows before this one
+	for i, n := range postings {
+		chain.Postings += n
+		if i < len(parts) && parts[i].Tick != tick {
+			earlier.Pages += parts[i].Pages
+			earlier.Postings += n
+		}
+	}
+	r.Pages, r.Postings, r.Malformed = chain.Pages-earlier.Pages, chain.Postings-earlier.Postings, malformed
 	r.Full, r.Unchanged = nil, nil
-	return sourceRead{read: &r, sightings: b, parted: true}, nil
+	return sourceRead{read: &r, sightings: b, parted: true, chain: chain}, nil
 }
 
 // chainMoved reports whether err says another worker went on with the chain.

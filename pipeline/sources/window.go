@@ -477,9 +477,11 @@ func (c *Crawl) holdable() int {
 	return max(1, min(c.Batch, w*rounds))
 }
 
-// row is the stored form of read sr of a source claimed as cl in window tick: next due at its time
-// in the next window (Clock.Due, by the most of its pages now and last window: a read that failed
-// partway through a long chain keeps it long; a chain carried on at the next window's start), or,
+// row is the stored form of read sr of a source claimed as cl in window tick (the pages and
+// postings this window read; of a chain read in parts, the whole chain's so far for the source's
+// schedule and health: CrawlRead.Chain): next due at its time in the next window (Clock.Due, by
+// the most of its pages now and last window, a chain's whole: a read that failed partway through a
+// long chain keeps it long; a chain carried on at the next window's start), or,
 // when it is a first read whose postings fell far below the source's last ok read and the window
 // has room (not with all, nor for a chain read in parts, which the next window's read confirms),
 // asking for a refetch c.RefetchAfter later.
@@ -492,13 +494,18 @@ func (c *Crawl) row(tick int, sr sourceRead, cl oltp.ClaimedSource, all bool) (o
 			return oltp.CrawlRead{}, err
 		}
 	}
-	next := c.Clock.Due(tick+1, r.SourceKey, max(r.Pages, cl.LastPages))
+	pages := r.Pages
+	var chain *oltp.ChainSize
+	if sr.parted {
+		pages, chain = sr.chain.Pages, &sr.chain
+	}
+	next := c.Clock.Due(tick+1, r.SourceKey, max(pages, cl.LastPages))
 	if r.Status == pipeline.StatusPartial {
 		next = c.Clock.Start(tick + 1)
 	}
 	row := oltp.CrawlRead{Tick: tick, SourceKey: r.SourceKey, ReadAt: r.ReadAt, Worker: c.Owner, Status: r.Status,
 		Reason: r.Reason, Pages: r.Pages, Postings: r.Postings, Malformed: r.Malformed, Sightings: b,
-		NextDue: next, Refetch: cl.Refetch, EndsChain: sr.endsChain}
+		NextDue: next, Refetch: cl.Refetch, EndsChain: sr.endsChain, Chain: chain}
 	if cl.Refetch || all || sr.parted || r.Status != pipeline.StatusOK || cl.LastOKCount < 0 || !pipeline.MassDrop(cl.LastOKCount, r.Postings) {
 		return row, nil
 	}
