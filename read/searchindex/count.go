@@ -116,11 +116,7 @@ func (x *Index) CountQualified(q QualifiedQuery) Count {
 		// No floor to stop at: the rows are the qualifying reqs opened after the cursor, in any
 		// order, so those of the asked countries and functions are walked on their lists.
 		each(it, func(ord uint32) bool {
-			if !m.c.pre(ord) {
-				return true
-			}
-			r := &x.reqs[ord]
-			return r.OpenSeq <= q.After || !m.Qualifies(r) || cnt.add(int(ord), len(x.reqs))
+			return !m.qualifiesAt(ord) || q.After > 0 && x.reqs[ord].OpenSeq <= q.After || cnt.add(int(ord), len(x.reqs))
 		})
 		return cnt.result()
 	}
@@ -131,7 +127,7 @@ func (x *Index) CountQualified(q QualifiedQuery) Count {
 		if !m.c.freshOK(r) {
 			break
 		}
-		if m.c.pre(ord) && m.Qualifies(r) && !cnt.add(i, len(rest)) {
+		if m.qualifiesAt(ord) && !cnt.add(i, len(rest)) {
 			break
 		}
 	}

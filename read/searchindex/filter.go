@@ -35,6 +35,7 @@ type compiled struct {
 	x                  *Index
 	countries          []bool // by country index; nil: any
 	setPass            []bool // by set id (Record.values): whether its country, function and source type pass; nil: any
+	recordFree         bool   // nothing is asked of a req's record beyond pre's tests (since, freshness, posting facts)
 	functions          []bool // by function index; nil: any
 	since, fresh       int64
 	hasSince, hasFresh bool
@@ -136,6 +137,7 @@ func (x *Index) compile(f *Filter) *compiled {
 	}
 	c.headcount = f.Headcount
 	c.facts = compileFacts(f)
+	c.recordFree = !c.hasSince && !c.hasFresh && !c.facts.asks
 	c.asksCompany = c.asksCompanyFacts()
 	if onCompile != nil {
 		onCompile(c)
@@ -196,7 +198,16 @@ func (c *compiled) pre(ord uint32) bool {
 }
 
 // reqAt is req for the req of ordinal ord, its cheap tests first (pre).
-func (c *compiled) reqAt(ord uint32) bool { return c.pre(ord) && c.req(&c.x.reqs[ord]) }
+func (c *compiled) reqAt(ord uint32) bool { return c.pre(ord) && c.afterPre(ord) }
+
+// afterPre is what req asks of the req of ordinal ord beyond pre: without a test of its record
+// (recordFree), only its company's facts, which its ordinal's company names.
+func (c *compiled) afterPre(ord uint32) bool {
+	if c.recordFree {
+		return c.companyOK(c.x.reqs[ord].company)
+	}
+	return c.req(&c.x.reqs[ord])
+}
 
 // asksCompanyFacts reports whether company has anything to check.
 func (c *compiled) asksCompanyFacts() bool {

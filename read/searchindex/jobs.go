@@ -486,7 +486,7 @@ func (x *Index) SearchJobs(q JobQuery) JobPage {
 					if len(rows) == k && rel <= rows[k-1].rel {
 						return rows[k-1].rel < scores[0]
 					}
-					if c.req(&x.reqs[ord]) {
+					if c.afterPre(ord) {
 						insert(hit(ord, rel))
 					}
 					return true

@@ -48,6 +48,9 @@ type Qualifier struct {
 	want   *words     // q.Q: every word (or its other spelling) in the title
 	vetoes [][]uint32 // stem ids of each q.QExcludes phrase whose words all occur in the index
 	boards []bool     // by board id: a board of q.Boards (case-insensitive); nil: any
+	// recordFree: nothing is asked of a req's record beyond what its ordinal's arrays and company
+	// say (compiled.pre and the company's facts).
+	recordFree bool
 }
 
 // Qualifier compiles q for Qualifies: its criteria, salary band, exclude_agencies and live_only
@@ -94,7 +97,21 @@ func (x *Index) qualifier(q *QualifiedQuery) *Qualifier {
 	// The company facts reqs/qualified asks are checked with the Filter's, once per company.
 	m.c.hq, m.c.kinds, m.c.domains = m.q.HQCountries, m.q.AgencyKinds, m.q.Domains
 	m.c.asksCompany = m.c.asksCompanyFacts()
+	m.recordFree = m.c.recordFree && len(m.q.SourceTypes) == 0 && m.want.empty() && len(m.vetoes) == 0 && m.boards == nil &&
+		m.q.SalaryMin == nil && m.q.SalaryMax == nil
 	return m
+}
+
+// qualifiesAt is Qualifies for the req of ordinal ord, its record read only when some field asks
+// what only the record says.
+func (m *Qualifier) qualifiesAt(ord uint32) bool {
+	if m.noWord || m.c.none || !m.c.pre(ord) {
+		return false
+	}
+	if m.recordFree {
+		return m.c.companyOK(m.x.reqs[ord].company)
+	}
+	return m.Qualifies(&m.x.reqs[ord])
 }
 
 // Qualified answers reqs/qualified in ledger order (the order reqs opened).
@@ -120,7 +137,7 @@ func (x *Index) Qualified(q QualifiedQuery) QualifiedPage {
 			// Not served yet on this plan; stop so that the cursor never passes it.
 			break
 		}
-		if m.c.pre(ord) && m.Qualifies(r) {
+		if m.qualifiesAt(ord) {
 			if len(page.Rows) == q.Limit {
 				page.More = true
 				break
@@ -148,7 +165,7 @@ func (m *Qualifier) Qualifies(r *Req) bool {
 	if !m.want.empty() && !m.want.matches(r.Title) {
 		return false
 	}
-	if r.Title.Raw != "" {
+	if len(m.vetoes) > 0 && r.Title.Raw != "" {
 		for _, v := range m.vetoes {
 			if r.Title.hasAll(v) {
 				return false

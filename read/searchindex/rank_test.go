@@ -75,6 +75,8 @@ func TestRelevancePagesAreTheWholeRankingOfEveryReq(t *testing.T) {
 		"function":         {Functions: []string{syntheticFunctions[1]}},
 		"board, agencies":  {SourceType: "board", ExcludeAgencies: true},
 		"function, closed": {Functions: []string{syntheticFunctions[0], syntheticFunctions[2]}, IncludeClosed: true},
+		"since":            {Since: syntheticAt.Add(-100 * time.Hour)},
+		"freshness floor":  {FreshBefore: syntheticAt.Add(-50 * time.Hour), Countries: []string{"France"}},
 	}
 	for _, q := range []string{"engineer", "software engineer", "senior software engineer", "developer", "data scientist", "sales manager", "platform"} {
 		for fname, f := range filters {
