@@ -472,11 +472,14 @@ func (x *Index) SearchJobs(q JobQuery) JobPage {
 				// score nothing later can enter it.
 				scores := sc.directScores()
 				each(t.list(), func(ord uint32) bool {
+					w := x.ordFlags[ord] & ordWordsMax
+					rel := scores[w]
+					if w != ordWordsMax && len(rows) == k && rel <= rows[k-1].rel {
+						return rows[k-1].rel < scores[0] // its score cannot place it: not even pre's tests
+					}
 					if !c.pre(ord) {
 						return true
 					}
-					w := x.ordFlags[ord] & ordWordsMax
-					rel := scores[w]
 					if w == ordWordsMax {
 						rel, _ = sc.scoreTier(&x.reqs[ord]) // that many words or more: scored whole
 					}
