@@ -295,6 +295,10 @@ func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
 			declared = append(declared, paySample{vs.function, vs.country, r.Title.Seniority, f})
 		}
 	}
+	x.postingWords = make([][]uint8, len(x.postings))
+	for id, l := range x.postings {
+		x.postingWords[id] = x.blockWords(l)
+	}
 	sort.Slice(x.byRecency, func(i, j int) bool {
 		a, c := x.byRecency[i], x.byRecency[j]
 		fa, fc := x.reqs[a].FirstSeen, x.reqs[c].FirstSeen

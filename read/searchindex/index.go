@@ -257,8 +257,11 @@ type Index struct {
 	// millions of ordinals reads two small arrays, not a record, a title and a dictionary each):
 	// its (function, country, source type) set id (Record.values), and its liveness and its
 	// title's word count (ordFlags).
-	ordSet                  []uint16
-	ordFlags                []uint8
+	ordSet   []uint16
+	ordFlags []uint8
+	// postingWords is, by stem id, the fewest title words of each block of postingBlock postings
+	// of its list: the best score a block can hold in jobs/search's direct tier (blockWords).
+	postingWords            [][]uint8
 	memos                   sync.Pool // *[]uint8: the cleared company memos of queries done (compiled.release)
 	pay                     payTable
 	demand                  map[demandKey][]Week
@@ -279,6 +282,23 @@ const (
 	ordLive     = 1 << 7
 	ordWordsMax = 1<<7 - 1
 )
+
+// postingBlock is the postings a posting list's block summary covers (Index.postingWords).
+const postingBlock = 128
+
+// blockWords summarises a posting list: the fewest title words of each block of postingBlock
+// postings.
+func (x *Index) blockWords(l []uint32) []uint8 {
+	out := make([]uint8, (len(l)+postingBlock-1)/postingBlock)
+	for b := range out {
+		m := uint8(ordWordsMax)
+		for _, ord := range l[b*postingBlock : min(len(l), (b+1)*postingBlock)] {
+			m = min(m, x.ordFlags[ord]&ordWordsMax)
+		}
+		out[b] = m
+	}
+	return out
+}
 
 func ordFlagsOf(r *Record) uint8 {
 	f := uint8(min(max(r.Title.words, 0), ordWordsMax))

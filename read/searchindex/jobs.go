@@ -224,6 +224,16 @@ func (s *scorer) direct() postingIter {
 	return interOf(all...)
 }
 
+// singleStem is the stem whose posting list is the whole direct tier, when the query is one
+// word covered only by its own stem (no other spelling).
+func (s *scorer) singleStem() (uint32, bool) {
+	w := s.words
+	if w.none || len(w.alts) != 1 || len(w.alts[0]) != 1 || len(w.alts[0][0]) != 1 || len(w.pairs) != 0 {
+		return 0, false
+	}
+	return w.alts[0][0][0], true
+}
+
 // sameFunction walks every ordinal of the query's function.
 func (s *scorer) sameFunction() postingIter {
 	if s.fn < 0 {
@@ -471,7 +481,7 @@ func (x *Index) SearchJobs(q JobQuery) JobPage {
 				// ordinal, the order of the walk, so once the page is full with the tier's best
 				// score nothing later can enter it.
 				scores := sc.directScores()
-				each(t.list(), func(ord uint32) bool {
+				visit := func(ord uint32) bool {
 					w := x.ordFlags[ord] & ordWordsMax
 					rel := scores[w]
 					if w != ordWordsMax && len(rows) == k && rel <= rows[k-1].rel {
@@ -493,7 +503,24 @@ func (x *Index) SearchJobs(q JobQuery) JobPage {
 						insert(hit(ord, rel))
 					}
 					return true
-				})
+				}
+				stem, single := sc.singleStem()
+				if !single {
+					each(t.list(), visit)
+					continue
+				}
+				// One posting list: once the page is full, a block of it whose fewest title
+				// words score no better than the page's last row holds no req that can enter.
+				l, words := x.postings[stem], x.postingWords[stem]
+				for i := 0; i < len(l); i++ {
+					if i%postingBlock == 0 && len(rows) == k && scores[words[i/postingBlock]] <= rows[k-1].rel {
+						i += postingBlock - 1
+						continue
+					}
+					if !visit(l[i]) {
+						break
+					}
+				}
 				continue
 			}
 			each(t.list(), func(ord uint32) bool {
