@@ -49,6 +49,9 @@ func (s *Server) registerMeteringMetrics() {
 	u := s.usage
 	s.metrics.NewGauge("hs_metering_backlog_segments", func() float64 { return float64(u.Backlog()) })
 	s.metrics.NewGauge("hs_metering_overflows_total", func() float64 { return float64(u.Overflows()) })
+	// Beside the metered calls (hs_http_requests_total of billable routes): how many calls share
+	// a write of the metering log.
+	s.metrics.NewGauge("hs_metering_writes_total", func() float64 { return float64(u.Writes()) })
 	s.metrics.NewGauge("hs_metering_segment_read_errors_total", func() float64 { return float64(u.SegmentReadErrors()) })
 	// Alert on it: calls older than this live only on this instance's disk (docs/decisions.md,
 	// "Several instances", the metering log).

@@ -160,20 +160,23 @@ func strs(raw [][]byte, n int) []string {
 	return out
 }
 
+// loc is the location of an item about parameter p.
+func (p *Param) loc() []any { return problem.Loc(p.In, p.Name) }
+
 // checkString applies a string parameter's length and ASCII bounds.
-func checkString(p *Param, s string, loc []any) *problem.FieldError {
+func checkString(p *Param, s string) *problem.FieldError {
 	if p.MinLength > 0 && len(s) < p.MinLength {
-		return &problem.FieldError{Type: "string_too_short", Loc: loc, Msg: fmt.Sprintf("String should have at least %d characters", p.MinLength), Input: s,
+		return &problem.FieldError{Type: "string_too_short", Loc: p.loc(), Msg: fmt.Sprintf("String should have at least %d characters", p.MinLength), Input: s,
 			Ctx: map[string]any{"min_length": p.MinLength}}
 	}
 	if p.MaxLength > 0 && len(s) > p.MaxLength {
-		return &problem.FieldError{Type: "string_too_long", Loc: loc, Msg: fmt.Sprintf("String should have at most %d characters", p.MaxLength), Input: s[:p.MaxLength] + "...",
+		return &problem.FieldError{Type: "string_too_long", Loc: p.loc(), Msg: fmt.Sprintf("String should have at most %d characters", p.MaxLength), Input: s[:p.MaxLength] + "...",
 			Ctx: map[string]any{"max_length": p.MaxLength}}
 	}
 	if p.ASCII {
 		for i := 0; i < len(s); i++ {
 			if s[i] < ' ' || s[i] > '~' {
-				return &problem.FieldError{Type: "string_pattern_mismatch", Loc: loc, Msg: "String should match pattern '" + PrintableASCII + "' (printable ASCII: space to ~)",
+				return &problem.FieldError{Type: "string_pattern_mismatch", Loc: p.loc(), Msg: "String should match pattern '" + PrintableASCII + "' (printable ASCII: space to ~)",
 					Input: strconv.QuoteToASCII(s), Ctx: map[string]any{"pattern": PrintableASCII}}
 			}
 		}
@@ -198,31 +201,32 @@ func (c *Call) defaultFor(p *Param) any {
 	return p.Default
 }
 
+// parseOne parses the single value s of parameter p. A value that parses allocates nothing here
+// but its boxing: the location of an item is built only for an error.
 func (c *Call) parseOne(p *Param, s string) (any, *problem.FieldError) {
-	loc := problem.Loc(p.In, p.Name)
 	switch p.Type {
 	case "integer":
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			return nil, &problem.FieldError{Type: "int_parsing", Loc: loc, Msg: "Input should be a valid integer, unable to parse string as an integer", Input: s, Ctx: map[string]any{}}
+			return nil, &problem.FieldError{Type: "int_parsing", Loc: p.loc(), Msg: "Input should be a valid integer, unable to parse string as an integer", Input: s, Ctx: map[string]any{}}
 		}
 		if p.Min != nil && n < *p.Min {
-			return nil, &problem.FieldError{Type: "greater_than_equal", Loc: loc, Msg: fmt.Sprintf("Input should be greater than or equal to %d", *p.Min), Input: s, Ctx: map[string]any{"ge": *p.Min}}
+			return nil, &problem.FieldError{Type: "greater_than_equal", Loc: p.loc(), Msg: fmt.Sprintf("Input should be greater than or equal to %d", *p.Min), Input: s, Ctx: map[string]any{"ge": *p.Min}}
 		}
 		if m := c.maxFor(p); m != nil && n > *m {
-			return nil, &problem.FieldError{Type: "less_than_equal", Loc: loc, Msg: fmt.Sprintf("Input should be less than or equal to %d", *m), Input: s, Ctx: map[string]any{"le": *m}}
+			return nil, &problem.FieldError{Type: "less_than_equal", Loc: p.loc(), Msg: fmt.Sprintf("Input should be less than or equal to %d", *m), Input: s, Ctx: map[string]any{"le": *m}}
 		}
 		return n, nil
 	case "number":
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, &problem.FieldError{Type: "float_parsing", Loc: loc, Msg: "Input should be a valid number, unable to parse string as a number", Input: s, Ctx: map[string]any{}}
+			return nil, &problem.FieldError{Type: "float_parsing", Loc: p.loc(), Msg: "Input should be a valid number, unable to parse string as a number", Input: s, Ctx: map[string]any{}}
 		}
 		if p.Min != nil && f < float64(*p.Min) {
-			return nil, &problem.FieldError{Type: "greater_than_equal", Loc: loc, Msg: fmt.Sprintf("Input should be greater than or equal to %d", *p.Min), Input: s, Ctx: map[string]any{"ge": *p.Min}}
+			return nil, &problem.FieldError{Type: "greater_than_equal", Loc: p.loc(), Msg: fmt.Sprintf("Input should be greater than or equal to %d", *p.Min), Input: s, Ctx: map[string]any{"ge": *p.Min}}
 		}
 		if p.Max != nil && f > float64(*p.Max) {
-			return nil, &problem.FieldError{Type: "less_than_equal", Loc: loc, Msg: fmt.Sprintf("Input should be less than or equal to %d", *p.Max), Input: s, Ctx: map[string]any{"le": *p.Max}}
+			return nil, &problem.FieldError{Type: "less_than_equal", Loc: p.loc(), Msg: fmt.Sprintf("Input should be less than or equal to %d", *p.Max), Input: s, Ctx: map[string]any{"le": *p.Max}}
 		}
 		return f, nil
 	case "boolean":
@@ -232,16 +236,16 @@ func (c *Call) parseOne(p *Param, s string) (any, *problem.FieldError) {
 		case "false", "0", "no", "off", "f", "n":
 			return false, nil
 		}
-		return nil, &problem.FieldError{Type: "bool_parsing", Loc: loc, Msg: "Input should be a valid boolean, unable to interpret input", Input: s, Ctx: map[string]any{}}
+		return nil, &problem.FieldError{Type: "bool_parsing", Loc: p.loc(), Msg: "Input should be a valid boolean, unable to interpret input", Input: s, Ctx: map[string]any{}}
 	case "date-time":
 		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
 			if t, err := time.Parse(layout, s); err == nil {
 				return t.UTC(), nil
 			}
 		}
-		return nil, &problem.FieldError{Type: "datetime_parsing", Loc: loc, Msg: "Input should be a valid datetime (ISO 8601, e.g. 2026-01-31T00:00:00Z)", Input: s, Ctx: map[string]any{}}
+		return nil, &problem.FieldError{Type: "datetime_parsing", Loc: p.loc(), Msg: "Input should be a valid datetime (ISO 8601, e.g. 2026-01-31T00:00:00Z)", Input: s, Ctx: map[string]any{}}
 	default:
-		if fe := checkString(p, s, loc); fe != nil {
+		if fe := checkString(p, s); fe != nil {
 			return nil, fe
 		}
 		s = enumValue(p, s)

@@ -50,6 +50,7 @@ type Config struct {
 	Committed func(accountID int64, month time.Time, units int64)
 
 	// Test seams (nil: the os functions): fault injection for the disk paths.
+	writeFile  func(f *os.File, b []byte) (int, error) // every write of frames to a segment, in both modes
 	syncFile   func(*os.File) error
 	renameFile func(oldpath, newpath string) error
 	readFile   func(path string) ([]byte, error)
@@ -57,8 +58,9 @@ type Config struct {
 
 // Log is the durable, asynchronous path of metering. Append writes the record to a local
 // append-only segment before returning, so a unit acknowledged to a caller survives a crash of the
-// process; in strict mode (SyncEvery = 0) it also waits for the fsync (group commit: one fsync per
-// batch of concurrent appends), in relaxed mode a syncer fsyncs within SyncEvery. Closed segments
+// process; in strict mode (SyncEvery = 0) it also waits for the fsync (group commit: one write and
+// one fsync per batch of concurrent appends), in relaxed mode concurrent appends share one write
+// (group write) and a syncer fsyncs within SyncEvery. Closed segments
 // are inserted into Postgres in batches by a flusher (by size or timer) and deleted only after the
 // transaction commits; on start, segments left by a crashed process are replayed. A full queue
 // blocks Append (never drops), is counted and logged with the setting to raise, and a Postgres
@@ -74,6 +76,7 @@ type Log struct {
 	ownIDs    map[string]bool // every instance id this Log wrote under (Committed reports only those); guarded by flushMu
 	seq       atomic.Int64
 	overflows atomic.Int64
+	writes    atomic.Int64 // write calls that carried frames to a segment
 	lastWarn  atomic.Int64
 	readErrs  atomic.Int64     // segments that could not be read (kept, retried)
 	badWarned map[string]int64 // segment → unix second of its last warning; guarded by flushMu
@@ -109,6 +112,9 @@ func New(cfg Config) *Log {
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.writeFile == nil {
+		cfg.writeFile = (*os.File).Write
 	}
 	if cfg.syncFile == nil {
 		cfg.syncFile = (*os.File).Sync
@@ -253,6 +259,10 @@ func (l *Log) Append(ctx context.Context, rec Record) error {
 // Overflows counts Appends that found the queue full (strict mode) or the syncer's queue of
 // sealed segments full (relaxed mode).
 func (l *Log) Overflows() int64 { return l.overflows.Load() }
+
+// Writes counts the writes that carried frames to a segment: in relaxed mode, fewer than the
+// Appends while calls arrive together (group write); in strict mode, one per group commit.
+func (l *Log) Writes() int64 { return l.writes.Load() }
 
 // SegmentReadErrors counts failed reads of sealed segments (each kept on disk and retried).
 func (l *Log) SegmentReadErrors() int64 { return l.readErrs.Load() }

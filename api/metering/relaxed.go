@@ -1,9 +1,11 @@
 package metering
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,21 +13,46 @@ import (
 	"time"
 )
 
-// The relaxed mode (SyncEvery > 0): Append writes its own frame to the open segment under a
-// mutex — one small write(2), no hand-off to another goroutine — and returns: the record is in
-// the kernel's page cache, so it survives a crash of this process. The syncer goroutine fsyncs
-// the open segment every SyncEvery when it was written to, and seals segments (fsync, close,
-// rename to .wal, fsync the directory) when they fill up, age past FlushInterval or Flush asks.
-// A segment that fills up is fsynced by the Append that filled it, before it queues for the
-// syncer: the periodic fsync covers only the open segment, so a sealed one must not wait
-// unsynced behind a backlog. Only the syncer closes segment files, so its periodic fsync never
-// races a close.
+// The relaxed mode (SyncEvery > 0): Append writes its frame to the open segment itself — no
+// hand-off to another goroutine — and returns once it is written: the record is in the kernel's
+// page cache, so it survives a crash of this process.
+//
+// Appends that arrive together share one write(2) (the group write). An Append puts its encoded
+// frame in the pending batch; the Append that started the batch leads it: it yields its processor
+// once (so the calls ready to run append theirs), waits for the write under way to end (the write
+// lock), takes the whole batch, writes it in one call and wakes the Appends whose frames it
+// carried. No goroutine is started for it. Each Append returns only once its own frame is
+// written, or with the error of the write that carried it: nothing acknowledged is lost, and a
+// crash tears at most frames whose Append had not returned. A batch holds at most maxBatchBytes;
+// an Append that finds it full waits for its leader to take it and starts the next one. Frames
+// go to the segment whole and in the order they joined the batch, and batches in the order they
+// were started (one is pending at a time, taken under the write lock).
+//
+// A batch never splits a frame and never carries a segment past SegmentRecords: the frames that
+// fill the segment go in one write, the segment is sealed, and the rest go in the next one. A
+// write that fails ends its segment, cut back to its whole frames before that write (or sealed
+// with that valid length in its name, when it cannot be cut), so no frame of an Append answered
+// an error is flushed; the frames of the batch that went into a segment it filled before are
+// acknowledged, the others fail, and the next Append opens a new segment. Flush and Stop seal the
+// open segment under the write lock: after the write under way, so every frame whose Append
+// returned before is in it or in a segment sealed before it.
+//
+// The syncer goroutine fsyncs the open segment every SyncEvery when it was written to, and seals
+// segments (fsync, close, rename to .wal, fsync the directory) when they fill up, age past
+// FlushInterval or Flush asks. A segment that fills up is fsynced by the writer that filled it,
+// before it queues for the syncer: the periodic fsync covers only the open segment, so a sealed
+// one must not wait unsynced behind a backlog. Only the syncer closes segment files, so its
+// periodic fsync never races a close.
 
 type relaxedState struct {
-	mu     sync.Mutex // guards f, name, count and the order of frames in f
+	mu      sync.Mutex  // guards pending; taken after wmu, never before it
+	pending *frameBatch // frames waiting for the next write; nil when none
+
+	wmu    sync.Mutex // the write lock: guards f, name, size, count and the order of frames in f
 	f      *os.File
 	name   string
-	count  int
+	size   int64              // bytes of f holding whole frames
+	count  int                // frames in f
 	sealed chan sealedSegment // segments to seal, and Flush markers (f == nil), in order
 
 	cur      atomic.Pointer[os.File] // the open segment, for the syncer's periodic fsync
@@ -43,64 +70,199 @@ type sealedSegment struct {
 	valid  int64         // < 0: the whole file; else only its first valid bytes hold records (see sealedName)
 }
 
-// frames are the buffers appendDirect encodes records in.
-var frames = sync.Pool{New: func() any { b := make([]byte, 0, 320); return &b }}
+// maxBatchBytes bounds the frames one group write carries: about 600 frames of a metered call.
+const maxBatchBytes = 64 << 10
+
+// frameBatch is the frames of Appends that share one write. Its leader (the Append of frame 0)
+// writes it; the others wait on done.
+type frameBatch struct {
+	buf   []byte        // the frames, whole and in order
+	n     int           // frames in buf
+	taken chan struct{} // made by an Append that found the batch full; closed when the leader takes it
+	done  chan struct{} // made by the first Append after the leader's; closed once the batch is written
+	// Set by the leader before done is closed: frames before written are in the log; the others
+	// failed with err.
+	written int
+	err     error
+}
+
+// outcome is what the Append of frame i answers.
+func (b *frameBatch) outcome(i int) error {
+	if i < b.written {
+		return nil
+	}
+	return b.err
+}
+
+// frames are the buffers Appends encode records in; batches the frame batches, with their
+// buffers, once written.
+var (
+	frames  = sync.Pool{New: func() any { b := make([]byte, 0, 320); return &b }}
+	batches = sync.Pool{New: func() any { return &frameBatch{buf: make([]byte, 0, 4<<10)} }}
+)
 
 // appendDirect is Append in relaxed mode; the caller holds l.mu for reading (so Stop waits).
 func (l *Log) appendDirect(rec Record) error {
 	fb := frames.Get().(*[]byte)
-	defer frames.Put(fb)
 	frame, err := appendFrame((*fb)[:0], rec)
 	if err != nil {
+		frames.Put(fb)
 		return fmt.Errorf("cannot encode a usage record: %w", err)
 	}
-	*fb = frame // written before it returns: the buffer is the next record's
+	*fb = frame
 	r := &l.relaxed
 	r.mu.Lock()
-	if r.f == nil {
-		name := l.segmentPath()
-		f, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_APPEND|os.O_EXCL, 0o600)
-		if err != nil {
-			r.mu.Unlock()
-			return fmt.Errorf("cannot open a metering segment in %s: %w", l.cfg.Dir, err)
+	for r.pending != nil && len(r.pending.buf)+len(frame) > maxBatchBytes {
+		// Full: wait for its leader to take it, then start the next batch (a batch takes its
+		// first frame whatever its size).
+		b := r.pending
+		if b.taken == nil {
+			b.taken = make(chan struct{})
 		}
-		r.f, r.name, r.count = f, name, 0
-		r.cur.Store(f)
-		r.dirDirty.Store(true)
+		taken := b.taken
+		r.mu.Unlock()
+		<-taken
+		r.mu.Lock()
 	}
-	// Frames are written whole and in order under the mutex: a crash can tear only the last
-	// frame, whose Append had not returned.
-	_, err = r.f.Write(frame)
-	var full sealedSegment
-	if err != nil {
-		err = fmt.Errorf("cannot write the metering log in %s: %w", l.cfg.Dir, err)
-		full = l.takeLocked(nil) // a torn frame ends the segment; the next Append opens another
-	} else {
-		r.dirty.Store(true)
-		r.count++
-		if r.count >= l.cfg.SegmentRecords {
-			full = l.takeLocked(nil)
-		}
+	b := r.pending
+	lead := b == nil
+	if lead {
+		b = batches.Get().(*frameBatch)
+		r.pending = b
 	}
-	if full.f != nil {
-		// Fsynced and queued under the mutex: segments reach the syncer in the order they were
-		// written, so a Flush marker queued after this never overtakes it (once per segment).
-		if serr := l.fsync(full.f); serr != nil {
-			r.syncErrs.Add(1)
-			l.cfg.Log.Error("cannot fsync a full metering segment; its records are in the kernel and flushed from there", "segment", full.name, "err", serr)
-		} else {
-			full.synced = true
+	i := b.n
+	b.buf = append(b.buf, frame...)
+	b.n++
+	frames.Put(fb)
+	if !lead {
+		if b.done == nil {
+			b.done = make(chan struct{})
 		}
-		l.queueSealed(full)
+		done := b.done
+		r.mu.Unlock()
+		<-done
+		return b.outcome(i)
 	}
 	r.mu.Unlock()
+	return l.writeBatch(b)
+}
+
+// writeBatch is the leader's part: once the write before it has ended, it takes batch b (every
+// frame appended to it until then), writes it, wakes the Appends it carried and returns the
+// outcome of its own frame (the first).
+func (l *Log) writeBatch(b *frameBatch) error {
+	r := &l.relaxed
+	// Yield once before taking the batch: the calls ready to run meanwhile append their frames to
+	// it. Without it, a busy server's write(2) is too short for other calls to arrive while it
+	// runs, and nearly every write carries one frame (bench/README.md, "Metering log").
+	runtime.Gosched()
+	r.wmu.Lock()
+	r.mu.Lock()
+	r.pending = nil // only b's leader takes b: it is still the pending batch
+	taken, done := b.taken, b.done
+	r.mu.Unlock()
+	if taken != nil {
+		close(taken)
+	}
+	l.writeFramesLocked(b)
+	r.wmu.Unlock()
+	err, n, written, buf := b.outcome(0), b.n, b.written, b.buf
+	if done != nil {
+		close(done) // its Appends read written and err: b is theirs now, its buffer is not
+		b = &frameBatch{buf: buf}
+	} else if taken != nil {
+		b = &frameBatch{buf: buf} // an Append that found it full may still hold b
+	}
+	if cap(b.buf) <= 2*maxBatchBytes {
+		*b = frameBatch{buf: b.buf[:0]}
+		batches.Put(b)
+	}
 	if err != nil {
-		l.cfg.Log.Error("metering write failed", "err", err)
+		l.cfg.Log.Error("metering write failed", "calls_failed", n-written, "err", err)
 	}
 	return err
 }
 
-// queueSealed hands a sealed segment to the syncer (r.mu held, so the queue keeps write order).
+// writeFramesLocked writes b's frames to the open segment (opening one when none is), one write
+// per segment they go to, and sets b.written and b.err (r.wmu held).
+func (l *Log) writeFramesLocked(b *frameBatch) {
+	r := &l.relaxed
+	buf := b.buf
+	from := 0 // where frame b.written starts in buf
+	for b.written < b.n {
+		if r.f == nil {
+			name := l.segmentPath()
+			f, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_APPEND|os.O_EXCL, 0o600)
+			if err != nil {
+				b.err = fmt.Errorf("cannot open a metering segment in %s: %w", l.cfg.Dir, err)
+				return
+			}
+			r.f, r.name, r.size, r.count = f, name, 0, 0
+			r.cur.Store(f)
+			r.dirDirty.Store(true)
+		}
+		// The frames that fit in the segment go in one write: whole and in order, so a crash
+		// tears at most the frames of this write, whose Appends have not returned.
+		n := min(b.n-b.written, l.cfg.SegmentRecords-r.count)
+		to := len(buf)
+		if n < b.n-b.written {
+			to = framesEnd(buf, from, n)
+		}
+		l.writes.Add(1)
+		if _, err := l.cfg.writeFile(r.f, buf[from:to]); err != nil {
+			b.err = fmt.Errorf("cannot write the metering log in %s: %w", l.cfg.Dir, err)
+			l.sealFull(l.cutLocked()) // the next Append opens another segment
+			return
+		}
+		r.dirty.Store(true)
+		r.size += int64(to - from)
+		r.count += n
+		b.written += n
+		from = to
+		if r.count >= l.cfg.SegmentRecords {
+			l.sealFull(l.takeLocked(nil))
+		}
+	}
+}
+
+// framesEnd is where the n whole frames starting at buf[from:] end (each frame's first four bytes
+// are its payload's length).
+func framesEnd(buf []byte, from, n int) int {
+	for ; n > 0; n-- {
+		from += 8 + int(binary.LittleEndian.Uint32(buf[from:]))
+	}
+	return from
+}
+
+// cutLocked detaches the open segment after a failed write, cut back to its whole frames before
+// that write so none of the failed Appends' frames is flushed; when the file cannot be cut, the
+// segment is sealed under a name carrying its valid length (see sealedName). r.wmu held.
+func (l *Log) cutLocked() sealedSegment {
+	r := &l.relaxed
+	size, name := r.size, r.name
+	s := l.takeLocked(nil)
+	if err := s.f.Truncate(size); err != nil {
+		l.cfg.Log.Error("cannot cut a failed write off a metering segment; the segment is sealed with its valid length in its name",
+			"segment", name, "valid_bytes", size, "err", err)
+		s.valid = size
+	}
+	return s
+}
+
+// sealFull fsyncs a segment nobody writes any more and queues it for the syncer (r.wmu held):
+// segments reach the syncer in the order they were written, so a Flush marker queued after this
+// never overtakes it (once per segment).
+func (l *Log) sealFull(s sealedSegment) {
+	if err := l.fsync(s.f); err != nil {
+		l.relaxed.syncErrs.Add(1)
+		l.cfg.Log.Error("cannot fsync a full metering segment; its records are in the kernel and flushed from there", "segment", s.name, "err", err)
+	} else {
+		s.synced = true
+	}
+	l.queueSealed(s)
+}
+
+// queueSealed hands a sealed segment to the syncer (r.wmu held, so the queue keeps write order).
 // The queue is bounded: a syncer that falls behind blocks appends (nothing is lost), which is
 // counted and logged.
 func (l *Log) queueSealed(s sealedSegment) {
@@ -117,11 +279,11 @@ func (l *Log) queueSealed(s sealedSegment) {
 	l.relaxed.sealed <- s
 }
 
-// takeLocked detaches the open segment (r.mu held).
+// takeLocked detaches the open segment (r.wmu held).
 func (l *Log) takeLocked(ack chan struct{}) sealedSegment {
 	r := &l.relaxed
 	s := sealedSegment{f: r.f, name: r.name, ack: ack, valid: -1}
-	r.f, r.name, r.count = nil, "", 0
+	r.f, r.name, r.size, r.count = nil, "", 0, 0
 	r.cur.Store(nil)
 	return s
 }
@@ -131,8 +293,8 @@ func (l *Log) takeLocked(ack chan struct{}) sealedSegment {
 // reading or has closed the log.
 func (l *Log) sealCurrent(ack chan struct{}) {
 	r := &l.relaxed
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.wmu.Lock() // after the write under way, if any: what it carries is in this segment
+	defer r.wmu.Unlock()
 	l.queueSealed(l.takeLocked(ack))
 }
 
@@ -202,16 +364,16 @@ func (l *Log) syncLoop() {
 				}
 			}
 		case <-ageTick.C:
-			// An Append may hold the mutex while it waits for room in the sealed queue, which
-			// only this goroutine drains: skip this age check rather than wait for it.
-			if !r.mu.TryLock() {
+			// A writer may hold the write lock while it waits for room in the sealed queue,
+			// which only this goroutine drains: skip this age check rather than wait for it.
+			if !r.wmu.TryLock() {
 				continue
 			}
 			var s sealedSegment
 			if r.count > 0 {
 				s = l.takeLocked(nil)
 			}
-			r.mu.Unlock()
+			r.wmu.Unlock()
 			l.seal(s) // sealed here, not sent: this goroutine is the channel's only reader
 		}
 	}

@@ -100,7 +100,8 @@ func (l *Log) writeLoop() {
 				buf, framed = next, framed+1
 			}
 			if err == nil && framed > 0 {
-				if _, err = f.Write(buf); err == nil {
+				l.writes.Add(1)
+				if _, err = l.cfg.writeFile(f, buf); err == nil {
 					err = l.fsync(f)
 				}
 				if err != nil {

@@ -37,6 +37,10 @@ func benchAppend(b *testing.B, syncEvery time.Duration) {
 			}
 		}
 	})
+	b.StopTimer()
+	if w := l.Writes(); w > 0 {
+		b.ReportMetric(float64(b.N)/float64(w), "calls/write")
+	}
 }
 
 // BenchmarkAppendRelaxed is the default (--metering-fsync-interval 20ms).

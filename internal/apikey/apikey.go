@@ -68,7 +68,7 @@ func WellFormed(s string) bool {
 	}
 	body := s[len(Prefix) : len(Prefix)+randLen]
 	for i := 0; i < len(body); i++ {
-		if strings.IndexByte(alphabet, body[i]) < 0 {
+		if !base62(body[i]) {
 			return false
 		}
 	}
@@ -76,6 +76,10 @@ func WellFormed(s string) bool {
 	checksumOf(&sum, crc32String(body))
 	return string(sum[:]) == s[len(Prefix)+randLen:]
 }
+
+// base62 reports whether c is a character of alphabet (a range test: checked for every character
+// of every key presented).
+func base62(c byte) bool { return '0' <= c && c <= '9' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' }
 
 // crc32String is crc32.ChecksumIEEE of s, read in place: handing crc32 a slice copies s to the
 // heap, on every call of every key presented.

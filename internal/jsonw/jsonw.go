@@ -10,6 +10,13 @@ const hexDigits = "0123456789abcdef"
 
 // AppendString appends s as a quoted JSON string, escaped as encoding/json escapes it with HTML
 // escaping off (json.Encoder.SetEscapeHTML(false)).
+//
+// Not inlined: a caller that inlined it would call the generic AppendEscaped itself, and the
+// compiler takes any buffer passed to a generic function from another package as escaping, so a
+// caller's stack buffer would move to the heap (one allocation per answer). Called, AppendString
+// carries its own escape summary (dst flows only to the result).
+//
+//go:noinline
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	dst = AppendEscaped(dst, s, false)
