@@ -266,7 +266,8 @@ func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
 	sort.Slice(x.reqs, func(i, j int) bool { return reqLess(&x.reqs[i], &x.reqs[j]) })
 	x.postings = make([][]uint32, len(x.stemIDs))
 	x.sizeLists()
-	x.ordSet, x.ordFlags = make([]uint16, len(x.reqs)), make([]uint8, len(x.reqs))
+	x.ordSet, x.ordFlags, x.ordFirstSeen = make([]uint16, len(x.reqs)), make([]uint8, len(x.reqs)), make([]uint32, len(x.reqs))
+	firstSeenFits := true
 	var declared []paySample
 	for i := range x.reqs {
 		r := &x.reqs[i]
@@ -284,7 +285,8 @@ func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
 		for _, s := range r.Title.stems {
 			x.postings[s] = append(x.postings[s], ord)
 		}
-		x.ordSet[ord], x.ordFlags[ord] = r.values, ordFlagsOf(r.Record)
+		x.ordSet[ord], x.ordFlags[ord], x.ordFirstSeen[ord] = r.values, ordFlagsOf(r.Record), uint32(r.FirstSeen)
+		firstSeenFits = firstSeenFits && r.FirstSeen >= 0 && r.FirstSeen <= math.MaxUint32
 		vs := r.set()
 		x.byCountry[vs.countryID] = append(x.byCountry[vs.countryID], ord)
 		x.byFunction[vs.functionID] = append(x.byFunction[vs.functionID], ord)
@@ -294,6 +296,9 @@ func (b *builder) finish(facts map[uint64]*analytics.Company) *Index {
 		if f, ok := r.declaredFigure(); ok && vs.function != "" && vs.country != "" {
 			declared = append(declared, paySample{vs.function, vs.country, r.Title.Seniority, f})
 		}
+	}
+	if !firstSeenFits {
+		x.ordFirstSeen = nil
 	}
 	x.postingWords = make([][]uint8, len(x.postings))
 	for id, l := range x.postings {

@@ -123,8 +123,7 @@ func (x *Index) CountQualified(q QualifiedQuery) Count {
 	start := sort.Search(len(x.bySeq), func(i int) bool { return x.reqs[x.bySeq[i]].OpenSeq > q.After })
 	rest := x.bySeq[start:]
 	for i, ord := range rest {
-		r := &x.reqs[ord]
-		if !m.c.freshOK(r) {
+		if !m.c.freshOKAt(ord) {
 			break
 		}
 		if m.qualifiesAt(ord) && !cnt.add(i, len(rest)) {

@@ -35,7 +35,7 @@ type compiled struct {
 	x                  *Index
 	countries          []bool // by country index; nil: any
 	setPass            []bool // by set id (Record.values): whether its country, function and source type pass; nil: any
-	recordFree         bool   // nothing is asked of a req's record beyond pre's tests (since, freshness, posting facts)
+	recordFree         bool   // nothing is asked of a req's record beyond pre's tests (posting facts; since and freshness when the index has no first_seen by ordinal)
 	functions          []bool // by function index; nil: any
 	since, fresh       int64
 	hasSince, hasFresh bool
@@ -137,7 +137,7 @@ func (x *Index) compile(f *Filter) *compiled {
 	}
 	c.headcount = f.Headcount
 	c.facts = compileFacts(f)
-	c.recordFree = !c.hasSince && !c.hasFresh && !c.facts.asks
+	c.recordFree = (x.ordFirstSeen != nil || !c.hasSince && !c.hasFresh) && !c.facts.asks
 	c.asksCompany = c.asksCompanyFacts()
 	if onCompile != nil {
 		onCompile(c)
@@ -194,7 +194,24 @@ func (c *compiled) pre(ord uint32) bool {
 	if x.ordFlags[ord]&ordLive == 0 && !c.f.IncludeClosed {
 		return false
 	}
+	if c.hasSince && x.ordFirstSeen != nil && int64(x.ordFirstSeen[ord]) < c.since {
+		return false
+	}
+	if !c.freshOKAt(ord) {
+		return false
+	}
 	return c.setPass == nil || c.setPass[x.ordSet[ord]]
+}
+
+// freshOKAt is freshOK for the req of ordinal ord, read by ordinal when the index can.
+func (c *compiled) freshOKAt(ord uint32) bool {
+	if !c.hasFresh {
+		return true
+	}
+	if fs := c.x.ordFirstSeen; fs != nil {
+		return int64(fs[ord]) <= c.fresh
+	}
+	return c.x.reqs[ord].FirstSeen <= c.fresh
 }
 
 // reqAt is req for the req of ordinal ord, its cheap tests first (pre).

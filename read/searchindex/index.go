@@ -259,6 +259,10 @@ type Index struct {
 	// title's word count (ordFlags).
 	ordSet   []uint16
 	ordFlags []uint8
+	// ordFirstSeen is each req's first_seen in unix seconds by ordinal, for the since and
+	// freshness tests; nil when some first_seen does not fit 32 bits (those tests then read the
+	// records).
+	ordFirstSeen []uint32
 	// postingWords is, by stem id, the fewest title words of each block of postingBlock postings
 	// of its list: the best score a block can hold in jobs/search's direct tier (blockWords).
 	postingWords            [][]uint8

@@ -132,8 +132,7 @@ func (x *Index) Qualified(q QualifiedQuery) QualifiedPage {
 	start := sort.Search(len(x.bySeq), func(i int) bool { return x.reqs[x.bySeq[i]].OpenSeq > q.After })
 	last := -1 // the last req examined: the cursor goes past it
 	for _, ord := range x.bySeq[start:] {
-		r := &x.reqs[ord]
-		if !m.c.freshOK(r) {
+		if !m.c.freshOKAt(ord) {
 			// Not served yet on this plan; stop so that the cursor never passes it.
 			break
 		}
@@ -142,7 +141,7 @@ func (x *Index) Qualified(q QualifiedQuery) QualifiedPage {
 				page.More = true
 				break
 			}
-			page.Rows = append(page.Rows, r)
+			page.Rows = append(page.Rows, &x.reqs[ord])
 		}
 		last = int(ord)
 	}

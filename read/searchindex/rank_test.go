@@ -140,3 +140,27 @@ func rankAll(x *Index, q JobQuery) []string {
 }
 
 func syntheticHour(n int) time.Duration { return time.Duration(n) * time.Hour }
+
+// A first_seen past what 32 bits of unix seconds hold (after 2106) keeps the index's since and
+// freshness tests on the records: nothing is cut to fit.
+func TestAFirstSeenPastThirtyTwoBitsIsReadFromTheRecord(t *testing.T) {
+	t.Parallel()
+	far := time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
+	b := NewBuilder(2, syntheticAt, []analytics.Company{{CompanyID: 10, Name: "Co"}})
+	for i, fs := range []time.Time{syntheticAt.Add(-time.Hour), far} {
+		b.Add(&analytics.LedgerReq{OpenSeq: uint64(i + 1), Req: analytics.Req{ReqKey: fmt.Sprintf("k%d", i), CompanyID: 10,
+			EventType: analytics.EventOpened, RawTitle: "Engineer", SourceType: "board", Board: "indeed", FirstSeen: fs, LastEventAt: syntheticAt}})
+	}
+	x := b.Build(nil)
+	require.Nil(t, x.ordFirstSeen)
+	keys := func(f Filter) []string {
+		var out []string
+		for _, h := range x.SearchJobs(JobQuery{Q: "engineer", Sort: SortRelevance, Filter: f, Limit: 10}).Jobs {
+			out = append(out, h.Req.Key)
+		}
+		return out
+	}
+	require.Equal(t, []string{"k1"}, keys(Filter{Since: far.Add(-time.Hour)}))
+	require.Equal(t, []string{"k0"}, keys(Filter{FreshBefore: syntheticAt}))
+	require.Equal(t, []string{"k0", "k1"}, keys(Filter{}))
+}
