@@ -190,6 +190,9 @@ func (s *shaper) request(t Tool, rt api.Route, raw json.RawMessage) (ir api.Inte
 			s.vals = append(s.vals, v)
 		}
 		vals := s.vals[start:len(s.vals):len(s.vals)]
+		if vals == nil {
+			vals = []string{} // an empty array, as the decoder reads it, whether or not s.vals was used before
+		}
 		if p.In == "path" {
 			if len(vals) == 0 {
 				return ir, "", false

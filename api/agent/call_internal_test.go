@@ -68,6 +68,15 @@ func TestRequestReadsPlainArgumentsAsTheDecoder(t *testing.T) {
 		}
 	}
 	require.Equal(t, 20, read)
+	// A shaper the pool makes new (as after a collection emptied it) reads an empty array as the
+	// decoder does, as one used before does.
+	rt := routes[search.Route]
+	want, _, _ := request(search, rt, json.RawMessage(`{"geo":[]}`))
+	fresh := shapers.New().(*shaper)
+	got, _, ok := fresh.request(search, rt, json.RawMessage(`{"geo":[]}`))
+	require.True(t, ok)
+	require.Equal(t, want.Query, got.Query, "a new shaper")
+	fresh.release()
 }
 
 // What a direct call writes for a result shaped from the route's bytes (shaper.answer) is what
